@@ -1,0 +1,110 @@
+/** Stable error codes: the whole taxonomy. Callers switch on `code`, never on message text. */
+export type ErrorCode =
+  | "VALIDATION"
+  | "INVARIANT_VIOLATED"
+  | "CONCURRENCY_CONFLICT"
+  | "IDEMPOTENCY_MISMATCH"
+  | "NOT_FOUND"
+  | "STORAGE"
+  | "SUMMARIZER";
+
+/** Base of every error Palimpsest raises: data first (a `code` and typed `details`), message second. */
+export class PalimpsestError<D extends object = Record<string, unknown>> extends Error {
+  readonly code: ErrorCode;
+  readonly details: D;
+
+  constructor(code: ErrorCode, message: string, details: D, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** Input that does not match a schema: bad role, malformed line, missing field. */
+export class ValidationError extends PalimpsestError<{ issues: readonly string[]; path?: string }> {
+  constructor(message: string, issues: readonly string[], options?: { cause?: unknown; path?: string }) {
+    super("VALIDATION", message, options?.path === undefined ? { issues } : { issues, path: options.path }, options);
+  }
+}
+
+/** The rules a view must keep (see DESIGN.md), each with a stable name used in `details.rule`. */
+export type InvariantRule =
+  | "session-not-started"
+  | "session-already-started"
+  | "session-handed-off"
+  | "empty-message"
+  | "duplicate-message-id"
+  | "tool-result-without-live-call"
+  | "duplicate-tool-result"
+  | "duplicate-tool-call-id"
+  | "tool-calls-without-results"
+  | "supersede-target-not-live"
+  | "supersede-splits-tool-pair"
+  | "supersede-invalid"
+  | "unknown-turn";
+
+/** A command that would break an invariant of the session; nothing was written. */
+export class InvariantViolation extends PalimpsestError<{
+  rule: InvariantRule;
+  sessionId?: string;
+  ids?: readonly string[];
+}> {
+  constructor(rule: InvariantRule, message: string, details: { sessionId?: string; ids?: readonly string[] } = {}) {
+    super("INVARIANT_VIOLATED", message, { rule, ...details });
+  }
+}
+
+/** Optimistic concurrency lost: the stream or the view moved since the caller read it. */
+export class ConcurrencyConflict extends PalimpsestError<{
+  sessionId: string;
+  subject: "stream-version" | "view-version";
+  expected: number | "any" | "no-stream";
+  actual: number;
+}> {
+  constructor(
+    sessionId: string,
+    subject: "stream-version" | "view-version",
+    expected: number | "any" | "no-stream",
+    actual: number,
+  ) {
+    super(
+      "CONCURRENCY_CONFLICT",
+      `${subject} conflict on session ${sessionId}: expected ${String(expected)}, actual ${actual}`,
+      { sessionId, subject, expected, actual },
+    );
+  }
+}
+
+/** An idempotency key was reused with different content. */
+export class IdempotencyMismatch extends PalimpsestError<{ sessionId: string; idempotencyKey: string }> {
+  constructor(sessionId: string, idempotencyKey: string) {
+    super(
+      "IDEMPOTENCY_MISMATCH",
+      `idempotency key ${idempotencyKey} was already used on session ${sessionId} with different content`,
+      { sessionId, idempotencyKey },
+    );
+  }
+}
+
+/** A session, message or compaction that does not exist. */
+export class NotFoundError extends PalimpsestError<{
+  kind: "session" | "message" | "compaction" | "file";
+  id: string;
+}> {
+  constructor(kind: "session" | "message" | "compaction" | "file", id: string) {
+    super("NOT_FOUND", `${kind} not found: ${id}`, { kind, id });
+  }
+}
+
+/** The database failed or returned something unreadable; the cause is kept. */
+export class StorageError extends PalimpsestError<{ operation: string }> {
+  constructor(operation: string, message: string, options?: { cause?: unknown }) {
+    super("STORAGE", `${operation}: ${message}`, { operation }, options);
+  }
+}
+
+/** True when `value` is a Palimpsest error, optionally of one code. */
+export function isPalimpsestError(value: unknown, code?: ErrorCode): value is PalimpsestError {
+  return value instanceof PalimpsestError && (code === undefined || value.code === code);
+}

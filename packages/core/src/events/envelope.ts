@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/** The stored envelope around every event's data. `seq` is gapless per session, from 1. */
+export const EnvelopeSchema = z.object({
+  eventId: z.string().min(1),
+  sessionId: z.string().min(1),
+  seq: z.number().int().positive(),
+  position: z.number().int().nonnegative(),
+  type: z.string().min(1),
+  schemaVersion: z.number().int().positive(),
+  occurredAt: z.string().min(1),
+  causationId: z.string().optional(),
+  correlationId: z.string().optional(),
+  idempotencyKey: z.string().optional(),
+  tenantId: z.string().min(1),
+  data: z.unknown(),
+});
+
+/** A stored event as read back from the log, before its data is validated and upcast. */
+export type RawStoredEvent = z.infer<typeof EnvelopeSchema>;
+
+/** Metadata a writer may attach to the events of one append. */
+export interface EventMetadata {
+  causationId?: string;
+  correlationId?: string;
+}

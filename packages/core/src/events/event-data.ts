@@ -1,0 +1,135 @@
+import { z } from "zod";
+import { MessageSchema } from "../messages/message.ts";
+
+/** Tokenizer encodings a session can be counted with. */
+export const EncodingSchema = z.enum(["o200k_base", "cl100k_base"]);
+/** A tokenizer encoding name. */
+export type Encoding = z.infer<typeof EncodingSchema>;
+
+/** How two sessions are related: a handoff/rotation successor, or a subagent thread. */
+export const LinkSchema = z.object({
+  sessionId: z.string().min(1),
+  relation: z.enum(["handoff", "subagent"]),
+});
+
+/** A session began: what model and tokenizer it runs with, and where it came from. */
+export const SessionStartedSchema = z.object({
+  model: z.string().optional(),
+  encoding: EncodingSchema,
+  contextWindow: z.number().int().positive().optional(),
+  profile: z.string().optional(),
+  title: z.string().optional(),
+  parent: LinkSchema.optional(),
+  source: z.object({ format: z.string(), file: z.string().optional(), externalId: z.string().optional() }).optional(),
+});
+
+/** A message joined the log, with its token count measured once with the session's tokenizer. */
+export const MessageAppendedSchema = z.object({
+  message: MessageSchema,
+  tokens: z.number().int().nonnegative(),
+  turnId: z.string().optional(),
+});
+
+/** Token usage a provider reported for one turn. */
+export const UsageSchema = z.object({
+  promptTokens: z.number().int().nonnegative().optional(),
+  completionTokens: z.number().int().nonnegative().optional(),
+  cacheReadTokens: z.number().int().nonnegative().optional(),
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
+});
+/** Token usage a provider reported for one turn. */
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** A turn ended, with the provider's real usage when known. */
+export const TurnCompletedSchema = z.object({
+  turnId: z.string().min(1),
+  usage: UsageSchema.optional(),
+});
+
+/** The ways a compaction can supersede messages. */
+export const CompactionModeSchema = z.enum([
+  "summary",
+  "prune",
+  "micro",
+  "defrag",
+  "trim",
+  "retract",
+  "precompact",
+  "import",
+]);
+/** A compaction mode. */
+export type CompactionMode = z.infer<typeof CompactionModeSchema>;
+
+/** What a replacement message is: a summary, a rolling-summary marker, or a stub standing for one message. */
+export const ReplacementKindSchema = z.enum(["summary", "rolling-summary", "stub"]);
+
+/** A message a compaction puts into the view, placed where `at` (default: the first target) stood. */
+export const ReplacementSchema = z.object({
+  kind: ReplacementKindSchema,
+  message: MessageSchema,
+  tokens: z.number().int().nonnegative(),
+  at: z.string().optional(),
+});
+/** A message a compaction puts into the view. */
+export type Replacement = z.infer<typeof ReplacementSchema>;
+
+/** The view a compaction was computed from: committed only while it is still current. */
+export const BasisSchema = z.object({
+  viewVersion: z.number().int().nonnegative(),
+  prefixHash: z.string().optional(),
+});
+
+/** Who produced a compaction. */
+export const ProducerSchema = z.object({
+  policy: z.string().min(1),
+  profile: z.string().optional(),
+  summarizerModel: z.string().optional(),
+  promptVersion: z.string().optional(),
+});
+
+/** What a compaction cost and reclaimed. */
+export const CompactionStatsSchema = z.object({
+  tokensBefore: z.number().int().nonnegative(),
+  tokensAfter: z.number().int().nonnegative(),
+  auxTokensIn: z.number().int().nonnegative().optional(),
+  auxTokensOut: z.number().int().nonnegative().optional(),
+  durationMs: z.number().nonnegative().optional(),
+});
+
+/** The compaction event: `targets` leave the view, `replacements` take their place. */
+export const MessagesSupersededSchema = z.object({
+  compactionId: z.string().min(1),
+  targets: z.array(z.string().min(1)).min(1),
+  replacements: z.array(ReplacementSchema),
+  mode: CompactionModeSchema,
+  basis: BasisSchema,
+  producer: ProducerSchema,
+  stats: CompactionStatsSchema,
+  trigger: z.enum(["manual", "auto", "import", "background"]),
+});
+
+/** Why a summary could not be produced. */
+export const FailureReasonSchema = z.enum([
+  "timeout",
+  "auth",
+  "rate-limited",
+  "empty",
+  "truncated",
+  "refused",
+  "other",
+]);
+
+/** A compaction was attempted and failed; nothing was superseded. */
+export const CompactionFailedSchema = z.object({
+  mode: CompactionModeSchema,
+  reason: FailureReasonSchema,
+  attempt: z.number().int().positive(),
+  targets: z.array(z.string()),
+  detail: z.string().optional(),
+});
+
+/** This session was handed off (rotated) to a successor that continues it. */
+export const SessionHandedOffSchema = z.object({
+  toSessionId: z.string().min(1),
+  reason: z.string().optional(),
+});

@@ -1,0 +1,52 @@
+import type { z } from "zod";
+import {
+  CompactionFailedSchema,
+  MessageAppendedSchema,
+  MessagesSupersededSchema,
+  SessionHandedOffSchema,
+  SessionStartedSchema,
+  TurnCompletedSchema,
+} from "./event-data.ts";
+
+/**
+ * Every event kind with its current schema version and data schema. Bump `version` and register an
+ * upcaster (see upcast.ts) when a kind's data changes shape; stored events are never rewritten.
+ */
+export const EVENT_KINDS = {
+  "session.started": { version: 1, schema: SessionStartedSchema },
+  "message.appended": { version: 1, schema: MessageAppendedSchema },
+  "turn.completed": { version: 1, schema: TurnCompletedSchema },
+  "messages.superseded": { version: 1, schema: MessagesSupersededSchema },
+  "compaction.failed": { version: 1, schema: CompactionFailedSchema },
+  "session.handed-off": { version: 1, schema: SessionHandedOffSchema },
+} as const;
+
+/** The name of an event kind. */
+export type EventType = keyof typeof EVENT_KINDS;
+
+/** The data of the event kind `T`, at its current version. */
+export type EventData<T extends EventType> = z.infer<(typeof EVENT_KINDS)[T]["schema"]>;
+
+/** A domain event before it is stored: its kind and its data. */
+export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
+/** A domain event of one kind. */
+export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
+
+/** Data of a session-started event. */
+export type SessionStarted = EventData<"session.started">;
+/** Data of a message-appended event. */
+export type MessageAppended = EventData<"message.appended">;
+/** Data of a turn-completed event. */
+export type TurnCompleted = EventData<"turn.completed">;
+/** Data of the compaction event. */
+export type MessagesSuperseded = EventData<"messages.superseded">;
+/** Data of a compaction-failed event. */
+export type CompactionFailed = EventData<"compaction.failed">;
+/** Data of a session-handed-off event. */
+export type SessionHandedOff = EventData<"session.handed-off">;
+
+/** True when `type` names a known event kind. */
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(EVENT_KINDS, type);
+}

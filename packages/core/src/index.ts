@@ -1,0 +1,5 @@
+export * from "./errors.ts";
+export * from "./events/index.ts";
+export * from "./format-error.ts";
+export * from "./messages/index.ts";
+export * from "./ports/index.ts";

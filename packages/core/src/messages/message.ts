@@ -1,0 +1,88 @@
+import { z } from "zod";
+
+/** The four roles a transcript message can take. */
+export const RoleSchema = z.enum(["system", "user", "assistant", "tool"]);
+/** A message role. */
+export type Role = z.infer<typeof RoleSchema>;
+
+/** Plain text content. Stored byte for byte. */
+export const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+
+/** An image, inline (base64 `data`) or by `url`; never interpreted, only carried. */
+export const ImagePartSchema = z
+  .object({
+    type: z.literal("image"),
+    mediaType: z.string().min(1).optional(),
+    data: z.string().optional(),
+    url: z.string().optional(),
+  })
+  .refine((p) => p.data !== undefined || p.url !== undefined, { message: "an image part needs data or url" });
+
+/** One content part of a message. */
+export const ContentPartSchema = z.union([TextPartSchema, ImagePartSchema]);
+/** One content part of a message. */
+export type ContentPart = z.infer<typeof ContentPartSchema>;
+/** A text part. */
+export type TextPart = z.infer<typeof TextPartSchema>;
+/** An image part. */
+export type ImagePart = z.infer<typeof ImagePartSchema>;
+
+/** A tool call an assistant made: `arguments` is the JSON text exactly as the model produced it. */
+export const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
+});
+/** A tool call an assistant made. */
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+/** Opaque JSON, e.g. provider reasoning blocks with their signatures: kept, never interpreted. */
+export const OpaqueSchema: z.ZodType<unknown> = z.unknown();
+
+/**
+ * One transcript message. `toolCalls` only on assistant messages; `toolCallId` only (and always) on
+ * tool messages; `reasoning` is opaque provider metadata that must round-trip unchanged.
+ */
+export const MessageSchema = z
+  .object({
+    id: z.string().min(1).max(200),
+    role: RoleSchema,
+    content: z.array(ContentPartSchema),
+    toolCalls: z.array(ToolCallSchema).optional(),
+    toolCallId: z.string().min(1).optional(),
+    name: z.string().optional(),
+    isError: z.boolean().optional(),
+    reasoning: OpaqueSchema.optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.toolCalls !== undefined && m.role !== "assistant") {
+      ctx.addIssue({ code: "custom", message: "only assistant messages carry tool calls", path: ["toolCalls"] });
+    }
+    if (m.role === "tool" && m.toolCallId === undefined) {
+      ctx.addIssue({ code: "custom", message: "a tool message needs toolCallId", path: ["toolCallId"] });
+    }
+    if (m.role !== "tool" && m.toolCallId !== undefined) {
+      ctx.addIssue({ code: "custom", message: "only tool messages carry toolCallId", path: ["toolCallId"] });
+    }
+  });
+/** One transcript message. */
+export type Message = z.infer<typeof MessageSchema>;
+
+/** The text of a message's text parts joined by newlines (images are skipped). */
+export function messageText(message: Pick<Message, "content">): string {
+  let out = "";
+  for (const part of message.content) {
+    if (part.type !== "text") continue;
+    out = out.length === 0 ? part.text : `${out}\n${part.text}`;
+  }
+  return out;
+}
+
+/** True when the message says nothing: no non-empty text, no image, no tool call (tool results never are). */
+export function isEmptyMessage(message: Message): boolean {
+  if (message.role === "tool") return false;
+  const hasCalls = (message.toolCalls?.length ?? 0) > 0;
+  const hasContent = message.content.some((p) => p.type === "image" || p.text.length > 0);
+  return !hasCalls && !hasContent && message.reasoning === undefined;
+}

@@ -1,0 +1,3 @@
+export * from "./event-store.ts";
+export * from "./snapshot-store.ts";
+export * from "./token-counter.ts";

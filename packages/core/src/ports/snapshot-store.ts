@@ -1,0 +1,20 @@
+/** A cached fold of a session up to `seq`. A cache, never the truth: readers verify and may ignore it. */
+export interface Snapshot {
+  sessionId: string;
+  seq: number;
+  /** The state-format version; a snapshot of another format is ignored. */
+  format: number;
+  /** The serialized state (JSON text) and its checksum, so corruption is detected, not trusted. */
+  state: string;
+  checksum: string;
+}
+
+/** Where view snapshots are kept. Losing every snapshot loses nothing but time. */
+export interface SnapshotStore {
+  /** Stores or replaces the session's snapshot. */
+  saveSnapshot(snapshot: Snapshot): Promise<void>;
+  /** The session's latest snapshot, if any. */
+  loadSnapshot(sessionId: string): Promise<Snapshot | undefined>;
+  /** Drops the session's snapshot (tests and repair use it). */
+  deleteSnapshot(sessionId: string): Promise<void>;
+}
