@@ -1,0 +1,75 @@
+import { InvariantViolation, ValidationError } from "../errors.ts";
+import type { DomainEvent } from "../events/event-types.ts";
+import { describeIssues } from "../events/parse-event.ts";
+import { isEmptyMessage, MessageSchema } from "../messages/message.ts";
+import type { CountedMessage } from "./commands.ts";
+import type { SessionState } from "./session-state.ts";
+
+/**
+ * Decides an append of messages: each must be a valid message with a fresh id; a tool result must
+ * answer a pending call of the newest assistant message; nothing else may follow unanswered calls.
+ */
+export function decideAppend(state: SessionState, messages: readonly CountedMessage[], turnId?: string): DomainEvent[] {
+  const sessionId = state.sessionId;
+  const pending = new Map(state.pendingCalls);
+  const batchIds = new Set<string>();
+  const events: DomainEvent[] = [];
+  messages.forEach(({ message: input, tokens }, index) => {
+    const parsed = MessageSchema.safeParse(input);
+    if (!parsed.success) {
+      throw new ValidationError(`message ${index} is invalid`, describeIssues(parsed.error), {
+        cause: parsed.error,
+        path: `messages[${index}]`,
+      });
+    }
+    if (!Number.isInteger(tokens) || tokens < 0) {
+      throw new ValidationError(`message ${index} has an invalid token count`, [`tokens: ${tokens}`]);
+    }
+    const message = parsed.data;
+    if (state.messageSeq.has(message.id) || batchIds.has(message.id)) {
+      throw new InvariantViolation("duplicate-message-id", `message id ${message.id} is already in the log`, {
+        sessionId,
+        ids: [message.id],
+      });
+    }
+    if (isEmptyMessage(message)) {
+      throw new InvariantViolation("empty-message", `message ${message.id} has no content and no tool calls`, {
+        sessionId,
+        ids: [message.id],
+      });
+    }
+    if (message.role === "tool") {
+      const callId = message.toolCallId ?? "";
+      if (!pending.delete(callId)) {
+        const rule = state.answeredCalls.has(callId) ? "duplicate-tool-result" : "tool-result-without-live-call";
+        throw new InvariantViolation(rule, `tool result ${message.id} answers call ${callId}, which is not waiting`, {
+          sessionId,
+          ids: [message.id, callId],
+        });
+      }
+    } else {
+      if (pending.size > 0) {
+        throw new InvariantViolation(
+          "tool-calls-without-results",
+          `message ${message.id} would follow unanswered tool calls ${[...pending.keys()].join(", ")}`,
+          { sessionId, ids: [...pending.keys()] },
+        );
+      }
+      for (const call of message.toolCalls ?? []) {
+        if (state.answeredCalls.has(call.id) || pending.has(call.id)) {
+          throw new InvariantViolation("duplicate-tool-call-id", `tool call id ${call.id} is already used`, {
+            sessionId,
+            ids: [call.id],
+          });
+        }
+        pending.set(call.id, message.id);
+      }
+    }
+    batchIds.add(message.id);
+    events.push({
+      type: "message.appended",
+      data: turnId === undefined ? { message, tokens } : { message, tokens, turnId },
+    });
+  });
+  return events;
+}

@@ -1,0 +1,56 @@
+import { InvariantViolation } from "../errors.ts";
+import { type DomainEvent, type MessagesSuperseded, validateEvent } from "../events/index.ts";
+import type { SessionCommand } from "./commands.ts";
+import { decideAppend } from "./decide-append.ts";
+import { decideSupersede } from "./decide-supersede.ts";
+import type { SessionState } from "./session-state.ts";
+
+/**
+ * The session decider: turns a command into the events that record it, or throws a typed error
+ * (ValidationError, InvariantViolation, ConcurrencyConflict) when it would break an invariant.
+ * Pure: the state is not changed; the caller appends the events and then evolves the state.
+ */
+export function decide(state: SessionState, command: SessionCommand): DomainEvent[] {
+  const sessionId = state.sessionId;
+  if (command.type === "start") {
+    if (state.started !== undefined) {
+      throw new InvariantViolation("session-already-started", `session ${sessionId} already started`, { sessionId });
+    }
+    return [checked({ type: "session.started", data: command.data })];
+  }
+  if (state.started === undefined) {
+    throw new InvariantViolation("session-not-started", `session ${sessionId} has not started`, { sessionId });
+  }
+  if (state.handedOffTo !== undefined) {
+    throw new InvariantViolation(
+      "session-handed-off",
+      `session ${sessionId} was handed off to ${state.handedOffTo}; continue there`,
+      { sessionId, ids: [state.handedOffTo] },
+    );
+  }
+  switch (command.type) {
+    case "append-messages":
+      return decideAppend(state, command.messages, command.turnId);
+    case "complete-turn":
+      return [checked({ type: "turn.completed", data: stripUndefined(command) })];
+    case "supersede":
+      return decideSupersede(
+        state,
+        checked({ type: "messages.superseded", data: command.data }).data as MessagesSuperseded,
+      );
+    case "record-compaction-failure":
+      return [checked({ type: "compaction.failed", data: command.data })];
+    case "hand-off":
+      return [checked({ type: "session.handed-off", data: stripUndefined(command) })];
+  }
+}
+
+/** Validates the event's data against its schema, so a bad command fails before it reaches a store. */
+function checked(event: { type: string; data: unknown }): DomainEvent {
+  return validateEvent(event);
+}
+
+function stripUndefined<T extends { type: string }>(command: T): Omit<T, "type"> {
+  const { type: _type, ...rest } = command;
+  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<T, "type">;
+}

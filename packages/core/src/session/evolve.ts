@@ -1,0 +1,98 @@
+import type { EventOf, StoredEvent } from "../events/index.ts";
+import { pendingCallsOf } from "./pending-calls.ts";
+import type { LiveEntry, SessionState } from "./session-state.ts";
+
+/** Applies one stored event to the state, in place, and returns it. Events must come in seq order. */
+export function evolve(state: SessionState, event: StoredEvent): SessionState {
+  state.lastSeq = event.seq;
+  switch (event.type) {
+    case "session.started":
+      state.started = event.data;
+      break;
+    case "message.appended":
+      appendMessage(state, event.data, event.seq);
+      break;
+    case "turn.completed":
+      state.turns += 1;
+      state.lastTurn = event.data;
+      break;
+    case "messages.superseded":
+      supersede(state, event.data, event.seq);
+      break;
+    case "compaction.failed":
+      state.failures += 1;
+      break;
+    case "session.handed-off":
+      state.handedOffTo = event.data.toSessionId;
+      break;
+  }
+  return state;
+}
+
+/** Folds a whole stream into a state (from `state`, or from nothing). */
+export function foldEvents(state: SessionState, events: Iterable<StoredEvent>): SessionState {
+  for (const event of events) evolve(state, event);
+  return state;
+}
+
+function appendMessage(state: SessionState, data: EventOf<"message.appended">["data"], seq: number): void {
+  const { message } = data;
+  state.live.push({ message, tokens: data.tokens, seq });
+  state.liveTokens += data.tokens;
+  state.messageSeq.set(message.id, seq);
+  if (message.role === "tool" && message.toolCallId !== undefined) {
+    state.pendingCalls.delete(message.toolCallId);
+    state.answeredCalls.add(message.toolCallId);
+  } else {
+    state.pendingCalls.clear();
+    for (const call of message.toolCalls ?? []) state.pendingCalls.set(call.id, message.id);
+  }
+}
+
+/** The view after a compaction: targets removed, replacements where their `at` target (or the first) stood. */
+export function applySupersede(
+  live: readonly LiveEntry[],
+  data: EventOf<"messages.superseded">["data"],
+  seq: number,
+): LiveEntry[] {
+  const targets = new Set(data.targets);
+  const firstTarget = live.find((e) => targets.has(e.message.id))?.message.id;
+  const next: LiveEntry[] = [];
+  for (const entry of live) {
+    const id = entry.message.id;
+    if (!targets.has(id)) {
+      next.push(entry);
+      continue;
+    }
+    for (const r of data.replacements) {
+      if ((r.at ?? firstTarget) !== id) continue;
+      next.push({
+        message: r.message,
+        tokens: r.tokens,
+        seq,
+        placedBy: { compactionId: data.compactionId, kind: r.kind },
+      });
+    }
+  }
+  return next;
+}
+
+function supersede(state: SessionState, data: EventOf<"messages.superseded">["data"], seq: number): void {
+  state.live = applySupersede(state.live, data, seq);
+  state.liveTokens = state.live.reduce((sum, e) => sum + e.tokens, 0);
+  for (const r of data.replacements) {
+    state.messageSeq.set(r.message.id, seq);
+    if (r.message.toolCallId !== undefined) state.answeredCalls.add(r.message.toolCallId);
+  }
+  state.pendingCalls = pendingCallsOf(state.live);
+  state.viewVersion += 1;
+  state.compactions += 1;
+  state.lastCompaction = {
+    compactionId: data.compactionId,
+    seq,
+    mode: data.mode,
+    targets: data.targets.length,
+    tokensBefore: data.stats.tokensBefore,
+    tokensAfter: data.stats.tokensAfter,
+  };
+}

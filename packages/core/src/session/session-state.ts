@@ -1,0 +1,70 @@
+import type { z } from "zod";
+import type { ReplacementKindSchema, SessionStarted, TurnCompleted } from "../events/index.ts";
+import type { Message } from "../messages/message.ts";
+
+/** A message in the active view, with the token count measured when it entered the log. */
+export interface LiveEntry {
+  message: Message;
+  tokens: number;
+  /** Seq of the event that put it in the view (its append, or the compaction that placed it). */
+  seq: number;
+  /** Set on messages a compaction placed: which compaction and what kind of replacement. */
+  placedBy?: { compactionId: string; kind: z.infer<typeof ReplacementKindSchema> };
+}
+
+/** The last compaction that changed the view, as resume and telemetry need it. */
+export interface LastCompaction {
+  compactionId: string;
+  seq: number;
+  mode: string;
+  targets: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/**
+ * The fold of one session's log: the live view and what the decider needs to keep the invariants.
+ * Plain data, so it can be snapshotted; `evolve` updates it in place for speed on long logs.
+ */
+export interface SessionState {
+  sessionId: string;
+  started: SessionStarted | undefined;
+  lastSeq: number;
+  /** Number of compactions committed: the compare-and-set token of supersede commits. */
+  viewVersion: number;
+  live: LiveEntry[];
+  liveTokens: number;
+  /** Every message id ever appended or placed, with the seq that introduced it. */
+  messageSeq: Map<string, number>;
+  /** Tool calls of the newest assistant message still waiting for results: call id → message id. */
+  pendingCalls: Map<string, string>;
+  /** Tool call ids that have a result in the log. */
+  answeredCalls: Set<string>;
+  lastCompaction: LastCompaction | undefined;
+  compactions: number;
+  failures: number;
+  lastTurn: TurnCompleted | undefined;
+  turns: number;
+  handedOffTo: string | undefined;
+}
+
+/** The state of a session with no events. */
+export function initialState(sessionId: string): SessionState {
+  return {
+    sessionId,
+    started: undefined,
+    lastSeq: 0,
+    viewVersion: 0,
+    live: [],
+    liveTokens: 0,
+    messageSeq: new Map(),
+    pendingCalls: new Map(),
+    answeredCalls: new Set(),
+    lastCompaction: undefined,
+    compactions: 0,
+    failures: 0,
+    lastTurn: undefined,
+    turns: 0,
+    handedOffTo: undefined,
+  };
+}
