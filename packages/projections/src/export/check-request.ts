@@ -1,0 +1,54 @@
+import type { AnthropicRequest } from "./anthropic.ts";
+import type { OpenAIMessage } from "./openai.ts";
+
+/**
+ * Checks invariant 3 for OpenAI chat: every tool message answers a call of the assistant message
+ * right before its run of tool messages, and every call is answered unless it is the trailing one.
+ */
+export function checkOpenAIRequest(messages: readonly OpenAIMessage[]): string[] {
+  const problems: string[] = [];
+  let pending = new Set<string>();
+  messages.forEach((m, index) => {
+    if (m.role === "tool") {
+      if (!pending.delete(m.tool_call_id)) problems.push(`#${index}: tool result ${m.tool_call_id} has no open call`);
+      return;
+    }
+    if (pending.size > 0) problems.push(`#${index}: calls ${[...pending].join(", ")} were never answered`);
+    pending = new Set(m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : []);
+  });
+  return problems;
+}
+
+/**
+ * Checks invariant 3 for Anthropic messages: user first, strict alternation, tool_result blocks only
+ * in the user turn right after the tool_use that they answer and before any text, every tool_use
+ * answered there (except in the last message).
+ */
+export function checkAnthropicRequest(request: AnthropicRequest): string[] {
+  const problems: string[] = [];
+  const { messages } = request;
+  if (messages.length > 0 && messages[0]?.role !== "user") problems.push("#0: first message is not from the user");
+  messages.forEach((m, index) => {
+    if (m.content.length === 0) problems.push(`#${index}: empty content`);
+    if (index > 0 && messages[index - 1]?.role === m.role) problems.push(`#${index}: two ${m.role} turns in a row`);
+    if (m.role !== "assistant") return;
+    const uses = new Set(m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])));
+    const next = messages[index + 1];
+    if (next === undefined) return;
+    let seenOther = false;
+    for (const block of next.content) {
+      if (block.type !== "tool_result") {
+        seenOther = true;
+        continue;
+      }
+      if (seenOther) problems.push(`#${index + 1}: tool_result ${block.tool_use_id} comes after text`);
+      if (!uses.delete(block.tool_use_id))
+        problems.push(`#${index + 1}: tool_result ${block.tool_use_id} has no tool_use`);
+    }
+    if (uses.size > 0) problems.push(`#${index}: tool_use ${[...uses].join(", ")} never answered`);
+  });
+  for (const block of messages[0]?.content ?? []) {
+    if (block.type === "tool_result") problems.push(`#0: tool_result ${block.tool_use_id} does not follow a tool_use`);
+  }
+  return problems;
+}
