@@ -1,0 +1,224 @@
+/**
+ * Token counter benchmark: gpt-tokenizer (what core ships), tiktoken (WASM), js-tiktoken and chars/4,
+ * side by side on the same o200k_base corpus. Run: `npx tsx bench/tokenizers.ts`.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+// Relative: the workspace root does not depend on @palimpsest/core, so the name does not resolve here.
+import { createTokenCounter } from "../packages/core/src/tokenizer/index.ts";
+
+/** One candidate's figures on one corpus size. */
+export interface BenchResult {
+  candidate: string;
+  /** Where the messages came from. */
+  corpus: string;
+  messages: number;
+  /** Time to load the encoding, once per process (dynamic import plus construction). */
+  initMs: number;
+  /** The first pass over these messages: the count-once-on-append pattern, merge caches cold. */
+  firstPassMs: number;
+  /** Median over RUNS repeated passes over the same messages. */
+  medianMs: number;
+  ratioToFastest: number;
+  totalTokens: number;
+  /** Every per-message count equals tiktoken's. */
+  identicalToTiktoken: boolean;
+  /** (totalTokens - exact) / exact, in percent. */
+  errorPercent: number;
+}
+
+interface Candidate {
+  name: string;
+  initMs: number;
+  count: (text: string) => number;
+  dispose: () => void;
+}
+
+const SIZES = [600, 1200] as const;
+const RUNS = 7;
+const TRANSCRIPTS = join(import.meta.dirname, "../../shared/transcripts/claude-code/spotter");
+
+async function timed(name: string, load: () => Promise<Omit<Candidate, "name" | "initMs">>): Promise<Candidate> {
+  const start = performance.now();
+  const loaded = await load();
+  return { name, initMs: performance.now() - start, ...loaded };
+}
+
+async function loadCandidates(): Promise<Candidate[]> {
+  return [
+    await timed("tiktoken (WASM)", async () => {
+      const enc = (await import("tiktoken")).get_encoding("o200k_base");
+      return { count: (t) => enc.encode_ordinary(t).length, dispose: () => enc.free() };
+    }),
+    await timed("gpt-tokenizer", async () => {
+      const counter = await createTokenCounter("o200k_base");
+      return { count: counter.countText, dispose: () => {} };
+    }),
+    await timed("js-tiktoken", async () => {
+      const [{ Tiktoken }, ranks] = await Promise.all([
+        import("js-tiktoken/lite"),
+        import("js-tiktoken/ranks/o200k_base"),
+      ]);
+      const enc = new Tiktoken(ranks.default);
+      return { count: (t) => enc.encode(t, [], []).length, dispose: () => {} };
+    }),
+    await timed("chars/4", async () => ({ count: (t) => Math.ceil(t.length / 4), dispose: () => {} })),
+  ];
+}
+
+function jsonlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) =>
+      e.isDirectory() ? jsonlFiles(join(dir, e.name)) : e.name.endsWith(".jsonl") ? [join(dir, e.name)] : [],
+    );
+}
+
+type Block = { type?: string; text?: string; input?: unknown; content?: unknown };
+
+function blockText(block: Block): string | undefined {
+  if (block.type === "text") return block.text;
+  if (block.type === "tool_use") return JSON.stringify(block.input);
+  if (block.type !== "tool_result") return undefined;
+  if (typeof block.content === "string") return block.content;
+  if (!Array.isArray(block.content)) return undefined;
+  return (block.content as Block[]).map((part) => part.text ?? "").join("\n");
+}
+
+/** Text of every user/assistant content block (text, tool_use input as JSON, tool_result) in the transcripts. */
+function transcriptCorpus(dir: string): string[] {
+  const out: string[] = [];
+  for (const file of jsonlFiles(dir)) {
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (line.trim() === "") continue;
+      const entry = JSON.parse(line) as { type?: string; message?: { content?: string | Block[] } };
+      if (entry.type !== "user" && entry.type !== "assistant") continue;
+      const content = entry.message?.content;
+      const texts = typeof content === "string" ? [content] : (content ?? []).map(blockText);
+      for (const text of texts) if (text !== undefined && text.length > 0) out.push(text);
+    }
+  }
+  return out;
+}
+
+/** Deterministic tool-heavy messages (requests, code listings, logs, JSON), for when the transcripts are absent. */
+function generatedCorpus(count: number): string[] {
+  const code = (i: number) =>
+    Array.from(
+      { length: 40 + (i % 160) },
+      (_, l) => `${String(l + 1).padStart(5)}\u2192  const v${l} = compute(${l}, "k${i}");`,
+    ).join("\n");
+  const log = (i: number) =>
+    Array.from(
+      { length: 30 + (i % 90) },
+      (_, l) =>
+        `2025-01-0${1 + (l % 9)}T10:${String(l % 60).padStart(2, "0")}:00Z INFO worker-${l % 7} processed job ${i * 1000 + l} in ${(l * 37) % 997}ms`,
+    ).join("\n");
+  const json = (i: number) =>
+    JSON.stringify(
+      { id: i, items: Array.from({ length: 5 + (i % 40) }, (_, k) => ({ k, name: `item-${k}`, ok: k % 3 !== 0 })) },
+      null,
+      2,
+    );
+  const kinds = [
+    (i: number) => `Please fix the failing test in src/module-${i}.ts; it times out after the last refactor.`,
+    (i: number) => `I'll read the file first and then run the tests for module ${i}.`,
+    (i: number) => JSON.stringify({ command: `pnpm vitest run test/module-${i}.test.ts`, timeout: 120000 }),
+    code,
+    (i: number) =>
+      JSON.stringify({ file_path: `/repo/src/module-${i}.ts`, old_string: "return a;", new_string: "return a + b;" }),
+    log,
+    json,
+  ];
+  return Array.from({ length: count }, (_, i) => (kinds[i % kinds.length] as (i: number) => string)(i));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function timePass(candidate: Candidate, messages: readonly string[]): number {
+  const start = performance.now();
+  let total = 0;
+  for (const m of messages) total += candidate.count(m);
+  if (total < 0) throw new Error("unreachable: keeps the loop from being optimised away");
+  return performance.now() - start;
+}
+
+function benchSize(candidates: Candidate[], messages: readonly string[], corpus: string): BenchResult[] {
+  const firstPass = candidates.map((c) => timePass(c, messages));
+  const runs = candidates.map(() => [] as number[]);
+  for (let r = 0; r < RUNS; r++) {
+    for (const [i, c] of candidates.entries()) runs[i]?.push(timePass(c, messages));
+  }
+  const counts = candidates.map((c) => messages.map((m) => c.count(m)));
+  const exact = counts[0] ?? []; // tiktoken is loaded first: it is the reference
+  const exactTotal = exact.reduce((a, b) => a + b, 0);
+  const medians = runs.map(median);
+  const fastest = Math.min(...medians);
+  return candidates.map((c, i) => {
+    const mine = counts[i] ?? [];
+    const totalTokens = mine.reduce((a, b) => a + b, 0);
+    return {
+      candidate: c.name,
+      corpus,
+      messages: messages.length,
+      initMs: c.initMs,
+      firstPassMs: firstPass[i] ?? 0,
+      medianMs: medians[i] ?? 0,
+      ratioToFastest: (medians[i] ?? 0) / fastest,
+      totalTokens,
+      identicalToTiktoken: mine.every((n, k) => n === exact[k]),
+      errorPercent: ((totalTokens - exactTotal) / exactTotal) * 100,
+    };
+  });
+}
+
+/** Runs every candidate on 600 and 1,200 messages (disjoint slices, so each first pass is cold). */
+export async function runTokenizerBench(): Promise<BenchResult[]> {
+  const needed = SIZES.reduce((a, b) => a + b, 0);
+  const real = existsSync(TRANSCRIPTS) ? transcriptCorpus(TRANSCRIPTS) : [];
+  const source =
+    real.length > 0 ? `${real.length} content blocks from ${TRANSCRIPTS}` : "generated tool-heavy messages";
+  const pool = real.length > 0 ? real : generatedCorpus(needed);
+  const corpus = Array.from({ length: needed }, (_, i) => pool[i % pool.length] as string);
+  const candidates = await loadCandidates();
+  try {
+    return SIZES.flatMap((size, i) => {
+      const offset = SIZES.slice(0, i).reduce((a, b) => a + b, 0);
+      return benchSize(candidates, corpus.slice(offset, offset + size), source);
+    });
+  } finally {
+    for (const c of candidates) c.dispose();
+  }
+}
+
+/** The results as a markdown table. */
+export function formatBenchTable(results: readonly BenchResult[]): string {
+  const rows = results.map((r) =>
+    [
+      r.messages,
+      r.candidate,
+      r.initMs.toFixed(1),
+      r.firstPassMs.toFixed(2),
+      r.medianMs.toFixed(2),
+      `${r.ratioToFastest.toFixed(2)}x`,
+      r.totalTokens.toLocaleString("en-US"),
+      r.identicalToTiktoken ? "yes" : "no",
+      `${r.errorPercent >= 0 ? "+" : ""}${r.errorPercent.toFixed(2)}%`,
+    ].join(" | "),
+  );
+  return [
+    "| messages | candidate | init ms | first pass ms | median ms | vs fastest | tokens | = tiktoken | error vs exact |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...rows.map((row) => `| ${row} |`),
+  ].join("\n");
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const results = await runTokenizerBench();
+  console.log(`Corpus: ${results[0]?.corpus}; encoding o200k_base; median of ${RUNS} runs after one first pass.\n`);
+  console.log(formatBenchTable(results));
+}
