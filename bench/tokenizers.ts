@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // Relative: the workspace root does not depend on @palimpsest/core, so the name does not resolve here.
-import { createTokenCounter } from "../packages/core/src/tokenizer/index.ts";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
 
 /** One candidate's figures on one corpus size. */
 export interface BenchResult {

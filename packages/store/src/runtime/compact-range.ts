@@ -1,0 +1,51 @@
+import { type LiveEntry, NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
+import { uuidv7 } from "uuidv7";
+import type { Session } from "./session.ts";
+import { summaryRole } from "./summary-role.ts";
+
+/** An explicit compaction: replace the live messages from `fromId` to `toId` with a summary text. */
+export interface CompactRangeRequest {
+  fromId: string;
+  toId: string;
+  summary: string;
+  policy?: string;
+}
+
+function indexOfLive(live: readonly LiveEntry[], id: string): number {
+  const index = live.findIndex((e) => e.message.id === id);
+  if (index < 0) throw new NotFoundError("message", id);
+  return index;
+}
+
+/**
+ * Commits one explicit summary compaction over a live range. The range is widened forward over the
+ * results of any tool call inside it, so a call is never split from its results; the summary takes
+ * the role that keeps alternation. Conflicts (a concurrent compaction) surface as ConcurrencyConflict.
+ */
+export async function compactRange(session: Session, request: CompactRangeRequest): Promise<StoredEvent[]> {
+  const { live, viewVersion, liveTokens } = session.state;
+  const from = indexOfLive(live, request.fromId);
+  let to = indexOfLive(live, request.toId);
+  if (to < from) throw new ValidationError("--from comes after --to in the view", [`from ${from}, to ${to}`]);
+  while (live[to + 1]?.message.role === "tool") to++;
+  if (request.summary.trim().length === 0) throw new ValidationError("the summary is empty", ["summary: empty"]);
+  const range = live.slice(from, to + 1);
+  const summary = {
+    id: uuidv7(),
+    role: summaryRole(live, from, to),
+    content: [{ type: "text" as const, text: request.summary }],
+  };
+  const tokens = session.countTokens(summary);
+  const removed = range.reduce((n, e) => n + e.tokens, 0);
+  const started = Date.now();
+  return session.supersede({
+    compactionId: uuidv7(),
+    targets: range.map((e) => e.message.id),
+    replacements: [{ kind: "summary", message: summary, tokens }],
+    mode: "summary",
+    basis: { viewVersion },
+    producer: { policy: request.policy ?? "explicit" },
+    stats: { tokensBefore: liveTokens, tokensAfter: liveTokens - removed + tokens, durationMs: Date.now() - started },
+    trigger: "manual",
+  });
+}

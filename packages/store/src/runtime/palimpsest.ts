@@ -1,0 +1,104 @@
+import {
+  type EventStore,
+  initialState,
+  NotFoundError,
+  type SessionStarted,
+  type SessionSummary,
+  type SnapshotStore,
+  type TokenCounter,
+} from "@palimpsest/core";
+import { encodingForModel } from "@palimpsest/core/tokenizer";
+import { uuidv7 } from "uuidv7";
+import { loadSession } from "./load-session.ts";
+import type { MessageInput } from "./message-input.ts";
+import { Session, type SessionContext } from "./session.ts";
+
+/** How a new session starts; everything is optional. */
+export interface StartSessionOptions extends Partial<Omit<SessionStarted, "encoding">> {
+  sessionId?: string;
+  encoding?: SessionStarted["encoding"];
+}
+
+/** Options of a hand-off. */
+export interface HandOffOptions {
+  toSessionId?: string;
+  reason?: string;
+  /** Copy the active view into the successor (default true), so it starts where this one stands. */
+  carryView?: boolean;
+}
+
+/** Where the runtime gets its store and tokenizers. */
+export interface RuntimeDeps {
+  store: EventStore & SnapshotStore;
+  counterFor: (encoding: SessionStarted["encoding"]) => Promise<TokenCounter>;
+  snapshotEvery?: number;
+  onSnapshotError?: (error: unknown) => void;
+}
+
+/** The session runtime an agent uses: start, resume and hand off sessions over one store. */
+export class Palimpsest {
+  readonly store: EventStore & SnapshotStore;
+  readonly #deps: RuntimeDeps;
+
+  /** Wraps a store; see openPalimpsest for opening one from a URL. */
+  constructor(deps: RuntimeDeps) {
+    this.store = deps.store;
+    this.#deps = deps;
+  }
+
+  /** Starts a new session; the tokenizer follows the model family unless given. */
+  async startSession(options: StartSessionOptions = {}): Promise<Session> {
+    const { sessionId = uuidv7(), encoding, ...rest } = options;
+    const started = { ...rest, encoding: encoding ?? encodingForModel(rest.model) } as SessionStarted;
+    const session = new Session(await this.#context(started.encoding), initialState(sessionId), 0);
+    await session.start(started);
+    return session;
+  }
+
+  /** Loads a session by id (from its snapshot plus newer events, or by replay); NotFoundError if absent. */
+  async resume(sessionId: string): Promise<Session> {
+    const loaded = await loadSession(this.store, sessionId);
+    const started = loaded.state.started;
+    if (started === undefined) throw new NotFoundError("session", sessionId);
+    return new Session(await this.#context(started.encoding), loaded.state, loaded.snapshotSeq);
+  }
+
+  /**
+   * Hands a session off to a successor: marks the old one (so it takes no more writes), then starts
+   * the new one linked back to it, carrying the active view unless told not to.
+   */
+  async handOff(from: Session, options: HandOffOptions = {}): Promise<Session> {
+    const toSessionId = options.toSessionId ?? uuidv7();
+    await from.markHandedOff(toSessionId, options.reason);
+    const { started } = from.state;
+    const successor = await this.startSession({
+      ...started,
+      sessionId: toSessionId,
+      parent: { sessionId: from.id, relation: "handoff" },
+    });
+    if (options.carryView !== false && from.state.live.length > 0) {
+      await successor.append(from.state.live.map((e) => e.message as MessageInput));
+    }
+    return successor;
+  }
+
+  /** The session catalogue, newest first. */
+  async sessions(): Promise<SessionSummary[]> {
+    return this.store.listSessions();
+  }
+
+  /** Closes the store. */
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  async #context(encoding: SessionStarted["encoding"]): Promise<SessionContext> {
+    const ctx: SessionContext = {
+      store: this.store,
+      counter: await this.#deps.counterFor(encoding),
+      snapshotEvery: this.#deps.snapshotEvery ?? 500,
+    };
+    if (this.#deps.onSnapshotError !== undefined) ctx.onSnapshotError = this.#deps.onSnapshotError;
+    return ctx;
+  }
+}

@@ -1,0 +1,175 @@
+import {
+  type CompactionFailed,
+  ConcurrencyConflict,
+  type CountedMessage,
+  type DomainEvent,
+  decide,
+  type EventStore,
+  foldEvents,
+  type MessagesSuperseded,
+  type SessionCommand,
+  type SessionStarted,
+  type SessionState,
+  type SnapshotStore,
+  type StoredEvent,
+  type TokenCounter,
+  type Usage,
+} from "@palimpsest/core";
+import {
+  type ActiveView,
+  activeView,
+  type CompactionRecord,
+  compactionHistory,
+  type ExpandedMessage,
+  expandCompaction,
+  type ResumeState,
+  resumeState,
+} from "@palimpsest/projections";
+import { saveSnapshot } from "./load-session.ts";
+import { type MessageInput, toMessage } from "./message-input.ts";
+
+/** Everything a session handle needs from the runtime that opened it. */
+export interface SessionContext {
+  store: EventStore & SnapshotStore;
+  counter: TokenCounter;
+  /** Take a snapshot once this many events have passed since the last one. */
+  snapshotEvery: number;
+  onSnapshotError?: (error: unknown) => void;
+}
+
+/** Options of one append. */
+export interface AppendMessagesOptions {
+  turnId?: string;
+  /** A retry with the same key and identical messages returns the original result instead of appending twice. */
+  idempotencyKey?: string;
+}
+
+const MAX_RETRIES = 5;
+
+/**
+ * A handle on one session: appends messages, completes turns, commits compactions, and reads the
+ * active view. Every write goes through the decider, then the store, then evolves the local state.
+ */
+export class Session {
+  readonly id: string;
+  #state: SessionState;
+  #snapshotSeq: number;
+  readonly #ctx: SessionContext;
+
+  /** Wraps a loaded state; use Palimpsest.startSession or Palimpsest.resume to get one. */
+  constructor(ctx: SessionContext, state: SessionState, snapshotSeq: number) {
+    this.id = state.sessionId;
+    this.#ctx = ctx;
+    this.#state = state;
+    this.#snapshotSeq = snapshotSeq;
+  }
+
+  /** The current fold of the log (read-only: never mutate it). */
+  get state(): Readonly<SessionState> {
+    return this.#state;
+  }
+
+  /** The active prompt view. */
+  view(): ActiveView {
+    return activeView(this.#state);
+  }
+
+  /** The resume state: last seq, view version, last compaction, lineage. */
+  resumeState(): ResumeState {
+    return resumeState(this.#state);
+  }
+
+  /** Records the session's start; the first event of every session. */
+  async start(data: SessionStarted): Promise<StoredEvent[]> {
+    return this.#execute({ type: "start", data });
+  }
+
+  /** Appends messages, counting each one's tokens once with the session's tokenizer. */
+  async append(
+    input: MessageInput | readonly MessageInput[],
+    options: AppendMessagesOptions = {},
+  ): Promise<StoredEvent[]> {
+    const list = Array.isArray(input) ? (input as readonly MessageInput[]) : [input as MessageInput];
+    const messages: CountedMessage[] = list.map((m) => {
+      const message = toMessage(m);
+      return { message, tokens: this.#ctx.counter.countMessage(message) };
+    });
+    const command: SessionCommand =
+      options.turnId === undefined
+        ? { type: "append-messages", messages }
+        : { type: "append-messages", messages, turnId: options.turnId };
+    return this.#execute(command, options.idempotencyKey);
+  }
+
+  /** Records the end of a turn with the provider's real usage, when known. */
+  async completeTurn(turnId: string, usage?: Usage): Promise<StoredEvent[]> {
+    return this.#execute(
+      usage === undefined ? { type: "complete-turn", turnId } : { type: "complete-turn", turnId, usage },
+    );
+  }
+
+  /** Commits a compaction, compare-and-set on its basis view version under the session lock. */
+  async supersede(data: MessagesSuperseded): Promise<StoredEvent[]> {
+    return this.#execute({ type: "supersede", data }, undefined, data.basis.viewVersion);
+  }
+
+  /** Records a failed compaction attempt; the view is untouched. */
+  async recordCompactionFailure(data: CompactionFailed): Promise<StoredEvent[]> {
+    return this.#execute({ type: "record-compaction-failure", data });
+  }
+
+  /** Marks this session as handed off to `toSessionId`; it takes no more writes. */
+  async markHandedOff(toSessionId: string, reason?: string): Promise<StoredEvent[]> {
+    return this.#execute(
+      reason === undefined ? { type: "hand-off", toSessionId } : { type: "hand-off", toSessionId, reason },
+    );
+  }
+
+  /** Reads any events other writers appended since this handle last looked. */
+  async refresh(): Promise<void> {
+    const events = await this.#ctx.store.readStream(this.id, { fromSeq: this.#state.lastSeq + 1 });
+    foldEvents(this.#state, events);
+  }
+
+  /** The compaction history of this session, oldest first. */
+  async history(): Promise<CompactionRecord[]> {
+    return compactionHistory(await this.#ctx.store.readStream(this.id));
+  }
+
+  /** The exact messages behind a compaction (with `deep`, down to the first-appended originals). */
+  async expand(compactionId: string, deep = false): Promise<ExpandedMessage[]> {
+    return expandCompaction(await this.#ctx.store.readStream(this.id), compactionId, deep);
+  }
+
+  /** Counts a message's tokens with this session's tokenizer (for building replacements). */
+  countTokens(message: Parameters<TokenCounter["countMessage"]>[0]): number {
+    return this.#ctx.counter.countMessage(message);
+  }
+
+  async #execute(command: SessionCommand, idempotencyKey?: string, viewVersion?: number): Promise<StoredEvent[]> {
+    for (let attempt = 0; ; attempt++) {
+      const events: DomainEvent[] = decide(this.#state, command);
+      try {
+        const result = await this.#ctx.store.append(this.id, events, {
+          expectedVersion: this.#state.lastSeq === 0 ? "no-stream" : this.#state.lastSeq,
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+          ...(viewVersion === undefined ? {} : { viewVersion: { expected: viewVersion } }),
+        });
+        if (result.replayed) await this.refresh();
+        else foldEvents(this.#state, result.events);
+        await this.#maybeSnapshot();
+        return result.events;
+      } catch (error) {
+        const streamMoved = error instanceof ConcurrencyConflict && error.details.subject === "stream-version";
+        if (!streamMoved || attempt >= MAX_RETRIES) throw error;
+        await this.refresh();
+      }
+    }
+  }
+
+  async #maybeSnapshot(): Promise<void> {
+    if (this.#state.lastSeq - this.#snapshotSeq < this.#ctx.snapshotEvery) return;
+    this.#snapshotSeq = this.#state.lastSeq;
+    await saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError);
+  }
+}
