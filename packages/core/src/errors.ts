@@ -92,8 +92,8 @@ export class NotFoundError extends PalimpsestError<{
   kind: "session" | "message" | "compaction" | "file";
   id: string;
 }> {
-  constructor(kind: "session" | "message" | "compaction" | "file", id: string) {
-    super("NOT_FOUND", `${kind} not found: ${id}`, { kind, id });
+  constructor(kind: "session" | "message" | "compaction" | "file", id: string, options?: { cause?: unknown }) {
+    super("NOT_FOUND", `${kind} not found: ${id}`, { kind, id }, options);
   }
 }
 

@@ -1,0 +1,32 @@
+import { messageText } from "@palimpsest/core";
+import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
+import type { Command } from "commander";
+import { emit, type GlobalOptions, preview } from "../output.ts";
+import { resumeByPrefix, withRuntime } from "../runtime.ts";
+
+/** `view <session> [--format openai|anthropic]`: the active prompt view. */
+export function registerView(program: Command): void {
+  program
+    .command("view <session>")
+    .description("show the active view; --format prints it as an OpenAI or Anthropic request body")
+    .option("--format <format>", "openai | anthropic (JSON request body)")
+    .action(async (id: string, opts: { format?: "openai" | "anthropic" }) => {
+      const global = program.opts<GlobalOptions>();
+      const view = await withRuntime(global, async (runtime) => (await resumeByPrefix(runtime, id)).view());
+      if (opts.format === "openai" || opts.format === "anthropic") {
+        const body =
+          opts.format === "openai" ? { messages: toOpenAIMessages(view.messages) } : toAnthropicRequest(view.messages);
+        process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+        return;
+      }
+      emit(global, view, (v) =>
+        [
+          `session ${v.sessionId}: ${v.messages.length} live messages, ${v.tokens} tokens, view version ${v.viewVersion}`,
+          ...v.messages.map((m, i) => {
+            const calls = (m.toolCalls ?? []).map((c) => ` → ${c.name}(${preview(c.arguments, 40)})`).join("");
+            return `${String(i).padStart(4)} ${m.role.padEnd(9)} ${preview(messageText(m), 90)}${calls}`;
+          }),
+        ].join("\n"),
+      );
+    });
+}

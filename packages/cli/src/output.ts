@@ -1,0 +1,30 @@
+/** Global options every command sees. */
+export interface GlobalOptions {
+  db?: string;
+  json?: boolean;
+}
+
+/** Prints `data` as JSON when `--json` is set, otherwise the readable text `render` makes of it. */
+export function emit<T>(options: GlobalOptions, data: T, render: (data: T) => string): void {
+  process.stdout.write(options.json === true ? `${JSON.stringify(data, null, 2)}\n` : `${render(data)}\n`);
+}
+
+/** A plain left-aligned text table with a header row. */
+export function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const cells = [header, ...rows].map((row) => row.map(String));
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? "").length)));
+  return cells
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+/** Shortens text to one line of at most `max` characters, for previews. */
+export function preview(text: string, max = 100): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,33 @@
+import { NotFoundError, ValidationError } from "@palimpsest/core";
+import { openPalimpsest, type Palimpsest, type Session } from "@palimpsest/store";
+import type { GlobalOptions } from "./output.ts";
+
+/** The database URL a command uses: `--db`, then PALIMPSEST_DATABASE_URL, then the embedded default. */
+export function databaseUrl(options: GlobalOptions): string | undefined {
+  return options.db ?? process.env.PALIMPSEST_DATABASE_URL ?? undefined;
+}
+
+/** Opens the runtime, runs `work`, and always closes the store. */
+export async function withRuntime<T>(options: GlobalOptions, work: (runtime: Palimpsest) => Promise<T>): Promise<T> {
+  const url = databaseUrl(options);
+  const runtime = await openPalimpsest(url === undefined ? {} : { url });
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Resumes a session by full id or by a unique prefix of it (as `sessions` prints them). */
+export async function resumeByPrefix(runtime: Palimpsest, idOrPrefix: string): Promise<Session> {
+  if ((await runtime.store.getSession(idOrPrefix)) !== undefined) return runtime.resume(idOrPrefix);
+  const matches = (await runtime.sessions()).filter((s) => s.sessionId.startsWith(idOrPrefix));
+  if (matches.length === 0) throw new NotFoundError("session", idOrPrefix);
+  if (matches.length > 1) {
+    throw new ValidationError(
+      `session prefix ${idOrPrefix} is ambiguous`,
+      matches.map((m) => m.sessionId),
+    );
+  }
+  return runtime.resume((matches[0] as { sessionId: string }).sessionId);
+}
