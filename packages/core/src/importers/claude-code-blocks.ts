@@ -1,0 +1,99 @@
+import type { Usage } from "../events/event-data.ts";
+import type { ContentPart, Message } from "../messages/message.ts";
+import { arr, isObject, type JsonObject, num, obj, str } from "./json-fields.ts";
+import { invalidInput } from "./json-input.ts";
+
+/** A source message of a Claude Code thread, before repairs; assistant entries grow as lines merge. */
+export interface ClaudeEntry {
+  message: Message;
+  usage?: Usage;
+}
+
+/** Text and image blocks (or a plain string) as content parts; other block types are left to callers. */
+export function claudeContent(raw: unknown, path: string): ContentPart[] {
+  if (typeof raw === "string") return raw.length > 0 ? [{ type: "text", text: raw }] : [];
+  const parts: ContentPart[] = [];
+  for (const block of arr(raw)) {
+    const b = obj(block);
+    if (b.type === "text") parts.push({ type: "text", text: str(b.text) ?? "" });
+    else if (b.type === "image") parts.push(imagePart(obj(b.source), path));
+  }
+  return parts;
+}
+
+function imagePart(source: JsonObject, path: string): ContentPart {
+  const mediaType = str(source.media_type);
+  const data = str(source.data);
+  const url = str(source.url);
+  if (data === undefined && url === undefined) throw invalidInput(path, "an image block needs data or url");
+  return {
+    type: "image",
+    ...(mediaType === undefined ? {} : { mediaType }),
+    ...(data === undefined ? {} : { data }),
+    ...(url === undefined ? {} : { url }),
+  };
+}
+
+/**
+ * Merges one assistant line's blocks into its message: text parts, `tool_use` as tool calls (arguments
+ * are `JSON.stringify(input)`), `thinking` / `redacted_thinking` blocks kept whole in `reasoning` (an array).
+ */
+export function mergeAssistantBlocks(message: Message, raw: unknown, path: string): void {
+  message.content.push(...claudeContent(raw, path));
+  for (const block of arr(raw)) {
+    const b = obj(block);
+    if (b.type === "tool_use") {
+      const id = str(b.id);
+      const name = str(b.name);
+      if (id === undefined || id.length === 0 || name === undefined || name.length === 0) {
+        throw invalidInput(path, "a tool_use block needs an id and a name");
+      }
+      message.toolCalls = [...(message.toolCalls ?? []), { id, name, arguments: JSON.stringify(b.input ?? {}) }];
+    } else if (b.type === "thinking" || b.type === "redacted_thinking") {
+      message.reasoning = [...(Array.isArray(message.reasoning) ? message.reasoning : []), block];
+    }
+  }
+}
+
+/**
+ * The messages of one user line: a tool message per `tool_result` block (content string or blocks,
+ * `is_error` kept), then one user message with the line's text and image blocks, if any.
+ */
+export function userLineMessages(line: JsonObject, uuid: string, path: string): Message[] {
+  const raw = obj(line.message).content;
+  const out: Message[] = [];
+  for (const block of arr(raw)) {
+    const b = obj(block);
+    if (b.type !== "tool_result") continue;
+    const toolCallId = str(b.tool_use_id);
+    if (toolCallId === undefined || toolCallId.length === 0)
+      throw invalidInput(path, "a tool_result needs tool_use_id");
+    out.push({
+      id: out.length === 0 ? uuid : `${uuid}:${out.length}`,
+      role: "tool",
+      content: claudeContent(b.content, path),
+      toolCallId,
+      ...(b.is_error === true ? { isError: true } : {}),
+    });
+  }
+  const content = claudeContent(raw, path);
+  if (content.length > 0) out.push({ id: out.length === 0 ? uuid : `${uuid}:text`, role: "user", content });
+  return out;
+}
+
+/** Claude usage as Palimpsest usage: the prompt counts cached reads and cache writes too. */
+export function claudeUsage(raw: unknown): Usage | undefined {
+  if (!isObject(raw)) return undefined;
+  const input = num(raw.input_tokens);
+  const output = num(raw.output_tokens);
+  const read = num(raw.cache_read_input_tokens);
+  const write = num(raw.cache_creation_input_tokens);
+  const usage: Usage = {};
+  if (input !== undefined || read !== undefined || write !== undefined) {
+    usage.promptTokens = (input ?? 0) + (read ?? 0) + (write ?? 0);
+  }
+  if (output !== undefined) usage.completionTokens = output;
+  if (read !== undefined) usage.cacheReadTokens = read;
+  if (write !== undefined) usage.cacheWriteTokens = write;
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}

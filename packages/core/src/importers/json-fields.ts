@@ -1,0 +1,46 @@
+/** A JSON object as parsed: every field unknown until checked. */
+export type JsonObject = Record<string, unknown>;
+
+/** True for a non-null, non-array object. */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The value if it is a string, else undefined. */
+export function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The value if it is a finite number, else undefined. */
+export function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** The value if it is an array, else an empty array. */
+export function arr(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** The value if it is an object, else an empty object. */
+export function obj(value: unknown): JsonObject {
+  return isObject(value) ? value : {};
+}
+
+/** The file name without folders and without its last extension, for ids derived from a file. */
+export function fileStem(fileName: string | undefined): string | undefined {
+  if (fileName === undefined) return undefined;
+  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  const dot = base.lastIndexOf(".");
+  const stem = dot > 0 ? base.slice(0, dot) : base;
+  return stem.length > 0 ? stem : undefined;
+}
+
+/** A short, stable hex digest of a text (FNV-1a, 32 bit): an id for sources that carry none. */
+export function textDigest(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
