@@ -1,0 +1,67 @@
+/**
+ * The README's demo, on the embedded default store (./.palimpsest/palimpsest.db): imports the bundled
+ * session, shows its view, compacts the middle, shows history and expand, then resumes it in a fresh
+ * process and checks that the view is the same. Every step is a real `palimpsest` CLI process.
+ */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const cli = [
+  join(import.meta.dirname, "../node_modules/tsx/dist/cli.mjs"),
+  join(import.meta.dirname, "../packages/cli/src/main.ts"),
+];
+
+function palimpsest(args: string[], show = true): string {
+  if (show) console.log(`\n$ palimpsest ${args.join(" ")}`);
+  const run = spawnSync(process.execPath, [...cli, ...args], { encoding: "utf8" });
+  if (run.status !== 0) {
+    process.stderr.write(run.stderr);
+    throw new Error(`palimpsest ${args.join(" ")} exited with ${run.status}`);
+  }
+  if (show)
+    process.stdout.write(
+      run.stdout.split("\n").slice(0, 24).join("\n") + (run.stdout.split("\n").length > 24 ? "\n  …\n" : ""),
+    );
+  return run.stdout;
+}
+
+const imported = JSON.parse(palimpsest(["--json", "import", "examples/demo-session.jsonl"], false)) as {
+  sessionId: string;
+}[];
+const sessionId = (imported[0] as { sessionId: string }).sessionId;
+palimpsest(["import", "examples/demo-session.jsonl"]);
+palimpsest(["sessions"]);
+palimpsest(["view", sessionId]);
+
+const view = JSON.parse(palimpsest(["--json", "view", sessionId], false)) as {
+  messages: { id: string; role: string }[];
+};
+const ids = view.messages.map((m) => m.id);
+const from = ids[2];
+const lastUser = view.messages.findLastIndex((m) => m.role === "user");
+const to = ids[Math.max(2, lastUser - 2)];
+if (from === undefined || to === undefined || lastUser < 6) {
+  console.log("\nThe view is already compact (the demo ran before); showing history instead.");
+} else {
+  const summaryFile = join(tmpdir(), "palimpsest-demo-summary.txt");
+  writeFileSync(
+    summaryFile,
+    "Summary of the work so far: the parser's precedence table put + and * at one level; the agent gave each level its own binding power, re-ran the tests until all 60 passed.",
+  );
+  palimpsest(["compact", sessionId, "--summary-file", summaryFile, "--from", from, "--to", to]);
+}
+const history = palimpsest(["history", sessionId]);
+const compactionId = /^([0-9a-f-]{36}(?::compaction)?)\s/m.exec(history.split("\n").slice(1).join("\n"))?.[1];
+if (compactionId !== undefined) palimpsest(["expand", sessionId, compactionId]);
+
+const before = palimpsest(["--json", "view", sessionId, "--format", "openai"], false);
+const after = palimpsest(["--json", "view", sessionId, "--format", "openai"], false);
+palimpsest(["view", sessionId]);
+console.log(
+  before === after
+    ? "\nResumed in a fresh process: the active view is identical (same messages, same order)."
+    : "\nMISMATCH: the view differed after resuming",
+);
+process.exitCode = before === after ? 0 : 1;
