@@ -2,6 +2,7 @@ import { ConcurrencyConflict, InvariantViolation } from "../errors.ts";
 import type { DomainEvent, MessagesSuperseded } from "../events/index.ts";
 import { checkToolPairs } from "../invariants/tool-pairs.ts";
 import { applySupersede } from "./evolve.ts";
+import { pendingCallsOf } from "./pending-calls.ts";
 import type { SessionState } from "./session-state.ts";
 
 /**
@@ -22,8 +23,11 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
       ids: notLive,
     });
   }
+  const replacementIds = new Set<string>();
   for (const r of data.replacements) {
-    if (state.messageSeq.has(r.message.id) || (r.at !== undefined && !targets.has(r.at))) {
+    const reused = state.messageSeq.has(r.message.id) || replacementIds.has(r.message.id);
+    replacementIds.add(r.message.id);
+    if (reused || (r.at !== undefined && !targets.has(r.at))) {
       throw new InvariantViolation("supersede-invalid", `replacement ${r.message.id} reuses an id or sits off-target`, {
         sessionId,
         ids: [r.message.id],
@@ -31,13 +35,17 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
     }
   }
   const inFlight = [...state.pendingCalls.values()].filter((id) => targets.has(id));
-  const next = applySupersede(state.live, data, state.lastSeq + 1).map((e) => e.message);
-  const broken = checkToolPairs(next);
-  if (inFlight.length > 0 || broken.length > 0) {
+  const nextEntries = applySupersede(state.live, data, state.lastSeq + 1);
+  const broken = checkToolPairs(nextEntries.map((e) => e.message));
+  // A trailing call is allowed to be open, but a compaction must not reopen one by removing its result.
+  const reopened = [...pendingCallsOf(nextEntries)]
+    .filter(([call]) => !state.pendingCalls.has(call))
+    .map(([, id]) => id);
+  if (inFlight.length > 0 || broken.length > 0 || reopened.length > 0) {
     throw new InvariantViolation(
       "supersede-splits-tool-pair",
       `compaction ${data.compactionId} would split a tool call from its results`,
-      { sessionId, ids: [...inFlight, ...broken.map((v) => v.messageId)] },
+      { sessionId, ids: [...new Set([...inFlight, ...broken.map((v) => v.messageId), ...reopened])] },
     );
   }
   return [{ type: "messages.superseded", data }];

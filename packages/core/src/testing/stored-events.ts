@@ -1,0 +1,49 @@
+import type { DomainEvent, StoredEvent } from "../events/index.ts";
+import { EVENT_KINDS } from "../events/index.ts";
+import type { SessionCommand } from "../session/commands.ts";
+import { decide } from "../session/decide.ts";
+import { evolve } from "../session/evolve.ts";
+import type { SessionState } from "../session/session-state.ts";
+
+/** Envelope fields a pure test may pin; the rest are derived deterministically from the seq. */
+export interface StampOptions {
+  /** Seq of the first event (default 1). */
+  firstSeq?: number;
+  /** Global position of the first event (default: equal to its seq). */
+  firstPosition?: number;
+  tenantId?: string;
+  occurredAt?: string;
+}
+
+/** Wraps domain events in envelopes (gapless seq, position, ids) as a store would, for pure tests. */
+export function toStoredEvents(
+  sessionId: string,
+  events: readonly DomainEvent[],
+  options: StampOptions = {},
+): StoredEvent[] {
+  const firstSeq = options.firstSeq ?? 1;
+  const firstPosition = options.firstPosition ?? firstSeq;
+  return events.map((event, i) => {
+    const seq = firstSeq + i;
+    return {
+      eventId: `evt-${sessionId}-${seq}`,
+      sessionId,
+      seq,
+      position: firstPosition + i,
+      schemaVersion: EVENT_KINDS[event.type].version,
+      occurredAt: options.occurredAt ?? new Date(Date.UTC(2025, 0, 1, 0, 0, seq)).toISOString(),
+      tenantId: options.tenantId ?? "default",
+      ...event,
+    } as StoredEvent;
+  });
+}
+
+/**
+ * Runs one command against an in-memory state the way a store would: decide, stamp the events after
+ * `state.lastSeq`, evolve the state in place. Returns the stored events; decide's errors propagate.
+ */
+export function execute(state: SessionState, command: SessionCommand): StoredEvent[] {
+  const stored = toStoredEvents(state.sessionId, decide(state, command), { firstSeq: state.lastSeq + 1 });
+  for (const event of stored) evolve(state, event);
+  return stored;
+}

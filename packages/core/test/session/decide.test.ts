@@ -1,0 +1,391 @@
+import {
+  checkToolPairs,
+  type DomainEvent,
+  decide,
+  initialState,
+  type Message,
+  type SessionCommand,
+  type SessionState,
+} from "@palimpsest/core";
+import {
+  appendCommand,
+  assistantMessage,
+  execute,
+  startedData,
+  stubReplacement,
+  summaryReplacement,
+  supersedeData,
+  toolResult,
+  userMessage,
+} from "@palimpsest/core/testing";
+import { describe, expect, it } from "vitest";
+import { decidePure, expectError, expectViolation } from "../support/expect-error.ts";
+
+const SID = "s-decide";
+
+/** Given: a state built by executing `commands` (after a start) through decide + evolve. */
+function given(...commands: SessionCommand[]): SessionState {
+  const state = initialState(SID);
+  execute(state, { type: "start", data: startedData() });
+  for (const command of commands) execute(state, command);
+  return state;
+}
+
+const append = (...messages: Message[]) => appendCommand(messages);
+const liveIds = (state: SessionState) => state.live.map((e) => e.message.id);
+
+/** u1, a1 calling c1+c2, their results, a closing assistant reply. */
+const exchange = [
+  append(userMessage("u1", "list files")),
+  append(assistantMessage("a1", "", ["c1", "c2"])),
+  append(toolResult("r1", "c1", "a.txt"), toolResult("r2", "c2", "b.txt")),
+  append(assistantMessage("a2", "two files")),
+];
+
+describe("decide: start", () => {
+  it("records session.started on a fresh session", () => {
+    const events = decidePure(initialState(SID), { type: "start", data: startedData() });
+    expect(events).toEqual([{ type: "session.started", data: startedData() }]);
+  });
+
+  it("refuses a second start with session-already-started", () => {
+    const details = expectViolation(given(), { type: "start", data: startedData() }, "session-already-started");
+    expect(details.sessionId).toBe(SID);
+  });
+
+  it("refuses start data that fails the schema with VALIDATION", () => {
+    const bad = { type: "start", data: { encoding: "latin1" } } as unknown as SessionCommand;
+    const error = expectError(() => decide(initialState(SID), bad), "VALIDATION");
+    expect((error.details as { issues: string[] }).issues.some((i) => i.startsWith("encoding"))).toBe(true);
+  });
+});
+
+describe("decide: append", () => {
+  it("refuses an append before start with session-not-started", () => {
+    expectViolation(initialState(SID), append(userMessage("u1", "hi")), "session-not-started");
+  });
+
+  it("records one message.appended per message, carrying tokens and turn id", () => {
+    const events = decidePure(
+      given(),
+      appendCommand([userMessage("u1", "hi"), assistantMessage("a1", "hello")], 7, "t1"),
+    );
+    expect(events).toEqual([
+      { type: "message.appended", data: { message: userMessage("u1", "hi"), tokens: 7, turnId: "t1" } },
+      { type: "message.appended", data: { message: assistantMessage("a1", "hello"), tokens: 7, turnId: "t1" } },
+    ]);
+  });
+
+  it.each([["wizard"], [""]])("refuses role %j with VALIDATION naming the message", (role) => {
+    const message = { id: "x1", role, content: [{ type: "text", text: "hi" }] } as unknown as Message;
+    const error = expectError(() => decide(given(), append(message)), "VALIDATION");
+    const details = error.details as { issues: string[]; path?: string };
+    expect(details.path).toBe("messages[0]");
+    expect(details.issues.some((i) => i.startsWith("role"))).toBe(true);
+  });
+
+  it("refuses a negative or fractional token count with VALIDATION", () => {
+    const command: SessionCommand = {
+      type: "append-messages",
+      messages: [{ message: userMessage("u1", "x"), tokens: -1 }],
+    };
+    expectError(() => decide(given(), command), "VALIDATION");
+    const fractional: SessionCommand = {
+      type: "append-messages",
+      messages: [{ message: userMessage("u1", "x"), tokens: 1.5 }],
+    };
+    expectError(() => decide(given(), fractional), "VALIDATION");
+  });
+
+  it("refuses an empty message with empty-message", () => {
+    const details = expectViolation(given(), append({ id: "u1", role: "user", content: [] }), "empty-message");
+    expect(details.ids).toEqual(["u1"]);
+    expectViolation(given(), append(userMessage("u2", "")), "empty-message");
+    expectViolation(given(), append(assistantMessage("a1", "")), "empty-message");
+  });
+
+  it("accepts a tool result with empty text (results are never empty)", () => {
+    const state = given(append(assistantMessage("a1", "", ["c1"])));
+    expect(decidePure(state, append(toolResult("r1", "c1", "")))).toHaveLength(1);
+  });
+
+  it("refuses a message id already in the log with duplicate-message-id", () => {
+    const state = given(append(userMessage("u1", "hi")));
+    expect(expectViolation(state, append(userMessage("u1", "again")), "duplicate-message-id").ids).toEqual(["u1"]);
+  });
+
+  it("refuses an id that was superseded (ids stay reserved by the log)", () => {
+    const state = given(append(userMessage("u1", "hi")), append(assistantMessage("a1", "hello")), {
+      type: "supersede",
+      data: supersedeData("k1", ["u1"], [], 0, { mode: "retract" }),
+    });
+    expectViolation(state, append(userMessage("u1", "hi")), "duplicate-message-id");
+  });
+
+  it("refuses a duplicate id within one batch, writing nothing", () => {
+    expectViolation(given(), append(userMessage("u1", "a"), userMessage("u1", "b")), "duplicate-message-id");
+  });
+
+  it("refuses a tool result for an unknown call with tool-result-without-live-call", () => {
+    const state = given(append(userMessage("u1", "hi")));
+    const details = expectViolation(state, append(toolResult("r1", "nope", "x")), "tool-result-without-live-call");
+    expect(details.ids).toEqual(["r1", "nope"]);
+  });
+
+  it("refuses a tool result for a call of an older assistant message", () => {
+    const state = given(...exchange, append(assistantMessage("a3", "", ["c3"])));
+    expectViolation(state, append(toolResult("r9", "c9", "x")), "tool-result-without-live-call");
+  });
+
+  it("refuses a second result for the same call with duplicate-tool-result", () => {
+    const state = given(append(assistantMessage("a1", "", ["c1", "c2"])), append(toolResult("r1", "c1", "x")));
+    expectViolation(state, append(toolResult("r1b", "c1", "again")), "duplicate-tool-result");
+  });
+
+  it("refuses a second result for the same call within one batch", () => {
+    const state = given(append(assistantMessage("a1", "", ["c1", "c2"])));
+    // the batch's first result consumed the call; the second finds it neither pending nor in the log
+    const details = expectViolation(
+      state,
+      append(toolResult("r1", "c1", "x"), toolResult("r1b", "c1", "y")),
+      "tool-result-without-live-call",
+    );
+    expect(details.ids).toEqual(["r1b", "c1"]);
+  });
+
+  it("refuses a user message after unanswered calls with tool-calls-without-results", () => {
+    const state = given(append(assistantMessage("a1", "", ["c1", "c2"])), append(toolResult("r1", "c1", "x")));
+    const details = expectViolation(state, append(userMessage("u1", "next")), "tool-calls-without-results");
+    expect(details.ids).toEqual(["c2"]);
+  });
+
+  it("refuses unanswered calls followed by a message in the same batch", () => {
+    expectViolation(
+      given(),
+      append(assistantMessage("a1", "", ["c1"]), assistantMessage("a2", "done")),
+      "tool-calls-without-results",
+    );
+  });
+
+  it("refuses a reused tool call id with duplicate-tool-call-id", () => {
+    const state = given(append(assistantMessage("a1", "", ["c1"])), append(toolResult("r1", "c1", "x")));
+    expectViolation(state, append(assistantMessage("a2", "", ["c1"])), "duplicate-tool-call-id");
+    expectViolation(given(), append(assistantMessage("a3", "", ["c7", "c7"])), "duplicate-tool-call-id");
+  });
+
+  it.each([[["c1", "c2", "c3"]], [["c3", "c1", "c2"]], [["c2", "c3", "c1"]]])(
+    "accepts parallel calls answered in order %j, one batch or one by one",
+    (order) => {
+      const calls = append(assistantMessage("a1", "", ["c1", "c2", "c3"]));
+      const results = order.map((c) => toolResult(`r-${c}`, c, c));
+      const batched = given(calls, append(...results), append(userMessage("u2", "thanks")));
+      const single = given(calls, ...results.map((r) => append(r)), append(userMessage("u2", "thanks")));
+      for (const state of [batched, single]) {
+        expect(state.pendingCalls.size).toBe(0);
+        expect(liveIds(state)).toEqual(["a1", ...results.map((r) => r.id), "u2"]);
+        expect(checkToolPairs(state.live.map((e) => e.message))).toEqual([]);
+      }
+    },
+  );
+
+  it("accepts an answer and the next message in one batch", () => {
+    const state = given(append(assistantMessage("a1", "", ["c1"])));
+    expect(decidePure(state, append(toolResult("r1", "c1", "x"), userMessage("u1", "ok")))).toHaveLength(2);
+  });
+});
+
+describe("decide: turns, failures, hand-off", () => {
+  it("records a completed turn without undefined fields", () => {
+    expect(decidePure(given(), { type: "complete-turn", turnId: "t1" })).toEqual([
+      { type: "turn.completed", data: { turnId: "t1" } },
+    ]);
+    const events = decidePure(given(), { type: "complete-turn", turnId: "t1", usage: { promptTokens: 3 } });
+    expect(events[0]?.data).toEqual({ turnId: "t1", usage: { promptTokens: 3 } });
+  });
+
+  it("records a compaction failure without changing the view", () => {
+    const state = given(...exchange);
+    const before = liveIds(state);
+    execute(state, {
+      type: "record-compaction-failure",
+      data: { mode: "summary", reason: "timeout", attempt: 1, targets: ["u1"] },
+    });
+    expect(liveIds(state)).toEqual(before);
+    expect(state.failures).toBe(1);
+    expect(state.viewVersion).toBe(0);
+  });
+
+  it("refuses appends, turns and compactions after hand-off with session-handed-off", () => {
+    const state = given(...exchange, { type: "hand-off", toSessionId: "s-next", reason: "rotate" });
+    expect(state.handedOffTo).toBe("s-next");
+    const details = expectViolation(state, append(userMessage("u9", "late")), "session-handed-off");
+    expect(details.ids).toEqual(["s-next"]);
+    expectViolation(state, { type: "complete-turn", turnId: "t9" }, "session-handed-off");
+    expectViolation(state, { type: "supersede", data: supersedeData("k1", ["u1"], [], 0) }, "session-handed-off");
+    expectViolation(state, { type: "hand-off", toSessionId: "s-other" }, "session-handed-off");
+  });
+});
+
+describe("decide: supersede", () => {
+  const summaryOf = (targets: string[], viewVersion = 0) =>
+    ({
+      type: "supersede",
+      data: supersedeData("k1", targets, [summaryReplacement("sum1", "they listed files")], viewVersion),
+    }) satisfies SessionCommand;
+
+  it("replaces a whole exchange by a summary where its first target stood", () => {
+    const state = given(...exchange, append(userMessage("u2", "thanks")));
+    const events = decidePure(state, summaryOf(["a1", "r1", "r2", "a2"]));
+    expect(events).toHaveLength(1);
+    execute(state, summaryOf(["a1", "r1", "r2", "a2"]));
+    expect(liveIds(state)).toEqual(["u1", "sum1", "u2"]);
+    expect(state.viewVersion).toBe(1);
+    expect(state.liveTokens).toBe(10 + 5 + 10);
+    expect(state.live[1]?.placedBy).toEqual({ compactionId: "k1", kind: "summary" });
+    expect(state.lastCompaction).toMatchObject({ compactionId: "k1", targets: 4, mode: "summary" });
+  });
+
+  it("places prune stubs with `at`, each where its tool result stood", () => {
+    const state = given(...exchange);
+    const data = supersedeData(
+      "k1",
+      ["r1", "r2"],
+      [stubReplacement("p2", "c2", "r2"), stubReplacement("p1", "c1", "r1")],
+      0,
+      { mode: "prune" },
+    );
+    execute(state, { type: "supersede", data });
+    expect(liveIds(state)).toEqual(["u1", "a1", "p1", "p2", "a2"]);
+    expect(checkToolPairs(state.live.map((e) => e.message))).toEqual([]);
+    expect(state.liveTokens).toBe(10 + 10 + 2 + 2 + 10);
+  });
+
+  it("may prune results of the trailing in-flight call while a sibling is still pending", () => {
+    const state = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1", "c2"])));
+    execute(state, append(toolResult("r1", "c1", "big output")));
+    const data = supersedeData("k1", ["r1"], [stubReplacement("p1", "c1", "r1")], 0, { mode: "prune" });
+    execute(state, { type: "supersede", data });
+    expect([...state.pendingCalls.keys()]).toEqual(["c2"]);
+    expectViolation(state, append(toolResult("r1b", "c1", "again")), "duplicate-tool-result");
+    execute(state, append(toolResult("r2", "c2", "ok")));
+    expect(liveIds(state)).toEqual(["u1", "a1", "p1", "r2"]);
+  });
+
+  it("refuses a stale basis with CONCURRENCY_CONFLICT on view-version, carrying expected and actual", () => {
+    const state = given(...exchange, summaryOf(["a1", "r1", "r2", "a2"]));
+    const before = structuredClone(state);
+    const error = expectError(
+      () => decide(state, { type: "supersede", data: supersedeData("k2", ["u1"], [], 0) }),
+      "CONCURRENCY_CONFLICT",
+    );
+    expect(error.details).toEqual({ sessionId: SID, subject: "view-version", expected: 0, actual: 1 });
+    expect(state).toStrictEqual(before);
+  });
+
+  it("refuses an already superseded or unknown target with supersede-target-not-live", () => {
+    const state = given(...exchange, summaryOf(["a1", "r1", "r2", "a2"]));
+    const gone = expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k2", ["a2"], [], 1) },
+      "supersede-target-not-live",
+    );
+    expect(gone.ids).toEqual(["a2"]);
+    const unknown = expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k2", ["u1", "ghost"], [], 1) },
+      "supersede-target-not-live",
+    );
+    expect(unknown.ids).toEqual(["ghost"]);
+  });
+
+  it("refuses a repeated target with supersede-target-not-live", () => {
+    expectViolation(
+      given(...exchange),
+      { type: "supersede", data: supersedeData("k1", ["u1", "u1"], [], 0) },
+      "supersede-target-not-live",
+    );
+  });
+
+  it("refuses a replacement that reuses an id or sits off-target with supersede-invalid", () => {
+    const state = given(...exchange);
+    expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k1", ["u1"], [summaryReplacement("a2", "x")], 0) },
+      "supersede-invalid",
+    );
+    expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k1", ["r1"], [stubReplacement("p1", "c1", "r2")], 0) },
+      "supersede-invalid",
+    );
+  });
+
+  it("refuses two replacements with the same new id with supersede-invalid", () => {
+    const state = given(...exchange);
+    const data = supersedeData(
+      "k1",
+      ["r1", "r2"],
+      [stubReplacement("p1", "c1", "r1"), stubReplacement("p1", "c2", "r2")],
+      0,
+      { mode: "prune" },
+    );
+    expectViolation(state, { type: "supersede", data }, "supersede-invalid");
+  });
+
+  it.each([
+    ["the assistant but not its results", ["a1"]],
+    ["the results but not their assistant", ["r1", "r2"]],
+    ["one of two results of a closed exchange", ["r1"]],
+    ["a span that cuts between an assistant and its results", ["u1", "a1", "r1"]],
+  ])("refuses removing %s with supersede-splits-tool-pair", (_name, targets) => {
+    const state = given(...exchange);
+    expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k1", targets, [], 0) },
+      "supersede-splits-tool-pair",
+    );
+  });
+
+  it("refuses targeting the trailing in-flight call with supersede-splits-tool-pair", () => {
+    const state = given(
+      ...exchange,
+      append(assistantMessage("a3", "", ["c3", "c4"])),
+      append(toolResult("r3", "c3", "x")),
+    );
+    const details = expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k1", ["a2", "a3", "r3"], [summaryReplacement("s", "x")], 0) },
+      "supersede-splits-tool-pair",
+    );
+    expect(details.ids).toContain("a3");
+  });
+
+  it("refuses removing an answered result of the trailing exchange (it would reopen the call)", () => {
+    const state = given(...exchange.slice(0, 3));
+    expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k1", ["r2"], [], 0) },
+      "supersede-splits-tool-pair",
+    );
+    const inFlight = given(append(assistantMessage("a1", "", ["c1", "c2"])), append(toolResult("r1", "c1", "x")));
+    expectViolation(
+      inFlight,
+      { type: "supersede", data: supersedeData("k1", ["r1"], [], 0) },
+      "supersede-splits-tool-pair",
+    );
+  });
+
+  it("refuses supersede data that fails the schema with VALIDATION", () => {
+    const command = { type: "supersede", data: { ...supersedeData("k1", [], [], 0) } } satisfies SessionCommand;
+    expectError(() => decide(given(...exchange), command), "VALIDATION");
+  });
+});
+
+describe("decide is pure", () => {
+  it("returns fresh events that share no mutable state with the caller's state", () => {
+    const state = given(...exchange);
+    const events: DomainEvent[] = decidePure(state, append(userMessage("u3", "more")));
+    expect(events[0]?.type).toBe("message.appended");
+    expect(liveIds(state)).not.toContain("u3");
+  });
+});
