@@ -1,0 +1,49 @@
+import { type AppendResult, ConcurrencyConflict, IdempotencyMismatch, type StoredEvent } from "@palimpsest/core";
+import type { Kysely } from "kysely";
+import type { PreparedBatch } from "./append-batch.ts";
+import type { StoreDatabase } from "./database-schema.ts";
+
+/** Reads seqs `fromSeq..toSeq` of one session (the store's readStream). */
+type ReadRange = (sessionId: string, fromSeq: number, toSeq: number) => Promise<StoredEvent[]>;
+
+/**
+ * Finds out why a batch was not written, in the port's order of precedence: a used idempotency key
+ * (returns the original result, or throws IdempotencyMismatch), then the stream version, then the view
+ * version (ConcurrencyConflict with the actual value). Undefined when nothing stands in the way any
+ * more: the stream moved between the write and this check, and the caller may try again.
+ */
+export async function explainRejection(
+  db: Kysely<StoreDatabase>,
+  batch: PreparedBatch,
+  readRange: ReadRange,
+): Promise<AppendResult | undefined> {
+  const { sessionId, idempotencyKey } = batch;
+  if (idempotencyKey !== null) {
+    const used = await db
+      .selectFrom("idempotency_keys")
+      .selectAll()
+      .where("session_id", "=", sessionId)
+      .where("idempotency_key", "=", idempotencyKey)
+      .executeTakeFirst();
+    if (used !== undefined) {
+      if (used.content_hash !== batch.contentHash) throw new IdempotencyMismatch(sessionId, idempotencyKey);
+      const events = await readRange(sessionId, used.first_seq, used.last_seq);
+      return { nextExpectedVersion: used.last_seq, events, replayed: true };
+    }
+  }
+  const session = await db
+    .selectFrom("sessions")
+    .select(["version", "view_version"])
+    .where("session_id", "=", sessionId)
+    .executeTakeFirst();
+  const actual = session?.version ?? 0;
+  const expected = batch.expectedVersion;
+  if (expected !== "any" && actual !== (expected === "no-stream" ? 0 : expected)) {
+    throw new ConcurrencyConflict(sessionId, "stream-version", expected, actual);
+  }
+  const view = session?.view_version ?? 0;
+  if (batch.expectedViewVersion !== undefined && view !== batch.expectedViewVersion) {
+    throw new ConcurrencyConflict(sessionId, "view-version", batch.expectedViewVersion, view);
+  }
+  return undefined;
+}

@@ -1,0 +1,57 @@
+import type { ColumnType, Generated } from "kysely";
+
+/** A timestamp: written as an ISO string; read back as a Date (PostgreSQL) or the same string (SQLite). */
+type Timestamp = ColumnType<Date | string, string, string>;
+
+/** One row of the append-only log. `data` is the event's JSON text, stored verbatim (see migrations.ts). */
+export interface EventsTable {
+  position: Generated<number>;
+  event_id: string;
+  session_id: string;
+  seq: number;
+  type: string;
+  schema_version: number;
+  occurred_at: Timestamp;
+  causation_id: string | null;
+  correlation_id: string | null;
+  idempotency_key: string | null;
+  content_hash: string;
+  tenant_id: string;
+  data: string;
+}
+
+/** The session catalogue: the stream version and view version, kept beside the log for cheap CAS. */
+export interface SessionsTable {
+  session_id: string;
+  version: number;
+  view_version: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  tenant_id: string;
+}
+
+/** Idempotency keys already used on a session, with the content hash and seq range of their batch. */
+export interface IdempotencyKeysTable {
+  session_id: string;
+  idempotency_key: string;
+  content_hash: string;
+  first_seq: number;
+  last_seq: number;
+}
+
+/** The latest view snapshot per session (a cache, never the truth). */
+export interface SnapshotsTable {
+  session_id: string;
+  seq: number;
+  format: number;
+  state: string;
+  checksum: string;
+}
+
+/** The kysely view of the whole database. */
+export interface StoreDatabase {
+  events: EventsTable;
+  sessions: SessionsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  snapshots: SnapshotsTable;
+}

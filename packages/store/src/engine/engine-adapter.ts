@@ -1,0 +1,30 @@
+import type { Expression, Kysely, SqlBool } from "kysely";
+import type { PreparedBatch } from "./append-batch.ts";
+import type { StoreDatabase } from "./database-schema.ts";
+
+/** The database engines the store runs on. */
+export type Engine = "postgres" | "sqlite";
+
+/** What an append wrote: one row per event, matched back to the batch by event id. */
+export interface WrittenRow {
+  position: number;
+  seq: number;
+  event_id: string;
+}
+
+/**
+ * What differs between engines, and nothing else: how a batch is written under the per-session lock
+ * (one statement on PostgreSQL, a `BEGIN IMMEDIATE` transaction on SQLite) and which rows global readers
+ * may see. Every other query is shared.
+ */
+export interface EngineAdapter {
+  readonly engine: Engine;
+  readonly db: Kysely<StoreDatabase>;
+  /**
+   * Claims the next versions and writes the batch atomically. Returns undefined, having written nothing,
+   * when the expected version, view version or idempotency key stood in the way; the caller finds out which.
+   */
+  writeBatch(batch: PreparedBatch): Promise<WrittenRow[] | undefined>;
+  /** A filter on `events` hiding rows that some earlier, still open transaction could precede. */
+  readonly visibilityBarrier: Expression<SqlBool> | undefined;
+}

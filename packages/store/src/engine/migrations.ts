@@ -1,0 +1,90 @@
+import { type Kysely, sql } from "kysely";
+import { type Migration, Migrator } from "kysely/migration";
+import type { StoreDatabase } from "./database-schema.ts";
+import type { Engine } from "./engine-adapter.ts";
+
+/**
+ * The schema, one migration per step, built for one engine.
+ *
+ * Event data is JSON text kept verbatim: `json` (not `jsonb`) on PostgreSQL, `text` on SQLite. jsonb
+ * rejects `\u0000`, reorders keys and drops duplicates; `json` keeps the exact text, so every string an
+ * agent produced round-trips byte for byte.
+ *
+ * Distribution: everything is keyed by session and no transaction spans sessions, so on PostgreSQL every
+ * key and index leads with `session_id` except the global `position` index (not unique: identity values
+ * are unique by construction). To scale out, distribute each table by `session_id`: with Citus,
+ * `SELECT create_distributed_table('events', 'session_id')` (likewise for sessions, idempotency_keys and
+ * snapshots, colocated); natively, `PARTITION BY HASH (session_id)` with the same keys.
+ */
+export function createMigrations(engine: Engine): Record<string, Migration> {
+  const pg = engine === "postgres";
+  const timestamp = pg ? sql`timestamptz` : sql`text`;
+  return {
+    "0001_event_log": {
+      async up(db: Kysely<unknown>) {
+        let events = db.schema
+          .createTable("events")
+          .addColumn("position", pg ? "bigint" : "integer", (c) =>
+            pg ? c.notNull().generatedAlwaysAsIdentity() : c.primaryKey().autoIncrement(),
+          )
+          .addColumn("event_id", pg ? "uuid" : "text", (c) => c.notNull())
+          .addColumn("session_id", "text", (c) => c.notNull())
+          .addColumn("seq", "integer", (c) => c.notNull())
+          .addColumn("type", "text", (c) => c.notNull())
+          .addColumn("schema_version", "integer", (c) => c.notNull())
+          .addColumn("occurred_at", timestamp, (c) => c.notNull())
+          .addColumn("causation_id", "text")
+          .addColumn("correlation_id", "text")
+          .addColumn("idempotency_key", "text")
+          .addColumn("content_hash", "text", (c) => c.notNull())
+          .addColumn("tenant_id", "text", (c) => c.notNull())
+          .addColumn("data", pg ? sql`json` : "text", (c) => c.notNull())
+          .addUniqueConstraint("events_session_event_id", ["session_id", "event_id"]);
+        events = pg
+          ? events
+              .addColumn("transaction_id", sql`xid8`, (c) => c.notNull().defaultTo(sql`pg_current_xact_id()`))
+              .addPrimaryKeyConstraint("events_pkey", ["session_id", "seq"])
+          : events.addUniqueConstraint("events_session_seq", ["session_id", "seq"]);
+        await events.execute();
+        if (pg) await db.schema.createIndex("events_position").on("events").column("position").execute();
+
+        await db.schema
+          .createTable("sessions")
+          .addColumn("session_id", "text", (c) => c.primaryKey())
+          .addColumn("version", "integer", (c) => c.notNull())
+          .addColumn("view_version", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("created_at", timestamp, (c) => c.notNull())
+          .addColumn("updated_at", timestamp, (c) => c.notNull())
+          .addColumn("tenant_id", "text", (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable("idempotency_keys")
+          .addColumn("session_id", "text", (c) => c.notNull())
+          .addColumn("idempotency_key", "text", (c) => c.notNull())
+          .addColumn("content_hash", "text", (c) => c.notNull())
+          .addColumn("first_seq", "integer", (c) => c.notNull())
+          .addColumn("last_seq", "integer", (c) => c.notNull())
+          .addPrimaryKeyConstraint("idempotency_keys_pkey", ["session_id", "idempotency_key"])
+          .execute();
+
+        await db.schema
+          .createTable("snapshots")
+          .addColumn("session_id", "text", (c) => c.primaryKey())
+          .addColumn("seq", "integer", (c) => c.notNull())
+          .addColumn("format", "integer", (c) => c.notNull())
+          .addColumn("state", "text", (c) => c.notNull())
+          .addColumn("checksum", "text", (c) => c.notNull())
+          .execute();
+      },
+    },
+  };
+}
+
+/** Brings the database to the latest schema; throws the migrator's error when a step fails. */
+export async function migrateToLatest(db: Kysely<StoreDatabase>, engine: Engine): Promise<void> {
+  const migrations = createMigrations(engine);
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+}
