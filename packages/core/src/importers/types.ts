@@ -4,9 +4,6 @@ import type { Message } from "../messages/message.ts";
 /** The transcript formats Palimpsest can import. */
 export type ImportFormat = "openai" | "claude-code" | "openhands" | "swe-agent" | "tau-bench";
 
-/** Every format name, in detection order; for CLIs that list or validate a `--format` flag. */
-export const IMPORT_FORMATS: readonly ImportFormat[] = ["openai", "claude-code", "openhands", "swe-agent", "tau-bench"];
-
 /** One imported step: a message (with the provider usage reported on it) or a compaction that happened. */
 export type ImportItem =
   | { kind: "message"; message: Message; usage?: Usage }
