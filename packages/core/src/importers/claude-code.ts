@@ -24,7 +24,7 @@ interface Thread {
   model?: string;
 }
 
-const SUBAGENT_FILE = /subagents[\\/]agent-([^\\/]+)\.jsonl$/;
+const SUBAGENT_FILE = /(?:^|[\\/])agent-([^\\/]+)\.jsonl$/;
 
 /**
  * Parses a Claude Code session JSONL (the `~/.claude/projects` files, old and new variants). Keeps
@@ -32,7 +32,7 @@ const SUBAGENT_FILE = /subagents[\\/]agent-([^\\/]+)\.jsonl$/;
  * and turns a `compact_boundary` line plus its `isCompactSummary` user line into a compaction item.
  * The main thread is one session (id = sessionId); each sidechain thread (lines with one `agentId`, or
  * linked by `parentUuid` from a root whose parent is not a sidechain line) is its own session whose
- * parent is the main one. A file under `subagents/` thus yields the agent's session alone.
+ * parent is the main one. A `subagents/agent-<id>.jsonl` file thus yields the agent's session alone.
  */
 export function parseClaudeCode(text: string, options: ParseOptions = {}): ImportedSession[] {
   const { fileName, onProgress } = options;

@@ -158,6 +158,15 @@ describe("Claude Code import", () => {
     expect(out[0]).toMatchObject({ externalId: "a77", parentExternalId: "S1" });
   });
 
+  it("names an agent file's session after the file when its lines carry no agentId", () => {
+    const lines = [
+      { ...user("y1", null, "explore"), isSidechain: true },
+      { ...assistant("y2", "y1", "msg_y", { type: "text", text: "found" }), isSidechain: true },
+    ];
+    const out = parseTranscript(jsonl(lines), { fileName: "agent-b9.jsonl" });
+    expect(out.map((x) => [x.externalId, x.parentExternalId])).toEqual([["b9", "S1"]]);
+  });
+
   it("reports a malformed line with its number", () => {
     const text = `${jsonl(main.slice(0, 3))}\n{"type":"user",`;
     expect(() => parseTranscript(text, { format: "claude-code", fileName: "S1.jsonl" })).toThrow(ValidationError);
