@@ -1,0 +1,99 @@
+import { describe, expect, it, vi } from "vitest";
+import { type ContractContext, newSessionId, started, userMessage } from "./fixtures.ts";
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Appends and reads: envelopes, gapless seq, slices, the global log and the session catalogue. */
+export function appendReadContract(ctx: ContractContext): void {
+  describe("append and read", () => {
+    it("returns full stored events and reads them back identically", async () => {
+      const sid = newSessionId("read");
+      const result = await ctx.store().append(sid, [started(), userMessage("m1", "hello")], {
+        expectedVersion: "no-stream",
+        metadata: { causationId: "cause-1", correlationId: "corr-1" },
+        tenantId: "acme",
+      });
+      expect(result.replayed).toBe(false);
+      expect(result.nextExpectedVersion).toBe(2);
+      const [first, second] = result.events;
+      expect(first).toMatchObject({ sessionId: sid, seq: 1, type: "session.started", schemaVersion: 1 });
+      expect(first).toMatchObject({ causationId: "cause-1", correlationId: "corr-1", tenantId: "acme" });
+      expect(first?.eventId).toMatch(UUID_V7);
+      expect(Number.isNaN(Date.parse(first?.occurredAt ?? ""))).toBe(false);
+      expect(second?.position).toBeGreaterThan(first?.position ?? Number.POSITIVE_INFINITY);
+      expect(await ctx.store().readStream(sid)).toEqual(result.events);
+    });
+
+    it("numbers each stream gaplessly from 1 and reads seq slices", async () => {
+      const sid = newSessionId("gapless");
+      await ctx.store().append(sid, [started()], { expectedVersion: "no-stream" });
+      for (let i = 0; i < 5; i++) {
+        await ctx
+          .store()
+          .append(sid, [userMessage(`a${i}`, "x"), userMessage(`b${i}`, "y")], { expectedVersion: "any" });
+      }
+      const events = await ctx.store().readStream(sid);
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+      expect((await ctx.store().readStream(sid, { fromSeq: 3, toSeq: 5 })).map((e) => e.seq)).toEqual([3, 4, 5]);
+      expect((await ctx.store().readStream(sid, { fromSeq: 10 })).map((e) => e.seq)).toEqual([10, 11]);
+    });
+
+    it("reads an unknown session as empty and without a catalogue entry", async () => {
+      const sid = newSessionId("unknown");
+      expect(await ctx.store().readStream(sid)).toEqual([]);
+      expect(await ctx.store().getSession(sid)).toBeUndefined();
+    });
+
+    it("reads the global log in position order, after a position, with a limit", async () => {
+      const a = newSessionId("global-a");
+      const b = newSessionId("global-b");
+      const before = (await ctx.store().readAll()).at(-1)?.position ?? 0;
+      await ctx.store().append(a, [started()], { expectedVersion: "no-stream" });
+      await ctx.store().append(b, [started(), userMessage("b1", "x")], { expectedVersion: "no-stream" });
+      await ctx.store().append(a, [userMessage("a1", "y")], { expectedVersion: 1 });
+      // PostgreSQL readers see nothing past the oldest open transaction in the cluster: wait out others'.
+      const ours = await vi.waitFor(async () => {
+        const all = await ctx.store().readAll({ after: before });
+        const mine = all.filter((e) => e.sessionId === a || e.sessionId === b);
+        expect(mine).toHaveLength(4);
+        return mine;
+      });
+      expect(ours.map((e) => [e.sessionId, e.seq])).toEqual([
+        [a, 1],
+        [b, 1],
+        [b, 2],
+        [a, 2],
+      ]);
+      const positions = ours.map((e) => e.position);
+      expect(positions).toEqual([...positions].sort((x, y) => x - y));
+      const page = await ctx.store().readAll({ after: before, limit: 2 });
+      expect(page).toHaveLength(2);
+      expect(page[0]?.position).toBeGreaterThan(before);
+    });
+
+    it("keeps a catalogue of sessions with versions, newest first", async () => {
+      const older = newSessionId("older");
+      const newer = newSessionId("newer");
+      await ctx.store().append(older, [started(), userMessage("m", "x")], { expectedVersion: "no-stream" });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await ctx.store().append(newer, [started()], { expectedVersion: "no-stream" });
+      expect(await ctx.store().getSession(older)).toMatchObject({ sessionId: older, version: 2, viewVersion: 0 });
+      const ids = (await ctx.store().listSessions()).map((s) => s.sessionId);
+      expect(ids.indexOf(newer)).toBeLessThan(ids.indexOf(older));
+      expect(ids.indexOf(newer)).toBeGreaterThanOrEqual(0);
+    });
+
+    it("tells subscribers after each committed append", async () => {
+      const sid = newSessionId("notify");
+      const seen: unknown[] = [];
+      const unsubscribe = ctx.store().subscribe((change) => {
+        if (change.sessionId === sid) seen.push(change.version);
+      });
+      await ctx.store().append(sid, [started()], { expectedVersion: "no-stream" });
+      await ctx.store().append(sid, [userMessage("m", "x"), userMessage("n", "y")], { expectedVersion: 1 });
+      unsubscribe();
+      await ctx.store().append(sid, [userMessage("o", "z")], { expectedVersion: 3 });
+      expect(seen).toEqual([1, 3]);
+    });
+  });
+}

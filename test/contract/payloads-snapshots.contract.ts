@@ -1,0 +1,71 @@
+import { randomUUID } from "node:crypto";
+import { StorageError } from "@palimpsest/core";
+import { describe, expect, it } from "vitest";
+import { type ContractContext, newSessionId, started, textOf, userMessage } from "./fixtures.ts";
+
+/** Text that breaks naive stores: emoji and ZWJ sequences, RTL, lone combining marks and surrogates, NUL. */
+const ODD_TEXT = [
+  "👩‍👩‍👧‍👦 🏳️‍🌈 🇯🇵",
+  "\u202Eשלום עולם\u202C مرحبا",
+  "\u0301\u0308 lone combining marks",
+  "NUL\u0000inside\u0000",
+  "lone surrogates \uD800 and \uDFFF",
+  'quotes " \\ backslash \\u0000 literal',
+  "\r\n\t\u2028\u2029",
+].join("|");
+
+/** Large and odd payloads round-trip exactly; snapshots; database failures become StorageError. */
+export function payloadsSnapshotsContract(ctx: ContractContext): void {
+  describe("payloads, snapshots and failures", () => {
+    it("round-trips unusual Unicode and NUL characters exactly", async () => {
+      const sid = newSessionId("unicode");
+      const result = await ctx.store().append(sid, [started(), userMessage("odd", ODD_TEXT)], {
+        expectedVersion: "no-stream",
+      });
+      const [, read] = await ctx.store().readStream(sid);
+      expect(read).toBeDefined();
+      expect(textOf(read ?? started())).toBe(ODD_TEXT);
+      expect(read).toEqual(result.events[1]);
+    });
+
+    it("round-trips a 10 MB string exactly", async () => {
+      const sid = newSessionId("large");
+      const chunk = `${ODD_TEXT}${randomUUID()}`;
+      const large = chunk.repeat(Math.ceil((10 * 1024 * 1024) / chunk.length)).slice(0, 10 * 1024 * 1024);
+      await ctx.store().append(sid, [started(), userMessage("big", large)], { expectedVersion: "no-stream" });
+      const [, read] = await ctx.store().readStream(sid);
+      const text = textOf(read ?? started());
+      expect(text.length).toBe(large.length);
+      expect(text === large).toBe(true);
+    });
+
+    it("saves, replaces, loads and deletes snapshots", async () => {
+      const sid = newSessionId("snapshot");
+      const store = ctx.store();
+      expect(await store.loadSnapshot(sid)).toBeUndefined();
+      const first = {
+        sessionId: sid,
+        seq: 3,
+        format: 1,
+        state: `{"s":"${ODD_TEXT.replace(/\W/g, "")}"}`,
+        checksum: "a",
+      };
+      await store.saveSnapshot(first);
+      expect(await store.loadSnapshot(sid)).toEqual(first);
+      const second = { ...first, seq: 9, format: 2, state: '{"later":true}', checksum: "b" };
+      await store.saveSnapshot(second);
+      expect(await store.loadSnapshot(sid)).toEqual(second);
+      await store.deleteSnapshot(sid);
+      expect(await store.loadSnapshot(sid)).toBeUndefined();
+    });
+
+    it("wraps database failures in StorageError and keeps the cause", async () => {
+      const store = await ctx.backend().open();
+      await store.close();
+      const failed = store.readStream(newSessionId("closed"));
+      await expect(failed).rejects.toBeInstanceOf(StorageError);
+      await expect(failed).rejects.toMatchObject({ code: "STORAGE", details: { operation: "readStream" } });
+      await expect(failed).rejects.toHaveProperty("cause");
+    });
+  });
+}
