@@ -1,3 +1,4 @@
+export * from "./engine/index.ts";
 export * from "./import/import-sessions.ts";
 export * from "./runtime/compact-range.ts";
 export * from "./runtime/load-session.ts";

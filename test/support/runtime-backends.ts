@@ -1,0 +1,47 @@
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { Palimpsest } from "@palimpsest/store";
+import { postgresBackend, type StoreBackend, sqliteBackend } from "./store-backends.ts";
+
+/** A backend for runtime-level tests: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export interface RuntimeBackend {
+  readonly name: string;
+  /** Why the backend is skipped, when it is. */
+  readonly skip?: string;
+  /** Creates the backend's database; call once (beforeAll). */
+  setup(): Promise<void>;
+  /** A runtime on its own connections to the backend's database (a "fresh process"). */
+  open(options?: { snapshotEvery?: number }): Promise<Palimpsest>;
+  /** Closes every runtime opened and drops the database (afterAll). */
+  dispose(): Promise<void>;
+}
+
+function runtimeOver(name: string, make: () => Promise<StoreBackend>, skip?: string): RuntimeBackend {
+  let backend: StoreBackend | undefined;
+  const base = {
+    name,
+    async setup() {
+      backend = await make();
+    },
+    async open(options: { snapshotEvery?: number } = {}) {
+      if (backend === undefined) throw new Error(`${name} backend used before setup()`);
+      const store = await backend.open();
+      return new Palimpsest({ store, counterFor: createTokenCounter, ...options });
+    },
+    async dispose() {
+      await backend?.dispose();
+    },
+  };
+  return skip === undefined ? base : { ...base, skip };
+}
+
+/** The runtime backends every integration test runs on. PostgreSQL is skipped loudly without a URL. */
+export function runtimeBackends(): RuntimeBackend[] {
+  const url = process.env.TEST_DATABASE_URL ?? "";
+  if (url === "") {
+    console.warn("\n!!! SKIPPING the PostgreSQL runtime tests: TEST_DATABASE_URL is not set. !!!\n");
+  }
+  return [
+    runtimeOver("sqlite", sqliteBackend),
+    runtimeOver("postgres", () => postgresBackend(url), url === "" ? "TEST_DATABASE_URL is not set" : undefined),
+  ];
+}

@@ -1,0 +1,27 @@
+import { checkToolPairs, checkUniqueIds, type StoredEvent } from "@palimpsest/core";
+import {
+  checkAnthropicRequest,
+  checkOpenAIRequest,
+  toAnthropicRequest,
+  toOpenAIMessages,
+} from "@palimpsest/projections";
+import type { Session } from "@palimpsest/store";
+
+/**
+ * Every DESIGN.md view invariant that can be read off a session and its log: exactly-once (unique ids,
+ * nothing superseded is live, no summary beside its targets), tool pairs, provider-valid roles, and
+ * the running token total. Returns the problems found; empty means the view is sound.
+ */
+export function viewProblems(session: Session, log: readonly StoredEvent[]): string[] {
+  const view = session.view();
+  const problems: string[] = [];
+  problems.push(...checkUniqueIds(view.messages).map((v) => `${v.rule} ${v.messageId}`));
+  problems.push(...checkToolPairs(view.messages).map((v) => `${v.rule} ${v.messageId} ${v.detail}`));
+  problems.push(...checkOpenAIRequest(toOpenAIMessages(view.messages)).map((p) => `openai ${p}`));
+  problems.push(...checkAnthropicRequest(toAnthropicRequest(view.messages)).map((p) => `anthropic ${p}`));
+  const superseded = new Set(log.flatMap((e) => (e.type === "messages.superseded" ? e.data.targets : [])));
+  for (const m of view.messages) if (superseded.has(m.id)) problems.push(`superseded message ${m.id} is live`);
+  const sum = session.state.live.reduce((n, e) => n + e.tokens, 0);
+  if (sum !== view.tokens) problems.push(`token total ${view.tokens} != sum of live tokens ${sum}`);
+  return problems;
+}
