@@ -29,11 +29,10 @@ function palimpsest(args: string[], show = true): string {
   return run.stdout;
 }
 
-const imported = JSON.parse(palimpsest(["--json", "import", "examples/demo-session.jsonl"], false)) as {
-  sessionId: string;
-}[];
-const sessionId = (imported[0] as { sessionId: string }).sessionId;
 palimpsest(["import", "examples/demo-session.jsonl"]);
+console.log("\n(importing the same file again creates nothing new)");
+const imported = JSON.parse(palimpsest(["--json", "import", "examples/demo-session.jsonl"])) as { sessionId: string }[];
+const sessionId = (imported[0] as { sessionId: string }).sessionId;
 palimpsest(["sessions"]);
 palimpsest(["view", sessionId]);
 
