@@ -22,7 +22,7 @@ export function checkOpenAIRequest(messages: readonly OpenAIMessage[]): string[]
 /**
  * Checks invariant 3 for Anthropic messages: user first, strict alternation, tool_result blocks only
  * in the user turn right after the tool_use that they answer and before any text, every tool_use
- * answered there (except in the last message).
+ * answered there (except the trailing in-flight calls: the last assistant turn, or its partial results).
  */
 export function checkAnthropicRequest(request: AnthropicRequest): string[] {
   const problems: string[] = [];
@@ -45,7 +45,8 @@ export function checkAnthropicRequest(request: AnthropicRequest): string[] {
       if (!uses.delete(block.tool_use_id))
         problems.push(`#${index + 1}: tool_result ${block.tool_use_id} has no tool_use`);
     }
-    if (uses.size > 0) problems.push(`#${index}: tool_use ${[...uses].join(", ")} never answered`);
+    const inFlight = index + 1 === messages.length - 1 && next.content.every((b) => b.type === "tool_result");
+    if (uses.size > 0 && !inFlight) problems.push(`#${index}: tool_use ${[...uses].join(", ")} never answered`);
   });
   for (const block of messages[0]?.content ?? []) {
     if (block.type === "tool_result") problems.push(`#0: tool_result ${block.tool_use_id} does not follow a tool_use`);

@@ -1,0 +1,171 @@
+import { isPalimpsestError, type PalimpsestError } from "@palimpsest/core";
+import { compactRange, loadSession, type Palimpsest } from "@palimpsest/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runtimeBackends } from "../support/runtime-backends.ts";
+import { viewProblems } from "../support/view-invariants.ts";
+
+/** The error a promise rejects with (fails the test when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<PalimpsestError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isPalimpsestError(error)) throw new Error(`expected a Palimpsest error, got ${String(error)}`);
+  return error;
+}
+
+function exchange(n: number) {
+  return [
+    { id: `u${n}`, role: "user" as const, content: `question ${n} — ünïcødé 👩🏽‍💻 עִבְרִית` },
+    {
+      id: `a${n}`,
+      role: "assistant" as const,
+      content: `let me look (${n})`,
+      toolCalls: [{ id: `c${n}`, name: "grep", arguments: JSON.stringify({ pattern: `p${n}` }) }],
+    },
+    { id: `t${n}`, role: "tool" as const, toolCallId: `c${n}`, content: `match ${n}\n`.repeat(20) },
+    { id: `r${n}`, role: "assistant" as const, content: `answer ${n}` },
+  ];
+}
+
+for (const backend of runtimeBackends()) {
+  describe.skipIf(backend.skip !== undefined)(`session runtime (${backend.name})`, () => {
+    let runtime: Palimpsest;
+    beforeAll(async () => {
+      await backend.setup();
+      runtime = await backend.open({ snapshotEvery: 10 });
+    });
+    afterAll(() => backend.dispose());
+
+    it("appends, completes turns and resumes the same view in a fresh runtime", async () => {
+      const session = await runtime.startSession({ model: "gpt-4o", contextWindow: 128_000 });
+      for (let n = 0; n < 5; n++) {
+        await session.append(exchange(n), { turnId: `turn${n}` });
+        await session.completeTurn(`turn${n}`, { promptTokens: 100 * n, completionTokens: 7 });
+      }
+      expect(session.view().messages).toHaveLength(20);
+      expect(session.view().tokens).toBe(session.state.live.reduce((s, e) => s + e.tokens, 0));
+      expect(session.resumeState()).toMatchObject({ turns: 5, lastUsage: { promptTokens: 400, completionTokens: 7 } });
+      const fresh = await backend.open();
+      const resumed = await fresh.resume(session.id);
+      expect(resumed.view()).toEqual(session.view());
+      expect(resumed.resumeState()).toEqual(session.resumeState());
+      expect(viewProblems(resumed, await fresh.store.readStream(session.id))).toEqual([]);
+    });
+
+    it("resumes from a snapshot plus newer events, and falls back to replay when the snapshot is missing, corrupt or ahead", async () => {
+      const session = await runtime.startSession({ model: "claude-opus-4" });
+      for (let n = 0; n < 8; n++) await session.append(exchange(n));
+      await compactRange(session, { fromId: "a1", toId: "r5", summary: "summary of turns 1-5" });
+      await session.append(exchange(8));
+      const expected = session.view();
+      const withSnapshot = await loadSession(runtime.store, session.id);
+      expect(withSnapshot.snapshotSeq).toBeGreaterThan(0);
+      expect(withSnapshot.replayedEvents).toBeLessThan(session.state.lastSeq);
+      const replay = await loadSession(runtime.store, session.id, false);
+      expect(replay.replayedEvents).toBe(session.state.lastSeq);
+      expect(withSnapshot.state).toEqual(replay.state);
+
+      const snapshot = await runtime.store.loadSnapshot(session.id);
+      if (snapshot === undefined) throw new Error("no snapshot was taken");
+      const corruptions = [
+        { ...snapshot, state: snapshot.state.replace("summary of turns", "SUMMARY OF TURNS") },
+        { ...snapshot, state: snapshot.state.slice(0, 100) },
+        { ...snapshot, format: 99 },
+        { ...snapshot, seq: snapshot.seq + 1000 },
+      ];
+      for (const bad of corruptions) {
+        await runtime.store.saveSnapshot(bad);
+        const resumed = await (await backend.open()).resume(session.id);
+        expect(resumed.view()).toEqual(expected);
+      }
+      await runtime.store.deleteSnapshot(session.id);
+      expect((await runtime.resume(session.id)).view()).toEqual(expected);
+    });
+
+    it("lets exactly one of two racing compactors commit; the loser gets a view-version conflict", async () => {
+      const session = await runtime.startSession();
+      for (let n = 0; n < 6; n++) await session.append(exchange(n));
+      const a = await (await backend.open()).resume(session.id);
+      const b = await (await backend.open()).resume(session.id);
+      const results = await Promise.allSettled([
+        compactRange(a, { fromId: "a0", toId: "r2", summary: "A's summary" }),
+        compactRange(b, { fromId: "a1", toId: "r3", summary: "B's summary" }),
+      ]);
+      const fulfilled = results.filter((r) => r.status === "fulfilled");
+      const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+      expect(fulfilled).toHaveLength(1);
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]?.reason).toMatchObject({ code: "CONCURRENCY_CONFLICT", details: { subject: "view-version" } });
+      const after = await (await backend.open()).resume(session.id);
+      expect(after.state.compactions).toBe(1);
+      expect(viewProblems(after, await runtime.store.readStream(session.id))).toEqual([]);
+    });
+
+    it("retries an append whose handle was stale, so concurrent writers both land", async () => {
+      const session = await runtime.startSession();
+      const other = await (await backend.open()).resume(session.id);
+      await session.append(exchange(0));
+      await other.append({ id: "late", role: "user", content: "written through a stale handle" });
+      const view = (await runtime.resume(session.id)).view();
+      expect(view.messages.map((m) => m.id)).toEqual(["u0", "a0", "t0", "r0", "late"]);
+    });
+
+    it("hands a session off with lineage both ways; the old one takes no more writes", async () => {
+      const session = await runtime.startSession({ model: "gpt-4.1", title: "before rotation" });
+      await session.append(exchange(0));
+      const successor = await runtime.handOff(session, { reason: "rotation" });
+      expect(successor.view().messages).toEqual(session.view().messages);
+      expect(successor.resumeState().lineage.parent).toEqual({ sessionId: session.id, relation: "handoff" });
+      const old = await runtime.resume(session.id);
+      expect(old.resumeState().lineage.handedOffTo).toBe(successor.id);
+      const error = await rejection(old.append({ role: "user", content: "too late" }));
+      expect(error).toMatchObject({ code: "INVARIANT_VIOLATED", details: { rule: "session-handed-off" } });
+      expect(old.state.lastSeq).toBe((await runtime.store.getSession(session.id))?.version);
+    });
+
+    it("rejects bad input with stable codes and loses nothing already stored", async () => {
+      const session = await runtime.startSession();
+      await session.append(exchange(0));
+      const before = await runtime.store.readStream(session.id);
+      const orphan = await rejection(session.append({ role: "tool", toolCallId: "nope", content: "x" }));
+      expect(orphan).toMatchObject({ code: "INVARIANT_VIOLATED", details: { rule: "tool-result-without-live-call" } });
+      const role = await rejection(session.append({ role: "robot" as never, content: "beep" }));
+      expect(role.code).toBe("VALIDATION");
+      const empty = await rejection(session.append({ role: "user", content: "" }));
+      expect(empty).toMatchObject({ code: "INVARIANT_VIOLATED", details: { rule: "empty-message" } });
+      const unknown = await rejection(runtime.resume("no-such-session"));
+      expect(unknown).toMatchObject({ code: "NOT_FOUND", details: { kind: "session" } });
+      expect(await runtime.store.readStream(session.id)).toEqual(before);
+    });
+
+    it("stores a 10 MB tool output and odd Unicode byte for byte, counted once at append", async () => {
+      const session = await runtime.startSession();
+      const huge = `${"0123456789abcdef".repeat(655_360)}\u0000 e\u0301 \ud83d 👩‍👩‍👧 ‮rtl`;
+      await session.append([
+        { id: "u", role: "user", content: "dump it" },
+        { id: "a", role: "assistant", content: "", toolCalls: [{ id: "c", name: "cat", arguments: "{}" }] },
+        { id: "t", role: "tool", toolCallId: "c", content: huge },
+      ]);
+      const resumed = await (await backend.open()).resume(session.id);
+      const tool = resumed.view().messages.find((m) => m.id === "t");
+      expect(tool?.content).toEqual([{ type: "text", text: huge }]);
+      expect(resumed.state.live.find((e) => e.message.id === "t")?.tokens).toBeGreaterThan(1_000_000);
+    });
+
+    it("makes an append with an idempotency key safe to retry after a lost acknowledgement", async () => {
+      const session = await runtime.startSession();
+      const lostAck = await (await backend.open()).resume(session.id);
+      const other = await (await backend.open()).resume(session.id);
+      const batch = exchange(0);
+      const first = await session.append(batch, { idempotencyKey: "k1" });
+      const retried = await lostAck.append(batch, { idempotencyKey: "k1" });
+      expect(retried.map((e) => e.eventId)).toEqual(first.map((e) => e.eventId));
+      expect(lostAck.view()).toEqual(session.view());
+      expect((await runtime.store.readStream(session.id)).length).toBe(1 + first.length);
+      const mismatch = await rejection(other.append(exchange(1), { idempotencyKey: "k1" }));
+      expect(mismatch.code).toBe("IDEMPOTENCY_MISMATCH");
+      expect((await runtime.store.readStream(session.id)).length).toBe(1 + first.length);
+    });
+  });
+}
