@@ -1,14 +1,7 @@
-/** What changed: a session's stream reached `version`. A wake-up; read the log for the events. */
-export interface StoreChange {
-  sessionId: string;
-  version: number;
-}
-
-/** Called after an append commits. */
-export type ChangeListener = (change: StoreChange) => void;
+import type { ChangeFeed, ChangeListener, StoreChange } from "@palimpsest/core";
 
 /** An in-process fan-out of committed appends; listeners run after commit and cannot fail the append. */
-export class ChangeNotifier {
+export class ChangeNotifier implements ChangeFeed {
   readonly #listeners = new Set<ChangeListener>();
 
   /** Registers a listener; returns the function that removes it. */

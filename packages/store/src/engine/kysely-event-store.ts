@@ -1,6 +1,8 @@
 import type {
   AppendOptions,
   AppendResult,
+  ChangeFeed,
+  ChangeListener,
   DomainEvent,
   EventStore,
   ReadAllOptions,
@@ -13,7 +15,7 @@ import type {
 import { StorageError } from "@palimpsest/core";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
-import { type ChangeListener, ChangeNotifier } from "./change-notifier.ts";
+import { ChangeNotifier } from "./change-notifier.ts";
 import type { Engine, EngineAdapter, WrittenRow } from "./engine-adapter.ts";
 import { EVENT_COLUMNS, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
 import { guardStorage } from "./storage-guard.ts";
@@ -25,7 +27,7 @@ const MAX_ATTEMPTS = 5;
  * The one EventStore and SnapshotStore implementation: shared kysely queries over an engine adapter
  * (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause.
  */
-export class KyselyEventStore implements EventStore, SnapshotStore {
+export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readonly #adapter: EngineAdapter;
   readonly #changes = new ChangeNotifier();
   #closed = false;

@@ -1,4 +1,5 @@
 import {
+  type ChangeFeed,
   type EventStore,
   initialState,
   NotFoundError,
@@ -27,9 +28,12 @@ export interface HandOffOptions {
   carryView?: boolean;
 }
 
+/** The store a runtime needs: the event log, its snapshots, and wake-ups after commits. */
+export type RuntimeStore = EventStore & SnapshotStore & ChangeFeed;
+
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {
-  store: EventStore & SnapshotStore;
+  store: RuntimeStore;
   counterFor: (encoding: SessionStarted["encoding"]) => Promise<TokenCounter>;
   snapshotEvery?: number;
   onSnapshotError?: (error: unknown) => void;
@@ -37,7 +41,7 @@ export interface RuntimeDeps {
 
 /** The session runtime an agent uses: start, resume and hand off sessions over one store. */
 export class Palimpsest {
-  readonly store: EventStore & SnapshotStore;
+  readonly store: RuntimeStore;
   readonly #deps: RuntimeDeps;
 
   /** Wraps a store; see openPalimpsest for opening one from a URL. */

@@ -1,0 +1,14 @@
+/** What changed: a session's stream reached `version`. A wake-up; read the log for the events. */
+export interface StoreChange {
+  sessionId: string;
+  version: number;
+}
+
+/** Called after an append commits. */
+export type ChangeListener = (change: StoreChange) => void;
+
+/** A store that can wake readers after commits (in-process, or through the database's notifications). */
+export interface ChangeFeed {
+  /** Registers a listener; returns the function that removes it. */
+  subscribe(listener: ChangeListener): () => void;
+}

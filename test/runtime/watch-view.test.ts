@@ -1,0 +1,52 @@
+import { type ActiveView, watchView } from "@palimpsest/projections";
+import { compactRange, type Palimpsest } from "@palimpsest/store";
+import { firstValueFrom, timeout } from "rxjs";
+import { filter, take, tap, toArray } from "rxjs/operators";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runtimeBackends } from "../support/runtime-backends.ts";
+
+for (const backend of runtimeBackends()) {
+  describe.skipIf(backend.skip !== undefined)(`live view as an Observable (${backend.name})`, () => {
+    let runtime: Palimpsest;
+    beforeAll(async () => {
+      await backend.setup();
+      runtime = await backend.open();
+    });
+    afterAll(() => backend.dispose());
+
+    it("emits the current view, then a view after every commit, ending equal to the session's", async () => {
+      const session = await runtime.startSession();
+      await session.append({ id: "u0", role: "user", content: "hello" });
+      const store = runtime.store;
+      const seen: ActiveView[] = [];
+      const done = firstValueFrom(
+        watchView(store, session.id).pipe(
+          tap((v) => seen.push(v)),
+          filter((v) => v.viewVersion === 1),
+          timeout(5_000),
+        ),
+      );
+      await session.append({ id: "a0", role: "assistant", content: "hi" });
+      await session.append([
+        { id: "u1", role: "user", content: "more" },
+        { id: "a1", role: "assistant", content: "sure" },
+      ]);
+      await compactRange(session, { fromId: "a0", toId: "u1", summary: "greetings exchanged" });
+      const last = await done;
+      expect(last).toEqual(session.view());
+      expect(seen[0]?.messages[0]?.id).toBe("u0");
+      expect(seen.at(-1)).toEqual(session.view());
+      expect(seen.map((v) => v.lastSeq)).toEqual([...seen.map((v) => v.lastSeq)].sort((a, b) => a - b));
+    });
+
+    it("does not touch the state it starts from", async () => {
+      const session = await runtime.startSession();
+      await session.append({ id: "u0", role: "user", content: "hello" });
+      const before = structuredClone(session.state);
+      const views = firstValueFrom(watchView(runtime.store, session.id, session.state).pipe(take(2), toArray()));
+      await (await runtime.resume(session.id)).append({ id: "a0", role: "assistant", content: "hi" });
+      expect((await views).map((v) => v.messages.length)).toEqual([1, 2]);
+      expect(session.state).toEqual(before);
+    });
+  });
+}
