@@ -1,0 +1,161 @@
+/**
+ * Runs the benchmarks and prints their markdown tables: `pnpm bench [-- --quick] [--only a,b]`.
+ * PostgreSQL parts need BENCH_DATABASE_URL (or TEST_DATABASE_URL); results also go to bench/results/latest.json.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { type AppendResult, runAppendBench } from "./append.ts";
+import { type BudgetResult, runBudgetBench } from "./budget.ts";
+import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
+import { createPostgresDatabase, createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { type ResumeResult, runResumeBench } from "./resume.ts";
+import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
+import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
+
+const BENCHES = ["append", "resume", "budget", "tokenizers", "cold-start"] as const;
+type BenchName = (typeof BENCHES)[number];
+
+function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<BenchName> } {
+  const quick = argv.includes("--quick");
+  const at = argv.indexOf("--only");
+  const names = at >= 0 ? (argv[at + 1] ?? "").split(",").filter((n) => n.length > 0) : [...BENCHES];
+  const unknown = names.filter((n) => !(BENCHES as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(", ")}; expected ${BENCHES.join(",")}`);
+  return { quick, only: new Set(names as BenchName[]) };
+}
+
+function appendTable(rows: readonly AppendResult[]): string {
+  return markdownTable(
+    ["engine", "events / tx", "events", "ours events/s", "raw INSERT events/s", "ours / raw"],
+    rows.map((r) => [r.engine, r.batch, num(r.eventsPerRep), num(r.oursPerSec), num(r.rawPerSec), ratio(r.ratio)]),
+  );
+}
+
+function resumeTable(rows: readonly ResumeResult[]): string {
+  return markdownTable(
+    [
+      "engine",
+      "messages",
+      "events",
+      "live msgs",
+      "full replay",
+      "growth",
+      "from snapshot",
+      "growth",
+      "snapshot size",
+      "replay / snapshot",
+    ],
+    rows.map((r, i) => {
+      const previous = rows[i - 1]?.engine === r.engine ? rows[i - 1] : undefined;
+      const growth = (now: number, before: number | undefined) => (before === undefined ? "" : ratio(now / before));
+      return [
+        r.engine,
+        num(r.messages),
+        num(r.events),
+        num(r.liveMessages),
+        ms(r.replayMs),
+        growth(r.replayMs, previous?.replayMs),
+        `${ms(r.snapshotMs)} (+${r.replayedAfterSnapshot} events)`,
+        growth(r.snapshotMs, previous?.snapshotMs),
+        `${num(r.snapshotBytes / 1e6, 1)} MB`,
+        ratio(r.replayMs / r.snapshotMs),
+      ];
+    }),
+  );
+}
+
+function budgetTable(rows: readonly BudgetResult[]): string {
+  return markdownTable(
+    [
+      "live messages",
+      "state.liveTokens",
+      "view().tokens",
+      "re-estimate (baseline)",
+      "baseline / liveTokens",
+      "baseline / view()",
+    ],
+    rows.map((r) => [
+      num(r.messages),
+      ms(r.liveTokensMs),
+      ms(r.viewTokensMs),
+      ms(r.baselineMs),
+      ratio(r.baselineMs / r.liveTokensMs),
+      ratio(r.baselineMs / r.viewTokensMs),
+    ]),
+  );
+}
+
+function coldStartTable(rows: readonly ColdStartResult[]): string {
+  return markdownTable(
+    ["engine", "runs", "`sessions --json` (tsx)", '`node -e ""`', "cli / node"],
+    rows.map((r) => [r.engine, r.runs, ms(r.cliMs), ms(r.nodeMs), ratio(r.ratio)]),
+  );
+}
+
+const { quick, only } = parseArgs(process.argv.slice(2));
+const serverUrl = postgresServerUrl();
+if (serverUrl === undefined) {
+  progress("!!!!!!!! NO BENCH_DATABASE_URL / TEST_DATABASE_URL: PostgreSQL is SKIPPED, SQLite runs alone !!!!!!!!");
+}
+const engines = serverUrl === undefined ? (["sqlite"] as const) : (["postgres", "sqlite"] as const);
+const folder = createSqliteFolder();
+const pgDatabases: { drop(): Promise<void> }[] = [];
+/** A fresh database (PostgreSQL) or file (SQLite) for one benchmark. */
+async function databaseFor(engine: "postgres" | "sqlite", label: string): Promise<string> {
+  if (engine === "sqlite" || serverUrl === undefined) return folder.path(`${label}.db`);
+  const database = await createPostgresDatabase(serverUrl, label.replace(/\W/g, "_"));
+  pgDatabases.push(database);
+  return database.url;
+}
+
+const results: Record<string, unknown> = {
+  date: new Date().toISOString(),
+  quick,
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, postgres: serverUrl !== undefined },
+};
+const tables: string[] = [`# Palimpsest benchmarks${quick ? " (--quick)" : ""}`];
+try {
+  if (only.has("append")) {
+    const rows: AppendResult[] = [];
+    for (const engine of engines) {
+      const url = await databaseFor(engine, "append");
+      rows.push(...(await runAppendBench({ engine, url, rawSqlitePath: folder.path("append-raw.db") }, quick)));
+    }
+    results.append = rows;
+    tables.push("## Append throughput", appendTable(rows));
+  }
+  if (only.has("resume")) {
+    const rows: ResumeResult[] = [];
+    for (const engine of engines)
+      rows.push(...(await runResumeBench(engine, await databaseFor(engine, "resume"), quick)));
+    results.resume = rows;
+    tables.push("## Resume (loadSession)", resumeTable(rows));
+  }
+  // Before budget: the budget bench loads gpt-tokenizer's encoding, which would zero its init time here.
+  if (only.has("tokenizers")) {
+    progress("tokenizers");
+    const rows = await runTokenizerBench();
+    results.tokenizers = rows;
+    tables.push("## Tokenizers", formatBenchTable(rows));
+  }
+  if (only.has("budget")) {
+    const rows = await runBudgetBench(quick);
+    results.budget = rows;
+    tables.push("## Per-turn budget check", budgetTable(rows));
+  }
+  if (only.has("cold-start")) {
+    const rows: ColdStartResult[] = [];
+    for (const engine of engines) rows.push(await runColdStartBench(engine, await databaseFor(engine, "cold"), quick));
+    results.coldStart = rows;
+    tables.push("## Cold start of one CLI command", coldStartTable(rows));
+  }
+} finally {
+  await Promise.all(pgDatabases.map((d) => d.drop()));
+  folder.drop();
+}
+if (serverUrl === undefined) tables.push("> **PostgreSQL was skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL.**");
+console.log(tables.join("\n\n"));
+const out = new URL("results/", import.meta.url);
+mkdirSync(out, { recursive: true });
+writeFileSync(new URL("latest.json", out), `${JSON.stringify(results, null, 2)}\n`);
+progress("results written to bench/results/latest.json");
