@@ -1,10 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { type ImportFormat, NotFoundError, parseTranscript } from "@palimpsest/core";
+import { type ImportFormat, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
 import { importSessions } from "@palimpsest/store";
 import type { Command } from "commander";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
+
+const FORMATS: readonly ImportFormat[] = ["openai", "claude-code", "openhands", "swe-agent", "tau-bench"];
 
 /** A progress reporter on stderr that prints at most every 10% (only for large inputs). */
 function progress(label: string, total: number): (done: number, of: number) => void {
@@ -26,6 +28,9 @@ export function registerImport(program: Command): void {
     .option("--format <format>", "openai | claude-code | openhands | swe-agent | tau-bench")
     .action(async (file: string, opts: { format?: ImportFormat }) => {
       const global = program.opts<GlobalOptions>();
+      if (opts.format !== undefined && !FORMATS.includes(opts.format)) {
+        throw new ValidationError(`unknown format ${opts.format}: expected ${FORMATS.join(", ")}`, ["--format"]);
+      }
       const text = await readFile(file, "utf8").catch((cause: unknown) => {
         throw new NotFoundError("file", file, { cause });
       });

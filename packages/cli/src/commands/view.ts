@@ -1,4 +1,4 @@
-import { messageText } from "@palimpsest/core";
+import { messageText, ValidationError } from "@palimpsest/core";
 import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
 import type { Command } from "commander";
 import { emit, type GlobalOptions, preview } from "../output.ts";
@@ -12,6 +12,9 @@ export function registerView(program: Command): void {
     .option("--format <format>", "openai | anthropic (JSON request body)")
     .action(async (id: string, opts: { format?: "openai" | "anthropic" }) => {
       const global = program.opts<GlobalOptions>();
+      if (opts.format !== undefined && opts.format !== "openai" && opts.format !== "anthropic") {
+        throw new ValidationError(`unknown format ${String(opts.format)}: expected openai or anthropic`, ["--format"]);
+      }
       const view = await withRuntime(global, async (runtime) => (await resumeByPrefix(runtime, id)).view());
       if (opts.format === "openai" || opts.format === "anthropic") {
         const body =

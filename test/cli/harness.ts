@@ -1,0 +1,128 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { importedSessionId } from "@palimpsest/store";
+import pg from "pg";
+
+/** The repository root (the CLI runs from here unless a test picks another cwd). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+const MAIN = join(ROOT, "packages/cli/src/main.ts");
+
+/** What one CLI process did. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of one CLI run: working directory, extra environment (undefined deletes a variable). */
+export interface CliOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Runs the real `palimpsest` CLI (tsx on packages/cli/src/main.ts) in a child process. The inherited
+ * PALIMPSEST_DATABASE_URL is removed unless `options.env` sets it.
+ */
+export function runPalimpsest(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const env: Record<string, string | undefined> = { ...process.env, PALIMPSEST_DATABASE_URL: undefined };
+  for (const [k, v] of Object.entries(options.env ?? {})) env[k] = v;
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [TSX, MAIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", fail);
+    child.on("close", (code) =>
+      done({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
+    );
+  });
+}
+
+/** The `{"error":{…}}` report a `--json` run printed on stderr. */
+export interface ErrorReportJson {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** Parses the JSON error a failed `--json` command wrote to stderr (throws if stderr is not that JSON). */
+export function jsonError(result: CliResult): ErrorReportJson {
+  const parsed = JSON.parse(result.stderr) as { error?: ErrorReportJson };
+  if (parsed.error === undefined) throw new Error(`no error on stderr: ${result.stderr}`);
+  return parsed.error;
+}
+
+/** A database the CLI can be pointed at with `--db`, deleted by dispose. */
+export interface CliDatabase {
+  readonly name: "sqlite" | "postgres";
+  readonly url: string;
+  /** A fresh temporary folder for fixtures, removed by dispose. */
+  readonly dir: string;
+  dispose(): Promise<void>;
+}
+
+/** A SQLite file (in a nested folder the store must create) inside a fresh temporary folder. */
+export async function sqliteCliDatabase(): Promise<CliDatabase> {
+  const dir = await mkdtemp(join(tmpdir(), "palimpsest-cli-"));
+  return {
+    name: "sqlite",
+    url: join(dir, "db", "palimpsest.db"),
+    dir,
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** A PostgreSQL database of its own on the server of `baseUrl` (TEST_DATABASE_URL), dropped by dispose. */
+export async function postgresCliDatabase(baseUrl: string): Promise<CliDatabase> {
+  const dir = await mkdtemp(join(tmpdir(), "palimpsest-cli-pg-"));
+  const database = `palimpsest_cli_${process.pid}_${randomBytes(4).toString("hex")}`;
+  await adminQuery(baseUrl, `CREATE DATABASE ${database}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${database}`;
+  return {
+    name: "postgres",
+    url: url.href,
+    dir,
+    async dispose() {
+      await adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function adminQuery(baseUrl: string, text: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Two file stems whose imported OpenAI session ids share their first `length` characters (and that
+ * prefix), for testing ambiguous prefixes. Deterministic: the ids are derived from the stems.
+ */
+export function collidingStems(tag: string, length = 3): { stems: [string, string]; prefix: string } {
+  const seen = new Map<string, string>();
+  for (let i = 0; ; i++) {
+    const stem = `${tag}-${i}`;
+    const prefix = importedSessionId("openai", stem).slice(0, length);
+    const other = seen.get(prefix);
+    if (other !== undefined) return { stems: [other, stem], prefix };
+    seen.set(prefix, stem);
+  }
+}
