@@ -1,4 +1,5 @@
-import { type ActiveView, watchView } from "@palimpsest/projections";
+import type { ActiveView } from "@palimpsest/projections";
+import { watchView } from "@palimpsest/projections/live";
 import { compactRange, type Palimpsest } from "@palimpsest/store";
 import { firstValueFrom, timeout } from "rxjs";
 import { filter, take, tap, toArray } from "rxjs/operators";

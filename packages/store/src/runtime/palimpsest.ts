@@ -34,6 +34,7 @@ export type RuntimeStore = EventStore & SnapshotStore & ChangeFeed;
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {
   store: RuntimeStore;
+  /** The tokenizer of an encoding; called on a session's first count, so it should cache its result. */
   counterFor: (encoding: SessionStarted["encoding"]) => Promise<TokenCounter>;
   snapshotEvery?: number;
   onSnapshotError?: (error: unknown) => void;
@@ -54,7 +55,7 @@ export class Palimpsest {
   async startSession(options: StartSessionOptions = {}): Promise<Session> {
     const { sessionId = uuidv7(), encoding, ...rest } = options;
     const started = { ...rest, encoding: encoding ?? encodingForModel(rest.model) } as SessionStarted;
-    const session = new Session(await this.#context(started.encoding), initialState(sessionId), 0);
+    const session = new Session(this.#context(started.encoding), initialState(sessionId), 0);
     await session.start(started);
     return session;
   }
@@ -64,7 +65,7 @@ export class Palimpsest {
     const loaded = await loadSession(this.store, sessionId);
     const started = loaded.state.started;
     if (started === undefined) throw new NotFoundError("session", sessionId);
-    return new Session(await this.#context(started.encoding), loaded.state, loaded.snapshotSeq);
+    return new Session(this.#context(started.encoding), loaded.state, loaded.snapshotSeq);
   }
 
   /**
@@ -96,10 +97,10 @@ export class Palimpsest {
     await this.store.close();
   }
 
-  async #context(encoding: SessionStarted["encoding"]): Promise<SessionContext> {
+  #context(encoding: SessionStarted["encoding"]): SessionContext {
     const ctx: SessionContext = {
       store: this.store,
-      counter: await this.#deps.counterFor(encoding),
+      counter: () => this.#deps.counterFor(encoding),
       snapshotEvery: this.#deps.snapshotEvery ?? 500,
     };
     if (this.#deps.onSnapshotError !== undefined) ctx.onSnapshotError = this.#deps.onSnapshotError;

@@ -31,7 +31,8 @@ import { type MessageInput, toMessage } from "./message-input.ts";
 /** Everything a session handle needs from the runtime that opened it. */
 export interface SessionContext {
   store: EventStore & SnapshotStore;
-  counter: TokenCounter;
+  /** The session's tokenizer, loaded on first use (a read-only command never pays for it). */
+  counter: () => Promise<TokenCounter>;
   /** Take a snapshot once this many events have passed since the last one. */
   snapshotEvery: number;
   onSnapshotError?: (error: unknown) => void;
@@ -90,9 +91,10 @@ export class Session {
     options: AppendMessagesOptions = {},
   ): Promise<StoredEvent[]> {
     const list = Array.isArray(input) ? (input as readonly MessageInput[]) : [input as MessageInput];
+    const counter = await this.#ctx.counter();
     const messages: CountedMessage[] = list.map((m) => {
       const message = toMessage(m);
-      return { message, tokens: this.#ctx.counter.countMessage(message) };
+      return { message, tokens: counter.countMessage(message) };
     });
     const command: SessionCommand =
       options.turnId === undefined
@@ -142,8 +144,8 @@ export class Session {
   }
 
   /** Counts a message's tokens with this session's tokenizer (for building replacements). */
-  countTokens(message: Parameters<TokenCounter["countMessage"]>[0]): number {
-    return this.#ctx.counter.countMessage(message);
+  async countTokens(message: Parameters<TokenCounter["countMessage"]>[0]): Promise<number> {
+    return (await this.#ctx.counter()).countMessage(message);
   }
 
   async #execute(command: SessionCommand, idempotencyKey?: string, viewVersion?: number): Promise<StoredEvent[]> {
