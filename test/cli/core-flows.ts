@@ -343,6 +343,8 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       const bogus = await expectError(["import", DEMO, "--format", "bogus"], "VALIDATION", 2);
       expect(bogus.message).toContain("bogus");
       await expectError(["import", DEMO, "--format", "tau-bench"], "VALIDATION", 2);
+      const nothing = await expectError(["import", DEMO, "--format", "claude-code"], "VALIDATION", 2);
+      expect(nothing.message).toContain("no messages found");
       expect((await expectError(["view", demoId, "--format", "html"], "VALIDATION", 2)).message).toContain("html");
       await expectError(["import", await write("prose.txt", "just some prose\n")], "VALIDATION", 2);
 

@@ -23,11 +23,13 @@ export function reportError(error: unknown, depth = 0): ErrorReport {
   return { code: "INTERNAL", message: String(error) };
 }
 
-/** One readable line per error in the chain, for terminals. */
+/** One readable line per error in the chain (plus its first validation issues), for terminals. */
 export function formatError(error: unknown): string {
   const lines: string[] = [];
   for (let r: ErrorReport | undefined = reportError(error); r; r = r.cause) {
     lines.push(`${lines.length === 0 ? "error" : "  caused by"} [${r.code}] ${r.message}`);
+    const issues = r.details?.issues;
+    if (Array.isArray(issues)) for (const issue of issues.slice(0, 10)) lines.push(`  - ${String(issue)}`);
   }
   return lines.join("\n");
 }

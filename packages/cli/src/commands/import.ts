@@ -41,6 +41,11 @@ export function registerImport(program: Command): void {
         onProgress: progress("parsing", lines),
       });
       const messages = sessions.reduce((n, s) => n + s.items.length, 0);
+      if (messages === 0) {
+        throw new ValidationError(`${basename(file)}: no messages found`, [
+          opts.format === undefined ? "the file holds no conversation" : `is it really --format ${opts.format}?`,
+        ]);
+      }
       const results = await withRuntime(global, (runtime) =>
         importSessions(runtime, sessions, { file: basename(file), onProgress: progress("writing", messages) }),
       );
