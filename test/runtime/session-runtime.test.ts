@@ -83,6 +83,18 @@ for (const backend of runtimeBackends()) {
       expect((await runtime.resume(session.id)).view()).toEqual(expected);
     });
 
+    it("replays a log longer than one read page (2,000 events) to the same state", async () => {
+      const session = await runtime.startSession();
+      for (let batch = 0; batch < 5; batch++) {
+        await session.append(
+          Array.from({ length: 500 }, (_, i) => ({ role: "user" as const, content: `note ${batch}.${i}` })),
+        );
+      }
+      const replay = await loadSession(runtime.store, session.id, false);
+      expect(replay.replayedEvents).toBe(2_501);
+      expect(replay.state).toEqual(session.state);
+    });
+
     it("lets exactly one of two racing compactors commit; the loser gets a view-version conflict", async () => {
       const session = await runtime.startSession();
       for (let n = 0; n < 6; n++) await session.append(exchange(n));

@@ -8,6 +8,9 @@ import {
   type SnapshotStore,
 } from "@palimpsest/core";
 
+/** Events read per query while replaying, so a long log is never held in memory all at once. */
+const REPLAY_PAGE = 2_000;
+
 /** How a session's state was loaded: from a snapshot plus the events after it, or by full replay. */
 export interface LoadedSession {
   state: SessionState;
@@ -26,13 +29,20 @@ export async function loadSession(
 ): Promise<LoadedSession> {
   const snapshot = useSnapshot ? await store.loadSnapshot(sessionId) : undefined;
   const cached = snapshot === undefined ? undefined : decodeState(snapshot, sessionId);
-  const base = cached ?? initialState(sessionId);
-  const events = await store.readStream(sessionId, { fromSeq: base.lastSeq + 1 });
-  if (cached !== undefined && events.length === 0) {
+  const state = cached ?? initialState(sessionId);
+  let replayedEvents = 0;
+  for (;;) {
+    const fromSeq = state.lastSeq + 1;
+    const page = await store.readStream(sessionId, { fromSeq, toSeq: fromSeq + REPLAY_PAGE - 1 });
+    foldEvents(state, page);
+    replayedEvents += page.length;
+    if (page.length < REPLAY_PAGE) break;
+  }
+  if (cached !== undefined && replayedEvents === 0) {
     const meta = await store.getSession(sessionId);
     if (meta === undefined || meta.version !== cached.lastSeq) return loadSession(store, sessionId, false);
   }
-  return { state: foldEvents(base, events), snapshotSeq: cached?.lastSeq ?? 0, replayedEvents: events.length };
+  return { state, snapshotSeq: cached?.lastSeq ?? 0, replayedEvents };
 }
 
 /** Writes a snapshot of the state. A failure is reported to `onError` and otherwise ignored: it is a cache. */
