@@ -15,7 +15,8 @@ export interface EventsTable {
   causation_id: string | null;
   correlation_id: string | null;
   idempotency_key: string | null;
-  content_hash: string;
+  /** SHA-256 of type, schema version and data, written only by appends with an idempotency key. */
+  content_hash: string | null;
   tenant_id: string;
   data: string;
 }

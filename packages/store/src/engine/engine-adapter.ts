@@ -5,11 +5,10 @@ import type { StoreDatabase } from "./database-schema.ts";
 /** The database engines the store runs on. */
 export type Engine = "postgres" | "sqlite";
 
-/** What an append wrote: one row per event, matched back to the batch by event id. */
-export interface WrittenRow {
-  position: number;
-  seq: number;
-  event_id: string;
+/** What an append wrote: the stream's new version and each event's position, in batch order. */
+export interface WrittenBatch {
+  version: number;
+  positions: number[];
 }
 
 /**
@@ -24,7 +23,7 @@ export interface EngineAdapter {
    * Claims the next versions and writes the batch atomically. Returns undefined, having written nothing,
    * when the expected version, view version or idempotency key stood in the way; the caller finds out which.
    */
-  writeBatch(batch: PreparedBatch): Promise<WrittenRow[] | undefined>;
+  writeBatch(batch: PreparedBatch): Promise<WrittenBatch | undefined>;
   /** A filter on `events` hiding rows that some earlier, still open transaction could precede. */
   readonly visibilityBarrier: Expression<SqlBool> | undefined;
 }

@@ -16,7 +16,7 @@ import { StorageError } from "@palimpsest/core";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
-import type { Engine, EngineAdapter, WrittenRow } from "./engine-adapter.ts";
+import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { EVENT_COLUMNS, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
 import { guardStorage } from "./storage-guard.ts";
 
@@ -158,29 +158,32 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     await guardStorage("close", () => this.#adapter.db.destroy());
   }
 
-  /** Builds the append's result from the batch and the rows it wrote, then wakes subscribers. */
-  #committed(batch: PreparedBatch, written: WrittenRow[]): AppendResult {
-    const byId = new Map(written.map((row) => [row.event_id, row]));
-    const events = batch.events.map((event) => {
-      const row = byId.get(event.eventId);
-      if (row === undefined) throw new StorageError("append", `event ${event.eventId} was not returned by the insert`);
-      return toStoredEvent({
-        position: row.position,
-        event_id: event.eventId,
-        session_id: batch.sessionId,
-        seq: row.seq,
-        type: event.type,
-        schema_version: event.schemaVersion,
-        occurred_at: batch.occurredAt,
-        causation_id: batch.causationId,
-        correlation_id: batch.correlationId,
-        idempotency_key: batch.idempotencyKey,
-        tenant_id: batch.tenantId,
-        data: event.data,
-      });
+  /**
+   * Builds the append's result from the batch as validated and the positions it got, without reading
+   * back or re-validating what was just written, then wakes subscribers.
+   */
+  #committed(batch: PreparedBatch, written: WrittenBatch): AppendResult {
+    const firstSeq = written.version - batch.events.length + 1;
+    const events = batch.events.map((prepared, i): StoredEvent => {
+      const position = written.positions[i];
+      if (position === undefined) {
+        throw new StorageError("append", `event ${prepared.eventId} was not returned by the insert`);
+      }
+      return {
+        eventId: prepared.eventId,
+        sessionId: batch.sessionId,
+        seq: firstSeq + i,
+        position,
+        schemaVersion: prepared.schemaVersion,
+        occurredAt: batch.occurredAt,
+        ...(batch.causationId === null ? {} : { causationId: batch.causationId }),
+        ...(batch.correlationId === null ? {} : { correlationId: batch.correlationId }),
+        ...(batch.idempotencyKey === null ? {} : { idempotencyKey: batch.idempotencyKey }),
+        tenantId: batch.tenantId,
+        ...prepared.event,
+      };
     });
-    const version = events.at(-1)?.seq ?? 0;
-    this.#changes.notify({ sessionId: batch.sessionId, version });
-    return { nextExpectedVersion: version, events, replayed: false };
+    this.#changes.notify({ sessionId: batch.sessionId, version: written.version });
+    return { nextExpectedVersion: written.version, events, replayed: false };
   }
 }

@@ -36,7 +36,7 @@ export function createMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("causation_id", "text")
           .addColumn("correlation_id", "text")
           .addColumn("idempotency_key", "text")
-          .addColumn("content_hash", "text", (c) => c.notNull())
+          .addColumn("content_hash", "text") // only appends with an idempotency key hash their events
           .addColumn("tenant_id", "text", (c) => c.notNull())
           .addColumn("data", pg ? sql`json` : "text", (c) => c.notNull())
           .addUniqueConstraint("events_session_event_id", ["session_id", "event_id"]);

@@ -1,11 +1,25 @@
-import { Kysely, PostgresDialect, type QueryCreator, sql } from "kysely";
+import { createHash } from "node:crypto";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { claimVersionQuery, type PreparedBatch } from "./append-batch.ts";
+import type { PreparedBatch } from "./append-batch.ts";
+import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
-import type { EngineAdapter, WrittenRow } from "./engine-adapter.ts";
+import type { EngineAdapter } from "./engine-adapter.ts";
 
 const INT8_OID = 20;
 const JSON_OID = 114;
+
+/**
+ * Batches up to this size list their events as VALUES rows (four or five parameters each, planned
+ * fastest); larger ones pass them as arrays through unnest(), far below the 65,535-parameter limit.
+ */
+const MAX_VALUES_ROWS = 1000;
+
+/**
+ * Statement texts a store names, so that each connection parses and plans them once (server-side
+ * prepared statements); the texts seen after that run unnamed. Bounds the statements kept per connection.
+ */
+const MAX_NAMED_STATEMENTS = 64;
 
 /** Type parsing for this pool only: int8 (positions) as numbers, json as its verbatim text. */
 const storeTypes: pg.CustomTypesConfig = {
@@ -25,104 +39,105 @@ export function createPostgresPool(connectionString: string): pg.Pool {
 
 /**
  * The PostgreSQL adapter. An append is ONE statement: a CTE claims the versions on the sessions row
- * (whose row lock serializes appends per session), records the idempotency key, and inserts every event
- * from unnest()ed arrays. Global readers only see rows below the oldest open transaction.
+ * (whose row lock serializes appends per session), records the idempotency key, and inserts every event.
+ * Global readers only see rows below the oldest open transaction.
  */
 export function postgresAdapter(pool: pg.Pool): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+  /** Statement names by text; a name is the text's hash, so stores sharing a pool agree on it. */
+  const names = new Map<string, string | undefined>();
+  const nameOf = (text: string): string | undefined => {
+    if (names.has(text)) return names.get(text);
+    const name =
+      names.size < MAX_NAMED_STATEMENTS
+        ? `palimpsest_append_${createHash("sha1").update(text).digest("hex")}`
+        : undefined;
+    if (name !== undefined) names.set(text, name);
+    return name;
+  };
   return {
     engine: "postgres",
     db,
     visibilityBarrier: sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`,
     async writeBatch(batch) {
-      const claim = claimVersionQuery(db, batch);
-      if (claim === undefined) return undefined;
+      const params = new SqlParams("postgres");
+      const text = writeSql(batch, params);
+      if (text === undefined) return undefined;
+      const count = batch.events.length;
+      let rows: { position: number; seq: number }[];
       try {
-        const rows: WrittenRow[] = await writeStatement(
-          db.with("claimed", () => claim),
-          batch,
-        ).execute();
-        return rows.length === 0 ? undefined : rows;
+        const name = count <= MAX_VALUES_ROWS ? nameOf(text) : undefined;
+        rows = (await pool.query<{ position: number; seq: number }>({ text, values: params.values, name })).rows;
       } catch (error) {
         if (isUsedIdempotencyKey(error)) return undefined;
         throw error;
       }
+      if (rows.length === 0) return undefined;
+      let version = 0;
+      for (const row of rows) version = Math.max(version, row.seq);
+      const firstSeq = version - count + 1;
+      const positions = new Array<number>(count);
+      for (const row of rows) positions[row.seq - firstSeq] = row.position;
+      return { version, positions };
     },
   };
 }
 
-type ClaimedDb = QueryCreator<StoreDatabase & { claimed: { version: number } }>;
-
-function writeStatement(db: ClaimedDb, batch: PreparedBatch) {
+/** The one statement of an append, or undefined when the batch can never apply. */
+function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
+  const claim = claimVersionSql(batch, p);
+  if (claim === undefined) return undefined;
   const count = batch.events.length;
-  const column = <K extends keyof PreparedBatch["events"][number]>(key: K) => batch.events.map((e) => e[key]);
-  const rows = sql<{
-    event_id: string;
-    type: string;
-    schema_version: number;
-    data: string;
-    content_hash: string;
-    ord: number;
-  }>`unnest(${column("eventId")}::uuid[], ${column("type")}::text[], ${column("schemaVersion")}::int[], ${column("data")}::json[], ${column("contentHash")}::text[]) with ordinality`.as<"v">(
-    sql`v(event_id, type, schema_version, data, content_hash, ord)`,
+  const keyed = batch.idempotencyKey !== null;
+  const recordKey = keyed
+    ? ", keyed AS (INSERT INTO idempotency_keys (session_id, idempotency_key, content_hash, first_seq, last_seq) " +
+      `SELECT ${p.add(batch.sessionId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
+      `${p.add(batch.contentHash, "text")}, claimed.version - ${count} + 1, claimed.version FROM claimed)`
+    : "";
+  const select =
+    `SELECT v.event_id, ${p.add(batch.sessionId, "text")}, claimed.version - ${count} + v.ord::int, v.type, ` +
+    `v.schema_version, ${p.add(batch.occurredAt, "timestamptz")}, ${p.add(batch.causationId, "text")}, ` +
+    `${p.add(batch.correlationId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
+    `${keyed ? "v.content_hash" : "NULL"}, ${p.add(batch.tenantId, "text")}, v.data`;
+  let source: string;
+  if (count <= MAX_VALUES_ROWS) {
+    const rows = batch.events.map(
+      (e, i) =>
+        `(${p.add(e.eventId, "uuid")}, ${p.add(e.event.type, "text")}, ${p.add(e.schemaVersion, "int")}, ` +
+        `${p.add(e.data, "json")}, ${keyed ? `${p.add(e.contentHash, "text")}, ` : ""}${i + 1})`,
+    );
+    source = `(VALUES ${rows.join(", ")}) AS v(event_id, type, schema_version, data, ${keyed ? "content_hash, " : ""}ord)`;
+  } else {
+    const column = <T>(value: (e: PreparedBatch["events"][number]) => T) => batch.events.map(value);
+    source =
+      `unnest(${p.add(
+        column((e) => e.eventId),
+        "uuid[]",
+      )}, ${p.add(
+        column((e) => e.event.type),
+        "text[]",
+      )}, ` +
+      `${p.add(
+        column((e) => e.schemaVersion),
+        "int[]",
+      )}, ${p.add(
+        column((e) => e.data),
+        "json[]",
+      )}` +
+      `${
+        keyed
+          ? `, ${p.add(
+              column((e) => e.contentHash),
+              "text[]",
+            )}`
+          : ""
+      }) WITH ORDINALITY ` +
+      `AS v(event_id, type, schema_version, data, ${keyed ? "content_hash, " : ""}ord)`;
+  }
+  return (
+    `WITH claimed AS (${claim})${recordKey} INSERT INTO events (${INSERT_COLUMNS}) ` +
+    `${select} FROM claimed, ${source} ORDER BY v.ord RETURNING position, seq`
   );
-  const key = batch.idempotencyKey;
-  // The "keyed" CTE adds a table nothing reads, so its query creator is used as the plain one.
-  const keyed =
-    key === null
-      ? db
-      : (db.with("keyed", (qc) =>
-          qc
-            .insertInto("idempotency_keys")
-            .columns(["session_id", "idempotency_key", "content_hash", "first_seq", "last_seq"])
-            .expression((eb) =>
-              eb
-                .selectFrom("claimed")
-                .select([
-                  sql<string>`${batch.sessionId}::text`.as("session_id"),
-                  sql<string>`${key}::text`.as("idempotency_key"),
-                  sql<string>`${batch.contentHash}::text`.as("content_hash"),
-                  sql<number>`claimed.version - ${count}::int + 1`.as("first_seq"),
-                  "claimed.version as last_seq",
-                ]),
-            ),
-        ) as unknown as ClaimedDb);
-  return keyed
-    .insertInto("events")
-    .columns([
-      "event_id",
-      "session_id",
-      "seq",
-      "type",
-      "schema_version",
-      "occurred_at",
-      "causation_id",
-      "correlation_id",
-      "idempotency_key",
-      "content_hash",
-      "tenant_id",
-      "data",
-    ])
-    .expression((eb) =>
-      eb
-        .selectFrom(["claimed", rows])
-        .select([
-          "v.event_id",
-          sql<string>`${batch.sessionId}::text`.as("session_id"),
-          sql<number>`claimed.version - ${count}::int + v.ord::int`.as("seq"),
-          "v.type",
-          "v.schema_version",
-          sql<string>`${batch.occurredAt}::timestamptz`.as("occurred_at"),
-          sql<string | null>`${batch.causationId}::text`.as("causation_id"),
-          sql<string | null>`${batch.correlationId}::text`.as("correlation_id"),
-          sql<string | null>`${key}::text`.as("idempotency_key"),
-          "v.content_hash",
-          sql<string>`${batch.tenantId}::text`.as("tenant_id"),
-          "v.data",
-        ])
-        .orderBy("v.ord"),
-    )
-    .returning(["position", "seq", "event_id"]);
 }
 
 /** True for the unique violation a concurrent append with the same idempotency key causes. */

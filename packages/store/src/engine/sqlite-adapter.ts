@@ -1,11 +1,18 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { type Compilable, Kysely, SqliteDialect } from "kysely";
-import { claimVersionQuery, type PreparedBatch } from "./append-batch.ts";
+import { Kysely, SqliteDialect } from "kysely";
+import type { PreparedBatch } from "./append-batch.ts";
+import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
-import type { EngineAdapter, WrittenRow } from "./engine-adapter.ts";
+import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 
-/** Rows per INSERT statement, well under SQLite's bound-parameter limit. */
+/** Rows per INSERT statement, well under SQLite's bound-parameter limit (12 parameters a row). */
 const ROWS_PER_INSERT = 500;
+
+/** Prepared statements kept per database (one per batch shape and size in use); the oldest go first. */
+const MAX_CACHED_STATEMENTS = 64;
+
+/** One row's placeholders in the events insert. */
+const ROW_PLACEHOLDERS = `(${Array.from({ length: 12 }, () => "?").join(", ")})`;
 
 /** Thrown inside the write transaction to roll it back when the batch cannot apply. */
 class Rejected extends Error {}
@@ -14,53 +21,68 @@ class Rejected extends Error {}
  * The SQLite adapter. An append is one `BEGIN IMMEDIATE` transaction, taking the write lock up front
  * (waiting up to busy_timeout for other processes), run synchronously from begin to commit: no other
  * connection of this process can interleave and wait on a lock this thread holds. With one writer at a
- * time, commit order is position order, so global readers need no barrier.
+ * time, commit order is position order, so global readers need no barrier; for the same reason the rows
+ * of one INSERT get consecutive positions (AUTOINCREMENT: each new row is one above the largest ever).
  */
 export function sqliteAdapter(database: BetterSqlite3.Database): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
-  const all = <R>(query: Compilable<R>): R[] => {
-    const compiled = query.compile();
-    return database.prepare(compiled.sql).all(...compiled.parameters) as R[];
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  /** The cached statement for `key` (its SQL text, or a shorter name for a long generated one). */
+  const prepare = (key: string, sql: () => string = () => key): BetterSqlite3.Statement => {
+    let statement = statements.get(key);
+    if (statement === undefined) {
+      statement = database.prepare(sql());
+      if (statements.size >= MAX_CACHED_STATEMENTS) {
+        const oldest = statements.keys().next().value;
+        if (oldest !== undefined) statements.delete(oldest);
+      }
+      statements.set(key, statement);
+    }
+    return statement;
   };
-  const write = database.transaction((batch: PreparedBatch): WrittenRow[] => {
-    const claim = claimVersionQuery(db, batch);
-    const claimed = claim === undefined ? undefined : all(claim)[0];
+  const insertSql = (rows: number) =>
+    `INSERT INTO events (${INSERT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => ROW_PLACEHOLDERS).join(", ")}`;
+  const write = database.transaction((batch: PreparedBatch): WrittenBatch => {
+    const params = new SqlParams("sqlite");
+    const claim = claimVersionSql(batch, params);
+    const claimed =
+      claim === undefined ? undefined : (prepare(claim).get(params.values) as { version: number } | undefined);
     if (claimed === undefined) throw new Rejected();
-    const firstSeq = claimed.version - batch.events.length + 1;
+    const version = claimed.version;
+    const count = batch.events.length;
+    const firstSeq = version - count + 1;
     if (batch.idempotencyKey !== null) {
-      const key = db
-        .insertInto("idempotency_keys")
-        .values({
-          session_id: batch.sessionId,
-          idempotency_key: batch.idempotencyKey,
-          content_hash: batch.contentHash,
-          first_seq: firstSeq,
-          last_seq: claimed.version,
-        })
-        .onConflict((oc) => oc.doNothing())
-        .returning("idempotency_key");
-      if (all(key).length === 0) throw new Rejected();
+      const key = prepare(
+        "INSERT INTO idempotency_keys (session_id, idempotency_key, content_hash, first_seq, last_seq) " +
+          "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      ).run(batch.sessionId, batch.idempotencyKey, batch.contentHash, firstSeq, version);
+      if (key.changes === 0) throw new Rejected();
     }
-    const rows = batch.events.map((e, i) => ({
-      event_id: e.eventId,
-      session_id: batch.sessionId,
-      seq: firstSeq + i,
-      type: e.type,
-      schema_version: e.schemaVersion,
-      occurred_at: batch.occurredAt,
-      causation_id: batch.causationId,
-      correlation_id: batch.correlationId,
-      idempotency_key: batch.idempotencyKey,
-      content_hash: e.contentHash,
-      tenant_id: batch.tenantId,
-      data: e.data,
-    }));
-    const written: WrittenRow[] = [];
-    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-      const chunk = rows.slice(start, start + ROWS_PER_INSERT);
-      written.push(...all(db.insertInto("events").values(chunk).returning(["position", "seq", "event_id"])));
+    const positions: number[] = [];
+    for (let start = 0; start < count; start += ROWS_PER_INSERT) {
+      const rows = Math.min(ROWS_PER_INSERT, count - start);
+      const values: unknown[] = [];
+      for (let i = start; i < start + rows; i++) {
+        const e = batch.events[i] as PreparedBatch["events"][number];
+        values.push(
+          e.eventId,
+          batch.sessionId,
+          firstSeq + i,
+          e.event.type,
+          e.schemaVersion,
+          batch.occurredAt,
+          batch.causationId,
+          batch.correlationId,
+          batch.idempotencyKey,
+          e.contentHash,
+          batch.tenantId,
+          e.data,
+        );
+      }
+      const last = Number(prepare(`insert events ${rows}`, () => insertSql(rows)).run(values).lastInsertRowid);
+      for (let r = rows - 1; r >= 0; r--) positions.push(last - r);
     }
-    return written;
+    return { version, positions };
   });
   return {
     engine: "sqlite",

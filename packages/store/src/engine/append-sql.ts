@@ -1,0 +1,58 @@
+import type { PreparedBatch } from "./append-batch.ts";
+import type { Engine } from "./engine-adapter.ts";
+
+/**
+ * The append's SQL, written by hand rather than through kysely: it runs on every append, and its text
+ * depends only on the batch's shape (expected-version kind, view version, idempotency key, size), so the
+ * engines can reuse prepared statements by text. Parameters are collected in text order.
+ */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  readonly #engine: Engine;
+
+  constructor(engine: Engine) {
+    this.#engine = engine;
+  }
+
+  /** Adds a parameter; returns its placeholder (`?` on SQLite, `$n::type` on PostgreSQL). */
+  add(value: unknown, pgType: string): string {
+    this.values.push(value);
+    return this.#engine === "postgres" ? `$${this.values.length}::${pgType}` : "?";
+  }
+}
+
+/**
+ * The statement that claims the batch's versions on the sessions row, returning the new version, or no
+ * row when the expected version or view version does not hold. The row lock it takes (insert-or-update
+ * or update) is the per-session lock. Undefined when the batch can never apply (a new stream has view 0).
+ */
+export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | undefined {
+  const count = batch.events.length;
+  const view = batch.expectedViewVersion;
+  const expected = batch.expectedVersion === "no-stream" ? 0 : batch.expectedVersion;
+  const newRow = () =>
+    "INSERT INTO sessions (session_id, version, view_version, created_at, updated_at, tenant_id) VALUES (" +
+    `${p.add(batch.sessionId, "text")}, ${p.add(count, "int")}, ${p.add(view === undefined ? 0 : view + 1, "int")}, ` +
+    `${p.add(batch.occurredAt, "timestamptz")}, ${p.add(batch.occurredAt, "timestamptz")}, ${p.add(batch.tenantId, "text")})`;
+  const set = () =>
+    `SET version = sessions.version + ${p.add(count, "int")}, updated_at = ${p.add(batch.occurredAt, "timestamptz")}` +
+    (view === undefined ? "" : `, view_version = ${p.add(view + 1, "int")}`);
+  if (expected === 0) {
+    if (view !== undefined && view !== 0) return undefined;
+    return `${newRow()} ON CONFLICT (session_id) DO NOTHING RETURNING version`;
+  }
+  if (expected === "any" && (view === undefined || view === 0)) {
+    const insert = newRow();
+    const update = `ON CONFLICT (session_id) DO UPDATE ${set()}`;
+    const where = view === undefined ? "" : ` WHERE sessions.view_version = ${p.add(view, "int")}`;
+    return `${insert} ${update}${where} RETURNING version`;
+  }
+  const update = `UPDATE sessions ${set()} WHERE session_id = ${p.add(batch.sessionId, "text")}`;
+  const version = expected === "any" ? "" : ` AND version = ${p.add(expected, "int")}`;
+  const viewCheck = view === undefined ? "" : ` AND view_version = ${p.add(view, "int")}`;
+  return `${update}${version}${viewCheck} RETURNING version`;
+}
+
+/** The events columns an append writes, in insert order. */
+export const INSERT_COLUMNS =
+  "event_id, session_id, seq, type, schema_version, occurred_at, causation_id, correlation_id, idempotency_key, content_hash, tenant_id, data";
