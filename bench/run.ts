@@ -4,10 +4,11 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
+import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
 import { type AppendResult, runAppendBench } from "./append.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
-import { createPostgresDatabase, createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
@@ -103,7 +104,7 @@ const pgDatabases: { drop(): Promise<void> }[] = [];
 /** A fresh database (PostgreSQL) or file (SQLite) for one benchmark. */
 async function databaseFor(engine: "postgres" | "sqlite", label: string): Promise<string> {
   if (engine === "sqlite" || serverUrl === undefined) return folder.path(`${label}.db`);
-  const database = await createPostgresDatabase(serverUrl, label.replace(/\W/g, "_"));
+  const database = await createScratchDatabase(serverUrl, `bench_${label.replace(/\W/g, "_")}`);
   pgDatabases.push(database);
   return database.url;
 }

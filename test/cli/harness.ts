@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importedSessionId } from "@palimpsest/store";
-import pg from "pg";
+import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** The repository root (the CLI runs from here unless a test picks another cwd). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -87,29 +86,16 @@ export async function sqliteCliDatabase(): Promise<CliDatabase> {
 /** A PostgreSQL database of its own on the server of `baseUrl` (TEST_DATABASE_URL), dropped by dispose. */
 export async function postgresCliDatabase(baseUrl: string): Promise<CliDatabase> {
   const dir = await mkdtemp(join(tmpdir(), "palimpsest-cli-pg-"));
-  const database = `palimpsest_cli_${process.pid}_${randomBytes(4).toString("hex")}`;
-  await adminQuery(baseUrl, `CREATE DATABASE ${database}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${database}`;
+  const database = await createScratchDatabase(baseUrl, "cli");
   return {
     name: "postgres",
-    url: url.href,
+    url: database.url,
     dir,
     async dispose() {
-      await adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await database.drop();
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function adminQuery(baseUrl: string, text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
 }
 
 /**

@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openEventStore } from "@palimpsest/store";
 import pg from "pg";
+import { createScratchDatabase } from "./scratch-postgres.ts";
 
 /** A store as openEventStore returns it: EventStore, SnapshotStore, subscribe and engine. */
 export type TestStore = Awaited<ReturnType<typeof openEventStore>>;
@@ -55,10 +55,8 @@ export async function sqliteBackend(): Promise<StoreBackend> {
  * TEST_DATABASE_URL) and dropped by dispose, so test files and runs can go in parallel.
  */
 export async function postgresBackend(baseUrl: string): Promise<StoreBackend> {
-  const database = `palimpsest_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  await adminQuery(baseUrl, `CREATE DATABASE ${database}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${database}`;
+  const database = await createScratchDatabase(baseUrl, "test");
+  const url = new URL(database.url);
   const stores = tracking(() => openEventStore(url.href));
   const clients: pg.Client[] = [];
   return {
@@ -84,17 +82,7 @@ export async function postgresBackend(baseUrl: string): Promise<StoreBackend> {
     async dispose() {
       await Promise.all(clients.map((c) => c.end()));
       await stores.closeAll();
-      await adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await database.drop();
     },
   };
-}
-
-async function adminQuery(baseUrl: string, text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
 }
