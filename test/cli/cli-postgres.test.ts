@@ -1,14 +1,14 @@
 import { describe, it } from "vitest";
+import { postgresServer } from "../support/postgres-server.ts";
 import { defineCoreFlows } from "./core-flows.ts";
 import { postgresCliDatabase } from "./harness.ts";
 
-const baseUrl = process.env.TEST_DATABASE_URL;
+const server = postgresServer();
 
-if (baseUrl === undefined || baseUrl === "") {
-  console.warn("test/cli/cli-postgres.test.ts: TEST_DATABASE_URL is unset, the PostgreSQL CLI flows are SKIPPED");
+if ("skip" in server) {
   describe("palimpsest CLI core flows (PostgreSQL)", () => {
-    it.skip("SKIPPED: set TEST_DATABASE_URL=postgres://… to run the CLI against PostgreSQL", () => {});
+    it.skip(`SKIPPED: ${server.skip}`, () => {});
   });
 } else {
-  defineCoreFlows("PostgreSQL", () => postgresCliDatabase(baseUrl));
+  defineCoreFlows("PostgreSQL", () => postgresCliDatabase(server.url));
 }

@@ -83,7 +83,7 @@ export async function sqliteCliDatabase(): Promise<CliDatabase> {
   };
 }
 
-/** A PostgreSQL database of its own on the server of `baseUrl` (TEST_DATABASE_URL), dropped by dispose. */
+/** A PostgreSQL database of its own on the server of `baseUrl` (see postgres-server.ts), dropped by dispose. */
 export async function postgresCliDatabase(baseUrl: string): Promise<CliDatabase> {
   const dir = await mkdtemp(join(tmpdir(), "palimpsest-cli-pg-"));
   const database = await createScratchDatabase(baseUrl, "cli");

@@ -1,8 +1,9 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/store";
+import { postgresServer } from "./postgres-server.ts";
 import { postgresBackend, type StoreBackend, sqliteBackend } from "./store-backends.ts";
 
-/** A backend for runtime-level tests: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
+/** A backend for runtime-level tests: SQLite always, PostgreSQL when a server is found (see postgres-server.ts). */
 export interface RuntimeBackend {
   readonly name: string;
   /** Why the backend is skipped, when it is. */
@@ -34,14 +35,13 @@ function runtimeOver(name: string, make: () => Promise<StoreBackend>, skip?: str
   return skip === undefined ? base : { ...base, skip };
 }
 
-/** The runtime backends every integration test runs on. PostgreSQL is skipped loudly without a URL. */
+/** The runtime backends every integration test runs on; PostgreSQL skips (loudly) when there is no server. */
 export function runtimeBackends(): RuntimeBackend[] {
-  const url = process.env.TEST_DATABASE_URL ?? "";
-  if (url === "") {
-    console.warn("\n!!! SKIPPING the PostgreSQL runtime tests: TEST_DATABASE_URL is not set. !!!\n");
-  }
+  const server = postgresServer();
   return [
     runtimeOver("sqlite", sqliteBackend),
-    runtimeOver("postgres", () => postgresBackend(url), url === "" ? "TEST_DATABASE_URL is not set" : undefined),
+    "skip" in server
+      ? runtimeOver("postgres", () => Promise.reject(new Error(server.skip)), server.skip)
+      : runtimeOver("postgres", () => postgresBackend(server.url)),
   ];
 }

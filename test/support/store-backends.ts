@@ -52,7 +52,7 @@ export async function sqliteBackend(): Promise<StoreBackend> {
 
 /**
  * A PostgreSQL backend on a database of its own, created on the server of `baseUrl` (normally
- * TEST_DATABASE_URL) and dropped by dispose, so test files and runs can go in parallel.
+ * TEST_DATABASE_URL or a testcontainers server) and dropped by dispose, so test files and runs can go in parallel.
  */
 export async function postgresBackend(baseUrl: string): Promise<StoreBackend> {
   const database = await createScratchDatabase(baseUrl, "test");
