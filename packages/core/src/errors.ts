@@ -104,6 +104,32 @@ export class StorageError extends PalimpsestError<{ operation: string }> {
   }
 }
 
+/** Why a summarizer call failed, classified so cooldowns and telemetry can depend on the class. */
+export type SummarizerFailure = "timeout" | "auth" | "rate-limited" | "empty" | "truncated" | "refused" | "other";
+
+/** A summarizer call failed; `reason` is the class, `retryAfterMs` what the provider asked for, if anything. */
+export class SummarizerError extends PalimpsestError<{
+  reason: SummarizerFailure;
+  provider: string;
+  retryAfterMs?: number;
+}> {
+  constructor(
+    reason: SummarizerFailure,
+    provider: string,
+    message: string,
+    options?: { cause?: unknown; retryAfterMs?: number },
+  ) {
+    super(
+      "SUMMARIZER",
+      `${provider} summarizer failed (${reason}): ${message}`,
+      options?.retryAfterMs === undefined
+        ? { reason, provider }
+        : { reason, provider, retryAfterMs: options.retryAfterMs },
+      options,
+    );
+  }
+}
+
 /** True when `value` is a Palimpsest error, optionally of one code. */
 export function isPalimpsestError(value: unknown, code?: ErrorCode): value is PalimpsestError {
   return value instanceof PalimpsestError && (code === undefined || value.code === code);

@@ -1,0 +1,60 @@
+import type { Replacement } from "../events/event-data.ts";
+import type { LiveEntry } from "../session/session-state.ts";
+import type { ProviderProfile } from "./provider-profile.ts";
+
+/** What a policy sees: the live view with its token counts, the session's window and profile. */
+export interface PolicyInput {
+  view: readonly LiveEntry[];
+  viewVersion: number;
+  liveTokens: number;
+  /** The model's context window and the tokens reserved for its answer. */
+  contextWindow: number;
+  maxOutputTokens: number;
+  profile: ProviderProfile;
+  /** Compactions already committed in this session (the head shrinks after the first). */
+  compactions: number;
+  /** Run even below the threshold (an explicit `compact --force`). */
+  force: boolean;
+}
+
+/** A summary compaction still to be written: which messages, which role, what it continues. */
+export interface SummaryPlan {
+  kind: "summary";
+  /** Ids of the live messages to supersede, in view order: a whole middle span, never splitting a tool pair. */
+  targets: string[];
+  /** The messages the summarizer reads (the targets, earlier summary included where there is one). */
+  input: LiveEntry[];
+  /** Text of the summary these targets include, which the new one must update rather than nest. */
+  previousSummary?: string;
+  /** The role the summary message takes so that roles stay valid around it. */
+  role: "user" | "assistant";
+  /** Token budget for the summary. */
+  maxSummaryTokens: number;
+  tokensBefore: number;
+  reason: string;
+}
+
+/** A prune that needs no summarizer: stubs (with `at`) replacing old tool outputs. */
+export interface PrunePlan {
+  kind: "prune";
+  targets: string[];
+  replacements: Replacement[];
+  tokensBefore: number;
+  tokensAfter: number;
+  reason: string;
+}
+
+/** Nothing to do, and why (under threshold, backing off, nothing compactable). */
+export interface NoPlan {
+  kind: "none";
+  reason: string;
+}
+
+/** What a policy decides. The runtime writes the summary (if any) and commits exactly one supersede event. */
+export type CompactionPlan = SummaryPlan | PrunePlan | NoPlan;
+
+/** A compaction policy: pure, from the view and its configuration to a plan. */
+export interface CompactionPolicy {
+  readonly name: string;
+  plan(input: PolicyInput): CompactionPlan;
+}

@@ -1,0 +1,32 @@
+import type { Message } from "../messages/message.ts";
+
+/** What a summarizer is asked to do: fold `messages` (already serialized, capped and redacted) into a summary. */
+export interface SummaryRequest {
+  /** The messages to summarize, in order, as the serializer prepared them (no secrets, capped). */
+  messages: readonly Message[];
+  /** The summary these messages continue: the new summary must update it, not nest it. */
+  previousSummary?: string;
+  /** Upper bound on the summary's length, in tokens. */
+  maxOutputTokens: number;
+}
+
+/** A summary and what it cost. */
+export interface SummaryResult {
+  text: string;
+  /** Tokens the summarizer read and wrote, when the provider reports them. */
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/**
+ * Writes summaries. Implementations throw SummarizerError with a classified reason (timeout, auth,
+ * rate-limited, empty, truncated, refused, other) and never return an empty or truncated summary.
+ */
+export interface Summarizer {
+  /** The model (or "offline") that writes the summaries: part of every compaction's producer. */
+  readonly model: string;
+  /** Version of the prompt and format, so a cached summary from another prompt is never reused. */
+  readonly promptVersion: string;
+  /** Summarizes; honours `signal` (aborting throws SummarizerError "timeout"). */
+  summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult>;
+}
