@@ -1,3 +1,4 @@
+export * from "./cache-model/index.ts";
 export * from "./errors.ts";
 export * from "./events/index.ts";
 export * from "./format-error.ts";
@@ -5,4 +6,5 @@ export * from "./importers/index.ts";
 export * from "./invariants/index.ts";
 export * from "./messages/index.ts";
 export * from "./ports/index.ts";
+export * from "./replay-metrics/index.ts";
 export * from "./session/index.ts";

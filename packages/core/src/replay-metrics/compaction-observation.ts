@@ -1,0 +1,14 @@
+/** One compaction a replayed policy committed: what it cost and where it changed the prompt. */
+export interface CompactionObservation {
+  /** `prune` needs no summarizer; `summary` makes one auxiliary summarizer call. */
+  kind: "prune" | "summary";
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Summarizer tokens read and written (0 for a prune). */
+  auxInputTokens: number;
+  auxOutputTokens: number;
+  /** First prompt message index the compaction changed: the cache is lost from here on. */
+  earliestChangedIndex: number;
+  /** Index of the provider request after which the compaction ran (0-based, in replay order). */
+  requestIndex: number;
+}
