@@ -8,3 +8,4 @@ export * from "./messages/index.ts";
 export * from "./ports/index.ts";
 export * from "./replay-metrics/index.ts";
 export * from "./session/index.ts";
+export * from "./summarizers/index.ts";

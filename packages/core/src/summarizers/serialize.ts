@@ -1,0 +1,83 @@
+import type { ContentPart, Message } from "../messages/message.ts";
+import { messageText } from "../messages/message.ts";
+import { redactSecrets } from "./redact.ts";
+
+/** Per-message character caps applied before a summarizer reads a message (head + tail kept). */
+export interface SummaryCaps {
+  /** Characters kept of one tool output. */
+  toolOutputChars: number;
+  /** Characters kept of one tool call's arguments. */
+  toolArgumentChars: number;
+  /** Characters kept of any other message's text. */
+  messageChars: number;
+}
+
+/** Default caps: 2,000 characters per tool output and per tool call's arguments, 6,000 per other message. */
+export const DEFAULT_SUMMARY_CAPS: SummaryCaps = {
+  toolOutputChars: 2_000,
+  toolArgumentChars: 2_000,
+  messageChars: 6_000,
+};
+
+/**
+ * Keeps the head and the tail of `text` within `max` characters, marking what was cut. Idempotent: the
+ * result is at most `max` characters, so capping it again changes nothing.
+ */
+export function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const marker = `\n[… ${text.length - max} chars omitted …]\n`;
+  const room = max - marker.length;
+  if (room < 2) return text.slice(0, Math.max(0, max));
+  const head = Math.ceil(room / 2);
+  return `${text.slice(0, head)}${marker}${text.slice(text.length - (room - head))}`;
+}
+
+/** Redacts, then caps (so a cut never leaves half a secret unrecognisable). */
+function clean(text: string, max: number): string {
+  return capText(redactSecrets(text), max);
+}
+
+/**
+ * Prepares messages for a summarizer: secrets redacted, long texts capped head + tail, images reduced to a
+ * placeholder, opaque reasoning and metadata dropped. Safe to apply again: nothing more is redacted or cut.
+ */
+export function serializeForSummary(messages: readonly Message[], caps: SummaryCaps = DEFAULT_SUMMARY_CAPS): Message[] {
+  return messages.map((message) => {
+    const max = message.role === "tool" ? caps.toolOutputChars : caps.messageChars;
+    const text = clean(messageText(message), max);
+    const images = message.content.filter((p) => p.type === "image").length;
+    const content: ContentPart[] = [];
+    if (text.length > 0) content.push({ type: "text", text });
+    if (images > 0) content.push({ type: "text", text: `[${images} image${images === 1 ? "" : "s"} omitted]` });
+    const out: Message = { id: message.id, role: message.role, content };
+    if (message.name !== undefined) out.name = redactSecrets(message.name);
+    if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId;
+    if (message.isError !== undefined) out.isError = message.isError;
+    if (message.toolCalls !== undefined) {
+      out.toolCalls = message.toolCalls.map((call) => ({
+        id: call.id,
+        name: redactSecrets(call.name),
+        arguments: clean(call.arguments, caps.toolArgumentChars),
+      }));
+    }
+    return out;
+  });
+}
+
+/** Renders serialized messages as the plain-text transcript a model reads, tool names beside their results. */
+export function renderTranscript(messages: readonly Message[]): string {
+  const toolNames = new Map<string, string>();
+  const blocks: string[] = [];
+  for (const message of messages) {
+    for (const call of message.toolCalls ?? []) toolNames.set(call.id, call.name);
+    const text = messageText(message);
+    if (message.role === "tool") {
+      const tool = toolNames.get(message.toolCallId ?? "") ?? message.name ?? "tool";
+      blocks.push(`[tool result: ${tool}${message.isError === true ? ", error" : ""}]\n${text}`);
+      continue;
+    }
+    const calls = (message.toolCalls ?? []).map((c) => `[tool call: ${c.name}] ${c.arguments}`);
+    blocks.push([`[${message.role}]`, text, ...calls].filter((s) => s.length > 0).join("\n"));
+  }
+  return blocks.join("\n\n");
+}

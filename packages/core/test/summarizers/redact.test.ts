@@ -1,0 +1,126 @@
+import { DEFAULT_SUMMARY_CAPS, type Message, REDACTED, redactSecrets, serializeForSummary } from "@palimpsest/core";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+
+/** [input, the secret part that must disappear, a part that must survive]. */
+const CASES: readonly [string, string, string][] = [
+  ["export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234", "abcdefghijklmnop1234", "OPENAI_API_KEY="],
+  ["key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv_wx-yz", "AbCdEfGhIjKlMnOpQrStUv", "key "],
+  ["aws AKIAIOSFODNN7EXAMPLE id", "AKIAIOSFODNN7EXAMPLE", "aws "],
+  ["token ghp_abcdefghijklmnopqrstuvwxyz123456", "abcdefghijklmnopqrstuvwxyz123456", "token "],
+  ["github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "11ABCDEFG0123456789", ""],
+  ["slack xoxb-1234567890-abcdefghij", "1234567890-abcdefghij", "slack "],
+  ["slack xoxp-1234567890-abcdefghij", "1234567890-abcdefghij", "slack "],
+  ['{"apiKey": "hunter2-secret", "model": "gpt"}', "hunter2-secret", '"model": "gpt"'],
+  ['{\\"api_key\\": \\"hunter2-secret\\"}', "hunter2-secret", '{\\"api_key\\": \\"'],
+  ["api_key=abc123def&model=x", "abc123def", "&model=x"],
+  ["password: correct-horse-battery", "correct-horse-battery", "password: "],
+  ["DB_PASSWORD='pa ss word'", "pa ss word", "DB_PASSWORD="],
+  ["Authorization: Bearer abcdef123456789xyz", "abcdef123456789xyz", "Authorization: Bearer "],
+  ["postgres://admin:s3cr3t@db.example.com:5432/app", "s3cr3t", "postgres://admin:***@db.example.com"],
+  ["https://u:p%40ss@h.io/x", "p%40ss", "https://u:***@h.io/x"],
+  ["https://api.x.io/v1?token=zzz123abc&page=2", "zzz123abc", "&page=2"],
+  ["https://api.x.io/v1?x=1&key=zzz123abc", "zzz123abc", "?x=1&key="],
+  ["mytool --password hunter22 --verbose", "hunter22", "--verbose"],
+  [
+    "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "dozjgNryP4J3",
+    "jwt ",
+  ],
+  ["-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA", ""],
+];
+
+describe("redactSecrets", () => {
+  it.each(CASES)("redacts %s", (input, secret, kept) => {
+    const out = redactSecrets(input);
+    expect(out).not.toContain(secret);
+    expect(out).toContain(kept);
+    expect(redactSecrets(out)).toBe(out);
+  });
+
+  it("leaves ordinary text and token counts alone", () => {
+    const text = "max_tokens=100 maxOutputTokens: 4000 token_count=5 see src/task-runner.ts and https://example.com/a";
+    expect(redactSecrets(text)).toBe(text);
+  });
+});
+
+const alnum = fc.string({
+  unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"),
+  minLength: 20,
+  maxLength: 40,
+});
+const upper = fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), minLength: 16, maxLength: 16 });
+/** A secret in one of the supported shapes, with the random part that must never survive. */
+const secret: fc.Arbitrary<{ text: string; body: string }> = fc.oneof(
+  alnum.map((b) => ({ text: `sk-${b}`, body: b })),
+  alnum.map((b) => ({ text: `sk-ant-api03-${b}`, body: b })),
+  upper.map((b) => ({ text: `AKIA${b}`, body: `AKIA${b}` })),
+  alnum.map((b) => ({ text: `ghp_${b}`, body: b })),
+  alnum.map((b) => ({ text: `github_pat_${b}`, body: b })),
+  alnum.map((b) => ({ text: `xoxb-${b}`, body: b })),
+  alnum.map((b) => ({ text: `Authorization: Bearer ${b}`, body: b })),
+  alnum.map((b) => ({ text: `https://user:${b}@host.example/x`, body: b })),
+  alnum.map((b) => ({ text: `https://host.example/x?token=${b}`, body: b })),
+  alnum.map((b) => ({ text: `api_key=${b}`, body: b })),
+  alnum.map((b) => ({ text: `"apiKey": "${b}"`, body: b })),
+  alnum.map((b) => ({ text: `password=${b}`, body: b })),
+);
+
+describe("serializeForSummary", () => {
+  it("never lets an embedded secret through, whatever surrounds it and whatever the caps cut", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 3000 }),
+        secret,
+        fc.string({ maxLength: 3000 }),
+        fc.constantFrom("user", "assistant", "tool", "args") as fc.Arbitrary<string>,
+        (before, s, after, where) => {
+          const text = `${before} ${s.text} ${after}`;
+          const message: Message =
+            where === "tool"
+              ? { id: "t", role: "tool", toolCallId: "c", content: [{ type: "text", text }] }
+              : where === "args"
+                ? { id: "a", role: "assistant", content: [], toolCalls: [{ id: "c", name: "bash", arguments: text }] }
+                : { id: "m", role: where === "user" ? "user" : "assistant", content: [{ type: "text", text }] };
+          const out = JSON.stringify(serializeForSummary([message], DEFAULT_SUMMARY_CAPS));
+          expect(out).not.toContain(s.body);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("caps long tool outputs head + tail and marks the cut", () => {
+    const long = `HEAD${"x".repeat(10_000)}TAIL`;
+    const [out] = serializeForSummary([
+      { id: "t", role: "tool", toolCallId: "c", content: [{ type: "text", text: long }] },
+    ]);
+    const text = out?.content[0]?.type === "text" ? out.content[0].text : "";
+    expect(text.length).toBeLessThanOrEqual(DEFAULT_SUMMARY_CAPS.toolOutputChars);
+    expect(text.startsWith("HEAD")).toBe(true);
+    expect(text.endsWith("TAIL")).toBe(true);
+    expect(text).toContain("chars omitted");
+  });
+
+  it("drops images, reasoning and metadata but keeps the tool pairing", () => {
+    const [out] = serializeForSummary([
+      {
+        id: "t",
+        role: "tool",
+        toolCallId: "c",
+        isError: true,
+        reasoning: { secret: "sk-abcdefghijklmnopqrstuv" },
+        metadata: { x: 1 },
+        content: [{ type: "image", data: "AAAA" }],
+      },
+    ]);
+    expect(out).toEqual({
+      id: "t",
+      role: "tool",
+      toolCallId: "c",
+      isError: true,
+      content: [{ type: "text", text: "[1 image omitted]" }],
+    });
+    expect(REDACTED).toBe("[REDACTED]");
+  });
+});
