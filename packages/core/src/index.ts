@@ -1,4 +1,5 @@
 export * from "./cache-model/index.ts";
+export * from "./compaction/index.ts";
 export * from "./errors.ts";
 export * from "./events/index.ts";
 export * from "./format-error.ts";

@@ -1,5 +1,6 @@
 import type { Replacement } from "../events/event-data.ts";
 import type { LiveEntry } from "../session/session-state.ts";
+import type { CompactionHistory } from "./anti-thrash.ts";
 import type { ProviderProfile } from "./provider-profile.ts";
 
 /** What a policy sees: the live view with its token counts, the session's window and profile. */
@@ -15,6 +16,8 @@ export interface PolicyInput {
   compactions: number;
   /** Run even below the threshold (an explicit `compact --force`). */
   force: boolean;
+  /** Recent compactions and summary failures, for the anti-thrash check (absent: never back off). */
+  history?: CompactionHistory;
 }
 
 /** A summary compaction still to be written: which messages, which role, what it continues. */

@@ -1,0 +1,165 @@
+import type { CachePrices, CacheRules } from "../cache-model/cache-rules.ts";
+
+/** The compaction trigger: `max(floor(ratio × (context − output)), floorTokens)`, capped at `floorCapRatio` of the window when the floor binds. */
+export interface ThresholdRule {
+  ratio: number;
+  floorTokens: number;
+  floorCapRatio: number;
+}
+
+/** The protected tail: `max(minTokens, min(maxTokens, ratio × context))`, never more than `capRatio × context`. */
+export interface TailRule {
+  minTokens: number;
+  maxTokens: number;
+  ratio: number;
+  capRatio: number;
+}
+
+/** How far below the threshold a prune must land to be accepted: `max(pruneMinimumTokens, ratio × threshold)`. */
+export interface RunwayRule {
+  pruneMinimumTokens: number;
+  ratio: number;
+}
+
+/** How the provider caches prompt prefixes (the cache model's rules without prices): a compaction's earliest change costs by it. */
+export type PromptCacheRule = Omit<CacheRules, "prices">;
+
+/** The summary's token budget: `ratio` of the summarized span, clamped to [minTokens, maxTokens]. */
+export interface SummaryBudgetRule {
+  ratio: number;
+  minTokens: number;
+  maxTokens: number;
+}
+
+/** Compaction settings for one provider family: when to compact, what to protect, and what tokens cost. */
+export interface ProviderProfile {
+  name: string;
+  threshold: ThresholdRule;
+  tail: TailRule;
+  runway: RunwayRule;
+  /** Try pruning old tool outputs before summarizing (cheaper where rewriting the prefix costs cache). */
+  preferPrune: boolean;
+  cache: PromptCacheRule;
+  /** Tokens reserved for the answer when the session does not say. */
+  defaultMaxOutputTokens: number;
+  /** Tools whose outputs are never pruned. */
+  protectedTools: readonly string[];
+  /** Tool outputs of at most this many tokens are left alone by a prune (a stub would save little). */
+  pruneMinOutputTokens: number;
+  /** Tool outputs above this many tokens are trimmed as they are appended. */
+  trimTokens: number;
+  summary: SummaryBudgetRule;
+  /** List prices in US dollars per million tokens, for the cost model. */
+  prices: CachePrices;
+}
+
+/** Hermes' trigger: half the usable window, floored at 64K, at most 85% of the window where that floor binds. */
+export const DEFAULT_THRESHOLD_RULE: ThresholdRule = { ratio: 0.5, floorTokens: 64_000, floorCapRatio: 0.85 };
+
+/** Hermes' tail: 2.5% of the window between 10K and 25K tokens, never over 20% of it. */
+export const DEFAULT_TAIL_RULE: TailRule = { minTokens: 10_000, maxTokens: 25_000, ratio: 0.025, capRatio: 0.2 };
+
+/** OpenCode prunes only when at least 20K tokens are prunable; 15% of the threshold is the design's ratio. */
+export const DEFAULT_RUNWAY_RULE: RunwayRule = { pruneMinimumTokens: 20_000, ratio: 0.15 };
+
+/** Tools whose outputs the agent re-reads as state (files, memory, answers, skills, todos): never pruned. */
+export const DEFAULT_PROTECTED_TOOLS: readonly string[] = ["read_file", "memory", "clarify", "skill_view", "todo"];
+
+/** A fifth of the span, between 1K and 8K tokens (Hermes caps its fallback summary near 8,000 characters). */
+export const DEFAULT_SUMMARY_BUDGET: SummaryBudgetRule = { ratio: 0.2, minTokens: 1_000, maxTokens: 8_000 };
+
+/**
+ * Anthropic: explicit `cache_control` breakpoints, a 5-minute TTL refreshed on each hit, a 1,024-token
+ * minimum prefix, cache writes at 1.25× input and reads at 0.1×. Rewriting the prefix is expensive, so
+ * prefer pruning (which changes only old tool outputs) and mutate rarely. Prices: Claude Sonnet 4 list
+ * prices as of mid-2025 ($3 input, $0.30 cache read, $3.75 5-minute cache write, $15 output); check
+ * before relying on them. 64K output is Sonnet 4's maximum.
+ */
+export const ANTHROPIC_PROFILE: ProviderProfile = {
+  name: "anthropic",
+  threshold: DEFAULT_THRESHOLD_RULE,
+  tail: DEFAULT_TAIL_RULE,
+  runway: DEFAULT_RUNWAY_RULE,
+  preferPrune: true,
+  cache: { kind: "explicit-breakpoint", ttlSeconds: 300, minCacheableTokens: 1_024, granularityTokens: 1 },
+  defaultMaxOutputTokens: 64_000,
+  protectedTools: DEFAULT_PROTECTED_TOOLS,
+  pruneMinOutputTokens: 400,
+  trimTokens: 10_000,
+  summary: DEFAULT_SUMMARY_BUDGET,
+  prices: { input: 3, cachedRead: 0.3, cacheWrite: 3.75, output: 15 },
+};
+
+/**
+ * OpenAI: automatic prefix caching for prompts of 1,024 tokens or more, matched in 128-token steps, no
+ * write surcharge (cache writes cost plain input), entries live minutes when idle. A prune still breaks
+ * the cache from its first stub on, so prune first here too, but nothing is lost by writing. Prices:
+ * GPT-4.1 list prices as of mid-2025 ($2 input, $0.50 cached input, $8 output); 32,768 is its maximum
+ * output. Check before relying on them.
+ */
+export const OPENAI_PROFILE: ProviderProfile = {
+  name: "openai",
+  threshold: DEFAULT_THRESHOLD_RULE,
+  tail: DEFAULT_TAIL_RULE,
+  runway: DEFAULT_RUNWAY_RULE,
+  preferPrune: true,
+  cache: { kind: "automatic-prefix", ttlSeconds: 300, minCacheableTokens: 1_024, granularityTokens: 128 },
+  defaultMaxOutputTokens: 32_768,
+  protectedTools: DEFAULT_PROTECTED_TOOLS,
+  pruneMinOutputTokens: 400,
+  trimTokens: 10_000,
+  summary: DEFAULT_SUMMARY_BUDGET,
+  prices: { input: 2, cachedRead: 0.5, cacheWrite: 2, output: 8 },
+};
+
+/**
+ * Local models: no prompt cache to protect and no per-token price, so a summary (one mutation that
+ * reclaims the most) is fine and pruning first buys nothing. Windows are small, so trim earlier (4K).
+ */
+export const LOCAL_PROFILE: ProviderProfile = {
+  name: "local",
+  threshold: DEFAULT_THRESHOLD_RULE,
+  tail: DEFAULT_TAIL_RULE,
+  runway: DEFAULT_RUNWAY_RULE,
+  preferPrune: false,
+  cache: { kind: "none", ttlSeconds: 0, minCacheableTokens: 0, granularityTokens: 1 },
+  defaultMaxOutputTokens: 4_096,
+  protectedTools: DEFAULT_PROTECTED_TOOLS,
+  pruneMinOutputTokens: 400,
+  trimTokens: 4_000,
+  summary: DEFAULT_SUMMARY_BUDGET,
+  prices: { input: 0, cachedRead: 0, cacheWrite: 0, output: 0 },
+};
+
+/** The built-in profiles by name, as a session's `profile` field names them. */
+export const PROVIDER_PROFILES: Readonly<Record<string, ProviderProfile>> = {
+  anthropic: ANTHROPIC_PROFILE,
+  openai: OPENAI_PROFILE,
+  local: LOCAL_PROFILE,
+};
+
+/** Overrides for a custom profile: any top-level field, and any part of a nested rule. */
+export type ProfileOverrides = {
+  [K in keyof ProviderProfile]?: ProviderProfile[K] extends readonly unknown[] | string | number | boolean
+    ? ProviderProfile[K]
+    : Partial<ProviderProfile[K]>;
+};
+
+/** A custom profile: `base` (default OpenAI's) with `overrides` merged in, rule by rule; named "custom" unless given. */
+export function customProfile(overrides: ProfileOverrides, base: ProviderProfile = OPENAI_PROFILE): ProviderProfile {
+  return {
+    ...base,
+    name: overrides.name ?? "custom",
+    threshold: { ...base.threshold, ...overrides.threshold },
+    tail: { ...base.tail, ...overrides.tail },
+    runway: { ...base.runway, ...overrides.runway },
+    preferPrune: overrides.preferPrune ?? base.preferPrune,
+    cache: { ...base.cache, ...overrides.cache },
+    defaultMaxOutputTokens: overrides.defaultMaxOutputTokens ?? base.defaultMaxOutputTokens,
+    protectedTools: overrides.protectedTools ?? base.protectedTools,
+    pruneMinOutputTokens: overrides.pruneMinOutputTokens ?? base.pruneMinOutputTokens,
+    trimTokens: overrides.trimTokens ?? base.trimTokens,
+    summary: { ...base.summary, ...overrides.summary },
+    prices: { ...base.prices, ...overrides.prices },
+  };
+}

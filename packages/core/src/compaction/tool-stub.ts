@@ -1,0 +1,50 @@
+import { type Message, messageText, type ToolCall } from "../messages/message.ts";
+
+const ARG_VALUE_CHARS = 40;
+const ARG_TOTAL_CHARS = 100;
+
+/** A short, one-line summary of a tool call's JSON arguments: `path="src/a.ts", limit=20`. */
+export function summarizeArguments(args: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return clip(oneLine(args), ARG_TOTAL_CHARS);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return clip(oneLine(JSON.stringify(parsed) ?? ""), ARG_TOTAL_CHARS);
+  }
+  const pairs = Object.entries(parsed).map(
+    ([key, value]) => `${key}=${clip(oneLine(JSON.stringify(value) ?? ""), ARG_VALUE_CHARS)}`,
+  );
+  return clip(pairs.join(", "), ARG_TOTAL_CHARS);
+}
+
+/** What ran and how it ended, in one line: `shell(cmd="ls") → error, 1,234 chars / 300 tokens`. */
+export function describeToolRun(result: Message, call: ToolCall | undefined, tokens: number): string {
+  const name = call?.name ?? result.name ?? "tool";
+  const args = call === undefined ? "" : summarizeArguments(call.arguments);
+  const outcome = result.isError === true ? "error" : "ok";
+  const chars = messageText(result).length;
+  return `${name}(${args}) → ${outcome}, ${chars.toLocaleString("en-US")} chars / ${tokens.toLocaleString("en-US")} tokens`;
+}
+
+/**
+ * A stub tool result standing for `result`: same tool call id (so the pair stays whole), one line of text.
+ * Keeps `name` and `isError` so exports still say which tool ran and whether it failed.
+ */
+export function stubMessage(id: string, result: Message, text: string): Message {
+  const stub: Message = { id, role: "tool", content: [{ type: "text", text }] };
+  if (result.toolCallId !== undefined) stub.toolCallId = result.toolCallId;
+  if (result.name !== undefined) stub.name = result.name;
+  if (result.isError !== undefined) stub.isError = result.isError;
+  return stub;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

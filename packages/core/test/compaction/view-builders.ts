@@ -1,0 +1,54 @@
+import type { LiveEntry, Message, PolicyInput } from "@palimpsest/core";
+import { OPENAI_PROFILE } from "@palimpsest/core";
+
+/** A live entry costing `tokens`, optionally placed by a compaction. */
+export function live(message: Message, tokens: number, placedBy?: LiveEntry["placedBy"]): LiveEntry {
+  return placedBy === undefined ? { message, tokens, seq: 1 } : { message, tokens, seq: 1, placedBy };
+}
+
+/** A system prompt. */
+export function system(id: string, text = "You are an agent."): Message {
+  return { id, role: "system", content: [{ type: "text", text }] };
+}
+
+/** An assistant message calling one tool `name` with `args` per call id. */
+export function callTools(id: string, calls: readonly [callId: string, name: string, args?: string][]): Message {
+  return {
+    id,
+    role: "assistant",
+    content: [],
+    toolCalls: calls.map(([callId, name, args]) => ({ id: callId, name, arguments: args ?? "{}" })),
+  };
+}
+
+/** A tool result for `callId` with `text`, optionally an error. */
+export function output(id: string, callId: string, text: string, isError = false): Message {
+  const message: Message = { id, role: "tool", toolCallId: callId, content: [{ type: "text", text }] };
+  if (isError) message.isError = true;
+  return message;
+}
+
+/** Roughly chars/4 over the content, plus framing: a stand-in for the session's TokenCounter. */
+export function countTokens(message: Message): number {
+  return Math.ceil(JSON.stringify(message.content).length / 4) + 4;
+}
+
+/** A policy input over `view` on a 200K window with no output reserve (threshold 100,000, tail 10,000). */
+export function policyInput(view: LiveEntry[], overrides: Partial<PolicyInput> = {}): PolicyInput {
+  return {
+    view,
+    viewVersion: 0,
+    liveTokens: view.reduce((sum, e) => sum + e.tokens, 0),
+    contextWindow: 200_000,
+    maxOutputTokens: 0,
+    profile: OPENAI_PROFILE,
+    compactions: 0,
+    force: false,
+    ...overrides,
+  };
+}
+
+/** The ids of a list of entries. */
+export function ids(entries: readonly LiveEntry[]): string[] {
+  return entries.map((e) => e.message.id);
+}
