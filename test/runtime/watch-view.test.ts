@@ -4,6 +4,7 @@ import { compactRange, type Palimpsest } from "@palimpsest/store";
 import { firstValueFrom, timeout } from "rxjs";
 import { filter, take, tap, toArray } from "rxjs/operators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until, untilHeard } from "../contract/change-feed-probe.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 
 for (const backend of runtimeBackends()) {
@@ -48,6 +49,23 @@ for (const backend of runtimeBackends()) {
       await (await runtime.resume(session.id)).append({ id: "a0", role: "assistant", content: "hi" });
       expect((await views).map((v) => v.messages.length)).toEqual([1, 2]);
       expect(session.state).toEqual(before);
+    });
+
+    it.skipIf(backend.name !== "postgres")("emits in another process's runtime when this one commits", async () => {
+      const other = await backend.open();
+      const session = await runtime.startSession();
+      await session.append({ id: "u0", role: "user", content: "hello" });
+      const seen: ActiveView[] = [];
+      const watching = watchView(other.store, session.id).subscribe((v) => seen.push(v));
+      try {
+        await untilHeard(runtime.store, other.store);
+        await session.append({ id: "a0", role: "assistant", content: "hi" });
+        await until(() => seen.at(-1)?.messages.length === 2);
+        expect(seen.map((v) => v.messages.length)).toEqual([1, 2]);
+        expect(seen.at(-1)).toEqual(session.view());
+      } finally {
+        watching.unsubscribe();
+      }
     });
   });
 }

@@ -1,5 +1,6 @@
 import type { Expression, Kysely, SqlBool } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
+import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 
 /** The database engines the store runs on. */
@@ -26,4 +27,9 @@ export interface EngineAdapter {
   writeBatch(batch: PreparedBatch): Promise<WrittenBatch | undefined>;
   /** A filter on `events` hiding rows that some earlier, still open transaction could precede. */
   readonly visibilityBarrier: Expression<SqlBool> | undefined;
+  /**
+   * PostgreSQL only: hears appends committed by other processes (LISTEN/NOTIFY). SQLite has none: its
+   * embedded use case is one writer process, whose appends its store tells listeners in process.
+   */
+  readonly listen?: ChangeSource;
 }

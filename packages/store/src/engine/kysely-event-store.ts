@@ -29,11 +29,12 @@ const MAX_ATTEMPTS = 5;
  */
 export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readonly #adapter: EngineAdapter;
-  readonly #changes = new ChangeNotifier();
+  readonly #changes: ChangeNotifier;
   #closed = false;
 
   constructor(adapter: EngineAdapter) {
     this.#adapter = adapter;
+    this.#changes = new ChangeNotifier(adapter.listen);
   }
 
   /** Which engine this store runs on. */
@@ -41,7 +42,12 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return this.#adapter.engine;
   }
 
-  /** Registers a listener called after each committed append (in this process); returns its remover. */
+  /**
+   * Registers a listener called after each committed append: at once for this store's own; on PostgreSQL
+   * also, through one LISTEN connection open while there are listeners, for other processes' (wake-ups
+   * only: a missed one is recovered by the next read; not through transaction-mode poolers). On SQLite,
+   * in process only (one writer process is the embedded use case). Returns the listener's remover.
+   */
   subscribe(listener: ChangeListener): () => void {
     return this.#changes.subscribe(listener);
   }
@@ -155,6 +161,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#changes.close();
     await guardStorage("close", () => this.#adapter.db.destroy());
   }
 

@@ -5,6 +5,7 @@ import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
+import { CHANGES_CHANNEL, postgresChangeSource, sessionRef } from "./postgres-changes.ts";
 
 const INT8_OID = 20;
 const JSON_OID = 114;
@@ -39,8 +40,9 @@ export function createPostgresPool(connectionString: string): pg.Pool {
 
 /**
  * The PostgreSQL adapter. An append is ONE statement: a CTE claims the versions on the sessions row
- * (whose row lock serializes appends per session), records the idempotency key, and inserts every event.
- * Global readers only see rows below the oldest open transaction.
+ * (whose row lock serializes appends per session), records the idempotency key, notifies other processes
+ * on commit (see postgres-changes.ts), and inserts every event. Global readers only see rows below the
+ * oldest open transaction.
  */
 export function postgresAdapter(pool: pg.Pool): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
@@ -59,6 +61,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     engine: "postgres",
     db,
     visibilityBarrier: sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`,
+    listen: postgresChangeSource(pool, db),
     async writeBatch(batch) {
       const params = new SqlParams("postgres");
       const text = writeSql(batch, params);
@@ -94,6 +97,9 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
       `SELECT ${p.add(batch.sessionId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
       `${p.add(batch.contentHash, "text")}, claimed.version - ${count} + 1, claimed.version FROM claimed)`
     : "";
+  const notify =
+    `, notified AS (SELECT pg_notify('${CHANGES_CHANNEL}', claimed.version || ' ' || ` +
+    `${p.add(sessionRef(batch.sessionId), "text")}) FROM claimed)`;
   const select =
     `SELECT v.event_id, ${p.add(batch.sessionId, "text")}, claimed.version - ${count} + v.ord::int, v.type, ` +
     `v.schema_version, ${p.add(batch.occurredAt, "timestamptz")}, ${p.add(batch.causationId, "text")}, ` +
@@ -135,8 +141,8 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
       `AS v(event_id, type, schema_version, data, ${keyed ? "content_hash, " : ""}ord)`;
   }
   return (
-    `WITH claimed AS (${claim})${recordKey} INSERT INTO events (${INSERT_COLUMNS}) ` +
-    `${select} FROM claimed, ${source} ORDER BY v.ord RETURNING position, seq`
+    `WITH claimed AS (${claim})${recordKey}${notify} INSERT INTO events (${INSERT_COLUMNS}) ` +
+    `${select} FROM claimed, notified, ${source} ORDER BY v.ord RETURNING position, seq`
   );
 }
 

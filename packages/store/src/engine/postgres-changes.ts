@@ -1,0 +1,159 @@
+import { createHash } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import type { ChangeSource } from "./change-notifier.ts";
+import type { StoreDatabase } from "./database-schema.ts";
+
+/**
+ * Cross-process change notification on PostgreSQL. Every append's statement also runs
+ * `pg_notify(CHANGES_CHANNEL, '<version> <session ref>')`, so the notification is sent on commit and
+ * never for a rolled-back append. Notifications are wake-ups only: one missed (listener reconnecting,
+ * process starting) is recovered by the next read of the log, which stays the truth. They do not work
+ * through poolers in transaction mode (PgBouncer drops LISTEN), and notifying commits take a global lock
+ * at commit, so very high append concurrency on one database serializes its commits there.
+ */
+export const CHANGES_CHANNEL = "palimpsest_changes";
+
+/** Session ids up to this many UTF-8 bytes travel whole; longer ones as a hash (payloads must stay < 8,000 bytes). */
+const MAX_INLINE_SESSION_ID_BYTES = 2000;
+
+/** The listening connection's application_name, so operators can tell it apart. */
+const LISTENER_NAME = "palimpsest-changes";
+
+/** Reconnection backoff after the listening connection drops: first and longest wait. */
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 10_000;
+
+/** How an append names its session in the payload: `=<id>`, or `#<sha-256 hex>` for a long id. */
+export function sessionRef(sessionId: string): string {
+  return Buffer.byteLength(sessionId) <= MAX_INLINE_SESSION_ID_BYTES
+    ? `=${sessionId}`
+    : `#${createHash("sha256").update(sessionId).digest("hex")}`;
+}
+
+/**
+ * The change source of a store on `pool`: one dedicated pg.Client LISTENing on CHANGES_CHANNEL while it
+ * runs, reconnecting with backoff. Notifications sent by the pool's own connections are skipped (the
+ * store already told its listeners in process); a hashed session id is looked up in `sessions`.
+ */
+export function postgresChangeSource(pool: pg.Pool, db: Kysely<StoreDatabase>): ChangeSource {
+  const ownBackends = new Set<number>();
+  pool.on("connect", (client) => {
+    const pid = backendPid(client);
+    if (pid !== undefined) ownBackends.add(pid);
+  });
+  pool.on("remove", (client) => {
+    const pid = backendPid(client);
+    if (pid !== undefined) ownBackends.delete(pid);
+  });
+  return (deliver) => {
+    const connection = new ListeningConnection(pool.options, (message) => {
+      if (ownBackends.has(message.processId)) return;
+      const change = parsePayload(message.payload);
+      if (change === undefined) return;
+      if (change.sessionId !== undefined) {
+        deliver({ sessionId: change.sessionId, version: change.version });
+        return;
+      }
+      sessionsWithHash(db, change.hash).then(
+        (ids) => {
+          for (const sessionId of ids) deliver({ sessionId, version: change.version });
+        },
+        (error: unknown) => console.error("palimpsest: could not resolve a change notification", error),
+      );
+    });
+    return () => connection.close();
+  };
+}
+
+/** The pid of a connected client's server process (pg sets it but does not type it). */
+function backendPid(client: pg.PoolClient): number | undefined {
+  const pid = (client as pg.PoolClient & { processID?: number | null }).processID;
+  return typeof pid === "number" ? pid : undefined;
+}
+
+type ParsedChange = { version: number } & ({ sessionId: string; hash?: never } | { sessionId?: never; hash: string });
+
+/** Reads `<version> =<id>` or `<version> #<hash>`; undefined for anything else (not ours). */
+function parsePayload(payload: string | undefined): ParsedChange | undefined {
+  if (payload === undefined) return undefined;
+  const space = payload.indexOf(" ");
+  if (space <= 0) return undefined;
+  const version = Number(payload.slice(0, space));
+  const ref = payload.slice(space + 1);
+  if (!Number.isSafeInteger(version)) return undefined;
+  if (ref.startsWith("=")) return { version, sessionId: ref.slice(1) };
+  if (ref.startsWith("#")) return { version, hash: ref.slice(1) };
+  return undefined;
+}
+
+/** The (rare) long session ids whose hash is `hash`: a scan of the long ids only. */
+async function sessionsWithHash(db: Kysely<StoreDatabase>, hash: string): Promise<string[]> {
+  const { rows } = await sql<{ session_id: string }>`
+    SELECT session_id FROM sessions
+    WHERE octet_length(session_id) > ${MAX_INLINE_SESSION_ID_BYTES}
+      AND encode(sha256(convert_to(session_id, 'UTF8')), 'hex') = ${hash}`.execute(db);
+  return rows.map((row) => row.session_id);
+}
+
+/**
+ * One LISTEN connection kept open until close(): when it drops, it reports once on stderr and reconnects
+ * with doubling waits; notifications sent meanwhile are lost (wake-ups only).
+ */
+class ListeningConnection {
+  readonly #config: pg.ClientConfig;
+  readonly #onNotification: (message: pg.Notification) => void;
+  #client: pg.Client | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #delay = FIRST_RETRY_MS;
+  #reported = false;
+
+  constructor(config: pg.ClientConfig, onNotification: (message: pg.Notification) => void) {
+    this.#config = { ...config, application_name: LISTENER_NAME };
+    this.#onNotification = onNotification;
+    void this.#connect();
+  }
+
+  /** Ends the connection (or the wait for the next attempt); never rejects. */
+  async close(): Promise<void> {
+    clearTimeout(this.#retry);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  async #connect(): Promise<void> {
+    const client = new pg.Client(this.#config);
+    this.#client = client;
+    client.on("notification", (message) => {
+      if (message.channel === CHANGES_CHANNEL) this.#onNotification(message);
+    });
+    client.on("error", (error) => this.#lost(client, error));
+    client.on("end", () => this.#lost(client, new Error("the connection ended")));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+      if (this.#client === client) {
+        this.#delay = FIRST_RETRY_MS;
+        this.#reported = false;
+      }
+    } catch (error) {
+      this.#lost(client, error);
+    }
+  }
+
+  /** Handles the first sign that `client` is gone (later ones, and any after close(), are ignored). */
+  #lost(client: pg.Client, error: unknown): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    client.end().catch(() => {});
+    if (!this.#reported) {
+      this.#reported = true;
+      const reason = error instanceof Error ? error.message : String(error);
+      console.error(`palimpsest: lost the change-notification connection (${reason}); reconnecting`);
+    }
+    this.#retry = setTimeout(() => void this.#connect(), this.#delay);
+    this.#retry.unref();
+    this.#delay = Math.min(this.#delay * 2, MAX_RETRY_MS);
+  }
+}

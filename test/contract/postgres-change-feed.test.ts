@@ -1,0 +1,185 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import type { StoreChange } from "@palimpsest/core";
+import { openEventStore } from "@palimpsest/store";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { postgresServer } from "../support/postgres-server.ts";
+import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
+import type { TestStore } from "../support/store-backends.ts";
+import { until, untilHeard } from "./change-feed-probe.ts";
+import { newSessionId, started, userMessage } from "./fixtures.ts";
+
+const server = postgresServer();
+const root = join(import.meta.dirname, "../..");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A listener that records what it hears. */
+function recorder() {
+  const heard: StoreChange[] = [];
+  return {
+    heard,
+    listener: (change: StoreChange) => void heard.push(change),
+    of: (sessionId: string) => heard.filter((c) => c.sessionId === sessionId),
+  };
+}
+
+describe.skipIf("skip" in server)("cross-process change notification on PostgreSQL", () => {
+  let database: ScratchDatabase;
+  let admin: pg.Client;
+  /** Two stores on the same database, each with its own pool: two "processes". */
+  let a: TestStore;
+  let b: TestStore;
+  const stores: TestStore[] = [];
+  const open = async () => {
+    const store = await openEventStore(database.url);
+    stores.push(store);
+    return store;
+  };
+  /** The open LISTEN connections on the test database (one per store that has subscribers). */
+  const listening = async () =>
+    (
+      await admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity " +
+          "WHERE datname = current_database() AND application_name = 'palimpsest-changes'",
+      )
+    ).rows[0]?.n;
+
+  beforeAll(async () => {
+    database = await createScratchDatabase("url" in server ? server.url : "", "changes");
+    admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    a = await open();
+    b = await open();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await admin?.end();
+    await database?.drop();
+  });
+
+  it("wakes a subscriber on store B after an append through store A commits, once, with its session and version", async () => {
+    const onB = recorder();
+    const onA = recorder();
+    const stopB = b.subscribe(onB.listener);
+    const stopA = a.subscribe(onA.listener);
+    await untilHeard(a, b);
+    const sid = newSessionId("cross");
+    await a.append(sid, [started()], { expectedVersion: "no-stream" });
+    await a.append(sid, [userMessage("m1", "one"), userMessage("m2", "two")], { expectedVersion: 1 });
+    await until(() => onB.of(sid).length === 2);
+    await sleep(200);
+    expect(onB.of(sid)).toEqual([
+      { sessionId: sid, version: 1 },
+      { sessionId: sid, version: 3 },
+    ]);
+    // A told its own listener in process and skips its own notifications: no duplicates.
+    expect(onA.of(sid)).toEqual(onB.of(sid));
+    stopA();
+    stopB();
+  });
+
+  it("does not wake anyone before the append commits, nor for an append that rolls back", async () => {
+    const onB = recorder();
+    const stop = b.subscribe(onB.listener);
+    await untilHeard(a, b);
+    const sid = newSessionId("held");
+    await a.append(sid, [started()], { expectedVersion: "no-stream" });
+    await until(() => onB.of(sid).length === 1);
+
+    // A transaction holds the session's row: A's append waits behind it, B hears nothing meanwhile.
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    await holder.query("BEGIN");
+    await holder.query("UPDATE sessions SET updated_at = now() WHERE session_id = $1", [sid]);
+    const blocked = a.append(sid, [userMessage("m1", "one")], { expectedVersion: 1 });
+    await sleep(300);
+    expect(onB.of(sid)).toHaveLength(1);
+    await holder.query("COMMIT");
+    await blocked;
+    await until(() => onB.of(sid).length === 2);
+    expect(onB.of(sid)[1]).toEqual({ sessionId: sid, version: 2 });
+
+    // The append's statement runs pg_notify, then fails on an idempotency key committed meanwhile:
+    // rolled back, it notifies no one.
+    await holder.query("BEGIN");
+    await holder.query(
+      "INSERT INTO idempotency_keys (session_id, idempotency_key, content_hash, first_seq, last_seq) VALUES ($1, 'k', 'other', 3, 3)",
+      [sid],
+    );
+    const conflicting = a.append(sid, [userMessage("m2", "two")], { expectedVersion: 2, idempotencyKey: "k" });
+    await sleep(300);
+    await holder.query("COMMIT");
+    await expect(conflicting).rejects.toThrow();
+    await holder.end();
+    await untilHeard(a, b);
+    expect(onB.of(sid)).toHaveLength(2);
+    stop();
+  });
+
+  it("stops delivering on unsubscribe, and closes the LISTEN connection with the last listener and on close()", async () => {
+    const c = await open();
+    const kept = recorder();
+    const dropped = recorder();
+    const stopKept = c.subscribe(kept.listener);
+    const stopDropped = c.subscribe(dropped.listener);
+    await untilHeard(a, c);
+    stopDropped();
+    const sid = newSessionId("unsub");
+    await a.append(sid, [started()], { expectedVersion: "no-stream" });
+    await until(() => kept.of(sid).length === 1);
+    expect(dropped.of(sid)).toEqual([]);
+
+    const before = await listening();
+    stopKept();
+    await expect.poll(listening).toBe((before ?? 0) - 1);
+    c.subscribe(kept.listener);
+    await expect.poll(listening).toBe(before);
+    await c.close();
+    await expect.poll(listening).toBe((before ?? 0) - 1);
+  });
+
+  it("reconnects after losing its connection, reporting once on stderr", async () => {
+    const onB = recorder();
+    const stop = b.subscribe(onB.listener);
+    await untilHeard(a, b);
+    const stderr = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity " +
+          "WHERE datname = current_database() AND application_name = 'palimpsest-changes'",
+      );
+      await untilHeard(a, b);
+      expect(stderr).toHaveBeenCalledOnce();
+      expect(String(stderr.mock.calls[0]?.[0])).toContain("lost the change-notification connection");
+    } finally {
+      stderr.mockRestore();
+    }
+    const sid = newSessionId("reconnected");
+    await a.append(sid, [started()], { expectedVersion: "no-stream" });
+    await until(() => onB.of(sid).length === 1);
+    stop();
+  });
+
+  it("names a session id too long for a payload by its hash, and listeners still get the id", async () => {
+    const onB = recorder();
+    const stop = b.subscribe(onB.listener);
+    await untilHeard(a, b);
+    const sid = `${newSessionId("long")}-${"é".repeat(5000)}`;
+    await a.append(sid, [started()], { expectedVersion: "no-stream" });
+    await until(() => onB.of(sid).length === 1);
+    expect(onB.of(sid)).toEqual([{ sessionId: sid, version: 1 }]);
+    stop();
+  });
+
+  it("lets a process that closed its stores exit by itself", () => {
+    const run = spawnSync(
+      process.execPath,
+      [join(root, "node_modules/tsx/dist/cli.mjs"), "test/contract/change-feed-exit.script.ts", database.url],
+      { cwd: root, encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ sessionId: "exit-check", version: 1 });
+  });
+});
