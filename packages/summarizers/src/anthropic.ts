@@ -1,0 +1,88 @@
+import Anthropic from "@anthropic-ai/sdk";
+import {
+  buildSummaryPrompt,
+  DEFAULT_SUMMARY_CAPS,
+  SUMMARY_PROMPT_VERSION,
+  SUMMARY_SYSTEM_PROMPT,
+  type Summarizer,
+  SummarizerError,
+  type SummaryCaps,
+  type SummaryRequest,
+  type SummaryResult,
+} from "@palimpsest/core";
+import { type FailureFacts, toSummarizerError } from "./failure.ts";
+import { finishSummary } from "./finish.ts";
+
+const PROVIDER = "anthropic";
+
+/** Settings of the Anthropic messages summarizer. */
+export interface AnthropicOptions {
+  model: string;
+  /** Defaults to the SDK's (ANTHROPIC_BASE_URL or api.anthropic.com). */
+  baseURL?: string;
+  /** Defaults to ANTHROPIC_API_KEY. */
+  apiKey?: string;
+  /** Per-attempt timeout in milliseconds (default 120,000). */
+  timeoutMs?: number;
+  /** Retries the SDK makes on connection errors, 408/409/429 and 5xx (default 2). */
+  maxRetries?: number;
+  temperature?: number;
+  caps?: SummaryCaps;
+}
+
+/** What an Anthropic SDK error says. */
+function facts(error: unknown): FailureFacts {
+  if (error instanceof Anthropic.APIConnectionTimeoutError || error instanceof Anthropic.APIUserAbortError)
+    return { kind: "timeout" };
+  if (error instanceof Anthropic.APIError) return { kind: "http", status: error.status, headers: error.headers };
+  return { kind: "unknown" };
+}
+
+/** Summarizer on the official `@anthropic-ai/sdk` messages API: one system prompt, one user turn. */
+export class AnthropicSummarizer implements Summarizer {
+  readonly model: string;
+  readonly promptVersion = SUMMARY_PROMPT_VERSION;
+  readonly #client: Anthropic;
+  readonly #options: AnthropicOptions;
+
+  constructor(options: AnthropicOptions) {
+    this.model = options.model;
+    this.#options = options;
+    this.#client = new Anthropic({
+      timeout: options.timeoutMs ?? 120_000,
+      maxRetries: options.maxRetries ?? 2,
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    });
+  }
+
+  /** Sends the request; throws SummarizerError with a classified reason on any failure. */
+  async summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult> {
+    const { temperature, caps = DEFAULT_SUMMARY_CAPS } = this.#options;
+    let message: Anthropic.Message;
+    try {
+      message = await this.#client.messages.create(
+        {
+          model: this.model,
+          max_tokens: request.maxOutputTokens,
+          system: SUMMARY_SYSTEM_PROMPT,
+          messages: [{ role: "user", content: buildSummaryPrompt(request, caps) }],
+          ...(temperature === undefined ? {} : { temperature }),
+        },
+        options?.signal === undefined ? {} : { signal: options.signal },
+      );
+    } catch (error) {
+      throw toSummarizerError(PROVIDER, error, facts(error), options?.signal);
+    }
+    const stop = message.stop_reason;
+    if (stop === "max_tokens" || stop === "model_context_window_exceeded")
+      throw new SummarizerError("truncated", PROVIDER, `stop_reason ${stop}`);
+    if (stop === "refusal") throw new SummarizerError("refused", PROVIDER, "stop_reason refusal");
+    const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+    const usage = message.usage;
+    return finishSummary(PROVIDER, text, {
+      inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+      outputTokens: usage.output_tokens,
+    });
+  }
+}

@@ -1,0 +1,3 @@
+export * from "./anthropic.ts";
+export { retryAfterMs } from "./failure.ts";
+export * from "./openai.ts";

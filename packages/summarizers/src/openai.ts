@@ -1,0 +1,92 @@
+import {
+  buildSummaryPrompt,
+  DEFAULT_SUMMARY_CAPS,
+  SUMMARY_PROMPT_VERSION,
+  SUMMARY_SYSTEM_PROMPT,
+  type Summarizer,
+  SummarizerError,
+  type SummaryCaps,
+  type SummaryRequest,
+  type SummaryResult,
+} from "@palimpsest/core";
+import OpenAI from "openai";
+import { type FailureFacts, toSummarizerError } from "./failure.ts";
+import { finishSummary } from "./finish.ts";
+
+const PROVIDER = "openai-compatible";
+
+/** Settings of an OpenAI-compatible chat-completions summarizer (OpenAI, vLLM, Ollama, LM Studio, gateways). */
+export interface OpenAICompatibleOptions {
+  model: string;
+  /** Defaults to the SDK's (OPENAI_BASE_URL or api.openai.com/v1); e.g. http://localhost:11434/v1 for Ollama. */
+  baseURL?: string;
+  /** Defaults to OPENAI_API_KEY, else a placeholder for local servers that need none. */
+  apiKey?: string;
+  /** Per-attempt timeout in milliseconds (default 120,000). */
+  timeoutMs?: number;
+  /** Retries the SDK makes on connection errors, 408/409/429 and 5xx (default 2). */
+  maxRetries?: number;
+  /** Which request field carries the output limit: `max_tokens` (default, widest support) or `max_completion_tokens`. */
+  tokenLimitField?: "max_tokens" | "max_completion_tokens";
+  temperature?: number;
+  caps?: SummaryCaps;
+}
+
+/** What an OpenAI SDK error says. */
+function facts(error: unknown): FailureFacts {
+  if (error instanceof OpenAI.APIConnectionTimeoutError || error instanceof OpenAI.APIUserAbortError)
+    return { kind: "timeout" };
+  if (error instanceof OpenAI.APIError) return { kind: "http", status: error.status, headers: error.headers };
+  return { kind: "unknown" };
+}
+
+/** Summarizer on the official `openai` SDK's chat completions: one system prompt, one user turn. */
+export class OpenAICompatibleSummarizer implements Summarizer {
+  readonly model: string;
+  readonly promptVersion = SUMMARY_PROMPT_VERSION;
+  readonly #client: OpenAI;
+  readonly #options: OpenAICompatibleOptions;
+
+  constructor(options: OpenAICompatibleOptions) {
+    this.model = options.model;
+    this.#options = options;
+    this.#client = new OpenAI({
+      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
+      timeout: options.timeoutMs ?? 120_000,
+      maxRetries: options.maxRetries ?? 2,
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    });
+  }
+
+  /** Sends the request; throws SummarizerError with a classified reason on any failure. */
+  async summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult> {
+    const { tokenLimitField = "max_tokens", temperature, caps = DEFAULT_SUMMARY_CAPS } = this.#options;
+    let completion: OpenAI.ChatCompletion;
+    try {
+      completion = await this.#client.chat.completions.create(
+        {
+          model: this.model,
+          messages: [
+            { role: "system", content: SUMMARY_SYSTEM_PROMPT },
+            { role: "user", content: buildSummaryPrompt(request, caps) },
+          ],
+          [tokenLimitField]: request.maxOutputTokens,
+          ...(temperature === undefined ? {} : { temperature }),
+        },
+        options?.signal === undefined ? {} : { signal: options.signal },
+      );
+    } catch (error) {
+      throw toSummarizerError(PROVIDER, error, facts(error), options?.signal);
+    }
+    const choice = completion.choices[0];
+    if (choice?.finish_reason === "length") throw new SummarizerError("truncated", PROVIDER, "finish_reason length");
+    if (choice?.finish_reason === "content_filter")
+      throw new SummarizerError("refused", PROVIDER, "finish_reason content_filter");
+    const refusal = choice?.message.refusal;
+    if (typeof refusal === "string" && refusal !== "") throw new SummarizerError("refused", PROVIDER, refusal);
+    return finishSummary(PROVIDER, choice?.message.content ?? "", {
+      inputTokens: completion.usage?.prompt_tokens,
+      outputTokens: completion.usage?.completion_tokens,
+    });
+  }
+}
