@@ -23,7 +23,10 @@ export interface PolicyInput {
 /** A summary compaction still to be written: which messages, which role, what it continues. */
 export interface SummaryPlan {
   kind: "summary";
-  /** Ids of the live messages to supersede, in view order: a whole middle span, never splitting a tool pair. */
+  /**
+   * Ids of the live messages to supersede, in view order: the middle span, never splitting a tool pair,
+   * less the last user message and last reply pinned inside it (the summary, at the first target, precedes them).
+   */
   targets: string[];
   /** The messages the summarizer reads (the targets, earlier summary included where there is one). */
   input: LiveEntry[];

@@ -3,7 +3,7 @@ import type { Message, ToolCall } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 import { derivedId } from "./derived-id.ts";
 import type { ProviderProfile } from "./provider-profile.ts";
-import type { SpanSelection } from "./span-selection.ts";
+import { middleEntries, type SpanSelection } from "./span-selection.ts";
 import { describeToolRun, stubMessage } from "./tool-stub.ts";
 
 /** Counts the tokens a message costs (the session's TokenCounter); policies are pure and never tokenize themselves. */
@@ -42,7 +42,7 @@ export function planPrune(
   for (const entry of view) if (prunable(entry)) newest.set(contentKey(entry.message), entry);
 
   const outcome: PruneOutcome = { targets: [], replacements: [], removedTokens: 0, addedTokens: 0 };
-  for (const entry of view.slice(span.headEnd, span.tailStart)) {
+  for (const entry of middleEntries(view, span)) {
     if (!prunable(entry)) continue;
     const { message } = entry;
     const call = callOf(message);

@@ -3,10 +3,14 @@ import type { LiveEntry } from "../session/session-state.ts";
 /** Messages kept verbatim after the system prompt until the first compaction (Hermes' head). */
 export const HEAD_MESSAGES = 3;
 
-/** The protected head `[0, headEnd)`, the compactable middle `[headEnd, tailStart)` and the protected tail. */
+/**
+ * The protected head `[0, headEnd)`, the protected tail `[tailStart, end)`, and between them the middle,
+ * less `pinned`: the last user message and the last reply (with its tool results) when they lie there.
+ */
 export interface SpanSelection {
   headEnd: number;
   tailStart: number;
+  pinned: ReadonlySet<number>;
 }
 
 /** True for a message a compaction placed as a summary (by its event, never by its content). */
@@ -16,7 +20,7 @@ export function isSummaryEntry(entry: LiveEntry): boolean {
 
 /**
  * Index of the last real user message and of the last assistant reply (neither placed by a compaction):
- * both must stay verbatim in the tail, or resumed agents restart finished work (Hermes #10896).
+ * both must stay verbatim, or resumed agents restart finished work (Hermes #10896). -1 when absent.
  */
 export function lastTurnIndices(view: readonly LiveEntry[]): { lastUser: number; lastAssistant: number } {
   let lastUser = -1;
@@ -31,26 +35,47 @@ export function lastTurnIndices(view: readonly LiveEntry[]): { lastUser: number;
 }
 
 /**
- * Splits a view into head, middle and tail. Head: the leading system messages plus the first three
- * messages (the system prompt alone once a compaction has run), widened over the tool results it
- * ends on. Tail: the newest messages within `budget` tokens, widened to hold the last user message
- * and the last assistant reply, and never starting on a tool result, so no tool pair is split.
+ * Splits a view for compaction. Head: the leading system messages plus the first three messages (the
+ * system prompt alone once a compaction has run), widened over the tool results it ends on. Tail: the
+ * newest messages within `budget` tokens, never starting on a tool result, so no tool pair is split.
+ * The last user message and the last reply stay verbatim: when they fall before the tail (a long agent
+ * run after one request), they are pinned rather than dragging the whole run into the tail, and the
+ * summary, placed at the first message it replaces, comes before them.
  */
 export function selectSpan(view: readonly LiveEntry[], budget: number, compactions: number): SpanSelection {
   let headEnd = 0;
   while (headEnd < view.length && view[headEnd]?.message.role === "system") headEnd++;
   if (compactions === 0) headEnd = Math.min(view.length, headEnd + HEAD_MESSAGES);
-  while (headEnd < view.length && view[headEnd]?.message.role === "tool") headEnd++;
+  headEnd = pastResults(view, headEnd);
 
   let tailStart = view.length;
   let used = 0;
-  while (tailStart > 0 && used + (view[tailStart - 1] as LiveEntry).tokens <= budget) {
+  while (tailStart > headEnd && used + (view[tailStart - 1] as LiveEntry).tokens <= budget) {
     tailStart--;
     used += (view[tailStart] as LiveEntry).tokens;
   }
   // Inside the budget, a tail starting on tool results gives them up rather than grow past it.
-  while (tailStart < view.length && view[tailStart]?.message.role === "tool") tailStart++;
-  const { lastUser, lastAssistant } = lastTurnIndices(view);
-  for (const forced of [lastUser, lastAssistant]) if (forced >= 0) tailStart = Math.min(tailStart, forced);
-  return { headEnd, tailStart: Math.max(headEnd, tailStart) };
+  tailStart = pastResults(view, tailStart);
+
+  const pinned = new Set<number>();
+  for (const index of Object.values(lastTurnIndices(view))) {
+    if (index < headEnd || index >= tailStart) continue;
+    const end = pastResults(view, index + 1);
+    for (let i = index; i < end; i++) pinned.add(i);
+  }
+  return { headEnd, tailStart, pinned };
+}
+
+/** The middle's entries a compaction may replace: between head and tail, less the pinned ones. */
+export function middleEntries(view: readonly LiveEntry[], span: SpanSelection): LiveEntry[] {
+  const middle: LiveEntry[] = [];
+  for (let i = span.headEnd; i < span.tailStart; i++) if (!span.pinned.has(i)) middle.push(view[i] as LiveEntry);
+  return middle;
+}
+
+/** The first index at or after `index` that is not a tool result. */
+function pastResults(view: readonly LiveEntry[], index: number): number {
+  let i = index;
+  while (i < view.length && view[i]?.message.role === "tool") i++;
+  return i;
 }

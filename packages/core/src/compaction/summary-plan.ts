@@ -3,7 +3,7 @@ import { messageText } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 import type { NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
 import type { CountTokens } from "./prune-plan.ts";
-import { isSummaryEntry, selectSpan } from "./span-selection.ts";
+import { isSummaryEntry, middleEntries, selectSpan } from "./span-selection.ts";
 import { formatSummaryMessage, stripSummaryNote } from "./summary-note.ts";
 import { chooseSummaryRole } from "./summary-role.ts";
 import { tailBudget } from "./threshold.ts";
@@ -16,7 +16,7 @@ import { tailBudget } from "./threshold.ts";
 export function planSummary(input: PolicyInput, why: string): SummaryPlan | NoPlan {
   const { view, profile } = input;
   const span = selectSpan(view, tailBudget(input.contextWindow, profile.tail), input.compactions);
-  const middle = view.slice(span.headEnd, span.tailStart);
+  const middle = middleEntries(view, span);
   const earlier = middle.filter(isSummaryEntry);
   const fresh = middle.filter((e) => !isSummaryEntry(e));
   if (fresh.length === 0) {
@@ -28,10 +28,10 @@ export function planSummary(input: PolicyInput, why: string): SummaryPlan | NoPl
     kind: "summary",
     targets: middle.map((e) => e.message.id),
     input: fresh,
-    role: chooseSummaryRole(view[span.headEnd - 1]?.message),
+    role: chooseSummaryRole(view[view.indexOf(middle[0] as LiveEntry) - 1]?.message),
     maxSummaryTokens: Math.min(budget.maxTokens, Math.max(budget.minTokens, Math.floor(budget.ratio * spanTokens))),
     tokensBefore: input.liveTokens,
-    reason: `${why}: summarizing ${middle.length} messages (${spanTokens} tokens) between a head of ${span.headEnd} and a tail of ${view.length - span.tailStart}`,
+    reason: `${why}: summarizing ${middle.length} messages (${spanTokens} tokens) between a head of ${span.headEnd} and a tail of ${view.length - span.tailStart} (${span.pinned.size} pinned)`,
   };
   if (earlier.length > 0)
     plan.previousSummary = earlier.map((e) => stripSummaryNote(messageText(e.message))).join("\n\n");
