@@ -1,5 +1,5 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { Palimpsest } from "@palimpsest/store";
+import { Palimpsest, type RuntimeDeps } from "@palimpsest/store";
 import { postgresServer } from "./postgres-server.ts";
 import { postgresBackend, type StoreBackend, sqliteBackend } from "./store-backends.ts";
 
@@ -11,7 +11,7 @@ export interface RuntimeBackend {
   /** Creates the backend's database; call once (beforeAll). */
   setup(): Promise<void>;
   /** A runtime on its own connections to the backend's database (a "fresh process"). */
-  open(options?: { snapshotEvery?: number }): Promise<Palimpsest>;
+  open(options?: Omit<RuntimeDeps, "store" | "counterFor">): Promise<Palimpsest>;
   /** Closes every runtime opened and drops the database (afterAll). */
   dispose(): Promise<void>;
 }
@@ -23,7 +23,7 @@ function runtimeOver(name: string, make: () => Promise<StoreBackend>, skip?: str
     async setup() {
       backend = await make();
     },
-    async open(options: { snapshotEvery?: number } = {}) {
+    async open(options: Omit<RuntimeDeps, "store" | "counterFor"> = {}) {
       if (backend === undefined) throw new Error(`${name} backend used before setup()`);
       const store = await backend.open();
       return new Palimpsest({ store, counterFor: createTokenCounter, ...options });

@@ -126,6 +126,10 @@ export const CompactionFailedSchema = z.object({
   attempt: z.number().int().positive(),
   targets: z.array(z.string()),
   detail: z.string().optional(),
+  /** How long the provider asked to wait (rate limits), in milliseconds. */
+  retryAfterMs: z.number().int().nonnegative().optional(),
+  /** Which summarizer configuration failed (model and prompt version, never a key): auth failures hold until it changes. */
+  configKey: z.string().optional(),
 });
 
 /** This session was handed off (rotated) to a successor that continues it. */

@@ -7,10 +7,22 @@ export interface CountedMessage {
   tokens: number;
 }
 
+/** A tool output to show trimmed from the start: `stub` (same tool call id) stands for `targetId` in the view. */
+export interface InsertionTrim {
+  targetId: string;
+  stub: CountedMessage;
+}
+
 /** What a caller can ask of a session. The decider turns each into events or a typed error. */
 export type SessionCommand =
   | { type: "start"; data: SessionStarted }
-  | { type: "append-messages"; messages: readonly CountedMessage[]; turnId?: string }
+  | {
+      type: "append-messages";
+      messages: readonly CountedMessage[];
+      turnId?: string;
+      /** Trimmed copies of tool outputs in this batch, recorded by a "trim" supersede in the same append. */
+      trims?: readonly InsertionTrim[];
+    }
   | { type: "complete-turn"; turnId: string; usage?: Usage }
   | { type: "supersede"; data: MessagesSuperseded }
   | { type: "record-compaction-failure"; data: CompactionFailed }

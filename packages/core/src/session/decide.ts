@@ -3,6 +3,7 @@ import { type DomainEvent, type MessagesSuperseded, validateEvent } from "../eve
 import type { SessionCommand } from "./commands.ts";
 import { decideAppend } from "./decide-append.ts";
 import { decideSupersede } from "./decide-supersede.ts";
+import { decideTrims } from "./decide-trims.ts";
 import type { SessionState } from "./session-state.ts";
 
 /**
@@ -30,7 +31,10 @@ export function decide(state: SessionState, command: SessionCommand): DomainEven
   }
   switch (command.type) {
     case "append-messages":
-      return decideAppend(state, command.messages, command.turnId);
+      return [
+        ...decideAppend(state, command.messages, command.turnId),
+        ...decideTrims(state, command.messages, command.trims ?? []),
+      ];
     case "complete-turn":
       return [checked({ type: "turn.completed", data: stripUndefined(command) })];
     case "supersede":

@@ -1,6 +1,6 @@
 import type { EventOf, StoredEvent } from "../events/index.ts";
 import { pendingCallsOf } from "./pending-calls.ts";
-import type { LiveEntry, SessionState } from "./session-state.ts";
+import { type LiveEntry, RECENT_LIMIT, type SessionState } from "./session-state.ts";
 
 /** Applies one stored event to the state, in place, and returns it. Events must come in seq order. */
 export function evolve(state: SessionState, event: StoredEvent): SessionState {
@@ -18,15 +18,34 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
       break;
     case "messages.superseded":
       supersede(state, event.data, event.seq);
+      keepRecent(state.recentCompactions, {
+        mode: event.data.mode,
+        tokensBefore: event.data.stats.tokensBefore,
+        tokensAfter: event.data.stats.tokensAfter,
+        at: Date.parse(event.occurredAt),
+      });
       break;
-    case "compaction.failed":
+    case "compaction.failed": {
       state.failures += 1;
+      const { reason, retryAfterMs, configKey } = event.data;
+      keepRecent(state.recentFailures, {
+        reason,
+        at: Date.parse(event.occurredAt),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        ...(configKey === undefined ? {} : { configKey }),
+      });
       break;
+    }
     case "session.handed-off":
       state.handedOffTo = event.data.toSessionId;
       break;
   }
   return state;
+}
+
+function keepRecent<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > RECENT_LIMIT) list.shift();
 }
 
 /** Folds a whole stream into a state (from `state`, or from nothing). */
@@ -87,6 +106,7 @@ function supersede(state: SessionState, data: EventOf<"messages.superseded">["da
   state.pendingCalls = pendingCallsOf(state.live);
   state.viewVersion += 1;
   state.compactions += 1;
+  state.compactionsByMode[data.mode] = (state.compactionsByMode[data.mode] ?? 0) + 1;
   state.lastCompaction = {
     compactionId: data.compactionId,
     seq,

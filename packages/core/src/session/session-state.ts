@@ -1,5 +1,11 @@
 import type { z } from "zod";
-import type { ReplacementKindSchema, SessionStarted, TurnCompleted } from "../events/index.ts";
+import type {
+  CompactionFailed,
+  CompactionMode,
+  ReplacementKindSchema,
+  SessionStarted,
+  TurnCompleted,
+} from "../events/index.ts";
 import type { Message } from "../messages/message.ts";
 
 /** A message in the active view, with the token count measured when it entered the log. */
@@ -22,6 +28,25 @@ export interface LastCompaction {
   tokensAfter: number;
 }
 
+/** A committed compaction as the anti-thrash check reads it (`at`: epoch milliseconds of the event). */
+export interface RecentCompaction {
+  mode: CompactionMode;
+  tokensBefore: number;
+  tokensAfter: number;
+  at: number;
+}
+
+/** A failed compaction as the anti-thrash check reads it. */
+export interface RecentFailure {
+  reason: CompactionFailed["reason"];
+  at: number;
+  retryAfterMs?: number;
+  configKey?: string;
+}
+
+/** How many recent compactions and failures the state keeps for the anti-thrash check. */
+export const RECENT_LIMIT = 8;
+
 /**
  * The fold of one session's log: the live view and what the decider needs to keep the invariants.
  * Plain data, so it can be snapshotted; `evolve` updates it in place for speed on long logs.
@@ -42,6 +67,11 @@ export interface SessionState {
   answeredCalls: Set<string>;
   lastCompaction: LastCompaction | undefined;
   compactions: number;
+  /** Committed compactions by mode (trims are compactions too, but do not shrink the head). */
+  compactionsByMode: Partial<Record<CompactionMode, number>>;
+  /** The last RECENT_LIMIT compactions and failures, oldest first. */
+  recentCompactions: RecentCompaction[];
+  recentFailures: RecentFailure[];
   failures: number;
   lastTurn: TurnCompleted | undefined;
   turns: number;
@@ -62,6 +92,9 @@ export function initialState(sessionId: string): SessionState {
     answeredCalls: new Set(),
     lastCompaction: undefined,
     compactions: 0,
+    compactionsByMode: {},
+    recentCompactions: [],
+    recentFailures: [],
     failures: 0,
     lastTurn: undefined,
     turns: 0,

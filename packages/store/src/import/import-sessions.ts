@@ -99,7 +99,7 @@ async function writeItems(session: Session, source: ImportedSession, advance: (n
     }
     await flush();
     const before = session.state.liveTokens;
-    const tokens = await session.countTokens(item.summary);
+    const tokens = (await session.tokenCounter()).countMessage(item.summary);
     await session.supersede({
       compactionId: `${item.summary.id}:compaction`,
       targets: session.state.live.map((e) => e.message.id),

@@ -35,7 +35,7 @@ export async function compactRange(session: Session, request: CompactRangeReques
     role: summaryRole(live, from, to),
     content: [{ type: "text" as const, text: request.summary }],
   };
-  const tokens = await session.countTokens(summary);
+  const tokens = (await session.tokenCounter()).countMessage(summary);
   const removed = range.reduce((n, e) => n + e.tokens, 0);
   const started = Date.now();
   return session.supersede({

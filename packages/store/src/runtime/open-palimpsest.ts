@@ -1,6 +1,7 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openEventStore } from "../engine/open-event-store.ts";
-import { Palimpsest } from "./palimpsest.ts";
+import type { CompactionSettings } from "./compaction-settings.ts";
+import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 
 /** Options of openPalimpsest. */
 export interface OpenPalimpsestOptions {
@@ -8,6 +9,10 @@ export interface OpenPalimpsestOptions {
   url?: string;
   /** Take a view snapshot every this many events (default 500). */
   snapshotEvery?: number;
+  /** How sessions compact (policy, profile, summarizer, automatic checks, trimming on append). */
+  compaction?: CompactionSettings;
+  /** Told the outcome of every automatic compaction that did something. */
+  onAutoCompaction?: RuntimeDeps["onAutoCompaction"];
 }
 
 /** Opens the store at `url` (migrating it) and returns the session runtime over it. */
@@ -17,5 +22,7 @@ export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promi
     store,
     counterFor: createTokenCounter,
     ...(options.snapshotEvery === undefined ? {} : { snapshotEvery: options.snapshotEvery }),
+    ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
+    ...(options.onAutoCompaction === undefined ? {} : { onAutoCompaction: options.onAutoCompaction }),
   });
 }

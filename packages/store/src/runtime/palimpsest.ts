@@ -2,6 +2,7 @@ import {
   type ChangeFeed,
   type EventStore,
   initialState,
+  isPalimpsestError,
   NotFoundError,
   type SessionStarted,
   type SessionSummary,
@@ -10,6 +11,8 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
+import { type CompactOutcome, compact } from "./compact.ts";
+import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
 import { loadSession } from "./load-session.ts";
 import type { MessageInput } from "./message-input.ts";
 import { Session, type SessionContext } from "./session.ts";
@@ -38,6 +41,10 @@ export interface RuntimeDeps {
   counterFor: (encoding: SessionStarted["encoding"]) => Promise<TokenCounter>;
   snapshotEvery?: number;
   onSnapshotError?: (error: unknown) => void;
+  /** How sessions compact: policy, profile, summarizer, automatic checks, trimming on append. */
+  compaction?: CompactionSettings;
+  /** Told the outcome of every automatic compaction check that did something (or failed). */
+  onAutoCompaction?: (outcome: CompactOutcome, session: Session) => void;
 }
 
 /** The session runtime an agent uses: start, resume and hand off sessions over one store. */
@@ -55,7 +62,7 @@ export class Palimpsest {
   async startSession(options: StartSessionOptions = {}): Promise<Session> {
     const { sessionId = uuidv7(), encoding, ...rest } = options;
     const started = { ...rest, encoding: encoding ?? encodingForModel(rest.model) } as SessionStarted;
-    const session = new Session(this.#context(started.encoding), initialState(sessionId), 0);
+    const session = new Session(this.#context(started), initialState(sessionId), 0);
     await session.start(started);
     return session;
   }
@@ -65,7 +72,7 @@ export class Palimpsest {
     const loaded = await loadSession(this.store, sessionId);
     const started = loaded.state.started;
     if (started === undefined) throw new NotFoundError("session", sessionId);
-    return new Session(this.#context(started.encoding), loaded.state, loaded.snapshotSeq);
+    return new Session(this.#context(started), loaded.state, loaded.snapshotSeq);
   }
 
   /**
@@ -97,13 +104,27 @@ export class Palimpsest {
     await this.store.close();
   }
 
-  #context(encoding: SessionStarted["encoding"]): SessionContext {
+  #context(started: SessionStarted): SessionContext {
+    const { compaction, onSnapshotError } = this.#deps;
     const ctx: SessionContext = {
       store: this.store,
-      counter: () => this.#deps.counterFor(encoding),
+      counter: () => this.#deps.counterFor(started.encoding),
       snapshotEvery: this.#deps.snapshotEvery ?? 500,
     };
-    if (this.#deps.onSnapshotError !== undefined) ctx.onSnapshotError = this.#deps.onSnapshotError;
+    if (onSnapshotError !== undefined) ctx.onSnapshotError = onSnapshotError;
+    if (compaction?.trimOnAppend === true) ctx.trimTokens = resolveProfile(compaction, started).trimTokens;
+    if (compaction?.auto === true) ctx.afterTurn = (session) => this.#autoCompact(session, compaction);
     return ctx;
+  }
+
+  /** The check after a completed turn: compact when the policy says so; a lost race is not an error. */
+  async #autoCompact(session: Session, settings: CompactionSettings): Promise<void> {
+    try {
+      const outcome = await compact(session, { ...settings, trigger: "auto" });
+      if (outcome.status !== "skipped") this.#deps.onAutoCompaction?.(outcome, session);
+    } catch (error) {
+      if (!isPalimpsestError(error, "CONCURRENCY_CONFLICT")) throw error;
+      await session.refresh();
+    }
   }
 }

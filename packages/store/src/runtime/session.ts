@@ -6,7 +6,9 @@ import {
   decide,
   type EventStore,
   foldEvents,
+  type InsertionTrim,
   type MessagesSuperseded,
+  planTrim,
   type SessionCommand,
   type SessionStarted,
   type SessionState,
@@ -36,6 +38,10 @@ export interface SessionContext {
   /** Take a snapshot once this many events have passed since the last one. */
   snapshotEvery: number;
   onSnapshotError?: (error: unknown) => void;
+  /** Tool outputs over this many tokens are trimmed in the append that records them. */
+  trimTokens?: number;
+  /** Called after every completed turn (the automatic compaction check). */
+  afterTurn?: (session: Session) => Promise<void>;
 }
 
 /** Options of one append. */
@@ -96,23 +102,28 @@ export class Session {
       const message = toMessage(m);
       return { message, tokens: counter.countMessage(message) };
     });
-    const command: SessionCommand =
-      options.turnId === undefined
-        ? { type: "append-messages", messages }
-        : { type: "append-messages", messages, turnId: options.turnId };
+    const trims = this.#trims(messages, counter);
+    const command: SessionCommand = {
+      type: "append-messages",
+      messages,
+      ...(options.turnId === undefined ? {} : { turnId: options.turnId }),
+      ...(trims.length === 0 ? {} : { trims }),
+    };
     return this.#execute(command, options.idempotencyKey);
   }
 
-  /** Records the end of a turn with the provider's real usage, when known. */
+  /** Records the end of a turn with the provider's real usage, when known; then the automatic compaction check. */
   async completeTurn(turnId: string, usage?: Usage): Promise<StoredEvent[]> {
-    return this.#execute(
+    const events = await this.#execute(
       usage === undefined ? { type: "complete-turn", turnId } : { type: "complete-turn", turnId, usage },
     );
+    await this.#ctx.afterTurn?.(this);
+    return events;
   }
 
   /** Commits a compaction, compare-and-set on its basis view version under the session lock. */
   async supersede(data: MessagesSuperseded): Promise<StoredEvent[]> {
-    return this.#execute({ type: "supersede", data }, undefined, data.basis.viewVersion);
+    return this.#execute({ type: "supersede", data });
   }
 
   /** Records a failed compaction attempt; the view is untouched. */
@@ -143,14 +154,31 @@ export class Session {
     return expandCompaction(await this.#ctx.store.readStream(this.id), compactionId, deep);
   }
 
-  /** Counts a message's tokens with this session's tokenizer (for building replacements). */
-  async countTokens(message: Parameters<TokenCounter["countMessage"]>[0]): Promise<number> {
-    return (await this.#ctx.counter()).countMessage(message);
+  /** This session's tokenizer (the encoding recorded at its start), for measuring replacements. */
+  tokenCounter(): Promise<TokenCounter> {
+    return this.#ctx.counter();
   }
 
-  async #execute(command: SessionCommand, idempotencyKey?: string, viewVersion?: number): Promise<StoredEvent[]> {
+  /** Trimmed copies of the batch's oversized tool outputs, when the runtime trims on append. */
+  #trims(messages: readonly CountedMessage[], counter: TokenCounter): InsertionTrim[] {
+    const maxTokens = this.#ctx.trimTokens;
+    if (maxTokens === undefined) return [];
+    return messages.flatMap(({ message, tokens }) => {
+      const trimmed = planTrim(message, tokens, { maxTokens }, (m) => counter.countMessage(m));
+      return trimmed === undefined
+        ? []
+        : [{ targetId: message.id, stub: { message: trimmed.message, tokens: trimmed.tokens } }];
+    });
+  }
+
+  /**
+   * Decides, appends and folds. A batch holding a compaction is compare-and-set on the view version
+   * it was decided from; when another writer moved the stream first, it re-reads and decides again.
+   */
+  async #execute(command: SessionCommand, idempotencyKey?: string): Promise<StoredEvent[]> {
     for (let attempt = 0; ; attempt++) {
       const events: DomainEvent[] = decide(this.#state, command);
+      const viewVersion = events.find((e) => e.type === "messages.superseded")?.data.basis.viewVersion;
       try {
         const result = await this.#ctx.store.append(this.id, events, {
           expectedVersion: this.#state.lastSeq === 0 ? "no-stream" : this.#state.lastSeq,

@@ -1,0 +1,138 @@
+import {
+  type CompactionPlan,
+  formatSummaryMessage,
+  type Message,
+  redactSecrets,
+  type StoredEvent,
+  SummarizerError,
+  type SummaryPlan,
+  type SummaryResult,
+  serializeForSummary,
+} from "@palimpsest/core";
+import { uuidv7 } from "uuidv7";
+import { type CompactionSettings, type ResolvedCompaction, resolveCompaction } from "./compaction-settings.ts";
+import type { Session } from "./session.ts";
+
+/** Options of one compaction run. */
+export interface CompactOptions extends CompactionSettings {
+  /** Run even below the threshold or while backing off. */
+  force?: boolean;
+  trigger?: "manual" | "auto";
+}
+
+/** What a compaction run did: committed one supersede event, decided there was nothing to do, or failed. */
+export type CompactOutcome =
+  | { status: "compacted"; plan: Exclude<CompactionPlan, { kind: "none" }>; event: StoredEvent; durationMs: number }
+  | { status: "skipped"; reason: string }
+  | { status: "failed"; reason: SummarizerError["details"]["reason"]; error: unknown; event: StoredEvent };
+
+/**
+ * Runs the session's compaction policy once and commits exactly one supersede event, compare-and-set on
+ * the view version the plan was made from. Messages appended while a summary is written survive
+ * verbatim after it; a failed summary is recorded as a compaction-failed event and the view is untouched.
+ * A concurrent compaction makes this one throw ConcurrencyConflict, never corrupt the view.
+ */
+export async function compact(session: Session, options: CompactOptions = {}): Promise<CompactOutcome> {
+  const started = Date.now();
+  const counter = await session.tokenCounter();
+  const settings = resolveCompaction(options, session.state, (m) => counter.countMessage(m));
+  const state = session.state;
+  const summaryConfigKey = `${settings.summarizer.model}@${settings.summarizer.promptVersion}`;
+  const plan = settings.policy.plan({
+    view: state.live,
+    viewVersion: state.viewVersion,
+    liveTokens: state.liveTokens,
+    contextWindow: settings.contextWindow,
+    maxOutputTokens: settings.maxOutputTokens,
+    profile: settings.profile,
+    compactions: (state.compactionsByMode.summary ?? 0) + (state.compactionsByMode.prune ?? 0),
+    force: options.force === true,
+    history: {
+      compactions: state.recentCompactions.filter((c) => c.mode === "summary" || c.mode === "prune"),
+      failures: state.recentFailures,
+      now: Date.now(),
+      configKey: summaryConfigKey,
+    },
+  });
+  if (plan.kind === "none") return { status: "skipped", reason: plan.reason };
+  const trigger = options.trigger ?? "manual";
+  const producer = { policy: settings.policy.name, profile: settings.profile.name };
+  if (plan.kind === "prune") {
+    const [event] = await session.supersede({
+      compactionId: uuidv7(),
+      targets: plan.targets,
+      replacements: plan.replacements,
+      mode: "prune",
+      basis: { viewVersion: state.viewVersion },
+      producer,
+      stats: { tokensBefore: plan.tokensBefore, tokensAfter: plan.tokensAfter, durationMs: Date.now() - started },
+      trigger,
+    });
+    return { status: "compacted", plan, event: event as StoredEvent, durationMs: Date.now() - started };
+  }
+  const basis = { viewVersion: state.viewVersion };
+  const removed = targetTokens(session, plan.targets);
+  let result: SummaryResult;
+  try {
+    result = await summarize(settings, plan);
+  } catch (error) {
+    const failure = error instanceof SummarizerError ? error : undefined;
+    const reason = failure?.details.reason ?? "other";
+    const [event] = await session.recordCompactionFailure({
+      mode: "summary",
+      reason,
+      attempt: consecutiveFailures(session) + 1,
+      targets: plan.targets,
+      detail: redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 500),
+      configKey: summaryConfigKey,
+      ...(failure?.details.retryAfterMs === undefined ? {} : { retryAfterMs: failure.details.retryAfterMs }),
+    });
+    return { status: "failed", reason, error, event: event as StoredEvent };
+  }
+  const message: Message = {
+    id: uuidv7(),
+    role: plan.role,
+    content: [{ type: "text", text: formatSummaryMessage(redactSecrets(result.text)) }],
+  };
+  const tokens = counter.countMessage(message);
+  const [event] = await session.supersede({
+    compactionId: uuidv7(),
+    targets: plan.targets,
+    replacements: [{ kind: "summary", message, tokens }],
+    mode: "summary",
+    basis,
+    producer: {
+      ...producer,
+      summarizerModel: settings.summarizer.model,
+      promptVersion: settings.summarizer.promptVersion,
+    },
+    stats: {
+      tokensBefore: plan.tokensBefore,
+      tokensAfter: plan.tokensBefore - removed + tokens,
+      durationMs: Date.now() - started,
+      ...(result.inputTokens === undefined ? {} : { auxTokensIn: result.inputTokens }),
+      ...(result.outputTokens === undefined ? {} : { auxTokensOut: result.outputTokens }),
+    },
+    trigger,
+  });
+  return { status: "compacted", plan, event: event as StoredEvent, durationMs: Date.now() - started };
+}
+
+async function summarize(settings: ResolvedCompaction, plan: SummaryPlan): Promise<SummaryResult> {
+  const request = {
+    messages: serializeForSummary(plan.input.map((e) => e.message)),
+    maxOutputTokens: plan.maxSummaryTokens,
+    ...(plan.previousSummary === undefined ? {} : { previousSummary: redactSecrets(plan.previousSummary) }),
+  };
+  return settings.summarizer.summarize(request, { signal: AbortSignal.timeout(settings.summaryTimeoutMs) });
+}
+
+function targetTokens(session: Session, targets: readonly string[]): number {
+  const set = new Set(targets);
+  return session.state.live.reduce((n, e) => (set.has(e.message.id) ? n + e.tokens : n), 0);
+}
+
+function consecutiveFailures(session: Session): number {
+  const lastCompaction = session.state.recentCompactions.at(-1)?.at ?? 0;
+  return session.state.recentFailures.filter((f) => f.at >= lastCompaction).length;
+}

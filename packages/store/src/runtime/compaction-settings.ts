@@ -1,0 +1,92 @@
+import {
+  ANTHROPIC_PROFILE,
+  type AntiThrashConfig,
+  type CompactionPolicy,
+  type CountTokens,
+  OfflineSummarizer,
+  PROVIDER_PROFILES,
+  type ProviderProfile,
+  pruneFirstPolicy,
+  type SessionStarted,
+  type SessionState,
+  type Summarizer,
+  summaryPolicy,
+  ValidationError,
+} from "@palimpsest/core";
+
+/** The batch compaction policies a session can run. */
+export type PolicyName = "summary" | "prune-first";
+
+/** How a runtime compacts: every field optional, defaults from the session and its profile. */
+export interface CompactionSettings {
+  /** Default: the profile's preference (prune-first where the prompt cache makes mutations costly). */
+  policy?: PolicyName;
+  /** A profile, or the name of a built-in one; default: the session's profile, else anthropic. */
+  profile?: ProviderProfile | string;
+  /** Default: the session's context window, else 200,000. */
+  contextWindow?: number;
+  /**
+   * Tokens reserved for the answer. Default: the profile's, but at most a quarter of the window (a
+   * 64K-output default on a 64K window would otherwise leave no room and a threshold of 0).
+   */
+  maxOutputTokens?: number;
+  /** Default: the deterministic offline summarizer (no network, no key). */
+  summarizer?: Summarizer;
+  /** How long a summary may take before it counts as a timeout (default 120 s). */
+  summaryTimeoutMs?: number;
+  antiThrash?: AntiThrashConfig;
+  /** Check the session's policy after every completed turn (default false). */
+  auto?: boolean;
+  /** Trim tool outputs over the profile's `trimTokens` as they are appended (default false). */
+  trimOnAppend?: boolean;
+}
+
+/** Settings with every default filled in for one session. */
+export interface ResolvedCompaction {
+  policy: CompactionPolicy;
+  profile: ProviderProfile;
+  contextWindow: number;
+  maxOutputTokens: number;
+  summarizer: Summarizer;
+  summaryTimeoutMs: number;
+}
+
+const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+/** Looks a built-in profile up by name (anthropic, openai, local); ValidationError for any other. */
+export function profileNamed(name: string): ProviderProfile {
+  const profile = PROVIDER_PROFILES[name];
+  if (profile === undefined) {
+    throw new ValidationError(`unknown profile ${name}`, [
+      `profile: one of ${Object.keys(PROVIDER_PROFILES).join(", ")}`,
+    ]);
+  }
+  return profile;
+}
+
+/** The profile of a session: the settings' own, else the one its start named, else anthropic. */
+export function resolveProfile(settings: CompactionSettings, started: SessionStarted | undefined): ProviderProfile {
+  const named = settings.profile ?? started?.profile;
+  return typeof named === "string" ? profileNamed(named) : (named ?? ANTHROPIC_PROFILE);
+}
+
+/** Fills in the defaults of `settings` for a session, with its token counter for the stubs a prune writes. */
+export function resolveCompaction(
+  settings: CompactionSettings,
+  state: Readonly<SessionState>,
+  countTokens: CountTokens,
+): ResolvedCompaction {
+  const profile = resolveProfile(settings, state.started);
+  const antiThrash = settings.antiThrash === undefined ? {} : { antiThrash: settings.antiThrash };
+  const policyName = settings.policy ?? (profile.preferPrune ? "prune-first" : "summary");
+  const contextWindow = settings.contextWindow ?? state.started?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  return {
+    policy: policyName === "summary" ? summaryPolicy(antiThrash) : pruneFirstPolicy({ ...antiThrash, countTokens }),
+    profile,
+    contextWindow,
+    maxOutputTokens:
+      settings.maxOutputTokens ?? Math.min(profile.defaultMaxOutputTokens, Math.floor(contextWindow / 4)),
+    summarizer: settings.summarizer ?? new OfflineSummarizer(),
+    summaryTimeoutMs: settings.summaryTimeoutMs ?? 120_000,
+  };
+}
