@@ -1,4 +1,5 @@
 import type { Replacement } from "../events/event-data.ts";
+import type { Message } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 import type { CompactionHistory } from "./anti-thrash.ts";
 import type { ProviderProfile } from "./provider-profile.ts";
@@ -64,3 +65,6 @@ export interface CompactionPolicy {
   readonly name: string;
   plan(input: PolicyInput): CompactionPlan;
 }
+
+/** Counts the tokens a message costs (the runtime passes the session's TokenCounter): policies never tokenize themselves. */
+export type CountTokens = (message: Message) => number;

@@ -1,7 +1,7 @@
 import { DEFAULT_ANTI_THRASH } from "./anti-thrash.ts";
 import { gateCompaction } from "./policy-gate.ts";
-import type { CompactionPolicy } from "./policy-types.ts";
-import { type CountTokens, planPrune } from "./prune-plan.ts";
+import type { CompactionPolicy, CountTokens } from "./policy-types.ts";
+import { planPrune } from "./prune-plan.ts";
 import { selectSpan } from "./span-selection.ts";
 import { planSummary } from "./summary-plan.ts";
 import { type PolicyOptions, reached } from "./summary-policy.ts";

@@ -2,12 +2,10 @@ import type { Replacement } from "../events/event-data.ts";
 import type { Message, ToolCall } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 import { derivedId } from "./derived-id.ts";
+import type { CountTokens } from "./policy-types.ts";
 import type { ProviderProfile } from "./provider-profile.ts";
 import { middleEntries, type SpanSelection } from "./span-selection.ts";
 import { describeToolRun, stubMessage } from "./tool-stub.ts";
-
-/** Counts the tokens a message costs (the session's TokenCounter); policies are pure and never tokenize themselves. */
-export type CountTokens = (message: Message) => number;
 
 /** The stubs a prune would write, and the tokens they would remove and add. */
 export interface PruneOutcome {

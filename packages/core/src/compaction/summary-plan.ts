@@ -1,8 +1,7 @@
 import type { Replacement } from "../events/event-data.ts";
 import { messageText } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
-import type { NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
-import type { CountTokens } from "./prune-plan.ts";
+import type { CountTokens, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
 import { isSummaryEntry, middleEntries, selectSpan } from "./span-selection.ts";
 import { formatSummaryMessage, stripSummaryNote } from "./summary-note.ts";
 import { chooseSummaryRole } from "./summary-role.ts";

@@ -1,6 +1,6 @@
 import { type Message, messageText } from "../messages/message.ts";
 import { derivedId } from "./derived-id.ts";
-import type { CountTokens } from "./prune-plan.ts";
+import type { CountTokens } from "./policy-types.ts";
 import { stubMessage } from "./tool-stub.ts";
 
 /** When to trim a tool output as it is appended, and how much of it the trimmed copy keeps. */
