@@ -1,4 +1,4 @@
-import { type Message, messageText, planTrim } from "@palimpsest/core";
+import { derivedId, type Message, messageText, planTrim } from "@palimpsest/core";
 import { assistantMessage } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { countTokens, output } from "./view-builders.ts";
@@ -40,5 +40,19 @@ describe("planTrim: insertion-time trimming", () => {
     expect(messageText(plan.message)).not.toMatch(
       /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
     );
+  });
+});
+
+describe("derivedId", () => {
+  it("given a short id, then the new id is the id plus its tag", () => {
+    expect(derivedId("r1", "trim")).toBe("r1~trim");
+  });
+
+  it("given ids too long to extend, then the new ids stay within 200 characters and stay distinct", () => {
+    const a = derivedId(`${"x".repeat(199)}a`, "stub3");
+    const b = derivedId(`${"x".repeat(199)}b`, "stub3");
+    expect(a.length).toBeLessThanOrEqual(200);
+    expect(b.length).toBeLessThanOrEqual(200);
+    expect(a).not.toBe(b);
   });
 });
