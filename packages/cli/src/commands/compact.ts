@@ -1,32 +1,98 @@
 import { readFile } from "node:fs/promises";
-import { NotFoundError, ValidationError } from "@palimpsest/core";
-import { compactRange } from "@palimpsest/store";
+import { NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
+import { type CompactOutcome, compact, compactRange, type PolicyName } from "@palimpsest/store";
 import type { Command } from "commander";
 import { emit, type GlobalOptions } from "../output.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
+import { chooseSummarizer, type SummarizerFlags } from "../summarizer-choice.ts";
 
-/** `compact <session> --summary-file <file> --from <id> --to <id>`: one explicit compaction. */
+interface CompactFlags extends SummarizerFlags {
+  summaryFile?: string;
+  from?: string;
+  to?: string;
+  policy?: string;
+  profile?: string;
+  contextWindow?: string;
+  force?: boolean;
+}
+
+const POLICIES: readonly PolicyName[] = ["summary", "prune-first"];
+
+function describe(event: StoredEvent): string {
+  if (event.type !== "messages.superseded") return `recorded ${event.type}`;
+  const { stats, targets, compactionId, mode } = event.data;
+  return `compaction ${compactionId} (${mode}): superseded ${targets.length} messages, ${stats.tokensBefore} → ${stats.tokensAfter} tokens (reclaimed ${stats.tokensBefore - stats.tokensAfter})`;
+}
+
+function outcomeText(outcome: Exclude<CompactOutcome, { status: "failed" }>): string {
+  if (outcome.status === "skipped") return `nothing to do: ${outcome.reason}`;
+  return `${describe(outcome.event)}\n${outcome.plan.reason}`;
+}
+
+function contextWindow(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1_000)
+    throw new ValidationError(`bad --context-window ${value}`, ["a whole number ≥ 1000"]);
+  return n;
+}
+
+/**
+ * `compact <session>`: one compaction now. With `--summary-file --from --to`, an explicit one over that
+ * range; otherwise the policy runs (forced with `--force`) and prints what it superseded and reclaimed.
+ */
 export function registerCompact(program: Command): void {
   program
     .command("compact <session>")
-    .description("replace the live messages --from..--to with the summary in --summary-file")
-    .requiredOption("--summary-file <file>", "file holding the summary text")
-    .requiredOption("--from <message-id>", "first live message to supersede")
-    .requiredOption("--to <message-id>", "last live message to supersede (widened over its tool results)")
-    .action(async (id: string, opts: { summaryFile: string; from: string; to: string }) => {
+    .description("compact a session now: by policy, or explicitly with --summary-file --from --to")
+    .option("--policy <policy>", "summary | prune-first (default: the profile's preference)")
+    .option("--profile <profile>", "anthropic | openai | local (default: the session's, else anthropic)")
+    .option("--context-window <tokens>", "the model's context window (default: the session's, else 200000)")
+    .option("--summarizer <name>", "offline | openai | anthropic (default offline; keys from the environment)")
+    .option("--summarizer-model <model>", "model for an openai/anthropic summarizer (or PALIMPSEST_SUMMARIZER_MODEL)")
+    .option("--summarizer-url <url>", "base URL of an OpenAI-compatible or Anthropic endpoint")
+    .option("--force", "compact even under the threshold or while backing off")
+    .option("--summary-file <file>", "explicit compaction: file holding the summary text")
+    .option("--from <message-id>", "explicit compaction: first live message to supersede")
+    .option("--to <message-id>", "explicit compaction: last live message (widened over its tool results)")
+    .action(async (id: string, flags: CompactFlags) => {
       const global = program.opts<GlobalOptions>();
-      const summary = await readFile(opts.summaryFile, "utf8").catch((cause: unknown) => {
-        throw new NotFoundError("file", opts.summaryFile, { cause });
-      });
-      const events = await withRuntime(global, async (runtime) => {
-        const session = await resumeByPrefix(runtime, id);
-        return compactRange(session, { fromId: opts.from, toId: opts.to, summary });
-      });
-      const event = events[0];
-      if (event?.type !== "messages.superseded") throw new ValidationError("no compaction was recorded", []);
-      emit(global, event, (e) => {
-        const { stats, targets, compactionId } = e.data;
-        return `compaction ${compactionId}: superseded ${targets.length} messages, ${stats.tokensBefore} → ${stats.tokensAfter} tokens (reclaimed ${stats.tokensBefore - stats.tokensAfter})`;
-      });
+      if (flags.summaryFile !== undefined || flags.from !== undefined || flags.to !== undefined) {
+        await explicit(global, id, flags);
+        return;
+      }
+      if (flags.policy !== undefined && !POLICIES.includes(flags.policy as PolicyName)) {
+        throw new ValidationError(`unknown policy ${flags.policy}`, [`--policy: ${POLICIES.join(" | ")}`]);
+      }
+      const summarizer = await chooseSummarizer(flags);
+      const window = contextWindow(flags.contextWindow);
+      const outcome = await withRuntime(global, async (runtime) =>
+        compact(await resumeByPrefix(runtime, id), {
+          summarizer,
+          force: flags.force === true,
+          ...(flags.policy === undefined ? {} : { policy: flags.policy as PolicyName }),
+          ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+          ...(window === undefined ? {} : { contextWindow: window }),
+        }),
+      );
+      // A failed summary is recorded (compaction-failed) and the view is untouched; the command fails with its cause.
+      if (outcome.status === "failed") throw outcome.error;
+      emit(global, outcome.status === "compacted" ? outcome.event : outcome, () => outcomeText(outcome));
     });
+}
+
+async function explicit(global: GlobalOptions, id: string, flags: CompactFlags): Promise<void> {
+  const { summaryFile, from, to } = flags;
+  if (summaryFile === undefined || from === undefined || to === undefined) {
+    throw new ValidationError("an explicit compaction needs --summary-file, --from and --to", ["give all three"]);
+  }
+  const summary = await readFile(summaryFile, "utf8").catch((cause: unknown) => {
+    throw new NotFoundError("file", summaryFile, { cause });
+  });
+  const events = await withRuntime(global, async (runtime) =>
+    compactRange(await resumeByPrefix(runtime, id), { fromId: from, toId: to, summary }),
+  );
+  const event = events[0];
+  if (event === undefined) throw new ValidationError("no compaction was recorded", []);
+  emit(global, event, describe);
 }
