@@ -120,6 +120,38 @@ for (const backend of runtimeBackends()) {
       expect((await compact(session, { policy: "summary", force: true })).status).toBe("compacted");
     });
 
+    it("never lets a secret reach the summarizer or the stored summary", async () => {
+      const secrets = [
+        "sk-proj-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+        "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+        "AKIAIOSFODNN7EXAMPLE",
+        "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ",
+        "postgres://admin:hunter2hunter2@db.internal:5432/prod",
+      ];
+      const session = await runtime.startSession({ contextWindow: WINDOW, profile: "local" });
+      await grow(session, 0, 5);
+      await session.append({ id: "leak", role: "user", content: `use these: ${secrets.join(" and ")}` });
+      await grow(session, 5, 35);
+      let request = "";
+      const echo: Summarizer = {
+        model: "echo",
+        promptVersion: "v1",
+        summarize: async (r) => {
+          request = JSON.stringify(r);
+          return { text: `the user gave ${secrets[0]} and ${secrets[4]}` };
+        },
+      };
+      const outcome = await compact(session, { policy: "summary", summarizer: echo });
+      expect(outcome.status).toBe("compacted");
+      expect(request).toContain("use these");
+      const stored = JSON.stringify(await runtime.store.readStream(session.id, { fromSeq: session.state.lastSeq }));
+      for (const secret of secrets) {
+        expect(request).not.toContain(secret);
+        expect(stored).not.toContain(secret);
+      }
+      expect(stored).not.toContain("hunter2hunter2");
+    });
+
     it("keeps messages appended while the summary was written, verbatim after it", async () => {
       const session = await runtime.startSession({ contextWindow: WINDOW, profile: "local" });
       await grow(session, 0, 40);
