@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { registerCompact } from "./commands/compact.ts";
 import { registerHistory } from "./commands/history.ts";
 import { registerImport } from "./commands/import.ts";
+import { registerReplay } from "./commands/replay.ts";
 import { registerSessions } from "./commands/sessions.ts";
 import { registerView } from "./commands/view.ts";
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerView(program);
   registerHistory(program);
   registerCompact(program);
+  registerReplay(program);
   return program;
 }
 

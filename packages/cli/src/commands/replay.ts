@@ -1,0 +1,150 @@
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { type FieldComparison, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
+import { type PolicyReplay, type ReplayPolicy, replayTranscript, type TranscriptReplay } from "@palimpsest/store";
+import type { Command } from "commander";
+import { emit, type GlobalOptions, table } from "../output.ts";
+
+const POLICIES: readonly ReplayPolicy[] = ["none", "summary", "prune-first"];
+
+interface ReplayFlags {
+  policy: string;
+  compare?: string;
+  profile: string;
+  contextWindow: string;
+  maxOutputTokens?: string;
+  mainOnly?: boolean;
+}
+
+/**
+ * `replay <file> [--policy p | --compare a,b,c] [--profile] [--context-window N]`: replays a transcript
+ * request by request under each policy and prints one metrics row per policy (`--json`: one object each).
+ */
+export function registerReplay(program: Command): void {
+  program
+    .command("replay <file>")
+    .description("replay a transcript through the store under compaction policies and compare what they cost")
+    .option("--policy <policy>", "none | summary | prune-first", "summary")
+    .option("--compare <policies>", "comma-separated policies to run side by side (overrides --policy)")
+    .option("--profile <profile>", "anthropic | openai | local", "anthropic")
+    .option("--context-window <tokens>", "the model's context window", "200000")
+    .option("--max-output-tokens <tokens>", "tokens reserved for the answer (default: the profile's, ≤ window/4)")
+    .option("--main-only", "replay only the main sessions, not subagent threads")
+    .action(async (file: string, opts: ReplayFlags) => {
+      const global = program.opts<GlobalOptions>();
+      const policies = parsePolicies(opts.compare ?? opts.policy);
+      const contextWindow = positiveInt(opts.contextWindow, "--context-window");
+      const text = await readFile(file, "utf8").catch((cause: unknown) => {
+        throw new NotFoundError("file", file, { cause });
+      });
+      const parsed = parseTranscript(text, { fileName: basename(file) });
+      const sessions = opts.mainOnly === true ? parsed.filter((s) => s.parentExternalId === undefined) : parsed;
+      if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to replay`, [file]);
+      const replay = await replayTranscript(sessions, {
+        policies,
+        profile: opts.profile,
+        contextWindow,
+        ...(opts.maxOutputTokens === undefined
+          ? {}
+          : { maxOutputTokens: positiveInt(opts.maxOutputTokens, "--max-output-tokens") }),
+        ...(global.db === undefined ? {} : { url: global.db }),
+        onProgress: progressLine(),
+      });
+      const rows = replay.policies.map((p) => ({ ...p, usageComparison: replay.usageComparison }));
+      emit(global, rows, () => render(replay));
+    });
+}
+
+function parsePolicies(list: string): ReplayPolicy[] {
+  const names = list.split(",").map((s) => s.trim());
+  const unknown = names.filter((n) => !POLICIES.includes(n as ReplayPolicy));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new ValidationError(`unknown policy ${unknown.join(", ")}`, [`policies: ${POLICIES.join(", ")}`]);
+  }
+  return names as ReplayPolicy[];
+}
+
+function positiveInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new ValidationError(`${flag} must be a positive integer`, [value]);
+  return n;
+}
+
+/** Progress on stderr every 10% of a session of 200+ requests. */
+function progressLine(): (p: {
+  policy: string;
+  session: number;
+  sessions: number;
+  done: number;
+  requests: number;
+}) => void {
+  let shown = "";
+  return (p) => {
+    if (p.requests < 200) return;
+    const key = `${p.policy}:${p.session}:${Math.floor((p.done / p.requests) * 10)}`;
+    if (key === shown) return;
+    shown = key;
+    process.stderr.write(`replay ${p.policy} session ${p.session}/${p.sessions}: ${p.done}/${p.requests} requests\n`);
+  };
+}
+
+function render(replay: TranscriptReplay): string {
+  const fixed = (n: number | null, digits = 1): string => (n === null ? "-" : n.toFixed(digits));
+  const header = [
+    "policy",
+    "turns",
+    "events/100",
+    "avg gap",
+    "aux calls",
+    "avg reclaimed",
+    "prompt+aux tokens",
+    "prune:full",
+    "cache breaks",
+    "cached",
+    "uncached",
+    "cache writes",
+    "cost USD",
+    "overflow",
+  ];
+  const rows = replay.policies.map((p) => [
+    p.policy,
+    p.turns,
+    fixed(p.compressionEventsPer100Turns, 2),
+    fixed(p.avgTurnsBetweenCompressions),
+    p.auxSummaryCalls,
+    fixed(p.avgTokensReclaimedPerEvent, 0),
+    p.totalPromptPlusAuxTokens,
+    p.pruneOnlyToFullRatio === null ? `${p.pruneEvents}:0` : fixed(p.pruneOnlyToFullRatio, 2),
+    p.cacheBreaks,
+    p.cachedTokens,
+    p.uncachedTokens,
+    p.cacheWriteTokens,
+    p.estimatedCost.toFixed(2),
+    p.overflowTurns,
+  ]);
+  const first = replay.policies[0];
+  const lines = [
+    first === undefined ? "" : `profile ${first.profile}, context window ${first.contextWindow}`,
+    table(header, rows),
+    ...replay.policies.filter((p) => p.compactions.length > 0).map(changedIndexes),
+  ];
+  if (replay.usageComparison !== null) lines.push("", usageLines(replay.usageComparison));
+  return lines.join("\n");
+}
+
+function changedIndexes(p: PolicyReplay): string {
+  const shown = p.earliestChangedIndex.slice(0, 20).join(", ");
+  const more = p.earliestChangedIndex.length > 20 ? `, … (${p.earliestChangedIndex.length - 20} more)` : "";
+  return `${p.policy} (threshold ${p.threshold}): earliest changed index per compaction: ${shown}${more}`;
+}
+
+function usageLines(usage: NonNullable<TranscriptReplay["usageComparison"]>): string {
+  const line = (name: string, f: FieldComparison): string =>
+    `  ${name.padEnd(11)} estimated ${f.estimatedTotal}  real ${f.realTotal}  ratio ${f.ratio === null ? "-" : f.ratio.toFixed(2)}  mean abs error/turn ${f.meanAbsoluteError.toFixed(0)}`;
+  return [
+    `cache model vs provider usage, ${usage.turns} requests before the source's own compaction (no compaction):`,
+    line("cache read", usage.cacheRead),
+    line("cache write", usage.cacheWrite),
+    line("input", usage.input),
+  ].join("\n");
+}

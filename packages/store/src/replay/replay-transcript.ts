@@ -1,0 +1,108 @@
+import {
+  type CompactionObservation,
+  compactionThreshold,
+  compareWithUsage,
+  type ImportedSession,
+  initialState,
+  type ProviderProfile,
+  type Summarizer,
+  type UsageComparison,
+} from "@palimpsest/core";
+import { resolveCompaction, resolveProfile } from "../runtime/compaction-settings.ts";
+import { openPalimpsest } from "../runtime/open-palimpsest.ts";
+import type { Session } from "../runtime/session.ts";
+import { type PolicyReplay, policyReplay } from "./policy-replay.ts";
+import { type ReplayPolicy, replaySession, type SessionReplay } from "./replay-session.ts";
+
+/** Where a long replay stands: which policy, which session (1-based of `sessions`), requests done of `requests`. */
+export interface ReplayProgress {
+  policy: ReplayPolicy;
+  session: number;
+  sessions: number;
+  done: number;
+  requests: number;
+}
+
+/** How a transcript is replayed: the policies to compare and the window, profile and store they run with. */
+export interface ReplayOptions {
+  policies: readonly ReplayPolicy[];
+  /** A profile or a built-in profile's name (default anthropic). */
+  profile?: ProviderProfile | string;
+  contextWindow: number;
+  maxOutputTokens?: number;
+  summarizer?: Summarizer;
+  /** The replay store (default `:memory:`, thrown away afterwards). */
+  url?: string;
+  onProgress?: (progress: ReplayProgress) => void;
+  onCompaction?: (session: Session, compaction: CompactionObservation, policy: ReplayPolicy) => void | Promise<void>;
+}
+
+/** A transcript replayed under each policy, with the cache model checked against real usage where there is some. */
+export interface TranscriptReplay {
+  policies: PolicyReplay[];
+  /** Estimated vs real cache figures over the requests before each session's own compaction; null without usage. */
+  usageComparison: UsageComparison | null;
+}
+
+/**
+ * Replays every session of a parsed transcript under each policy in turn, each into its own fresh
+ * session of one throwaway store, and folds the runs into one metrics row per policy.
+ */
+export async function replayTranscript(
+  sessions: readonly ImportedSession[],
+  options: ReplayOptions,
+): Promise<TranscriptReplay> {
+  const profile = resolveProfile({ ...(options.profile === undefined ? {} : { profile: options.profile }) }, undefined);
+  const maxOutputTokens = resolveCompaction(
+    {
+      profile,
+      contextWindow: options.contextWindow,
+      ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    },
+    initialState("replay"),
+    () => 0,
+  ).maxOutputTokens;
+  const threshold = compactionThreshold(options.contextWindow, maxOutputTokens, profile.threshold);
+  const runtime = await openPalimpsest({ url: options.url ?? ":memory:" });
+  try {
+    const policies: PolicyReplay[] = [];
+    let runs: SessionReplay[] = [];
+    for (const policy of options.policies) {
+      runs = [];
+      for (const [i, source] of sessions.entries()) {
+        const requests = source.items.filter((it) => it.kind === "message" && it.message.role === "assistant").length;
+        const progress = { policy, session: i + 1, sessions: sessions.length, requests };
+        runs.push(
+          await replaySession(runtime, source, {
+            policy,
+            profile,
+            contextWindow: options.contextWindow,
+            maxOutputTokens,
+            ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+            onRequest: (done) => options.onProgress?.({ ...progress, done }),
+            onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
+          }),
+        );
+      }
+      const label = {
+        policy,
+        profile: profile.name,
+        contextWindow: options.contextWindow,
+        threshold: policy === "none" ? null : threshold,
+        prices: profile.prices,
+      };
+      policies.push(policyReplay(label, runs));
+    }
+    const pairs = runs.flatMap((r) => r.usagePairs);
+    const usageComparison =
+      pairs.length === 0
+        ? null
+        : compareWithUsage(
+            pairs.map((p) => p.estimated),
+            pairs.map((p) => p.real),
+          );
+    return { policies, usageComparison };
+  } finally {
+    await runtime.close();
+  }
+}
