@@ -203,7 +203,10 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
           ids[10] ?? "",
         ),
       );
-      const m = /^compaction (\S+): superseded (\d+) messages, (\d+) → (\d+) tokens \(reclaimed (\d+)\)\n$/.exec(out);
+      const m =
+        /^compaction (\S+) \(summary\): superseded (\d+) messages, (\d+) → (\d+) tokens \(reclaimed (\d+)\)\n$/.exec(
+          out,
+        );
       expect(m, out).not.toBeNull();
       const [, id1, count, before, after, reclaimed] = m as unknown as string[];
       expect(Number(count)).toBe(10);
