@@ -6,29 +6,17 @@ import {
   SUMMARY_SYSTEM_PROMPT,
   type Summarizer,
   SummarizerError,
-  type SummaryCaps,
   type SummaryRequest,
   type SummaryResult,
 } from "@palimpsest/core";
 import { type FailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
+import type { ProviderSummarizerOptions } from "./provider-options.ts";
 
 const PROVIDER = "anthropic";
 
-/** Settings of the Anthropic messages summarizer. */
-export interface AnthropicOptions {
-  model: string;
-  /** Defaults to the SDK's (ANTHROPIC_BASE_URL or api.anthropic.com). */
-  baseURL?: string;
-  /** Defaults to ANTHROPIC_API_KEY. */
-  apiKey?: string;
-  /** Per-attempt timeout in milliseconds (default 120,000). */
-  timeoutMs?: number;
-  /** Retries the SDK makes on connection errors, 408/409/429 and 5xx (default 2). */
-  maxRetries?: number;
-  temperature?: number;
-  caps?: SummaryCaps;
-}
+/** Settings of the Anthropic messages summarizer (endpoint: ANTHROPIC_BASE_URL, key: ANTHROPIC_API_KEY by default). */
+export type AnthropicOptions = ProviderSummarizerOptions;
 
 /** What an Anthropic SDK error says. */
 function facts(error: unknown): FailureFacts {

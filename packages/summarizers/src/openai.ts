@@ -5,31 +5,24 @@ import {
   SUMMARY_SYSTEM_PROMPT,
   type Summarizer,
   SummarizerError,
-  type SummaryCaps,
   type SummaryRequest,
   type SummaryResult,
 } from "@palimpsest/core";
 import OpenAI from "openai";
 import { type FailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
+import type { ProviderSummarizerOptions } from "./provider-options.ts";
 
 const PROVIDER = "openai-compatible";
 
-/** Settings of an OpenAI-compatible chat-completions summarizer (OpenAI, vLLM, Ollama, LM Studio, gateways). */
-export interface OpenAICompatibleOptions {
-  model: string;
-  /** Defaults to the SDK's (OPENAI_BASE_URL or api.openai.com/v1); e.g. http://localhost:11434/v1 for Ollama. */
-  baseURL?: string;
-  /** Defaults to OPENAI_API_KEY, else a placeholder for local servers that need none. */
-  apiKey?: string;
-  /** Per-attempt timeout in milliseconds (default 120,000). */
-  timeoutMs?: number;
-  /** Retries the SDK makes on connection errors, 408/409/429 and 5xx (default 2). */
-  maxRetries?: number;
+/**
+ * Settings of an OpenAI-compatible chat-completions summarizer (OpenAI, vLLM, Ollama, LM Studio,
+ * gateways): endpoint OPENAI_BASE_URL (e.g. http://localhost:11434/v1 for Ollama), key OPENAI_API_KEY,
+ * else a placeholder for local servers that need none.
+ */
+export interface OpenAICompatibleOptions extends ProviderSummarizerOptions {
   /** Which request field carries the output limit: `max_tokens` (default, widest support) or `max_completion_tokens`. */
   tokenLimitField?: "max_tokens" | "max_completion_tokens";
-  temperature?: number;
-  caps?: SummaryCaps;
 }
 
 /** What an OpenAI SDK error says. */
