@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { runPalimpsest } from "../cli/harness.ts";
+
+const KEYS = [
+  "policy",
+  "turns",
+  "compressionEventsPer100Turns",
+  "avgTurnsBetweenCompressions",
+  "auxSummaryCalls",
+  "avgTokensReclaimedPerEvent",
+  "totalPromptPlusAuxTokens",
+  "earliestChangedIndex",
+  "pruneOnlyToFullRatio",
+  "cacheBreaks",
+  "estimatedCost",
+];
+
+describe("palimpsest replay", () => {
+  it("compares none, summary and prune-first on the demo session as one JSON object per policy", async () => {
+    // a 16,000 window: max output 4,000, threshold 10,200 (85% of 12,000, where the 64K floor binds)
+    const result = await runPalimpsest([
+      "replay",
+      "examples/demo-session.jsonl",
+      "--compare",
+      "none,summary,prune-first",
+      "--context-window",
+      "16000",
+      "--json",
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const rows = JSON.parse(result.stdout) as Record<string, unknown>[];
+    expect(rows.map((r) => r.policy)).toEqual(["none", "summary", "prune-first"]);
+    for (const row of rows) for (const key of KEYS) expect(row).toHaveProperty(key);
+    const [none, summary] = rows;
+    expect(none?.earliestChangedIndex).toEqual([]);
+    expect(none?.overflowTurns).toBeGreaterThan(0);
+    expect(summary?.earliestChangedIndex).not.toEqual([]);
+    expect(summary?.turns).toBe(none?.turns);
+  });
+
+  it("prints a table, and refuses an unknown policy as a usage error", async () => {
+    const table = await runPalimpsest(["replay", "examples/demo-session.jsonl", "--context-window", "16000"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^policy\s+turns\s+events\/100/m);
+    const bad = await runPalimpsest(["replay", "examples/demo-session.jsonl", "--compare", "summary,magic"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("unknown policy magic");
+  });
+});
