@@ -70,7 +70,7 @@ function positiveInt(value: string, flag: string): number {
   return n;
 }
 
-/** Progress on stderr every 10% of a session of 200+ requests. */
+/** Progress on stderr every 10% of a session of 100+ requests. */
 function progressLine(): (p: {
   policy: string;
   session: number;
@@ -80,7 +80,7 @@ function progressLine(): (p: {
 }) => void {
   let shown = "";
   return (p) => {
-    if (p.requests < 200) return;
+    if (p.requests < 100) return;
     const key = `${p.policy}:${p.session}:${Math.floor((p.done / p.requests) * 10)}`;
     if (key === shown) return;
     shown = key;
@@ -128,7 +128,7 @@ function render(replay: TranscriptReplay): string {
     table(header, rows),
     ...replay.policies.filter((p) => p.compactions.length > 0).map(changedIndexes),
   ];
-  if (replay.usageComparison !== null) lines.push("", usageLines(replay.usageComparison));
+  if (replay.usageComparison !== null) lines.push("", usageLines(replay.usageComparison, first?.profile ?? ""));
   return lines.join("\n");
 }
 
@@ -138,11 +138,11 @@ function changedIndexes(p: PolicyReplay): string {
   return `${p.policy} (threshold ${p.threshold}): earliest changed index per compaction: ${shown}${more}`;
 }
 
-function usageLines(usage: NonNullable<TranscriptReplay["usageComparison"]>): string {
+function usageLines(usage: NonNullable<TranscriptReplay["usageComparison"]>, profile: string): string {
   const line = (name: string, f: FieldComparison): string =>
     `  ${name.padEnd(11)} estimated ${f.estimatedTotal}  real ${f.realTotal}  ratio ${f.ratio === null ? "-" : f.ratio.toFixed(2)}  mean abs error/turn ${f.meanAbsoluteError.toFixed(0)}`;
   return [
-    `cache model vs provider usage, ${usage.turns} requests before the source's own compaction (no compaction):`,
+    `cache model (${profile} rules) vs provider usage, ${usage.turns} requests before the source's own compaction (no compaction):`,
     line("cache read", usage.cacheRead),
     line("cache write", usage.cacheWrite),
     line("input", usage.input),
