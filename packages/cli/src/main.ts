@@ -4,6 +4,7 @@ import { registerCompact } from "./commands/compact.ts";
 import { registerHistory } from "./commands/history.ts";
 import { registerImport } from "./commands/import.ts";
 import { registerReplay } from "./commands/replay.ts";
+import { registerReport } from "./commands/report.ts";
 import { registerSessions } from "./commands/sessions.ts";
 import { registerView } from "./commands/view.ts";
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerHistory(program);
   registerCompact(program);
   registerReplay(program);
+  registerReport(program);
   return program;
 }
 

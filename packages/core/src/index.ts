@@ -10,3 +10,4 @@ export * from "./ports/index.ts";
 export * from "./replay-metrics/index.ts";
 export * from "./session/index.ts";
 export * from "./summarizers/index.ts";
+export * from "./telemetry/index.ts";

@@ -10,3 +10,4 @@ export * from "./runtime/open-palimpsest.ts";
 export * from "./runtime/palimpsest.ts";
 export * from "./runtime/session.ts";
 export * from "./runtime/summary-role.ts";
+export * from "./telemetry/index.ts";

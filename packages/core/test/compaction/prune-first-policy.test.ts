@@ -74,7 +74,7 @@ describe("pruneFirstPolicy: the runway", () => {
   it("given a prune that would not reach the runway target, then it falls through to a summary in the same pass", () => {
     const plan = policy.plan(policyInput(view({ r0: 5_000, r1: 85_000 }), { compactions: 1 }));
     expect(plan.kind).toBe("summary");
-    expect(plan.reason).toContain("above the runway target of 80000");
+    expect(plan.reason).toContain("above the runway target of 55000");
     expect(plan.kind === "summary" && plan.targets).toContain("r1");
   });
 

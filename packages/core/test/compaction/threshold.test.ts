@@ -66,7 +66,7 @@ describe("provider profiles", () => {
       ANTHROPIC_PROFILE,
     );
     expect(profile.name).toBe("custom");
-    expect(profile.runway).toEqual({ pruneMinimumTokens: 5_000, ratio: 0.15 });
+    expect(profile.runway).toEqual({ pruneMinimumTokens: 5_000, ratio: 0.45 });
     expect(profile.protectedTools).toEqual(["grep"]);
     expect(profile.cache).toEqual(ANTHROPIC_PROFILE.cache);
   });

@@ -1,0 +1,119 @@
+import { readFile, stat } from "node:fs/promises";
+import {
+  aggregateTelemetry,
+  NotFoundError,
+  parseTelemetryLines,
+  type TelemetryLine,
+  type TelemetryReport,
+  type TelemetrySummary,
+  telemetryFromLog,
+} from "@palimpsest/core";
+import { sessionThreshold } from "@palimpsest/store";
+import type { Command } from "commander";
+import { emit, type GlobalOptions, table } from "../output.ts";
+import { resumeByPrefix, withRuntime } from "../runtime.ts";
+
+interface ReportFlags {
+  bySession?: boolean;
+  skipInvalid?: boolean;
+}
+
+/** What `report --json` prints: the aggregate and how many malformed file lines were skipped. */
+type ReportOutput = TelemetryReport & { skippedLines: number };
+
+/**
+ * `report <telemetry.jsonl | session…>`: aggregates compaction telemetry read from JSON-lines files or
+ * projected from sessions' logs (skipped passes never reach a log, so only files count them).
+ */
+export function registerReport(program: Command): void {
+  program
+    .command("report <sources...>")
+    .description("aggregate compaction telemetry from .jsonl files or session ids/prefixes")
+    .option("--by-session", "add a row per session")
+    .option("--skip-invalid", "count and skip malformed telemetry lines instead of failing")
+    .action(async (sources: string[], flags: ReportFlags) => {
+      const global = program.opts<GlobalOptions>();
+      const lines: TelemetryLine[] = [];
+      const sessions: string[] = [];
+      let skippedLines = 0;
+      for (const source of sources) {
+        if (!(await isFile(source))) {
+          if (source.endsWith(".jsonl")) throw new NotFoundError("file", source);
+          sessions.push(source);
+          continue;
+        }
+        const parsed = parseTelemetryLines(await readFile(source, "utf8"), {
+          source,
+          skipInvalid: flags.skipInvalid === true,
+        });
+        lines.push(...parsed.lines);
+        skippedLines += parsed.skipped;
+      }
+      if (sessions.length > 0) lines.push(...(await projectSessions(global, sessions)));
+      const report: ReportOutput = {
+        ...aggregateTelemetry(lines, { bySession: flags.bySession === true }),
+        skippedLines,
+      };
+      emit(global, report, render);
+    });
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+async function projectSessions(global: GlobalOptions, ids: readonly string[]): Promise<TelemetryLine[]> {
+  return withRuntime(global, async (runtime) => {
+    const lines: TelemetryLine[] = [];
+    for (const id of ids) {
+      const session = await resumeByPrefix(runtime, id);
+      const events = await runtime.store.readStream(session.id);
+      lines.push(...telemetryFromLog(events, { threshold: sessionThreshold(session) }));
+    }
+    return lines;
+  });
+}
+
+function render(report: ReportOutput): string {
+  const skipped = report.skippedLines === 0 ? "" : ` (${report.skippedLines} malformed lines skipped)`;
+  const parts = [
+    `${report.passes} passes across ${report.sessions} sessions${skipped}`,
+    table(["measure", "value"], summaryRows(report)),
+  ];
+  if (report.bySession !== undefined && report.bySession.length > 0) {
+    parts.push(
+      table(
+        ["session", "passes", "outcomes", "tokens saved", "mean exchange", "p50 ms"],
+        report.bySession.map((s) => [
+          s.sessionId,
+          s.passes,
+          outcomeMix(s),
+          s.tokensSaved,
+          s.meanExchangeTokens ?? "-",
+          s.durationMs?.p50 ?? "-",
+        ]),
+      ),
+    );
+  }
+  return parts.join("\n\n");
+}
+
+function summaryRows(s: TelemetrySummary): (string | number)[][] {
+  const d = s.durationMs;
+  return [
+    ["outcomes", outcomeMix(s) || "-"],
+    ["net tokens saved", s.tokensSaved],
+    ["mean exchange tokens", s.meanExchangeTokens ?? "-"],
+    ["duration ms (mean / p50 / p95)", d === null ? "-" : `${d.mean} / ${d.p50} / ${d.p95}`],
+  ];
+}
+
+function outcomeMix(s: TelemetrySummary): string {
+  return Object.entries(s.outcomes)
+    .filter(([, n]) => n > 0)
+    .map(([outcome, n]) => `${outcome} ${n}`)
+    .join(", ");
+}

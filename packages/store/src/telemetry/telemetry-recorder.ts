@@ -1,0 +1,89 @@
+import { type RunningTotals, type TelemetryLine, type TelemetryPass, TelemetryTotals } from "@palimpsest/core";
+import type { CompactOutcome } from "../runtime/compact.ts";
+import type { Session } from "../runtime/session.ts";
+import { stderrJsonSink, type TelemetrySink } from "./telemetry-sink.ts";
+
+/** Options of a recorder: where its lines go (default: JSON lines on stderr). */
+export interface TelemetryRecorderOptions {
+  sink?: TelemetrySink;
+}
+
+/**
+ * Keeps running per-session totals and writes one content-free line per compaction pass to its sink.
+ * Never throws into the caller: a pass that cannot be recorded or a failing sink is reported once on stderr.
+ */
+export class TelemetryRecorder {
+  readonly #sink: TelemetrySink;
+  readonly #totals = new TelemetryTotals();
+  #reported = false;
+
+  /** A recorder writing to `options.sink`, or to stderr. */
+  constructor(options: TelemetryRecorderOptions = {}) {
+    this.#sink = options.sink ?? stderrJsonSink();
+  }
+
+  /** Records one pass from its fields (what the micro executor calls); its line, or undefined if it was invalid. */
+  record(pass: TelemetryPass): TelemetryLine | undefined {
+    let line: TelemetryLine;
+    try {
+      line = this.#totals.add(pass);
+    } catch (error) {
+      this.#report(error);
+      return undefined;
+    }
+    try {
+      const written = this.#sink.write(line);
+      if (written instanceof Promise) written.catch((error: unknown) => this.#report(error));
+    } catch (error) {
+      this.#report(error);
+    }
+    return line;
+  }
+
+  /**
+   * Records a batch compact() outcome: compacted, skipped and failed become the line's outcome. Tokens and
+   * duration come from the committed event (as the log projection reads them); a skip or failure holds the live tokens.
+   */
+  recordCompaction(
+    session: Session,
+    outcome: CompactOutcome,
+    options: { threshold?: number } = {},
+  ): TelemetryLine | undefined {
+    const base = {
+      sessionId: session.id,
+      kind: "batch" as const,
+      tokensBefore: session.state.liveTokens,
+      tokensAfter: session.state.liveTokens,
+      ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+    };
+    if (outcome.status === "skipped") return this.record({ ...base, outcome: "skipped" });
+    const ts = new Date(outcome.event.occurredAt).toISOString();
+    const { event } = outcome;
+    if (event.type === "compaction.failed") {
+      return this.record({ ...base, ts, mode: event.data.mode, outcome: "failed", failureReason: event.data.reason });
+    }
+    if (event.type !== "messages.superseded") return undefined;
+    const { stats, mode } = event.data;
+    return this.record({
+      ...base,
+      ts,
+      mode,
+      outcome: "compacted",
+      tokensBefore: stats.tokensBefore,
+      tokensAfter: stats.tokensAfter,
+      ...(stats.durationMs === undefined ? {} : { durationMs: stats.durationMs }),
+    });
+  }
+
+  /** The running totals of `sessionId` so far. */
+  totals(sessionId: string): RunningTotals {
+    return this.#totals.of(sessionId);
+  }
+
+  #report(error: unknown): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`palimpsest telemetry: a line was dropped (${message}); further failures are silent\n`);
+  }
+}
