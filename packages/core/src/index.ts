@@ -6,6 +6,7 @@ export * from "./format-error.ts";
 export * from "./importers/index.ts";
 export * from "./invariants/index.ts";
 export * from "./messages/index.ts";
+export * from "./micro/index.ts";
 export * from "./ports/index.ts";
 export * from "./replay-metrics/index.ts";
 export * from "./session/index.ts";

@@ -1,6 +1,6 @@
 import type { EventOf, StoredEvent } from "../events/index.ts";
 import { pendingCallsOf } from "./pending-calls.ts";
-import { type LiveEntry, RECENT_LIMIT, type SessionState } from "./session-state.ts";
+import { BATCH_MODES, type LiveEntry, RECENT_LIMIT, type SessionState } from "./session-state.ts";
 
 /** Applies one stored event to the state, in place, and returns it. Events must come in seq order. */
 export function evolve(state: SessionState, event: StoredEvent): SessionState {
@@ -27,6 +27,7 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
       break;
     case "compaction.failed": {
       state.failures += 1;
+      if (recordMicroFailure(state, event.data)) break;
       const { reason, retryAfterMs, configKey } = event.data;
       keepRecent(state.recentFailures, {
         reason,
@@ -41,6 +42,15 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
       break;
   }
   return state;
+}
+
+/** Keeps a micro or defrag failure in `state.micro` (out of the batch anti-thrash history); false for other modes. */
+function recordMicroFailure(state: SessionState, data: EventOf<"compaction.failed">["data"]): boolean {
+  const first = data.targets[0];
+  if (data.mode === "micro" && first !== undefined) state.micro.failedExchanges.push(first);
+  else if (data.mode === "defrag" && first !== undefined) state.micro.staleDefrags.push(first);
+  else return false;
+  return true;
 }
 
 function keepRecent<T>(list: T[], item: T): void {
@@ -107,6 +117,7 @@ function supersede(state: SessionState, data: EventOf<"messages.superseded">["da
   state.viewVersion += 1;
   state.compactions += 1;
   state.compactionsByMode[data.mode] = (state.compactionsByMode[data.mode] ?? 0) + 1;
+  if (BATCH_MODES.has(data.mode)) state.micro = { failedExchanges: [], staleDefrags: [] };
   state.lastCompaction = {
     compactionId: data.compactionId,
     seq,

@@ -44,6 +44,20 @@ export interface RecentFailure {
   configKey?: string;
 }
 
+/**
+ * Micro-compaction failures since the last batch compaction, so a fresh process retries and skips exactly
+ * where the last one stopped. Arrays (not maps) so snapshots stay plain JSON.
+ */
+export interface MicroFailures {
+  /** One entry per failed absorb attempt: the id of the exchange's assistant message. */
+  failedExchanges: string[];
+  /** Rolling-summary markers a defrag did not shrink (or failed on): no defrag until a newer marker replaces them. */
+  staleDefrags: string[];
+}
+
+/** Compaction modes that reset the micro-compaction state (the batch compactions). */
+export const BATCH_MODES: ReadonlySet<CompactionMode> = new Set(["summary", "prune", "precompact"]);
+
 /** How many recent compactions and failures the state keeps for the anti-thrash check. */
 export const RECENT_LIMIT = 8;
 
@@ -69,10 +83,11 @@ export interface SessionState {
   compactions: number;
   /** Committed compactions by mode (trims are compactions too, but do not shrink the head). */
   compactionsByMode: Partial<Record<CompactionMode, number>>;
-  /** The last RECENT_LIMIT compactions and failures, oldest first. */
+  /** The last RECENT_LIMIT compactions and failures, oldest first (micro and defrag failures are kept in `micro`). */
   recentCompactions: RecentCompaction[];
   recentFailures: RecentFailure[];
   failures: number;
+  micro: MicroFailures;
   lastTurn: TurnCompleted | undefined;
   turns: number;
   handedOffTo: string | undefined;
@@ -96,6 +111,7 @@ export function initialState(sessionId: string): SessionState {
     recentCompactions: [],
     recentFailures: [],
     failures: 0,
+    micro: { failedExchanges: [], staleDefrags: [] },
     lastTurn: undefined,
     turns: 0,
     handedOffTo: undefined,

@@ -1,0 +1,33 @@
+/** How micro-compaction runs: the off switch, its cadence, the defrag limit and the poison-exchange bound. */
+export interface MicroSettings {
+  /** The store-wide off switch (a session can also opt out with `settings.microCompact: false`). */
+  enabled: boolean;
+  /** Run after every N-th completed turn (clamped to at least 1). */
+  everyNTurns: number;
+  /** Defrag once the rolling-summary marker holds more than this many tokens. */
+  defragLimitTokens: number;
+  /** Failed summaries of one exchange before it is skipped and left verbatim. */
+  maxAttempts: number;
+}
+
+/** Defaults: on, after every turn, defrag past 2,000 tokens, three attempts per exchange. */
+export const DEFAULT_MICRO_SETTINGS: MicroSettings = {
+  enabled: true,
+  everyNTurns: 1,
+  defragLimitTokens: 2_000,
+  maxAttempts: 3,
+};
+
+/** Fills in the defaults and clamps the cadence and attempts to at least 1. */
+export function resolveMicroSettings(settings: Partial<MicroSettings> = {}): MicroSettings {
+  const merged = { ...DEFAULT_MICRO_SETTINGS, ...definedOnly(settings) };
+  return {
+    ...merged,
+    everyNTurns: Math.max(1, Math.floor(merged.everyNTurns)),
+    maxAttempts: Math.max(1, Math.floor(merged.maxAttempts)),
+  };
+}
+
+function definedOnly(settings: Partial<MicroSettings>): Partial<MicroSettings> {
+  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+}
