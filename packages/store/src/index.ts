@@ -6,6 +6,7 @@ export * from "./runtime/compact-range.ts";
 export * from "./runtime/compaction-settings.ts";
 export * from "./runtime/load-session.ts";
 export * from "./runtime/message-input.ts";
+export * from "./runtime/micro-compact.ts";
 export * from "./runtime/open-palimpsest.ts";
 export * from "./runtime/palimpsest.ts";
 export * from "./runtime/session.ts";
