@@ -9,7 +9,8 @@ import type { MicroDefragPlan, MicroInput, MicroNoPlan, MicroPlan } from "./micr
  * Plans one micro pass, pure. Off or off-cadence: none. A marker over the defrag limit (and not already
  * found undefraggable) is defragged. Otherwise the oldest complete exchange after the cursor, wholly
  * between the protected head and tail, is absorbed with the marker; exchanges out of attempts are passed
- * over (left verbatim). User messages are never targets, nor is a batch summary.
+ * over (left verbatim). User messages are never targets, nor is a batch summary. The cost: the middle never
+ * gets smaller than its user messages plus one marker (and any poison exchange); only a batch compaction goes lower.
  */
 export function planMicro(input: MicroInput): MicroPlan {
   const { settings, turnsCompleted } = input;
