@@ -3,6 +3,7 @@ import {
   type AntiThrashConfig,
   type CompactionPolicy,
   type CountTokens,
+  type MicroSettings,
   OfflineSummarizer,
   PROVIDER_PROFILES,
   type ProviderProfile,
@@ -39,6 +40,12 @@ export interface CompactionSettings {
   auto?: boolean;
   /** Trim tool outputs over the profile's `trimTokens` as they are appended (default false). */
   trimOnAppend?: boolean;
+  /**
+   * Per-turn micro-compaction (off unless given; `{}` turns it on with its defaults: every turn, defrag
+   * over 2,000 tokens, 3 attempts on a failing exchange). A session can opt out with
+   * `settings: { microCompact: false }` at its start.
+   */
+  micro?: Partial<MicroSettings>;
 }
 
 /** Settings with every default filled in for one session. */

@@ -11,10 +11,13 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
+import { sessionThreshold } from "../telemetry/session-threshold.ts";
+import type { TelemetryRecorder } from "../telemetry/telemetry-recorder.ts";
 import { type CompactOutcome, compact } from "./compact.ts";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
 import { loadSession } from "./load-session.ts";
 import type { MessageInput } from "./message-input.ts";
+import { type MicroCompactOptions, microCompact } from "./micro-compact.ts";
 import { Session, type SessionContext } from "./session.ts";
 
 /** How a new session starts; everything is optional. */
@@ -45,6 +48,8 @@ export interface RuntimeDeps {
   compaction?: CompactionSettings;
   /** Told the outcome of every automatic compaction check that did something (or failed). */
   onAutoCompaction?: (outcome: CompactOutcome, session: Session) => void;
+  /** Where the after-turn passes (batch and micro) write their content-free telemetry lines. */
+  telemetry?: TelemetryRecorder;
 }
 
 /** The session runtime an agent uses: start, resume and hand off sessions over one store. */
@@ -113,18 +118,49 @@ export class Palimpsest {
     };
     if (onSnapshotError !== undefined) ctx.onSnapshotError = onSnapshotError;
     if (compaction?.trimOnAppend === true) ctx.trimTokens = resolveProfile(compaction, started).trimTokens;
-    if (compaction?.auto === true) ctx.afterTurn = (session) => this.#autoCompact(session, compaction);
+    if (compaction?.auto === true || compaction?.micro !== undefined) {
+      ctx.afterTurn = (session) => this.#afterTurn(session, compaction);
+    }
     return ctx;
   }
 
-  /** The check after a completed turn: compact when the policy says so; a lost race is not an error. */
-  async #autoCompact(session: Session, settings: CompactionSettings): Promise<void> {
+  /**
+   * After a completed turn: the batch policy when the view is over its threshold, else one micro pass
+   * (when micro-compaction is on). Each pass writes a telemetry line (a batch check that found nothing
+   * to do is not a pass and writes none); losing a race to another
+   * compactor is not an error (the next turn checks again).
+   */
+  async #afterTurn(session: Session, settings: CompactionSettings): Promise<void> {
+    const { telemetry } = this.#deps;
+    const threshold = telemetry === undefined ? undefined : { threshold: sessionThreshold(session, settings) };
     try {
-      const outcome = await compact(session, { ...settings, trigger: "auto" });
-      if (outcome.status !== "skipped") this.#deps.onAutoCompaction?.(outcome, session);
+      if (settings.auto === true) {
+        const outcome = await compact(session, { ...settings, trigger: "auto" });
+        if (outcome.status !== "skipped") {
+          telemetry?.recordCompaction(session, outcome, threshold);
+          this.#deps.onAutoCompaction?.(outcome, session);
+        }
+        if (outcome.status === "compacted") return;
+      }
+      if (settings.micro !== undefined && settings.micro.enabled !== false) {
+        const outcome = await microCompact(session, microOptions(settings));
+        telemetry?.recordMicro(session, outcome, threshold);
+      }
     } catch (error) {
       if (!isPalimpsestError(error, "CONCURRENCY_CONFLICT")) throw error;
       await session.refresh();
     }
   }
+}
+
+/** The micro pass options implied by the runtime's compaction settings. */
+function microOptions(settings: CompactionSettings): MicroCompactOptions {
+  const { profile, contextWindow, summarizer, summaryTimeoutMs } = settings;
+  return {
+    ...settings.micro,
+    ...(profile === undefined ? {} : { profile }),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(summarizer === undefined ? {} : { summarizer }),
+    ...(summaryTimeoutMs === undefined ? {} : { summaryTimeoutMs }),
+  };
 }

@@ -1,5 +1,6 @@
 import { type RunningTotals, type TelemetryLine, type TelemetryPass, TelemetryTotals } from "@palimpsest/core";
 import type { CompactOutcome } from "../runtime/compact.ts";
+import type { MicroOutcome } from "../runtime/micro-compact.ts";
 import type { Session } from "../runtime/session.ts";
 import { stderrJsonSink, type TelemetrySink } from "./telemetry-sink.ts";
 
@@ -72,6 +73,31 @@ export class TelemetryRecorder {
       tokensBefore: stats.tokensBefore,
       tokensAfter: stats.tokensAfter,
       ...(stats.durationMs === undefined ? {} : { durationMs: stats.durationMs }),
+    });
+  }
+
+  /** Records one micro pass: absorbed, defragged, skipped, failed or noop, with the exchange and marker tokens. */
+  recordMicro(
+    session: Session,
+    outcome: MicroOutcome,
+    options: { threshold?: number } = {},
+  ): TelemetryLine | undefined {
+    const event = outcome.event;
+    const mode =
+      event?.type === "messages.superseded" || event?.type === "compaction.failed" ? event.data.mode : undefined;
+    return this.record({
+      sessionId: session.id,
+      kind: "micro",
+      outcome: outcome.outcome,
+      tokensBefore: outcome.tokensBefore,
+      tokensAfter: outcome.tokensAfter,
+      durationMs: outcome.durationMs,
+      ...(mode === undefined ? {} : { mode }),
+      ...(event === undefined ? {} : { ts: new Date(event.occurredAt).toISOString() }),
+      ...(event?.type === "compaction.failed" ? { failureReason: event.data.reason } : {}),
+      ...(outcome.exchangeTokens === undefined ? {} : { exchangeTokens: outcome.exchangeTokens }),
+      ...(outcome.rollingSummaryTokens === undefined ? {} : { rollingSummaryTokens: outcome.rollingSummaryTokens }),
+      ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
     });
   }
 
