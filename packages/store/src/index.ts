@@ -10,5 +10,4 @@ export * from "./runtime/micro-compact.ts";
 export * from "./runtime/open-palimpsest.ts";
 export * from "./runtime/palimpsest.ts";
 export * from "./runtime/session.ts";
-export * from "./runtime/summary-role.ts";
 export * from "./telemetry/index.ts";

@@ -1,7 +1,6 @@
-import { type LiveEntry, NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
+import { chooseSummaryRole, type LiveEntry, NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { Session } from "./session.ts";
-import { summaryRole } from "./summary-role.ts";
 
 /** An explicit compaction: replace the live messages from `fromId` to `toId` with a summary text. */
 export interface CompactRangeRequest {
@@ -20,7 +19,7 @@ function indexOfLive(live: readonly LiveEntry[], id: string): number {
 /**
  * Commits one explicit summary compaction over a live range. The range is widened forward over the
  * results of any tool call inside it, so a call is never split from its results; the summary takes
- * the role that keeps alternation. Conflicts (a concurrent compaction) surface as ConcurrencyConflict.
+ * the role that keeps alternation (the same rule as the policies' summaries). Conflicts (a concurrent compaction) surface as ConcurrencyConflict.
  */
 export async function compactRange(session: Session, request: CompactRangeRequest): Promise<StoredEvent[]> {
   const { live, viewVersion, liveTokens } = session.state;
@@ -32,7 +31,7 @@ export async function compactRange(session: Session, request: CompactRangeReques
   const range = live.slice(from, to + 1);
   const summary = {
     id: uuidv7(),
-    role: summaryRole(live, from, to),
+    role: chooseSummaryRole(live[from - 1]?.message),
     content: [{ type: "text" as const, text: request.summary }],
   };
   const tokens = (await session.tokenCounter()).countMessage(summary);
