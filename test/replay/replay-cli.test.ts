@@ -47,4 +47,27 @@ describe("palimpsest replay", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown policy magic");
   });
+
+  it("--micro adds the micro metrics; alone it has no backstop, --policy and --compare name the backstops", async () => {
+    const base = ["replay", "examples/demo-session.jsonl", "--context-window", "16000", "--json"];
+    const policiesOf = async (...flags: string[]) => {
+      const result = await runPalimpsest([...base, ...flags]);
+      expect(result.code).toBe(0);
+      return JSON.parse(result.stdout) as Record<string, unknown>[];
+    };
+    const [alone] = await policiesOf("--micro");
+    expect(alone?.policy).toBe("micro");
+    expect(alone?.threshold).toBeNull();
+    for (const key of ["microPasses", "microTokensSavedTotal", "breakEvenPass", "eventsByKind", "cacheBreaksPerTurn"]) {
+      expect(alone).toHaveProperty(key);
+    }
+    expect(alone?.microPasses).toBeGreaterThan(0);
+    expect((await policiesOf("--micro", "--policy", "summary")).map((r) => r.policy)).toEqual(["micro+summary"]);
+    const compared = await policiesOf("--compare", "none,prune-first", "--micro");
+    expect(compared.map((r) => r.policy)).toEqual(["micro", "micro+prune-first"]);
+    expect((await policiesOf("--compare", "summary,micro+summary")).map((r) => r.policy)).toEqual([
+      "summary",
+      "micro+summary",
+    ]);
+  });
 });

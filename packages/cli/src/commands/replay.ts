@@ -1,15 +1,22 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { type FieldComparison, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
-import { type PolicyReplay, type ReplayPolicy, replayTranscript, type TranscriptReplay } from "@palimpsest/store";
+import {
+  type PolicyReplay,
+  REPLAY_RUN_NAMES,
+  type ReplayRun,
+  replayRun,
+  replayTranscript,
+  type TranscriptReplay,
+  withMicro,
+} from "@palimpsest/store";
 import type { Command } from "commander";
 import { emit, type GlobalOptions, table } from "../output.ts";
-
-const POLICIES: readonly ReplayPolicy[] = ["none", "summary", "prune-first"];
 
 interface ReplayFlags {
   policy: string;
   compare?: string;
+  micro?: boolean;
   profile: string;
   contextWindow: string;
   maxOutputTokens?: string;
@@ -17,22 +24,26 @@ interface ReplayFlags {
 }
 
 /**
- * `replay <file> [--policy p | --compare a,b,c] [--profile] [--context-window N]`: replays a transcript
- * request by request under each policy and prints one metrics row per policy (`--json`: one object each).
+ * `replay <file> [--policy p | --compare a,b,c] [--micro] [--profile] [--context-window N]`: replays a
+ * transcript request by request under each run and prints one metrics row per run (`--json`: one object
+ * each). `--micro` turns micro passes on in every run; with it, `--policy` names the backstop (default none).
  */
 export function registerReplay(program: Command): void {
   program
     .command("replay <file>")
     .description("replay a transcript through the store under compaction policies and compare what they cost")
-    .option("--policy <policy>", "none | summary | prune-first", "summary")
-    .option("--compare <policies>", "comma-separated policies to run side by side (overrides --policy)")
+    .option("--policy <policy>", `${REPLAY_RUN_NAMES.join(" | ")} (with --micro: the backstop)`, "summary")
+    .option("--compare <policies>", "comma-separated runs to compare side by side (overrides --policy)")
+    .option("--micro", "micro-compaction after every request in every run (no backstop unless --policy or --compare)")
     .option("--profile <profile>", "anthropic | openai | local", "anthropic")
     .option("--context-window <tokens>", "the model's context window", "200000")
     .option("--max-output-tokens <tokens>", "tokens reserved for the answer (default: the profile's, ≤ window/4)")
     .option("--main-only", "replay only the main sessions, not subagent threads")
-    .action(async (file: string, opts: ReplayFlags) => {
+    .action(async (file: string, opts: ReplayFlags, command: Command) => {
       const global = program.opts<GlobalOptions>();
-      const policies = parsePolicies(opts.compare ?? opts.policy);
+      const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
+      const names = parseRuns(opts.compare ?? (opts.micro === true && !backstopGiven ? "none" : opts.policy));
+      const policies = names.map((run) => (opts.micro === true ? withMicro(run) : run).name);
       const contextWindow = positiveInt(opts.contextWindow, "--context-window");
       const text = await readFile(file, "utf8").catch((cause: unknown) => {
         throw new NotFoundError("file", file, { cause });
@@ -55,13 +66,13 @@ export function registerReplay(program: Command): void {
     });
 }
 
-function parsePolicies(list: string): ReplayPolicy[] {
+function parseRuns(list: string): ReplayRun[] {
   const names = list.split(",").map((s) => s.trim());
-  const unknown = names.filter((n) => !POLICIES.includes(n as ReplayPolicy));
+  const unknown = names.filter((n) => replayRun(n) === undefined);
   if (unknown.length > 0 || names.length === 0) {
-    throw new ValidationError(`unknown policy ${unknown.join(", ")}`, [`policies: ${POLICIES.join(", ")}`]);
+    throw new ValidationError(`unknown policy ${unknown.join(", ")}`, [`policies: ${REPLAY_RUN_NAMES.join(", ")}`]);
   }
-  return names as ReplayPolicy[];
+  return names.map((n) => replayRun(n) as ReplayRun);
 }
 
 function positiveInt(value: string, flag: string): number {
@@ -100,6 +111,9 @@ function render(replay: TranscriptReplay): string {
     "prompt+aux tokens",
     "prune:full",
     "cache breaks",
+    "micro passes",
+    "micro saved",
+    "break-even",
     "cached",
     "uncached",
     "cache writes",
@@ -116,6 +130,9 @@ function render(replay: TranscriptReplay): string {
     p.totalPromptPlusAuxTokens,
     p.pruneOnlyToFullRatio === null ? `${p.pruneEvents}:0` : fixed(p.pruneOnlyToFullRatio, 2),
     p.cacheBreaks,
+    p.microPasses,
+    p.microTokensSavedTotal,
+    p.breakEvenPass ?? "-",
     p.cachedTokens,
     p.uncachedTokens,
     p.cacheWriteTokens,

@@ -4,6 +4,8 @@ import {
   type ReplayMetrics,
   ReplayMetricsAccumulator,
 } from "@palimpsest/core";
+import { breakEvenOverSessions, breakEvenPass } from "./break-even.ts";
+import type { ReplayCompaction } from "./observe-micro.ts";
 import type { SessionReplay } from "./replay-session.ts";
 
 /** One source session's share of a policy run, without the per-request detail. */
@@ -15,22 +17,46 @@ export interface SessionReplaySummary {
   peakPromptTokens: number;
   /** Request index where the source compacted on its own; null when it never did. */
   realCompactionAt: number | null;
+  /** Committed micro passes (absorbs and defrags) of this session. */
+  microPasses: number;
+  /** See breakEvenPass: null without micro passes or when the session never broke even. */
+  breakEvenPass: number | null;
 }
 
-/** One policy over every session of a transcript: the metrics, with where it overflowed and each compaction. */
+/** Committed compactions of each kind. */
+export type CompactionCounts = Record<ReplayCompaction["kind"], number>;
+
+/**
+ * One policy over every session of a transcript: the metrics, with where it overflowed and each compaction.
+ * Every committed supersede counts as a compression event (a micro absorb and a defrag too) and each micro
+ * pass as one summarizer call; `summaryEvents` and `pruneOnlyToFullRatio` count batch compactions only.
+ */
 export interface PolicyReplay extends ReplayMetrics {
   profile: string;
   contextWindow: number;
-  /** Live tokens at which the policy compacts (null for `none`). */
+  /** Live tokens at which the batch policy compacts (null for `none` and `micro`). */
   threshold: number | null;
   overflowTurns: number;
   peakPromptTokens: number;
   summaryFailures: number;
-  compactions: CompactionObservation[];
+  eventsByKind: CompactionCounts;
+  /** Cache breaks per provider request. */
+  cacheBreaksPerTurn: number;
+  /** Committed micro passes: absorbs plus defrags. */
+  microPasses: number;
+  /** Sum of tokensBefore − tokensAfter over the micro passes (negative: they added tokens). */
+  microTokensSavedTotal: number;
+  /**
+   * Per session, the smallest 1-based micro pass k after which the cumulative saving of the session's
+   * micro passes is ≥ 0 at every later pass too; over sessions, the largest. Null without micro passes
+   * or when a session ended below zero.
+   */
+  breakEvenPass: number | null;
+  compactions: ReplayCompaction[];
   sessions: SessionReplaySummary[];
 }
 
-/** How a policy run is labelled: the policy, the profile and window it ran with, and its threshold. */
+/** How a policy run is labelled: the run's name, the profile and window it ran with, and its threshold. */
 export interface PolicyRunLabel {
   policy: string;
   profile: string;
@@ -47,14 +73,19 @@ export function policyReplay(label: PolicyRunLabel, runs: readonly SessionReplay
   const accumulator = new ReplayMetricsAccumulator(label.policy, label.prices);
   for (const run of runs) {
     for (const estimate of run.estimates) accumulator.recordRequest(estimate);
-    for (const compaction of run.compactions) accumulator.recordCompaction(compaction);
+    for (const compaction of run.compactions) accumulator.recordCompaction(billed(compaction));
   }
   const gaps = runs.flatMap((run) =>
     run.compactions.slice(1).map((c, i) => c.requestIndex - (run.compactions[i]?.requestIndex ?? 0)),
   );
   const sessions = runs.map(summarize);
+  const compactions = runs.flatMap((r) => r.compactions);
+  const eventsByKind = countKinds(compactions);
+  const metrics = accumulator.metrics();
   return {
-    ...accumulator.metrics(),
+    ...metrics,
+    summaryEvents: eventsByKind.summary,
+    pruneOnlyToFullRatio: eventsByKind.summary === 0 ? null : eventsByKind.prune / eventsByKind.summary,
     avgTurnsBetweenCompressions: gaps.length === 0 ? null : gaps.reduce((a, b) => a + b, 0) / gaps.length,
     profile: label.profile,
     contextWindow: label.contextWindow,
@@ -62,9 +93,34 @@ export function policyReplay(label: PolicyRunLabel, runs: readonly SessionReplay
     overflowTurns: sessions.reduce((n, s) => n + s.overflowTurns, 0),
     peakPromptTokens: Math.max(0, ...sessions.map((s) => s.peakPromptTokens)),
     summaryFailures: runs.reduce((n, r) => n + r.summaryFailures, 0),
-    compactions: runs.flatMap((r) => r.compactions),
+    eventsByKind,
+    cacheBreaksPerTurn: metrics.turns === 0 ? 0 : metrics.cacheBreaks / metrics.turns,
+    microPasses: eventsByKind.micro + eventsByKind.defrag,
+    microTokensSavedTotal: runs.flatMap(microSavings).reduce((a, b) => a + b, 0),
+    breakEvenPass: breakEvenOverSessions(runs.map(microSavings)),
+    compactions,
     sessions,
   };
+}
+
+/** A compaction as the metrics bill it: a micro absorb or defrag is one summarizer call, like a summary. */
+function billed(compaction: ReplayCompaction): CompactionObservation {
+  return { ...compaction, kind: compaction.kind === "prune" ? "prune" : "summary" };
+}
+
+function countKinds(compactions: readonly ReplayCompaction[]): CompactionCounts {
+  const counts: CompactionCounts = { summary: 0, prune: 0, micro: 0, defrag: 0 };
+  for (const c of compactions) counts[c.kind] += 1;
+  return counts;
+}
+
+/** The saving of each committed micro pass of a session, in order. */
+function microSavings(run: SessionReplay): number[] {
+  return run.compactions.filter(isMicro).map((c) => c.tokensBefore - c.tokensAfter);
+}
+
+function isMicro(compaction: ReplayCompaction): boolean {
+  return compaction.kind === "micro" || compaction.kind === "defrag";
 }
 
 function summarize(run: SessionReplay): SessionReplaySummary {
@@ -75,5 +131,7 @@ function summarize(run: SessionReplay): SessionReplaySummary {
     overflowTurns: run.overflowTurns,
     peakPromptTokens: Math.max(0, ...run.estimates.map((e) => e.promptTokens)),
     realCompactionAt: run.realCompactionAt ?? null,
+    microPasses: run.compactions.filter(isMicro).length,
+    breakEvenPass: breakEvenPass(microSavings(run)),
   };
 }

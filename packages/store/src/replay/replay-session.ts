@@ -1,42 +1,32 @@
 import {
   type CacheEstimate,
   type CacheState,
-  type CompactionObservation,
   estimateFigures,
   type ImportedSession,
   initialCacheState,
   type Message,
   type PromptMessage,
-  type ProviderProfile,
-  type Summarizer,
   stepCache,
   type UsageFigures,
   usageFigures,
 } from "@palimpsest/core";
-import { compact } from "../runtime/compact.ts";
-import type { PolicyName } from "../runtime/compaction-settings.ts";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
 import { cacheRulesForProfile } from "./cache-rules-for-profile.ts";
-import { observeCompaction } from "./observe-compaction.ts";
+import { type CompactionStepOptions, compactionStep } from "./compaction-step.ts";
+import type { ReplayCompaction } from "./observe-micro.ts";
 import { promptMessage, promptMessages } from "./prompt-messages.ts";
 
-/** A policy a replay can run: a runtime policy, or `none` (never compact: the baseline). */
-export type ReplayPolicy = PolicyName | "none";
-
-/** How one source session is replayed. */
-export interface SessionReplayOptions {
-  policy: ReplayPolicy;
-  profile: ProviderProfile;
-  contextWindow: number;
-  /** Default: the profile's, at most a quarter of the window (as the runtime decides). */
-  maxOutputTokens?: number;
-  /** Default: the offline summarizer. */
-  summarizer?: Summarizer;
+/**
+ * How one source session is replayed: the batch policy, micro settings (given: a micro pass after every
+ * request the batch policy did not compact; `{}` for the defaults), profile, window and summarizer
+ * (default: the offline one; the max output tokens default to the profile's, at most a quarter of the window).
+ */
+export interface SessionReplayOptions extends CompactionStepOptions {
   /** Called after every replayed provider request with the number done. */
   onRequest?: (done: number) => void;
-  /** Called after every committed compaction, with the replay session (e.g. to check its view). */
-  onCompaction?: (session: Session, compaction: CompactionObservation) => void | Promise<void>;
+  /** Called after every committed compaction (batch or micro), with the replay session (e.g. to check its view). */
+  onCompaction?: (session: Session, compaction: ReplayCompaction) => void | Promise<void>;
 }
 
 /** An estimated and a real usage figure for one request before the source's own compaction. */
@@ -52,8 +42,9 @@ export interface SessionReplay {
   sessionId: string;
   /** The cache estimate of every provider request, in order. */
   estimates: CacheEstimate[];
-  compactions: CompactionObservation[];
-  /** Summaries that failed (the view was left as it was). */
+  /** Every committed compaction in order, batch and micro. */
+  compactions: ReplayCompaction[];
+  /** Summaries that failed, batch or micro (the view was left as it was). */
   summaryFailures: number;
   /** Requests whose prompt exceeded the context window. */
   overflowTurns: number;
@@ -68,15 +59,16 @@ export interface SessionReplay {
 
 /**
  * Replays one imported session request by request into a fresh session of `runtime`. A request is
- * the view just before an assistant message (which is its completion); before every request but the
- * first, the policy gets one compaction check. The source's own compactions are skipped but noted.
+ * the view just before an assistant message (which is its completion), and each completion completes a
+ * turn; before every request but the first, one compaction step runs (compactionStep). The source's own
+ * compactions are skipped but noted.
  */
 export async function replaySession(
   runtime: Palimpsest,
   source: ImportedSession,
   options: SessionReplayOptions,
 ): Promise<SessionReplay> {
-  const { policy, profile, contextWindow } = options;
+  const { profile, contextWindow } = options;
   const rules = cacheRulesForProfile(profile);
   const session = await runtime.startSession({
     contextWindow,
@@ -117,7 +109,7 @@ export async function replaySession(
     await append(pending);
     pending = [];
     const requestIndex = result.estimates.length;
-    if (policy !== "none" && requestIndex > 0) await compactOnce(session, options, requestIndex - 1, result);
+    if (requestIndex > 0) await stepBefore(session, options, requestIndex - 1, result);
     const prompt = promptMessages(session.state.live);
     const baselinePrompt = [...uncompacted];
     await append([message], message.id);
@@ -132,33 +124,24 @@ export async function replaySession(
       const real = usage === undefined ? undefined : usageFigures(usage);
       if (real !== undefined) result.usagePairs.push({ estimated: estimateFigures(base.estimate), real });
     }
-    if (usage !== undefined) await session.completeTurn(message.id, usage);
+    await session.completeTurn(message.id, usage);
     options.onRequest?.(result.estimates.length);
   }
   await append(pending);
   return result;
 }
 
-/** One compaction check with the replay's settings; records what it committed or that it failed. */
-async function compactOnce(
+/** One compaction step before the next request; records what it committed or that a summary failed. */
+async function stepBefore(
   session: Session,
   options: SessionReplayOptions,
   requestIndex: number,
   result: SessionReplay,
 ): Promise<void> {
-  if (options.policy === "none") return;
-  const viewBefore = session.state.live;
-  const outcome = await compact(session, {
-    policy: options.policy,
-    profile: options.profile,
-    contextWindow: options.contextWindow,
-    trigger: "auto",
-    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-  });
-  if (outcome.status === "failed") result.summaryFailures += 1;
-  if (outcome.status !== "compacted") return;
-  const observation = observeCompaction(outcome, viewBefore, requestIndex);
-  result.compactions.push(observation);
-  await options.onCompaction?.(session, observation);
+  if (options.policy === "none" && options.micro === undefined) return;
+  const step = await compactionStep(session, options, requestIndex);
+  if (step.failed) result.summaryFailures += 1;
+  if (step.committed === undefined) return;
+  result.compactions.push(step.committed);
+  await options.onCompaction?.(session, step.committed);
 }

@@ -1,9 +1,9 @@
 import {
-  type CompactionObservation,
   compactionThreshold,
   compareWithUsage,
   type ImportedSession,
   initialState,
+  type MicroSettings,
   type ProviderProfile,
   type Summarizer,
   type UsageComparison,
@@ -11,21 +11,26 @@ import {
 import { resolveCompaction, resolveProfile } from "../runtime/compaction-settings.ts";
 import { openPalimpsest } from "../runtime/open-palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
+import type { ReplayCompaction } from "./observe-micro.ts";
 import { type PolicyReplay, policyReplay } from "./policy-replay.ts";
-import { type ReplayPolicy, replaySession, type SessionReplay } from "./replay-session.ts";
+import { type ReplayRun, type ReplayRunName, replayRun } from "./replay-policy.ts";
+import { replaySession, type SessionReplay } from "./replay-session.ts";
 
 /** Where a long replay stands: which policy, which session (1-based of `sessions`), requests done of `requests`. */
 export interface ReplayProgress {
-  policy: ReplayPolicy;
+  policy: ReplayRunName;
   session: number;
   sessions: number;
   done: number;
   requests: number;
 }
 
-/** How a transcript is replayed: the policies to compare and the window, profile and store they run with. */
+/** How a transcript is replayed: the runs to compare and the window, profile and store they run with. */
 export interface ReplayOptions {
-  policies: readonly ReplayPolicy[];
+  /** Batch policies and micro runs (`micro`, `micro+summary`, `micro+prune-first`), each a row. */
+  policies: readonly ReplayRunName[];
+  /** Settings of the micro passes in micro runs (default: the runtime's, `{}`). */
+  micro?: Partial<MicroSettings>;
   /** A profile or a built-in profile's name (default anthropic). */
   profile?: ProviderProfile | string;
   contextWindow: number;
@@ -34,7 +39,7 @@ export interface ReplayOptions {
   /** The replay store (default `:memory:`, thrown away afterwards). */
   url?: string;
   onProgress?: (progress: ReplayProgress) => void;
-  onCompaction?: (session: Session, compaction: CompactionObservation, policy: ReplayPolicy) => void | Promise<void>;
+  onCompaction?: (session: Session, compaction: ReplayCompaction, policy: ReplayRunName) => void | Promise<void>;
 }
 
 /** A transcript replayed under each policy, with the cache model checked against real usage where there is some. */
@@ -45,8 +50,8 @@ export interface TranscriptReplay {
 }
 
 /**
- * Replays every session of a parsed transcript under each policy in turn, each into its own fresh
- * session of one throwaway store, and folds the runs into one metrics row per policy.
+ * Replays every session of a parsed transcript under each run in turn, each into its own fresh
+ * session of one throwaway store, and folds the sessions into one metrics row per run.
  */
 export async function replayTranscript(
   sessions: readonly ImportedSession[],
@@ -67,14 +72,16 @@ export async function replayTranscript(
   try {
     const policies: PolicyReplay[] = [];
     let runs: SessionReplay[] = [];
-    for (const policy of options.policies) {
+    for (const run of options.policies.map(runNamed)) {
+      const policy = run.name;
       runs = [];
       for (const [i, source] of sessions.entries()) {
         const requests = source.items.filter((it) => it.kind === "message" && it.message.role === "assistant").length;
         const progress = { policy, session: i + 1, sessions: sessions.length, requests };
         runs.push(
           await replaySession(runtime, source, {
-            policy,
+            policy: run.policy,
+            ...(run.micro ? { micro: options.micro ?? {} } : {}),
             profile,
             contextWindow: options.contextWindow,
             maxOutputTokens,
@@ -88,7 +95,7 @@ export async function replayTranscript(
         policy,
         profile: profile.name,
         contextWindow: options.contextWindow,
-        threshold: policy === "none" ? null : threshold,
+        threshold: run.policy === "none" ? null : threshold,
         prices: profile.prices,
       };
       policies.push(policyReplay(label, runs));
@@ -105,4 +112,10 @@ export async function replayTranscript(
   } finally {
     await runtime.close();
   }
+}
+
+function runNamed(name: ReplayRunName): ReplayRun {
+  const run = replayRun(name);
+  if (run === undefined) throw new Error(`unknown replay run ${name}`);
+  return run;
 }
