@@ -9,11 +9,12 @@ import { type AppendResult, runAppendBench } from "./append.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
 
-const BENCHES = ["append", "resume", "budget", "tokenizers", "cold-start"] as const;
+const BENCHES = ["append", "resume", "budget", "micro-budget", "tokenizers", "cold-start"] as const;
 type BenchName = (typeof BENCHES)[number];
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<BenchName> } {
@@ -86,6 +87,31 @@ function budgetTable(rows: readonly BudgetResult[]): string {
   );
 }
 
+function microBudgetTable(rows: readonly MicroBudgetResult[]): string {
+  return markdownTable(
+    [
+      "live messages",
+      "plan",
+      "planMicro",
+      "cursor scan",
+      "marker scan",
+      "selectSpan",
+      "2 × re-estimate",
+      "baseline / plan",
+    ],
+    rows.map((r) => [
+      num(r.messages),
+      r.plan,
+      ms(r.planMs),
+      ms(r.cursorScanMs),
+      ms(r.markerScanMs),
+      ms(r.spanMs),
+      ms(r.baselineMs),
+      ratio(r.baselineMs / r.planMs),
+    ]),
+  );
+}
+
 function coldStartTable(rows: readonly ColdStartResult[]): string {
   return markdownTable(
     ["engine", "runs", "`sessions --json` (tsx)", '`node -e ""`', "cli / node"],
@@ -143,6 +169,11 @@ try {
     const rows = await runBudgetBench(quick);
     results.budget = rows;
     tables.push("## Per-turn budget check", budgetTable(rows));
+  }
+  if (only.has("micro-budget")) {
+    const rows = await runMicroBudgetBench(quick);
+    results.microBudget = rows;
+    tables.push("## Micro pass budget check", microBudgetTable(rows));
   }
   if (only.has("cold-start")) {
     const rows: ColdStartResult[] = [];
