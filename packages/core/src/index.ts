@@ -8,6 +8,7 @@ export * from "./invariants/index.ts";
 export * from "./messages/index.ts";
 export * from "./micro/index.ts";
 export * from "./ports/index.ts";
+export * from "./precompact/index.ts";
 export * from "./replay-metrics/index.ts";
 export * from "./session/index.ts";
 export * from "./summarizers/index.ts";

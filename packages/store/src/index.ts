@@ -1,5 +1,6 @@
 export * from "./engine/index.ts";
 export * from "./import/import-sessions.ts";
+export * from "./precompact/index.ts";
 export * from "./replay/index.ts";
 export * from "./runtime/compact.ts";
 export * from "./runtime/compact-range.ts";

@@ -1,3 +1,4 @@
+export * from "./candidate-store.ts";
 export * from "./change-feed.ts";
 export * from "./event-store.ts";
 export * from "./snapshot-store.ts";

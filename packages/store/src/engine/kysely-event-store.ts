@@ -1,10 +1,12 @@
 import type {
   AppendOptions,
   AppendResult,
+  CandidateStore,
   ChangeFeed,
   ChangeListener,
   DomainEvent,
   EventStore,
+  PrecompactionCandidate,
   ReadAllOptions,
   ReadStreamOptions,
   SessionSummary,
@@ -13,6 +15,7 @@ import type {
   StoredEvent,
 } from "@palimpsest/core";
 import { StorageError } from "@palimpsest/core";
+import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
@@ -24,10 +27,10 @@ import { guardStorage } from "./storage-guard.ts";
 const MAX_ATTEMPTS = 5;
 
 /**
- * The one EventStore and SnapshotStore implementation: shared kysely queries over an engine adapter
- * (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause.
+ * The one EventStore, SnapshotStore and CandidateStore implementation: shared kysely queries over an engine
+ * adapter (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause.
  */
-export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
+export class KyselyEventStore implements EventStore, SnapshotStore, CandidateStore, ChangeFeed {
   readonly #adapter: EngineAdapter;
   readonly #changes: ChangeNotifier;
   #closed = false;
@@ -156,6 +159,18 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return guardStorage("deleteSnapshot", async () => {
       await this.#adapter.db.deleteFrom("snapshots").where("session_id", "=", sessionId).execute();
     });
+  }
+
+  saveCandidate(candidate: PrecompactionCandidate): Promise<boolean> {
+    return guardStorage("saveCandidate", () => saveCandidateRow(this.#adapter.db, candidate));
+  }
+
+  loadCandidate(sessionId: string): Promise<PrecompactionCandidate | undefined> {
+    return guardStorage("loadCandidate", () => loadCandidateRow(this.#adapter.db, sessionId));
+  }
+
+  deleteCandidate(sessionId: string): Promise<void> {
+    return guardStorage("deleteCandidate", () => deleteCandidateRow(this.#adapter.db, sessionId));
   }
 
   async close(): Promise<void> {

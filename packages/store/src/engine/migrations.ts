@@ -13,8 +13,8 @@ import type { Engine } from "./engine-adapter.ts";
  * Distribution: everything is keyed by session and no transaction spans sessions, so on PostgreSQL every
  * key and index leads with `session_id` except the global `position` index (not unique: identity values
  * are unique by construction). To scale out, distribute each table by `session_id`: with Citus,
- * `SELECT create_distributed_table('events', 'session_id')` (likewise for sessions, idempotency_keys and
- * snapshots, colocated); natively, `PARTITION BY HASH (session_id)` with the same keys.
+ * `SELECT create_distributed_table('events', 'session_id')` (likewise for sessions, idempotency_keys,
+ * snapshots and precompaction_candidates, colocated); natively, `PARTITION BY HASH (session_id)` with the same keys.
  */
 export function createMigrations(engine: Engine): Record<string, Migration> {
   const pg = engine === "postgres";
@@ -75,6 +75,26 @@ export function createMigrations(engine: Engine): Record<string, Migration> {
           .addColumn("format", "integer", (c) => c.notNull())
           .addColumn("state", "text", (c) => c.notNull())
           .addColumn("checksum", "text", (c) => c.notNull())
+          .execute();
+      },
+    },
+    "0002_precompaction_candidates": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("precompaction_candidates")
+          .addColumn("session_id", "text", (c) => c.primaryKey())
+          .addColumn("last_message_id", "text", (c) => c.notNull())
+          .addColumn("prefix_hash", "text", (c) => c.notNull())
+          .addColumn("system_prompt_hash", "text", (c) => c.notNull())
+          .addColumn("summarizer_model", "text", (c) => c.notNull())
+          .addColumn("prompt_version", "text", (c) => c.notNull())
+          .addColumn("targets", "text", (c) => c.notNull())
+          .addColumn("summary", "text", (c) => c.notNull())
+          .addColumn("basis_view_version", "integer", (c) => c.notNull())
+          .addColumn("created_at_ms", pg ? "bigint" : "integer", (c) => c.notNull())
+          .addColumn("summary_ms", "integer", (c) => c.notNull())
+          .addColumn("aux_tokens_in", "integer")
+          .addColumn("aux_tokens_out", "integer")
           .execute();
       },
     },

@@ -1,0 +1,129 @@
+import type { PrecompactionCandidate } from "@palimpsest/core";
+import { type Kysely, sql } from "kysely";
+import type { StoreDatabase } from "../engine/database-schema.ts";
+
+/** One row of `precompaction_candidates` (migration 0002): the key's columns, then the cached summary. */
+interface CandidateRow {
+  session_id: string;
+  last_message_id: string;
+  prefix_hash: string;
+  system_prompt_hash: string;
+  summarizer_model: string;
+  prompt_version: string;
+  /** JSON array of the message ids the summary stands for. */
+  targets: string;
+  summary: string;
+  basis_view_version: number;
+  created_at_ms: number;
+  summary_ms: number;
+  aux_tokens_in: number | null;
+  aux_tokens_out: number | null;
+}
+
+/** Column types for the parameters of the conditional insert (PostgreSQL cannot infer them in a SELECT list). */
+const COLUMN_TYPES: Record<keyof CandidateRow, string> = {
+  session_id: "text",
+  last_message_id: "text",
+  prefix_hash: "text",
+  system_prompt_hash: "text",
+  summarizer_model: "text",
+  prompt_version: "text",
+  targets: "text",
+  summary: "text",
+  basis_view_version: "integer",
+  created_at_ms: "bigint",
+  summary_ms: "integer",
+  aux_tokens_in: "integer",
+  aux_tokens_out: "integer",
+};
+const COLUMNS = Object.keys(COLUMN_TYPES) as (keyof CandidateRow)[];
+
+function withCandidates(db: Kysely<StoreDatabase>) {
+  return db.withTables<{ precompaction_candidates: CandidateRow }>();
+}
+
+function toRow(c: PrecompactionCandidate): CandidateRow {
+  return {
+    session_id: c.key.sessionId,
+    last_message_id: c.key.lastMessageId,
+    prefix_hash: c.key.prefixHash,
+    system_prompt_hash: c.key.systemPromptHash,
+    summarizer_model: c.key.summarizerModel,
+    prompt_version: c.key.promptVersion,
+    targets: JSON.stringify(c.targets),
+    summary: c.summary,
+    basis_view_version: c.basisViewVersion,
+    created_at_ms: c.createdAt,
+    summary_ms: Math.round(c.summaryMs),
+    aux_tokens_in: c.auxTokensIn ?? null,
+    aux_tokens_out: c.auxTokensOut ?? null,
+  };
+}
+
+function fromRow(row: CandidateRow): PrecompactionCandidate {
+  const candidate: PrecompactionCandidate = {
+    key: {
+      sessionId: row.session_id,
+      lastMessageId: row.last_message_id,
+      prefixHash: row.prefix_hash,
+      systemPromptHash: row.system_prompt_hash,
+      summarizerModel: row.summarizer_model,
+      promptVersion: row.prompt_version,
+    },
+    targets: JSON.parse(row.targets) as string[],
+    summary: row.summary,
+    basisViewVersion: row.basis_view_version,
+    createdAt: Number(row.created_at_ms),
+    summaryMs: row.summary_ms,
+  };
+  if (row.aux_tokens_in !== null) candidate.auxTokensIn = row.aux_tokens_in;
+  if (row.aux_tokens_out !== null) candidate.auxTokensOut = row.aux_tokens_out;
+  return candidate;
+}
+
+/**
+ * Upserts the session's one candidate in a single statement that selects it through the session's
+ * catalogue row at the candidate's basis view version: when a compaction moved the view first, nothing
+ * is written and this returns false.
+ */
+export async function saveCandidateRow(db: Kysely<StoreDatabase>, candidate: PrecompactionCandidate): Promise<boolean> {
+  const row = toRow(candidate);
+  const t = withCandidates(db);
+  const result = await t
+    .insertInto("precompaction_candidates")
+    .columns(COLUMNS)
+    .expression(
+      t
+        .selectFrom("sessions")
+        .select(COLUMNS.map((column) => sql`cast(${row[column]} as ${sql.raw(COLUMN_TYPES[column])})`.as(column)))
+        .where("session_id", "=", row.session_id)
+        .where("view_version", "=", row.basis_view_version),
+    )
+    .onConflict((oc) =>
+      oc
+        .column("session_id")
+        .doUpdateSet(
+          Object.fromEntries(COLUMNS.map((column) => [column, sql.ref(`excluded.${column}`)])) as Partial<CandidateRow>,
+        ),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** The session's candidate, if one is stored. */
+export async function loadCandidateRow(
+  db: Kysely<StoreDatabase>,
+  sessionId: string,
+): Promise<PrecompactionCandidate | undefined> {
+  const row = await withCandidates(db)
+    .selectFrom("precompaction_candidates")
+    .selectAll()
+    .where("session_id", "=", sessionId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : fromRow(row);
+}
+
+/** Deletes the session's candidate (a no-op when there is none). */
+export async function deleteCandidateRow(db: Kysely<StoreDatabase>, sessionId: string): Promise<void> {
+  await withCandidates(db).deleteFrom("precompaction_candidates").where("session_id", "=", sessionId).execute();
+}

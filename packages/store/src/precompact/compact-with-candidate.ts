@@ -1,0 +1,168 @@
+import {
+  type CandidateStore,
+  formatSummaryMessage,
+  type Message,
+  type PrecompactionCandidate,
+  planDelta,
+  type StoredEvent,
+  type SummaryPlan,
+  type SummaryResult,
+  validateCandidate,
+} from "@palimpsest/core";
+import { uuidv7 } from "uuidv7";
+import { type CompactOptions, type CompactOutcome, compact } from "../runtime/compact.ts";
+import { type ResolvedCompaction, resolveCompaction } from "../runtime/compaction-settings.ts";
+import type { Session } from "../runtime/session.ts";
+import { batchPolicyInput } from "./batch-policy-input.ts";
+import type { PrecompactEvent, PrecompactMiss, PrecompactMonitor } from "./precompact-monitor.ts";
+import { summarizeEntries } from "./summarize-entries.ts";
+
+/** Options of a compaction that may use the session's background candidate. */
+export interface CompactWithCandidateOptions extends CompactOptions {
+  candidates: CandidateStore;
+  /** The off switch for this call: false compacts the usual way without looking for a candidate. */
+  enabled?: boolean;
+  /** The session's system prompt, when the agent keeps it outside the transcript (as the jobs were given it). */
+  systemPrompt?: string;
+  /** On a hit, also time a cold summary of the same span (costs one more summarizer call; for replays). */
+  measureCold?: boolean;
+  monitor?: PrecompactMonitor;
+}
+
+/** How the candidate was used: a hit with its timings, or a miss with its reason. */
+export type PrecompactUse =
+  | Omit<Extract<PrecompactEvent, { type: "hit" }>, "sessionId">
+  | { type: "miss"; reason: PrecompactMiss; detail: string };
+
+/** A compaction's outcome, with the candidate's use whenever a summary compaction was due. */
+export type PrecompactOutcome = CompactOutcome & { precompact?: PrecompactUse };
+
+/**
+ * Compacts a session, using its background candidate when the batch policy plans a summary and the
+ * candidate's key validates against the current view: only the delta after the candidate is summarized
+ * (continuing its summary), and one supersede (mode "precompact") replaces the whole planned span,
+ * compare-and-set on the planned view version under the session lock. On any miss the candidate is
+ * discarded and compact() runs as usual; prunes and skips go to compact() untouched.
+ */
+export async function compactWithCandidate(
+  session: Session,
+  options: CompactWithCandidateOptions,
+): Promise<PrecompactOutcome> {
+  const started = performance.now();
+  if (options.enabled === false) return compact(session, options);
+  const counter = await session.tokenCounter();
+  const state = session.state;
+  const settings = resolveCompaction(options, state, (m) => counter.countMessage(m));
+  const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true));
+  if (plan.kind !== "summary") return compact(session, options);
+  const candidate = await options.candidates.loadCandidate(session.id);
+  const fallBack = async (reason: PrecompactMiss, detail: string, wastedMs: number): Promise<PrecompactOutcome> => {
+    if (candidate !== undefined) await options.candidates.deleteCandidate(session.id);
+    options.monitor?.record({ type: "miss", sessionId: session.id, reason, wastedMs });
+    return { ...(await compact(session, options)), precompact: { type: "miss", reason, detail } };
+  };
+  if (candidate === undefined) return fallBack("no-candidate", "no candidate stored", 0);
+  const verdict = validateCandidate(candidate, {
+    sessionId: session.id,
+    view: state.live,
+    handedOffTo: state.handedOffTo,
+    summarizer: settings.summarizer,
+    targets: plan.targets,
+    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+  });
+  if (!verdict.hit) return fallBack(verdict.reason, verdict.detail, candidate.summaryMs);
+  const basis = { viewVersion: state.viewVersion, prefixHash: candidate.key.prefixHash };
+  const delta = planDelta(candidate, plan, state.live, verdict.covered);
+  let text = delta.previousSummary;
+  let deltaResult: SummaryResult | undefined;
+  let deltaMs = 0;
+  if (delta.input.length > 0) {
+    try {
+      ({ result: deltaResult, ms: deltaMs } = await summarizeEntries({
+        summarizer: settings.summarizer,
+        entries: delta.input,
+        previousSummary: delta.previousSummary,
+        maxOutputTokens: plan.maxSummaryTokens,
+        timeoutMs: settings.summaryTimeoutMs,
+      }));
+      text = deltaResult.text;
+    } catch (error) {
+      return fallBack("delta-failed", error instanceof Error ? error.message : String(error), candidate.summaryMs);
+    }
+  }
+  const event = await commit(session, settings, plan, candidate, text, deltaResult, basis, options, started);
+  const commitMs = performance.now() - started;
+  await options.candidates.deleteCandidate(session.id);
+  const coldSummaryMs = options.measureCold === true ? await timeCold(settings, plan) : candidate.summaryMs + deltaMs;
+  const coldMs = coldSummaryMs + commitMs - deltaMs;
+  const hit = {
+    type: "hit" as const,
+    commitMs,
+    coldMs,
+    coldMeasured: options.measureCold === true,
+    savedMs: coldMs - commitMs,
+    candidateAgeMs: Math.max(0, Date.now() - candidate.createdAt),
+    deltaMessages: delta.input.length,
+  };
+  options.monitor?.record({ ...hit, sessionId: session.id });
+  return { status: "compacted", plan, event, durationMs: commitMs, precompact: hit };
+}
+
+/** Commits the merged summary over the plan's whole span: the one supersede event of a hit. */
+async function commit(
+  session: Session,
+  settings: ResolvedCompaction,
+  plan: SummaryPlan,
+  candidate: PrecompactionCandidate,
+  text: string,
+  deltaResult: SummaryResult | undefined,
+  basis: { viewVersion: number; prefixHash: string },
+  options: CompactWithCandidateOptions,
+  started: number,
+): Promise<StoredEvent> {
+  const counter = await session.tokenCounter();
+  const message: Message = {
+    id: uuidv7(),
+    role: plan.role,
+    content: [{ type: "text", text: formatSummaryMessage(text) }],
+  };
+  const tokens = counter.countMessage(message);
+  const targets = new Set(plan.targets);
+  const removed = session.state.live.reduce((n, e) => (targets.has(e.message.id) ? n + e.tokens : n), 0);
+  const auxIn = (candidate.auxTokensIn ?? 0) + (deltaResult?.inputTokens ?? 0);
+  const auxOut = (candidate.auxTokensOut ?? 0) + (deltaResult?.outputTokens ?? 0);
+  const [event] = await session.supersede({
+    compactionId: uuidv7(),
+    targets: plan.targets,
+    replacements: [{ kind: "summary", message, tokens }],
+    mode: "precompact",
+    basis,
+    producer: {
+      policy: settings.policy.name,
+      profile: settings.profile.name,
+      summarizerModel: settings.summarizer.model,
+      promptVersion: settings.summarizer.promptVersion,
+    },
+    stats: {
+      tokensBefore: plan.tokensBefore,
+      tokensAfter: plan.tokensBefore - removed + tokens,
+      durationMs: performance.now() - started,
+      ...(auxIn > 0 ? { auxTokensIn: auxIn } : {}),
+      ...(auxOut > 0 ? { auxTokensOut: auxOut } : {}),
+    },
+    trigger: options.trigger ?? "manual",
+  });
+  return event as StoredEvent;
+}
+
+/** Times the summary a cold compaction of the same plan would write (the text is thrown away). */
+async function timeCold(settings: ResolvedCompaction, plan: SummaryPlan): Promise<number> {
+  const { ms } = await summarizeEntries({
+    summarizer: settings.summarizer,
+    entries: plan.input,
+    maxOutputTokens: plan.maxSummaryTokens,
+    timeoutMs: settings.summaryTimeoutMs,
+    ...(plan.previousSummary === undefined ? {} : { previousSummary: plan.previousSummary }),
+  });
+  return ms;
+}

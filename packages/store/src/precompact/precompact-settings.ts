@@ -1,0 +1,35 @@
+/** How background pre-compaction runs: the global off switch and its cost controls. */
+export interface PrecompactSettings {
+  /** The global off switch (a session can be switched off alone with `scheduler.setSessionEnabled`). */
+  enabled: boolean;
+  /** Share of the compaction threshold above which a candidate is prepared (the soft threshold). */
+  softRatio: number;
+  /** Quiet time after a session's last completed turn before its job starts. */
+  debounceMs: number;
+  /** Jobs running at once across all sessions (one per session at most, always). */
+  concurrency: number;
+  /** A still-valid candidate is rewritten only once this many stable tokens joined its prefix. */
+  refreshTokens: number;
+  /** The system prompt of a session, when the agent keeps it outside the transcript. */
+  systemPrompt?: (sessionId: string) => string | undefined;
+}
+
+/** Defaults: on, 65% of the hard threshold, 2 s debounce, 2 jobs at once, refresh after 8,000 new tokens. */
+export const DEFAULT_PRECOMPACT_SETTINGS: PrecompactSettings = {
+  enabled: true,
+  softRatio: 0.65,
+  debounceMs: 2_000,
+  concurrency: 2,
+  refreshTokens: 8_000,
+};
+
+/** Fills in the defaults; the concurrency is at least 1 and the debounce at least 0. */
+export function resolvePrecompactSettings(settings: Partial<PrecompactSettings> = {}): PrecompactSettings {
+  const defined = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+  const merged: PrecompactSettings = { ...DEFAULT_PRECOMPACT_SETTINGS, ...defined };
+  return {
+    ...merged,
+    concurrency: Math.max(1, Math.floor(merged.concurrency)),
+    debounceMs: Math.max(0, merged.debounceMs),
+  };
+}

@@ -1,0 +1,66 @@
+import type { PrecompactionCandidate } from "@palimpsest/core";
+import type { Palimpsest } from "@palimpsest/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runtimeBackends } from "../support/runtime-backends.ts";
+import { candidateStore } from "./precompact-fixtures.ts";
+
+function candidate(sessionId: string, overrides: Partial<PrecompactionCandidate> = {}): PrecompactionCandidate {
+  return {
+    key: {
+      sessionId,
+      lastMessageId: "t9",
+      prefixHash: "a".repeat(64),
+      systemPromptHash: "b".repeat(64),
+      summarizerModel: "offline-extractive",
+      promptVersion: "v1",
+    },
+    targets: ["r0", "u1", "a1", "t1", "«ユニコード» \u0000"],
+    summary: "Goal: ship it. Blocked: nothing.",
+    basisViewVersion: 0,
+    createdAt: Date.now(),
+    summaryMs: 42,
+    ...overrides,
+  };
+}
+
+for (const backend of runtimeBackends()) {
+  describe.skipIf(backend.skip !== undefined)(`precompaction candidates table (${backend.name})`, () => {
+    let runtime: Palimpsest;
+    beforeAll(async () => {
+      await backend.setup();
+      runtime = await backend.open();
+    });
+    afterAll(() => backend.dispose());
+
+    it("round-trips one candidate per session, a newer one replacing the older, and deletes it", async () => {
+      const store = candidateStore(runtime);
+      const session = await runtime.startSession();
+      expect(await store.loadCandidate(session.id)).toBeUndefined();
+      const first = candidate(session.id);
+      expect(await store.saveCandidate(first)).toBe(true);
+      expect(await store.loadCandidate(session.id)).toEqual(first);
+      const newer = candidate(session.id, { summary: "newer", summaryMs: 7, auxTokensIn: 1_200, auxTokensOut: 300 });
+      expect(await store.saveCandidate(newer)).toBe(true);
+      expect(await store.loadCandidate(session.id)).toEqual(newer);
+      await store.deleteCandidate(session.id);
+      expect(await store.loadCandidate(session.id)).toBeUndefined();
+    });
+
+    it("stores nothing when the session's view version moved past the candidate's basis (or it has no log)", async () => {
+      const store = candidateStore(runtime);
+      const session = await runtime.startSession();
+      expect(await store.saveCandidate(candidate(session.id))).toBe(true);
+      expect(await store.saveCandidate(candidate(session.id, { basisViewVersion: 3, summary: "stale" }))).toBe(false);
+      expect((await store.loadCandidate(session.id))?.summary).toBe("Goal: ship it. Blocked: nothing.");
+      expect(await store.saveCandidate(candidate("no-such-session"))).toBe(false);
+    });
+
+    it("is seen by another process on the same database", async () => {
+      const session = await runtime.startSession();
+      const saved = candidate(session.id);
+      await candidateStore(runtime).saveCandidate(saved);
+      const other = await backend.open();
+      expect(await candidateStore(other).loadCandidate(session.id)).toEqual(saved);
+    });
+  });
+}
