@@ -90,7 +90,8 @@ export async function compactWithCandidate(
       return fallBack("delta-failed", error instanceof Error ? error.message : String(error), candidate.summaryMs);
     }
   }
-  const event = await commit(session, settings, plan, candidate, text, deltaResult, basis, options, started);
+  const trigger = options.trigger ?? "manual";
+  const event = await commit(session, { settings, plan, candidate, text, deltaResult, basis, trigger, started });
   const commitMs = performance.now() - started;
   await options.candidates.deleteCandidate(session.id);
   const coldSummaryMs = options.measureCold === true ? await timeCold(settings, plan) : candidate.summaryMs + deltaMs;
@@ -108,23 +109,26 @@ export async function compactWithCandidate(
   return { status: "compacted", plan, event, durationMs: commitMs, precompact: hit };
 }
 
+/** What a hit commits: the merged summary text over the plan's span, and what it cost. */
+interface HitCommit {
+  settings: ResolvedCompaction;
+  plan: SummaryPlan;
+  candidate: PrecompactionCandidate;
+  text: string;
+  deltaResult: SummaryResult | undefined;
+  basis: { viewVersion: number; prefixHash: string };
+  trigger: "manual" | "auto";
+  started: number;
+}
+
 /** Commits the merged summary over the plan's whole span: the one supersede event of a hit. */
-async function commit(
-  session: Session,
-  settings: ResolvedCompaction,
-  plan: SummaryPlan,
-  candidate: PrecompactionCandidate,
-  text: string,
-  deltaResult: SummaryResult | undefined,
-  basis: { viewVersion: number; prefixHash: string },
-  options: CompactWithCandidateOptions,
-  started: number,
-): Promise<StoredEvent> {
+async function commit(session: Session, hit: HitCommit): Promise<StoredEvent> {
+  const { settings, plan, candidate, deltaResult } = hit;
   const counter = await session.tokenCounter();
   const message: Message = {
     id: uuidv7(),
     role: plan.role,
-    content: [{ type: "text", text: formatSummaryMessage(text) }],
+    content: [{ type: "text", text: formatSummaryMessage(hit.text) }],
   };
   const tokens = counter.countMessage(message);
   const targets = new Set(plan.targets);
@@ -136,7 +140,7 @@ async function commit(
     targets: plan.targets,
     replacements: [{ kind: "summary", message, tokens }],
     mode: "precompact",
-    basis,
+    basis: hit.basis,
     producer: {
       policy: settings.policy.name,
       profile: settings.profile.name,
@@ -146,11 +150,11 @@ async function commit(
     stats: {
       tokensBefore: plan.tokensBefore,
       tokensAfter: plan.tokensBefore - removed + tokens,
-      durationMs: performance.now() - started,
+      durationMs: performance.now() - hit.started,
       ...(auxIn > 0 ? { auxTokensIn: auxIn } : {}),
       ...(auxOut > 0 ? { auxTokensOut: auxOut } : {}),
     },
-    trigger: options.trigger ?? "manual",
+    trigger: hit.trigger,
   });
   return event as StoredEvent;
 }
