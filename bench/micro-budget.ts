@@ -10,6 +10,7 @@ import {
   planMicro,
   resolveMicroSettings,
   selectSpan,
+  summaryIndices,
   tailBudget,
 } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
@@ -24,9 +25,9 @@ export interface MicroBudgetResult {
   plan: string;
   /** planMicro(microInputFor(state, ...)): everything a pass decides before calling the summarizer. */
   planMs: number;
-  /** microCursor: a forward scan of the whole view for the newest summary. */
+  /** microCursor: a forward scan for the newest summary, stopping at the last live one. */
   cursorScanMs: number;
-  /** liveMarker: a backward scan from the end to the marker (near the front in steady state). */
+  /** liveMarker: the same early-stopping scan, then the marker among the summaries found. */
   markerScanMs: number;
   /** selectSpan: head, tail (bounded by the tail budget) and the pinned last turn. */
   spanMs: number;
@@ -77,8 +78,8 @@ export async function runMicroBudgetBench(quick: boolean): Promise<MicroBudgetRe
       const calls = Math.max(3, Math.floor(20_000 / messages));
       const [planMs, cursorScanMs, markerScanMs, spanMs, baselineMs] = timeSideBySide(calls, [
         () => planMicro(microInputFor(session.state, SETTINGS, TAIL)).kind.length,
-        () => microCursor(view, 1),
-        () => liveMarker(view)?.index ?? 0,
+        () => microCursor(1, summaryIndices(view, state.liveSummaries)),
+        () => liveMarker(view, summaryIndices(view, state.liveSummaries))?.index ?? 0,
         () => selectSpan(view, TAIL, input.batchCompactions).tailStart,
         () => reestimate(session) + reestimate(session),
       ]);

@@ -9,11 +9,28 @@ export interface Exchange {
   entries: LiveEntry[];
 }
 
+/**
+ * The view indices of the live summaries and markers, in order. With `count` (the state's
+ * `liveSummaries`) the scan stops at the last of them, which sits near the front of the view, so a
+ * pass does not walk the whole transcript; without it, the whole view is scanned.
+ */
+export function summaryIndices(view: readonly LiveEntry[], count?: number): number[] {
+  const found: number[] = [];
+  for (let i = 0; i < view.length && (count === undefined || found.length < count); i++) {
+    if (isSummaryEntry(view[i] as LiveEntry)) found.push(i);
+  }
+  return found;
+}
+
 /** The newest live rolling-summary marker with its view index, or undefined when there is none. */
-export function liveMarker(view: readonly LiveEntry[]): { index: number; entry: LiveEntry } | undefined {
-  for (let i = view.length - 1; i >= 0; i--) {
-    const entry = view[i] as LiveEntry;
-    if (entry.placedBy?.kind === "rolling-summary") return { index: i, entry };
+export function liveMarker(
+  view: readonly LiveEntry[],
+  summaries: readonly number[] = summaryIndices(view),
+): { index: number; entry: LiveEntry } | undefined {
+  for (let k = summaries.length - 1; k >= 0; k--) {
+    const index = summaries[k] as number;
+    const entry = view[index] as LiveEntry;
+    if (entry.placedBy?.kind === "rolling-summary") return { index, entry };
   }
   return undefined;
 }
@@ -22,12 +39,9 @@ export function liveMarker(view: readonly LiveEntry[]): { index: number; entry: 
  * The cursor: the first view index micro-compaction has not passed. It lies after the protected head,
  * after the newest batch summary, and after the live marker (which always sits just before it).
  */
-export function microCursor(view: readonly LiveEntry[], headEnd: number): number {
-  let cursor = headEnd;
-  view.forEach((entry, i) => {
-    if (isSummaryEntry(entry)) cursor = Math.max(cursor, i + 1);
-  });
-  return cursor;
+export function microCursor(headEnd: number, summaries: readonly number[]): number {
+  const last = summaries.at(-1);
+  return last === undefined ? headEnd : Math.max(headEnd, last + 1);
 }
 
 /** The exchange that starts at `index`, or undefined when the message there is no assistant reply (or is a summary). */

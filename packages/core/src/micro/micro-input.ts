@@ -21,6 +21,7 @@ export function microInputFor(state: Readonly<SessionState>, settings: MicroSett
     failures: state.micro,
     settings,
     turnsCompleted: state.turns,
+    liveSummaries: state.liveSummaries,
   };
   const own = state.started?.settings?.microCompact;
   if (own !== undefined) input.sessionEnabled = own;

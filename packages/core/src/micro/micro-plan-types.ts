@@ -13,6 +13,8 @@ export interface MicroInput {
   /** The session's own switch (`SessionStarted.settings.microCompact`); false turns micro-compaction off. */
   sessionEnabled?: boolean;
   turnsCompleted: number;
+  /** How many summaries and markers are live (the state's `liveSummaries`): lets the planner stop scanning after the last. */
+  liveSummaries?: number;
 }
 
 /** Fold the oldest un-absorbed exchange and the previous marker into one new rolling-summary marker. */

@@ -2,7 +2,7 @@ import { type SpanSelection, selectSpan } from "../compaction/span-selection.ts"
 import { stripSummaryNote } from "../compaction/summary-note.ts";
 import { messageText } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
-import { type Exchange, exchangeAt, isComplete, liveMarker, microCursor } from "./exchanges.ts";
+import { type Exchange, exchangeAt, isComplete, liveMarker, microCursor, summaryIndices } from "./exchanges.ts";
 import type { MicroDefragPlan, MicroInput, MicroNoPlan, MicroPlan } from "./micro-plan-types.ts";
 
 /**
@@ -20,11 +20,12 @@ export function planMicro(input: MicroInput): MicroPlan {
     return none(`turn ${turnsCompleted} is not a multiple of ${settings.everyNTurns}`);
   }
   const span = selectSpan(input.view, input.tailTokens, input.batchCompactions);
-  return planDefrag(input, span) ?? planAbsorb(input, span);
+  const summaries = summaryIndices(input.view, input.liveSummaries);
+  return planDefrag(input, span, summaries) ?? planAbsorb(input, span, summaries);
 }
 
-function planDefrag(input: MicroInput, span: SpanSelection): MicroDefragPlan | undefined {
-  const marker = liveMarker(input.view);
+function planDefrag(input: MicroInput, span: SpanSelection, summaries: readonly number[]): MicroDefragPlan | undefined {
+  const marker = liveMarker(input.view, summaries);
   const limit = input.settings.defragLimitTokens;
   if (marker === undefined || marker.entry.tokens <= limit || marker.index >= span.tailStart) return undefined;
   if (input.failures.staleDefrags.includes(marker.entry.message.id)) return undefined;
@@ -37,10 +38,10 @@ function planDefrag(input: MicroInput, span: SpanSelection): MicroDefragPlan | u
   };
 }
 
-function planAbsorb(input: MicroInput, span: SpanSelection): MicroPlan {
+function planAbsorb(input: MicroInput, span: SpanSelection, summaries: readonly number[]): MicroPlan {
   const { view, settings } = input;
   const passedOver: Exchange[] = [];
-  for (let i = microCursor(view, span.headEnd); i < span.tailStart; i++) {
+  for (let i = microCursor(span.headEnd, summaries); i < span.tailStart; i++) {
     const exchange = exchangeAt(view, i);
     if (exchange === undefined) continue; // user and system messages stay verbatim
     if (!absorbable(exchange, span)) break;
@@ -50,7 +51,7 @@ function planAbsorb(input: MicroInput, span: SpanSelection): MicroPlan {
       i = exchange.end - 1;
       continue;
     }
-    return absorb(input, exchange, passedOver);
+    return absorb(input, exchange, passedOver, summaries);
   }
   const poison = passedOver.at(-1);
   if (poison !== undefined) {
@@ -69,8 +70,13 @@ function absorbable(exchange: Exchange, span: SpanSelection): boolean {
   return true;
 }
 
-function absorb(input: MicroInput, exchange: Exchange, passedOver: readonly Exchange[]): MicroPlan {
-  const marker = liveMarker(input.view)?.entry;
+function absorb(
+  input: MicroInput,
+  exchange: Exchange,
+  passedOver: readonly Exchange[],
+  summaries: readonly number[],
+): MicroPlan {
+  const marker = liveMarker(input.view, summaries)?.entry;
   const at = exchange.entries[0] as LiveEntry;
   const tokens = exchange.entries.reduce((n, e) => n + e.tokens, 0);
   return {

@@ -108,7 +108,12 @@ export function applySupersede(
 
 function supersede(state: SessionState, data: EventOf<"messages.superseded">["data"], seq: number): void {
   state.live = applySupersede(state.live, data, seq);
-  state.liveTokens = state.live.reduce((sum, e) => sum + e.tokens, 0);
+  state.liveTokens = 0;
+  state.liveSummaries = 0;
+  for (const entry of state.live) {
+    state.liveTokens += entry.tokens;
+    if (entry.placedBy?.kind === "summary" || entry.placedBy?.kind === "rolling-summary") state.liveSummaries += 1;
+  }
   for (const r of data.replacements) {
     state.messageSeq.set(r.message.id, seq);
     if (r.message.toolCallId !== undefined) state.answeredCalls.add(r.message.toolCallId);

@@ -73,6 +73,8 @@ export interface SessionState {
   viewVersion: number;
   live: LiveEntry[];
   liveTokens: number;
+  /** Live entries a compaction placed as a summary or rolling-summary marker (lets scans for them stop early). */
+  liveSummaries: number;
   /** Every message id ever appended or placed, with the seq that introduced it. */
   messageSeq: Map<string, number>;
   /** Tool calls of the newest assistant message still waiting for results: call id → message id. */
@@ -102,6 +104,7 @@ export function initialState(sessionId: string): SessionState {
     viewVersion: 0,
     live: [],
     liveTokens: 0,
+    liveSummaries: 0,
     messageSeq: new Map(),
     pendingCalls: new Map(),
     answeredCalls: new Set(),
