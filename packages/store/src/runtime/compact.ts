@@ -1,4 +1,6 @@
 import {
+  BATCH_MODES,
+  batchCompactions,
   type CompactionPlan,
   formatSummaryMessage,
   type Message,
@@ -45,10 +47,10 @@ export async function compact(session: Session, options: CompactOptions = {}): P
     contextWindow: settings.contextWindow,
     maxOutputTokens: settings.maxOutputTokens,
     profile: settings.profile,
-    compactions: (state.compactionsByMode.summary ?? 0) + (state.compactionsByMode.prune ?? 0),
+    compactions: batchCompactions(state),
     force: options.force === true,
     history: {
-      compactions: state.recentCompactions.filter((c) => c.mode === "summary" || c.mode === "prune"),
+      compactions: state.recentCompactions.filter((c) => BATCH_MODES.has(c.mode)),
       failures: state.recentFailures,
       now: Date.now(),
       configKey: summaryConfigKey,

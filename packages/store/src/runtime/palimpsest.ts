@@ -1,4 +1,5 @@
 import {
+  type CandidateStore,
   type ChangeFeed,
   type EventStore,
   initialState,
@@ -11,6 +12,8 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
+import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
+import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
 import { sessionThreshold } from "../telemetry/session-threshold.ts";
 import type { TelemetryRecorder } from "../telemetry/telemetry-recorder.ts";
 import { type CompactOutcome, compact } from "./compact.ts";
@@ -35,7 +38,7 @@ export interface HandOffOptions {
 }
 
 /** The store a runtime needs: the event log, its snapshots, and wake-ups after commits. */
-export type RuntimeStore = EventStore & SnapshotStore & ChangeFeed;
+export type RuntimeStore = EventStore & SnapshotStore & ChangeFeed & CandidateStore;
 
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {
@@ -50,17 +53,33 @@ export interface RuntimeDeps {
   onAutoCompaction?: (outcome: CompactOutcome, session: Session) => void;
   /** Where the after-turn passes (batch and micro) write their content-free telemetry lines. */
   telemetry?: TelemetryRecorder;
+  /**
+   * Background pre-compaction (off unless given; `{}` turns it on with its defaults): after completed
+   * turns above a soft threshold, the stable prefix is summarized ahead of time, and the automatic
+   * compaction then commits only the delta. Needs `compaction.auto`.
+   */
+  precompact?: Partial<PrecompactSettings>;
 }
 
 /** The session runtime an agent uses: start, resume and hand off sessions over one store. */
 export class Palimpsest {
   readonly store: RuntimeStore;
+  /** The background pre-compaction scheduler (its stats: hits, misses, time saved), when it is on. */
+  readonly precompaction: PrecompactionScheduler | undefined;
   readonly #deps: RuntimeDeps;
 
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
   constructor(deps: RuntimeDeps) {
     this.store = deps.store;
     this.#deps = deps;
+    this.precompaction =
+      deps.precompact === undefined
+        ? undefined
+        : new PrecompactionScheduler({
+            candidates: deps.store,
+            precompact: deps.precompact,
+            ...(deps.compaction === undefined ? {} : { compaction: deps.compaction }),
+          });
   }
 
   /** Starts a new session; the tokenizer follows the model family unless given. */
@@ -104,8 +123,9 @@ export class Palimpsest {
     return this.store.listSessions();
   }
 
-  /** Closes the store. */
+  /** Stops background work and closes the store. */
   async close(): Promise<void> {
+    this.precompaction?.dispose();
     await this.store.close();
   }
 
@@ -135,12 +155,14 @@ export class Palimpsest {
     const threshold = telemetry === undefined ? undefined : { threshold: sessionThreshold(session, settings) };
     try {
       if (settings.auto === true) {
-        const outcome = await compact(session, { ...settings, trigger: "auto" });
+        const outcome = await (this.precompaction?.compact(session, { ...settings, trigger: "auto" }) ??
+          compact(session, { ...settings, trigger: "auto" }));
         if (outcome.status !== "skipped") {
           telemetry?.recordCompaction(session, outcome, threshold);
           this.#deps.onAutoCompaction?.(outcome, session);
         }
         if (outcome.status === "compacted") return;
+        this.precompaction?.onTurnCompleted(session);
       }
       if (settings.micro !== undefined && settings.micro.enabled !== false) {
         const outcome = await microCompact(session, microOptions(settings));

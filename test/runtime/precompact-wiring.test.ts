@@ -1,0 +1,48 @@
+import type { Palimpsest } from "@palimpsest/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runtimeBackends } from "../support/runtime-backends.ts";
+import { viewProblems } from "../support/view-invariants.ts";
+
+for (const backend of runtimeBackends()) {
+  describe.skipIf(backend.skip !== undefined)(`pre-compaction in the runtime (${backend.name})`, () => {
+    let runtime: Palimpsest;
+    beforeAll(async () => {
+      await backend.setup();
+      runtime = await backend.open({
+        compaction: { auto: true, policy: "summary", profile: "local", contextWindow: 64_000 },
+        precompact: { debounceMs: 0 },
+      });
+    });
+    afterAll(() => backend.dispose());
+
+    it("prepares a candidate in the background and commits only the delta at the threshold", async () => {
+      const session = await runtime.startSession();
+      const scheduler = runtime.precompaction;
+      if (scheduler === undefined) throw new Error("pre-compaction is not on");
+      for (let n = 0; n < 45 && session.state.compactions === 0; n++) {
+        await session.append(
+          [
+            { id: `u${n}`, role: "user", content: `step ${n}` },
+            {
+              id: `a${n}`,
+              role: "assistant",
+              content: "on it",
+              toolCalls: [{ id: `c${n}`, name: "shell", arguments: "{}" }],
+            },
+            { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: `log line ${n} `.repeat(500) },
+            { id: `r${n}`, role: "assistant", content: `step ${n} done` },
+          ],
+          { turnId: `turn${n}` },
+        );
+        await session.completeTurn(`turn${n}`);
+        await scheduler.idle();
+      }
+      const log = await runtime.store.readStream(session.id);
+      const modes = log.flatMap((e) => (e.type === "messages.superseded" ? [e.data.mode] : []));
+      expect(modes).toEqual(["precompact"]);
+      expect(scheduler.stats().hits).toBe(1);
+      expect(viewProblems(session, log)).toEqual([]);
+      expect((await runtime.resume(session.id)).view()).toEqual(session.view());
+    });
+  });
+}
