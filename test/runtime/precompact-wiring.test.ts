@@ -44,5 +44,17 @@ for (const backend of runtimeBackends()) {
       expect(viewProblems(session, log)).toEqual([]);
       expect((await runtime.resume(session.id)).view()).toEqual(session.view());
     });
+
+    it("leaves a session started with settings.precompact false alone", async () => {
+      const session = await runtime.startSession({ settings: { precompact: false } });
+      const scheduler = runtime.precompaction;
+      const jobsBefore = JSON.stringify(scheduler?.stats());
+      for (let n = 0; n < 40; n++) {
+        await session.append({ id: `u${n}`, role: "user", content: `note ${n} `.repeat(400) }, { turnId: `t${n}` });
+        await session.completeTurn(`t${n}`);
+        await scheduler?.idle();
+      }
+      expect(JSON.stringify(scheduler?.stats())).toBe(jobsBefore);
+    });
   });
 }

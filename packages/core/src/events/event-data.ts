@@ -21,8 +21,11 @@ export const SessionStartedSchema = z.object({
   title: z.string().optional(),
   parent: LinkSchema.optional(),
   source: z.object({ format: z.string(), file: z.string().optional(), externalId: z.string().optional() }).optional(),
-  /** Per-session switches: `microCompact: false` turns per-turn micro-compaction off for this session alone. */
-  settings: z.object({ microCompact: z.boolean().optional() }).optional(),
+  /**
+   * Per-session switches: `microCompact: false` turns per-turn micro-compaction off for this session
+   * alone, `precompact: false` background pre-compaction.
+   */
+  settings: z.object({ microCompact: z.boolean().optional(), precompact: z.boolean().optional() }).optional(),
 });
 
 /** A message joined the log, with its token count measured once with the session's tokenizer. */

@@ -91,7 +91,10 @@ export class PrecompactionScheduler {
     });
   }
 
-  /** The per-session off switch (in memory); switching off also cancels the session's running job. */
+  /**
+   * The per-session off switch in memory (a session started with `settings: { precompact: false }` is
+   * off for good); switching off also cancels the session's running job.
+   */
   setSessionEnabled(sessionId: string, enabled: boolean): void {
     if (enabled) this.#disabled.delete(sessionId);
     else {
@@ -140,6 +143,7 @@ export class PrecompactionScheduler {
       !this.#disposed &&
       this.#settings.enabled &&
       !this.#disabled.has(session.id) &&
+      session.state.started?.settings?.precompact !== false &&
       session.state.handedOffTo === undefined
     );
   }
