@@ -70,4 +70,29 @@ describe("palimpsest replay", () => {
       "micro+summary",
     ]);
   });
+
+  it("--precompact adds hits, misses by reason and each batch compaction's sync ms to --json and a line to the table", async () => {
+    const base = ["replay", "examples/demo-session.jsonl", "--context-window", "16000", "--compare", "none,summary"];
+    const result = await runPalimpsest([...base, "--precompact", "--json"]);
+    expect(result.code).toBe(0);
+    const [none, summary] = JSON.parse(result.stdout) as Record<string, unknown>[];
+    for (const key of [
+      "precompactHits",
+      "precompactMisses",
+      "syncCompactionMs",
+      "precompactSavedMs",
+      "precompactWastedMs",
+    ]) {
+      expect(summary).toHaveProperty(key);
+    }
+    expect(none).toMatchObject({ precompact: false, precompactHits: 0, syncCompactionMs: [] });
+    expect(summary?.precompact).toBe(true);
+    const sync = summary?.syncCompactionMs as { ms: number; hit: boolean }[];
+    const misses = Object.values(summary?.precompactMisses as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(sync.length).toBe((summary?.precompactHits as number) + misses);
+    expect(sync.filter((s) => s.hit)).toHaveLength(summary?.precompactHits as number);
+    const table = await runPalimpsest([...base, "--precompact"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/summary precompact: \d+ hits, misses /);
+  });
 });

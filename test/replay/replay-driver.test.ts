@@ -56,6 +56,7 @@ function run(estimates: CacheEstimate[], compactions: CompactionObservation[]): 
     sessionId: "x",
     estimates,
     compactions,
+    syncCompactions: [],
     summaryFailures: 0,
     overflowTurns: 0,
     realCompactionAt: undefined,

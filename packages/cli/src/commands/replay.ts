@@ -17,6 +17,7 @@ interface ReplayFlags {
   policy: string;
   compare?: string;
   micro?: boolean;
+  precompact?: boolean;
   profile: string;
   contextWindow: string;
   maxOutputTokens?: string;
@@ -27,6 +28,8 @@ interface ReplayFlags {
  * `replay <file> [--policy p | --compare a,b,c] [--micro] [--profile] [--context-window N]`: replays a
  * transcript request by request under each run and prints one metrics row per run (`--json`: one object
  * each). `--micro` turns micro passes on in every run; with it, `--policy` names the backstop (default none).
+ * `--precompact` runs background pre-compaction in every run with a batch policy: hits, misses by reason,
+ * each batch compaction's synchronous ms (marked when it was a hit), time saved and wasted background work.
  */
 export function registerReplay(program: Command): void {
   program
@@ -35,6 +38,7 @@ export function registerReplay(program: Command): void {
     .option("--policy <policy>", `${REPLAY_RUN_NAMES.join(" | ")} (with --micro: the backstop)`, "summary")
     .option("--compare <policies>", "comma-separated runs to compare side by side (overrides --policy)")
     .option("--micro", "micro-compaction after every request in every run (no backstop unless --policy or --compare)")
+    .option("--precompact", "background pre-compaction in every run with a batch policy (hits, misses, sync ms)")
     .option("--profile <profile>", "anthropic | openai | local", "anthropic")
     .option("--context-window <tokens>", "the model's context window", "200000")
     .option("--max-output-tokens <tokens>", "tokens reserved for the answer (default: the profile's, ≤ window/4)")
@@ -59,6 +63,7 @@ export function registerReplay(program: Command): void {
           ? {}
           : { maxOutputTokens: positiveInt(opts.maxOutputTokens, "--max-output-tokens") }),
         ...(global.db === undefined ? {} : { url: global.db }),
+        ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(),
       });
       const rows = replay.policies.map((p) => ({ ...p, usageComparison: replay.usageComparison }));
@@ -144,6 +149,7 @@ function render(replay: TranscriptReplay): string {
     first === undefined ? "" : `profile ${first.profile}, context window ${first.contextWindow}`,
     table(header, rows),
     ...replay.policies.filter((p) => p.compactions.length > 0).map(changedIndexes),
+    ...replay.policies.filter((p) => p.precompact).map(precompactLine),
   ];
   if (replay.usageComparison !== null) lines.push("", usageLines(replay.usageComparison, first?.profile ?? ""));
   return lines.join("\n");
@@ -153,6 +159,27 @@ function changedIndexes(p: PolicyReplay): string {
   const shown = p.earliestChangedIndex.slice(0, 20).join(", ");
   const more = p.earliestChangedIndex.length > 20 ? `, … (${p.earliestChangedIndex.length - 20} more)` : "";
   return `${p.policy} (threshold ${p.threshold}): earliest changed index per compaction: ${shown}${more}`;
+}
+
+/** One line per pre-compaction run: hits, misses by reason, sync ms with and without a hit, saved, wasted, age. */
+function precompactLine(p: PolicyReplay): string {
+  const misses = Object.entries(p.precompactMisses)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
+  const sync = (hit: boolean): string => {
+    const ms = p.syncCompactionMs.filter((s) => s.hit === hit).map((s) => s.ms);
+    if (ms.length === 0) return "-";
+    return `mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1)} ms over ${ms.length}`;
+  };
+  const age =
+    p.candidateAgeMs === null
+      ? "-"
+      : `mean ${p.candidateAgeMs.mean.toFixed(0)} / max ${p.candidateAgeMs.max.toFixed(0)} ms`;
+  return [
+    `${p.policy} precompact: ${p.precompactHits} hits, misses ${misses || "none"};`,
+    `sync compaction hit ${sync(true)}, miss ${sync(false)};`,
+    `saved ${p.precompactSavedMs.toFixed(1)} ms, wasted ${p.precompactWastedMs.toFixed(1)} ms, candidate age ${age}`,
+  ].join(" ");
 }
 
 function usageLines(usage: NonNullable<TranscriptReplay["usageComparison"]>, profile: string): string {

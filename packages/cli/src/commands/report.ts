@@ -108,6 +108,24 @@ function summaryRows(s: TelemetrySummary): (string | number)[][] {
     ["net tokens saved", s.tokensSaved],
     ["mean exchange tokens", s.meanExchangeTokens ?? "-"],
     ["duration ms (mean / p50 / p95)", d === null ? "-" : `${d.mean} / ${d.p50} / ${d.p95}`],
+    ...precompactRows(s),
+  ];
+}
+
+/** Pre-compaction rows, only when some line carried its fields: hits, misses by reason, saved and wasted ms. */
+function precompactRows(s: TelemetrySummary): (string | number)[][] {
+  const p = s.precompact;
+  if (p === undefined) return [];
+  const misses = Object.entries(p.misses)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
+  const age = p.candidateAgeMs;
+  return [
+    ["precompact hits", p.hits],
+    ["precompact misses", misses || "-"],
+    ["precompact saved ms", p.savedMs],
+    ["precompact wasted ms", p.wastedMs],
+    ["candidate age ms (mean / max)", age === null ? "-" : `${age.mean} / ${age.max}`],
   ];
 }
 

@@ -1,4 +1,4 @@
-import type { TelemetryLine, TelemetryOutcome } from "./telemetry-line.ts";
+import type { PrecompactMissReason, TelemetryLine, TelemetryOutcome } from "./telemetry-line.ts";
 
 /** Mean, median and 95th percentile (nearest rank) of pass durations, in milliseconds. */
 export interface DurationStats {
@@ -16,6 +16,20 @@ export interface TelemetrySummary {
   /** Mean tokens of the exchanges micro passes absorbed. */
   meanExchangeTokens: number | null;
   durationMs: DurationStats | null;
+  /** Background pre-compaction, present only when some line carries it. */
+  precompact?: PrecompactSummary;
+}
+
+/** Pre-compaction over a set of passes: hits, misses by reason class, time saved and wasted, candidate age. */
+export interface PrecompactSummary {
+  hits: number;
+  misses: Partial<Record<PrecompactMissReason, number>>;
+  /** Σ savedMs over the hits that carry it. */
+  savedMs: number;
+  /** Σ wastedMs over the lines that carry it. */
+  wastedMs: number;
+  /** Candidate age at use over the hits that carry it; null when none does. */
+  candidateAgeMs: { mean: number; max: number } | null;
 }
 
 /** The report over many lines: the overall summary, and per session (first-seen order) when asked. */
@@ -55,6 +69,7 @@ function summarize(lines: readonly TelemetryLine[]): TelemetrySummary {
   for (const line of lines) outcomes[line.outcome] += 1;
   const exchanges = lines.flatMap((l) => (l.exchangeTokens === undefined ? [] : [l.exchangeTokens]));
   const durations = lines.flatMap((l) => (l.durationMs === undefined ? [] : [l.durationMs])).sort((a, b) => a - b);
+  const precompact = summarizePrecompact(lines);
   return {
     passes: lines.length,
     outcomes,
@@ -64,6 +79,26 @@ function summarize(lines: readonly TelemetryLine[]): TelemetrySummary {
       durations.length === 0
         ? null
         : { mean: round(mean(durations)), p50: nearestRank(durations, 0.5), p95: nearestRank(durations, 0.95) },
+    ...(precompact === undefined ? {} : { precompact }),
+  };
+}
+
+function summarizePrecompact(lines: readonly TelemetryLine[]): PrecompactSummary | undefined {
+  const carrying = lines.filter((l) => l.precompact !== undefined || l.wastedMs !== undefined);
+  if (carrying.length === 0) return undefined;
+  const misses: PrecompactSummary["misses"] = {};
+  for (const l of carrying) {
+    if (l.precompact === "miss" && l.precompactMiss !== undefined) {
+      misses[l.precompactMiss] = (misses[l.precompactMiss] ?? 0) + 1;
+    }
+  }
+  const ages = carrying.flatMap((l) => (l.candidateAgeMs === undefined ? [] : [l.candidateAgeMs]));
+  return {
+    hits: carrying.filter((l) => l.precompact === "hit").length,
+    misses,
+    savedMs: round(carrying.reduce((n, l) => n + (l.savedMs ?? 0), 0)),
+    wastedMs: round(carrying.reduce((n, l) => n + (l.wastedMs ?? 0), 0)),
+    candidateAgeMs: ages.length === 0 ? null : { mean: round(mean(ages)), max: Math.max(...ages) },
   };
 }
 

@@ -62,6 +62,8 @@ function supersedePass(state: SessionState, data: MessagesSuperseded): Omit<Tele
     tokensAfter: stats.tokensAfter,
     ...(stats.durationMs === undefined ? {} : { durationMs: stats.durationMs }),
   };
+  // A precompact supersede is a pre-compaction hit (its timings are known only to the live recorder).
+  if (mode === "precompact") return { ...base, kind: "batch", outcome: "compacted", precompact: "hit" };
   if (!MICRO_MODES.has(mode)) return { ...base, kind: "batch", outcome: "compacted" };
   const targets = new Set(data.targets);
   const summaries = data.replacements.filter((r) => r.kind === "rolling-summary");

@@ -20,6 +20,23 @@ export type TelemetryKind = z.infer<typeof TelemetryKindSchema>;
 
 const count = z.number().int().nonnegative();
 
+/** Whether a batch compaction used its background pre-compaction candidate. */
+export const PrecompactUseSchema = z.enum(["hit", "miss"]);
+
+/** Why a due summary could not use a candidate: a reason class, never its detail text. */
+export const PrecompactMissReasonSchema = z.enum([
+  "no-candidate",
+  "prefix-changed",
+  "span-changed",
+  "summarizer-changed",
+  "system-prompt-changed",
+  "handed-off",
+  "other-session",
+  "delta-failed",
+]);
+/** Why a due summary could not use a candidate. */
+export type PrecompactMissReason = z.infer<typeof PrecompactMissReasonSchema>;
+
 /** Running totals of one session up to and including a line, so a run can be read off its last line. */
 export const RunningTotalsSchema = z.strictObject({
   passes: count,
@@ -33,7 +50,8 @@ export type RunningTotals = z.infer<typeof RunningTotalsSchema>;
 /**
  * One content-free telemetry line per pass. Strict: an unknown key is rejected, so no transcript text can
  * ride along. `delta` is tokensAfter − tokensBefore (negative when tokens were reclaimed); `mode` is absent
- * when the pass chose none (a skipped batch pass); `thresholdOccupancy` is tokensAfter / threshold.
+ * when the pass chose none (a skipped batch pass); `thresholdOccupancy` is tokensAfter / threshold. A batch
+ * pass that ran with pre-compaction may carry its outcome (`precompact`, `precompactMiss`) and timings.
  */
 export const TelemetryLineSchema = z.strictObject({
   v: z.literal(TELEMETRY_VERSION),
@@ -50,6 +68,15 @@ export const TelemetryLineSchema = z.strictObject({
   durationMs: z.number().nonnegative().optional(),
   thresholdOccupancy: z.number().nonnegative().optional(),
   failureReason: FailureReasonSchema.optional(),
+  /** Background pre-compaction (optional, absent from older lines): the candidate used, or missed and why. */
+  precompact: PrecompactUseSchema.optional(),
+  precompactMiss: PrecompactMissReasonSchema.optional(),
+  /** A hit's candidate age at use. */
+  candidateAgeMs: z.number().nonnegative().optional(),
+  /** A hit's synchronous time saved: a cold compaction of the same view − the hit's commit (may be negative). */
+  savedMs: z.number().optional(),
+  /** A miss's background summarization time thrown away. */
+  wastedMs: z.number().nonnegative().optional(),
   totals: RunningTotalsSchema,
 });
 /** One content-free telemetry line per pass. */
@@ -70,6 +97,11 @@ export interface TelemetryPass {
   rollingSummaryTokens?: number;
   durationMs?: number;
   failureReason?: TelemetryLine["failureReason"];
+  precompact?: TelemetryLine["precompact"];
+  precompactMiss?: TelemetryLine["precompactMiss"];
+  candidateAgeMs?: number;
+  savedMs?: number;
+  wastedMs?: number;
   threshold?: number;
   /** ISO time of the pass (default: now). */
   ts?: string;

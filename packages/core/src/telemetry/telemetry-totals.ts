@@ -46,6 +46,11 @@ export class TelemetryTotals {
       durationMs: pass.durationMs,
       thresholdOccupancy: occupancy(pass.tokensAfter, pass.threshold),
       failureReason: pass.failureReason,
+      precompact: pass.precompact,
+      precompactMiss: pass.precompactMiss,
+      candidateAgeMs: roundMs(pass.candidateAgeMs),
+      savedMs: roundMs(pass.savedMs),
+      wastedMs: roundMs(pass.wastedMs),
       totals,
     };
     const parsed = TelemetryLineSchema.safeParse(
@@ -60,4 +65,8 @@ export class TelemetryTotals {
 function occupancy(tokens: number, threshold: number | undefined): number | undefined {
   if (threshold === undefined || threshold <= 0) return undefined;
   return Math.round((tokens / threshold) * 10_000) / 10_000;
+}
+
+function roundMs(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.round(ms * 1_000) / 1_000;
 }

@@ -1,4 +1,6 @@
 import type { MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
+import type { PrecompactOutcome, PrecompactUse } from "../precompact/compact-with-candidate.ts";
+import type { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import { compact } from "../runtime/compact.ts";
 import { microCompact } from "../runtime/micro-compact.ts";
 import type { Session } from "../runtime/session.ts";
@@ -14,12 +16,27 @@ export interface CompactionStepOptions {
   contextWindow: number;
   maxOutputTokens?: number;
   summarizer?: Summarizer;
+  /**
+   * Background pre-compaction: batch compactions go through this scheduler's compact() (measuring the cold
+   * summary of the same span on a hit, so the time saved is measured, not estimated).
+   */
+  precompact?: PrecompactionScheduler;
+}
+
+/** How long one committed batch compaction kept the turn waiting, and whether it used a candidate. */
+export interface SyncCompaction {
+  ms: number;
+  hit: boolean;
 }
 
 /** What a step did: the compaction it committed (if any), and whether a summarizer call failed (view untouched). */
 export interface CompactionStep {
   committed?: ReplayCompaction;
   failed: boolean;
+  /** A committed batch compaction's synchronous time (start of compact() to its commit). */
+  sync?: SyncCompaction;
+  /** How a due summary used the background candidate (with pre-compaction on). */
+  precompact?: PrecompactUse;
 }
 
 /**
@@ -40,20 +57,31 @@ export async function compactionStep(
     ...(summarizer === undefined ? {} : { summarizer }),
   };
   let failed = false;
+  let precompact: { precompact?: PrecompactUse } = {};
   if (policy !== "none") {
-    const outcome = await compact(session, {
-      ...shared,
-      policy,
-      ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-    });
+    const batch = { ...shared, policy, ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }) };
+    const started = performance.now();
+    const outcome: PrecompactOutcome =
+      options.precompact === undefined
+        ? await compact(session, batch)
+        : await options.precompact.compact(session, { ...batch, measureCold: true });
+    const use = outcome.precompact;
+    precompact = use === undefined ? {} : { precompact: use };
     if (outcome.status === "compacted") {
-      return { committed: observeCompaction(outcome, viewBefore, requestIndex), failed };
+      // A hit's own commit time; otherwise the wall time of the call (a miss includes its validation).
+      const ms = use?.type === "hit" ? use.commitMs : performance.now() - started;
+      const sync = { ms: round(ms), hit: use?.type === "hit" };
+      return { committed: observeCompaction(outcome, viewBefore, requestIndex), failed, sync, ...precompact };
     }
     failed = outcome.status === "failed";
   }
-  if (options.micro === undefined) return { failed };
+  if (options.micro === undefined) return { failed, ...precompact };
   const outcome = await microCompact(session, { ...options.micro, ...shared });
   const committed = observeMicro(outcome, viewBefore, requestIndex);
   failed ||= outcome.outcome === "failed";
-  return { ...(committed === undefined ? {} : { committed }), failed };
+  return { ...(committed === undefined ? {} : { committed }), failed, ...precompact };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1_000) / 1_000;
 }

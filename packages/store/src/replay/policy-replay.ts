@@ -4,7 +4,9 @@ import {
   type ReplayMetrics,
   ReplayMetricsAccumulator,
 } from "@palimpsest/core";
+import type { JobOutcome, PrecompactMiss, PrecompactStats } from "../precompact/precompact-monitor.ts";
 import { breakEvenOverSessions, breakEvenPass } from "./break-even.ts";
+import type { SyncCompaction } from "./compaction-step.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import type { SessionReplay } from "./replay-session.ts";
 
@@ -31,7 +33,7 @@ export type CompactionCounts = Record<ReplayCompaction["kind"], number>;
  * Every committed supersede counts as a compression event (a micro absorb and a defrag too) and each micro
  * pass as one summarizer call; `summaryEvents` and `pruneOnlyToFullRatio` count batch compactions only.
  */
-export interface PolicyReplay extends ReplayMetrics {
+export interface PolicyReplay extends ReplayMetrics, PrecompactFigures {
   profile: string;
   contextWindow: number;
   /** Live tokens at which the batch policy compacts (null for `none` and `micro`). */
@@ -54,6 +56,26 @@ export interface PolicyReplay extends ReplayMetrics {
   breakEvenPass: number | null;
   compactions: ReplayCompaction[];
   sessions: SessionReplaySummary[];
+  /** Every committed batch compaction's synchronous time (ms, start of the call to its commit), marked when it was a hit. */
+  syncCompactionMs: SyncCompaction[];
+}
+
+/** What background pre-compaction did in a policy run (`replay --precompact`). */
+export interface PrecompactFigures {
+  /** Whether background pre-compaction ran (`--precompact`); the other figures are zero without it. */
+  precompact: boolean;
+  /** Batch compactions that used a background candidate. */
+  precompactHits: number;
+  /** Due summaries that could not, by reason (`no-candidate`, `prefix-changed`, `span-changed`, …). */
+  precompactMisses: Partial<Record<PrecompactMiss, number>>;
+  /** Σ over hits of (cold compaction of the same view − the hit's commit), the cold summary measured. */
+  precompactSavedMs: number;
+  /** Background summarization time that never reached a commit (discarded, replaced or missed candidates). */
+  precompactWastedMs: number;
+  /** Candidate age at use over the hits (ms); null without hits. */
+  candidateAgeMs: { mean: number; max: number } | null;
+  /** Background jobs by outcome (stored, fresh, skipped, discarded, cancelled, failed). */
+  precompactJobs: Partial<Record<JobOutcome, number>>;
 }
 
 /** How a policy run is labelled: the run's name, the profile and window it ran with, and its threshold. */
@@ -63,6 +85,8 @@ export interface PolicyRunLabel {
   contextWindow: number;
   threshold: number | null;
   prices: CachePrices;
+  /** The run's pre-compaction totals, when it ran with pre-compaction. */
+  precompact?: PrecompactStats;
 }
 
 /**
@@ -100,6 +124,34 @@ export function policyReplay(label: PolicyRunLabel, runs: readonly SessionReplay
     breakEvenPass: breakEvenOverSessions(runs.map(microSavings)),
     compactions,
     sessions,
+    syncCompactionMs: runs.flatMap((r) => r.syncCompactions),
+    ...precompactFigures(label.precompact),
+  };
+}
+
+/** The pre-compaction figures of a run from its scheduler's totals (zeros when it ran without). */
+function precompactFigures(stats: PrecompactStats | undefined): PrecompactFigures {
+  const ms = (n: number): number => Math.round(n * 1_000) / 1_000;
+  if (stats === undefined) {
+    return {
+      precompact: false,
+      precompactHits: 0,
+      precompactMisses: {},
+      precompactSavedMs: 0,
+      precompactWastedMs: 0,
+      candidateAgeMs: null,
+      precompactJobs: {},
+    };
+  }
+  const age = stats.candidateAgeMs;
+  return {
+    precompact: true,
+    precompactHits: stats.hits,
+    precompactMisses: stats.misses,
+    precompactSavedMs: ms(stats.savedMs),
+    precompactWastedMs: ms(stats.wastedMs),
+    candidateAgeMs: stats.hits === 0 ? null : { mean: ms(age.total / stats.hits), max: ms(age.max) },
+    precompactJobs: stats.jobs,
   };
 }
 

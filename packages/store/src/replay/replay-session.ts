@@ -13,7 +13,7 @@ import {
 import type { Palimpsest } from "../runtime/palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
 import { cacheRulesForProfile } from "./cache-rules-for-profile.ts";
-import { type CompactionStepOptions, compactionStep } from "./compaction-step.ts";
+import { type CompactionStepOptions, compactionStep, type SyncCompaction } from "./compaction-step.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { promptMessage, promptMessages } from "./prompt-messages.ts";
 
@@ -44,6 +44,8 @@ export interface SessionReplay {
   estimates: CacheEstimate[];
   /** Every committed compaction in order, batch and micro. */
   compactions: ReplayCompaction[];
+  /** Each committed batch compaction's synchronous time, in order, marked when it used a candidate. */
+  syncCompactions: SyncCompaction[];
   /** Summaries that failed, batch or micro (the view was left as it was). */
   summaryFailures: number;
   /** Requests whose prompt exceeded the context window. */
@@ -81,6 +83,7 @@ export async function replaySession(
     sessionId: session.id,
     estimates: [],
     compactions: [],
+    syncCompactions: [],
     summaryFailures: 0,
     overflowTurns: 0,
     realCompactionAt: undefined,
@@ -125,6 +128,11 @@ export async function replaySession(
       if (real !== undefined) result.usagePairs.push({ estimated: estimateFigures(base.estimate), real });
     }
     await session.completeTurn(message.id, usage);
+    if (options.precompact !== undefined) {
+      // The background job runs between turns; the replay waits for it so runs are deterministic.
+      options.precompact.onTurnCompleted(session);
+      await options.precompact.idle();
+    }
     options.onRequest?.(result.estimates.length);
   }
   await append(pending);
@@ -141,6 +149,7 @@ async function stepBefore(
   if (options.policy === "none" && options.micro === undefined) return;
   const step = await compactionStep(session, options, requestIndex);
   if (step.failed) result.summaryFailures += 1;
+  if (step.sync !== undefined) result.syncCompactions.push(step.sync);
   if (step.committed === undefined) return;
   result.compactions.push(step.committed);
   await options.onCompaction?.(session, step.committed);

@@ -8,6 +8,7 @@ import {
   type Summarizer,
   type UsageComparison,
 } from "@palimpsest/core";
+import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import { resolveCompaction, resolveProfile } from "../runtime/compaction-settings.ts";
 import { openPalimpsest } from "../runtime/open-palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
@@ -38,6 +39,11 @@ export interface ReplayOptions {
   summarizer?: Summarizer;
   /** The replay store (default `:memory:`, thrown away afterwards). */
   url?: string;
+  /**
+   * Background pre-compaction in every run: one scheduler per run over the replay store (debounce 0, the
+   * job awaited after each turn), batch compactions through it, the cold summary timed on each hit.
+   */
+  precompact?: boolean;
   onProgress?: (progress: ReplayProgress) => void;
   onCompaction?: (session: Session, compaction: ReplayCompaction, policy: ReplayRunName) => void | Promise<void>;
 }
@@ -75,6 +81,21 @@ export async function replayTranscript(
     for (const run of options.policies.map(runNamed)) {
       const policy = run.name;
       runs = [];
+      const precompact =
+        options.precompact === true && run.policy !== "none"
+          ? new PrecompactionScheduler({
+              candidates: runtime.store,
+              compaction: {
+                policy: run.policy,
+                profile,
+                contextWindow: options.contextWindow,
+                maxOutputTokens,
+                ...(run.micro ? { micro: options.micro ?? {} } : {}),
+                ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+              },
+              precompact: { debounceMs: 0 },
+            })
+          : undefined;
       for (const [i, source] of sessions.entries()) {
         const requests = source.items.filter((it) => it.kind === "message" && it.message.role === "assistant").length;
         const progress = { policy, session: i + 1, sessions: sessions.length, requests };
@@ -86,6 +107,7 @@ export async function replayTranscript(
             contextWindow: options.contextWindow,
             maxOutputTokens,
             ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+            ...(precompact === undefined ? {} : { precompact }),
             onRequest: (done) => options.onProgress?.({ ...progress, done }),
             onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
           }),
@@ -97,7 +119,9 @@ export async function replayTranscript(
         contextWindow: options.contextWindow,
         threshold: run.policy === "none" ? null : threshold,
         prices: profile.prices,
+        ...(precompact === undefined ? {} : { precompact: precompact.stats() }),
       };
+      precompact?.dispose();
       policies.push(policyReplay(label, runs));
     }
     const pairs = runs.flatMap((r) => r.usagePairs);

@@ -1,4 +1,5 @@
 import { type RunningTotals, type TelemetryLine, type TelemetryPass, TelemetryTotals } from "@palimpsest/core";
+import type { PrecompactOutcome } from "../precompact/compact-with-candidate.ts";
 import type { CompactOutcome } from "../runtime/compact.ts";
 import type { MicroOutcome } from "../runtime/micro-compact.ts";
 import type { Session } from "../runtime/session.ts";
@@ -7,6 +8,23 @@ import { stderrJsonSink, type TelemetrySink } from "./telemetry-sink.ts";
 /** Options of a recorder: where its lines go (default: JSON lines on stderr). */
 export interface TelemetryRecorderOptions {
   sink?: TelemetrySink;
+}
+
+/** What a recorder may be told of a batch pass's pre-compaction: content-free (a reason class, timings). */
+export type PrecompactTelemetry = Pick<
+  TelemetryPass,
+  "precompact" | "precompactMiss" | "candidateAgeMs" | "savedMs" | "wastedMs"
+>;
+
+/**
+ * The pre-compaction fields of a line from a scheduler's compaction outcome: a hit with its candidate age
+ * and time saved, or a miss with its reason class (never the detail text).
+ */
+export function precompactTelemetry(outcome: PrecompactOutcome): PrecompactTelemetry {
+  const use = outcome.precompact;
+  if (use === undefined) return {};
+  if (use.type === "hit") return { precompact: "hit", candidateAgeMs: use.candidateAgeMs, savedMs: use.savedMs };
+  return { precompact: "miss", precompactMiss: use.reason };
 }
 
 /**
@@ -44,13 +62,17 @@ export class TelemetryRecorder {
   /**
    * Records a batch compact() outcome: compacted, skipped and failed become the line's outcome. Tokens and
    * duration come from the committed event (as the log projection reads them); a skip or failure holds the live tokens.
+   * A scheduler's outcome (PrecompactOutcome) adds its pre-compaction use; `options.precompact` overrides or
+   * completes it (e.g. a miss's `wastedMs`, which the scheduler's monitor knows).
    */
   recordCompaction(
     session: Session,
-    outcome: CompactOutcome,
-    options: { threshold?: number } = {},
+    outcome: CompactOutcome | PrecompactOutcome,
+    options: { threshold?: number; precompact?: PrecompactTelemetry } = {},
   ): TelemetryLine | undefined {
+    const precompact = { ...precompactTelemetry(outcome), ...options.precompact };
     const base = {
+      ...precompact,
       sessionId: session.id,
       kind: "batch" as const,
       tokensBefore: session.state.liveTokens,
