@@ -10,10 +10,10 @@ import {
   validateCandidate,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
 import { type CompactOptions, type CompactOutcome, compact } from "../runtime/compact.ts";
 import { type ResolvedCompaction, resolveCompaction } from "../runtime/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
-import { batchPolicyInput } from "./batch-policy-input.ts";
 import type { PrecompactEvent, PrecompactMiss, PrecompactMonitor } from "./precompact-monitor.ts";
 import { summarizeEntries } from "./summarize-entries.ts";
 

@@ -1,7 +1,7 @@
 import { type CandidateStore, candidateIsFresh, planCandidate, SummarizerError } from "@palimpsest/core";
+import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
 import { type CompactionSettings, resolveCompaction } from "../runtime/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
-import { batchPolicyInput } from "./batch-policy-input.ts";
 import type { JobOutcome } from "./precompact-monitor.ts";
 import type { PrecompactSettings } from "./precompact-settings.ts";
 import { summarizeEntries } from "./summarize-entries.ts";

@@ -1,6 +1,4 @@
 import {
-  BATCH_MODES,
-  batchCompactions,
   type CompactionPlan,
   formatSummaryMessage,
   type Message,
@@ -12,6 +10,7 @@ import {
   serializeForSummary,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import { batchPolicyInput } from "./batch-policy-input.ts";
 import { type CompactionSettings, type ResolvedCompaction, resolveCompaction } from "./compaction-settings.ts";
 import type { Session } from "./session.ts";
 
@@ -40,22 +39,7 @@ export async function compact(session: Session, options: CompactOptions = {}): P
   const settings = resolveCompaction(options, session.state, (m) => counter.countMessage(m));
   const state = session.state;
   const summaryConfigKey = `${settings.summarizer.model}@${settings.summarizer.promptVersion}`;
-  const plan = settings.policy.plan({
-    view: state.live,
-    viewVersion: state.viewVersion,
-    liveTokens: state.liveTokens,
-    contextWindow: settings.contextWindow,
-    maxOutputTokens: settings.maxOutputTokens,
-    profile: settings.profile,
-    compactions: batchCompactions(state),
-    force: options.force === true,
-    history: {
-      compactions: state.recentCompactions.filter((c) => BATCH_MODES.has(c.mode)),
-      failures: state.recentFailures,
-      now: Date.now(),
-      configKey: summaryConfigKey,
-    },
-  });
+  const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true));
   if (plan.kind === "none") return { status: "skipped", reason: plan.reason };
   const trigger = options.trigger ?? "manual";
   const producer = { policy: settings.policy.name, profile: settings.profile.name };

@@ -1,10 +1,9 @@
 import { BATCH_MODES, batchCompactions, type PolicyInput, type SessionState } from "@palimpsest/core";
-import type { ResolvedCompaction } from "../runtime/compaction-settings.ts";
+import type { ResolvedCompaction } from "./compaction-settings.ts";
 
 /**
- * The batch policy's input for a session, as compact() builds it, except that every batch compaction
- * (precompact included) counts for the head and the anti-thrash history, so the background planner and
- * the commit agree on the span.
+ * The batch policy's input for a session: the view, the window, and the recent batch compactions and
+ * failures (precompact counts as a batch compaction), so compact() and the background planner agree on the span.
  */
 export function batchPolicyInput(
   state: Readonly<SessionState>,
