@@ -56,7 +56,7 @@ export function registerImport(program: Command): void {
             r.sessionId,
             r.messages,
             r.compactions,
-            r.created ? "created" : "already imported",
+            r.created ? "created" : r.resumed ? "resumed" : "already imported",
             r.parentSessionId ?? "",
           ]),
         ),

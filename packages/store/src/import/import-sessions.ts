@@ -12,6 +12,8 @@ export interface ImportedSessionResult {
   compactions: number;
   /** False when the session was already in the store: importing twice creates nothing new. */
   created: boolean;
+  /** True when the session existed but an earlier import of it had stopped short, and this one finished it. */
+  resumed: boolean;
 }
 
 /** Progress of an import, in messages written over messages to write. */
@@ -28,7 +30,8 @@ export function importedSessionId(format: string, externalId: string): string {
 /**
  * Writes parsed transcripts into the store, parents before subagents. Messages go in batches; an
  * assistant message with provider usage closes a turn; a compaction boundary becomes one supersede
- * event over everything live before it. Sessions already present are left as they are.
+ * event over everything live before it. Items already in the log are passed over (ids are
+ * deterministic), so importing twice writes nothing and an import that was cut short is finished.
  */
 export async function importSessions(
   runtime: Palimpsest,
@@ -50,32 +53,40 @@ export async function importSessions(
       messages: source.items.filter((i) => i.kind === "message").length,
       compactions: source.items.filter((i) => i.kind === "compaction").length,
       created: false,
+      resumed: false,
       ...(parentSessionId === undefined ? {} : { parentSessionId }),
     };
     results.push(result);
-    if ((await runtime.store.getSession(sessionId)) !== undefined) {
-      done += source.items.length;
-      options.onProgress?.(done, total);
-      continue;
-    }
-    const session = await runtime.startSession({
-      sessionId,
-      ...(source.model === undefined ? {} : { model: source.model }),
-      ...(source.title === undefined ? {} : { title: source.title }),
-      ...(parentSessionId === undefined
-        ? {}
-        : { parent: { sessionId: parentSessionId, relation: "subagent" as const } }),
-      source: {
-        format: source.format,
-        externalId: source.externalId,
-        ...(options.file === undefined ? {} : { file: options.file }),
-      },
-    });
-    await writeItems(session, source, (n) => {
+    const existing = (await runtime.store.getSession(sessionId)) !== undefined;
+    const session = existing
+      ? await runtime.resume(sessionId)
+      : await runtime.startSession({
+          sessionId,
+          ...(source.model === undefined ? {} : { model: source.model }),
+          ...(source.title === undefined ? {} : { title: source.title }),
+          ...(parentSessionId === undefined
+            ? {}
+            : { parent: { sessionId: parentSessionId, relation: "subagent" as const } }),
+          source: {
+            format: source.format,
+            externalId: source.externalId,
+            ...(options.file === undefined ? {} : { file: options.file }),
+          },
+        });
+    // Items already in the log (an earlier import, or one cut short) are passed over: ids are deterministic.
+    const written = session.state.messageSeq;
+    const pending = source.items.filter(
+      (item) => !written.has(item.kind === "message" ? item.message.id : item.summary.id),
+    );
+    done += source.items.length - pending.length;
+    options.onProgress?.(done, total);
+    if (pending.length === 0) continue;
+    await writeItems(session, { ...source, items: pending }, (n) => {
       done += n;
       options.onProgress?.(done, total);
     });
-    result.created = true;
+    result.created = !existing;
+    result.resumed = existing;
   }
   return results;
 }
