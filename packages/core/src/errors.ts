@@ -42,6 +42,8 @@ export type InvariantRule =
   | "supersede-target-not-live"
   | "supersede-splits-tool-pair"
   | "supersede-invalid"
+  | "supersede-duplicates-marker"
+  | "micro-absorbs-user-message"
   | "unknown-turn";
 
 /** A command that would break an invariant of the session; nothing was written. */

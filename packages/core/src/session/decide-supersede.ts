@@ -6,13 +6,21 @@ import { pendingCallsOf } from "./pending-calls.ts";
 import type { SessionState } from "./session-state.ts";
 
 /**
- * Decides a compaction: its basis must be the current view version, every target live, every
- * replacement id new, and the resulting view must keep every tool call with its results.
+ * Decides a compaction: its basis must be the current view version, its compaction id new, every
+ * target live, every replacement id new, a new rolling-summary marker must supersede every live one
+ * (only the newest marker is live), a micro compaction must not absorb a real user message, and the
+ * resulting view must keep every tool call with its results.
  */
 export function decideSupersede(state: SessionState, data: MessagesSuperseded): DomainEvent[] {
   const sessionId = state.sessionId;
   if (data.basis.viewVersion !== state.viewVersion) {
     throw new ConcurrencyConflict(sessionId, "view-version", data.basis.viewVersion, state.viewVersion);
+  }
+  if (state.compactionIds.has(data.compactionId)) {
+    throw new InvariantViolation("supersede-invalid", `compaction id ${data.compactionId} is already used`, {
+      sessionId,
+      ids: [data.compactionId],
+    });
   }
   const liveIds = new Set(state.live.map((e) => e.message.id));
   const targets = new Set(data.targets);
@@ -34,6 +42,7 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
       });
     }
   }
+  checkMarkersAndUsers(state, data, targets);
   const inFlight = [...state.pendingCalls.values()].filter((id) => targets.has(id));
   const nextEntries = applySupersede(state.live, data, state.lastSeq + 1);
   const broken = checkToolPairs(nextEntries.map((e) => e.message));
@@ -49,4 +58,33 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
     );
   }
   return [{ type: "messages.superseded", data }];
+}
+
+/** Invariants 4 and 5: one live rolling-summary marker at most; micro compactions leave user messages alone. */
+function checkMarkersAndUsers(state: SessionState, data: MessagesSuperseded, targets: ReadonlySet<string>): void {
+  const sessionId = state.sessionId;
+  if (data.replacements.some((r) => r.kind === "rolling-summary")) {
+    const kept = state.live
+      .filter((e) => e.placedBy?.kind === "rolling-summary" && !targets.has(e.message.id))
+      .map((e) => e.message.id);
+    if (kept.length > 0) {
+      throw new InvariantViolation(
+        "supersede-duplicates-marker",
+        `compaction ${data.compactionId} places a rolling-summary marker but leaves ${kept.join(", ")} live`,
+        { sessionId, ids: kept },
+      );
+    }
+  }
+  if (data.mode === "micro") {
+    const users = state.live
+      .filter((e) => targets.has(e.message.id) && e.message.role === "user" && e.placedBy === undefined)
+      .map((e) => e.message.id);
+    if (users.length > 0) {
+      throw new InvariantViolation(
+        "micro-absorbs-user-message",
+        `micro compaction ${data.compactionId} would absorb user messages ${users.join(", ")}`,
+        { sessionId, ids: users },
+      );
+    }
+  }
 }

@@ -82,6 +82,8 @@ export interface SessionState {
   /** Tool call ids that have a result in the log. */
   answeredCalls: Set<string>;
   lastCompaction: LastCompaction | undefined;
+  /** Every compaction id committed (a compaction id names one compaction only). */
+  compactionIds: Set<string>;
   compactions: number;
   /** Committed compactions by mode (trims are compactions too, but do not shrink the head). */
   compactionsByMode: Partial<Record<CompactionMode, number>>;
@@ -109,6 +111,7 @@ export function initialState(sessionId: string): SessionState {
     pendingCalls: new Map(),
     answeredCalls: new Set(),
     lastCompaction: undefined,
+    compactionIds: new Set(),
     compactions: 0,
     compactionsByMode: {},
     recentCompactions: [],

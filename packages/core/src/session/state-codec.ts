@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { SessionState } from "./session-state.ts";
 
 /** Version of the snapshot format; a snapshot in any other format is ignored and the log replayed. */
-export const STATE_FORMAT = 4;
+export const STATE_FORMAT = 5;
 
 /** A state in plain JSON form, with its checksum, ready to be kept as a snapshot. */
 export interface EncodedState {
@@ -24,6 +24,7 @@ export function encodeState(state: SessionState): EncodedState {
     messageSeq: [...state.messageSeq],
     pendingCalls: [...state.pendingCalls],
     answeredCalls: [...state.answeredCalls],
+    compactionIds: [...state.compactionIds],
   });
   return { format: STATE_FORMAT, seq: state.lastSeq, state: text, checksum: sha256(text) };
 }
@@ -46,6 +47,7 @@ export function decodeState(encoded: EncodedState, sessionId: string): SessionSt
       messageSeq: new Map(raw.messageSeq as [string, number][]),
       pendingCalls: new Map(raw.pendingCalls as [string, string][]),
       answeredCalls: new Set(raw.answeredCalls as string[]),
+      compactionIds: new Set(raw.compactionIds as string[]),
     };
   } catch {
     return undefined;

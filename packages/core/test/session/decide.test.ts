@@ -375,6 +375,56 @@ describe("decide: supersede", () => {
     );
   });
 
+  it("refuses a compaction id already used in the session with supersede-invalid", () => {
+    const state = given(...exchange, summaryOf(["a1", "r1", "r2", "a2"]));
+    const details = expectViolation(
+      state,
+      { type: "supersede", data: supersedeData("k1", ["sum1"], [summaryReplacement("sum2", "x")], 1) },
+      "supersede-invalid",
+    );
+    expect(details.ids).toEqual(["k1"]);
+    const fresh = { type: "supersede", data: supersedeData("k2", ["sum1"], [summaryReplacement("sum2", "x")], 1) };
+    expect(decidePure(state, fresh as SessionCommand)).toHaveLength(1);
+  });
+
+  describe("rolling-summary markers (only the newest is live)", () => {
+    const marker = (id: string) => ({
+      kind: "rolling-summary" as const,
+      message: userMessage(id, "so far"),
+      tokens: 5,
+    });
+    const micro = (id: string, targets: string[], replacement: ReturnType<typeof marker>, viewVersion: number) =>
+      ({
+        type: "supersede",
+        data: supersedeData(id, targets, [replacement], viewVersion, { mode: "micro" }),
+      }) satisfies SessionCommand;
+
+    it("accepts a new marker that supersedes the live one", () => {
+      const state = given(...exchange, micro("m1", ["a1", "r1", "r2", "a2"], marker("rs1"), 0));
+      execute(state, append(assistantMessage("a3", "more")));
+      execute(state, micro("m2", ["rs1", "a3"], marker("rs2"), 1));
+      expect(liveIds(state)).toEqual(["u1", "rs2"]);
+    });
+
+    it("refuses a new marker that leaves the live one in place with supersede-duplicates-marker", () => {
+      const state = given(...exchange, micro("m1", ["a1", "r1", "r2", "a2"], marker("rs1"), 0));
+      execute(state, append(assistantMessage("a3", "more")));
+      const details = expectViolation(state, micro("m2", ["a3"], marker("rs2"), 1), "supersede-duplicates-marker");
+      expect(details.ids).toEqual(["rs1"]);
+    });
+  });
+
+  it("refuses a micro compaction that absorbs a real user message with micro-absorbs-user-message", () => {
+    const state = given(...exchange);
+    const data = supersedeData("m1", ["u1", "a1", "r1", "r2", "a2"], [summaryReplacement("s1", "x")], 0, {
+      mode: "micro",
+    });
+    const details = expectViolation(state, { type: "supersede", data }, "micro-absorbs-user-message");
+    expect(details.ids).toEqual(["u1"]);
+    const batch = supersedeData("k1", ["u1", "a1", "r1", "r2", "a2"], [summaryReplacement("s1", "x")], 0);
+    expect(decidePure(state, { type: "supersede", data: batch })).toHaveLength(1);
+  });
+
   it("refuses supersede data that fails the schema with VALIDATION", () => {
     const command = { type: "supersede", data: { ...supersedeData("k1", [], [], 0) } } satisfies SessionCommand;
     expectError(() => decide(given(...exchange), command), "VALIDATION");
