@@ -33,7 +33,7 @@ export function decide(state: SessionState, command: SessionCommand): DomainEven
     case "append-messages":
       return [
         ...decideAppend(state, command.messages, command.turnId),
-        ...decideTrims(state, command.messages, command.trims ?? []),
+        ...decideTrims(state, command.messages, command.trims ?? []).map(checked),
       ];
     case "complete-turn":
       return [checked({ type: "turn.completed", data: stripUndefined(command) })];

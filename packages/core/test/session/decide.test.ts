@@ -431,6 +431,24 @@ describe("decide: supersede", () => {
   });
 });
 
+describe("decide: insertion trims", () => {
+  const batch = [assistantMessage("a1", "", ["c1"]), toolResult("r1", "c1", "a very long output")];
+  const trimmed = (stubTokens: number): SessionCommand => ({
+    type: "append-messages",
+    messages: batch.map((message) => ({ message, tokens: 10 })),
+    trims: [{ targetId: "r1", stub: { message: toolResult("t1", "c1", "[trimmed]"), tokens: stubTokens } }],
+  });
+
+  it("records the appends and one trim supersede placing the stub where the result stands", () => {
+    const events = decidePure(given(append(userMessage("u1", "go"))), trimmed(2));
+    expect(events.map((e) => e.type)).toEqual(["message.appended", "message.appended", "messages.superseded"]);
+  });
+
+  it("refuses a trim whose supersede event fails the schema with VALIDATION", () => {
+    expectError(() => decide(given(append(userMessage("u1", "go"))), trimmed(-1)), "VALIDATION");
+  });
+});
+
 describe("decide is pure", () => {
   it("returns fresh events that share no mutable state with the caller's state", () => {
     const state = given(...exchange);
