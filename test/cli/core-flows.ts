@@ -36,6 +36,7 @@ interface ImportRow {
   messages: number;
   compactions: number;
   created: boolean;
+  resumed: boolean;
 }
 interface SupersededEvent {
   type: string;
@@ -106,7 +107,7 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       // again, --json and with --format forced to what detection found: nothing new
       const again = await cliJson<ImportRow[]>("import", DEMO, "--format", "openai");
       expect(again).toEqual([
-        { sessionId: demoId, externalId: "demo-session", messages: 55, compactions: 0, created: false },
+        { sessionId: demoId, externalId: "demo-session", messages: 55, compactions: 0, created: false, resumed: false },
       ]);
       const text = ok(await cli("import", DEMO));
       expect(text).toMatch(new RegExp(`${demoId}\\s+55\\s+0\\s+already imported`));

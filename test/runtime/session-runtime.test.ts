@@ -175,9 +175,18 @@ for (const backend of runtimeBackends()) {
       expect(retried.map((e) => e.eventId)).toEqual(first.map((e) => e.eventId));
       expect(lostAck.view()).toEqual(session.view());
       expect((await runtime.store.readStream(session.id)).length).toBe(1 + first.length);
+      const noIds = [
+        { role: "user" as const, content: "no id given" },
+        { role: "assistant" as const, content: "still identical on retry" },
+      ];
+      const keyed = await session.append(noIds, { idempotencyKey: "k2" });
+      const staleAgain = await (await backend.open()).resume(session.id);
+      await staleAgain.refresh();
+      const retriedKeyed = await lostAck.append(noIds, { idempotencyKey: "k2" });
+      expect(retriedKeyed.map((e) => e.eventId)).toEqual(keyed.map((e) => e.eventId));
       const mismatch = await rejection(other.append(exchange(1), { idempotencyKey: "k1" }));
       expect(mismatch.code).toBe("IDEMPOTENCY_MISMATCH");
-      expect((await runtime.store.readStream(session.id)).length).toBe(1 + first.length);
+      expect((await runtime.store.readStream(session.id)).length).toBe(1 + first.length + keyed.length);
     });
   });
 }

@@ -11,11 +11,15 @@ export function databaseUrl(options: GlobalOptions): string | undefined {
 export async function withRuntime<T>(options: GlobalOptions, work: (runtime: Palimpsest) => Promise<T>): Promise<T> {
   const url = databaseUrl(options);
   const runtime = await openPalimpsest(url === undefined ? {} : { url });
+  let result: T;
   try {
-    return await work(runtime);
-  } finally {
-    await runtime.close();
+    result = await work(runtime);
+  } catch (error) {
+    await runtime.close().catch(() => {}); // the command's error is the one to report
+    throw error;
   }
+  await runtime.close();
+  return result;
 }
 
 /** Resumes a session by full id or by a unique prefix of it (as `sessions` prints them). */

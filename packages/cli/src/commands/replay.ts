@@ -62,7 +62,6 @@ export function registerReplay(program: Command): void {
         ...(opts.maxOutputTokens === undefined
           ? {}
           : { maxOutputTokens: positiveInt(opts.maxOutputTokens, "--max-output-tokens") }),
-        ...(global.db === undefined ? {} : { url: global.db }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(),
       });

@@ -21,7 +21,7 @@ export async function openEventStore(url: string = DEFAULT_DATABASE_PATH): Promi
   try {
     await guardStorage("migrate", () => migrateToLatest(adapter.db, adapter.engine));
   } catch (error) {
-    await adapter.db.destroy();
+    await adapter.db.destroy().catch(() => {}); // the migration's error is the one to report
     throw error;
   }
   return new KyselyEventStore(adapter);

@@ -55,6 +55,9 @@ export async function compactWithCandidate(
   const settings = resolveCompaction(options, state, (m) => counter.countMessage(m));
   const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true));
   if (plan.kind !== "summary") return compact(session, options);
+  // The view and version the plan was made from: the session's state may move during the awaits below.
+  const viewVersion = state.viewVersion;
+  const view = [...state.live];
   const candidate = await options.candidates.loadCandidate(session.id);
   const fallBack = async (reason: PrecompactMiss, detail: string, wastedMs: number): Promise<PrecompactOutcome> => {
     if (candidate !== undefined) await options.candidates.deleteCandidate(session.id);
@@ -64,15 +67,15 @@ export async function compactWithCandidate(
   if (candidate === undefined) return fallBack("no-candidate", "no candidate stored", 0);
   const verdict = validateCandidate(candidate, {
     sessionId: session.id,
-    view: state.live,
+    view,
     handedOffTo: state.handedOffTo,
     summarizer: settings.summarizer,
     targets: plan.targets,
     ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
   });
   if (!verdict.hit) return fallBack(verdict.reason, verdict.detail, candidate.summaryMs);
-  const basis = { viewVersion: state.viewVersion, prefixHash: candidate.key.prefixHash };
-  const delta = planDelta(candidate, plan, state.live, verdict.covered);
+  const basis = { viewVersion, prefixHash: candidate.key.prefixHash };
+  const delta = planDelta(candidate, plan, view, verdict.covered);
   let text = delta.previousSummary;
   let deltaResult: SummaryResult | undefined;
   let deltaMs = 0;

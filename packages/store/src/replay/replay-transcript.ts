@@ -96,22 +96,26 @@ export async function replayTranscript(
               precompact: { debounceMs: 0 },
             })
           : undefined;
-      for (const [i, source] of sessions.entries()) {
-        const requests = source.items.filter((it) => it.kind === "message" && it.message.role === "assistant").length;
-        const progress = { policy, session: i + 1, sessions: sessions.length, requests };
-        runs.push(
-          await replaySession(runtime, source, {
-            policy: run.policy,
-            ...(run.micro ? { micro: options.micro ?? {} } : {}),
-            profile,
-            contextWindow: options.contextWindow,
-            maxOutputTokens,
-            ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-            ...(precompact === undefined ? {} : { precompact }),
-            onRequest: (done) => options.onProgress?.({ ...progress, done }),
-            onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
-          }),
-        );
+      try {
+        for (const [i, source] of sessions.entries()) {
+          const requests = source.items.filter((it) => it.kind === "message" && it.message.role === "assistant").length;
+          const progress = { policy, session: i + 1, sessions: sessions.length, requests };
+          runs.push(
+            await replaySession(runtime, source, {
+              policy: run.policy,
+              ...(run.micro ? { micro: options.micro ?? {} } : {}),
+              profile,
+              contextWindow: options.contextWindow,
+              maxOutputTokens,
+              ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+              ...(precompact === undefined ? {} : { precompact }),
+              onRequest: (done) => options.onProgress?.({ ...progress, done }),
+              onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
+            }),
+          );
+        }
+      } finally {
+        precompact?.dispose();
       }
       const label = {
         policy,
@@ -121,7 +125,6 @@ export async function replayTranscript(
         prices: profile.prices,
         ...(precompact === undefined ? {} : { precompact: precompact.stats() }),
       };
-      precompact?.dispose();
       policies.push(policyReplay(label, runs));
     }
     const pairs = runs.flatMap((r) => r.usagePairs);

@@ -65,6 +65,7 @@ export async function microCompact(session: Session, options: MicroCompactOption
   const contextWindow = options.contextWindow ?? state.started?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const tailTokens = options.tailTokens ?? tailBudget(contextWindow, profile.tail);
   const plan = planMicro(microInputFor(state, microSettings(options), tailTokens));
+  const basis = state.viewVersion; // read with the plan: the state may move during the awaits below
   const base = { plan, reason: plan.reason, tokensBefore: state.liveTokens, tokensAfter: state.liveTokens };
   if (plan.kind === "none" || plan.kind === "skip") {
     return { ...base, outcome: plan.kind === "none" ? "noop" : "skipped", durationMs: Date.now() - started };
@@ -76,7 +77,7 @@ export async function microCompact(session: Session, options: MicroCompactOption
     counter: await session.tokenCounter(),
     producer: { policy: "micro", profile: profile.name },
     trigger: options.trigger ?? "auto",
-    basis: state.viewVersion,
+    basis,
     started,
   };
   const outcome = plan.kind === "absorb" ? await absorb(pass, plan) : await defrag(pass, plan);

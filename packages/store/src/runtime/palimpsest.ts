@@ -2,6 +2,7 @@ import {
   type CandidateStore,
   type ChangeFeed,
   type EventStore,
+  formatError,
   initialState,
   isPalimpsestError,
   NotFoundError,
@@ -51,6 +52,8 @@ export interface RuntimeDeps {
   compaction?: CompactionSettings;
   /** Told the outcome of every automatic compaction check that did something (or failed). */
   onAutoCompaction?: (outcome: CompactOutcome, session: Session) => void;
+  /** Told of an after-turn compaction check that failed (default: one line on stderr); the turn stays committed. */
+  onAfterTurnError?: (error: unknown, session: Session) => void;
   /** Where the after-turn passes (batch and micro) write their content-free telemetry lines. */
   telemetry?: TelemetryRecorder;
   /**
@@ -100,21 +103,25 @@ export class Palimpsest {
   }
 
   /**
-   * Hands a session off to a successor: marks the old one (so it takes no more writes), then starts
-   * the new one linked back to it, carrying the active view unless told not to.
+   * Hands a session off to a successor: starts the new one linked back to it (carrying the active view
+   * unless told not to), then marks the old one, which takes no more writes. A hand-off that failed
+   * halfway is finished by calling it again with the same `toSessionId`.
    */
   async handOff(from: Session, options: HandOffOptions = {}): Promise<Session> {
     const toSessionId = options.toSessionId ?? uuidv7();
-    await from.markHandedOff(toSessionId, options.reason);
     const { started } = from.state;
-    const successor = await this.startSession({
-      ...started,
-      sessionId: toSessionId,
-      parent: { sessionId: from.id, relation: "handoff" },
-    });
-    if (options.carryView !== false && from.state.live.length > 0) {
+    const successor =
+      (await this.store.getSession(toSessionId)) === undefined
+        ? await this.startSession({
+            ...started,
+            sessionId: toSessionId,
+            parent: { sessionId: from.id, relation: "handoff" },
+          })
+        : await this.resume(toSessionId);
+    if (options.carryView !== false && successor.state.live.length === 0 && from.state.live.length > 0) {
       await successor.append(from.state.live.map((e) => e.message as MessageInput));
     }
+    await from.markHandedOff(toSessionId, options.reason);
     return successor;
   }
 
@@ -169,10 +176,18 @@ export class Palimpsest {
         telemetry?.recordMicro(session, outcome, threshold);
       }
     } catch (error) {
-      if (!isPalimpsestError(error, "CONCURRENCY_CONFLICT")) throw error;
-      await session.refresh();
+      // The turn is committed whatever happens here: a failed check must not make completeTurn reject.
+      if (isPalimpsestError(error, "CONCURRENCY_CONFLICT")) await session.refresh().catch(() => {});
+      else (this.#deps.onAfterTurnError ?? reportAfterTurnError)(error, session);
     }
   }
+}
+
+/** The default report of a failed after-turn check: one line on stderr, the cause chain included. */
+function reportAfterTurnError(error: unknown, session: Session): void {
+  process.stderr.write(
+    `palimpsest: the compaction check after a turn of ${session.id} failed\n${formatError(error)}\n`,
+  );
 }
 
 /** The micro pass options implied by the runtime's compaction settings. */

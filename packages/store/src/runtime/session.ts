@@ -47,7 +47,10 @@ export interface SessionContext {
 /** Options of one append. */
 export interface AppendMessagesOptions {
   turnId?: string;
-  /** A retry with the same key and identical messages returns the original result instead of appending twice. */
+  /**
+   * A retry with the same key and identical messages returns the original result instead of appending
+   * twice; messages given without an id get one derived from the key, so a retry is identical.
+   */
   idempotencyKey?: string;
 }
 
@@ -98,8 +101,10 @@ export class Session {
   ): Promise<StoredEvent[]> {
     const list = Array.isArray(input) ? (input as readonly MessageInput[]) : [input as MessageInput];
     const counter = await this.#ctx.counter();
-    const messages: CountedMessage[] = list.map((m) => {
-      const message = toMessage(m);
+    const key = options.idempotencyKey;
+    const messages: CountedMessage[] = list.map((m, i) => {
+      // A retry must be identical: with a key, a message without an id gets one derived from the key.
+      const message = toMessage(m.id === undefined && key !== undefined ? { ...m, id: `${key}#${i}` } : m);
       return { message, tokens: counter.countMessage(message) };
     });
     const trims = this.#trims(messages, counter);
