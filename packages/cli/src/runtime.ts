@@ -3,7 +3,7 @@ import { openPalimpsest, type Palimpsest, type Session } from "@palimpsest/store
 import type { GlobalOptions } from "./output.ts";
 
 /** The database URL a command uses: `--db`, then PALIMPSEST_DATABASE_URL, then the embedded default. */
-export function databaseUrl(options: GlobalOptions): string | undefined {
+function databaseUrl(options: GlobalOptions): string | undefined {
   return options.db ?? process.env.PALIMPSEST_DATABASE_URL ?? undefined;
 }
 

@@ -1,8 +1,5 @@
 import { OfflineSummarizer, type Summarizer, ValidationError } from "@palimpsest/core";
 
-/** The summarizers the CLI can use: offline (no network, no key) or a provider through its official SDK. */
-export type SummarizerName = "offline" | "openai" | "anthropic";
-
 /** Where a provider summarizer is: model and endpoint from flags, else the environment. */
 export interface SummarizerFlags {
   summarizer?: string;

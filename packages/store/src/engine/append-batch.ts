@@ -10,7 +10,7 @@ import {
 import { uuidv7 } from "uuidv7";
 
 /** The tenant of appends that name none. */
-export const DEFAULT_TENANT = "default";
+const DEFAULT_TENANT = "default";
 
 /** One validated event, ready to insert: its data serialized once as JSON text. */
 export interface PreparedEvent {

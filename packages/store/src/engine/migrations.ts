@@ -16,7 +16,7 @@ import type { Engine } from "./engine-adapter.ts";
  * `SELECT create_distributed_table('events', 'session_id')` (likewise for sessions, idempotency_keys,
  * snapshots and precompaction_candidates, colocated); natively, `PARTITION BY HASH (session_id)` with the same keys.
  */
-export function createMigrations(engine: Engine): Record<string, Migration> {
+function createMigrations(engine: Engine): Record<string, Migration> {
   const pg = engine === "postgres";
   const timestamp = pg ? sql`timestamptz` : sql`text`;
   return {

@@ -21,7 +21,7 @@ export const EVENT_COLUMNS = [
 type EventRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
 
 /** A timestamp column as an ISO string, whichever way the engine returned it. */
-export function toIso(value: Date | string): string {
+function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value;
 }
 

@@ -4,7 +4,7 @@ import type { LiveEntry, Message, PromptMessage } from "@palimpsest/core";
 const hashes = new WeakMap<Message, string>();
 
 /** sha256 of a message's JSON, memoized per message object (live entries keep their message objects). */
-export function messageHash(message: Message): string {
+function messageHash(message: Message): string {
   let hash = hashes.get(message);
   if (hash === undefined) {
     hash = createHash("sha256").update(JSON.stringify(message)).digest("hex");

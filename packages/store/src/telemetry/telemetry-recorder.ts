@@ -20,7 +20,7 @@ export type PrecompactTelemetry = Pick<
  * The pre-compaction fields of a line from a scheduler's compaction outcome: a hit with its candidate age
  * and time saved, or a miss with its reason class (never the detail text).
  */
-export function precompactTelemetry(outcome: PrecompactOutcome): PrecompactTelemetry {
+function precompactTelemetry(outcome: PrecompactOutcome): PrecompactTelemetry {
   const use = outcome.precompact;
   if (use === undefined) return {};
   if (use.type === "hit") return { precompact: "hit", candidateAgeMs: use.candidateAgeMs, savedMs: use.savedMs };
