@@ -1,4 +1,4 @@
-import { isPalimpsestError, NotFoundError } from "@palimpsest/core";
+import { type DomainEvent, isPalimpsestError, NotFoundError } from "@palimpsest/core";
 import {
   assistantMessage,
   generatedSessionArb,
@@ -6,6 +6,7 @@ import {
   summaryReplacement,
   supersedeData,
   toolResult,
+  toStoredEvents,
   userMessage,
 } from "@palimpsest/core/testing";
 import { expandCompaction } from "@palimpsest/projections";
@@ -133,6 +134,47 @@ describe("expandCompaction", () => {
     expect(expandCompaction(events, "k1").map((e) => e.message.id)).toEqual(["u1", "a1", "r1", "r2", "a2"]);
     expect(expandCompaction(events, "k2").map((e) => e.message.id)).toEqual(["S1", "u2"]);
     expect(expandCompaction(events, "k2", true).map((e) => e.message.id)).toEqual(["u1", "a1", "r1", "r2", "a2", "u2"]);
+  });
+
+  it("deep expansion of a 5,000-deep chain of micro compactions returns every original once, without recursion", () => {
+    const depth = 5000;
+    const domain: DomainEvent[] = [
+      { type: "message.appended", data: { message: userMessage("u0", "start"), tokens: 1 } },
+    ];
+    for (let i = 1; i <= depth; i += 1) {
+      domain.push({ type: "message.appended", data: { message: assistantMessage(`a${i}`, `step ${i}`), tokens: 1 } });
+      const targets = i === 1 ? ["a1"] : [`M${i - 1}`, `a${i}`];
+      const marker = { kind: "rolling-summary" as const, message: userMessage(`M${i}`, `so far ${i}`), tokens: 1 };
+      domain.push({
+        type: "messages.superseded",
+        data: supersedeData(`k${i}`, targets, [marker], i - 1, { mode: "micro" }),
+      });
+    }
+    const events = toStoredEvents(SID, domain);
+    const expanded = expandCompaction(events, `k${depth}`, true);
+    expect(expanded).toHaveLength(depth);
+    expect(expanded[0]?.message.id).toBe("a1");
+    expect(expanded.at(-1)?.message.id).toBe(`a${depth}`);
+    expect(expanded.every((e, i) => e.message.id === `a${i + 1}`)).toBe(true);
+  });
+
+  it("deep expansion never returns a message twice when a compaction placed several replacements without `at`", () => {
+    const { events } = given(
+      SID,
+      ...appends(conversation),
+      {
+        type: "supersede",
+        data: supersedeData(
+          "k1",
+          ["u1", "a1", "r1", "r2"],
+          [summaryReplacement("S1", "first half"), summaryReplacement("S1b", "second half")],
+          0,
+        ),
+      },
+      summarize("k2", ["S1", "S1b", "a2"], "S2", 1),
+    );
+    expect(expandCompaction(events, "k2").map((e) => e.message.id)).toEqual(["S1", "S1b", "a2"]);
+    expect(expandCompaction(events, "k2", true).map((e) => e.message.id)).toEqual(["u1", "a1", "r1", "r2", "a2"]);
   });
 
   it("throws NotFoundError (NOT_FOUND) for an unknown compaction id", () => {

@@ -37,21 +37,45 @@ export function expandCompaction(
       const ordered = [...inView, ...d.targets.filter((id) => !seen.has(id))];
       live = applySupersede(live, d, event.seq);
       const claimed = new Set(d.replacements.flatMap((r) => (r.at === undefined ? [] : [r.at])));
-      const unclaimed = ordered.filter((id) => !claimed.has(id));
+      // Only the first replacement without `at` stands for the unclaimed targets (it is placed where they were).
+      let unclaimed: string[] = ordered.filter((id) => !claimed.has(id));
       for (const r of d.replacements) {
         origin.set(r.message.id, { message: r.message, tokens: r.tokens, seq: event.seq, placedBy: d.compactionId });
-        standsFor.set(r.message.id, r.at === undefined ? unclaimed : [r.at]);
+        if (r.at !== undefined) standsFor.set(r.message.id, [r.at]);
+        else {
+          standsFor.set(r.message.id, unclaimed);
+          unclaimed = [];
+        }
       }
       if (d.compactionId === compactionId) targets = ordered;
     }
   }
   if (targets === undefined) throw new NotFoundError("compaction", compactionId);
-  const expandIds = (ids: readonly string[]): ExpandedMessage[] =>
-    ids.flatMap((id) => {
-      const found = origin.get(id);
-      if (found === undefined) return [];
-      const inner = standsFor.get(id);
-      return deep && inner !== undefined ? expandIds(inner) : [found];
-    });
-  return expandIds(targets);
+  return expandIds(targets, origin, deep ? standsFor : new Map());
+}
+
+/**
+ * The messages behind `ids`, in order, each at most once. Iterative (an explicit stack), so a chain of
+ * thousands of compactions, each superseding the last one's replacement, does not overflow the call stack.
+ */
+function expandIds(
+  ids: readonly string[],
+  origin: ReadonlyMap<string, ExpandedMessage>,
+  standsFor: ReadonlyMap<string, readonly string[]>,
+): ExpandedMessage[] {
+  const out: ExpandedMessage[] = [];
+  const visited = new Set<string>();
+  const stack = [...ids].reverse();
+  for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
+    if (visited.has(id)) continue;
+    visited.add(id);
+    const inner = standsFor.get(id);
+    if (inner !== undefined) {
+      for (let i = inner.length - 1; i >= 0; i -= 1) stack.push(inner[i] as string);
+      continue;
+    }
+    const found = origin.get(id);
+    if (found !== undefined) out.push(found);
+  }
+  return out;
 }
