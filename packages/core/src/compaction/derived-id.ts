@@ -1,3 +1,5 @@
+import { safePrefix } from "./safe-cut.ts";
+
 /** Longest message id the schema accepts. */
 const MAX_ID = 200;
 
@@ -11,5 +13,5 @@ export function derivedId(id: string, tag: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
   const suffix = `#${hash.toString(16)}~${tag}`;
-  return `${id.slice(0, MAX_ID - suffix.length)}${suffix}`;
+  return `${safePrefix(id, MAX_ID - suffix.length)}${suffix}`;
 }

@@ -1,4 +1,5 @@
 import { type Message, messageText, type ToolCall } from "../messages/message.ts";
+import { safePrefix } from "./safe-cut.ts";
 
 const ARG_VALUE_CHARS = 40;
 const ARG_TOTAL_CHARS = 100;
@@ -46,5 +47,5 @@ function oneLine(text: string): string {
 }
 
 function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return text.length <= max ? text : `${safePrefix(text, max - 1)}…`;
 }

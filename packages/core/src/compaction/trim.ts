@@ -1,6 +1,7 @@
 import { type Message, messageText } from "../messages/message.ts";
 import { derivedId } from "./derived-id.ts";
 import type { CountTokens } from "./policy-types.ts";
+import { safeCut } from "./safe-cut.ts";
 import { stubMessage } from "./tool-stub.ts";
 
 /** When to trim a tool output as it is appended, and how much of it the trimmed copy keeps. */
@@ -57,11 +58,4 @@ export function planTrim(
 function elisionNote(chars: number, tokens: number, images: number): string {
   const imageNote = images > 0 ? ` and ${images} image${images === 1 ? "" : "s"}` : "";
   return `\n\n[… ${chars.toLocaleString("en-US")} characters (about ${tokens.toLocaleString("en-US")} tokens)${imageNote} elided from this tool output; \`palimpsest expand\` returns the full text …]\n\n`;
-}
-
-/** A cut index moved off the middle of a surrogate pair, so no half character is kept. */
-function safeCut(text: string, index: number): number {
-  const i = Math.max(0, Math.min(text.length, index));
-  const code = text.charCodeAt(i);
-  return i > 0 && i < text.length && code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
 }
