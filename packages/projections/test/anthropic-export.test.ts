@@ -1,6 +1,6 @@
 import type { Message } from "@palimpsest/core";
 import { assistantMessage, toolResult, userMessage } from "@palimpsest/core/testing";
-import { CONTINUATION_PLACEHOLDER, toAnthropicRequest } from "@palimpsest/projections";
+import { CONTINUATION_PLACEHOLDER, checkAnthropicRequest, toAnthropicRequest } from "@palimpsest/projections";
 import { describe, expect, it } from "vitest";
 
 const system = (id: string, text: string): Message => ({ id, role: "system", content: [{ type: "text", text }] });
@@ -186,7 +186,13 @@ describe("toAnthropicRequest", () => {
     ]);
   });
 
-  it("exports an empty view as no messages", () => {
-    expect(toAnthropicRequest([])).toStrictEqual({ messages: [] });
+  it("exports an empty or system-only view as the placeholder user turn alone, which passes the check", () => {
+    const placeholder = { role: "user", content: [{ type: "text", text: CONTINUATION_PLACEHOLDER }] };
+    expect(toAnthropicRequest([])).toStrictEqual({ messages: [placeholder] });
+    const systemOnly = toAnthropicRequest([system("s", "sys")]);
+    expect(systemOnly).toStrictEqual({ system: "sys", messages: [placeholder] });
+    expect(checkAnthropicRequest(systemOnly)).toEqual([]);
+    const emptied = toAnthropicRequest([{ id: "e", role: "user", content: [{ type: "text", text: "" }] }]);
+    expect(emptied.messages).toStrictEqual([placeholder]);
   });
 });

@@ -75,8 +75,9 @@ describe("checkAnthropicRequest", () => {
     expect(checkAnthropicRequest({ messages: [u(text()), a(use("c1"), use("c2")), u(res("c1"))] })).toEqual([]);
   });
 
-  it("accepts an empty request", () => {
-    expect(checkAnthropicRequest({ messages: [] })).toEqual([]);
+  it("flags an empty request (the API refuses one with no messages)", () => {
+    expect(checkAnthropicRequest({ messages: [] })).toEqual(["no messages"]);
+    expect(checkAnthropicRequest({ system: "s", messages: [] })).toEqual(["no messages"]);
   });
 
   it("flags a first turn that is not the user's", () => {

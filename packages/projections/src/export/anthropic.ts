@@ -61,7 +61,8 @@ function blocksOf(message: Message): AnthropicBlock[] {
 /**
  * Exports a view as an Anthropic messages request: leading system messages become `system`, later
  * ones a marked user text; tool results become user tool_result blocks; same-role neighbours merge
- * so roles alternate; a user placeholder is put first when the view opens with the assistant.
+ * so roles alternate; a user placeholder is put first when the view opens with the assistant, and is
+ * the only message when nothing else is left (an empty or system-only view).
  */
 export function toAnthropicRequest(messages: readonly Message[]): AnthropicRequest {
   let i = 0;
@@ -78,7 +79,8 @@ export function toAnthropicRequest(messages: readonly Message[]): AnthropicReque
     if (last !== undefined && last.role === role) last.content.push(...blocks);
     else out.push({ role, content: blocks });
   }
-  if (out[0]?.role === "assistant")
+  // The API takes no request without messages: an empty (or system-only) view gets the placeholder alone.
+  if (out[0] === undefined || out[0].role === "assistant")
     out.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_PLACEHOLDER }] });
   return system.length > 0 ? { system: system.join("\n\n"), messages: out } : { messages: out };
 }

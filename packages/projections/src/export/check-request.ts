@@ -20,14 +20,15 @@ export function checkOpenAIRequest(messages: readonly OpenAIMessage[]): string[]
 }
 
 /**
- * Checks invariant 3 for Anthropic messages: user first, strict alternation, tool_result blocks only
+ * Checks invariant 3 for Anthropic messages: at least one message, user first, strict alternation, tool_result blocks only
  * in the user turn right after the tool_use that they answer and before any text, every tool_use
  * answered there (except the trailing in-flight calls: the last assistant turn, or its partial results).
  */
 export function checkAnthropicRequest(request: AnthropicRequest): string[] {
   const problems: string[] = [];
   const { messages } = request;
-  if (messages.length > 0 && messages[0]?.role !== "user") problems.push("#0: first message is not from the user");
+  if (messages.length === 0) problems.push("no messages");
+  else if (messages[0]?.role !== "user") problems.push("#0: first message is not from the user");
   messages.forEach((m, index) => {
     if (m.content.length === 0) problems.push(`#${index}: empty content`);
     if (index > 0 && messages[index - 1]?.role === m.role) problems.push(`#${index}: two ${m.role} turns in a row`);
