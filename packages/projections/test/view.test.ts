@@ -143,6 +143,31 @@ describe("resumeState", () => {
     expect(resume.lastUsage).toBeUndefined();
   });
 
+  it("reports the rolling-summary cursor: the first live message after the live marker", () => {
+    const marker = (id: string) => ({
+      kind: "rolling-summary" as const,
+      message: userMessage(id, "so far"),
+      tokens: 3,
+    });
+    const { state } = given(SID, ...appends([userMessage("u1", "a"), assistantMessage("a1", "b")], 10), {
+      type: "supersede",
+      data: supersedeData("m1", ["a1"], [marker("M1")], 0, { mode: "micro" }),
+    });
+    expect(resumeState(state).rollingSummaryCursor).toBeUndefined();
+    execute(state, appendCommand([assistantMessage("a2", "c"), userMessage("u2", "d")]));
+    expect(resumeState(state).rollingSummaryCursor).toBe("a2");
+    execute(state, {
+      type: "supersede",
+      data: supersedeData("m2", ["M1", "a2"], [marker("M2")], 1, { mode: "micro" }),
+    });
+    expect(resumeState(state).rollingSummaryCursor).toBe("u2");
+    execute(state, {
+      type: "supersede",
+      data: supersedeData("k1", ["u1", "M2"], [summaryReplacement("S1", "all")], 2),
+    });
+    expect(resumeState(state).rollingSummaryCursor).toBeUndefined();
+  });
+
   it("reports the usage of the newest turn", () => {
     const { state } = given(
       SID,

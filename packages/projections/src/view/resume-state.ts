@@ -1,4 +1,11 @@
-import type { LastCompaction, SessionStarted, SessionState, Usage } from "@palimpsest/core";
+import {
+  type LastCompaction,
+  liveMarker,
+  type SessionStarted,
+  type SessionState,
+  summaryIndices,
+  type Usage,
+} from "@palimpsest/core";
 
 /** What a restarted or handed-off agent needs to carry on, without replaying anything itself. */
 export interface ResumeState {
@@ -13,7 +20,11 @@ export interface ResumeState {
   compactions: number;
   failedCompactions: number;
   lineage: { parent: SessionStarted["parent"]; handedOffTo: string | undefined };
-  /** First message not yet absorbed by micro-compaction; undefined until micro-compaction runs. */
+  /**
+   * Id of the first live message after the live rolling-summary marker: where micro-compaction resumes.
+   * Undefined while no marker is live (micro-compaction has not run, or a batch compaction absorbed it)
+   * or when nothing follows the marker yet.
+   */
   rollingSummaryCursor: string | undefined;
   /** How the session was started: model, tokenizer, context window, profile, source. */
   settings: SessionStarted | undefined;
@@ -34,7 +45,13 @@ export function resumeState(state: SessionState): ResumeState {
     compactions: state.compactions,
     failedCompactions: state.failures,
     lineage: { parent: started?.parent, handedOffTo: state.handedOffTo },
-    rollingSummaryCursor: undefined,
+    rollingSummaryCursor: rollingSummaryCursor(state),
     settings: started,
   };
+}
+
+function rollingSummaryCursor(state: SessionState): string | undefined {
+  if (state.liveSummaries === 0) return undefined;
+  const marker = liveMarker(state.live, summaryIndices(state.live, state.liveSummaries));
+  return marker === undefined ? undefined : state.live[marker.index + 1]?.message.id;
 }
