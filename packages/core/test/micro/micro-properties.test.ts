@@ -61,7 +61,7 @@ describe("micro-compaction on generated sessions", () => {
         fc.property(sessions, answersArb, fc.integer({ min: 0, max: 400 }), (session, answers, tailTokens) => {
           absorbed += runPasses(session, answers, tailTokens);
         }),
-        { numRuns: 200 },
+        { numRuns: 200, seed: 20261130 }, // fixed: the coverage check below counts what the runs absorbed
       );
       expect(absorbed).toBeGreaterThan(20);
     });
