@@ -36,7 +36,6 @@ export async function compactRange(session: Session, request: CompactRangeReques
   };
   const tokens = (await session.tokenCounter()).countMessage(summary);
   const removed = range.reduce((n, e) => n + e.tokens, 0);
-  const started = Date.now();
   return session.supersede({
     compactionId: uuidv7(),
     targets: range.map((e) => e.message.id),
@@ -44,7 +43,7 @@ export async function compactRange(session: Session, request: CompactRangeReques
     mode: "summary",
     basis: { viewVersion },
     producer: { policy: request.policy ?? "explicit" },
-    stats: { tokensBefore: liveTokens, tokensAfter: liveTokens - removed + tokens, durationMs: Date.now() - started },
+    stats: { tokensBefore: liveTokens, tokensAfter: liveTokens - removed + tokens },
     trigger: "manual",
   });
 }
