@@ -14,8 +14,8 @@ import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
 import { type CompactOptions, type CompactOutcome, compact } from "../runtime/compact.ts";
 import { type ResolvedCompaction, resolveCompaction } from "../runtime/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
+import { summarizeEntries } from "../runtime/summarize-entries.ts";
 import type { PrecompactEvent, PrecompactMiss, PrecompactMonitor } from "./precompact-monitor.ts";
-import { summarizeEntries } from "./summarize-entries.ts";
 
 /** Options of a compaction that may use the session's background candidate. */
 export interface CompactWithCandidateOptions extends CompactOptions {

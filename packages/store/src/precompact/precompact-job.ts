@@ -2,9 +2,9 @@ import { type CandidateStore, candidateIsFresh, planCandidate, SummarizerError }
 import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
 import { type CompactionSettings, resolveCompaction } from "../runtime/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
+import { summarizeEntries } from "../runtime/summarize-entries.ts";
 import type { JobOutcome } from "./precompact-monitor.ts";
 import type { PrecompactSettings } from "./precompact-settings.ts";
-import { summarizeEntries } from "./summarize-entries.ts";
 
 /** One background job: a session, and the seq of its last completed turn when the job was asked for. */
 export interface PrecompactRequest {

@@ -1,5 +1,6 @@
 import { BATCH_MODES, batchCompactions, type PolicyInput, type SessionState } from "@palimpsest/core";
 import type { ResolvedCompaction } from "./compaction-settings.ts";
+import { summarizerConfigKey } from "./summarize-entries.ts";
 
 /**
  * The batch policy's input for a session: the view, the window, and the recent batch compactions and
@@ -23,7 +24,7 @@ export function batchPolicyInput(
       compactions: state.recentCompactions.filter((c) => BATCH_MODES.has(c.mode)),
       failures: state.recentFailures,
       now: Date.now(),
-      configKey: `${settings.summarizer.model}@${settings.summarizer.promptVersion}`,
+      configKey: summarizerConfigKey(settings.summarizer),
     },
   };
 }

@@ -2,17 +2,15 @@ import {
   type CompactionPlan,
   formatSummaryMessage,
   type Message,
-  redactSecrets,
   type StoredEvent,
-  SummarizerError,
-  type SummaryPlan,
+  type SummarizerError,
   type SummaryResult,
-  serializeForSummary,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import { batchPolicyInput } from "./batch-policy-input.ts";
-import { type CompactionSettings, type ResolvedCompaction, resolveCompaction } from "./compaction-settings.ts";
+import { type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
 import type { Session } from "./session.ts";
+import { summarizeEntries, summaryFailure } from "./summarize-entries.ts";
 
 /** Options of one compaction run. */
 export interface CompactOptions extends CompactionSettings {
@@ -38,7 +36,6 @@ export async function compact(session: Session, options: CompactOptions = {}): P
   const counter = await session.tokenCounter();
   const settings = resolveCompaction(options, session.state, (m) => counter.countMessage(m));
   const state = session.state;
-  const summaryConfigKey = `${settings.summarizer.model}@${settings.summarizer.promptVersion}`;
   const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true));
   if (plan.kind === "none") return { status: "skipped", reason: plan.reason };
   const trigger = options.trigger ?? "manual";
@@ -60,25 +57,27 @@ export async function compact(session: Session, options: CompactOptions = {}): P
   const removed = targetTokens(session, plan.targets);
   let result: SummaryResult;
   try {
-    result = await summarize(settings, plan);
+    ({ result } = await summarizeEntries({
+      summarizer: settings.summarizer,
+      entries: plan.input,
+      maxOutputTokens: plan.maxSummaryTokens,
+      timeoutMs: settings.summaryTimeoutMs,
+      ...(plan.previousSummary === undefined ? {} : { previousSummary: plan.previousSummary }),
+    }));
   } catch (error) {
-    const failure = error instanceof SummarizerError ? error : undefined;
-    const reason = failure?.details.reason ?? "other";
+    const failure = summaryFailure(error, settings.summarizer);
     const [event] = await session.recordCompactionFailure({
+      ...failure,
       mode: "summary",
-      reason,
       attempt: consecutiveFailures(session) + 1,
       targets: plan.targets,
-      detail: redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 500),
-      configKey: summaryConfigKey,
-      ...(failure?.details.retryAfterMs === undefined ? {} : { retryAfterMs: failure.details.retryAfterMs }),
     });
-    return { status: "failed", reason, error, event: event as StoredEvent };
+    return { status: "failed", reason: failure.reason, error, event: event as StoredEvent };
   }
   const message: Message = {
     id: uuidv7(),
     role: plan.role,
-    content: [{ type: "text", text: formatSummaryMessage(redactSecrets(result.text)) }],
+    content: [{ type: "text", text: formatSummaryMessage(result.text) }],
   };
   const tokens = counter.countMessage(message);
   const [event] = await session.supersede({
@@ -102,15 +101,6 @@ export async function compact(session: Session, options: CompactOptions = {}): P
     trigger,
   });
   return { status: "compacted", plan, event: event as StoredEvent, durationMs: Date.now() - started };
-}
-
-async function summarize(settings: ResolvedCompaction, plan: SummaryPlan): Promise<SummaryResult> {
-  const request = {
-    messages: serializeForSummary(plan.input.map((e) => e.message)),
-    maxOutputTokens: plan.maxSummaryTokens,
-    ...(plan.previousSummary === undefined ? {} : { previousSummary: redactSecrets(plan.previousSummary) }),
-  };
-  return settings.summarizer.summarize(request, { signal: AbortSignal.timeout(settings.summaryTimeoutMs) });
 }
 
 function targetTokens(session: Session, targets: readonly string[]): number {

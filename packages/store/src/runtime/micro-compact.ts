@@ -13,7 +13,6 @@ import {
   rollingSummaryReplacement,
   type StoredEvent,
   type Summarizer,
-  SummarizerError,
   type SummaryRequest,
   type SummaryResult,
   serializeForSummary,
@@ -23,6 +22,7 @@ import {
 import { uuidv7 } from "uuidv7";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
 import type { Session } from "./session.ts";
+import { type SummaryFailure, summaryFailure } from "./summarize-entries.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */
 export interface MicroCompactOptions
@@ -150,21 +150,11 @@ async function defrag(pass: Pass, plan: MicroDefragPlan): Promise<StepOutcome> {
   return { outcome: "defragged", reason: plan.reason, rollingSummaryTokens: replacement.tokens, event };
 }
 
-/** A summarizer failure as the compaction-failed event records it. */
-type Failure = Pick<CompactionFailed, "reason" | "configKey" | "retryAfterMs"> & { detail: string };
-
-async function summarize(pass: Pass, request: SummaryRequest): Promise<SummaryResult | Failure> {
-  const configKey = `${pass.summarizer.model}@${pass.summarizer.promptVersion}`;
+async function summarize(pass: Pass, request: SummaryRequest): Promise<SummaryResult | SummaryFailure> {
   try {
     return await pass.summarizer.summarize(request, { signal: AbortSignal.timeout(pass.timeoutMs) });
   } catch (error) {
-    const failure = error instanceof SummarizerError ? error : undefined;
-    return {
-      reason: failure?.details.reason ?? "other",
-      configKey,
-      detail: redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 500),
-      ...(failure?.details.retryAfterMs === undefined ? {} : { retryAfterMs: failure.details.retryAfterMs }),
-    };
+    return summaryFailure(error, pass.summarizer);
   }
 }
 

@@ -1,12 +1,14 @@
 import {
+  type CompactionFailed,
   type LiveEntry,
   redactSecrets,
   type Summarizer,
+  SummarizerError,
   type SummaryResult,
   serializeForSummary,
 } from "@palimpsest/core";
 
-/** One summarizer call over live entries, as compact() makes it: serialized, redacted, bounded in time. */
+/** One summarizer call over live entries: serialized, redacted, bounded in time. */
 export interface SummarizeCall {
   summarizer: Summarizer;
   entries: readonly LiveEntry[];
@@ -29,4 +31,23 @@ export async function summarizeEntries(call: SummarizeCall): Promise<{ result: S
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const result = await call.summarizer.summarize(request, { signal });
   return { result: { ...result, text: redactSecrets(result.text) }, ms: performance.now() - started };
+}
+
+/** A summarizer's configuration as anti-thrash tracks it (model and prompt version, never a key). */
+export function summarizerConfigKey(summarizer: Summarizer): string {
+  return `${summarizer.model}@${summarizer.promptVersion}`;
+}
+
+/** What a compaction-failed event records of a failed summarizer call: its class, never transcript text. */
+export type SummaryFailure = Pick<CompactionFailed, "reason" | "configKey" | "retryAfterMs"> & { detail: string };
+
+/** Classifies any error a summarizer call threw (anything that is not a SummarizerError is "other"). */
+export function summaryFailure(error: unknown, summarizer: Summarizer): SummaryFailure {
+  const failure = error instanceof SummarizerError ? error : undefined;
+  return {
+    reason: failure?.details.reason ?? "other",
+    configKey: summarizerConfigKey(summarizer),
+    detail: redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 500),
+    ...(failure?.details.retryAfterMs === undefined ? {} : { retryAfterMs: failure.details.retryAfterMs }),
+  };
 }
