@@ -19,7 +19,7 @@ for (const backend of runtimeBackends()) {
       const session = await runtime.startSession();
       const scheduler = runtime.precompaction;
       if (scheduler === undefined) throw new Error("pre-compaction is not on");
-      for (let n = 0; n < 45 && session.state.compactions === 0; n++) {
+      for (let n = 0; n < 45 && session.state.viewVersion === 0; n++) {
         await session.append(
           [
             { id: `u${n}`, role: "user", content: `step ${n}` },

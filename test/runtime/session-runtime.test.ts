@@ -110,7 +110,7 @@ for (const backend of runtimeBackends()) {
       expect(rejected).toHaveLength(1);
       expect(rejected[0]?.reason).toMatchObject({ code: "CONCURRENCY_CONFLICT", details: { subject: "view-version" } });
       const after = await (await backend.open()).resume(session.id);
-      expect(after.state.compactions).toBe(1);
+      expect(after.state.viewVersion).toBe(1);
       expect(viewProblems(after, await runtime.store.readStream(session.id))).toEqual([]);
     });
 

@@ -105,7 +105,7 @@ describe("compactionHistory", () => {
         const records = compactionHistory(events);
         expect(records.map((r) => r.seq)).toEqual(supersedes.map((e) => e.seq));
         expect(records.map((r) => r.compactionId)).toEqual(supersedes.map((e) => e.data.compactionId));
-        expect(records).toHaveLength(state.compactions);
+        expect(records).toHaveLength(state.viewVersion);
       }),
       { numRuns: 100 },
     );

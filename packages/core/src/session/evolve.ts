@@ -120,7 +120,6 @@ function supersede(state: SessionState, data: EventOf<"messages.superseded">["da
   }
   state.pendingCalls = pendingCallsOf(state.live);
   state.viewVersion += 1;
-  state.compactions += 1;
   state.compactionIds.add(data.compactionId);
   state.compactionsByMode[data.mode] = (state.compactionsByMode[data.mode] ?? 0) + 1;
   if (BATCH_MODES.has(data.mode)) state.micro = { failedExchanges: [], staleDefrags: [] };

@@ -84,7 +84,6 @@ export interface SessionState {
   lastCompaction: LastCompaction | undefined;
   /** Every compaction id committed (a compaction id names one compaction only). */
   compactionIds: Set<string>;
-  compactions: number;
   /** Committed compactions by mode (trims are compactions too, but do not shrink the head). */
   compactionsByMode: Partial<Record<CompactionMode, number>>;
   /** The last RECENT_LIMIT compactions and failures, oldest first (micro and defrag failures are kept in `micro`). */
@@ -112,7 +111,6 @@ export function initialState(sessionId: string): SessionState {
     answeredCalls: new Set(),
     lastCompaction: undefined,
     compactionIds: new Set(),
-    compactions: 0,
     compactionsByMode: {},
     recentCompactions: [],
     recentFailures: [],

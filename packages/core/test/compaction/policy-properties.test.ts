@@ -85,7 +85,7 @@ function planAndApply(scenario: Scenario, policy: CompactionPolicy): CompactionP
     contextWindow: scenario.contextWindow,
     maxOutputTokens: scenario.maxOutputTokens,
     profile: scenario.profile,
-    compactions: state.compactions,
+    compactions: state.viewVersion,
     force: scenario.force,
   });
   if (plan.kind === "none") return plan.kind;

@@ -17,6 +17,7 @@ export interface ResumeState {
   turns: number;
   lastUsage: Usage | undefined;
   lastCompaction: LastCompaction | undefined;
+  /** Compactions committed so far (every supersede: the view version). */
   compactions: number;
   failedCompactions: number;
   lineage: { parent: SessionStarted["parent"]; handedOffTo: string | undefined };
@@ -42,7 +43,7 @@ export function resumeState(state: SessionState): ResumeState {
     turns: state.turns,
     lastUsage: state.lastTurn?.usage,
     lastCompaction: state.lastCompaction,
-    compactions: state.compactions,
+    compactions: state.viewVersion,
     failedCompactions: state.failures,
     lineage: { parent: started?.parent, handedOffTo: state.handedOffTo },
     rollingSummaryCursor: rollingSummaryCursor(state),
