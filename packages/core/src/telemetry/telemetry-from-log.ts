@@ -11,9 +11,13 @@ export interface TelemetryFromLogOptions {
 
 const MICRO_MODES: ReadonlySet<CompactionMode> = new Set(["micro", "defrag"]);
 
+/** Supersedes that are not compaction passes: trims made by the append itself, and an imported transcript's own compaction. */
+const NOT_PASSES: ReadonlySet<CompactionMode> = new Set(["trim", "import"]);
+
 /**
  * Projects one session's stored events onto telemetry lines: a line per supersede event (every mode:
- * micro → absorbed, defrag → defragged, any other → a compacted batch pass) and per compaction.failed.
+ * micro → absorbed, defrag → defragged, any other but trim and import → a compacted batch pass) and per
+ * compaction.failed.
  * Skipped and noop passes write nothing to the log, so they never appear here (nor in `totals.passes`).
  */
 export function telemetryFromLog(
@@ -27,7 +31,7 @@ export function telemetryFromLog(
     state ??= initialState(event.sessionId);
     const ts = new Date(event.occurredAt).toISOString();
     const threshold = options.threshold === undefined ? {} : { threshold: options.threshold };
-    if (event.type === "messages.superseded") {
+    if (event.type === "messages.superseded" && !NOT_PASSES.has(event.data.mode)) {
       lines.push(totals.add({ ...supersedePass(state, event.data), sessionId: state.sessionId, ts, ...threshold }));
     } else if (event.type === "compaction.failed") {
       const { mode, reason } = event.data;
