@@ -1,7 +1,7 @@
 import type { SummarizerFailure } from "../errors.ts";
 
 /** One committed compaction, as the anti-thrash check needs it (`at` in epoch milliseconds). */
-export interface CompactionRecord {
+export interface BackoffCompaction {
   tokensBefore: number;
   tokensAfter: number;
   at: number;
@@ -18,7 +18,7 @@ export interface FailureRecord {
 
 /** A session's recent compaction history, oldest first, with the clock and the current summarizer config. */
 export interface CompactionHistory {
-  compactions: readonly CompactionRecord[];
+  compactions: readonly BackoffCompaction[];
   failures: readonly FailureRecord[];
   now: number;
   configKey?: string;
