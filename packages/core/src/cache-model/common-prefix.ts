@@ -7,7 +7,7 @@ export interface CommonPrefix {
 }
 
 /** Two messages are the same for the cache while id, content hash and token count all agree. */
-export function sameMessage(a: PromptMessage, b: PromptMessage): boolean {
+function sameMessage(a: PromptMessage, b: PromptMessage): boolean {
   return a.id === b.id && a.contentHash === b.contentHash && a.tokens === b.tokens;
 }
 

@@ -68,10 +68,10 @@ export const DEFAULT_RUNWAY_RULE: RunwayRule = { pruneMinimumTokens: 20_000, rat
  * less and less room, and prune-first cost more than summary on 3 of 4 sessions; 0.45 asks for 34K
  * of room there and left 64K windows unchanged (the 20K minimum binds).
  */
-export const CACHED_RUNWAY_RULE: RunwayRule = { pruneMinimumTokens: 20_000, ratio: 0.45 };
+const CACHED_RUNWAY_RULE: RunwayRule = { pruneMinimumTokens: 20_000, ratio: 0.45 };
 
 /** Tools whose outputs the agent re-reads as state (files, memory, answers, skills, todos): never pruned. */
-export const DEFAULT_PROTECTED_TOOLS: readonly string[] = [
+const DEFAULT_PROTECTED_TOOLS: readonly string[] = [
   "read_file",
   "memory",
   "clarify",
@@ -85,7 +85,7 @@ export const DEFAULT_PROTECTED_TOOLS: readonly string[] = [
 ];
 
 /** A fifth of the span, between 1K and 8K tokens (Hermes caps its fallback summary near 8,000 characters). */
-export const DEFAULT_SUMMARY_BUDGET: SummaryBudgetRule = { ratio: 0.2, minTokens: 1_000, maxTokens: 8_000 };
+const DEFAULT_SUMMARY_BUDGET: SummaryBudgetRule = { ratio: 0.2, minTokens: 1_000, maxTokens: 8_000 };
 
 /**
  * Anthropic: explicit `cache_control` breakpoints, a 5-minute TTL refreshed on each hit, a 1,024-token

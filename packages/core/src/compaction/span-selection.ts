@@ -1,7 +1,7 @@
 import type { LiveEntry } from "../session/session-state.ts";
 
 /** Messages kept verbatim after the system prompt until the first compaction (Hermes' head). */
-export const HEAD_MESSAGES = 3;
+const HEAD_MESSAGES = 3;
 
 /**
  * The protected head `[0, headEnd)`, the protected tail `[tailStart, end)`, and between them the middle,

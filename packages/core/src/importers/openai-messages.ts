@@ -38,7 +38,7 @@ export function openAiSession(messages: readonly unknown[], source: OpenAiSource
  * becomes a tool call whose `function` role reply is its result; a SWE-agent tool message answering
  * several `tool_call_ids` becomes one result per id. Unknown roles or parts throw a ValidationError.
  */
-export function openAiMessage(raw: unknown, id: string, path: string, legacyCalls: Map<string, string>): Message[] {
+function openAiMessage(raw: unknown, id: string, path: string, legacyCalls: Map<string, string>): Message[] {
   if (!isObject(raw)) throw invalidInput(path, "a message must be an object");
   const role = raw.role;
   const content = contentParts(raw.content, path);

@@ -29,7 +29,7 @@ export function parseTranscript(text: string, options: ParseOptions = {}): Impor
 }
 
 /** Throws an InvariantViolation if a session's messages (compaction summaries included) break a view rule. */
-export function assertImportable(session: ImportedSession): void {
+function assertImportable(session: ImportedSession): void {
   const messages: Message[] = session.items.map((item) => (item.kind === "message" ? item.message : item.summary));
   const violation = [...checkUniqueIds(messages), ...checkToolPairs(messages)][0];
   if (violation === undefined) return;
