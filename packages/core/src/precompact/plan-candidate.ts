@@ -1,5 +1,4 @@
-import type { NoPlan } from "../compaction/policy-types.ts";
-import type { ProviderProfile } from "../compaction/provider-profile.ts";
+import type { NoPlan, PolicyInput } from "../compaction/policy-types.ts";
 import { isSummaryEntry, selectSpan } from "../compaction/span-selection.ts";
 import { stripSummaryNote } from "../compaction/summary-note.ts";
 import { compactionThreshold, tailBudget } from "../compaction/threshold.ts";
@@ -10,16 +9,12 @@ import { prefixHash, systemPromptHash } from "./prefix-hash.ts";
 import { stablePrefixEnd } from "./stable-prefix.ts";
 
 /** What the background planner reads: the view and window as a policy sees them, plus what keys a candidate. */
-export interface CandidateInput {
+export interface CandidateInput
+  extends Pick<
+    PolicyInput,
+    "view" | "viewVersion" | "liveTokens" | "contextWindow" | "maxOutputTokens" | "profile" | "compactions"
+  > {
   sessionId: string;
-  view: readonly LiveEntry[];
-  viewVersion: number;
-  liveTokens: number;
-  contextWindow: number;
-  maxOutputTokens: number;
-  profile: ProviderProfile;
-  /** Batch compactions committed (the head shrinks after the first, as in the batch policies). */
-  compactions: number;
   /** Seq of the last completed turn: entries introduced after it may still be retried, undone or steered. */
   stableThroughSeq: number;
   /** Share of the compaction threshold above which a candidate is worth writing (e.g. 0.65). */
