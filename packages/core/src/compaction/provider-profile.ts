@@ -87,6 +87,15 @@ const DEFAULT_PROTECTED_TOOLS: readonly string[] = [
 /** A fifth of the span, between 1K and 8K tokens (Hermes caps its fallback summary near 8,000 characters). */
 const DEFAULT_SUMMARY_BUDGET: SummaryBudgetRule = { ratio: 0.2, minTokens: 1_000, maxTokens: 8_000 };
 
+/** What every built-in profile shares: Hermes' threshold and tail, the protected tools, the prune and summary sizes. */
+const COMMON = {
+  threshold: DEFAULT_THRESHOLD_RULE,
+  tail: DEFAULT_TAIL_RULE,
+  protectedTools: DEFAULT_PROTECTED_TOOLS,
+  pruneMinOutputTokens: 400,
+  summary: DEFAULT_SUMMARY_BUDGET,
+} satisfies Partial<ProviderProfile>;
+
 /**
  * Anthropic: explicit `cache_control` breakpoints, a 5-minute TTL refreshed on each hit, a 1,024-token
  * minimum prefix, cache writes at 1.25× input and reads at 0.1×. Rewriting the prefix is expensive, so
@@ -95,17 +104,13 @@ const DEFAULT_SUMMARY_BUDGET: SummaryBudgetRule = { ratio: 0.2, minTokens: 1_000
  * before relying on them. 64K output is Sonnet 4's maximum.
  */
 export const ANTHROPIC_PROFILE: ProviderProfile = {
+  ...COMMON,
   name: "anthropic",
-  threshold: DEFAULT_THRESHOLD_RULE,
-  tail: DEFAULT_TAIL_RULE,
   runway: CACHED_RUNWAY_RULE,
   preferPrune: true,
   cache: { kind: "explicit-breakpoint", ttlSeconds: 300, minCacheableTokens: 1_024, granularityTokens: 1 },
   defaultMaxOutputTokens: 64_000,
-  protectedTools: DEFAULT_PROTECTED_TOOLS,
-  pruneMinOutputTokens: 400,
   trimTokens: 10_000,
-  summary: DEFAULT_SUMMARY_BUDGET,
   prices: { input: 3, cachedRead: 0.3, cacheWrite: 3.75, output: 15 },
 };
 
@@ -117,17 +122,13 @@ export const ANTHROPIC_PROFILE: ProviderProfile = {
  * output. Check before relying on them.
  */
 export const OPENAI_PROFILE: ProviderProfile = {
+  ...COMMON,
   name: "openai",
-  threshold: DEFAULT_THRESHOLD_RULE,
-  tail: DEFAULT_TAIL_RULE,
   runway: CACHED_RUNWAY_RULE,
   preferPrune: true,
   cache: { kind: "automatic-prefix", ttlSeconds: 300, minCacheableTokens: 1_024, granularityTokens: 128 },
   defaultMaxOutputTokens: 32_768,
-  protectedTools: DEFAULT_PROTECTED_TOOLS,
-  pruneMinOutputTokens: 400,
   trimTokens: 10_000,
-  summary: DEFAULT_SUMMARY_BUDGET,
   prices: { input: 2, cachedRead: 0.5, cacheWrite: 2, output: 8 },
 };
 
@@ -136,17 +137,13 @@ export const OPENAI_PROFILE: ProviderProfile = {
  * reclaims the most) is fine and pruning first buys nothing. Windows are small, so trim earlier (4K).
  */
 export const LOCAL_PROFILE: ProviderProfile = {
+  ...COMMON,
   name: "local",
-  threshold: DEFAULT_THRESHOLD_RULE,
-  tail: DEFAULT_TAIL_RULE,
   runway: DEFAULT_RUNWAY_RULE,
   preferPrune: false,
   cache: { kind: "none", ttlSeconds: 0, minCacheableTokens: 0, granularityTokens: 1 },
   defaultMaxOutputTokens: 4_096,
-  protectedTools: DEFAULT_PROTECTED_TOOLS,
-  pruneMinOutputTokens: 400,
   trimTokens: 4_000,
-  summary: DEFAULT_SUMMARY_BUDGET,
   prices: { input: 0, cachedRead: 0, cacheWrite: 0, output: 0 },
 };
 
