@@ -11,7 +11,7 @@ import {
 } from "@palimpsest/core";
 import { type FailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
-import type { ProviderSummarizerOptions } from "./provider-options.ts";
+import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
 
 const PROVIDER = "anthropic";
 
@@ -37,10 +37,8 @@ export class AnthropicSummarizer implements Summarizer {
     this.model = options.model;
     this.#options = options;
     this.#client = new Anthropic({
-      timeout: options.timeoutMs ?? 120_000,
-      maxRetries: options.maxRetries ?? 2,
+      ...sdkClientOptions(options),
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     });
   }
 

@@ -11,7 +11,7 @@ import {
 import OpenAI from "openai";
 import { type FailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
-import type { ProviderSummarizerOptions } from "./provider-options.ts";
+import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
 
 const PROVIDER = "openai-compatible";
 
@@ -45,9 +45,7 @@ export class OpenAICompatibleSummarizer implements Summarizer {
     this.#options = options;
     this.#client = new OpenAI({
       apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
-      timeout: options.timeoutMs ?? 120_000,
-      maxRetries: options.maxRetries ?? 2,
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      ...sdkClientOptions(options),
     });
   }
 

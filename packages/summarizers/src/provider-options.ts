@@ -14,3 +14,16 @@ export interface ProviderSummarizerOptions {
   temperature?: number;
   caps?: SummaryCaps;
 }
+
+/** The client settings both SDKs take the same way: per-attempt timeout, retries, and the endpoint when given. */
+export function sdkClientOptions(options: ProviderSummarizerOptions): {
+  timeout: number;
+  maxRetries: number;
+  baseURL?: string;
+} {
+  return {
+    timeout: options.timeoutMs ?? 120_000,
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+  };
+}
