@@ -1,6 +1,7 @@
 import { formatError, isPalimpsestError, reportError } from "@palimpsest/core";
 import { Command, CommanderError } from "commander";
 import { registerCompact } from "./commands/compact.ts";
+import { registerHandoff } from "./commands/handoff.ts";
 import { registerHistory } from "./commands/history.ts";
 import { registerImport } from "./commands/import.ts";
 import { registerReplay } from "./commands/replay.ts";
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerCompact(program);
   registerReplay(program);
   registerReport(program);
+  registerHandoff(program);
   return program;
 }
 

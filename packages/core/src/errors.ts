@@ -44,7 +44,8 @@ export type InvariantRule =
   | "supersede-invalid"
   | "supersede-duplicates-marker"
   | "micro-absorbs-user-message"
-  | "unknown-turn";
+  | "unknown-turn"
+  | "handoff-open";
 
 /** A command that would break an invariant of the session; nothing was written. */
 export class InvariantViolation extends PalimpsestError<{
@@ -78,6 +79,20 @@ export class ConcurrencyConflict extends PalimpsestError<{
   }
 }
 
+/** Why a hand-off claim no longer holds: another claim replaced it, its lease ran out, or the row is not claimed. */
+export type ClaimLostReason = "token-mismatch" | "lease-expired" | "not-claimed";
+
+/** A hand-off claimer acted on a claim that no longer holds (fencing); nothing was changed. */
+export class ClaimLost extends PalimpsestError<{ handoffId: string; reason: ClaimLostReason; status: string }> {
+  constructor(handoffId: string, reason: ClaimLostReason, status: string) {
+    super("CONCURRENCY_CONFLICT", `the claim on hand-off ${handoffId} no longer holds (${reason}, status ${status})`, {
+      handoffId,
+      reason,
+      status,
+    });
+  }
+}
+
 /** An idempotency key was reused with different content. */
 export class IdempotencyMismatch extends PalimpsestError<{ sessionId: string; idempotencyKey: string }> {
   constructor(sessionId: string, idempotencyKey: string) {
@@ -89,12 +104,16 @@ export class IdempotencyMismatch extends PalimpsestError<{ sessionId: string; id
   }
 }
 
-/** A session, message or compaction that does not exist. */
+/** A session, message, compaction, file or hand-off that does not exist. */
 export class NotFoundError extends PalimpsestError<{
-  kind: "session" | "message" | "compaction" | "file";
+  kind: "session" | "message" | "compaction" | "file" | "handoff";
   id: string;
 }> {
-  constructor(kind: "session" | "message" | "compaction" | "file", id: string, options?: { cause?: unknown }) {
+  constructor(
+    kind: "session" | "message" | "compaction" | "file" | "handoff",
+    id: string,
+    options?: { cause?: unknown },
+  ) {
     super("NOT_FOUND", `${kind} not found: ${id}`, { kind, id }, options);
   }
 }

@@ -1,4 +1,5 @@
 export * from "./engine/index.ts";
+export * from "./handoff/index.ts";
 export * from "./import/import-sessions.ts";
 export * from "./precompact/index.ts";
 export * from "./replay/index.ts";

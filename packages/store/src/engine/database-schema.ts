@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from "kysely";
+import type { HandoffTables } from "../handoff/handoff-table.ts";
 
 /** A timestamp: written as an ISO string; read back as a Date (PostgreSQL) or the same string (SQLite). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -50,7 +51,7 @@ export interface SnapshotsTable {
 }
 
 /** The kysely view of the whole database. */
-export interface StoreDatabase {
+export interface StoreDatabase extends HandoffTables {
   events: EventsTable;
   sessions: SessionsTable;
   idempotency_keys: IdempotencyKeysTable;

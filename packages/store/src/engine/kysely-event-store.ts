@@ -15,6 +15,7 @@ import type {
   StoredEvent,
 } from "@palimpsest/core";
 import { StorageError } from "@palimpsest/core";
+import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
@@ -33,11 +34,14 @@ const MAX_ATTEMPTS = 5;
 export class KyselyEventStore implements EventStore, SnapshotStore, CandidateStore, ChangeFeed {
   readonly #adapter: EngineAdapter;
   readonly #changes: ChangeNotifier;
+  /** The durable hand-off queue on this store's database (see handoff/handoff-queue.ts). */
+  readonly handoffQueue: HandoffQueue;
   #closed = false;
 
   constructor(adapter: EngineAdapter) {
     this.#adapter = adapter;
     this.#changes = new ChangeNotifier(adapter.listen);
+    this.handoffQueue = new HandoffQueue(adapter.db, adapter.engine);
   }
 
   /** Which engine this store runs on. */

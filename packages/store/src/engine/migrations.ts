@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { type Migration, Migrator } from "kysely/migration";
+import { createHandoffsTable } from "../handoff/handoff-migration.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine } from "./engine-adapter.ts";
 
@@ -98,6 +99,7 @@ function createMigrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    "0004_handoffs": { up: (db: Kysely<unknown>) => createHandoffsTable(db, engine) },
   };
 }
 

@@ -3,6 +3,7 @@ import {
   type ChangeFeed,
   type EventStore,
   formatError,
+  InvariantViolation,
   initialState,
   isPalimpsestError,
   NotFoundError,
@@ -13,6 +14,8 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
+import type { Clock, HandoffQueue } from "../handoff/handoff-queue.ts";
+import { Handoffs } from "../handoff/handoffs.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
 import { sessionThreshold } from "../telemetry/session-threshold.ts";
@@ -38,8 +41,11 @@ export interface HandOffOptions {
   carryView?: boolean;
 }
 
-/** The store a runtime needs: the event log, its snapshots, and wake-ups after commits. */
-export type RuntimeStore = EventStore & SnapshotStore & ChangeFeed & CandidateStore;
+/** The store a runtime needs: the event log, its snapshots, wake-ups after commits, and the hand-off queue. */
+export type RuntimeStore = EventStore &
+  SnapshotStore &
+  ChangeFeed &
+  CandidateStore & { readonly handoffQueue: HandoffQueue };
 
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {
@@ -62,6 +68,8 @@ export interface RuntimeDeps {
    * compaction then commits only the delta. Needs `compaction.auto`.
    */
   precompact?: Partial<PrecompactSettings>;
+  /** The clock of hand-off leases (epoch ms); default the database's own. For tests of lease expiry. */
+  handoffClock?: Clock;
 }
 
 /** The session runtime an agent uses: start, resume and hand off sessions over one store. */
@@ -69,6 +77,8 @@ export class Palimpsest {
   readonly store: RuntimeStore;
   /** The background pre-compaction scheduler (its stats: hits, misses, time saved), when it is on. */
   readonly precompaction: PrecompactionScheduler | undefined;
+  /** Claimable hand-offs across processes: request, claim under a lease, complete or fail. */
+  readonly handoffs: Handoffs;
   readonly #deps: RuntimeDeps;
 
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
@@ -83,6 +93,8 @@ export class Palimpsest {
             precompact: deps.precompact,
             ...(deps.compaction === undefined ? {} : { compaction: deps.compaction }),
           });
+    const queue = deps.store.handoffQueue;
+    this.handoffs = new Handoffs(this, deps.handoffClock === undefined ? queue : queue.withClock(deps.handoffClock));
   }
 
   /** Starts a new session; the tokenizer follows the model family unless given. */
@@ -105,24 +117,47 @@ export class Palimpsest {
   /**
    * Hands a session off to a successor: starts the new one linked back to it (carrying the active view
    * unless told not to), then marks the old one, which takes no more writes. A hand-off that failed
-   * halfway is finished by calling it again with the same `toSessionId`.
+   * halfway, or that another process is finishing too, is finished by calling it with the same `toSessionId`:
+   * each step skips what was already done. The one path of direct and queued (`handoffs`) hand-offs.
    */
   async handOff(from: Session, options: HandOffOptions = {}): Promise<Session> {
     const toSessionId = options.toSessionId ?? uuidv7();
-    const { started } = from.state;
-    const successor =
-      (await this.store.getSession(toSessionId)) === undefined
-        ? await this.startSession({
-            ...started,
-            sessionId: toSessionId,
-            parent: { sessionId: from.id, relation: "handoff" },
-          })
-        : await this.resume(toSessionId);
-    if (options.carryView !== false && successor.state.live.length === 0 && from.state.live.length > 0) {
-      await successor.append(from.state.live.map((e) => e.message as MessageInput));
+    await from.refresh();
+    const sealedTo = from.state.handedOffTo;
+    if (sealedTo !== undefined && sealedTo !== toSessionId) {
+      throw new InvariantViolation("session-handed-off", `session ${from.id} was handed off to ${sealedTo}`, {
+        sessionId: from.id,
+        ids: [sealedTo],
+      });
     }
-    await from.markHandedOff(toSessionId, options.reason);
+    const successor = await this.#successor(from, toSessionId);
+    if (options.carryView !== false && successor.state.live.length === 0 && from.state.live.length > 0) {
+      // Keyed, so a second process carrying the same view replays the first one's append instead of failing.
+      await successor.append(
+        from.state.live.map((e) => e.message as MessageInput),
+        { idempotencyKey: `handoff:${from.id}` },
+      );
+    }
+    if (sealedTo === undefined) await from.markHandedOff(toSessionId, options.reason);
     return successor;
+  }
+
+  /** The successor of a hand-off: started from the source's settings and linked back, or resumed if it exists. */
+  async #successor(from: Session, toSessionId: string): Promise<Session> {
+    if ((await this.store.getSession(toSessionId)) !== undefined) return this.resume(toSessionId);
+    try {
+      return await this.startSession({
+        ...from.state.started,
+        sessionId: toSessionId,
+        parent: { sessionId: from.id, relation: "handoff" },
+      });
+    } catch (error) {
+      // Another process finishing the same hand-off started it first.
+      if (isPalimpsestError(error, "INVARIANT_VIOLATED") || isPalimpsestError(error, "CONCURRENCY_CONFLICT")) {
+        return this.resume(toSessionId);
+      }
+      throw error;
+    }
   }
 
   /** The session catalogue, newest first. */

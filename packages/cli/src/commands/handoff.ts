@@ -1,0 +1,145 @@
+import { ValidationError } from "@palimpsest/core";
+import type { Handoff, HandoffClaim, HandoffStatus } from "@palimpsest/store";
+import type { Command } from "commander";
+import { emit, type GlobalOptions, table } from "../output.ts";
+import { resumeByPrefix, withRuntime } from "../runtime.ts";
+
+const STATUSES: readonly HandoffStatus[] = ["pending", "claimed", "completed", "failed"];
+const DEFAULT_LEASE_MS = 60_000;
+
+/** A whole number of milliseconds from `--lease-ms` (the queue rejects one that is not positive). */
+function leaseMs(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_LEASE_MS;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) {
+    throw new ValidationError(`bad --lease-ms ${value}`, ["--lease-ms: a positive whole number of milliseconds"]);
+  }
+  return n;
+}
+
+function claimText(claim: HandoffClaim | null): string {
+  if (claim === null) return "nothing to claim";
+  return [
+    `claimed hand-off ${claim.handoffId}: ${claim.sourceSessionId} → ${claim.successorSessionId} (attempt ${claim.attempts})`,
+    `token ${claim.token}, lease until ${claim.leaseExpiresAt}`,
+  ].join("\n");
+}
+
+function listText(list: Handoff[]): string {
+  if (list.length === 0) return "no hand-offs";
+  return table(
+    ["hand-off", "status", "source", "successor", "target", "claimed by", "attempts"],
+    list.map((h) => [
+      h.handoffId,
+      h.status,
+      h.sourceSessionId,
+      h.successorSessionId,
+      h.target ?? "",
+      h.claimedBy ?? "",
+      h.attempts,
+    ]),
+  );
+}
+
+/**
+ * `handoff request|claim|renew|complete|fail|list`: the claimable hand-off queue, so another process
+ * or platform can take a session over (see README "Hand-off across processes").
+ */
+export function registerHandoff(program: Command): void {
+  const handoff = program.command("handoff").description("hand sessions over to other processes through a queue");
+
+  handoff
+    .command("request <session>")
+    .description("queue a hand-off of a session (by id or unique prefix)")
+    .option("--target <target>", "which platform or process kind should take it")
+    .option("--reason <reason>", "why the session is handed off")
+    .action(async (id: string, flags: { target?: string; reason?: string }) => {
+      const global = program.opts<GlobalOptions>();
+      const requested = await withRuntime(global, async (runtime) =>
+        runtime.handoffs.request(await resumeByPrefix(runtime, id), {
+          ...(flags.target === undefined ? {} : { target: flags.target }),
+          ...(flags.reason === undefined ? {} : { reason: flags.reason }),
+        }),
+      );
+      emit(
+        global,
+        requested,
+        (h) => `requested hand-off ${h.handoffId}: ${h.sourceSessionId} → ${h.successorSessionId}`,
+      );
+    });
+
+  handoff
+    .command("claim")
+    .description("claim the oldest pending (or lease-expired) hand-off; prints its token")
+    .requiredOption("--claimant <name>", "who claims it (kept on the hand-off)")
+    .option("--lease-ms <ms>", `how long the claim holds without renewal (default ${DEFAULT_LEASE_MS})`)
+    .option("--target <target>", "only hand-offs addressed to this target")
+    .action(async (flags: { claimant: string; leaseMs?: string; target?: string }) => {
+      const global = program.opts<GlobalOptions>();
+      const lease = leaseMs(flags.leaseMs);
+      const claim = await withRuntime(global, (runtime) =>
+        runtime.handoffs.claim({
+          claimant: flags.claimant,
+          leaseMs: lease,
+          ...(flags.target === undefined ? {} : { target: flags.target }),
+        }),
+      );
+      emit(global, claim ?? null, claimText);
+    });
+
+  handoff
+    .command("renew <handoff>")
+    .description("extend a claim's lease")
+    .requiredOption("--token <token>", "the token the claim printed")
+    .option("--lease-ms <ms>", `the new lease, from now (default ${DEFAULT_LEASE_MS})`)
+    .action(async (handoffId: string, flags: { token: string; leaseMs?: string }) => {
+      const global = program.opts<GlobalOptions>();
+      const lease = leaseMs(flags.leaseMs);
+      const claim = await withRuntime(global, (runtime) =>
+        runtime.handoffs.renew({ handoffId, token: flags.token }, lease),
+      );
+      emit(global, claim, claimText);
+    });
+
+  handoff
+    .command("complete <handoff>")
+    .description("finish a claimed hand-off: start the successor from the source's resume state, seal the source")
+    .requiredOption("--token <token>", "the token the claim printed")
+    .action(async (handoffId: string, flags: { token: string }) => {
+      const global = program.opts<GlobalOptions>();
+      const result = await withRuntime(global, async (runtime) => {
+        const successor = await runtime.handoffs.complete({ handoffId, token: flags.token });
+        return { handoff: await runtime.handoffs.get(handoffId), successor: successor.resumeState() };
+      });
+      emit(global, result, (r) => `completed hand-off ${handoffId}: continue in session ${r.successor.sessionId}`);
+    });
+
+  handoff
+    .command("fail <handoff>")
+    .description("give a claimed hand-off up; the source session stays writable")
+    .requiredOption("--token <token>", "the token the claim printed")
+    .requiredOption("--reason <reason>", "why it failed")
+    .action(async (handoffId: string, flags: { token: string; reason: string }) => {
+      const global = program.opts<GlobalOptions>();
+      const failed = await withRuntime(global, (runtime) =>
+        runtime.handoffs.fail({ handoffId, token: flags.token }, flags.reason),
+      );
+      emit(global, failed, (h) => `failed hand-off ${h.handoffId}: ${h.failureReason ?? ""}`);
+    });
+
+  handoff
+    .command("list")
+    .description("list hand-offs, oldest first")
+    .option("--status <status>", STATUSES.join(" | "))
+    .action(async (flags: { status?: string }) => {
+      const global = program.opts<GlobalOptions>();
+      const status = flags.status as HandoffStatus | undefined;
+      if (status !== undefined && !STATUSES.includes(status)) {
+        throw new ValidationError(`unknown status ${status}`, [`--status: ${STATUSES.join(" | ")}`]);
+      }
+      const list = await withRuntime(global, (runtime) =>
+        runtime.handoffs.list(status === undefined ? {} : { status }),
+      );
+      emit(global, list, listText);
+    });
+}

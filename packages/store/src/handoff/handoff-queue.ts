@@ -1,0 +1,239 @@
+import { ClaimLost, InvariantViolation, NotFoundError, ValidationError } from "@palimpsest/core";
+import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
+import { uuidv7 } from "uuidv7";
+import type { StoreDatabase } from "../engine/database-schema.ts";
+import type { Engine } from "../engine/engine-adapter.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
+import { OPEN_STATUSES } from "./handoff-migration.ts";
+import {
+  type Handoff,
+  type HandoffClaim,
+  type HandoffClaimRef,
+  type HandoffRow,
+  toClaim,
+  toHandoff,
+} from "./handoff-record.ts";
+import type { HandoffStatus } from "./handoff-table.ts";
+
+/** A new row of the queue. */
+export interface NewHandoff {
+  sourceSessionId: string;
+  successorSessionId: string;
+  target?: string;
+  reason?: string;
+}
+
+/** What a claimer asks for: who it is, how long its lease runs, and optionally which target it serves. */
+export interface ClaimOptions {
+  claimant: string;
+  leaseMs: number;
+  /** Only hand-offs addressed to this target; without it, any hand-off. */
+  target?: string;
+}
+
+/** The end of a claimed hand-off: completed, or failed with a reason. */
+export type Finish = { status: "completed" } | { status: "failed"; failureReason: string };
+
+/** The current time in epoch milliseconds, as a test clock gives it. */
+export type Clock = () => number;
+
+/**
+ * The hand-off queue's SQL, shared by both engines. Claiming is one UPDATE whose subquery picks the
+ * oldest claimable row: on PostgreSQL `FOR UPDATE SKIP LOCKED`, so concurrent claimers never take the
+ * same row; on SQLite the write statement holds the database's write lock from before it reads (as
+ * BEGIN IMMEDIATE does), so the choice and the claim are one step. Every later transition is an UPDATE
+ * fenced by the claim token and an unexpired lease. Times come from the database's clock, or `clock`.
+ */
+export class HandoffQueue {
+  readonly #db: Kysely<StoreDatabase>;
+  readonly #engine: Engine;
+  readonly #clock: Clock | undefined;
+
+  /** Wraps the store's database; `clock` replaces the database's clock (for tests of lease expiry). */
+  constructor(db: Kysely<StoreDatabase>, engine: Engine, clock?: Clock) {
+    this.#db = db;
+    this.#engine = engine;
+    this.#clock = clock;
+  }
+
+  /** The same queue reading time from `clock` instead of the database. */
+  withClock(clock: Clock): HandoffQueue {
+    return new HandoffQueue(this.#db, this.#engine, clock);
+  }
+
+  /** Adds a pending hand-off; InvariantViolation `handoff-open` when its source already has an open one. */
+  insert(input: NewHandoff): Promise<Handoff> {
+    return guardStorage("requestHandoff", async () => {
+      const now = this.#nowSql();
+      const row = await this.#db
+        .insertInto("handoffs")
+        .values({
+          handoff_id: uuidv7(),
+          source_session_id: input.sourceSessionId,
+          successor_session_id: input.successorSessionId,
+          status: "pending",
+          target: input.target ?? null,
+          reason: input.reason ?? null,
+          created_at_ms: now,
+          updated_at_ms: now,
+        })
+        .onConflict((oc) => oc.column("source_session_id").where(OPEN_STATUSES).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (row !== undefined) return toHandoff(row);
+      const open = await this.list({ sourceSessionId: input.sourceSessionId, open: true });
+      throw new InvariantViolation(
+        "handoff-open",
+        `session ${input.sourceSessionId} already has an open hand-off (${open.map((h) => h.handoffId).join(", ")})`,
+        { sessionId: input.sourceSessionId, ids: open.map((h) => h.handoffId) },
+      );
+    });
+  }
+
+  /** Claims the oldest pending (or lease-expired) hand-off for `claimant`; undefined when none is claimable. */
+  async claim(options: ClaimOptions): Promise<HandoffClaim | undefined> {
+    checkLease(options.leaseMs);
+    if (options.claimant.trim() === "") throw new ValidationError("a claimant is required", ["claimant is empty"]);
+    return guardStorage("claimHandoff", async () => {
+      const now = this.#nowSql();
+      const next = this.#db
+        .selectFrom("handoffs")
+        .select("handoff_id")
+        .where((eb) =>
+          eb.or([
+            eb("status", "=", "pending"),
+            eb.and([eb("status", "=", "claimed"), eb("lease_expires_at_ms", "<=", now)]),
+          ]),
+        )
+        .$if(options.target !== undefined, (qb) => qb.where("target", "=", options.target ?? ""))
+        .orderBy("created_at_ms")
+        .orderBy("handoff_id")
+        .limit(1)
+        .$if(this.#engine === "postgres", (qb) => qb.forUpdate().skipLocked());
+      const row = await this.#db
+        .updateTable("handoffs")
+        .set((eb) => ({
+          status: "claimed",
+          claimed_by: options.claimant,
+          claim_token: uuidv7(),
+          attempts: eb("attempts", "+", 1),
+          lease_expires_at_ms: leaseEnd(now, options.leaseMs),
+          updated_at_ms: now,
+        }))
+        .where("handoff_id", "=", next)
+        .returningAll()
+        .executeTakeFirst();
+      return row === undefined ? undefined : toClaim(row);
+    });
+  }
+
+  /** Extends a claim's lease to `leaseMs` from now; ClaimLost when the claim no longer holds. */
+  async renew(claim: HandoffClaimRef, leaseMs: number): Promise<HandoffClaim> {
+    checkLease(leaseMs);
+    return guardStorage("renewHandoff", async () => {
+      const now = this.#nowSql();
+      const row = await this.#fenced(claim, now, { lease_expires_at_ms: leaseEnd(now, leaseMs), updated_at_ms: now });
+      return toClaim(row);
+    });
+  }
+
+  /** Fails with ClaimLost (or NotFoundError) unless the claim still holds; changes nothing but `updated_at`. */
+  check(claim: HandoffClaimRef): Promise<HandoffClaim> {
+    return guardStorage("checkHandoffClaim", async () => {
+      const now = this.#nowSql();
+      return toClaim(await this.#fenced(claim, now, { updated_at_ms: now }));
+    });
+  }
+
+  /** Ends a claimed hand-off (completed or failed) if the claim still holds. */
+  finish(claim: HandoffClaimRef, end: Finish): Promise<Handoff> {
+    return guardStorage("finishHandoff", async () => {
+      const now = this.#nowSql();
+      const failure = end.status === "failed" ? end.failureReason : null;
+      const row = await this.#fenced(claim, now, {
+        status: end.status,
+        failure_reason: failure,
+        lease_expires_at_ms: null,
+        updated_at_ms: now,
+      });
+      return toHandoff(row);
+    });
+  }
+
+  /** One hand-off with its claim token (internal: the token never leaves the store through get/list). */
+  row(handoffId: string): Promise<HandoffRow> {
+    return guardStorage("getHandoff", async () => {
+      const row = await this.#db
+        .selectFrom("handoffs")
+        .selectAll()
+        .where("handoff_id", "=", handoffId)
+        .executeTakeFirst();
+      if (row === undefined) throw new NotFoundError("handoff", handoffId);
+      return row;
+    });
+  }
+
+  /** Hand-offs oldest first, optionally of one status, one source session, or only the open ones. */
+  list(filter: { status?: HandoffStatus; sourceSessionId?: string; open?: boolean } = {}): Promise<Handoff[]> {
+    return guardStorage("listHandoffs", async () => {
+      const rows = await this.#db
+        .selectFrom("handoffs")
+        .selectAll()
+        .$if(filter.status !== undefined, (qb) => qb.where("status", "=", filter.status ?? "pending"))
+        .$if(filter.sourceSessionId !== undefined, (qb) =>
+          qb.where("source_session_id", "=", filter.sourceSessionId ?? ""),
+        )
+        .$if(filter.open === true, (qb) => qb.where(OPEN_STATUSES))
+        .orderBy("created_at_ms")
+        .orderBy("handoff_id")
+        .execute();
+      return rows.map(toHandoff);
+    });
+  }
+
+  /**
+   * Runs one update fenced by the claim: the row must be claimed, hold this token, and have an unexpired
+   * lease. When it does not, reads the row to say why (NotFoundError or ClaimLost); nothing was changed.
+   */
+  async #fenced(
+    claim: HandoffClaimRef,
+    now: RawBuilder<number>,
+    set: UpdateObject<StoreDatabase, "handoffs">,
+  ): Promise<HandoffRow> {
+    const row = await this.#db
+      .updateTable("handoffs")
+      .set(set)
+      .where("handoff_id", "=", claim.handoffId)
+      .where("status", "=", "claimed")
+      .where("claim_token", "=", claim.token)
+      .where("lease_expires_at_ms", ">", now)
+      .returningAll()
+      .executeTakeFirst();
+    if (row !== undefined) return row;
+    const current = await this.row(claim.handoffId);
+    if (current.claim_token !== claim.token) throw new ClaimLost(claim.handoffId, "token-mismatch", current.status);
+    if (current.status !== "claimed") throw new ClaimLost(claim.handoffId, "not-claimed", current.status);
+    throw new ClaimLost(claim.handoffId, "lease-expired", current.status);
+  }
+
+  /** Now as an SQL expression: the database's clock, or the injected clock's value. */
+  #nowSql(): RawBuilder<number> {
+    if (this.#clock !== undefined) return sql<number>`cast(${this.#clock()} as bigint)`;
+    return this.#engine === "postgres"
+      ? sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`
+      : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+  }
+}
+
+/** A lease must be a positive, finite number of milliseconds. */
+function checkLease(leaseMs: number): void {
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) {
+    throw new ValidationError(`invalid lease: ${String(leaseMs)}`, [
+      "leaseMs must be a positive integer of milliseconds",
+    ]);
+  }
+}
+
+function leaseEnd(now: RawBuilder<number>, leaseMs: number): RawBuilder<number> {
+  return sql<number>`${now} + cast(${leaseMs} as bigint)`;
+}

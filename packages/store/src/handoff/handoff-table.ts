@@ -1,0 +1,28 @@
+import type { Generated } from "kysely";
+
+/** Where a hand-off stands: waiting, taken by a claimer under a lease, or finished one way or the other. */
+export type HandoffStatus = "pending" | "claimed" | "completed" | "failed";
+
+/** One row of the hand-off queue (migration 0004); times are epoch milliseconds. */
+export interface HandoffsTable {
+  handoff_id: string;
+  source_session_id: string;
+  successor_session_id: string;
+  status: HandoffStatus;
+  target: string | null;
+  reason: string | null;
+  claimed_by: string | null;
+  /** The current claim's token: a transition must present it (with an unexpired lease) to act. */
+  claim_token: string | null;
+  /** Claims taken so far (the fencing counter). */
+  attempts: Generated<number>;
+  lease_expires_at_ms: number | null;
+  failure_reason: string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+/** The hand-off tables, merged into the store's kysely database type. */
+export interface HandoffTables {
+  handoffs: HandoffsTable;
+}

@@ -1,0 +1,5 @@
+export type { ClaimOptions, Clock } from "./handoff-queue.ts";
+export { HandoffQueue } from "./handoff-queue.ts";
+export type { Handoff, HandoffClaim, HandoffClaimRef } from "./handoff-record.ts";
+export type { HandoffStatus } from "./handoff-table.ts";
+export { type HandoffRuntime, Handoffs, type RequestHandoffOptions } from "./handoffs.ts";

@@ -1,0 +1,40 @@
+import { isPalimpsestError, type PalimpsestError } from "@palimpsest/core";
+import { compactRange, type Palimpsest, type Session } from "@palimpsest/store";
+
+/** The error a promise rejects with (fails the test when it resolves or throws something else). */
+export async function rejection(promise: Promise<unknown>): Promise<PalimpsestError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isPalimpsestError(error)) throw new Error(`expected a Palimpsest error, got ${String(error)}`);
+  return error;
+}
+
+/** One user question answered through a tool call. */
+export function exchange(n: number) {
+  return [
+    { id: `u${n}`, role: "user" as const, content: `question ${n} — ünïcødé 👩🏽‍💻` },
+    {
+      id: `a${n}`,
+      role: "assistant" as const,
+      content: `let me look (${n})`,
+      toolCalls: [{ id: `c${n}`, name: "grep", arguments: JSON.stringify({ pattern: `p${n}` }) }],
+    },
+    { id: `t${n}`, role: "tool" as const, toolCallId: `c${n}`, content: `match ${n}\n`.repeat(20) },
+    { id: `r${n}`, role: "assistant" as const, content: `answer ${n}` },
+  ];
+}
+
+/** A session with four exchanges, the middle two compacted, so its view holds a summary marker. */
+export async function compactedSession(runtime: Palimpsest): Promise<Session> {
+  const session = await runtime.startSession({ model: "gpt-4.1", title: "to hand off", contextWindow: 64_000 });
+  for (let n = 0; n < 4; n++) await session.append(exchange(n));
+  await compactRange(session, { fromId: "a1", toId: "r2", summary: "turns 1 and 2, summarized" });
+  return session;
+}
+
+/** The session.handed-off events in a session's log. */
+export async function handedOffEvents(runtime: Palimpsest, sessionId: string) {
+  return (await runtime.store.readStream(sessionId)).filter((e) => e.type === "session.handed-off");
+}
