@@ -100,6 +100,17 @@ function createMigrations(engine: Engine): Record<string, Migration> {
       },
     },
     "0004_handoffs": { up: (db: Kysely<unknown>) => createHandoffsTable(db, engine) },
+    "0003_events_global_order": {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL global readers page by (transaction_id, position); see global-log.ts.
+        if (pg)
+          await db.schema
+            .createIndex("events_global_order")
+            .on("events")
+            .columns(["transaction_id", "position"])
+            .execute();
+      },
+    },
   };
 }
 
