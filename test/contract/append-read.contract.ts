@@ -44,17 +44,17 @@ export function appendReadContract(ctx: ContractContext): void {
       expect(await ctx.store().getSession(sid)).toBeUndefined();
     });
 
-    it("reads the global log in position order, after a position, with a limit", async () => {
+    it("reads the global log after a checkpoint, page by page, each event once", async () => {
       const a = newSessionId("global-a");
       const b = newSessionId("global-b");
-      const before = (await ctx.store().readAll()).at(-1)?.position ?? 0;
+      const { checkpoint: before } = await ctx.store().readAll();
       await ctx.store().append(a, [started()], { expectedVersion: "no-stream" });
       await ctx.store().append(b, [started(), userMessage("b1", "x")], { expectedVersion: "no-stream" });
       await ctx.store().append(a, [userMessage("a1", "y")], { expectedVersion: 1 });
       // PostgreSQL readers see nothing past the oldest open transaction in the cluster: wait out others'.
       const ours = await vi.waitFor(async () => {
-        const all = await ctx.store().readAll({ after: before });
-        const mine = all.filter((e) => e.sessionId === a || e.sessionId === b);
+        const { events } = await ctx.store().readAll({ after: before });
+        const mine = events.filter((e) => e.sessionId === a || e.sessionId === b);
         expect(mine).toHaveLength(4);
         return mine;
       });
@@ -64,11 +64,26 @@ export function appendReadContract(ctx: ContractContext): void {
         [b, 2],
         [a, 2],
       ]);
-      const positions = ours.map((e) => e.position);
-      expect(positions).toEqual([...positions].sort((x, y) => x - y));
-      const page = await ctx.store().readAll({ after: before, limit: 2 });
-      expect(page).toHaveLength(2);
-      expect(page[0]?.position).toBeGreaterThan(before);
+      const paged: string[] = [];
+      let checkpoint = before;
+      for (;;) {
+        const page = await ctx.store().readAll({ after: checkpoint, limit: 2 });
+        expect(page.events.length).toBeLessThanOrEqual(2);
+        if (page.events.length === 0) {
+          expect(page.checkpoint).toBe(checkpoint);
+          break;
+        }
+        expect(page.checkpoint).not.toBe(checkpoint);
+        paged.push(...page.events.map((e) => e.eventId));
+        checkpoint = page.checkpoint;
+      }
+      expect(new Set(paged).size).toBe(paged.length);
+      expect(paged).toEqual(expect.arrayContaining(ours.map((e) => e.eventId)));
+      expect((await ctx.store().readAll({ after: checkpoint })).events).toEqual([]);
+    });
+
+    it("rejects a checkpoint it did not write", async () => {
+      await expect(ctx.store().readAll({ after: "not a checkpoint" })).rejects.toMatchObject({ code: "VALIDATION" });
     });
 
     it("keeps a catalogue of sessions with versions, newest first", async () => {

@@ -76,6 +76,41 @@ export function concurrencyContract(ctx: ContractContext): void {
       expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     });
 
+    it("lets a global reader paging during concurrent writes see every event exactly once", async () => {
+      const stores = [ctx.store(), await ctx.backend().open(), await ctx.backend().open()];
+      const { checkpoint: start } = await ctx.store().readAll();
+      const written = new Set<string>();
+      const seen: string[] = [];
+      let checkpoint = start;
+      let writing = true;
+      const readPage = async () => {
+        const page = await ctx.store().readAll({ after: checkpoint, limit: 7 });
+        seen.push(...page.events.map((e) => e.eventId));
+        checkpoint = page.checkpoint;
+      };
+      const reader = (async () => {
+        while (writing) await readPage();
+      })();
+      await Promise.all(
+        stores.map(async (store, w) => {
+          for (let i = 0; i < 15; i++) {
+            const sid = newSessionId(`paging-${w}-${i}`);
+            const size = 1 + Math.floor(Math.random() * 4);
+            const events = [started(), ...Array.from({ length: size }, (_, k) => userMessage(`m${k}`, "x"))];
+            const result = await store.append(sid, events, { expectedVersion: "no-stream" });
+            for (const e of result.events) written.add(e.eventId);
+          }
+        }),
+      );
+      writing = false;
+      await reader;
+      await vi.waitFor(async () => {
+        await readPage();
+        expect(seen.filter((id) => written.has(id))).toHaveLength(written.size);
+      });
+      expect(new Set(seen).size).toBe(seen.length);
+    });
+
     it("hides later commits from global readers until every earlier transaction commits", async (test) => {
       const hold = ctx.backend().holdOpenAppend;
       if (hold === undefined) return test.skip("SQLite has one writer at a time: commit order is position order");
@@ -84,7 +119,7 @@ export function concurrencyContract(ctx: ContractContext): void {
       const held = await hold(early);
       await ctx.store().append(late, [started()], { expectedVersion: "no-stream" });
       const seen = async () =>
-        (await ctx.store().readAll())
+        (await ctx.store().readAll()).events
           .filter((e) => e.sessionId === early || e.sessionId === late)
           .map((e) => e.sessionId);
       expect(await seen()).toEqual([]);

@@ -37,11 +37,21 @@ export interface ReadStreamOptions {
   toSeq?: number;
 }
 
-/** A slice of the global log, in position order. */
+/** Where a reader of the global log stands: opaque text, compared only by the store ("" = the start). */
+export type GlobalCheckpoint = string;
+
+/** A slice of the global log, in the store's global order (commit-visibility order, not always position). */
 export interface ReadAllOptions {
-  /** Return events with position strictly greater than this; default 0. */
-  after?: number;
+  /** Return events after this checkpoint (one a GlobalPage returned); default "" (the start). */
+  after?: GlobalCheckpoint;
+  /** At most this many events. */
   limit?: number;
+}
+
+/** A page of the global log and the checkpoint just after its last event (the input one when empty). */
+export interface GlobalPage {
+  events: StoredEvent[];
+  checkpoint: GlobalCheckpoint;
 }
 
 /** One row of the session catalogue. */
@@ -62,8 +72,11 @@ export interface EventStore {
   append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult>;
   /** Reads one session's events in seq order; an unknown session reads as empty. */
   readStream(sessionId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
-  /** Reads the global log in position order, only up to what every reader can see (no late-commit gaps). */
-  readAll(options?: ReadAllOptions): Promise<StoredEvent[]>;
+  /**
+   * Reads the global log after a checkpoint, only up to what every reader can see: paging by the returned
+   * checkpoint never skips a late commit nor repeats an event. Throws ValidationError for a foreign checkpoint.
+   */
+  readAll(options?: ReadAllOptions): Promise<GlobalPage>;
   /** The session's version and view version, or undefined when it has no events. */
   getSession(sessionId: string): Promise<SessionSummary | undefined>;
   /** All sessions, newest first. */

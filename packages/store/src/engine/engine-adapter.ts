@@ -1,7 +1,8 @@
-import type { Expression, Kysely, SqlBool } from "kysely";
+import type { Kysely } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
+import type { GlobalLogReader } from "./global-log.ts";
 
 /** The database engines the store runs on. */
 export type Engine = "postgres" | "sqlite";
@@ -14,8 +15,8 @@ export interface WrittenBatch {
 
 /**
  * What differs between engines, and nothing else: how a batch is written under the per-session lock
- * (one statement on PostgreSQL, a `BEGIN IMMEDIATE` transaction on SQLite) and which rows global readers
- * may see. Every other query is shared.
+ * (one statement on PostgreSQL, a `BEGIN IMMEDIATE` transaction on SQLite), how global readers page
+ * the log, and how other processes' commits are heard. Every other query is shared.
  */
 export interface EngineAdapter {
   readonly engine: Engine;
@@ -25,11 +26,11 @@ export interface EngineAdapter {
    * when the expected version, view version or idempotency key stood in the way; the caller finds out which.
    */
   writeBatch(batch: PreparedBatch): Promise<WrittenBatch | undefined>;
-  /** A filter on `events` hiding rows that some earlier, still open transaction could precede. */
-  readonly visibilityBarrier: Expression<SqlBool> | undefined;
+  /** Pages the global log in the engine's commit-visibility order (see global-log.ts). */
+  readonly readGlobalLog: GlobalLogReader;
   /**
-   * PostgreSQL only: hears appends committed by other processes (LISTEN/NOTIFY). SQLite has none: its
-   * embedded use case is one writer process, whose appends its store tells listeners in process.
+   * Hears appends committed by other processes: LISTEN/NOTIFY on PostgreSQL, a cheap poll of
+   * `PRAGMA data_version` on SQLite. Runs only while the store has listeners.
    */
-  readonly listen?: ChangeSource;
+  readonly listen: ChangeSource;
 }

@@ -6,6 +6,7 @@ import type {
   ChangeListener,
   DomainEvent,
   EventStore,
+  GlobalPage,
   PrecompactionCandidate,
   ReadAllOptions,
   ReadStreamOptions,
@@ -15,11 +16,13 @@ import type {
   StoredEvent,
 } from "@palimpsest/core";
 import { StorageError } from "@palimpsest/core";
+import type { Kysely } from "kysely";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
+import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { EVENT_COLUMNS, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
 import { guardStorage } from "./storage-guard.ts";
@@ -49,11 +52,16 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
     return this.#adapter.engine;
   }
 
+  /** The kysely handle, for store modules keeping their own tables beside the log (the audit read models). */
+  get database(): Kysely<StoreDatabase> {
+    return this.#adapter.db;
+  }
+
   /**
-   * Registers a listener called after each committed append: at once for this store's own; on PostgreSQL
-   * also, through one LISTEN connection open while there are listeners, for other processes' (wake-ups
-   * only: a missed one is recovered by the next read; not through transaction-mode poolers). On SQLite,
-   * in process only (one writer process is the embedded use case). Returns the listener's remover.
+   * Registers a listener called after each committed append: at once for this store's own; for other
+   * processes', while there are listeners, through one LISTEN connection on PostgreSQL (not through
+   * transaction-mode poolers) or a poll of the file every `sqlitePollMs` on SQLite. Wake-ups only: a
+   * missed or repeated one is harmless to a reader of the log. Returns the listener's remover.
    */
   subscribe(listener: ChangeListener): () => void {
     return this.#changes.subscribe(listener);
@@ -88,18 +96,10 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
     });
   }
 
-  readAll(options: ReadAllOptions = {}): Promise<StoredEvent[]> {
-    const barrier = this.#adapter.visibilityBarrier;
+  readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
     return guardStorage("readAll", async () => {
-      const rows = await this.#adapter.db
-        .selectFrom("events")
-        .select(EVENT_COLUMNS)
-        .where("position", ">", options.after ?? 0)
-        .$if(barrier !== undefined, (qb) => (barrier === undefined ? qb : qb.where(barrier)))
-        .orderBy("position")
-        .$if(options.limit !== undefined, (qb) => qb.limit(options.limit ?? 0))
-        .execute();
-      return rows.map(toStoredEvent);
+      const page = await this.#adapter.readGlobalLog(this.#adapter.db, options.after ?? "", options.limit);
+      return { events: page.rows.map(toStoredEvent), checkpoint: page.checkpoint };
     });
   }
 

@@ -100,7 +100,7 @@ function createMigrations(engine: Engine): Record<string, Migration> {
       },
     },
     "0004_handoffs": { up: (db: Kysely<unknown>) => createHandoffsTable(db, engine) },
-    "0003_events_global_order": {
+    "0006_events_global_order": {
       async up(db: Kysely<unknown>) {
         // PostgreSQL global readers page by (transaction_id, position); see global-log.ts.
         if (pg)

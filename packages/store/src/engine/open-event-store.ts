@@ -4,6 +4,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { EngineAdapter } from "./engine-adapter.ts";
 import { KyselyEventStore } from "./kysely-event-store.ts";
 import { migrateToLatest } from "./migrations.ts";
+import { DEFAULT_SQLITE_POLL_MS } from "./sqlite-changes.ts";
 import { guardStorage } from "./storage-guard.ts";
 
 /** Where `palimpsest` keeps its log when no database URL is given. */
@@ -12,12 +13,24 @@ export const DEFAULT_DATABASE_PATH = "./.palimpsest/palimpsest.db";
 /** How long a SQLite writer waits for another process's write lock before failing. */
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
+/** How a store is opened, beyond its URL. */
+export interface OpenEventStoreOptions {
+  /**
+   * SQLite only: how often (ms) a store with change listeners checks the file for commits made by other
+   * connections or processes; default DEFAULT_SQLITE_POLL_MS. The latency of a cross-process wake-up.
+   */
+  sqlitePollMs?: number;
+}
+
 /**
  * Opens (and migrates) the store at `url`: `postgres://` or `postgresql://` for PostgreSQL, `:memory:`
  * or `memory:` for an in-memory SQLite, anything else a SQLite file path; default DEFAULT_DATABASE_PATH.
  */
-export async function openEventStore(url: string = DEFAULT_DATABASE_PATH): Promise<KyselyEventStore> {
-  const adapter = await guardStorage("open", () => openAdapter(url));
+export async function openEventStore(
+  url: string = DEFAULT_DATABASE_PATH,
+  options: OpenEventStoreOptions = {},
+): Promise<KyselyEventStore> {
+  const adapter = await guardStorage("open", () => openAdapter(url, options));
   try {
     await guardStorage("migrate", () => migrateToLatest(adapter.db, adapter.engine));
   } catch (error) {
@@ -32,13 +45,13 @@ function isPostgresUrl(url: string): boolean {
 }
 
 /** Loads only the driver the URL needs (a SQLite user never loads pg, and the reverse). */
-async function openAdapter(url: string): Promise<EngineAdapter> {
+async function openAdapter(url: string, options: OpenEventStoreOptions): Promise<EngineAdapter> {
   if (isPostgresUrl(url)) {
     const { createPostgresPool, postgresAdapter } = await import("./postgres-adapter.ts");
     return postgresAdapter(createPostgresPool(url));
   }
   const [driver, { sqliteAdapter }] = await Promise.all([import("better-sqlite3"), import("./sqlite-adapter.ts")]);
-  return sqliteAdapter(openSqlite(driver.default, url));
+  return sqliteAdapter(openSqlite(driver.default, url), options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS);
 }
 
 /** Opens a SQLite database durably: WAL journal, fsync on every commit, a wait for busy writers. */

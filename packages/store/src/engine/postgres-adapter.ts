@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
+import { readPostgresGlobalLog } from "./global-log.ts";
 import { CHANGES_CHANNEL, postgresChangeSource, sessionRef } from "./postgres-changes.ts";
 
 const INT8_OID = 20;
@@ -41,8 +42,8 @@ export function createPostgresPool(connectionString: string): pg.Pool {
 /**
  * The PostgreSQL adapter. An append is ONE statement: a CTE claims the versions on the sessions row
  * (whose row lock serializes appends per session), records the idempotency key, notifies other processes
- * on commit (see postgres-changes.ts), and inserts every event. Global readers only see rows below the
- * oldest open transaction.
+ * on commit (see postgres-changes.ts), and inserts every event. Global readers page by (xid, position)
+ * below the oldest open transaction (see global-log.ts).
  */
 export function postgresAdapter(pool: pg.Pool): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
@@ -60,7 +61,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
   return {
     engine: "postgres",
     db,
-    visibilityBarrier: sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`,
+    readGlobalLog: readPostgresGlobalLog,
     listen: postgresChangeSource(pool, db),
     async writeBatch(batch) {
       const params = new SqlParams("postgres");

@@ -4,6 +4,8 @@ import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
+import { readSqliteGlobalLog } from "./global-log.ts";
+import { sqliteChangeSource } from "./sqlite-changes.ts";
 
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (12 parameters a row). */
 const ROWS_PER_INSERT = 500;
@@ -23,8 +25,9 @@ class Rejected extends Error {}
  * connection of this process can interleave and wait on a lock this thread holds. With one writer at a
  * time, commit order is position order, so global readers need no barrier; for the same reason the rows
  * of one INSERT get consecutive positions (AUTOINCREMENT: each new row is one above the largest ever).
+ * Other connections' commits (other processes on the same file) are heard by polling every `pollMs`.
  */
-export function sqliteAdapter(database: BetterSqlite3.Database): EngineAdapter {
+export function sqliteAdapter(database: BetterSqlite3.Database, pollMs: number): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
   const statements = new Map<string, BetterSqlite3.Statement>();
   /** The cached statement for `key` (its SQL text, or a shorter name for a long generated one). */
@@ -87,7 +90,8 @@ export function sqliteAdapter(database: BetterSqlite3.Database): EngineAdapter {
   return {
     engine: "sqlite",
     db,
-    visibilityBarrier: undefined,
+    readGlobalLog: readSqliteGlobalLog,
+    listen: sqliteChangeSource(database, pollMs),
     async writeBatch(batch) {
       try {
         return write.immediate(batch);

@@ -1,0 +1,70 @@
+import { type GlobalCheckpoint, ValidationError } from "@palimpsest/core";
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { EventsTable, StoreDatabase } from "./database-schema.ts";
+import { EVENT_COLUMNS } from "./row-mapping.ts";
+
+/** One row of the global log as readers select it. */
+export type GlobalRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
+
+/** Rows of the global log after a checkpoint, in the engine's global order, and the checkpoint after them. */
+export interface GlobalRows {
+  rows: GlobalRow[];
+  checkpoint: GlobalCheckpoint;
+}
+
+/** How an engine pages its global log: the order, the visibility rule and the checkpoint's text. */
+export type GlobalLogReader = (
+  db: Kysely<StoreDatabase>,
+  after: GlobalCheckpoint,
+  limit: number | undefined,
+) => Promise<GlobalRows>;
+
+/** A checkpoint this engine cannot have written. */
+function foreignCheckpoint(checkpoint: string, expected: string): ValidationError {
+  return new ValidationError(`not a global checkpoint of this store: ${JSON.stringify(checkpoint)}`, [
+    `expected "" or ${expected}`,
+  ]);
+}
+
+/**
+ * SQLite: one writer at a time, so commit order is position order; the checkpoint is the last position
+ * read, in decimal.
+ */
+export const readSqliteGlobalLog: GlobalLogReader = async (db, after, limit) => {
+  if (after !== "" && !/^\d+$/.test(after)) throw foreignCheckpoint(after, "a position");
+  const rows = await db
+    .selectFrom("events")
+    .select(EVENT_COLUMNS)
+    .where("position", ">", after === "" ? 0 : Number(after))
+    .orderBy("position")
+    .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0))
+    .execute();
+  const last = rows.at(-1);
+  return { rows, checkpoint: last === undefined ? after : String(last.position) };
+};
+
+/**
+ * PostgreSQL, as Emmett reads it: an append's xid is taken before its events get positions, so two
+ * concurrent appends can commit in xid order different from position order. Rows are read in
+ * (transaction_id, position) order, only below the oldest open transaction (every xid under it has
+ * finished), so a row that becomes visible later always sorts after every row already read. The
+ * checkpoint is `<xid>:<position>` of the last row read.
+ */
+export const readPostgresGlobalLog: GlobalLogReader = async (db, after, limit) => {
+  const cursor = /^(\d+):(\d+)$/.exec(after);
+  if (after !== "" && cursor === null) throw foreignCheckpoint(after, "<xid>:<position>");
+  const rows = await db
+    .selectFrom("events")
+    .select(EVENT_COLUMNS)
+    .select(sql<string>`transaction_id::text`.as("xid"))
+    .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .$if(cursor !== null, (qb) =>
+      qb.where(sql<boolean>`(transaction_id, position) > (${cursor?.[1]}::xid8, ${cursor?.[2]}::bigint)`),
+    )
+    .orderBy(sql`transaction_id`)
+    .orderBy("position")
+    .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0))
+    .execute();
+  const last = rows.at(-1);
+  return { rows, checkpoint: last === undefined ? after : `${last.xid}:${last.position}` };
+};

@@ -1,0 +1,42 @@
+import type BetterSqlite3 from "better-sqlite3";
+import type { ChangeSource } from "./change-notifier.ts";
+
+/** How often, by default, a SQLite store with listeners checks for commits made by other connections. */
+export const DEFAULT_SQLITE_POLL_MS = 100;
+
+/**
+ * Cross-process change notification on SQLite, which has no notifications of its own: while the store has
+ * listeners, an unref'd timer reads `PRAGMA data_version` (a counter in shared memory that moves only
+ * when another connection commits) every `intervalMs`; when it moved, the sessions written since the
+ * last check (`events` past the largest position seen) are delivered. An in-memory database has no other
+ * connections and is never polled.
+ */
+export function sqliteChangeSource(database: BetterSqlite3.Database, intervalMs: number): ChangeSource {
+  if (database.memory) return () => async () => {};
+  return (deliver) => {
+    const dataVersion = database.prepare("PRAGMA data_version").pluck();
+    const maxPosition = database.prepare("SELECT COALESCE(MAX(position), 0) FROM events").pluck();
+    const written = database.prepare(
+      "SELECT session_id, MAX(seq) AS version, MAX(position) AS position FROM events WHERE position > ? GROUP BY session_id",
+    );
+    let seenVersion = dataVersion.get();
+    let seenPosition = maxPosition.get() as number;
+    let reported = false;
+    const check = () => {
+      try {
+        const version = dataVersion.get();
+        if (version === seenVersion) return;
+        seenVersion = version;
+        const rows = written.all(seenPosition) as { session_id: string; version: number; position: number }[];
+        for (const row of rows) seenPosition = Math.max(seenPosition, row.position);
+        for (const row of rows) deliver({ sessionId: row.session_id, version: row.version });
+      } catch (error) {
+        if (!reported) console.error("palimpsest: could not check the SQLite file for other commits", error);
+        reported = true;
+      }
+    };
+    const timer = setInterval(check, intervalMs);
+    timer.unref();
+    return async () => clearInterval(timer);
+  };
+}
