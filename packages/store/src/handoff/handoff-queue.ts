@@ -1,5 +1,5 @@
 import { ClaimLost, InvariantViolation, NotFoundError, ValidationError } from "@palimpsest/core";
-import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
+import type { Kysely, RawBuilder, UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Engine } from "../engine/engine-adapter.ts";
@@ -14,6 +14,7 @@ import {
   toHandoff,
 } from "./handoff-record.ts";
 import type { HandoffStatus } from "./handoff-table.ts";
+import { type Clock, checkLease, leaseEnd, nowSql } from "./handoff-time.ts";
 
 /** A new row of the queue. */
 export interface NewHandoff {
@@ -33,9 +34,6 @@ export interface ClaimOptions {
 
 /** The end of a claimed hand-off: completed, or failed with a reason. */
 export type Finish = { status: "completed" } | { status: "failed"; failureReason: string };
-
-/** The current time in epoch milliseconds, as a test clock gives it. */
-export type Clock = () => number;
 
 /**
  * The hand-off queue's SQL, shared by both engines. Claiming is one UPDATE whose subquery picks the
@@ -64,7 +62,7 @@ export class HandoffQueue {
   /** Adds a pending hand-off; InvariantViolation `handoff-open` when its source already has an open one. */
   insert(input: NewHandoff): Promise<Handoff> {
     return guardStorage("requestHandoff", async () => {
-      const now = this.#nowSql();
+      const now = nowSql(this.#engine, this.#clock);
       const row = await this.#db
         .insertInto("handoffs")
         .values({
@@ -95,7 +93,7 @@ export class HandoffQueue {
     checkLease(options.leaseMs);
     if (options.claimant.trim() === "") throw new ValidationError("a claimant is required", ["claimant is empty"]);
     return guardStorage("claimHandoff", async () => {
-      const now = this.#nowSql();
+      const now = nowSql(this.#engine, this.#clock);
       const next = this.#db
         .selectFrom("handoffs")
         .select("handoff_id")
@@ -131,7 +129,7 @@ export class HandoffQueue {
   async renew(claim: HandoffClaimRef, leaseMs: number): Promise<HandoffClaim> {
     checkLease(leaseMs);
     return guardStorage("renewHandoff", async () => {
-      const now = this.#nowSql();
+      const now = nowSql(this.#engine, this.#clock);
       const row = await this.#fenced(claim, now, { lease_expires_at_ms: leaseEnd(now, leaseMs), updated_at_ms: now });
       return toClaim(row);
     });
@@ -140,7 +138,7 @@ export class HandoffQueue {
   /** Fails with ClaimLost (or NotFoundError) unless the claim still holds; changes nothing but `updated_at`. */
   check(claim: HandoffClaimRef): Promise<HandoffClaim> {
     return guardStorage("checkHandoffClaim", async () => {
-      const now = this.#nowSql();
+      const now = nowSql(this.#engine, this.#clock);
       return toClaim(await this.#fenced(claim, now, { updated_at_ms: now }));
     });
   }
@@ -148,7 +146,7 @@ export class HandoffQueue {
   /** Ends a claimed hand-off (completed or failed) if the claim still holds. */
   finish(claim: HandoffClaimRef, end: Finish): Promise<Handoff> {
     return guardStorage("finishHandoff", async () => {
-      const now = this.#nowSql();
+      const now = nowSql(this.#engine, this.#clock);
       const failure = end.status === "failed" ? end.failureReason : null;
       const row = await this.#fenced(claim, now, {
         status: end.status,
@@ -215,25 +213,4 @@ export class HandoffQueue {
     if (current.status !== "claimed") throw new ClaimLost(claim.handoffId, "not-claimed", current.status);
     throw new ClaimLost(claim.handoffId, "lease-expired", current.status);
   }
-
-  /** Now as an SQL expression: the database's clock, or the injected clock's value. */
-  #nowSql(): RawBuilder<number> {
-    if (this.#clock !== undefined) return sql<number>`cast(${this.#clock()} as bigint)`;
-    return this.#engine === "postgres"
-      ? sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`
-      : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
-  }
-}
-
-/** A lease must be a positive, finite number of milliseconds. */
-function checkLease(leaseMs: number): void {
-  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) {
-    throw new ValidationError(`invalid lease: ${String(leaseMs)}`, [
-      "leaseMs must be a positive integer of milliseconds",
-    ]);
-  }
-}
-
-function leaseEnd(now: RawBuilder<number>, leaseMs: number): RawBuilder<number> {
-  return sql<number>`${now} + cast(${leaseMs} as bigint)`;
 }

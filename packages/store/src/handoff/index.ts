@@ -1,5 +1,6 @@
-export type { ClaimOptions, Clock } from "./handoff-queue.ts";
+export type { ClaimOptions } from "./handoff-queue.ts";
 export { HandoffQueue } from "./handoff-queue.ts";
 export type { Handoff, HandoffClaim, HandoffClaimRef } from "./handoff-record.ts";
 export type { HandoffStatus } from "./handoff-table.ts";
+export type { Clock } from "./handoff-time.ts";
 export { type HandoffRuntime, Handoffs, type RequestHandoffOptions } from "./handoffs.ts";

@@ -14,7 +14,8 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
-import type { Clock, HandoffQueue } from "../handoff/handoff-queue.ts";
+import type { HandoffQueue } from "../handoff/handoff-queue.ts";
+import type { Clock } from "../handoff/handoff-time.ts";
 import { Handoffs } from "../handoff/handoffs.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";

@@ -1,0 +1,28 @@
+import { ValidationError } from "@palimpsest/core";
+import { type RawBuilder, sql } from "kysely";
+import type { Engine } from "../engine/engine-adapter.ts";
+
+/** The current time in epoch milliseconds, as a test clock gives it. */
+export type Clock = () => number;
+
+/** Now as an SQL expression (epoch ms): the database's clock, or the injected clock's value. */
+export function nowSql(engine: Engine, clock: Clock | undefined): RawBuilder<number> {
+  if (clock !== undefined) return sql<number>`cast(${clock()} as bigint)`;
+  return engine === "postgres"
+    ? sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`
+    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+}
+
+/** A lease must be a positive, finite number of milliseconds. */
+export function checkLease(leaseMs: number): void {
+  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) {
+    throw new ValidationError(`invalid lease: ${String(leaseMs)}`, [
+      "leaseMs must be a positive integer of milliseconds",
+    ]);
+  }
+}
+
+/** When a lease taken `now` for `leaseMs` runs out. */
+export function leaseEnd(now: RawBuilder<number>, leaseMs: number): RawBuilder<number> {
+  return sql<number>`${now} + cast(${leaseMs} as bigint)`;
+}
