@@ -104,13 +104,13 @@ export class IdempotencyMismatch extends PalimpsestError<{ sessionId: string; id
   }
 }
 
-/** A session, message, compaction, file or hand-off that does not exist. */
+/** A session, message, compaction, file, hand-off or event (a seq or turn) that does not exist. */
 export class NotFoundError extends PalimpsestError<{
-  kind: "session" | "message" | "compaction" | "file" | "handoff";
+  kind: "session" | "message" | "compaction" | "file" | "handoff" | "event";
   id: string;
 }> {
   constructor(
-    kind: "session" | "message" | "compaction" | "file" | "handoff",
+    kind: "session" | "message" | "compaction" | "file" | "handoff" | "event",
     id: string,
     options?: { cause?: unknown },
   ) {
@@ -148,6 +148,13 @@ export class SummarizerError extends PalimpsestError<{
         : { reason, provider, retryAfterMs: options.retryAfterMs },
       options,
     );
+  }
+}
+
+/** A read model's projector found its checkpoint moved by another projector mid-work; nothing was written. */
+export class ProjectionMoved extends PalimpsestError<{ projector: string }> {
+  constructor(projector: string, message: string) {
+    super("CONCURRENCY_CONFLICT", message, { projector });
   }
 }
 

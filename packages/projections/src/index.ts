@@ -1,3 +1,4 @@
+export * from "./audit/audit-facts.ts";
 export * from "./export/anthropic.ts";
 export * from "./export/check-request.ts";
 export * from "./export/openai.ts";
@@ -5,3 +6,4 @@ export * from "./history/compaction-history.ts";
 export * from "./history/expand.ts";
 export * from "./view/active-view.ts";
 export * from "./view/resume-state.ts";
+export * from "./view/view-as-of.ts";

@@ -1,3 +1,4 @@
+export * from "./audit/index.ts";
 export * from "./engine/index.ts";
 export * from "./handoff/index.ts";
 export * from "./import/import-sessions.ts";

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from "kysely";
+import type { AuditTables } from "../audit/audit-tables.ts";
 import type { HandoffTables } from "../handoff/handoff-table.ts";
 
 /** A timestamp: written as an ISO string; read back as a Date (PostgreSQL) or the same string (SQLite). */
@@ -51,7 +52,7 @@ export interface SnapshotsTable {
 }
 
 /** The kysely view of the whole database. */
-export interface StoreDatabase extends HandoffTables {
+export interface StoreDatabase extends AuditTables, HandoffTables {
   events: EventsTable;
   sessions: SessionsTable;
   idempotency_keys: IdempotencyKeysTable;

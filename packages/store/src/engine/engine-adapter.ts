@@ -3,6 +3,7 @@ import type { PreparedBatch } from "./append-batch.ts";
 import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { GlobalLogReader } from "./global-log.ts";
+import type { GuardedWrite } from "./guarded-write.ts";
 
 /** The database engines the store runs on. */
 export type Engine = "postgres" | "sqlite";
@@ -33,4 +34,6 @@ export interface EngineAdapter {
    * `PRAGMA data_version` on SQLite. Runs only while the store has listeners.
    */
   readonly listen: ChangeSource;
+  /** Runs a compare-and-set and the writes it guards atomically (the read models' checkpointed pages). */
+  readonly writeGuarded: GuardedWrite;
 }

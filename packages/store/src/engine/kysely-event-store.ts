@@ -16,7 +16,7 @@ import type {
   StoredEvent,
 } from "@palimpsest/core";
 import { StorageError } from "@palimpsest/core";
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
@@ -55,6 +55,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
   /** The kysely handle, for store modules keeping their own tables beside the log (the audit read models). */
   get database(): Kysely<StoreDatabase> {
     return this.#adapter.db;
+  }
+
+  /** Runs a compare-and-set and the writes it guards in one transaction; false (nothing written) when it missed. */
+  writeGuarded(guard: CompiledQuery, statements: readonly CompiledQuery[]): Promise<boolean> {
+    return this.#adapter.writeGuarded(guard, statements);
   }
 
   /**

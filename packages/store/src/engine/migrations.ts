@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { type Migration, Migrator } from "kysely/migration";
+import { auditMigration } from "../audit/audit-migration.ts";
 import { createHandoffsTable } from "../handoff/handoff-migration.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine } from "./engine-adapter.ts";
@@ -99,6 +100,7 @@ function createMigrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    "0005_audit_read_models": auditMigration(engine),
     "0004_handoffs": { up: (db: Kysely<unknown>) => createHandoffsTable(db, engine) },
     "0006_events_global_order": {
       async up(db: Kysely<unknown>) {

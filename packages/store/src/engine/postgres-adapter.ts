@@ -4,6 +4,7 @@ import pg from "pg";
 import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
+import { postgresGuardedWrite } from "./guarded-write.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
 import { readPostgresGlobalLog } from "./global-log.ts";
 import { CHANGES_CHANNEL, postgresChangeSource, sessionRef } from "./postgres-changes.ts";
@@ -63,6 +64,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     db,
     readGlobalLog: readPostgresGlobalLog,
     listen: postgresChangeSource(pool, db),
+    writeGuarded: postgresGuardedWrite(pool),
     async writeBatch(batch) {
       const params = new SqlParams("postgres");
       const text = writeSql(batch, params);

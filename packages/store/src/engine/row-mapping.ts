@@ -20,8 +20,8 @@ export const EVENT_COLUMNS = [
 
 type EventRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
 
-/** A timestamp column as an ISO string, whichever way the engine returned it. */
-function toIso(value: Date | string): string {
+/** A timestamp column as ISO text: PostgreSQL returns a Date, SQLite the text it stored. */
+export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value;
 }
 

@@ -3,6 +3,7 @@ import { Kysely, SqliteDialect } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
+import { sqliteGuardedWrite } from "./guarded-write.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { readSqliteGlobalLog } from "./global-log.ts";
 import { sqliteChangeSource } from "./sqlite-changes.ts";
@@ -92,6 +93,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, pollMs: number):
     db,
     readGlobalLog: readSqliteGlobalLog,
     listen: sqliteChangeSource(database, pollMs),
+    writeGuarded: sqliteGuardedWrite(database),
     async writeBatch(batch) {
       try {
         return write.immediate(batch);

@@ -1,0 +1,64 @@
+import type { GlobalCheckpoint } from "@palimpsest/core";
+import { addAuditFacts, emptyAuditFacts } from "@palimpsest/projections";
+import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
+import { AUDIT_PROJECTOR, moveCheckpoint, writeFactStatements } from "./audit-writes.ts";
+
+/** Events read from the log per transaction of the projector. */
+export const AUDIT_PAGE_SIZE = 1000;
+
+/** How far a catch-up went. */
+export interface CatchUpResult {
+  /** Events this call projected (0 when the models were current). */
+  events: number;
+  checkpoint: GlobalCheckpoint;
+}
+
+/** Told after every page a long catch-up or rebuild projects. */
+export type AuditProgress = (progress: { events: number }) => void;
+
+/**
+ * Brings the audit read models up to the end of the visible log: reads a page after the checkpoint,
+ * then, in ONE transaction, moves the checkpoint from where it was read to the page's end and writes
+ * the page's rows. The checkpoint move is a compare-and-set, so projectors in several processes never
+ * write a page twice; the one that loses reads again from the winner's checkpoint.
+ */
+export async function catchUpAudit(
+  store: KyselyEventStore,
+  options: { pageSize?: number; onProgress?: AuditProgress } = {},
+): Promise<CatchUpResult> {
+  const db = store.database;
+  const pageSize = options.pageSize ?? AUDIT_PAGE_SIZE;
+  let events = 0;
+  for (;;) {
+    const from = await readAuditCheckpoint(store);
+    const page = await store.readAll({ after: from, limit: pageSize });
+    if (page.events.length === 0) return { events, checkpoint: from };
+    const facts = addAuditFacts(emptyAuditFacts(), page.events);
+    const moved = await guardStorage("audit", () =>
+      store.writeGuarded(moveCheckpoint(db, from, page.checkpoint), writeFactStatements(db, facts)),
+    );
+    if (moved) {
+      events += page.events.length;
+      options.onProgress?.({ events });
+    }
+  }
+}
+
+/** Where the audit projector stands ("" before its first page); creates its row on first use. */
+export async function readAuditCheckpoint(store: KyselyEventStore): Promise<GlobalCheckpoint> {
+  return guardStorage("audit", async () => {
+    const db = store.database;
+    await db
+      .insertInto("audit_checkpoints")
+      .values({ projector: AUDIT_PROJECTOR, checkpoint: "" })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    const row = await db
+      .selectFrom("audit_checkpoints")
+      .select("checkpoint")
+      .where("projector", "=", AUDIT_PROJECTOR)
+      .executeTakeFirstOrThrow();
+    return row.checkpoint;
+  });
+}

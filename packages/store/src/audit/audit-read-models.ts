@@ -1,0 +1,110 @@
+import { NotFoundError } from "@palimpsest/core";
+import { type AsOf, type ViewAsOf, viewAsOf } from "@palimpsest/projections";
+import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
+import type { CompactionFilter, FailureFilter } from "./audit-filters.ts";
+import { type AuditProgress, type CatchUpResult, catchUpAudit } from "./audit-projector.ts";
+import { type RebuildReport, rebuildAudit } from "./audit-rebuild.ts";
+import {
+  type AuditedCompaction,
+  type CompactionGroup,
+  type CompactionTotals,
+  compactionTotals,
+  type FailureGroup,
+  type FailureTotals,
+  failureTotals,
+  listCompactions,
+} from "./compaction-queries.ts";
+import { type Lineage, lineage } from "./lineage-queries.ts";
+import { type CompactionTrail, compactionTrails, type MessageTrail, messageTrail } from "./message-queries.ts";
+
+/** Options of the audit read models. */
+export interface AuditOptions {
+  /**
+   * Catch the read models up with the log before answering (default true), so an answer covers
+   * everything committed before the question. Off, answers are as fresh as the last catch-up.
+   */
+  catchUpOnRead?: boolean;
+}
+
+/**
+ * Audit questions across sessions, answered in SQL from read models the audit projector keeps beside
+ * the log (checkpointed; rebuildable from the log at any time): compactions by time, mode, policy,
+ * summarizer model and prompt version, and trigger; tokens reclaimed; failures by class; which
+ * compaction took a message out and what replaced it; lineage; and the view as of any point.
+ */
+export class AuditReadModels {
+  readonly #store: KyselyEventStore;
+  readonly #catchUpOnRead: boolean;
+
+  /** Wraps a store; opening costs nothing (the first question catches the models up). */
+  constructor(store: KyselyEventStore, options: AuditOptions = {}) {
+    this.#store = store;
+    this.#catchUpOnRead = options.catchUpOnRead !== false;
+  }
+
+  /** Projects every event committed since the last catch-up (in pages, each one transaction). */
+  catchUp(options: { onProgress?: AuditProgress } = {}): Promise<CatchUpResult> {
+    return catchUpAudit(this.#store, options);
+  }
+
+  /** Compactions matching `filter`, oldest first. */
+  async compactions(filter: CompactionFilter = {}, limit?: number): Promise<AuditedCompaction[]> {
+    await this.#fresh();
+    return guardStorage("audit", () => listCompactions(this.#store.database, filter, limit));
+  }
+
+  /** Compaction counts and tokens reclaimed, per group (one total when `groupBy` is empty). */
+  async compactionTotals(
+    filter: CompactionFilter = {},
+    groupBy: readonly CompactionGroup[] = [],
+  ): Promise<CompactionTotals[]> {
+    await this.#fresh();
+    return guardStorage("audit", () => compactionTotals(this.#store.database, this.#store.engine, filter, groupBy));
+  }
+
+  /** Failed compaction attempts per group (by reason class unless told otherwise). */
+  async failureTotals(
+    filter: FailureFilter = {},
+    groupBy: readonly FailureGroup[] = ["reason"],
+  ): Promise<FailureTotals[]> {
+    await this.#fresh();
+    return guardStorage("audit", () => failureTotals(this.#store.database, this.#store.engine, filter, groupBy));
+  }
+
+  /** Which compaction superseded a message and what replaced it, and what a replacement stands for. */
+  async message(messageId: string, sessionId?: string): Promise<MessageTrail[]> {
+    await this.#fresh();
+    return guardStorage("audit", () => messageTrail(this.#store.database, messageId, sessionId));
+  }
+
+  /** A compaction by id: what it took out and what it put in (one per session holding that id). */
+  async compaction(compactionId: string, sessionId?: string): Promise<CompactionTrail[]> {
+    await this.#fresh();
+    return guardStorage("audit", () => compactionTrails(this.#store.database, compactionId, sessionId));
+  }
+
+  /** A session's ancestors, descendants and hand-off tip; NotFoundError for an unknown session. */
+  async lineage(sessionId: string): Promise<Lineage> {
+    await this.#fresh();
+    return guardStorage("audit", () => lineage(this.#store.database, sessionId));
+  }
+
+  /** The session's active view as it stood at a seq, a time or the end of a turn (read from the log). */
+  async viewAsOf(sessionId: string, at: AsOf): Promise<ViewAsOf> {
+    const events = await this.#store.readStream(sessionId, "seq" in at ? { toSeq: Math.max(0, at.seq) } : {});
+    if (events.length === 0 && (await this.#store.getSession(sessionId)) === undefined) {
+      throw new NotFoundError("session", sessionId);
+    }
+    return viewAsOf(sessionId, events, at);
+  }
+
+  /** Rebuilds every read model from the log and reports whether the rebuilt state equals the live one. */
+  rebuild(options: { checkOnly?: boolean; onProgress?: AuditProgress } = {}): Promise<RebuildReport> {
+    return rebuildAudit(this.#store, options);
+  }
+
+  async #fresh(): Promise<void> {
+    if (this.#catchUpOnRead) await catchUpAudit(this.#store);
+  }
+}

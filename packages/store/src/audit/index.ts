@@ -1,0 +1,15 @@
+export type { CompactionFilter, FailureFilter } from "./audit-filters.ts";
+export type { AuditProgress, CatchUpResult } from "./audit-projector.ts";
+export * from "./audit-read-models.ts";
+export type { AuditDifference, RebuildReport } from "./audit-rebuild.ts";
+export {
+  type AuditedCompaction,
+  COMPACTION_GROUPS,
+  type CompactionGroup,
+  type CompactionTotals,
+  FAILURE_GROUPS,
+  type FailureGroup,
+  type FailureTotals,
+} from "./compaction-queries.ts";
+export type { Lineage, LineageNode } from "./lineage-queries.ts";
+export type { CompactionTrail, MessageTrail, ReplacementRef } from "./message-queries.ts";

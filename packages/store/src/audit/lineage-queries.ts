@@ -1,0 +1,105 @@
+import { NotFoundError } from "@palimpsest/core";
+import { type Kysely, sql } from "kysely";
+import type { StoreDatabase } from "../engine/database-schema.ts";
+import { toIso } from "../engine/row-mapping.ts";
+
+/** One session in a lineage answer: its links, and its distance from the session asked about. */
+export interface LineageNode {
+  sessionId: string;
+  startedAt: string;
+  model: string | null;
+  parentSessionId: string | null;
+  /** How it relates to its parent: "handoff" or "subagent". */
+  relation: string | null;
+  handedOffTo: string | null;
+  /** Steps from the session asked about (1 = parent, or child). */
+  depth: number;
+}
+
+/** Where a session sits among the sessions it came from and led to. */
+export interface Lineage {
+  session: LineageNode;
+  /** Parents up to the root, nearest first. */
+  ancestors: LineageNode[];
+  /** Children, their children and so on (hand-off successors and subagents), by depth then start. */
+  descendants: LineageNode[];
+  /** The session the hand-off chain from this one ends at (itself when it was never handed off). */
+  tip: string;
+  /** The sessions of that chain, this one first, the tip last. */
+  chain: string[];
+}
+
+/** Links followed at most this deep, so a corrupted cycle ends instead of looping. */
+const MAX_DEPTH = 10_000;
+
+type NodeRow = {
+  session_id: string;
+  started_at: Date | string;
+  model: string | null;
+  parent_session_id: string | null;
+  relation: string | null;
+  handed_off_to: string | null;
+  depth: number;
+};
+
+const COLUMNS = sql`s.session_id, s.started_at, s.model, s.parent_session_id, s.relation, s.handed_off_to`;
+
+/**
+ * The lineage of a session, answered in SQL over the audit read model by recursive queries: ancestors
+ * through parent links, descendants through children, and the hand-off chain to its tip. NotFoundError
+ * when the read model has no such session.
+ */
+export async function lineage(db: Kysely<StoreDatabase>, sessionId: string): Promise<Lineage> {
+  const self = await db.selectFrom("audit_sessions").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
+  if (self === undefined) throw new NotFoundError("session", sessionId);
+
+  const ancestors = await sql<NodeRow>`
+    WITH RECURSIVE up(session_id, depth) AS (
+      SELECT parent_session_id, 1 FROM audit_sessions WHERE session_id = ${sessionId} AND parent_session_id IS NOT NULL
+      UNION ALL
+      SELECT p.parent_session_id, up.depth + 1 FROM up JOIN audit_sessions p ON p.session_id = up.session_id
+      WHERE p.parent_session_id IS NOT NULL AND up.depth < ${MAX_DEPTH}
+    )
+    SELECT ${COLUMNS}, up.depth FROM up JOIN audit_sessions s ON s.session_id = up.session_id
+    ORDER BY up.depth`.execute(db);
+
+  const descendants = await sql<NodeRow>`
+    WITH RECURSIVE down(session_id, depth) AS (
+      SELECT session_id, 1 FROM audit_sessions WHERE parent_session_id = ${sessionId}
+      UNION ALL
+      SELECT c.session_id, down.depth + 1 FROM down JOIN audit_sessions c ON c.parent_session_id = down.session_id
+      WHERE down.depth < ${MAX_DEPTH}
+    )
+    SELECT ${COLUMNS}, down.depth FROM down JOIN audit_sessions s ON s.session_id = down.session_id
+    ORDER BY down.depth, s.started_at, s.session_id`.execute(db);
+
+  const chain = await sql<{ session_id: string; depth: number }>`
+    WITH RECURSIVE chain(session_id, next_id, depth) AS (
+      SELECT session_id, handed_off_to, 0 FROM audit_sessions WHERE session_id = ${sessionId}
+      UNION ALL
+      SELECT n.session_id, n.handed_off_to, chain.depth + 1 FROM chain JOIN audit_sessions n ON n.session_id = chain.next_id
+      WHERE chain.depth < ${MAX_DEPTH}
+    )
+    SELECT session_id, depth FROM chain ORDER BY depth`.execute(db);
+
+  const ids = chain.rows.map((r) => r.session_id);
+  return {
+    session: toNode({ ...self, depth: 0 }),
+    ancestors: ancestors.rows.map(toNode),
+    descendants: descendants.rows.map(toNode),
+    tip: ids.at(-1) ?? sessionId,
+    chain: ids,
+  };
+}
+
+function toNode(row: NodeRow): LineageNode {
+  return {
+    sessionId: row.session_id,
+    startedAt: toIso(row.started_at),
+    model: row.model,
+    parentSessionId: row.parent_session_id,
+    relation: row.relation,
+    handedOffTo: row.handed_off_to,
+    depth: Number(row.depth),
+  };
+}
