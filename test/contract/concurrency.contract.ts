@@ -87,6 +87,7 @@ export function concurrencyContract(ctx: ContractContext): void {
         const page = await ctx.store().readAll({ after: checkpoint, limit: 7 });
         seen.push(...page.events.map((e) => e.eventId));
         checkpoint = page.checkpoint;
+        return page.events.length;
       };
       const reader = (async () => {
         while (writing) await readPage();
@@ -105,7 +106,7 @@ export function concurrencyContract(ctx: ContractContext): void {
       writing = false;
       await reader;
       await vi.waitFor(async () => {
-        await readPage();
+        while ((await readPage()) > 0);
         expect(seen.filter((id) => written.has(id))).toHaveLength(written.size);
       });
       expect(new Set(seen).size).toBe(seen.length);

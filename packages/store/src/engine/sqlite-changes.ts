@@ -6,10 +6,11 @@ export const DEFAULT_SQLITE_POLL_MS = 100;
 
 /**
  * Cross-process change notification on SQLite, which has no notifications of its own: while the store has
- * listeners, an unref'd timer reads `PRAGMA data_version` (a counter in shared memory that moves only
- * when another connection commits) every `intervalMs`; when it moved, the sessions written since the
- * last check (`events` past the largest position seen) are delivered. An in-memory database has no other
- * connections and is never polled.
+ * listeners, a timer reads `PRAGMA data_version` (a counter in shared memory that moves only when another
+ * connection commits) every `intervalMs`; when it moved, the sessions written since the last check
+ * (`events` past the largest position seen) are delivered. Like PostgreSQL's LISTEN connection, the timer
+ * keeps the process alive while someone listens. An in-memory database has no other connections and is
+ * never polled.
  */
 export function sqliteChangeSource(database: BetterSqlite3.Database, intervalMs: number): ChangeSource {
   if (database.memory) return () => async () => {};
@@ -36,7 +37,6 @@ export function sqliteChangeSource(database: BetterSqlite3.Database, intervalMs:
       }
     };
     const timer = setInterval(check, intervalMs);
-    timer.unref();
     return async () => clearInterval(timer);
   };
 }

@@ -1,0 +1,4 @@
+export type { WatchTarget } from "./log-cursor.ts";
+export { watchEvents } from "./watch-events.ts";
+export type { WatchOptions } from "./watch-log.ts";
+export { watchView } from "./watch-view.ts";

@@ -1,0 +1,95 @@
+import type { ChangeFeed, EventStore, StoredEvent } from "@palimpsest/core";
+import { Observable } from "rxjs";
+import { AwaitedChanges } from "./awaited-changes.ts";
+import { logCursor, type WatchTarget } from "./log-cursor.ts";
+
+/** How a watcher reads the log. */
+export interface WatchOptions {
+  /** Events per read: the most a watcher reads and holds at once; default 500. */
+  pageSize?: number;
+}
+
+const DEFAULT_PAGE_SIZE = 500;
+
+/** Re-reads of a global watcher waiting for a commit hidden behind the visibility barrier: first and longest wait. */
+const FIRST_RETRY_MS = 10;
+const MAX_RETRY_MS = 1_000;
+
+/**
+ * The log of `target` read page by page: catches up, emits one empty page to say it has, then reads again
+ * on every relevant wake-up from `store`. One read is in flight at most; wake-ups heard while reading
+ * collapse into one more round; each round reads from the last event emitted, never from a payload.
+ * The feed is subscribed before the first read, so no commit falls between catching up and going live.
+ */
+export function watchLog(
+  store: EventStore & ChangeFeed,
+  target: WatchTarget,
+  options: WatchOptions = {},
+): Observable<StoredEvent[]> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  return new Observable<StoredEvent[]>((subscriber) => {
+    const cursor = logCursor(store, target);
+    const awaited = "all" in target ? new AwaitedChanges() : undefined;
+    let reading = false;
+    let again = false;
+    let caughtUp = false;
+    let retry: NodeJS.Timeout | undefined;
+    let retryDelay = FIRST_RETRY_MS;
+
+    const drain = async () => {
+      try {
+        do {
+          again = false;
+          let page: StoredEvent[];
+          do {
+            page = await cursor.read(pageSize);
+            if (subscriber.closed) return;
+            if (page.length > 0) {
+              awaited?.read(page);
+              subscriber.next(page);
+            }
+          } while (page.length === pageSize && !subscriber.closed);
+          if (!caughtUp && !subscriber.closed) {
+            caughtUp = true;
+            subscriber.next([]);
+          }
+        } while (again && !subscriber.closed);
+        if (!subscriber.closed) scheduleRetry();
+      } catch (error) {
+        subscriber.error(error);
+      } finally {
+        reading = false;
+      }
+    };
+    const wake = () => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      void drain();
+    };
+    const scheduleRetry = () => {
+      clearTimeout(retry);
+      retry = undefined;
+      if (awaited === undefined || !awaited.waiting()) {
+        retryDelay = FIRST_RETRY_MS;
+        return;
+      }
+      retry = setTimeout(wake, retryDelay);
+      retry.unref();
+      retryDelay = Math.min(retryDelay * 2, MAX_RETRY_MS);
+    };
+
+    const unsubscribe = store.subscribe((change) => {
+      if ("sessionId" in target && change.sessionId !== target.sessionId) return;
+      awaited?.heard(change);
+      wake();
+    });
+    wake();
+    return () => {
+      unsubscribe();
+      clearTimeout(retry);
+    };
+  });
+}
