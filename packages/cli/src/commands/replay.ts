@@ -12,6 +12,9 @@ import {
 } from "@palimpsest/store";
 import type { Command } from "commander";
 import { emit, type GlobalOptions, table } from "../output.ts";
+import { replayMetricsTable } from "../replay-metrics-table.ts";
+import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
+import { writeReport } from "../report-sources/write-report.ts";
 
 interface ReplayFlags {
   policy: string;
@@ -22,6 +25,7 @@ interface ReplayFlags {
   contextWindow: string;
   maxOutputTokens?: string;
   mainOnly?: boolean;
+  html?: string;
 }
 
 /**
@@ -30,6 +34,7 @@ interface ReplayFlags {
  * each). `--micro` turns micro passes on in every run; with it, `--policy` names the backstop (default none).
  * `--precompact` runs background pre-compaction in every run with a batch policy: hits, misses by reason,
  * each batch compaction's synchronous ms (marked when it was a hit), time saved and wasted background work.
+ * `--html <file>` writes the comparison as a self-contained HTML report instead of printing the table.
  */
 export function registerReplay(program: Command): void {
   program
@@ -43,6 +48,7 @@ export function registerReplay(program: Command): void {
     .option("--context-window <tokens>", "the model's context window", "200000")
     .option("--max-output-tokens <tokens>", "tokens reserved for the answer (default: the profile's, ≤ window/4)")
     .option("--main-only", "replay only the main sessions, not subagent threads")
+    .option("--html <file>", "write the comparison as a self-contained HTML report to <file>")
     .action(async (file: string, opts: ReplayFlags, command: Command) => {
       const global = program.opts<GlobalOptions>();
       const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
@@ -55,8 +61,7 @@ export function registerReplay(program: Command): void {
       const parsed = parseTranscript(text, { fileName: basename(file) });
       const sessions = opts.mainOnly === true ? parsed.filter((s) => s.parentExternalId === undefined) : parsed;
       if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to replay`, [file]);
-      const replay = await replayTranscript(sessions, {
-        policies,
+      const options = {
         profile: opts.profile,
         contextWindow,
         ...(opts.maxOutputTokens === undefined
@@ -64,7 +69,12 @@ export function registerReplay(program: Command): void {
           : { maxOutputTokens: positiveInt(opts.maxOutputTokens, "--max-output-tokens") }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(),
-      });
+      };
+      if (opts.html !== undefined) {
+        const { replay, series } = await replayWithSeries(sessions, options, policies);
+        return writeReport(global, opts.html, replayReportData(basename(file), replay, series));
+      }
+      const replay = await replayTranscript(sessions, { ...options, policies });
       const rows = replay.policies.map((p) => ({ ...p, usageComparison: replay.usageComparison }));
       emit(global, rows, () => render(replay));
     });
@@ -104,45 +114,7 @@ function progressLine(): (p: {
 }
 
 function render(replay: TranscriptReplay): string {
-  const fixed = (n: number | null, digits = 1): string => (n === null ? "-" : n.toFixed(digits));
-  const header = [
-    "policy",
-    "turns",
-    "events/100",
-    "avg gap",
-    "aux calls",
-    "avg reclaimed",
-    "prompt+aux tokens",
-    "prune:full",
-    "cache breaks",
-    "micro passes",
-    "micro saved",
-    "break-even",
-    "cached",
-    "uncached",
-    "cache writes",
-    "cost USD",
-    "overflow",
-  ];
-  const rows = replay.policies.map((p) => [
-    p.policy,
-    p.turns,
-    fixed(p.compressionEventsPer100Turns, 2),
-    fixed(p.avgTurnsBetweenCompressions),
-    p.auxSummaryCalls,
-    fixed(p.avgTokensReclaimedPerEvent, 0),
-    p.totalPromptPlusAuxTokens,
-    p.pruneOnlyToFullRatio === null ? `${p.pruneEvents}:0` : fixed(p.pruneOnlyToFullRatio, 2),
-    p.cacheBreaks,
-    p.microPasses,
-    p.microTokensSavedTotal,
-    p.breakEvenPass ?? "-",
-    p.cachedTokens,
-    p.uncachedTokens,
-    p.cacheWriteTokens,
-    p.estimatedCost.toFixed(2),
-    p.overflowTurns,
-  ]);
+  const { header, rows } = replayMetricsTable(replay.policies);
   const first = replay.policies[0];
   const lines = [
     first === undefined ? "" : `profile ${first.profile}, context window ${first.contextWindow}`,

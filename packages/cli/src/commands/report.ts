@@ -7,15 +7,19 @@ import {
   type TelemetryReport,
   type TelemetrySummary,
   telemetryFromLog,
+  ValidationError,
 } from "@palimpsest/core";
 import { sessionThreshold } from "@palimpsest/store";
 import type { Command } from "commander";
 import { emit, type GlobalOptions, table } from "../output.ts";
+import { sessionReportData } from "../report-sources/session-report-data.ts";
+import { writeReport } from "../report-sources/write-report.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 interface ReportFlags {
   bySession?: boolean;
   skipInvalid?: boolean;
+  html?: string;
 }
 
 /** What `report --json` prints: the aggregate and how many malformed file lines were skipped. */
@@ -23,7 +27,8 @@ type ReportOutput = TelemetryReport & { skippedLines: number };
 
 /**
  * `report <telemetry.jsonl | session…>`: aggregates compaction telemetry read from JSON-lines files or
- * projected from sessions' logs (skipped passes never reach a log, so only files count them).
+ * projected from sessions' logs (skipped passes never reach a log, so only files count them). With
+ * `--html <file>`, writes the sessions' HTML report instead (prompt tokens per request, compactions, cache).
  */
 export function registerReport(program: Command): void {
   program
@@ -31,8 +36,10 @@ export function registerReport(program: Command): void {
     .description("aggregate compaction telemetry from .jsonl files or session ids/prefixes")
     .option("--by-session", "add a row per session")
     .option("--skip-invalid", "count and skip malformed telemetry lines instead of failing")
+    .option("--html <file>", "write a self-contained HTML report of the sessions to <file>")
     .action(async (sources: string[], flags: ReportFlags) => {
       const global = program.opts<GlobalOptions>();
+      if (flags.html !== undefined) return htmlReport(global, sources, flags.html);
       const lines: TelemetryLine[] = [];
       const sessions: string[] = [];
       let skippedLines = 0;
@@ -56,6 +63,17 @@ export function registerReport(program: Command): void {
       };
       emit(global, report, render);
     });
+}
+
+/** `report --html <file> <session…>`: the HTML report of stored sessions (telemetry files have no per-request data). */
+async function htmlReport(global: GlobalOptions, sources: readonly string[], path: string): Promise<void> {
+  const files = [];
+  for (const source of sources) if (source.endsWith(".jsonl") || (await isFile(source))) files.push(source);
+  if (files.length > 0) {
+    throw new ValidationError("report --html takes session ids or prefixes, not telemetry files", files);
+  }
+  const data = await withRuntime(global, (runtime) => sessionReportData(runtime, sources));
+  await writeReport(global, path, data);
 }
 
 async function isFile(path: string): Promise<boolean> {

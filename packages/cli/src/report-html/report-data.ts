@@ -1,0 +1,50 @@
+import type { CompactionMode } from "@palimpsest/core";
+
+/** One provider request of a series: the view's tokens, the cache model's verdict, and real usage when known. */
+export interface RequestPoint {
+  /** 1-based request number along the series (continues across the sessions of a replay run). */
+  x: number;
+  /** Set on the first request of each session: a line does not join it to the previous session's last. */
+  firstOfSession?: true;
+  /** Tokens of the active view sent with this request. */
+  viewTokens: number;
+  /** What the cache model estimates for this request under the profile's rules. */
+  model: { cachedTokens: number; cacheWriteTokens: number; cacheBreak: boolean };
+  /** The provider's usage of the turn this request closed, when the log has it. */
+  real?: { promptTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+}
+
+/** One compaction of a series (every supersede but insertion trims), placed between two requests. */
+export interface CompactionPoint {
+  /** Requests before it + 0.5: it ran after request `x - 0.5` and shaped the next one. */
+  x: number;
+  /** Seq of its supersede event in its session's log. */
+  seq: number;
+  mode: CompactionMode;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** One line of the chart: a session, or one policy's replay run over every session of a transcript. */
+export interface ReportSeries {
+  label: string;
+  requests: RequestPoint[];
+  compactions: CompactionPoint[];
+}
+
+/** A plain table of the report, with its caption and header row. */
+export interface ReportTable {
+  caption: string;
+  header: string[];
+  rows: (string | number)[][];
+}
+
+/** Everything the HTML report shows; built from logs or a replay, rendered by renderReport. */
+export interface ReportData {
+  title: string;
+  /** One line under the title: the profile, window, source. */
+  subtitle: string;
+  series: ReportSeries[];
+  /** Extra tables after the figures: the cache metrics per policy (replay) or model vs usage (session). */
+  tables: ReportTable[];
+}

@@ -1,0 +1,69 @@
+import {
+  type CacheRules,
+  type CacheState,
+  evolve,
+  initialCacheState,
+  initialState,
+  type SessionState,
+  type StoredEvent,
+  stepCache,
+} from "@palimpsest/core";
+import { promptMessages } from "@palimpsest/store";
+import type { CompactionPoint, RequestPoint } from "./report-data.ts";
+
+/** The requests and compactions of one session's log, numbered from `offset + 1`. */
+export interface SessionSeries {
+  requests: RequestPoint[];
+  compactions: CompactionPoint[];
+}
+
+/**
+ * Folds one session's log into report points. Each assistant message is a provider request whose prompt is
+ * the view just before it (as replay counts them), run through the cache model with `rules`; a turn's real
+ * usage goes to its last request; every supersede but an insertion trim is a compaction.
+ */
+export function sessionSeries(events: Iterable<StoredEvent>, rules: CacheRules, offset = 0): SessionSeries {
+  const requests: RequestPoint[] = [];
+  const compactions: CompactionPoint[] = [];
+  let state: SessionState | undefined;
+  let cache: CacheState = initialCacheState;
+  for (const event of events) {
+    state ??= initialState(event.sessionId);
+    if (event.type === "message.appended" && event.data.message.role === "assistant") {
+      const step = stepCache(
+        cache,
+        { messages: promptMessages(state.live), completionTokens: event.data.tokens },
+        rules,
+      );
+      cache = step.state;
+      const { promptTokens, cachedTokens, cacheWriteTokens, cacheBreak } = step.estimate;
+      requests.push({
+        x: offset + requests.length + 1,
+        viewTokens: promptTokens,
+        model: { cachedTokens, cacheWriteTokens, cacheBreak },
+        ...(requests.length === 0 ? { firstOfSession: true as const } : {}),
+      });
+    } else if (event.type === "turn.completed") {
+      const last = requests.at(-1);
+      const usage = event.data.usage;
+      if (last !== undefined && last.real === undefined && usage?.promptTokens !== undefined) {
+        last.real = {
+          promptTokens: usage.promptTokens,
+          cacheReadTokens: usage.cacheReadTokens ?? 0,
+          cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+        };
+      }
+    } else if (event.type === "messages.superseded" && event.data.mode !== "trim") {
+      const { mode, stats } = event.data;
+      compactions.push({
+        x: offset + requests.length + 0.5,
+        seq: event.seq,
+        mode,
+        tokensBefore: stats.tokensBefore,
+        tokensAfter: stats.tokensAfter,
+      });
+    }
+    evolve(state, event);
+  }
+  return { requests, compactions };
+}

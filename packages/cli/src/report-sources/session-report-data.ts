@@ -1,0 +1,62 @@
+import { cacheRulesForProfile, type Palimpsest, resolveProfile, sessionThreshold } from "@palimpsest/store";
+import type { ReportData, ReportSeries, ReportTable } from "../report-html/report-data.ts";
+import { sessionSeries } from "../report-html/session-series.ts";
+import { resumeByPrefix } from "../runtime.ts";
+
+/**
+ * The report of stored sessions (ids or unique prefixes): a series per session folded from its log, the
+ * cache model run with its profile's rules, and a table of the model's cache figures next to the provider's.
+ */
+export async function sessionReportData(runtime: Palimpsest, ids: readonly string[]): Promise<ReportData> {
+  const series: ReportSeries[] = [];
+  const facts: string[] = [];
+  for (const id of ids) {
+    const session = await resumeByPrefix(runtime, id);
+    const started = session.state.started;
+    const profile = resolveProfile({}, started);
+    const events = await runtime.store.readStream(session.id);
+    series.push({ label: started?.title ?? session.id, ...sessionSeries(events, cacheRulesForProfile(profile)) });
+    const model = started?.model === undefined ? "" : `model ${started.model}, `;
+    facts.push(`${model}profile ${profile.name}, compaction threshold ${sessionThreshold(session)}`);
+  }
+  const only = series.length === 1 ? series[0] : undefined;
+  return {
+    title: only === undefined ? `${series.length} sessions` : `Session ${only.label}`,
+    subtitle: facts.join("; "),
+    series,
+    tables: [cacheTable(series)],
+  };
+}
+
+/** Per session: the cache model's hits, reads, writes and breaks beside the provider's reported figures. */
+function cacheTable(series: readonly ReportSeries[]): ReportTable {
+  const rows = series.flatMap((s) => {
+    const known = s.requests.flatMap((r) => (r.real === undefined ? [] : [r.real]));
+    const sum = (ns: number[]): number => ns.reduce((a, b) => a + b, 0);
+    return [
+      [
+        s.label,
+        "cache model",
+        s.requests.length,
+        s.requests.filter((r) => r.model.cachedTokens > 0).length,
+        sum(s.requests.map((r) => r.model.cachedTokens)),
+        sum(s.requests.map((r) => r.model.cacheWriteTokens)),
+        s.requests.filter((r) => r.model.cacheBreak).length,
+      ],
+      [
+        s.label,
+        "provider usage",
+        known.length,
+        known.filter((r) => r.cacheReadTokens > 0).length,
+        sum(known.map((r) => r.cacheReadTokens)),
+        sum(known.map((r) => r.cacheWriteTokens)),
+        "-",
+      ],
+    ];
+  });
+  return {
+    caption: "Cache: the model's estimate vs the provider's usage",
+    header: ["series", "source", "requests", "cache hits", "cache read tokens", "cache write tokens", "cache breaks"],
+    rows,
+  };
+}
