@@ -7,7 +7,7 @@ export interface StoreChange {
 /** Called after an append commits. */
 export type ChangeListener = (change: StoreChange) => void;
 
-/** A store that can wake readers after commits (in-process, or through the database's notifications). */
+/** A store that can wake readers after commits: its own at once, other processes' as the engine hears them. */
 export interface ChangeFeed {
   /** Registers a listener; returns the function that removes it. */
   subscribe(listener: ChangeListener): () => void;
