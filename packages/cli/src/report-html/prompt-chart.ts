@@ -8,7 +8,8 @@ const HEIGHT = 380;
 const M = { left: 72, right: 16, top: 16, bottom: 48 };
 
 /**
- * The prompt-token chart as inline SVG: x = request, y = prompt tokens, one line per series, the provider's
+ * The prompt-token chart as inline SVG: x = request, y = prompt tokens, one line per series (dropping at
+ * each compaction), the provider's
  * real prompt tokens dashed (from the first series that has them), and exactly one `.compaction-mark` per compaction.
  */
 export function promptChart(series: readonly ReportSeries[]): string {
@@ -67,10 +68,19 @@ function axes(x: Scale, y: Scale, xTicks: readonly number[], yTicks: readonly nu
   ].join("");
 }
 
+/**
+ * The view's tokens at each request, with each compaction drawn where it ran: up to its tokens before, straight
+ * down to its tokens after (the sawtooth), then on to the next request. A new session starts a new line.
+ */
 function viewLine(s: ReportSeries, index: number, x: Scale, y: Scale): string {
-  const d = s.requests.map((r) => `${r.firstOfSession === true ? "M" : "L"}${x(r.x)} ${y(r.viewTokens)}`).join("");
+  const steps = [
+    ...s.requests.map((r) => ({ x: r.x, d: `${r.firstOfSession === true ? "M" : "L"}${x(r.x)} ${y(r.viewTokens)}` })),
+    ...s.compactions.map((c) => ({ x: c.x, d: `L${x(c.x)} ${y(c.tokensBefore)}L${x(c.x)} ${y(c.tokensAfter)}` })),
+  ].sort((a, b) => a.x - b.x);
+  const d = steps.map((step) => step.d).join("");
   if (d === "") return "";
-  return `<path class="series-line" data-series="${escapeHtml(s.label)}" d="${d}" stroke="${seriesColor(index)}"><title>${escapeHtml(s.label)}: view tokens</title></path>`;
+  const path = d.startsWith("M") ? d : `M${d.slice(1)}`;
+  return `<path class="series-line" data-series="${escapeHtml(s.label)}" d="${path}" stroke="${seriesColor(index)}"><title>${escapeHtml(s.label)}: view tokens</title></path>`;
 }
 
 /** The real prompt tokens where the log has them; a request without usage breaks the line. */
