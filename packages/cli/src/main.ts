@@ -1,5 +1,6 @@
 import { formatError, isPalimpsestError, reportError } from "@palimpsest/core";
 import { Command, CommanderError } from "commander";
+import { registerAudit } from "./commands/audit.ts";
 import { registerCompact } from "./commands/compact.ts";
 import { registerHandoff } from "./commands/handoff.ts";
 import { registerHistory } from "./commands/history.ts";
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerCompact(program);
   registerReplay(program);
   registerReport(program);
+  registerAudit(program);
   registerHandoff(program);
   return program;
 }

@@ -1,9 +1,9 @@
-import { NotFoundError, ValidationError } from "@palimpsest/core";
+import { type EventStore, NotFoundError, ValidationError } from "@palimpsest/core";
 import { openPalimpsest, type Palimpsest, type Session } from "@palimpsest/store";
 import type { GlobalOptions } from "./output.ts";
 
 /** The database URL a command uses: `--db`, then PALIMPSEST_DATABASE_URL, then the embedded default. */
-function databaseUrl(options: GlobalOptions): string | undefined {
+export function databaseUrl(options: GlobalOptions): string | undefined {
   return options.db ?? process.env.PALIMPSEST_DATABASE_URL ?? undefined;
 }
 
@@ -24,8 +24,16 @@ export async function withRuntime<T>(options: GlobalOptions, work: (runtime: Pal
 
 /** Resumes a session by full id or by a unique prefix of it (as `sessions` prints them). */
 export async function resumeByPrefix(runtime: Palimpsest, idOrPrefix: string): Promise<Session> {
-  if ((await runtime.store.getSession(idOrPrefix)) !== undefined) return runtime.resume(idOrPrefix);
-  const matches = (await runtime.sessions()).filter((s) => s.sessionId.startsWith(idOrPrefix));
+  return runtime.resume(await sessionIdByPrefix(runtime.store, idOrPrefix));
+}
+
+/** The full id of a session given by full id or by a unique prefix; NotFoundError or ValidationError otherwise. */
+export async function sessionIdByPrefix(
+  store: Pick<EventStore, "getSession" | "listSessions">,
+  idOrPrefix: string,
+): Promise<string> {
+  if ((await store.getSession(idOrPrefix)) !== undefined) return idOrPrefix;
+  const matches = (await store.listSessions()).filter((s) => s.sessionId.startsWith(idOrPrefix));
   if (matches.length === 0) throw new NotFoundError("session", idOrPrefix);
   if (matches.length > 1) {
     throw new ValidationError(
@@ -33,5 +41,5 @@ export async function resumeByPrefix(runtime: Palimpsest, idOrPrefix: string): P
       matches.map((m) => m.sessionId),
     );
   }
-  return runtime.resume((matches[0] as { sessionId: string }).sessionId);
+  return (matches[0] as { sessionId: string }).sessionId;
 }

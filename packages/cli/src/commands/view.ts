@@ -1,7 +1,7 @@
-import { messageText, ValidationError } from "@palimpsest/core";
-import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
+import { messageText } from "@palimpsest/core";
 import type { Command } from "commander";
 import { emit, type GlobalOptions, preview } from "../output.ts";
+import { printRequestBody, requestFormat } from "../request-body.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 /** `view <session> [--format openai|anthropic]`: the active prompt view. */
@@ -10,18 +10,11 @@ export function registerView(program: Command): void {
     .command("view <session>")
     .description("show the active view; --format prints it as an OpenAI or Anthropic request body")
     .option("--format <format>", "openai | anthropic (JSON request body)")
-    .action(async (id: string, opts: { format?: "openai" | "anthropic" }) => {
+    .action(async (id: string, opts: { format?: string }) => {
       const global = program.opts<GlobalOptions>();
-      if (opts.format !== undefined && opts.format !== "openai" && opts.format !== "anthropic") {
-        throw new ValidationError(`unknown format ${String(opts.format)}: expected openai or anthropic`, ["--format"]);
-      }
+      const format = requestFormat(opts.format);
       const view = await withRuntime(global, async (runtime) => (await resumeByPrefix(runtime, id)).view());
-      if (opts.format === "openai" || opts.format === "anthropic") {
-        const body =
-          opts.format === "openai" ? { messages: toOpenAIMessages(view.messages) } : toAnthropicRequest(view.messages);
-        process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-        return;
-      }
+      if (format !== undefined) return printRequestBody(view.messages, format);
       emit(global, view, (v) =>
         [
           `session ${v.sessionId}: ${v.messages.length} live messages, ${v.tokens} tokens, view version ${v.viewVersion}`,

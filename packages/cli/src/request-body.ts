@@ -1,0 +1,17 @@
+import { type Message, ValidationError } from "@palimpsest/core";
+import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
+
+/** The provider request formats a view can be printed as. */
+export type RequestFormat = "openai" | "anthropic";
+
+/** A `--format` flag value: undefined when absent; ValidationError when it names no format. */
+export function requestFormat(format: string | undefined): RequestFormat | undefined {
+  if (format === undefined || format === "openai" || format === "anthropic") return format;
+  throw new ValidationError(`unknown format ${format}: expected openai or anthropic`, ["--format"]);
+}
+
+/** Prints messages as the request body of a provider (JSON on stdout). */
+export function printRequestBody(messages: readonly Message[], format: RequestFormat): void {
+  const body = format === "openai" ? { messages: toOpenAIMessages(messages) } : toAnthropicRequest(messages);
+  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+}
