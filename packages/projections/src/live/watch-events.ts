@@ -14,5 +14,5 @@ export function watchEvents(
   target: WatchTarget,
   options: WatchOptions = {},
 ): Observable<StoredEvent> {
-  return watchLog(store, target, options).pipe(concatMap((page) => page));
+  return watchLog(store, target, options).pipe(concatMap((page) => page.events));
 }

@@ -1,7 +1,7 @@
 import type { ChangeFeed, EventStore, StoredEvent } from "@palimpsest/core";
 import { Observable } from "rxjs";
 import { AwaitedChanges } from "./awaited-changes.ts";
-import { logCursor, type WatchTarget } from "./log-cursor.ts";
+import { type LogPosition, logCursor, type WatchTarget } from "./log-cursor.ts";
 
 /** How a watcher reads the log. */
 export interface WatchOptions {
@@ -10,6 +10,15 @@ export interface WatchOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 500;
+
+/** A page of the log as a watcher read it, and where the watcher stands after it. */
+export interface LogPage {
+  events: StoredEvent[];
+  position: LogPosition;
+}
+
+/** Work done on each page before the next read (backpressure): the watcher reads on only once it settles. */
+export type PageHandler = (page: LogPage) => Promise<void> | void;
 
 /** Re-reads of a global watcher waiting for a commit hidden behind the visibility barrier: first and longest wait. */
 const FIRST_RETRY_MS = 10;
@@ -20,14 +29,16 @@ const MAX_RETRY_MS = 1_000;
  * on every relevant wake-up from `store`. One read is in flight at most; wake-ups heard while reading
  * collapse into one more round; each round reads from the last event emitted, never from a payload.
  * The feed is subscribed before the first read, so no commit falls between catching up and going live.
+ * With `handle`, each page is handled (awaited) before the next read, so a slow consumer holds one page.
  */
 export function watchLog(
   store: EventStore & ChangeFeed,
   target: WatchTarget,
   options: WatchOptions = {},
-): Observable<StoredEvent[]> {
+  handle?: PageHandler,
+): Observable<LogPage> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  return new Observable<StoredEvent[]>((subscriber) => {
+  return new Observable<LogPage>((subscriber) => {
     const cursor = logCursor(store, target);
     const awaited = "all" in target ? new AwaitedChanges() : undefined;
     let reading = false;
@@ -46,12 +57,15 @@ export function watchLog(
             if (subscriber.closed) return;
             if (page.length > 0) {
               awaited?.read(page);
-              subscriber.next(page);
+              const read = { events: page, position: cursor.position() };
+              await handle?.(read);
+              if (subscriber.closed) return;
+              subscriber.next(read);
             }
           } while (page.length === pageSize && !subscriber.closed);
           if (!caughtUp && !subscriber.closed) {
             caughtUp = true;
-            subscriber.next([]);
+            subscriber.next({ events: [], position: cursor.position() });
           }
         } while (again && !subscriber.closed);
         if (!subscriber.closed) scheduleRetry();

@@ -19,9 +19,9 @@ export function watchView(
     const state = structuredClone(from);
     let live = false;
     return watchLog(store, { sessionId, fromSeq: state.lastSeq + 1 }, options).pipe(
-      concatMap((page) => {
-        foldEvents(state, page);
-        if (page.length === 0) live = true;
+      concatMap(({ events }) => {
+        foldEvents(state, events);
+        if (events.length === 0) live = true;
         return live ? [activeView(state)] : [];
       }),
     );
