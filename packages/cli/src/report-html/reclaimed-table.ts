@@ -3,7 +3,7 @@ import type { ReportSeries } from "./report-data.ts";
 import { seriesColor } from "./series-colors.ts";
 
 /** Rows shown per series; the rest are counted in a note (a long micro run has thousands of passes). */
-export const RECLAIMED_ROWS_PER_SERIES = 200;
+const RECLAIMED_ROWS_PER_SERIES = 200;
 
 /**
  * Tokens reclaimed per compaction event as a table with a bar per row (width relative to the largest

@@ -5,7 +5,7 @@ import type { ReportData } from "../report-html/report-data.ts";
 import { writeAtomically } from "../write-atomically.ts";
 
 /** What a command prints after writing an HTML report (`--json`: this object). */
-export interface WrittenReport {
+interface WrittenReport {
   html: string;
   series: number;
   compactions: number;
