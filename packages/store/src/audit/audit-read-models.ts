@@ -3,7 +3,7 @@ import { type AsOf, type ViewAsOf, viewAsOf } from "@palimpsest/projections";
 import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import type { CompactionFilter, FailureFilter } from "./audit-filters.ts";
-import { type AuditProgress, type CatchUpResult, catchUpAudit } from "./audit-projector.ts";
+import { type AuditProgress, type CatchUpOptions, type CatchUpResult, catchUpAudit } from "./audit-projector.ts";
 import { type RebuildReport, rebuildAudit } from "./audit-rebuild.ts";
 import {
   type AuditedCompaction,
@@ -43,8 +43,8 @@ export class AuditReadModels {
     this.#catchUpOnRead = options.catchUpOnRead !== false;
   }
 
-  /** Projects every event committed since the last catch-up (in pages, each one transaction). */
-  catchUp(options: { onProgress?: AuditProgress } = {}): Promise<CatchUpResult> {
+  /** Projects every event committed since the last catch-up (in pages of `pageSize`, each one transaction). */
+  catchUp(options: CatchUpOptions = {}): Promise<CatchUpResult> {
     return catchUpAudit(this.#store, options);
   }
 

@@ -1,5 +1,10 @@
 export type { CompactionFilter, FailureFilter } from "./audit-filters.ts";
-export type { AuditProgress, CatchUpResult } from "./audit-projector.ts";
+export {
+  AUDIT_VISIBILITY_WAIT_MS,
+  type AuditProgress,
+  type CatchUpOptions,
+  type CatchUpResult,
+} from "./audit-projector.ts";
 export * from "./audit-read-models.ts";
 export type { AuditDifference, RebuildReport } from "./audit-rebuild.ts";
 export {

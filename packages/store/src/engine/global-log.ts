@@ -68,3 +68,36 @@ export const readPostgresGlobalLog: GlobalLogReader = async (db, after, limit) =
   const last = rows.at(-1);
   return { rows, checkpoint: last === undefined ? after : `${last.xid}:${last.position}` };
 };
+
+/**
+ * Waits until every commit made so far is visible to global readers, or `timeoutMs` passed; true when
+ * it is. Read-your-writes for global readers: a commit stays below the visibility barrier while an older
+ * transaction is open.
+ */
+export type VisibilityWait = (db: Kysely<StoreDatabase>, timeoutMs: number) => Promise<boolean>;
+
+/** SQLite: commits are visible to global readers as soon as they are made. */
+export const sqliteVisibilityWait: VisibilityWait = async () => true;
+
+/** Longest pause between two checks of the barrier, in ms. */
+const MAX_VISIBILITY_POLL_MS = 200;
+
+/**
+ * PostgreSQL: finds the newest committed xid still hidden by the barrier (rows at or above the oldest
+ * open transaction), then waits, backing off, until the barrier has passed it.
+ */
+export const postgresVisibilityWait: VisibilityWait = async (db, timeoutMs) => {
+  const hidden = await sql<{ xid: string | null }>`
+    SELECT max(transaction_id)::text AS xid FROM events
+    WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())`.execute(db);
+  const xid = hidden.rows[0]?.xid ?? null;
+  if (xid === null) return true;
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = 5; ; pause = Math.min(pause * 2, MAX_VISIBILITY_POLL_MS)) {
+    const passed = await sql<{ passed: boolean }>`
+      SELECT pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 AS passed`.execute(db);
+    if (passed.rows[0]?.passed === true) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
+  }
+};

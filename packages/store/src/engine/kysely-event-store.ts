@@ -57,6 +57,14 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
     return this.#adapter.db;
   }
 
+  /**
+   * Waits until every commit made so far can be read by `readAll` (on PostgreSQL a commit stays hidden
+   * while an older transaction is open), at most `timeoutMs`; false when some still could not.
+   */
+  awaitVisible(timeoutMs: number): Promise<boolean> {
+    return guardStorage("awaitVisible", () => this.#adapter.awaitVisible(this.#adapter.db, timeoutMs));
+  }
+
   /** Runs a compare-and-set and the writes it guards in one transaction; false (nothing written) when it missed. */
   writeGuarded(guard: CompiledQuery, statements: readonly CompiledQuery[]): Promise<boolean> {
     return this.#adapter.writeGuarded(guard, statements);

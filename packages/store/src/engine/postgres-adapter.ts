@@ -4,9 +4,9 @@ import pg from "pg";
 import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
-import { postgresGuardedWrite } from "./guarded-write.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
-import { readPostgresGlobalLog } from "./global-log.ts";
+import { postgresVisibilityWait, readPostgresGlobalLog } from "./global-log.ts";
+import { postgresGuardedWrite } from "./guarded-write.ts";
 import { CHANGES_CHANNEL, postgresChangeSource, sessionRef } from "./postgres-changes.ts";
 
 const INT8_OID = 20;
@@ -63,6 +63,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     engine: "postgres",
     db,
     readGlobalLog: readPostgresGlobalLog,
+    awaitVisible: postgresVisibilityWait,
     listen: postgresChangeSource(pool, db),
     writeGuarded: postgresGuardedWrite(pool),
     async writeBatch(batch) {

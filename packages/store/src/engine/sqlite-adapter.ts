@@ -3,9 +3,9 @@ import { Kysely, SqliteDialect } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
-import { sqliteGuardedWrite } from "./guarded-write.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
-import { readSqliteGlobalLog } from "./global-log.ts";
+import { readSqliteGlobalLog, sqliteVisibilityWait } from "./global-log.ts";
+import { sqliteGuardedWrite } from "./guarded-write.ts";
 import { sqliteChangeSource } from "./sqlite-changes.ts";
 
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (12 parameters a row). */
@@ -92,6 +92,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, pollMs: number):
     engine: "sqlite",
     db,
     readGlobalLog: readSqliteGlobalLog,
+    awaitVisible: sqliteVisibilityWait,
     listen: sqliteChangeSource(database, pollMs),
     writeGuarded: sqliteGuardedWrite(database),
     async writeBatch(batch) {
