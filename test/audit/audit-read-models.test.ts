@@ -2,35 +2,12 @@ import { foldEvents, initialState, type StoredEvent, type Summarizer, Summarizer
 import { activeView, compactionHistory } from "@palimpsest/projections";
 import { AuditReadModels, compact, type KyselyEventStore, type Palimpsest, type Session } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { turn, WINDOW } from "../precompact/precompact-fixtures.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 
-const WINDOW = 64_000;
-
-/** A tool output of roughly `tokens` tokens of varied text. */
-function output(n: number, tokens: number): string {
-  const words = ["alpha", "build", "cache", "delta", "error:", "src/app.ts", "0x1f", "passed", "failed", "retry"];
-  return Array.from({ length: tokens }, (_, i) => words[(i * 7 + n) % words.length]).join(" ");
-}
-
-/** Appends `count` exchanges of about 1,500 tokens each, one completed turn per exchange. */
+/** Appends `count` completed turns of about 1,500 tokens each, numbered from `from`. */
 async function grow(session: Session, from: number, count: number): Promise<void> {
-  for (let n = from; n < from + count; n++) {
-    await session.append(
-      [
-        { id: `u${n}`, role: "user", content: `step ${n}: run the build` },
-        {
-          id: `a${n}`,
-          role: "assistant",
-          content: "running",
-          toolCalls: [{ id: `c${n}`, name: "shell", arguments: "{}" }],
-        },
-        { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: output(n, 1_500) },
-        { id: `r${n}`, role: "assistant", content: `step ${n} done` },
-      ],
-      { turnId: `turn${n}` },
-    );
-    await session.completeTurn(`turn${n}`, { promptTokens: 1000 + n });
-  }
+  for (let n = from; n < from + count; n++) await turn(session, n);
 }
 
 const failing: Summarizer = {

@@ -27,8 +27,8 @@ export interface FailureFilter {
   reason?: string;
 }
 
-/** The columns a filter field narrows, by table. */
-const COMPACTION_COLUMNS = {
+/** The columns a compaction filter's fields narrow (and compactions can be grouped by). */
+export const COMPACTION_COLUMNS = {
   sessionId: "session_id",
   mode: "mode",
   policy: "policy",
@@ -37,6 +37,7 @@ const COMPACTION_COLUMNS = {
   promptVersion: "prompt_version",
   trigger: "trigger",
 } as const;
+/** The columns a failure filter's fields narrow. */
 const FAILURE_COLUMNS = { sessionId: "session_id", mode: "mode", reason: "reason" } as const;
 
 type Table = "audit_compactions" | "audit_failures";

@@ -1,32 +1,21 @@
 import { ValidationError } from "@palimpsest/core";
+import type { CompactionFact } from "@palimpsest/projections";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Engine } from "../engine/engine-adapter.ts";
 import { toIso } from "../engine/row-mapping.ts";
-import { type CompactionFilter, compactionWhere, dayOf, type FailureFilter, failureWhere } from "./audit-filters.ts";
+import {
+  COMPACTION_COLUMNS,
+  type CompactionFilter,
+  compactionWhere,
+  dayOf,
+  type FailureFilter,
+  failureWhere,
+} from "./audit-filters.ts";
 import type { AuditCompactionsTable } from "./audit-tables.ts";
 
-/** One compaction, as the audit read model answers it. */
-export interface AuditedCompaction {
-  sessionId: string;
-  seq: number;
-  compactionId: string;
-  occurredAt: string;
-  mode: string;
-  trigger: string;
-  policy: string;
-  profile: string | null;
-  summarizerModel: string | null;
-  promptVersion: string | null;
-  targets: number;
-  replacements: number;
-  tokensBefore: number;
-  tokensAfter: number;
-  tokensReclaimed: number;
-  auxTokensIn: number | null;
-  auxTokensOut: number | null;
-  durationMs: number | null;
-}
+/** One compaction, as the audit read model answers it (the fact the projector stored). */
+export type AuditedCompaction = CompactionFact;
 
 /** What compactions can be grouped by. */
 export const COMPACTION_GROUPS = [
@@ -69,16 +58,9 @@ export interface FailureTotals {
   sessions: number;
 }
 
-/** The columns behind each grouping (`day` is computed per engine). */
-const GROUP_COLUMNS: Record<Exclude<CompactionGroup, "day">, keyof AuditCompactionsTable> = {
-  session: "session_id",
-  mode: "mode",
-  policy: "policy",
-  profile: "profile",
-  summarizerModel: "summarizer_model",
-  promptVersion: "prompt_version",
-  trigger: "trigger",
-};
+/** The columns behind each grouping (`day` is computed per engine): the filter's columns. */
+const { sessionId: session, ...byField } = COMPACTION_COLUMNS;
+const GROUP_COLUMNS: Record<Exclude<CompactionGroup, "day">, keyof AuditCompactionsTable> = { session, ...byField };
 
 /** Compactions matching `filter`, oldest first (at most `limit`). */
 export async function listCompactions(
