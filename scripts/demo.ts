@@ -1,7 +1,7 @@
 /**
  * The README's demo, on the embedded default store (./.palimpsest/palimpsest.db): imports the bundled
- * session, shows its view, compacts the middle, shows history and expand, then resumes it in a fresh
- * process and checks that the view is the same. Every step is a real `palimpsest` CLI process.
+ * session, shows its view, compacts the middle, shows history and expand, asks the audit read models,
+ * writes an HTML report, then resumes it in a fresh process and checks that the view is the same. Every step is a real `palimpsest` CLI process.
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -57,6 +57,23 @@ if (from === undefined || to === undefined || secondRequest < 4) {
 const history = palimpsest(["history", sessionId]);
 const compactionId = /^([0-9a-f-]{36}(?::compaction)?)\s/m.exec(history.split("\n").slice(1).join("\n"))?.[1];
 if (compactionId !== undefined) palimpsest(["expand", sessionId, compactionId]);
+
+// The audit read models: across sessions, in SQL; a message's trail; the view before the compaction.
+palimpsest(["audit", "totals", "--by", "mode,policy"]);
+const [first] = JSON.parse(palimpsest(["--json", "audit", "compactions", "--session", sessionId], false)) as {
+  seq: number;
+  compactionId: string;
+}[];
+if (first !== undefined) {
+  const [trail] = JSON.parse(palimpsest(["--json", "audit", "compaction", first.compactionId], false)) as {
+    writtenBy: { targets: string[] };
+  }[];
+  const target = trail?.writtenBy.targets[0];
+  if (target !== undefined) palimpsest(["audit", "message", target]);
+  palimpsest(["audit", "view", sessionId, "--seq", String(first.seq - 1)]);
+}
+palimpsest(["audit", "rebuild", "--check"]);
+palimpsest(["report", "--html", ".palimpsest/demo-report.html", sessionId]);
 
 palimpsest(["view", sessionId]);
 // The CLI process resumed from its snapshot; here the whole log is replayed from seq 1, without one.

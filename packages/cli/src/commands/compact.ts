@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
 import { type CompactOutcome, compact, compactRange, type PolicyName } from "@palimpsest/store";
 import type { Command } from "commander";
+import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 import { chooseSummarizer, type SummarizerFlags } from "../summarizer-choice.ts";
@@ -31,10 +32,7 @@ function outcomeText(outcome: Exclude<CompactOutcome, { status: "failed" }>): st
 
 function contextWindow(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1_000)
-    throw new ValidationError(`bad --context-window ${value}`, ["a whole number ≥ 1000"]);
-  return n;
+  return integerFlag(value, "--context-window", 1_000);
 }
 
 /**

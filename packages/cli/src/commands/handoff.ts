@@ -1,20 +1,16 @@
 import { ValidationError } from "@palimpsest/core";
 import type { Handoff, HandoffClaim, HandoffStatus } from "@palimpsest/store";
 import type { Command } from "commander";
+import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 const STATUSES: readonly HandoffStatus[] = ["pending", "claimed", "completed", "failed"];
 const DEFAULT_LEASE_MS = 60_000;
 
-/** A whole number of milliseconds from `--lease-ms` (the queue rejects one that is not positive). */
+/** A whole number of milliseconds from `--lease-ms`, at least 1. */
 function leaseMs(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_LEASE_MS;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) {
-    throw new ValidationError(`bad --lease-ms ${value}`, ["--lease-ms: a positive whole number of milliseconds"]);
-  }
-  return n;
+  return value === undefined ? DEFAULT_LEASE_MS : integerFlag(value, "--lease-ms", 1);
 }
 
 function claimText(claim: HandoffClaim | null): string {

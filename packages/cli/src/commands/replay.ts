@@ -11,6 +11,7 @@ import {
   withMicro,
 } from "@palimpsest/store";
 import type { Command } from "commander";
+import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
@@ -54,7 +55,7 @@ export function registerReplay(program: Command): void {
       const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
       const names = parseRuns(opts.compare ?? (opts.micro === true && !backstopGiven ? "none" : opts.policy));
       const policies = names.map((run) => (opts.micro === true ? withMicro(run) : run).name);
-      const contextWindow = positiveInt(opts.contextWindow, "--context-window");
+      const contextWindow = integerFlag(opts.contextWindow, "--context-window", 1);
       const text = await readFile(file, "utf8").catch((cause: unknown) => {
         throw new NotFoundError("file", file, { cause });
       });
@@ -66,7 +67,7 @@ export function registerReplay(program: Command): void {
         contextWindow,
         ...(opts.maxOutputTokens === undefined
           ? {}
-          : { maxOutputTokens: positiveInt(opts.maxOutputTokens, "--max-output-tokens") }),
+          : { maxOutputTokens: integerFlag(opts.maxOutputTokens, "--max-output-tokens", 1) }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(),
       };
@@ -87,12 +88,6 @@ function parseRuns(list: string): ReplayRun[] {
     throw new ValidationError(`unknown policy ${unknown.join(", ")}`, [`policies: ${REPLAY_RUN_NAMES.join(", ")}`]);
   }
   return names.map((n) => replayRun(n) as ReplayRun);
-}
-
-function positiveInt(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new ValidationError(`${flag} must be a positive integer`, [value]);
-  return n;
 }
 
 /** Progress on stderr every 10% of a session of 100+ requests. */

@@ -7,6 +7,8 @@ import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 export interface OpenPalimpsestOptions {
   /** `postgres://…`, a SQLite file path, or `:memory:`; default: `./.palimpsest/palimpsest.db`. */
   url?: string;
+  /** SQLite: how often watchers poll for other processes' commits, in ms (see openEventStore; default 100). */
+  sqlitePollMs?: number;
   /** Take a view snapshot every this many events (default 500). */
   snapshotEvery?: number;
   /** How sessions compact (policy, profile, summarizer, automatic checks, trimming on append). */
@@ -17,7 +19,10 @@ export interface OpenPalimpsestOptions {
 
 /** Opens the store at `url` (migrating it) and returns the session runtime over it. */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
-  const store = await openEventStore(options.url);
+  const store = await openEventStore(
+    options.url,
+    options.sqlitePollMs === undefined ? {} : { sqlitePollMs: options.sqlitePollMs },
+  );
   return new Palimpsest({
     store,
     counterFor: createTokenCounter,
