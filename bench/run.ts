@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
 import { type AppendResult, runAppendBench } from "./append.ts";
+import { type AuditResult, runAuditBench } from "./audit.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
@@ -13,8 +14,9 @@ import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
+import { runWatchBench, type WatchResult } from "./watch.ts";
 
-const BENCHES = ["append", "resume", "budget", "micro-budget", "tokenizers", "cold-start"] as const;
+const BENCHES = ["append", "resume", "budget", "micro-budget", "tokenizers", "cold-start", "audit", "watch"] as const;
 type BenchName = (typeof BENCHES)[number];
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<BenchName> } {
@@ -119,6 +121,111 @@ function coldStartTable(rows: readonly ColdStartResult[]): string {
   );
 }
 
+function auditTables(results: readonly AuditResult[]): string {
+  const catchUp = markdownTable(
+    [
+      "engine",
+      "events",
+      "compactions / superseded rows",
+      "catch-up from empty",
+      "events/s",
+      "readAll paging",
+      "events/s",
+      "catch-up / readAll",
+      "rebuild --check",
+      "rebuild / catch-up",
+      "1 turn: append",
+      "1 turn: catch-up",
+    ],
+    results.map(({ catchUp: r }) => [
+      r.engine,
+      num(r.events),
+      `${num(r.compactions)} / ${num(r.supersessions)}`,
+      ms(r.catchUpMs),
+      num((r.events / r.catchUpMs) * 1000),
+      ms(r.readAllMs),
+      num((r.events / r.readAllMs) * 1000),
+      ratio(r.catchUpMs / r.readAllMs),
+      ms(r.rebuildCheckMs),
+      ratio(r.rebuildCheckMs / r.catchUpMs),
+      ms(r.turnAppendMs),
+      ms(r.turnCatchUpMs),
+    ]),
+  );
+  const queries = markdownTable(
+    [
+      "engine",
+      "query",
+      "models current",
+      "with catch-up on read",
+      "loadSession replay (long session)",
+      "replay / query",
+    ],
+    results.flatMap((r) =>
+      r.queries.map((q) => [
+        q.engine,
+        q.query,
+        ms(q.queryMs),
+        ms(q.freshMs),
+        ms(q.replayMs),
+        ratio(q.replayMs / q.freshMs),
+      ]),
+    ),
+  );
+  const append = markdownTable(
+    [
+      "engine",
+      "events / rep (10 / tx)",
+      "alone events/s",
+      "readAll reader running",
+      "reader / alone",
+      "projector running",
+      "projector / alone",
+      "projector / reader",
+    ],
+    results.map(({ append: r }) => [
+      r.engine,
+      num(r.eventsPerRep),
+      num(r.alonePerSec),
+      num(r.withReaderPerSec),
+      ratio(r.withReaderPerSec / r.alonePerSec),
+      num(r.withProjectorPerSec),
+      ratio(r.withProjectorPerSec / r.alonePerSec),
+      ratio(r.withProjectorPerSec / r.withReaderPerSec),
+    ]),
+  );
+  return [catchUp, queries, append].join("\n\n");
+}
+
+function watchTables(results: readonly WatchResult[]): string {
+  const wake = markdownTable(
+    ["engine", "heard by", "append in", "samples", "median", "p95"],
+    results.flatMap((r) =>
+      r.wake.map((w) => [
+        w.engine,
+        w.pollMs === undefined ? "LISTEN/NOTIFY" : `poll every ${w.pollMs} ms`,
+        w.writer,
+        w.samples,
+        ms(w.medianMs),
+        ms(w.p95Ms),
+      ]),
+    ),
+  );
+  const catchUp = markdownTable(
+    ["engine", "events", "watchEvents({all})", "events/s", "readAll paging", "events/s", "watch / readAll"],
+    results.map(({ catchUp: r }) => [
+      r.engine,
+      num(r.events),
+      ms(r.watchMs),
+      num((r.events / r.watchMs) * 1000),
+      ms(r.readAllMs),
+      num((r.events / r.readAllMs) * 1000),
+      ratio(r.watchMs / r.readAllMs),
+    ]),
+  );
+  return [wake, catchUp].join("\n\n");
+}
+
 const { quick, only } = parseArgs(process.argv.slice(2));
 const serverUrl = postgresServerUrl();
 if (serverUrl === undefined) {
@@ -180,6 +287,18 @@ try {
     for (const engine of engines) rows.push(await runColdStartBench(engine, await databaseFor(engine, "cold"), quick));
     results.coldStart = rows;
     tables.push("## Cold start of one CLI command", coldStartTable(rows));
+  }
+  if (only.has("audit")) {
+    const rows: AuditResult[] = [];
+    for (const engine of engines) rows.push(await runAuditBench(engine, await databaseFor(engine, "audit"), quick));
+    results.audit = rows;
+    tables.push("## Audit read models", auditTables(rows));
+  }
+  if (only.has("watch")) {
+    const rows: WatchResult[] = [];
+    for (const engine of engines) rows.push(await runWatchBench(engine, (label) => databaseFor(engine, label), quick));
+    results.watch = rows;
+    tables.push("## Live views", watchTables(rows));
   }
 } finally {
   await Promise.all(pgDatabases.map((d) => d.drop()));
