@@ -10,13 +10,24 @@ import { type AuditResult, runAuditBench } from "./audit.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
 import { runWatchBench, type WatchResult } from "./watch.ts";
 
-const BENCHES = ["append", "resume", "budget", "micro-budget", "tokenizers", "cold-start", "audit", "watch"] as const;
+const BENCHES = [
+  "append",
+  "resume",
+  "budget",
+  "micro-budget",
+  "tokenizers",
+  "cold-start",
+  "audit",
+  "watch",
+  "handoff",
+] as const;
 type BenchName = (typeof BENCHES)[number];
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<BenchName> } {
@@ -226,6 +237,19 @@ function watchTables(results: readonly WatchResult[]): string {
   return [wake, catchUp].join("\n\n");
 }
 
+function handoffTable(rows: readonly HandoffResult[]): string {
+  return markdownTable(
+    ["engine", "hand-offs / rep", "1 claimer claims/s", `${rows[0]?.racers ?? 4} claimers claims/s`, "racing / one"],
+    rows.map((r) => [
+      r.engine,
+      num(r.handoffsPerRep),
+      num(r.onePerSec),
+      num(r.racingPerSec),
+      ratio(r.racingPerSec / r.onePerSec),
+    ]),
+  );
+}
+
 const { quick, only } = parseArgs(process.argv.slice(2));
 const serverUrl = postgresServerUrl();
 if (serverUrl === undefined) {
@@ -299,6 +323,12 @@ try {
     for (const engine of engines) rows.push(await runWatchBench(engine, (label) => databaseFor(engine, label), quick));
     results.watch = rows;
     tables.push("## Live views", watchTables(rows));
+  }
+  // PostgreSQL only: SQLite's claimers in one process take turns on one thread, so they never race.
+  if (only.has("handoff") && serverUrl !== undefined) {
+    const rows = [await runHandoffBench("postgres", await databaseFor("postgres", "handoff"), quick)];
+    results.handoff = rows;
+    tables.push("## Hand-off claims", handoffTable(rows));
   }
 } finally {
   await Promise.all(pgDatabases.map((d) => d.drop()));
