@@ -153,6 +153,13 @@ for (const backend of runtimeBackends()) {
       expect(fromSub.ancestors.map((a) => a.sessionId)).toEqual([successor.id, source.id]);
       expect(fromSub.tip).toBe(subagent.id);
       await expect(audit.lineage("no-such-session")).rejects.toMatchObject({ code: "NOT_FOUND" });
+      const trees = await audit.lineageTrees();
+      expect(trees.find((t) => t.rootSessionId === source.id)).toMatchObject({
+        sessions: 3,
+        depth: 2,
+        tip: successor.id,
+      });
+      expect(trees.some((t) => t.rootSessionId === successor.id || t.rootSessionId === subagent.id)).toBe(false);
     });
 
     it("shows the view as of any seq, time or turn, equal to a fold of the log up to there", async () => {

@@ -101,6 +101,9 @@ for (const [name, make] of databases) {
       expect(after.view.messages.map((m) => m.id)).toContain(compaction.summaryId);
       const lineage = await json<{ tip: string; ancestors: unknown[] }>("audit", "lineage", session);
       expect(lineage).toMatchObject({ tip: session, ancestors: [] });
+      expect(await json("audit", "lineage")).toEqual([
+        expect.objectContaining({ rootSessionId: session, sessions: 1, tip: session }),
+      ]);
       const rebuilt = await cli("audit", "rebuild", "--check");
       expect(rebuilt.code).toBe(0);
       expect(JSON.parse(rebuilt.stdout)).toMatchObject({ equal: true, replaced: false });

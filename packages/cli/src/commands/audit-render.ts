@@ -6,6 +6,7 @@ import type {
   FailureTotals,
   Lineage,
   LineageNode,
+  LineageTree,
   MessageTrail,
   RebuildReport,
 } from "@palimpsest/store";
@@ -92,6 +93,15 @@ export function renderLineage(l: Lineage): string {
     ...l.descendants.map((d) => `         ${line(d, d.depth)}`),
     `tip of the hand-off chain: ${l.tip}${l.chain.length > 1 ? ` (${l.chain.join(" → ")})` : ""}`,
   ].join("\n");
+}
+
+/** `audit lineage` without a session: one row per lineage tree. */
+export function renderLineageTrees(trees: LineageTree[]): string {
+  if (trees.length === 0) return "no sessions";
+  return table(
+    ["root session", "started", "model", "sessions", "depth", "hand-off tip"],
+    trees.map((t) => [t.rootSessionId, t.startedAt, t.model ?? "-", t.sessions, t.depth, t.tip]),
+  );
 }
 
 /** `audit view`: the view as it stood at a past point. */

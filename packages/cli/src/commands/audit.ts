@@ -17,6 +17,7 @@ import {
   renderCompactions,
   renderFailures,
   renderLineage,
+  renderLineageTrees,
   renderRebuild,
   renderTotals,
   renderTrails,
@@ -114,9 +115,15 @@ export function registerAudit(program: Command): void {
     });
 
   audit
-    .command("lineage <session>")
-    .description("a session's ancestors, descendants and the tip of its hand-off chain")
-    .action(async (id: string) => {
+    .command("lineage [session]")
+    .description("a session's ancestors, descendants and hand-off tip; without one, every lineage tree")
+    .option("--limit <n>", "without a session: at most this many trees")
+    .action(async (id: string | undefined, flags: { limit?: string }) => {
+      if (id === undefined) {
+        const limit = flags.limit === undefined ? undefined : integerFlag(flags.limit, "--limit", 1);
+        await answer(program, (models) => models.lineageTrees(limit), renderLineageTrees);
+        return;
+      }
       await answer(program, async (models) => models.lineage(await sessionIdByPrefix(models.store, id)), renderLineage);
     });
 

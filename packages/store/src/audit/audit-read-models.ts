@@ -15,7 +15,7 @@ import {
   failureTotals,
   listCompactions,
 } from "./compaction-queries.ts";
-import { type Lineage, lineage } from "./lineage-queries.ts";
+import { type Lineage, type LineageTree, lineage, lineageTrees } from "./lineage-queries.ts";
 import { type CompactionTrail, compactionTrails, type MessageTrail, messageTrail } from "./message-queries.ts";
 
 /** Options of the audit read models. */
@@ -88,6 +88,12 @@ export class AuditReadModels {
   async lineage(sessionId: string): Promise<Lineage> {
     await this.#fresh();
     return guardStorage("audit", () => lineage(this.#store.database, sessionId));
+  }
+
+  /** Every lineage tree: its root, size, depth and hand-off tip (sessions by lineage), oldest first. */
+  async lineageTrees(limit?: number): Promise<LineageTree[]> {
+    await this.#fresh();
+    return guardStorage("audit", () => lineageTrees(this.#store.database, limit));
   }
 
   /** The session's active view as it stood at a seq, a time or the end of a turn (read from the log). */

@@ -16,5 +16,5 @@ export {
   type FailureGroup,
   type FailureTotals,
 } from "./compaction-queries.ts";
-export type { Lineage, LineageNode } from "./lineage-queries.ts";
+export type { Lineage, LineageNode, LineageTree } from "./lineage-queries.ts";
 export type { CompactionTrail, MessageTrail, ReplacementRef } from "./message-queries.ts";

@@ -103,3 +103,57 @@ function toNode(row: NodeRow): LineageNode {
     depth: Number(row.depth),
   };
 }
+
+/** One lineage tree: its root session, how many sessions it holds, and where its hand-off chain ends. */
+export interface LineageTree {
+  rootSessionId: string;
+  startedAt: string;
+  model: string | null;
+  /** Sessions in the tree, the root included. */
+  sessions: number;
+  /** The longest path from the root (0 for a session alone). */
+  depth: number;
+  /** The session the root's hand-off chain ends at. */
+  tip: string;
+}
+
+/** Every lineage tree (a session without a parent and everything descended from it), oldest root first. */
+export async function lineageTrees(db: Kysely<StoreDatabase>, limit?: number): Promise<LineageTree[]> {
+  const rows = await sql<{
+    root_id: string;
+    started_at: Date | string;
+    model: string | null;
+    sessions: number | string;
+    depth: number | string;
+    tip: string;
+  }>`
+    WITH RECURSIVE tree(root_id, session_id, depth) AS (
+      SELECT session_id, session_id, 0 FROM audit_sessions WHERE parent_session_id IS NULL
+      UNION ALL
+      SELECT tree.root_id, c.session_id, tree.depth + 1 FROM tree JOIN audit_sessions c ON c.parent_session_id = tree.session_id
+      WHERE tree.depth < ${MAX_DEPTH}
+    ),
+    chain(root_id, session_id, next_id, depth) AS (
+      SELECT session_id, session_id, handed_off_to, 0 FROM audit_sessions WHERE parent_session_id IS NULL
+      UNION ALL
+      SELECT chain.root_id, n.session_id, n.handed_off_to, chain.depth + 1 FROM chain JOIN audit_sessions n ON n.session_id = chain.next_id
+      WHERE chain.depth < ${MAX_DEPTH}
+    ),
+    sizes AS (SELECT root_id, count(*) AS sessions, max(depth) AS depth FROM tree GROUP BY root_id),
+    tips AS (
+      SELECT root_id, session_id AS tip FROM chain c
+      WHERE depth = (SELECT max(depth) FROM chain d WHERE d.root_id = c.root_id)
+    )
+    SELECT s.session_id AS root_id, s.started_at, s.model, sizes.sessions, sizes.depth, tips.tip
+    FROM audit_sessions s JOIN sizes ON sizes.root_id = s.session_id JOIN tips ON tips.root_id = s.session_id
+    ORDER BY s.started_at, s.session_id
+    ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`.execute(db);
+  return rows.rows.map((r) => ({
+    rootSessionId: r.root_id,
+    startedAt: toIso(r.started_at),
+    model: r.model,
+    sessions: Number(r.sessions),
+    depth: Number(r.depth),
+    tip: r.tip,
+  }));
+}
