@@ -239,16 +239,15 @@ async function appendFigures(
   const rates = { off: [] as number[], read: [] as number[], project: [] as number[] };
   try {
     for (let rep = -1; rep < reps; rep++) {
+      const perSec: Record<"off" | "read" | "project", number> = { off: 0, read: 0, project: 0 };
       for (const loop of ["off", "read", "project"] as const) {
         await child.request({ type: "loop", loop });
-        const perSec = await rate();
-        if (rep >= 0) rates[loop].push(perSec);
+        perSec[loop] = await rate();
+        if (rep >= 0) rates[loop].push(perSec[loop]);
       }
       await child.request({ type: "loop", loop: "off" });
       progress(
-        `audit ${engine} append: ${Object.values(rates)
-          .map((r) => r.at(-1)?.toFixed(0))
-          .join(" / ")} events/s`,
+        `audit ${engine} append: alone ${perSec.off.toFixed(0)}/s, reader ${perSec.read.toFixed(0)}/s, projector ${perSec.project.toFixed(0)}/s`,
       );
     }
   } finally {
