@@ -209,6 +209,17 @@ for (const backend of runtimeBackends()) {
       expect((await audit.compactions({ sessionId: source.id }))[0]?.tokensReclaimed).toBe(c?.tokensReclaimed);
     });
 
+    it("keeps a row for a stream without a session.started event, and a rebuild agrees", async () => {
+      const store = runtime.store as KyselyEventStore;
+      const sid = `raw-${source.id}`;
+      const message = { id: "raw-1", role: "user" as const, content: [{ type: "text" as const, text: "hi" }] };
+      await store.append(sid, [{ type: "message.appended", data: { message, tokens: 1 } }], {
+        expectedVersion: "no-stream",
+      });
+      expect(await audit.lineage(sid)).toMatchObject({ session: { sessionId: sid, startedAt: null }, tip: sid });
+      expect(await audit.rebuild({ checkOnly: true })).toMatchObject({ equal: true });
+    });
+
     it("stays equal to a rebuild when two processes project while sessions keep appending", async () => {
       const otherAudit = new AuditReadModels(other.store as KyselyEventStore, { catchUpOnRead: false });
       const writers = [0, 1, 2].map(async () => {

@@ -123,6 +123,9 @@ for (const [name, make] of databases) {
       expect([negative.code, jsonError(negative).code]).toEqual([2, "VALIDATION"]);
       const tooFar = await cli("audit", "view", session, "--seq", "100000");
       expect([tooFar.code, jsonError(tooFar).code]).toEqual([1, "NOT_FOUND"]);
+      const badWait = await cli("audit", "--visibility-wait-ms", "-5", "compactions");
+      expect([badWait.code, jsonError(badWait).code]).toEqual([2, "VALIDATION"]);
+      expect((await cli("audit", "--visibility-wait-ms", "0", "compactions")).code).toBe(0);
       const unknown = await cli("audit", "lineage", "zzzz");
       expect([unknown.code, jsonError(unknown).code]).toEqual([1, "NOT_FOUND"]);
     });

@@ -1,18 +1,18 @@
-import { ValidationError } from "@palimpsest/core";
-import type { AsOf } from "@palimpsest/projections";
-import {
-  AuditReadModels,
-  COMPACTION_GROUPS,
-  type CompactionFilter,
-  FAILURE_GROUPS,
-  type FailureFilter,
-  openEventStore,
-} from "@palimpsest/store";
+import { AuditReadModels, COMPACTION_GROUPS, FAILURE_GROUPS, openEventStore } from "@palimpsest/store";
 import type { Command } from "commander";
 import { integerFlag, listFlag } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { printRequestBody, requestFormat } from "../request-body.ts";
 import { databaseUrl, sessionIdByPrefix } from "../runtime.ts";
+import {
+  asOf,
+  compactionFilter,
+  type FilterFlags,
+  failureFilter,
+  optionalSession,
+  withCompactionFilters,
+  withTimeFilters,
+} from "./audit-flags.ts";
 import {
   renderCompactions,
   renderFailures,
@@ -24,19 +24,6 @@ import {
   renderViewAsOf,
 } from "./audit-render.ts";
 
-interface FilterFlags {
-  session?: string;
-  since?: string;
-  until?: string;
-  mode?: string;
-  policy?: string;
-  profile?: string;
-  model?: string;
-  promptVersion?: string;
-  trigger?: string;
-  reason?: string;
-}
-
 /**
  * `audit …`: questions across sessions answered from the audit read models (caught up with the log
  * before each answer): compactions, totals, failures, message and compaction trails, lineage, the view
@@ -45,7 +32,13 @@ interface FilterFlags {
 export function registerAudit(program: Command): void {
   const audit = program
     .command("audit")
-    .description("audit compactions across sessions: filters, totals, trails, lineage, point-in-time views");
+    .description("audit compactions across sessions: filters, totals, trails, lineage, point-in-time views")
+    .option(
+      "--visibility-wait-ms <ms>",
+      "PostgreSQL: how long to wait for commits an open transaction still hides before answering",
+      "5000",
+    );
+  const options = (): AuditOptions => ({ ...program.opts<GlobalOptions>(), ...audit.opts<AuditOptions>() });
 
   withCompactionFilters(audit.command("compactions"))
     .description("list compactions (oldest first) matching the filters")
@@ -53,8 +46,8 @@ export function registerAudit(program: Command): void {
     .action(async (flags: FilterFlags & { limit?: string }) => {
       const limit = flags.limit === undefined ? undefined : integerFlag(flags.limit, "--limit", 1);
       await answer(
-        program,
-        (models) => compactionFilter(models, flags).then((f) => models.compactions(f, limit)),
+        options(),
+        (models) => compactionFilter(models.store, flags).then((f) => models.compactions(f, limit)),
         renderCompactions,
       );
     });
@@ -65,8 +58,8 @@ export function registerAudit(program: Command): void {
     .action(async (flags: FilterFlags & { by: string }) => {
       const groups = listFlag(flags.by, "--by", COMPACTION_GROUPS);
       await answer(
-        program,
-        async (models) => models.compactionTotals(await compactionFilter(models, flags), groups),
+        options(),
+        async (models) => models.compactionTotals(await compactionFilter(models.store, flags), groups),
         renderTotals,
       );
     });
@@ -79,8 +72,8 @@ export function registerAudit(program: Command): void {
     .action(async (flags: FilterFlags & { by: string }) => {
       const groups = listFlag(flags.by, "--by", FAILURE_GROUPS);
       await answer(
-        program,
-        async (models) => models.failureTotals(await failureFilter(models, flags), groups),
+        options(),
+        async (models) => models.failureTotals(await failureFilter(models.store, flags), groups),
         renderFailures,
       );
     });
@@ -91,8 +84,8 @@ export function registerAudit(program: Command): void {
     .option("--session <session>", "only in this session (id or prefix)")
     .action(async (messageId: string, flags: { session?: string }) => {
       await answer(
-        program,
-        async (models) => models.message(messageId, await optionalSession(models, flags.session)),
+        options(),
+        async (models) => models.message(messageId, await optionalSession(models.store, flags.session)),
         (t) => renderTrails(t, `message ${messageId}`),
       );
     });
@@ -103,9 +96,9 @@ export function registerAudit(program: Command): void {
     .option("--session <session>", "only in this session (id or prefix)")
     .action(async (compactionId: string, flags: { session?: string }) => {
       await answer(
-        program,
+        options(),
         async (models) =>
-          (await models.compaction(compactionId, await optionalSession(models, flags.session))).map((trail) => ({
+          (await models.compaction(compactionId, await optionalSession(models.store, flags.session))).map((trail) => ({
             sessionId: trail.compaction.sessionId,
             messageId: compactionId,
             writtenBy: trail,
@@ -121,10 +114,14 @@ export function registerAudit(program: Command): void {
     .action(async (id: string | undefined, flags: { limit?: string }) => {
       if (id === undefined) {
         const limit = flags.limit === undefined ? undefined : integerFlag(flags.limit, "--limit", 1);
-        await answer(program, (models) => models.lineageTrees(limit), renderLineageTrees);
+        await answer(options(), (models) => models.lineageTrees(limit), renderLineageTrees);
         return;
       }
-      await answer(program, async (models) => models.lineage(await sessionIdByPrefix(models.store, id)), renderLineage);
+      await answer(
+        options(),
+        async (models) => models.lineage(await sessionIdByPrefix(models.store, id)),
+        renderLineage,
+      );
     });
 
   audit
@@ -137,7 +134,7 @@ export function registerAudit(program: Command): void {
     .action(async (id: string, flags: { seq?: string; time?: string; turn?: string; format?: string }) => {
       const at = asOf(flags);
       const format = requestFormat(flags.format);
-      const global = program.opts<GlobalOptions>();
+      const global = options();
       const result = await withAudit(global, async (models) =>
         models.viewAsOf(await sessionIdByPrefix(models.store, id), at),
       );
@@ -151,7 +148,7 @@ export function registerAudit(program: Command): void {
     .option("--check", "only compare the rebuilt models with the live ones; change nothing")
     .action(async (flags: { check?: boolean }) => {
       await answer(
-        program,
+        options(),
         (models) =>
           models
             .rebuild({
@@ -165,10 +162,11 @@ export function registerAudit(program: Command): void {
 }
 
 /** Opens the store and its audit read models, runs `work`, and always closes the store. */
-async function withAudit<T>(global: GlobalOptions, work: (models: AuditModels) => Promise<T>): Promise<T> {
+async function withAudit<T>(global: AuditOptions, work: (models: AuditModels) => Promise<T>): Promise<T> {
+  const visibilityWaitMs = integerFlag(global.visibilityWaitMs ?? "5000", "--visibility-wait-ms", 0);
   const store = await openEventStore(databaseUrl(global));
   try {
-    return await work(Object.assign(new AuditReadModels(store), { store }));
+    return await work(Object.assign(new AuditReadModels(store, { visibilityWaitMs }), { store }));
   } finally {
     await store.close();
   }
@@ -176,63 +174,14 @@ async function withAudit<T>(global: GlobalOptions, work: (models: AuditModels) =
 
 type AuditModels = AuditReadModels & { store: Awaited<ReturnType<typeof openEventStore>> };
 
+/** The global options and the audit command's own. */
+type AuditOptions = GlobalOptions & { visibilityWaitMs?: string };
+
 /** Answers one question and prints it (as JSON with --json). */
-async function answer<T>(program: Command, ask: (models: AuditModels) => Promise<T>, render: (answer: T) => string) {
-  const global = program.opts<GlobalOptions>();
-  emit(global, await withAudit(global, ask), render);
-}
-
-function withTimeFilters(command: Command): Command {
-  return command
-    .option("--session <session>", "only this session (id or prefix)")
-    .option("--since <iso>", "at or after this time")
-    .option("--until <iso>", "before this time");
-}
-
-function withCompactionFilters(command: Command): Command {
-  return withTimeFilters(command)
-    .option("--mode <mode>", "summary, prune, micro, defrag, trim, retract, precompact or import")
-    .option("--policy <policy>", "the policy that produced it")
-    .option("--profile <profile>", "the provider profile it ran under")
-    .option("--model <model>", "the summarizer model")
-    .option("--prompt-version <version>", "the summarizer prompt version")
-    .option("--trigger <trigger>", "manual, auto, import or background");
-}
-
-async function compactionFilter(models: AuditModels, flags: FilterFlags): Promise<CompactionFilter> {
-  const { model, promptVersion, ...rest } = flags;
-  return {
-    ...(await timeFilter(models, rest)),
-    ...defined({ mode: flags.mode, policy: flags.policy, profile: flags.profile, trigger: flags.trigger }),
-    ...defined({ summarizerModel: model, promptVersion }),
-  };
-}
-
-async function failureFilter(models: AuditModels, flags: FilterFlags): Promise<FailureFilter> {
-  return { ...(await timeFilter(models, flags)), ...defined({ mode: flags.mode, reason: flags.reason }) };
-}
-
-async function timeFilter(models: AuditModels, flags: FilterFlags) {
-  const sessionId = await optionalSession(models, flags.session);
-  return defined({ sessionId, since: flags.since, until: flags.until });
-}
-
-async function optionalSession(models: AuditModels, id: string | undefined): Promise<string | undefined> {
-  return id === undefined ? undefined : sessionIdByPrefix(models.store, id);
-}
-
-function defined<T extends Record<string, string | undefined>>(fields: T): { [K in keyof T]?: string } {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
-}
-
-function asOf(flags: { seq?: string; time?: string; turn?: string }): AsOf {
-  const given = [flags.seq, flags.time, flags.turn].filter((f) => f !== undefined).length;
-  if (given !== 1) {
-    throw new ValidationError("give exactly one of --seq, --time or --turn", [
-      "point in time: --seq, --time or --turn",
-    ]);
-  }
-  if (flags.seq !== undefined) return { seq: integerFlag(flags.seq, "--seq", 0) };
-  if (flags.turn !== undefined) return { turn: integerFlag(flags.turn, "--turn", 1) };
-  return { time: flags.time ?? "" };
+async function answer<T>(
+  options: AuditOptions,
+  ask: (models: AuditModels) => Promise<T>,
+  render: (answer: T) => string,
+) {
+  emit(options, await withAudit(options, ask), render);
 }

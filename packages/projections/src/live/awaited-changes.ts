@@ -28,10 +28,12 @@ export class AwaitedChanges {
   /** Records events the watcher emitted, settling the wake-ups they answer. */
   read(events: readonly StoredEvent[]): void {
     for (const event of events) {
+      // Global order is commit-visibility order: a session's seq N+1 can come before its seq N.
+      const seq = Math.max(event.seq, this.#lastRead.get(event.sessionId) ?? 0);
       this.#lastRead.delete(event.sessionId);
-      this.#lastRead.set(event.sessionId, event.seq);
+      this.#lastRead.set(event.sessionId, seq);
       const awaited = this.#awaited.get(event.sessionId);
-      if (awaited !== undefined && awaited.version <= event.seq) this.#awaited.delete(event.sessionId);
+      if (awaited !== undefined && awaited.version <= seq) this.#awaited.delete(event.sessionId);
     }
     for (const sessionId of this.#lastRead.keys()) {
       if (this.#lastRead.size <= MAX_REMEMBERED_SESSIONS) break;

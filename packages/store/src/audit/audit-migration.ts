@@ -23,7 +23,7 @@ export function auditMigration(engine: Engine): Migration {
       await db.schema
         .createTable("audit_sessions")
         .addColumn("session_id", "text", (c) => c.primaryKey())
-        .addColumn("started_at", timestamp, (c) => c.notNull())
+        .addColumn("started_at", timestamp) // null until the session's start is projected
         .addColumn("model", "text")
         .addColumn("parent_session_id", "text")
         .addColumn("relation", "text")

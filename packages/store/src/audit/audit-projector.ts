@@ -51,9 +51,7 @@ export async function catchUpAudit(store: KyselyEventStore, options: CatchUpOpti
     const page = await store.readAll({ after: from, limit: pageSize });
     if (page.events.length === 0) return { events, checkpoint: from, complete };
     const facts = addAuditFacts(emptyAuditFacts(), page.events);
-    const moved = await guardStorage("audit", () =>
-      store.writeGuarded(moveCheckpoint(db, from, page.checkpoint), writeFactStatements(db, facts)),
-    );
+    const moved = await store.writeGuarded(moveCheckpoint(db, from, page.checkpoint), writeFactStatements(db, facts));
     if (moved) {
       events += page.events.length;
       options.onProgress?.({ events });
@@ -61,20 +59,23 @@ export async function catchUpAudit(store: KyselyEventStore, options: CatchUpOpti
   }
 }
 
-/** Where the audit projector stands ("" before its first page); creates its row on first use. */
+/** Where the audit projector stands ("" before its first page); creates its row on first use only. */
 export async function readAuditCheckpoint(store: KyselyEventStore): Promise<GlobalCheckpoint> {
   return guardStorage("audit", async () => {
     const db = store.database;
+    const read = () =>
+      db
+        .selectFrom("audit_checkpoints")
+        .select("checkpoint")
+        .where("projector", "=", AUDIT_PROJECTOR)
+        .executeTakeFirst();
+    const row = await read();
+    if (row !== undefined) return row.checkpoint;
     await db
       .insertInto("audit_checkpoints")
       .values({ projector: AUDIT_PROJECTOR, checkpoint: "" })
       .onConflict((oc) => oc.doNothing())
       .execute();
-    const row = await db
-      .selectFrom("audit_checkpoints")
-      .select("checkpoint")
-      .where("projector", "=", AUDIT_PROJECTOR)
-      .executeTakeFirstOrThrow();
-    return row.checkpoint;
+    return (await read())?.checkpoint ?? "";
   });
 }

@@ -25,6 +25,11 @@ export interface AuditOptions {
    * everything committed before the question. Off, answers are as fresh as the last catch-up.
    */
   catchUpOnRead?: boolean;
+  /**
+   * PostgreSQL: how long a question's catch-up waits for commits hidden behind an open transaction
+   * (anywhere on the server: the barrier is cluster-wide); default AUDIT_VISIBILITY_WAIT_MS (5 s).
+   */
+  visibilityWaitMs?: number;
 }
 
 /**
@@ -36,16 +41,19 @@ export interface AuditOptions {
 export class AuditReadModels {
   readonly #store: KyselyEventStore;
   readonly #catchUpOnRead: boolean;
+  readonly #visibilityWaitMs: number | undefined;
 
   /** Wraps a store; opening costs nothing (the first question catches the models up). */
   constructor(store: KyselyEventStore, options: AuditOptions = {}) {
     this.#store = store;
     this.#catchUpOnRead = options.catchUpOnRead !== false;
+    this.#visibilityWaitMs = options.visibilityWaitMs;
   }
 
   /** Projects every event committed since the last catch-up (in pages of `pageSize`, each one transaction). */
   catchUp(options: CatchUpOptions = {}): Promise<CatchUpResult> {
-    return catchUpAudit(this.#store, options);
+    const wait = this.#visibilityWaitMs;
+    return catchUpAudit(this.#store, wait === undefined ? options : { visibilityWaitMs: wait, ...options });
   }
 
   /** Compactions matching `filter`, oldest first. */
@@ -111,6 +119,6 @@ export class AuditReadModels {
   }
 
   async #fresh(): Promise<void> {
-    if (this.#catchUpOnRead) await catchUpAudit(this.#store);
+    if (this.#catchUpOnRead) await this.catchUp();
   }
 }

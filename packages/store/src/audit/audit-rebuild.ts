@@ -74,12 +74,10 @@ export async function rebuildAudit(
 
   if (options.checkOnly !== true) {
     const db = store.database;
-    const swapped = await guardStorage("audit", () =>
-      store.writeGuarded(moveCheckpoint(db, liveCheckpoint, checkpoint), [
-        ...clearStatements(db),
-        ...writeFactStatements(db, facts),
-      ]),
-    );
+    const swapped = await store.writeGuarded(moveCheckpoint(db, liveCheckpoint, checkpoint), [
+      ...clearStatements(db),
+      ...writeFactStatements(db, facts),
+    ]);
     if (!swapped) throw new ProjectionMoved("audit", "the audit read models moved during the rebuild; run it again");
   }
   const rows = Object.fromEntries(AUDIT_ROW_TABLES.map((t) => [t, rebuilt[t].length])) as Record<AuditRowTable, number>;

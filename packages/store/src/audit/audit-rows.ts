@@ -18,24 +18,27 @@ export type AuditRowTable = (typeof AUDIT_ROW_TABLES)[number];
 export type AuditRows = { [T in AuditRowTable]: Insertable<AuditTables[T]>[] };
 
 /**
- * The table rows of `facts`. A session row started in these facts already carries its hand-off and
- * last seq; those of sessions started earlier arrive as updates (see writeAuditFacts).
+ * The table rows of `facts`: one session row for every session the facts saw (its start, hand-off and
+ * last seq as far as these facts know them; null where they do not), one row per compaction, failure,
+ * superseded message and replacement.
  */
 export function auditRows(facts: AuditFacts): AuditRows {
+  const starts = new Map(facts.sessions.map((s) => [s.sessionId, s]));
   const handOffs = new Map(facts.handOffs.map((h) => [h.sessionId, h]));
   return {
-    audit_sessions: facts.sessions.map((s) => {
-      const h = handOffs.get(s.sessionId);
+    audit_sessions: [...facts.lastSeqs].map(([sessionId, lastSeq]) => {
+      const s = starts.get(sessionId);
+      const h = handOffs.get(sessionId);
       return {
-        session_id: s.sessionId,
-        started_at: s.startedAt,
-        model: s.model,
-        parent_session_id: s.parentSessionId,
-        relation: s.relation,
+        session_id: sessionId,
+        started_at: s?.startedAt ?? null,
+        model: s?.model ?? null,
+        parent_session_id: s?.parentSessionId ?? null,
+        relation: s?.relation ?? null,
         handed_off_to: h?.toSessionId ?? null,
         handed_off_at: h?.handedOffAt ?? null,
         handed_off_seq: h?.seq ?? null,
-        last_seq: facts.lastSeqs.get(s.sessionId) ?? 1,
+        last_seq: lastSeq,
       };
     }),
     audit_compactions: facts.compactions.map((c) => ({

@@ -12,7 +12,8 @@ export interface AuditCheckpointsTable {
 /** One row per session: where it came from, where it was handed off to, and how far the models know it. */
 export interface AuditSessionsTable {
   session_id: string;
-  started_at: Timestamp;
+  /** Null until the session's start event has been projected. */
+  started_at: Timestamp | null;
   model: string | null;
   parent_session_id: string | null;
   relation: string | null;

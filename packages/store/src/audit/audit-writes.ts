@@ -1,6 +1,6 @@
 import type { GlobalCheckpoint } from "@palimpsest/core";
 import type { AuditFacts } from "@palimpsest/projections";
-import type { CompiledQuery, Kysely } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import { AUDIT_ROW_TABLES, type AuditRowTable, auditRows } from "./audit-rows.ts";
 
@@ -21,33 +21,45 @@ export function moveCheckpoint(db: Kysely<StoreDatabase>, from: GlobalCheckpoint
 }
 
 /**
- * The statements that write facts into the audit tables. Inserts skip rows already there, so writing the
- * same facts twice changes nothing; hand-offs and last seqs of sessions started in earlier facts are
- * applied as updates.
+ * The statements that write facts into the audit tables. Writing the same facts twice changes nothing:
+ * row inserts skip rows already there, and a session row merges what it learns (its start, its hand-off,
+ * the highest seq seen), whichever order pages bring a session's events in.
  */
 export function writeFactStatements(db: Kysely<StoreDatabase>, facts: AuditFacts): CompiledQuery[] {
   const rows = auditRows(facts);
-  const statements = AUDIT_ROW_TABLES.flatMap((table) => inserts(db, table, rows[table]));
-  for (const h of facts.handOffs) {
-    statements.push(
-      db
-        .updateTable("audit_sessions")
-        .set({ handed_off_to: h.toSessionId, handed_off_at: h.handedOffAt, handed_off_seq: h.seq })
-        .where("session_id", "=", h.sessionId)
-        .compile(),
-    );
-  }
-  for (const [sessionId, lastSeq] of facts.lastSeqs) {
-    statements.push(
-      db
-        .updateTable("audit_sessions")
-        .set({ last_seq: lastSeq })
-        .where("session_id", "=", sessionId)
-        .where("last_seq", "<", lastSeq)
-        .compile(),
-    );
-  }
+  const statements = chunks(rows.audit_sessions).map((chunk) =>
+    db
+      .insertInto("audit_sessions")
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.column("session_id").doUpdateSet({
+          started_at: keep("started_at"),
+          model: keep("model"),
+          parent_session_id: keep("parent_session_id"),
+          relation: keep("relation"),
+          handed_off_to: keep("handed_off_to"),
+          handed_off_at: keep("handed_off_at"),
+          handed_off_seq: keep("handed_off_seq"),
+          last_seq: sql<number>`CASE WHEN excluded.last_seq > audit_sessions.last_seq THEN excluded.last_seq ELSE audit_sessions.last_seq END`,
+        }),
+      )
+      .compile(),
+  );
+  for (const table of AUDIT_ROW_TABLES)
+    if (table !== "audit_sessions") statements.push(...inserts(db, table, rows[table]));
   return statements;
+}
+
+/** An upsert's value for a session column: what this page learned, else what the row already knew. */
+function keep(column: string) {
+  return sql<never>`COALESCE(excluded.${sql.ref(column)}, audit_sessions.${sql.ref(column)})`;
+}
+
+function chunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT)
+    out.push(rows.slice(start, start + ROWS_PER_INSERT));
+  return out;
 }
 
 /** The statements that empty every audit row table (a rebuild's first step). */
@@ -56,16 +68,12 @@ export function clearStatements(db: Kysely<StoreDatabase>): CompiledQuery[] {
 }
 
 function inserts(db: Kysely<StoreDatabase>, table: AuditRowTable, rows: readonly object[]): CompiledQuery[] {
-  const out: CompiledQuery[] = [];
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    out.push(
-      db
-        .insertInto(table)
-        // biome-ignore lint/suspicious/noExplicitAny: kysely cannot relate a table chosen at run time to its row type
-        .values(rows.slice(start, start + ROWS_PER_INSERT) as any)
-        .onConflict((oc) => oc.doNothing())
-        .compile(),
-    );
-  }
-  return out;
+  return chunks(rows).map((chunk) =>
+    db
+      .insertInto(table)
+      // biome-ignore lint/suspicious/noExplicitAny: kysely cannot relate a table chosen at run time to its row type
+      .values(chunk as any)
+      .onConflict((oc) => oc.doNothing())
+      .compile(),
+  );
 }

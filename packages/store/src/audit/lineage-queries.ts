@@ -6,7 +6,8 @@ import { toIso } from "../engine/row-mapping.ts";
 /** One session in a lineage answer: its links, and its distance from the session asked about. */
 export interface LineageNode {
   sessionId: string;
-  startedAt: string;
+  /** Null while the session's start has not been projected yet. */
+  startedAt: string | null;
   model: string | null;
   parentSessionId: string | null;
   /** How it relates to its parent: "handoff" or "subagent". */
@@ -34,7 +35,7 @@ const MAX_DEPTH = 10_000;
 
 type NodeRow = {
   session_id: string;
-  started_at: Date | string;
+  started_at: Date | string | null;
   model: string | null;
   parent_session_id: string | null;
   relation: string | null;
@@ -95,7 +96,7 @@ export async function lineage(db: Kysely<StoreDatabase>, sessionId: string): Pro
 function toNode(row: NodeRow): LineageNode {
   return {
     sessionId: row.session_id,
-    startedAt: toIso(row.started_at),
+    startedAt: row.started_at === null ? null : toIso(row.started_at),
     model: row.model,
     parentSessionId: row.parent_session_id,
     relation: row.relation,
@@ -107,7 +108,7 @@ function toNode(row: NodeRow): LineageNode {
 /** One lineage tree: its root session, how many sessions it holds, and where its hand-off chain ends. */
 export interface LineageTree {
   rootSessionId: string;
-  startedAt: string;
+  startedAt: string | null;
   model: string | null;
   /** Sessions in the tree, the root included. */
   sessions: number;
@@ -121,7 +122,7 @@ export interface LineageTree {
 export async function lineageTrees(db: Kysely<StoreDatabase>, limit?: number): Promise<LineageTree[]> {
   const rows = await sql<{
     root_id: string;
-    started_at: Date | string;
+    started_at: Date | string | null;
     model: string | null;
     sessions: number | string;
     depth: number | string;
@@ -150,7 +151,7 @@ export async function lineageTrees(db: Kysely<StoreDatabase>, limit?: number): P
     ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`.execute(db);
   return rows.rows.map((r) => ({
     rootSessionId: r.root_id,
-    startedAt: toIso(r.started_at),
+    startedAt: r.started_at === null ? null : toIso(r.started_at),
     model: r.model,
     sessions: Number(r.sessions),
     depth: Number(r.depth),

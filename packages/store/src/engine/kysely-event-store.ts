@@ -67,7 +67,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
 
   /** Runs a compare-and-set and the writes it guards in one transaction; false (nothing written) when it missed. */
   writeGuarded(guard: CompiledQuery, statements: readonly CompiledQuery[]): Promise<boolean> {
-    return this.#adapter.writeGuarded(guard, statements);
+    return guardStorage("writeGuarded", () => this.#adapter.writeGuarded(guard, statements));
   }
 
   /**

@@ -1,0 +1,84 @@
+import { type EventStore, ValidationError } from "@palimpsest/core";
+import type { AsOf } from "@palimpsest/projections";
+import type { CompactionFilter, FailureFilter } from "@palimpsest/store";
+import type { Command } from "commander";
+import { integerFlag } from "../flags.ts";
+import { sessionIdByPrefix } from "../runtime.ts";
+
+/** Where session prefixes are resolved. */
+type SessionCatalogue = Pick<EventStore, "getSession" | "listSessions">;
+
+/** The filter flags of the audit commands, as commander parses them. */
+export interface FilterFlags {
+  session?: string;
+  since?: string;
+  until?: string;
+  mode?: string;
+  policy?: string;
+  profile?: string;
+  model?: string;
+  promptVersion?: string;
+  trigger?: string;
+  reason?: string;
+}
+
+/** Adds --session, --since and --until. */
+export function withTimeFilters(command: Command): Command {
+  return command
+    .option("--session <session>", "only this session (id or prefix)")
+    .option("--since <iso>", "at or after this time")
+    .option("--until <iso>", "before this time");
+}
+
+/** Adds the time filters and --mode, --policy, --profile, --model, --prompt-version, --trigger. */
+export function withCompactionFilters(command: Command): Command {
+  return withTimeFilters(command)
+    .option("--mode <mode>", "summary, prune, micro, defrag, trim, retract, precompact or import")
+    .option("--policy <policy>", "the policy that produced it")
+    .option("--profile <profile>", "the provider profile it ran under")
+    .option("--model <model>", "the summarizer model")
+    .option("--prompt-version <version>", "the summarizer prompt version")
+    .option("--trigger <trigger>", "manual, auto, import or background");
+}
+
+/** The compaction filter the flags ask for (a session prefix resolved to its id). */
+export async function compactionFilter(store: SessionCatalogue, flags: FilterFlags): Promise<CompactionFilter> {
+  const { model, promptVersion, ...rest } = flags;
+  return {
+    ...(await timeFilter(store, rest)),
+    ...defined({ mode: flags.mode, policy: flags.policy, profile: flags.profile, trigger: flags.trigger }),
+    ...defined({ summarizerModel: model, promptVersion }),
+  };
+}
+
+/** The failure filter the flags ask for. */
+export async function failureFilter(store: SessionCatalogue, flags: FilterFlags): Promise<FailureFilter> {
+  return { ...(await timeFilter(store, flags)), ...defined({ mode: flags.mode, reason: flags.reason }) };
+}
+
+async function timeFilter(store: SessionCatalogue, flags: FilterFlags) {
+  const sessionId = await optionalSession(store, flags.session);
+  return defined({ sessionId, since: flags.since, until: flags.until });
+}
+
+/** A session flag resolved to a full id (undefined when absent). */
+export async function optionalSession(store: SessionCatalogue, id: string | undefined): Promise<string | undefined> {
+  return id === undefined ? undefined : sessionIdByPrefix(store, id);
+}
+
+function defined<T extends Record<string, string | undefined>>(fields: T): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
+}
+
+/** The point in time of --seq, --time or --turn (exactly one). */
+export function asOf(flags: { seq?: string; time?: string; turn?: string }): AsOf {
+  const given = [flags.seq, flags.time, flags.turn].filter((f) => f !== undefined).length;
+  if (given !== 1) {
+    throw new ValidationError("give exactly one of --seq, --time or --turn", [
+      "point in time: --seq, --time or --turn",
+    ]);
+  }
+  if (flags.seq !== undefined) return { seq: integerFlag(flags.seq, "--seq", 0) };
+  if (flags.turn !== undefined) return { turn: integerFlag(flags.turn, "--turn", 1) };
+  return { time: flags.time ?? "" };
+}
