@@ -38,3 +38,25 @@ export async function compactedSession(runtime: Palimpsest): Promise<Session> {
 export async function handedOffEvents(runtime: Palimpsest, sessionId: string) {
   return (await runtime.store.readStream(sessionId)).filter((e) => e.type === "session.handed-off");
 }
+
+/** Runs `hook` once, just before the first append of an event of `type` through this runtime's store. */
+export function beforeAppendOf(runtime: Palimpsest, type: string, hook: () => Promise<void>): void {
+  const store = runtime.store;
+  const append = store.append.bind(store);
+  let fired = false;
+  store.append = async (sessionId, events, options) => {
+    if (!fired && events.some((e) => e.type === type)) {
+      fired = true;
+      await hook();
+    }
+    return append(sessionId, events, options);
+  };
+}
+
+/** What a promise settled with: its value, or the error it rejected with. */
+export function settled(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => value,
+    (error: unknown) => error,
+  );
+}

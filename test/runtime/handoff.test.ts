@@ -1,12 +1,14 @@
 import type { Palimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
-import { compactedSession, exchange, handedOffEvents, rejection } from "./handoff-fixtures.ts";
+import { beforeAppendOf, compactedSession, exchange, handedOffEvents, rejection } from "./handoff-fixtures.ts";
 
 for (const backend of runtimeBackends()) {
   describe.skipIf(backend.skip !== undefined)(`claimable hand-off (${backend.name})`, () => {
     let runtime: Palimpsest;
     let worker: Palimpsest;
+    /** The test clock of the runtimes that take one; their hand-offs get targets of their own. */
+    let now = Date.UTC(2032, 0, 1);
     beforeAll(async () => {
       await backend.setup();
       runtime = await backend.open();
@@ -65,20 +67,31 @@ for (const backend of runtimeBackends()) {
       expect(successorOne.view().messages).toEqual(first.view().messages);
       expect(await handedOffEvents(runtime, first.id)).toHaveLength(1);
 
-      // Crash 2: everything but the row's completion happened (the work of another completer, say).
+      // Crash 2: everything but the row's completion happened; the lease ran out, the next claimer finishes.
       const second = await compactedSession(runtime);
-      const two = await runtime.handoffs.request(second);
-      const claimTwo = await worker.handoffs.claim({ claimant: "w", leaseMs: 30_000 });
+      const stalled = await backend.open({ handoffClock: () => now });
+      const two = await stalled.handoffs.request(second, { target: "crash" });
+      const stalledClaim = await stalled.handoffs.claim({ claimant: "stalled", leaseMs: 1_000, target: "crash" });
+      if (stalledClaim === undefined) throw new Error("no claim");
+      beforeAppendOf(stalled, "session.handed-off", async () => {
+        now += 1_000;
+      });
+      expect(await rejection(stalled.handoffs.complete(stalledClaim))).toMatchObject({
+        details: { reason: "lease-expired" },
+      });
+      expect(await handedOffEvents(runtime, second.id)).toHaveLength(1);
+      const clocked = await backend.open({ handoffClock: () => now });
+      const claimTwo = await clocked.handoffs.claim({ claimant: "w", leaseMs: 30_000, target: "crash" });
+      expect(claimTwo).toMatchObject({ handoffId: two.handoffId, attempts: 2 });
       if (claimTwo === undefined) throw new Error("no claim");
-      await runtime.handOff(await runtime.resume(second.id), { toSessionId: two.successorSessionId });
-      const successorTwo = await worker.handoffs.complete(claimTwo);
+      const successorTwo = await clocked.handoffs.complete(claimTwo);
       expect(successorTwo.view().messages).toEqual(second.view().messages);
       expect(await handedOffEvents(runtime, second.id)).toHaveLength(1);
       expect(await runtime.handoffs.get(two.handoffId)).toMatchObject({ status: "completed" });
 
       // A retry after the completion was recorded returns the same successor and writes nothing.
       const events = (await runtime.store.getSession(successorTwo.id))?.version;
-      const again = await worker.handoffs.complete(claimTwo);
+      const again = await clocked.handoffs.complete(claimTwo);
       expect(again.id).toBe(successorTwo.id);
       expect((await runtime.store.getSession(successorTwo.id))?.version).toBe(events);
       expect(await handedOffEvents(runtime, second.id)).toHaveLength(1);
@@ -89,11 +102,24 @@ for (const backend of runtimeBackends()) {
       const requested = await runtime.handoffs.request(source);
       const claim = await worker.handoffs.claim({ claimant: "w", leaseMs: 30_000 });
       if (claim === undefined) throw new Error("no claim");
-      const results = await Promise.allSettled([worker.handoffs.complete(claim), runtime.handoffs.complete(claim)]);
-      expect(results.some((r) => r.status === "fulfilled")).toBe(true);
+      const results = await Promise.all([worker.handoffs.complete(claim), runtime.handoffs.complete(claim)]);
+      expect(results.map((s) => s.id)).toEqual([requested.successorSessionId, requested.successorSessionId]);
       const successor = await runtime.resume(requested.successorSessionId);
       expect(successor.view().messages).toEqual(source.view().messages);
       expect(await handedOffEvents(runtime, source.id)).toHaveLength(1);
+      expect(await runtime.handoffs.get(requested.handoffId)).toMatchObject({ status: "completed", attempts: 1 });
+    });
+
+    it("refuses to hand off to an existing session that is not its successor, before sealing", async () => {
+      const source = await compactedSession(runtime);
+      const unrelated = await runtime.startSession({ model: "gpt-4.1" });
+      expect(await rejection(runtime.handOff(source, { toSessionId: unrelated.id }))).toMatchObject({
+        code: "INVARIANT_VIOLATED",
+        details: { rule: "session-already-started", sessionId: unrelated.id },
+      });
+      expect(await handedOffEvents(runtime, source.id)).toEqual([]);
+      expect((await runtime.resume(unrelated.id)).state.live).toEqual([]);
+      await source.append(exchange(7));
     });
 
     it("a failed hand-off leaves the source writable and open to a new request", async () => {

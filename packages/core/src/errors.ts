@@ -45,7 +45,8 @@ export type InvariantRule =
   | "supersede-duplicates-marker"
   | "micro-absorbs-user-message"
   | "unknown-turn"
-  | "handoff-open";
+  | "handoff-open"
+  | "handoff-completing";
 
 /** A command that would break an invariant of the session; nothing was written. */
 export class InvariantViolation extends PalimpsestError<{

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { type Migration, Migrator } from "kysely/migration";
 import { auditMigration } from "../audit/audit-migration.ts";
-import { createHandoffsTable } from "../handoff/handoff-migration.ts";
+import { addHandoffCompletion, createHandoffsTable } from "../handoff/handoff-migration.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine } from "./engine-adapter.ts";
 
@@ -113,6 +113,7 @@ function createMigrations(engine: Engine): Record<string, Migration> {
             .execute();
       },
     },
+    "0007_handoff_completion": { up: (db: Kysely<unknown>) => addHandoffCompletion(db, engine) },
   };
 }
 

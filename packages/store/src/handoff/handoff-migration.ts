@@ -37,3 +37,25 @@ export async function createHandoffsTable(db: Kysely<unknown>, engine: Engine): 
     .execute();
   await db.schema.createIndex("handoffs_queue").on("handoffs").columns(["status", "created_at_ms"]).execute();
 }
+
+/**
+ * Migration 0007: `completion_started_at_ms`, set (under the claim) when a completion begins, after which
+ * the hand-off can only complete; and the claim's order over the open rows as partial indexes, so a claim
+ * walks the open rows oldest first (all of them, or one target's) instead of sorting every pending row.
+ */
+export async function addHandoffCompletion(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  const ms = engine === "postgres" ? "bigint" : "integer";
+  await db.schema.alterTable("handoffs").addColumn("completion_started_at_ms", ms).execute();
+  await db.schema
+    .createIndex("handoffs_open_order")
+    .on("handoffs")
+    .columns(["created_at_ms", "handoff_id"])
+    .where(OPEN_STATUSES)
+    .execute();
+  await db.schema
+    .createIndex("handoffs_open_target_order")
+    .on("handoffs")
+    .columns(["target", "created_at_ms", "handoff_id"])
+    .where(OPEN_STATUSES)
+    .execute();
+}

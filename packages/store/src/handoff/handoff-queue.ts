@@ -1,5 +1,5 @@
 import { ClaimLost, InvariantViolation, NotFoundError, ValidationError } from "@palimpsest/core";
-import type { Kysely, RawBuilder, UpdateObject } from "kysely";
+import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Engine } from "../engine/engine-adapter.ts";
@@ -94,15 +94,13 @@ export class HandoffQueue {
     if (options.claimant.trim() === "") throw new ValidationError("a claimant is required", ["claimant is empty"]);
     return guardStorage("claimHandoff", async () => {
       const now = nowSql(this.#engine, this.#clock);
+      // Walks the open rows oldest first through a partial index (handoffs_open_order, or
+      // handoffs_open_target_order with a target): no sort of every pending row per claim.
       const next = this.#db
         .selectFrom("handoffs")
         .select("handoff_id")
-        .where((eb) =>
-          eb.or([
-            eb("status", "=", "pending"),
-            eb.and([eb("status", "=", "claimed"), eb("lease_expires_at_ms", "<=", now)]),
-          ]),
-        )
+        .where(OPEN_STATUSES)
+        .where((eb) => eb.or([eb("status", "=", "pending"), eb("lease_expires_at_ms", "<=", now)]))
         .$if(options.target !== undefined, (qb) => qb.where("target", "=", options.target ?? ""))
         .orderBy("created_at_ms")
         .orderBy("handoff_id")
@@ -143,18 +141,63 @@ export class HandoffQueue {
     });
   }
 
-  /** Ends a claimed hand-off (completed or failed) if the claim still holds. */
-  finish(claim: HandoffClaimRef, end: Finish): Promise<Handoff> {
-    return guardStorage("finishHandoff", async () => {
+  /**
+   * Records, under the claim, that a completion began: from then on the hand-off can only complete
+   * (`finish` refuses to fail it unless told the source went elsewhere). Idempotent for its claim.
+   */
+  startCompletion(claim: HandoffClaimRef): Promise<Handoff> {
+    return guardStorage("startHandoffCompletion", async () => {
       const now = nowSql(this.#engine, this.#clock);
-      const failure = end.status === "failed" ? end.failureReason : null;
       const row = await this.#fenced(claim, now, {
-        status: end.status,
-        failure_reason: failure,
-        lease_expires_at_ms: null,
+        completion_started_at_ms: sql<number>`coalesce(completion_started_at_ms, ${now})`,
         updated_at_ms: now,
       });
       return toHandoff(row);
+    });
+  }
+
+  /**
+   * Ends a claimed hand-off if the claim still holds; repeating the same end with the same claim returns
+   * the row. Failing one whose completion began throws InvariantViolation `handoff-completing`, in the
+   * same statement that would fail it, unless `sealedElsewhere` (the source went to another successor).
+   */
+  finish(claim: HandoffClaimRef, end: Finish, sealedElsewhere = false): Promise<Handoff> {
+    return guardStorage("finishHandoff", async () => {
+      const now = nowSql(this.#engine, this.#clock);
+      const failing = end.status === "failed";
+      const set: UpdateObject<StoreDatabase, "handoffs"> = {
+        status: end.status,
+        failure_reason: failing ? end.failureReason : null,
+        lease_expires_at_ms: null,
+        updated_at_ms: now,
+      };
+      try {
+        return toHandoff(await this.#fenced(claim, now, set, failing && !sealedElsewhere));
+      } catch (error) {
+        if (!(error instanceof ClaimLost)) throw error;
+        const current = await this.row(claim.handoffId);
+        if (current.status === end.status && current.claim_token === claim.token) return toHandoff(current);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Fails an open hand-off whose completion has not begun, whoever holds it (a request that found its
+   * source sealed by another hand-off); undefined when it is no longer open or its completion began.
+   */
+  cancel(handoffId: string, failureReason: string): Promise<Handoff | undefined> {
+    return guardStorage("cancelHandoff", async () => {
+      const now = nowSql(this.#engine, this.#clock);
+      const row = await this.#db
+        .updateTable("handoffs")
+        .set({ status: "failed", failure_reason: failureReason, lease_expires_at_ms: null, updated_at_ms: now })
+        .where("handoff_id", "=", handoffId)
+        .where(OPEN_STATUSES)
+        .where("completion_started_at_ms", "is", null)
+        .returningAll()
+        .executeTakeFirst();
+      return row === undefined ? undefined : toHandoff(row);
     });
   }
 
@@ -191,12 +234,14 @@ export class HandoffQueue {
 
   /**
    * Runs one update fenced by the claim: the row must be claimed, hold this token, and have an unexpired
-   * lease. When it does not, reads the row to say why (NotFoundError or ClaimLost); nothing was changed.
+   * lease (and, when `notCompleting`, no completion begun). When it does not, reads the row to say why
+   * (NotFoundError, ClaimLost, or InvariantViolation `handoff-completing`); nothing was changed.
    */
   async #fenced(
     claim: HandoffClaimRef,
     now: RawBuilder<number>,
     set: UpdateObject<StoreDatabase, "handoffs">,
+    notCompleting = false,
   ): Promise<HandoffRow> {
     const row = await this.#db
       .updateTable("handoffs")
@@ -205,12 +250,21 @@ export class HandoffQueue {
       .where("status", "=", "claimed")
       .where("claim_token", "=", claim.token)
       .where("lease_expires_at_ms", ">", now)
+      .$if(notCompleting, (qb) => qb.where("completion_started_at_ms", "is", null))
       .returningAll()
       .executeTakeFirst();
     if (row !== undefined) return row;
     const current = await this.row(claim.handoffId);
     if (current.claim_token !== claim.token) throw new ClaimLost(claim.handoffId, "token-mismatch", current.status);
     if (current.status !== "claimed") throw new ClaimLost(claim.handoffId, "not-claimed", current.status);
+    if (notCompleting && current.completion_started_at_ms !== null) {
+      // Whether or not the lease also ran out, this hand-off can no longer be failed.
+      throw new InvariantViolation(
+        "handoff-completing",
+        `hand-off ${claim.handoffId} is being completed; complete it instead of failing it`,
+        { sessionId: current.source_session_id, ids: [current.successor_session_id] },
+      );
+    }
     throw new ClaimLost(claim.handoffId, "lease-expired", current.status);
   }
 }

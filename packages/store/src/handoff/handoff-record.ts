@@ -16,6 +16,8 @@ export interface Handoff {
   attempts: number;
   leaseExpiresAt?: string;
   failureReason?: string;
+  /** When a completion began; from then on the hand-off can only complete (`fail` refuses). */
+  completionStartedAt?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -50,6 +52,7 @@ export function toHandoff(row: HandoffRow): Handoff {
     attempts: row.attempts,
     ...(row.lease_expires_at_ms === null ? {} : { leaseExpiresAt: iso(row.lease_expires_at_ms) }),
     ...(row.failure_reason === null ? {} : { failureReason: row.failure_reason }),
+    ...(row.completion_started_at_ms === null ? {} : { completionStartedAt: iso(row.completion_started_at_ms) }),
     createdAt: iso(row.created_at_ms),
     updatedAt: iso(row.updated_at_ms),
   };

@@ -18,6 +18,8 @@ export interface HandoffsTable {
   attempts: Generated<number>;
   lease_expires_at_ms: number | null;
   failure_reason: string | null;
+  /** When a completion began under a claim (migration 0007); from then on the hand-off can only complete. */
+  completion_started_at_ms: number | null;
   created_at_ms: number;
   updated_at_ms: number;
 }

@@ -5,7 +5,10 @@ import type { ClaimOptions, HandoffQueue } from "./handoff-queue.ts";
 import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "./handoff-record.ts";
 import type { HandoffStatus } from "./handoff-table.ts";
 
-/** What the hand-off service needs from the runtime: loading sessions and the one hand-off path. */
+/**
+ * What the hand-off service needs from the runtime: loading sessions and the one hand-off path (without
+ * the public `handOff`'s refusal of sessions with an open queued hand-off, since it completes those).
+ */
 export interface HandoffRuntime {
   resume(sessionId: string): Promise<Session>;
   handOff(from: Session, options: { toSessionId: string; reason?: string }): Promise<Session>;
@@ -35,28 +38,29 @@ export class Handoffs {
     this.#queue = queue;
   }
 
-  /** Queues a hand-off of `session` (a handle or an id); an error when it was handed off or has an open one. */
+  /**
+   * Queues a hand-off of `session` (a handle or an id); an error when it was handed off or has an open
+   * one. Re-reads the source after queueing: if another hand-off sealed it meanwhile, the request is
+   * failed at once and this throws `session-handed-off`.
+   */
   async request(session: Session | string, options: RequestHandoffOptions = {}): Promise<Handoff> {
     const source = typeof session === "string" ? await this.#runtime.resume(session) : session;
     if (typeof session !== "string") await source.refresh();
-    const handedOffTo = source.state.handedOffTo;
-    if (handedOffTo !== undefined) {
-      throw new InvariantViolation(
-        "session-handed-off",
-        `session ${source.id} was already handed off to ${handedOffTo}`,
-        {
-          sessionId: source.id,
-          ids: [handedOffTo],
-        },
-      );
-    }
+    if (source.state.handedOffTo !== undefined) throw handedOff(source.id, source.state.handedOffTo);
     const { target, reason, successorSessionId } = options;
-    return this.#queue.insert({
+    const requested = await this.#queue.insert({
       sourceSessionId: source.id,
       successorSessionId: successorSessionId ?? uuidv7(),
       ...(target === undefined ? {} : { target }),
       ...(reason === undefined ? {} : { reason }),
     });
+    await source.refresh();
+    const sealedTo = source.state.handedOffTo;
+    if (sealedTo === undefined) return requested;
+    // A direct hand-off checked for open requests before this one was queued, then sealed the source.
+    const cancelled = await this.#queue.cancel(requested.handoffId, `session was handed off to ${sealedTo}`);
+    if (cancelled === undefined && sealedTo === requested.successorSessionId) return this.get(requested.handoffId);
+    throw handedOff(source.id, sealedTo);
   }
 
   /** Claims the oldest pending or lease-expired hand-off; undefined when there is none to take. */
@@ -70,40 +74,58 @@ export class Handoffs {
   }
 
   /**
-   * Finishes the hand-off and returns the successor. Safe to retry after a crash at any step: the
-   * successor id was fixed at request time and every step skips what an earlier attempt already did.
+   * Finishes the hand-off and returns the successor. First records under the claim that the completion
+   * began (after which `fail` refuses), then seals the source and starts the successor from its sealed
+   * view. Safe to retry, and to run twice at once: every step skips what an earlier attempt already did.
+   * When the source was sealed to another successor, fails the hand-off and throws `session-handed-off`.
    */
   async complete(claim: HandoffClaimRef): Promise<Session> {
     const row = await this.#queue.row(claim.handoffId);
     if (row.status === "completed" && row.claim_token === claim.token) {
       return this.#runtime.resume(row.successor_session_id); // an earlier attempt got this far
     }
-    await this.#queue.check(claim);
+    await this.#queue.startCompletion(claim);
     const source = await this.#runtime.resume(row.source_session_id);
-    const successor = await this.#runtime.handOff(source, {
-      toSessionId: row.successor_session_id,
-      ...(row.reason === null ? {} : { reason: row.reason }),
-    });
+    let successor: Session;
+    try {
+      successor = await this.#runtime.handOff(source, {
+        toSessionId: row.successor_session_id,
+        ...(row.reason === null ? {} : { reason: row.reason }),
+      });
+    } catch (error) {
+      const sealedTo = source.state.handedOffTo;
+      if (sealedTo === undefined || sealedTo === row.successor_session_id) throw error;
+      await this.#queue.finish(
+        claim,
+        { status: "failed", failureReason: `session was handed off to ${sealedTo}` },
+        true,
+      );
+      throw error;
+    }
     await this.#queue.finish(claim, { status: "completed" });
     return successor;
   }
 
-  /** Gives the hand-off up with a reason; the source stays writable (refused once the source was sealed). */
+  /**
+   * Gives the hand-off up with a reason; it never sealed the source. Refused (`handoff-completing`) once a
+   * completion began, atomically with the update that would fail it, and (`session-handed-off`) when the
+   * source was sealed to this hand-off's successor; allowed when another hand-off sealed the source.
+   */
   async fail(claim: HandoffClaimRef, reason: string): Promise<Handoff> {
     if (reason.trim() === "") throw new ValidationError("a failure reason is required", ["reason is empty"]);
     const row = await this.#queue.row(claim.handoffId);
     if (row.status === "failed" && row.claim_token === claim.token) return toHandoff(row);
     await this.#queue.check(claim);
     const source = await this.#runtime.resume(row.source_session_id);
-    const handedOffTo = source.state.handedOffTo;
-    if (handedOffTo !== undefined) {
+    const sealedTo = source.state.handedOffTo;
+    if (sealedTo === row.successor_session_id) {
       throw new InvariantViolation(
         "session-handed-off",
-        `session ${source.id} was already handed off to ${handedOffTo}; complete hand-off ${row.handoff_id} instead`,
-        { sessionId: source.id, ids: [handedOffTo] },
+        `session ${source.id} was already handed off to ${sealedTo}; complete hand-off ${row.handoff_id} instead`,
+        { sessionId: source.id, ids: [sealedTo] },
       );
     }
-    return this.#queue.finish(claim, { status: "failed", failureReason: reason });
+    return this.#queue.finish(claim, { status: "failed", failureReason: reason }, sealedTo !== undefined);
   }
 
   /** One hand-off by id; NotFoundError when there is none. */
@@ -115,4 +137,12 @@ export class Handoffs {
   list(filter: { status?: HandoffStatus } = {}): Promise<Handoff[]> {
     return this.#queue.list(filter);
   }
+}
+
+/** The error of a request for a session that was already handed off. */
+function handedOff(sessionId: string, to: string): InvariantViolation {
+  return new InvariantViolation("session-handed-off", `session ${sessionId} was already handed off to ${to}`, {
+    sessionId,
+    ids: [to],
+  });
 }

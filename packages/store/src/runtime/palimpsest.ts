@@ -3,6 +3,7 @@ import {
   type ChangeFeed,
   type EventStore,
   formatError,
+  type InvariantRule,
   InvariantViolation,
   initialState,
   isPalimpsestError,
@@ -95,7 +96,11 @@ export class Palimpsest {
             ...(deps.compaction === undefined ? {} : { compaction: deps.compaction }),
           });
     const queue = deps.store.handoffQueue;
-    this.handoffs = new Handoffs(this, deps.handoffClock === undefined ? queue : queue.withClock(deps.handoffClock));
+    const runtime = {
+      resume: (sessionId: string) => this.resume(sessionId),
+      handOff: (from: Session, options: HandOffOptions) => this.#handOff(from, options),
+    };
+    this.handoffs = new Handoffs(runtime, deps.handoffClock === undefined ? queue : queue.withClock(deps.handoffClock));
   }
 
   /** Starts a new session; the tokenizer follows the model family unless given. */
@@ -116,21 +121,31 @@ export class Palimpsest {
   }
 
   /**
-   * Hands a session off to a successor: starts the new one linked back to it (carrying the active view
-   * unless told not to), then marks the old one, which takes no more writes. A hand-off that failed
-   * halfway, or that another process is finishing too, is finished by calling it with the same `toSessionId`:
-   * each step skips what was already done. The one path of direct and queued (`handoffs`) hand-offs.
+   * Hands a session off to a successor: seals the old one (which then takes no more writes), then starts
+   * the new one linked back to it, carrying the sealed view unless told not to. A hand-off cut short, or
+   * that another process is finishing too, is finished by calling it again with the same `toSessionId`:
+   * each step skips what was already done. Refused (`handoff-open`) while the session has an open queued
+   * hand-off: that one is finished through `handoffs`, so a claimer's decision is never overtaken.
    */
   async handOff(from: Session, options: HandOffOptions = {}): Promise<Session> {
-    const toSessionId = options.toSessionId ?? uuidv7();
-    await from.refresh();
-    const sealedTo = from.state.handedOffTo;
-    if (sealedTo !== undefined && sealedTo !== toSessionId) {
-      throw new InvariantViolation("session-handed-off", `session ${from.id} was handed off to ${sealedTo}`, {
-        sessionId: from.id,
-        ids: [sealedTo],
-      });
+    const open = await this.store.handoffQueue.list({ sourceSessionId: from.id, open: true });
+    if (open.length > 0) {
+      const ids = open.map((h) => h.handoffId);
+      throw new InvariantViolation(
+        "handoff-open",
+        `session ${from.id} has an open queued hand-off (${ids.join(", ")}); complete or fail it through runtime.handoffs`,
+        { sessionId: from.id, ids },
+      );
     }
+    return this.#handOff(from, options);
+  }
+
+  /** The one hand-off path, of direct and queued hand-offs: seal, then start and fill the successor. */
+  async #handOff(from: Session, options: HandOffOptions): Promise<Session> {
+    const toSessionId = options.toSessionId ?? uuidv7();
+    await this.#existingSuccessor(from.id, toSessionId); // refuses an unrelated session before sealing
+    await this.#seal(from, toSessionId, options.reason);
+    // Sealed: `from.state` is the source's final state, so the copy holds every message it ever took.
     const successor = await this.#successor(from, toSessionId);
     if (options.carryView !== false && successor.state.live.length === 0 && from.state.live.length > 0) {
       // Keyed, so a second process carrying the same view replays the first one's append instead of failing.
@@ -139,13 +154,40 @@ export class Palimpsest {
         { idempotencyKey: `handoff:${from.id}` },
       );
     }
-    if (sealedTo === undefined) await from.markHandedOff(toSessionId, options.reason);
     return successor;
+  }
+
+  /**
+   * Seals `from` to `toSessionId`, or finds it sealed there already (by an earlier attempt or a
+   * concurrent completer); `session-handed-off` when it was sealed to another successor. The seal is
+   * decided on the state it is appended after (a moved stream is re-read and decided again), and nothing
+   * is copied before it lands, so a message written before the seal is always in the sealed state.
+   */
+  async #seal(from: Session, toSessionId: string, reason: string | undefined): Promise<void> {
+    for (;;) {
+      await from.refresh();
+      const sealedTo = from.state.handedOffTo;
+      if (sealedTo === toSessionId) return;
+      if (sealedTo !== undefined) {
+        throw new InvariantViolation("session-handed-off", `session ${from.id} was handed off to ${sealedTo}`, {
+          sessionId: from.id,
+          ids: [sealedTo],
+        });
+      }
+      try {
+        await from.markHandedOff(toSessionId, reason);
+        return;
+      } catch (error) {
+        // Sealed by another process between our read and our append: read again and decide.
+        if (!isInvariant(error, "session-handed-off")) throw error;
+      }
+    }
   }
 
   /** The successor of a hand-off: started from the source's settings and linked back, or resumed if it exists. */
   async #successor(from: Session, toSessionId: string): Promise<Session> {
-    if ((await this.store.getSession(toSessionId)) !== undefined) return this.resume(toSessionId);
+    const existing = await this.#existingSuccessor(from.id, toSessionId);
+    if (existing !== undefined) return existing;
     try {
       return await this.startSession({
         ...from.state.started,
@@ -154,11 +196,26 @@ export class Palimpsest {
       });
     } catch (error) {
       // Another process finishing the same hand-off started it first.
-      if (isPalimpsestError(error, "INVARIANT_VIOLATED") || isPalimpsestError(error, "CONCURRENCY_CONFLICT")) {
-        return this.resume(toSessionId);
-      }
-      throw error;
+      if (!isInvariant(error, "session-already-started")) throw error;
+      const started = await this.#existingSuccessor(from.id, toSessionId);
+      if (started === undefined) throw error;
+      return started;
     }
+  }
+
+  /** The session `toSessionId` if it exists, linked back to `fromId` by a hand-off; else an error. */
+  async #existingSuccessor(fromId: string, toSessionId: string): Promise<Session | undefined> {
+    if ((await this.store.getSession(toSessionId)) === undefined) return undefined;
+    const existing = await this.resume(toSessionId);
+    const parent = existing.state.started?.parent;
+    if (parent?.sessionId !== fromId || parent.relation !== "handoff") {
+      throw new InvariantViolation(
+        "session-already-started",
+        `session ${toSessionId} already exists and is not a hand-off successor of ${fromId}`,
+        { sessionId: toSessionId, ids: [fromId] },
+      );
+    }
+    return existing;
   }
 
   /** The session catalogue, newest first. */
@@ -236,4 +293,9 @@ function microOptions(settings: CompactionSettings): MicroCompactOptions {
     ...(summarizer === undefined ? {} : { summarizer }),
     ...(summaryTimeoutMs === undefined ? {} : { summaryTimeoutMs }),
   };
+}
+
+/** Whether `error` is an InvariantViolation of `rule`. */
+function isInvariant(error: unknown, rule: InvariantRule): boolean {
+  return isPalimpsestError(error, "INVARIANT_VIOLATED") && (error.details as { rule?: string }).rule === rule;
 }
