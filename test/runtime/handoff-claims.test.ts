@@ -69,11 +69,11 @@ for (const backend of runtimeBackends()) {
       expect(taken?.token).not.toBe(old.token);
 
       for (const attempt of [
-        first.handoffs.renew(old, 10_000),
-        first.handoffs.complete(old),
-        first.handoffs.fail(old, "x"),
+        () => first.handoffs.renew(old, 10_000),
+        () => first.handoffs.complete(old),
+        () => first.handoffs.fail(old, "x"),
       ]) {
-        expect(await rejection(attempt)).toMatchObject({
+        expect(await rejection(attempt())).toMatchObject({
           code: "CONCURRENCY_CONFLICT",
           details: { handoffId: requested.handoffId, reason: "token-mismatch" },
         });

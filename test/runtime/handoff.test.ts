@@ -183,11 +183,11 @@ for (const backend of runtimeBackends()) {
       if (claim === undefined) throw new Error("no claim");
       const forged = { handoffId: claim.handoffId, token: "forged" };
       for (const attempt of [
-        worker.handoffs.complete(forged),
-        worker.handoffs.renew(forged, 1_000),
-        worker.handoffs.fail(forged, "x"),
+        () => worker.handoffs.complete(forged),
+        () => worker.handoffs.renew(forged, 1_000),
+        () => worker.handoffs.fail(forged, "x"),
       ]) {
-        expect(await rejection(attempt)).toMatchObject({
+        expect(await rejection(attempt())).toMatchObject({
           code: "CONCURRENCY_CONFLICT",
           details: { handoffId: claim.handoffId, reason: "token-mismatch", status: "claimed" },
         });

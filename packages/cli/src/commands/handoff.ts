@@ -99,7 +99,7 @@ export function registerHandoff(program: Command): void {
 
   handoff
     .command("complete <handoff>")
-    .description("finish a claimed hand-off: start the successor from the source's resume state, seal the source")
+    .description("finish a claimed hand-off: seal the source, start the successor from its sealed view (retry-safe)")
     .requiredOption("--token <token>", "the token the claim printed")
     .action(async (handoffId: string, flags: { token: string }) => {
       const global = program.opts<GlobalOptions>();
@@ -112,7 +112,7 @@ export function registerHandoff(program: Command): void {
 
   handoff
     .command("fail <handoff>")
-    .description("give a claimed hand-off up; the source session stays writable")
+    .description("give a claimed hand-off up, unless its completion began; the source session stays writable")
     .requiredOption("--token <token>", "the token the claim printed")
     .requiredOption("--reason <reason>", "why it failed")
     .action(async (handoffId: string, flags: { token: string; reason: string }) => {

@@ -3,7 +3,6 @@ import {
   type ChangeFeed,
   type EventStore,
   formatError,
-  type InvariantRule,
   InvariantViolation,
   initialState,
   isPalimpsestError,
@@ -24,23 +23,17 @@ import { sessionThreshold } from "../telemetry/session-threshold.ts";
 import type { TelemetryRecorder } from "../telemetry/telemetry-recorder.ts";
 import { type CompactOutcome, compact } from "./compact.ts";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
+import { type HandOffOptions, handOffSession } from "./hand-off.ts";
 import { loadSession } from "./load-session.ts";
-import type { MessageInput } from "./message-input.ts";
 import { type MicroCompactOptions, microCompact } from "./micro-compact.ts";
 import { Session, type SessionContext } from "./session.ts";
+
+export type { HandOffOptions } from "./hand-off.ts";
 
 /** How a new session starts; everything is optional. */
 export interface StartSessionOptions extends Partial<Omit<SessionStarted, "encoding">> {
   sessionId?: string;
   encoding?: SessionStarted["encoding"];
-}
-
-/** Options of a hand-off. */
-export interface HandOffOptions {
-  toSessionId?: string;
-  reason?: string;
-  /** Copy the active view into the successor (default true), so it starts where this one stands. */
-  carryView?: boolean;
 }
 
 /** The store a runtime needs: the event log, its snapshots, wake-ups after commits, and the hand-off queue. */
@@ -140,82 +133,9 @@ export class Palimpsest {
     return this.#handOff(from, options);
   }
 
-  /** The one hand-off path, of direct and queued hand-offs: seal, then start and fill the successor. */
-  async #handOff(from: Session, options: HandOffOptions): Promise<Session> {
-    const toSessionId = options.toSessionId ?? uuidv7();
-    await this.#existingSuccessor(from.id, toSessionId); // refuses an unrelated session before sealing
-    await this.#seal(from, toSessionId, options.reason);
-    // Sealed: `from.state` is the source's final state, so the copy holds every message it ever took.
-    const successor = await this.#successor(from, toSessionId);
-    if (options.carryView !== false && successor.state.live.length === 0 && from.state.live.length > 0) {
-      // Keyed, so a second process carrying the same view replays the first one's append instead of failing.
-      await successor.append(
-        from.state.live.map((e) => e.message as MessageInput),
-        { idempotencyKey: `handoff:${from.id}` },
-      );
-    }
-    return successor;
-  }
-
-  /**
-   * Seals `from` to `toSessionId`, or finds it sealed there already (by an earlier attempt or a
-   * concurrent completer); `session-handed-off` when it was sealed to another successor. The seal is
-   * decided on the state it is appended after (a moved stream is re-read and decided again), and nothing
-   * is copied before it lands, so a message written before the seal is always in the sealed state.
-   */
-  async #seal(from: Session, toSessionId: string, reason: string | undefined): Promise<void> {
-    for (;;) {
-      await from.refresh();
-      const sealedTo = from.state.handedOffTo;
-      if (sealedTo === toSessionId) return;
-      if (sealedTo !== undefined) {
-        throw new InvariantViolation("session-handed-off", `session ${from.id} was handed off to ${sealedTo}`, {
-          sessionId: from.id,
-          ids: [sealedTo],
-        });
-      }
-      try {
-        await from.markHandedOff(toSessionId, reason);
-        return;
-      } catch (error) {
-        // Sealed by another process between our read and our append: read again and decide.
-        if (!isInvariant(error, "session-handed-off")) throw error;
-      }
-    }
-  }
-
-  /** The successor of a hand-off: started from the source's settings and linked back, or resumed if it exists. */
-  async #successor(from: Session, toSessionId: string): Promise<Session> {
-    const existing = await this.#existingSuccessor(from.id, toSessionId);
-    if (existing !== undefined) return existing;
-    try {
-      return await this.startSession({
-        ...from.state.started,
-        sessionId: toSessionId,
-        parent: { sessionId: from.id, relation: "handoff" },
-      });
-    } catch (error) {
-      // Another process finishing the same hand-off started it first.
-      if (!isInvariant(error, "session-already-started")) throw error;
-      const started = await this.#existingSuccessor(from.id, toSessionId);
-      if (started === undefined) throw error;
-      return started;
-    }
-  }
-
-  /** The session `toSessionId` if it exists, linked back to `fromId` by a hand-off; else an error. */
-  async #existingSuccessor(fromId: string, toSessionId: string): Promise<Session | undefined> {
-    if ((await this.store.getSession(toSessionId)) === undefined) return undefined;
-    const existing = await this.resume(toSessionId);
-    const parent = existing.state.started?.parent;
-    if (parent?.sessionId !== fromId || parent.relation !== "handoff") {
-      throw new InvariantViolation(
-        "session-already-started",
-        `session ${toSessionId} already exists and is not a hand-off successor of ${fromId}`,
-        { sessionId: toSessionId, ids: [fromId] },
-      );
-    }
-    return existing;
+  /** The one hand-off path, of direct and queued hand-offs (see hand-off.ts). */
+  #handOff(from: Session, options: HandOffOptions): Promise<Session> {
+    return handOffSession(this, from, options);
   }
 
   /** The session catalogue, newest first. */
@@ -293,9 +213,4 @@ function microOptions(settings: CompactionSettings): MicroCompactOptions {
     ...(summarizer === undefined ? {} : { summarizer }),
     ...(summaryTimeoutMs === undefined ? {} : { summaryTimeoutMs }),
   };
-}
-
-/** Whether `error` is an InvariantViolation of `rule`. */
-function isInvariant(error: unknown, rule: InvariantRule): boolean {
-  return isPalimpsestError(error, "INVARIANT_VIOLATED") && (error.details as { rule?: string }).rule === rule;
 }
