@@ -4,7 +4,13 @@
  * against a full replay of the session, and appends with and without a projector in another process.
  */
 import type { DomainEvent } from "@palimpsest/core";
-import { AuditReadModels, type KyselyEventStore, loadSession, openEventStore } from "@palimpsest/store";
+import {
+  AUDIT_ROW_TABLES,
+  AuditReadModels,
+  type KyselyEventStore,
+  loadSession,
+  openEventStore,
+} from "@palimpsest/store";
 import { forkBenchChild } from "./bench-child.ts";
 import { median, progress, timed } from "./stats.ts";
 import { benchMessage, buildSession, messageEvents, messageText, STARTED } from "./workload.ts";
@@ -56,14 +62,8 @@ export interface AuditResult {
   append: AuditAppendResult;
 }
 
-const AUDIT_TABLES = [
-  "audit_checkpoints",
-  "audit_sessions",
-  "audit_compactions",
-  "audit_failures",
-  "audit_supersessions",
-  "audit_replacements",
-] as const;
+/** Every audit table, the checkpoint's included. */
+const AUDIT_TABLES = [...AUDIT_ROW_TABLES, "audit_checkpoints"] as const;
 
 /** The projector's page size, used for the readAll baseline too. */
 const PAGE = 1000;
@@ -103,12 +103,12 @@ async function resetAudit(store: KyselyEventStore): Promise<void> {
   for (const table of AUDIT_TABLES) await store.database.deleteFrom(table).execute();
 }
 
-/** Pages the whole log with readAll alone: the baseline of a catch-up. */
-async function readWholeLog(store: KyselyEventStore): Promise<number> {
+/** Pages the whole log with readAll alone: the baseline of a catch-up (and of a global watcher). */
+export async function readWholeLog(store: KyselyEventStore, pageSize = PAGE): Promise<number> {
   let after = "";
   let events = 0;
   for (;;) {
-    const page = await store.readAll({ after, limit: PAGE });
+    const page = await store.readAll({ after, limit: pageSize });
     if (page.events.length === 0) return events;
     events += page.events.length;
     after = page.checkpoint;

@@ -5,6 +5,7 @@
  */
 import { watchEvents } from "@palimpsest/projections/live";
 import { type KyselyEventStore, openEventStore } from "@palimpsest/store";
+import { readWholeLog } from "./audit.ts";
 import { forkBenchChild, wallClock } from "./bench-child.ts";
 import { median, progress, timed } from "./stats.ts";
 import { buildSession, messageEvents, STARTED } from "./workload.ts";
@@ -132,16 +133,7 @@ async function catchUpFigures(
     const sessions = quick ? 4 : 20;
     progress(`watch ${engine}: building ${sessions} sessions of 5,000 messages`);
     for (let s = 0; s < sessions; s++) await buildSession(store, `watch-${s}`, { messages: 5_000, compact: true });
-    const readAll = async () => {
-      let after = "";
-      let events = 0;
-      for (;;) {
-        const page = await store.readAll({ after, limit: PAGE });
-        if (page.events.length === 0) return events;
-        events += page.events.length;
-        after = page.checkpoint;
-      }
-    };
+    const readAll = () => readWholeLog(store, PAGE);
     const watch = (events: number) =>
       new Promise<void>((resolve, reject) => {
         let seen = 0;

@@ -7,6 +7,7 @@ export {
 } from "./audit-projector.ts";
 export * from "./audit-read-models.ts";
 export type { AuditDifference, RebuildReport } from "./audit-rebuild.ts";
+export { AUDIT_ROW_TABLES, type AuditRowTable } from "./audit-rows.ts";
 export {
   type AuditedCompaction,
   COMPACTION_GROUPS,
