@@ -38,6 +38,24 @@ export function appendReadContract(ctx: ContractContext): void {
       expect((await ctx.store().readStream(sid, { fromSeq: 10 })).map((e) => e.seq)).toEqual([10, 11]);
     });
 
+    it("gives the global head: reading after it returns only what is committed later", async () => {
+      const sid = newSessionId("head");
+      await ctx.store().append(sid, [started()], { expectedVersion: "no-stream" });
+      const head = await vi.waitFor(async () => {
+        const h = await ctx.store().globalHead();
+        expect((await ctx.store().readAll({ after: h })).events).toEqual([]);
+        return h;
+      });
+      const { events } = await ctx.store().append(sid, [userMessage("h1", "x")], { expectedVersion: 1 });
+      const later = await vi.waitFor(async () => {
+        const page = await ctx.store().readAll({ after: head });
+        expect(page.events.some((e) => e.eventId === events[0]?.eventId)).toBe(true);
+        return page;
+      });
+      expect(later.events.filter((e) => e.sessionId === sid).map((e) => e.seq)).toEqual([2]);
+      expect(await ctx.store().globalHead()).toBe(later.checkpoint);
+    });
+
     it("reads an unknown session as empty and without a catalogue entry", async () => {
       const sid = newSessionId("unknown");
       expect(await ctx.store().readStream(sid)).toEqual([]);

@@ -9,6 +9,7 @@ import { registerReplay } from "./commands/replay.ts";
 import { registerReport } from "./commands/report.ts";
 import { registerSessions } from "./commands/sessions.ts";
 import { registerView } from "./commands/view.ts";
+import { registerWatch } from "./commands/watch.ts";
 
 /** Builds the `palimpsest` command with every subcommand registered. */
 export function buildProgram(): Command {
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerReplay(program);
   registerReport(program);
   registerAudit(program);
+  registerWatch(program);
   registerHandoff(program);
   return program;
 }

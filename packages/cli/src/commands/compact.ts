@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
 import { type CompactOutcome, compact, compactRange, type PolicyName } from "@palimpsest/store";
 import type { Command } from "commander";
+import { compactionLine } from "../event-line.ts";
 import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
@@ -20,9 +21,7 @@ interface CompactFlags extends SummarizerFlags {
 const POLICIES: readonly PolicyName[] = ["summary", "prune-first"];
 
 function describe(event: StoredEvent): string {
-  if (event.type !== "messages.superseded") return `recorded ${event.type}`;
-  const { stats, targets, compactionId, mode } = event.data;
-  return `compaction ${compactionId} (${mode}): superseded ${targets.length} messages, ${stats.tokensBefore} → ${stats.tokensAfter} tokens (reclaimed ${stats.tokensBefore - stats.tokensAfter})`;
+  return event.type === "messages.superseded" ? compactionLine(event.data) : `recorded ${event.type}`;
 }
 
 function outcomeText(outcome: Exclude<CompactOutcome, { status: "failed" }>): string {

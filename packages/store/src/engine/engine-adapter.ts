@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
-import type { GlobalLogReader, VisibilityWait } from "./global-log.ts";
+import type { GlobalHead, GlobalLogReader, VisibilityWait } from "./global-log.ts";
 import type { GuardedWrite } from "./guarded-write.ts";
 
 /** The database engines the store runs on. */
@@ -29,6 +29,8 @@ export interface EngineAdapter {
   writeBatch(batch: PreparedBatch): Promise<WrittenBatch | undefined>;
   /** Pages the global log in the engine's commit-visibility order (see global-log.ts). */
   readonly readGlobalLog: GlobalLogReader;
+  /** The checkpoint after the last event global readers can see now (see global-log.ts). */
+  readonly globalHead: GlobalHead;
   /** Waits until every commit so far is visible to global readers (see global-log.ts). */
   readonly awaitVisible: VisibilityWait;
   /**

@@ -101,3 +101,25 @@ export const postgresVisibilityWait: VisibilityWait = async (db, timeoutMs) => {
     await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
   }
 };
+
+/** The checkpoint just after the last event global readers can see now ("" for an empty log). */
+export type GlobalHead = (db: Kysely<StoreDatabase>) => Promise<GlobalCheckpoint>;
+
+/** SQLite: the last position. */
+export const sqliteGlobalHead: GlobalHead = async (db) => {
+  const row = await db.selectFrom("events").select(sql<number | null>`max(position)`.as("last")).executeTakeFirst();
+  return row?.last == null ? "" : String(row.last);
+};
+
+/** PostgreSQL: the last row below the visibility barrier in (transaction_id, position) order. */
+export const postgresGlobalHead: GlobalHead = async (db) => {
+  const row = await db
+    .selectFrom("events")
+    .select([sql<string>`transaction_id::text`.as("xid"), "position"])
+    .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .orderBy(sql`transaction_id`, "desc")
+    .orderBy("position", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? "" : `${row.xid}:${row.position}`;
+};

@@ -6,6 +6,7 @@ import type {
   ChangeListener,
   DomainEvent,
   EventStore,
+  GlobalCheckpoint,
   GlobalPage,
   PrecompactionCandidate,
   ReadAllOptions,
@@ -55,6 +56,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
   /** The kysely handle, for store modules keeping their own tables beside the log (the audit read models). */
   get database(): Kysely<StoreDatabase> {
     return this.#adapter.db;
+  }
+
+  /** The checkpoint just after the last event `readAll` can return now: where a reader of only new events starts. */
+  globalHead(): Promise<GlobalCheckpoint> {
+    return guardStorage("globalHead", () => this.#adapter.globalHead(this.#adapter.db));
   }
 
   /**

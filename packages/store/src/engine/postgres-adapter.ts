@@ -5,7 +5,7 @@ import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
-import { postgresVisibilityWait, readPostgresGlobalLog } from "./global-log.ts";
+import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./global-log.ts";
 import { postgresGuardedWrite } from "./guarded-write.ts";
 import { CHANGES_CHANNEL, postgresChangeSource, sessionRef } from "./postgres-changes.ts";
 
@@ -64,6 +64,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     db,
     readGlobalLog: readPostgresGlobalLog,
     awaitVisible: postgresVisibilityWait,
+    globalHead: postgresGlobalHead,
     listen: postgresChangeSource(pool, db),
     writeGuarded: postgresGuardedWrite(pool),
     async writeBatch(batch) {

@@ -4,7 +4,7 @@ import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
-import { readSqliteGlobalLog, sqliteVisibilityWait } from "./global-log.ts";
+import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./global-log.ts";
 import { sqliteGuardedWrite } from "./guarded-write.ts";
 import { sqliteChangeSource } from "./sqlite-changes.ts";
 
@@ -93,6 +93,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, pollMs: number):
     db,
     readGlobalLog: readSqliteGlobalLog,
     awaitVisible: sqliteVisibilityWait,
+    globalHead: sqliteGlobalHead,
     listen: sqliteChangeSource(database, pollMs),
     writeGuarded: sqliteGuardedWrite(database),
     async writeBatch(batch) {

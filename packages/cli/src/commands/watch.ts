@@ -1,0 +1,81 @@
+import type { StoredEvent } from "@palimpsest/core";
+import { type WatchTarget, watchEvents } from "@palimpsest/projections/live";
+import { openEventStore } from "@palimpsest/store";
+import type { Command } from "commander";
+import { eventLine } from "../event-line.ts";
+import { integerFlag } from "../flags.ts";
+import type { GlobalOptions } from "../output.ts";
+import { databaseUrl, sessionIdByPrefix } from "../runtime.ts";
+
+interface WatchFlags {
+  fromSeq?: string;
+  after?: string;
+  count?: string;
+}
+
+/**
+ * `watch [session]`: prints events as they are committed, by this process or any other, one line each
+ * (`--json`: one JSON event per line). From the end of the log unless told where to start; runs until
+ * interrupted or `--count` events were printed.
+ */
+export function registerWatch(program: Command): void {
+  program
+    .command("watch [session]")
+    .description("print a session's events (or every session's) as they are committed, by any process")
+    .option("--from-seq <n>", "with a session: start at this seq (default: after its last event)")
+    .option("--after <checkpoint>", 'without a session: start after this global checkpoint ("" = the start)')
+    .option("--count <n>", "stop after printing this many events")
+    .action(async (id: string | undefined, flags: WatchFlags) => {
+      const global = program.opts<GlobalOptions>();
+      const count = flags.count === undefined ? undefined : integerFlag(flags.count, "--count", 1);
+      const store = await openEventStore(databaseUrl(global));
+      try {
+        const target = await watchTarget(store, id, flags);
+        await print(watchEvents(store, target), global.json === true, count);
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+type Store = Awaited<ReturnType<typeof openEventStore>>;
+
+/** Where to start: the given seq or checkpoint, else just after what the log holds now. */
+async function watchTarget(store: Store, id: string | undefined, flags: WatchFlags): Promise<WatchTarget> {
+  if (id === undefined) {
+    return { all: true, after: flags.after ?? (await store.globalHead()) };
+  }
+  const sessionId = await sessionIdByPrefix(store, id);
+  const fromSeq =
+    flags.fromSeq === undefined
+      ? ((await store.getSession(sessionId))?.version ?? 0) + 1
+      : integerFlag(flags.fromSeq, "--from-seq", 1);
+  return { sessionId, fromSeq };
+}
+
+/** Prints events until `count` were printed or the process is interrupted (SIGINT/SIGTERM end it cleanly). */
+function print(events: ReturnType<typeof watchEvents>, json: boolean, count: number | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let printed = 0;
+    let subscription: { unsubscribe(): void } | undefined;
+    const stop = () => {
+      subscription?.unsubscribe();
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    subscription = events.subscribe({
+      next: (event: StoredEvent) => {
+        process.stdout.write(
+          json
+            ? `${JSON.stringify(event)}\n`
+            : `${event.sessionId.slice(0, 8)} ${String(event.seq).padStart(5)} ${eventLine(event)}\n`,
+        );
+        if (count !== undefined && ++printed >= count) stop();
+      },
+      error: reject,
+    });
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
