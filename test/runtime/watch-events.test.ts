@@ -62,6 +62,7 @@ function instrumented(store: TestStore, readDelayMs = 0) {
     append: (sessionId, events, options) => store.append(sessionId, events, options),
     readStream: (sessionId, options) => track(() => store.readStream(sessionId, options)),
     readAll: (options) => track(() => store.readAll(options)),
+    globalHead: () => store.globalHead(),
     getSession: (sessionId) => store.getSession(sessionId),
     listSessions: () => store.listSessions(),
     close: () => store.close(),

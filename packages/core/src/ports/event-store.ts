@@ -77,6 +77,8 @@ export interface EventStore {
    * checkpoint never skips a late commit nor repeats an event. Throws ValidationError for a foreign checkpoint.
    */
   readAll(options?: ReadAllOptions): Promise<GlobalPage>;
+  /** The checkpoint just after the last event `readAll` can return now: where a reader of only new events starts. */
+  globalHead(): Promise<GlobalCheckpoint>;
   /** The session's version and view version, or undefined when it has no events. */
   getSession(sessionId: string): Promise<SessionSummary | undefined>;
   /** All sessions, newest first. */
