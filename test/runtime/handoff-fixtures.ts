@@ -53,6 +53,36 @@ export function beforeAppendOf(runtime: Palimpsest, type: string, hook: () => Pr
   };
 }
 
+/**
+ * Makes this runtime's process "die" just after the first append of an event of `type` lands: that
+ * append's caller, and every later append or read through its store, gets `new Error(message)`.
+ */
+export function crashAfterAppendOf(runtime: Palimpsest, type: string, message: string): void {
+  const store = runtime.store;
+  const append = store.append.bind(store);
+  const getSession = store.getSession.bind(store);
+  const readStream = store.readStream.bind(store);
+  let dead = false;
+  const check = () => {
+    if (dead) throw new Error(message);
+  };
+  store.getSession = async (sessionId) => {
+    check();
+    return getSession(sessionId);
+  };
+  store.readStream = async (sessionId, options) => {
+    check();
+    return readStream(sessionId, options);
+  };
+  store.append = async (sessionId, events, options) => {
+    check();
+    const result = await append(sessionId, events, options);
+    dead = events.some((e) => e.type === type);
+    check();
+    return result;
+  };
+}
+
 /** What a promise settled with: its value, or the error it rejected with. */
 export function settled(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(

@@ -1,7 +1,14 @@
 import type { Palimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
-import { beforeAppendOf, compactedSession, exchange, handedOffEvents, rejection } from "./handoff-fixtures.ts";
+import {
+  compactedSession,
+  crashAfterAppendOf,
+  exchange,
+  handedOffEvents,
+  rejection,
+  settled,
+} from "./handoff-fixtures.ts";
 
 for (const backend of runtimeBackends()) {
   describe.skipIf(backend.skip !== undefined)(`claimable hand-off (${backend.name})`, () => {
@@ -73,13 +80,13 @@ for (const backend of runtimeBackends()) {
       const two = await stalled.handoffs.request(second, { target: "crash" });
       const stalledClaim = await stalled.handoffs.claim({ claimant: "stalled", leaseMs: 1_000, target: "crash" });
       if (stalledClaim === undefined) throw new Error("no claim");
-      beforeAppendOf(stalled, "session.handed-off", async () => {
-        now += 1_000;
-      });
-      expect(await rejection(stalled.handoffs.complete(stalledClaim))).toMatchObject({
-        details: { reason: "lease-expired" },
+      crashAfterAppendOf(stalled, "session.started", "crash after starting the successor");
+      expect(await settled(stalled.handoffs.complete(stalledClaim))).toMatchObject({
+        message: "crash after starting the successor",
       });
       expect(await handedOffEvents(runtime, second.id)).toHaveLength(1);
+      expect(await runtime.handoffs.get(two.handoffId)).toMatchObject({ status: "claimed" });
+      now += 1_000;
       const clocked = await backend.open({ handoffClock: () => now });
       const claimTwo = await clocked.handoffs.claim({ claimant: "w", leaseMs: 30_000, target: "crash" });
       expect(claimTwo).toMatchObject({ handoffId: two.handoffId, attempts: 2 });

@@ -40,7 +40,8 @@ export type Finish = { status: "completed" } | { status: "failed"; failureReason
  * oldest claimable row: on PostgreSQL `FOR UPDATE SKIP LOCKED`, so concurrent claimers never take the
  * same row; on SQLite the write statement holds the database's write lock from before it reads (as
  * BEGIN IMMEDIATE does), so the choice and the claim are one step. Every later transition is an UPDATE
- * fenced by the claim token and an unexpired lease. Times come from the database's clock, or `clock`.
+ * fenced by the claim token and an unexpired lease, but marking completed a hand-off already sealed (see
+ * markCompleted). Times come from the database's clock, or `clock`.
  */
 export class HandoffQueue {
   readonly #db: Kysely<StoreDatabase>;
@@ -159,9 +160,10 @@ export class HandoffQueue {
   /**
    * Ends a claimed hand-off if the claim still holds; repeating the same end with the same claim returns
    * the row. Failing one whose completion began throws InvariantViolation `handoff-completing`, in the
-   * same statement that would fail it, unless `sealedElsewhere` (the source went to another successor).
+   * same statement that would fail it, unless `evenIfCompleting` (the hand-off can no longer complete:
+   * the source went to another successor, or the successor id can never be started).
    */
-  finish(claim: HandoffClaimRef, end: Finish, sealedElsewhere = false): Promise<Handoff> {
+  finish(claim: HandoffClaimRef, end: Finish, evenIfCompleting = false): Promise<Handoff> {
     return guardStorage("finishHandoff", async () => {
       const now = nowSql(this.#engine, this.#clock);
       const failing = end.status === "failed";
@@ -172,13 +174,36 @@ export class HandoffQueue {
         updated_at_ms: now,
       };
       try {
-        return toHandoff(await this.#fenced(claim, now, set, failing && !sealedElsewhere));
+        return toHandoff(await this.#fenced(claim, now, set, failing && !evenIfCompleting));
       } catch (error) {
         if (!(error instanceof ClaimLost)) throw error;
         const current = await this.row(claim.handoffId);
         if (current.status === end.status && current.claim_token === claim.token) return toHandoff(current);
         throw error;
       }
+    });
+  }
+
+  /**
+   * Marks completed a claimed hand-off whose completion began, under any claim and lease: call it only
+   * once the source is sealed to this row's successor, when completed is the only correct end. Returns
+   * the row (also when it was already completed); ClaimLost `not-claimed` when it ended otherwise.
+   */
+  markCompleted(handoffId: string): Promise<Handoff> {
+    return guardStorage("completeHandoff", async () => {
+      const now = nowSql(this.#engine, this.#clock);
+      const row = await this.#db
+        .updateTable("handoffs")
+        .set({ status: "completed", failure_reason: null, lease_expires_at_ms: null, updated_at_ms: now })
+        .where("handoff_id", "=", handoffId)
+        .where("status", "=", "claimed")
+        .where("completion_started_at_ms", "is not", null)
+        .returningAll()
+        .executeTakeFirst();
+      if (row !== undefined) return toHandoff(row);
+      const current = await this.row(handoffId);
+      if (current.status === "completed") return toHandoff(current);
+      throw new ClaimLost(handoffId, "not-claimed", current.status);
     });
   }
 

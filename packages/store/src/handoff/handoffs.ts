@@ -1,5 +1,6 @@
 import { InvariantViolation, ValidationError } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import { isSuccessorRefused } from "../runtime/hand-off.ts";
 import type { Session } from "../runtime/session.ts";
 import type { ClaimOptions, HandoffQueue } from "./handoff-queue.ts";
 import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "./handoff-record.ts";
@@ -12,6 +13,8 @@ import type { HandoffStatus } from "./handoff-table.ts";
 export interface HandoffRuntime {
   resume(sessionId: string): Promise<Session>;
   handOff(from: Session, options: { toSessionId: string; reason?: string }): Promise<Session>;
+  /** Refuses a successor id a hand-off of `fromId` could never start (see checkSuccessorId in hand-off.ts). */
+  checkSuccessorId(fromId: string, toSessionId: string): Promise<void>;
 }
 
 /** Options of a hand-off request. */
@@ -26,7 +29,8 @@ export interface RequestHandoffOptions {
 /**
  * Claimable hand-offs across processes: one process requests, another claims under a lease and completes
  * it (starting the successor from the source's resume state and sealing the source) or fails it (the
- * source stays writable). Every transition after the claim is fenced by the claim's token and lease.
+ * source stays writable). Every transition after the claim is fenced by the claim's token and lease,
+ * but the last one of a completion: once the source is sealed to the successor, it can only complete.
  */
 export class Handoffs {
   readonly #runtime: HandoffRuntime;
@@ -40,17 +44,19 @@ export class Handoffs {
 
   /**
    * Queues a hand-off of `session` (a handle or an id); an error when it was handed off or has an open
-   * one. Re-reads the source after queueing: if another hand-off sealed it meanwhile, the request is
-   * failed at once and this throws `session-handed-off`.
+   * one, or when `successorSessionId` could never be started (empty, the source's own id, or an existing
+   * session not its hand-off successor). Re-reads the source after queueing: if another hand-off sealed
+   * it meanwhile, the request is failed at once and this throws `session-handed-off`.
    */
   async request(session: Session | string, options: RequestHandoffOptions = {}): Promise<Handoff> {
     const source = typeof session === "string" ? await this.#runtime.resume(session) : session;
     if (typeof session !== "string") await source.refresh();
     if (source.state.handedOffTo !== undefined) throw handedOff(source.id, source.state.handedOffTo);
-    const { target, reason, successorSessionId } = options;
+    const { target, reason, successorSessionId = uuidv7() } = options;
+    await this.#runtime.checkSuccessorId(source.id, successorSessionId);
     const requested = await this.#queue.insert({
       sourceSessionId: source.id,
-      successorSessionId: successorSessionId ?? uuidv7(),
+      successorSessionId,
       ...(target === undefined ? {} : { target }),
       ...(reason === undefined ? {} : { reason }),
     });
@@ -74,9 +80,11 @@ export class Handoffs {
   }
 
   /**
-   * Finishes the hand-off and returns the successor. First records under the claim that the completion
-   * began (after which `fail` refuses), then seals the source and starts the successor from its sealed
-   * view. Safe to retry, and to run twice at once: every step skips what an earlier attempt already did.
+   * Finishes the hand-off and returns the successor. First checks the successor id (a hand-off whose
+   * successor could never be started is failed, and the check's error thrown), then records under the
+   * claim that the completion began (after which `fail` refuses), then seals the source, starts the
+   * successor with its sealed view, and marks the hand-off completed (no lease needed once sealed).
+   * Safe to retry, and to run twice at once: every step skips what an earlier attempt already did.
    * When the source was sealed to another successor, fails the hand-off and throws `session-handed-off`.
    */
   async complete(claim: HandoffClaimRef): Promise<Session> {
@@ -84,7 +92,13 @@ export class Handoffs {
     if (row.status === "completed" && row.claim_token === claim.token) {
       return this.#runtime.resume(row.successor_session_id); // an earlier attempt got this far
     }
-    await this.#queue.startCompletion(claim);
+    // An earlier attempt under this claim decided already (its lease may have run out since, harmlessly).
+    const decided =
+      row.status === "claimed" && row.claim_token === claim.token && row.completion_started_at_ms !== null;
+    if (!decided) {
+      await this.#refuseBadSuccessor(claim, row.source_session_id, row.successor_session_id);
+      await this.#queue.startCompletion(claim);
+    }
     const source = await this.#runtime.resume(row.source_session_id);
     let successor: Session;
     try {
@@ -93,16 +107,13 @@ export class Handoffs {
         ...(row.reason === null ? {} : { reason: row.reason }),
       });
     } catch (error) {
-      const sealedTo = source.state.handedOffTo;
-      if (sealedTo === undefined || sealedTo === row.successor_session_id) throw error;
-      await this.#queue.finish(
-        claim,
-        { status: "failed", failureReason: `session was handed off to ${sealedTo}` },
-        true,
-      );
+      // Sealed to this successor: a retry finishes it. Otherwise, a hand-off that can never complete fails.
+      const failureReason = cannotComplete(source.state.handedOffTo, row.successor_session_id, error);
+      if (failureReason !== undefined) await this.#queue.finish(claim, { status: "failed", failureReason }, true);
       throw error;
     }
-    await this.#queue.finish(claim, { status: "completed" });
+    // Sealed to this row's successor, which holds its view: completed is the only correct end now.
+    await this.#queue.markCompleted(claim.handoffId);
     return successor;
   }
 
@@ -128,6 +139,21 @@ export class Handoffs {
     return this.#queue.finish(claim, { status: "failed", failureReason: reason }, sealedTo !== undefined);
   }
 
+  /**
+   * Checks the successor id before a completion is decided; when it could never be started, fails the
+   * hand-off under the claim (even one whose completion an earlier claimant began) and throws the refusal.
+   */
+  async #refuseBadSuccessor(claim: HandoffClaimRef, sourceId: string, successorId: string): Promise<void> {
+    try {
+      await this.#runtime.checkSuccessorId(sourceId, successorId);
+    } catch (error) {
+      const failureReason = cannotComplete(undefined, successorId, error);
+      if (failureReason === undefined) throw error;
+      await this.#queue.finish(claim, { status: "failed", failureReason }, true);
+      throw error;
+    }
+  }
+
   /** One hand-off by id; NotFoundError when there is none. */
   async get(handoffId: string): Promise<Handoff> {
     return toHandoff(await this.#queue.row(handoffId));
@@ -145,4 +171,15 @@ function handedOff(sessionId: string, to: string): InvariantViolation {
     sessionId,
     ids: [to],
   });
+}
+
+/**
+ * Why a hand-off to `successorId` can never complete after `error`, given where its source is sealed;
+ * undefined when it still can (sealed to this successor, or a failure a retry may get past).
+ */
+function cannotComplete(sealedTo: string | undefined, successorId: string, error: unknown): string | undefined {
+  if (sealedTo === successorId) return undefined;
+  if (sealedTo !== undefined) return `session was handed off to ${sealedTo}`;
+  if (!isSuccessorRefused(error)) return undefined;
+  return `successor ${successorId} cannot be started: ${error instanceof Error ? error.message : String(error)}`;
 }

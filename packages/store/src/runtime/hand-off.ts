@@ -4,6 +4,7 @@ import {
   InvariantViolation,
   isPalimpsestError,
   type SessionStarted,
+  ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { MessageInput } from "./message-input.ts";
@@ -19,30 +20,44 @@ export interface HandOffOptions {
 
 /** What a hand-off needs from the runtime: the catalogue, loading sessions and starting the successor. */
 export interface HandOffRuntime {
-  readonly store: Pick<EventStore, "getSession">;
+  readonly store: Pick<EventStore, "getSession" | "readStream">;
   resume(sessionId: string): Promise<Session>;
-  startSession(options: Partial<SessionStarted> & { sessionId: string }): Promise<Session>;
+  /** Starts a session with `messages` in the same append as its start (see Session.startWith). */
+  startSessionWith(
+    options: Partial<SessionStarted> & { sessionId: string },
+    messages: readonly MessageInput[],
+    idempotencyKey: string,
+  ): Promise<Session>;
 }
 
-/** The one hand-off path, of direct and queued hand-offs: seal, then start and fill the successor. */
+/** The one hand-off path, of direct and queued hand-offs: seal, then start the successor with its view. */
 export async function handOffSession(
   runtime: HandOffRuntime,
   from: Session,
   options: HandOffOptions,
 ): Promise<Session> {
   const toSessionId = options.toSessionId ?? uuidv7();
-  await existingSuccessor(runtime, from.id, toSessionId); // refuses an unrelated session before sealing
+  await checkSuccessorId(runtime, from.id, toSessionId); // refuses a successor it could never start, before sealing
   await seal(from, toSessionId, options.reason);
   // Sealed: `from.state` is the source's final state, so the copy holds every message it ever took.
-  const successor = await successorOf(runtime, from, toSessionId);
-  if (options.carryView !== false && successor.state.live.length === 0 && from.state.live.length > 0) {
-    // Keyed, so a second process carrying the same view replays the first one's append instead of failing.
-    await successor.append(
-      from.state.live.map((e) => e.message as MessageInput),
-      { idempotencyKey: `handoff:${from.id}` },
-    );
+  return successorOf(runtime, from, toSessionId, options.carryView !== false);
+}
+
+/**
+ * Refuses a successor id that a hand-off of `fromId` could never start: empty or the source's own
+ * (ValidationError), or an existing session not linked back to `fromId` by a hand-off (`session-already-started`).
+ */
+export async function checkSuccessorId(runtime: HandOffRuntime, fromId: string, toSessionId: string): Promise<void> {
+  if (toSessionId === "") throw new ValidationError("a successor session id is required", ["toSessionId is empty"]);
+  if (toSessionId === fromId) {
+    throw new ValidationError(`session ${fromId} cannot be handed off to itself`, [`toSessionId is ${fromId}`]);
   }
-  return successor;
+  await existingSuccessor(runtime, fromId, toSessionId);
+}
+
+/** Whether `error` is checkSuccessorId's refusal (or the seal's own validation of the id). */
+export function isSuccessorRefused(error: unknown): boolean {
+  return isPalimpsestError(error, "VALIDATION") || isInvariant(error, "session-already-started");
 }
 
 /**
@@ -72,23 +87,46 @@ async function seal(from: Session, toSessionId: string, reason: string | undefin
   }
 }
 
-/** The successor of a hand-off: started from the source's settings and linked back, or resumed if it exists. */
-async function successorOf(runtime: HandOffRuntime, from: Session, toSessionId: string): Promise<Session> {
-  const existing = await existingSuccessor(runtime, from.id, toSessionId);
-  if (existing !== undefined) return existing;
-  try {
-    return await runtime.startSession({
-      ...from.state.started,
-      sessionId: toSessionId,
-      parent: { sessionId: from.id, relation: "handoff" },
-    });
-  } catch (error) {
-    // Another process finishing the same hand-off started it first.
-    if (!isInvariant(error, "session-already-started")) throw error;
-    const started = await existingSuccessor(runtime, from.id, toSessionId);
-    if (started === undefined) throw error;
-    return started;
+/**
+ * The successor of a hand-off, linked back to `from`, holding the sealed view (unless `carryView` is off):
+ * started with the view in the same append as its start, so it never exists without it; or resumed.
+ */
+async function successorOf(
+  runtime: HandOffRuntime,
+  from: Session,
+  toSessionId: string,
+  carryView: boolean,
+): Promise<Session> {
+  const key = `handoff:${from.id}`; // the same in every process finishing this hand-off
+  const carried = carryView ? from.state.live.map((e) => e.message as MessageInput) : [];
+  let successor = await existingSuccessor(runtime, from.id, toSessionId);
+  if (successor === undefined) {
+    try {
+      const link = { sessionId: from.id, relation: "handoff" as const };
+      return await runtime.startSessionWith(
+        { ...from.state.started, sessionId: toSessionId, parent: link },
+        carried,
+        key,
+      );
+    } catch (error) {
+      // Another process finishing the same hand-off started it first, with its view in the same append.
+      successor = await existingSuccessor(runtime, from.id, toSessionId);
+      if (successor === undefined) throw error;
+    }
   }
+  // Started without the view (by an earlier version of this path, or by hand): carried now, once, decided
+  // by whether the copy's key was used, never by what the successor holds (its agent may have written).
+  if (carried.length > 0 && !(await keyUsed(runtime, toSessionId, key))) {
+    await successor.append(carried, { idempotencyKey: key });
+  }
+  return successor;
+}
+
+/** Whether an append with `key` reached `sessionId`'s log (the start's first, where a hand-off puts it). */
+async function keyUsed(runtime: HandOffRuntime, sessionId: string, key: string): Promise<boolean> {
+  const [start] = await runtime.store.readStream(sessionId, { toSeq: 1 });
+  if (start?.idempotencyKey === key) return true;
+  return (await runtime.store.readStream(sessionId)).some((e) => e.idempotencyKey === key);
 }
 
 /** The session `toSessionId` if it exists, linked back to `fromId` by a hand-off; else an error. */

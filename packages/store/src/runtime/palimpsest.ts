@@ -23,8 +23,9 @@ import { sessionThreshold } from "../telemetry/session-threshold.ts";
 import type { TelemetryRecorder } from "../telemetry/telemetry-recorder.ts";
 import { type CompactOutcome, compact } from "./compact.ts";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
-import { type HandOffOptions, handOffSession } from "./hand-off.ts";
+import { checkSuccessorId, type HandOffOptions, type HandOffRuntime, handOffSession } from "./hand-off.ts";
 import { loadSession } from "./load-session.ts";
+import type { MessageInput } from "./message-input.ts";
 import { type MicroCompactOptions, microCompact } from "./micro-compact.ts";
 import { Session, type SessionContext } from "./session.ts";
 
@@ -75,6 +76,8 @@ export class Palimpsest {
   /** Claimable hand-offs across processes: request, claim under a lease, complete or fail. */
   readonly handoffs: Handoffs;
   readonly #deps: RuntimeDeps;
+  /** What the hand-off path uses of this runtime (successors start with their view in one append). */
+  readonly #handOffRuntime: HandOffRuntime;
 
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
   constructor(deps: RuntimeDeps) {
@@ -88,20 +91,37 @@ export class Palimpsest {
             precompact: deps.precompact,
             ...(deps.compaction === undefined ? {} : { compaction: deps.compaction }),
           });
+    this.#handOffRuntime = {
+      store: this.store,
+      resume: (sessionId) => this.resume(sessionId),
+      startSessionWith: (options, messages, idempotencyKey) => this.#start(options, messages, idempotencyKey),
+    };
     const queue = deps.store.handoffQueue;
     const runtime = {
       resume: (sessionId: string) => this.resume(sessionId),
       handOff: (from: Session, options: HandOffOptions) => this.#handOff(from, options),
+      checkSuccessorId: (fromId: string, toSessionId: string) =>
+        checkSuccessorId(this.#handOffRuntime, fromId, toSessionId),
     };
     this.handoffs = new Handoffs(runtime, deps.handoffClock === undefined ? queue : queue.withClock(deps.handoffClock));
   }
 
   /** Starts a new session; the tokenizer follows the model family unless given. */
   async startSession(options: StartSessionOptions = {}): Promise<Session> {
+    return this.#start(options);
+  }
+
+  /** Starts a session, with `messages` in the same append as its start when given (see Session.startWith). */
+  async #start(
+    options: StartSessionOptions,
+    messages?: readonly MessageInput[],
+    idempotencyKey?: string,
+  ): Promise<Session> {
     const { sessionId = uuidv7(), encoding, ...rest } = options;
     const started = { ...rest, encoding: encoding ?? encodingForModel(rest.model) } as SessionStarted;
     const session = new Session(this.#context(started), initialState(sessionId), 0);
-    await session.start(started);
+    if (messages === undefined) await session.start(started);
+    else await session.startWith(started, messages, idempotencyKey === undefined ? {} : { idempotencyKey });
     return session;
   }
 
@@ -135,7 +155,7 @@ export class Palimpsest {
 
   /** The one hand-off path, of direct and queued hand-offs (see hand-off.ts). */
   #handOff(from: Session, options: HandOffOptions): Promise<Session> {
-    return handOffSession(this, from, options);
+    return handOffSession(this.#handOffRuntime, from, options);
   }
 
   /** The session catalogue, newest first. */

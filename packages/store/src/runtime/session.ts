@@ -7,6 +7,7 @@ import {
   type EventStore,
   foldEvents,
   type InsertionTrim,
+  initialState,
   type MessagesSuperseded,
   planTrim,
   type SessionCommand,
@@ -94,27 +95,30 @@ export class Session {
     return this.#execute({ type: "start", data });
   }
 
+  /**
+   * Records the session's start with `input` already in it, in one append: the session never exists
+   * without those messages (a hand-off successor and the view it carries). A retry with the same key replays.
+   */
+  async startWith(
+    data: SessionStarted,
+    input: readonly MessageInput[],
+    options: AppendMessagesOptions = {},
+  ): Promise<StoredEvent[]> {
+    const command = await this.#appendCommand(input, options);
+    return this.#commit((state) => {
+      const start = decide(state, { type: "start", data });
+      // The append is decided on the state the start leads to: a new session's, with its start recorded.
+      return [...start, ...decide({ ...initialState(this.id), started: data }, command)];
+    }, options.idempotencyKey);
+  }
+
   /** Appends messages, counting each one's tokens once with the session's tokenizer. */
   async append(
     input: MessageInput | readonly MessageInput[],
     options: AppendMessagesOptions = {},
   ): Promise<StoredEvent[]> {
     const list = Array.isArray(input) ? (input as readonly MessageInput[]) : [input as MessageInput];
-    const counter = await this.#ctx.counter();
-    const key = options.idempotencyKey;
-    const messages: CountedMessage[] = list.map((m, i) => {
-      // A retry must be identical: with a key, a message without an id gets one derived from the key.
-      const message = toMessage(m.id === undefined && key !== undefined ? { ...m, id: `${key}#${i}` } : m);
-      return { message, tokens: counter.countMessage(message) };
-    });
-    const trims = this.#trims(messages, counter);
-    const command: SessionCommand = {
-      type: "append-messages",
-      messages,
-      ...(options.turnId === undefined ? {} : { turnId: options.turnId }),
-      ...(trims.length === 0 ? {} : { trims }),
-    };
-    return this.#execute(command, options.idempotencyKey);
+    return this.#execute(await this.#appendCommand(list, options), options.idempotencyKey);
   }
 
   /** Records the end of a turn with the provider's real usage, when known; then the automatic compaction check. */
@@ -164,6 +168,24 @@ export class Session {
     return this.#ctx.counter();
   }
 
+  /** The append command of `list`: each message counted once with the session's tokenizer, trims planned. */
+  async #appendCommand(list: readonly MessageInput[], options: AppendMessagesOptions): Promise<SessionCommand> {
+    const counter = await this.#ctx.counter();
+    const key = options.idempotencyKey;
+    const messages: CountedMessage[] = list.map((m, i) => {
+      // A retry must be identical: with a key, a message without an id gets one derived from the key.
+      const message = toMessage(m.id === undefined && key !== undefined ? { ...m, id: `${key}#${i}` } : m);
+      return { message, tokens: counter.countMessage(message) };
+    });
+    const trims = this.#trims(messages, counter);
+    return {
+      type: "append-messages",
+      messages,
+      ...(options.turnId === undefined ? {} : { turnId: options.turnId }),
+      ...(trims.length === 0 ? {} : { trims }),
+    };
+  }
+
   /** Trimmed copies of the batch's oversized tool outputs, when the runtime trims on append. */
   #trims(messages: readonly CountedMessage[], counter: TokenCounter): InsertionTrim[] {
     const maxTokens = this.#ctx.trimTokens;
@@ -176,13 +198,19 @@ export class Session {
     });
   }
 
-  /**
-   * Decides, appends and folds. A batch holding a compaction is compare-and-set on the view version
-   * it was decided from; when another writer moved the stream first, it re-reads and decides again.
-   */
+  /** Decides one command, appends and folds (see #commit). */
   async #execute(command: SessionCommand, idempotencyKey?: string): Promise<StoredEvent[]> {
+    return this.#commit((state) => decide(state, command), idempotencyKey);
+  }
+
+  /**
+   * Decides (`decideOn` the current state), appends the batch in one append, and folds. A batch holding a
+   * compaction is compare-and-set on the view version it was decided from; when another writer moved the
+   * stream first, it re-reads and decides again.
+   */
+  async #commit(decideOn: (state: SessionState) => DomainEvent[], idempotencyKey?: string): Promise<StoredEvent[]> {
     for (let attempt = 0; ; attempt++) {
-      const events: DomainEvent[] = decide(this.#state, command);
+      const events = decideOn(this.#state);
       const viewVersion = events.find((e) => e.type === "messages.superseded")?.data.basis.viewVersion;
       try {
         const result = await this.#ctx.store.append(this.id, events, {
