@@ -1,30 +1,8 @@
-import { isPalimpsestError, type PalimpsestError } from "@palimpsest/core";
 import { compactRange, type Palimpsest, type Session } from "@palimpsest/store";
+import { exchange } from "../support/exchange.ts";
+import { rejection } from "../support/rejection.ts";
 
-/** The error a promise rejects with (fails the test when it resolves or throws something else). */
-export async function rejection(promise: Promise<unknown>): Promise<PalimpsestError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isPalimpsestError(error)) throw new Error(`expected a Palimpsest error, got ${String(error)}`);
-  return error;
-}
-
-/** One user question answered through a tool call. */
-export function exchange(n: number) {
-  return [
-    { id: `u${n}`, role: "user" as const, content: `question ${n} — ünïcødé 👩🏽‍💻` },
-    {
-      id: `a${n}`,
-      role: "assistant" as const,
-      content: `let me look (${n})`,
-      toolCalls: [{ id: `c${n}`, name: "grep", arguments: JSON.stringify({ pattern: `p${n}` }) }],
-    },
-    { id: `t${n}`, role: "tool" as const, toolCallId: `c${n}`, content: `match ${n}\n`.repeat(20) },
-    { id: `r${n}`, role: "assistant" as const, content: `answer ${n}` },
-  ];
-}
+export { exchange, rejection };
 
 /** A session with four exchanges, the middle two compacted, so its view holds a summary marker. */
 export async function compactedSession(runtime: Palimpsest): Promise<Session> {

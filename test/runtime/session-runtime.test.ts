@@ -1,32 +1,9 @@
-import { isPalimpsestError, type PalimpsestError } from "@palimpsest/core";
 import { compactRange, loadSession, type Palimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exchange } from "../support/exchange.ts";
+import { rejection } from "../support/rejection.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
-
-/** The error a promise rejects with (fails the test when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<PalimpsestError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isPalimpsestError(error)) throw new Error(`expected a Palimpsest error, got ${String(error)}`);
-  return error;
-}
-
-function exchange(n: number) {
-  return [
-    { id: `u${n}`, role: "user" as const, content: `question ${n} — ünïcødé 👩🏽‍💻 עִבְרִית` },
-    {
-      id: `a${n}`,
-      role: "assistant" as const,
-      content: `let me look (${n})`,
-      toolCalls: [{ id: `c${n}`, name: "grep", arguments: JSON.stringify({ pattern: `p${n}` }) }],
-    },
-    { id: `t${n}`, role: "tool" as const, toolCallId: `c${n}`, content: `match ${n}\n`.repeat(20) },
-    { id: `r${n}`, role: "assistant" as const, content: `answer ${n}` },
-  ];
-}
 
 for (const backend of runtimeBackends()) {
   describe.skipIf(backend.skip !== undefined)(`session runtime (${backend.name})`, () => {

@@ -1,0 +1,14 @@
+/** One exchange `n` of a tool-using agent (user, assistant calling a tool, its result, a reply), in several scripts. */
+export function exchange(n: number) {
+  return [
+    { id: `u${n}`, role: "user" as const, content: `question ${n} — ünïcødé 👩🏽‍💻 עִבְרִית` },
+    {
+      id: `a${n}`,
+      role: "assistant" as const,
+      content: `let me look (${n})`,
+      toolCalls: [{ id: `c${n}`, name: "grep", arguments: JSON.stringify({ pattern: `p${n}` }) }],
+    },
+    { id: `t${n}`, role: "tool" as const, toolCallId: `c${n}`, content: `match ${n}\n`.repeat(20) },
+    { id: `r${n}`, role: "assistant" as const, content: `answer ${n}` },
+  ];
+}
