@@ -1,7 +1,7 @@
 import { foldEvents, initialState, type StoredEvent, type Summarizer, SummarizerError } from "@palimpsest/core";
 import { activeView, compactionHistory } from "@palimpsest/projections";
 import { AuditReadModels, compact, type KyselyEventStore, type Palimpsest, type Session } from "@palimpsest/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { turn, WINDOW } from "../precompact/precompact-fixtures.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 
@@ -218,6 +218,24 @@ for (const backend of runtimeBackends()) {
       });
       expect(await audit.lineage(sid)).toMatchObject({ session: { sessionId: sid, startedAt: null }, tip: sid });
       expect(await audit.rebuild({ checkOnly: true })).toMatchObject({ equal: true });
+    });
+
+    it("follows commits in the background, from this process and another, until stopped", async () => {
+      const follower = new AuditReadModels(runtime.store as KyselyEventStore, { catchUpOnRead: false });
+      const stop = follower.follow();
+      try {
+        const s = await other.startSession({ contextWindow: WINDOW, profile: "local" });
+        await grow(s, 0, 12);
+        await compact(s, { policy: "summary", force: true });
+        await vi.waitFor(async () => expect(await follower.compactions({ sessionId: s.id })).toHaveLength(1), {
+          timeout: 10_000,
+        });
+      } finally {
+        stop();
+      }
+      const later = await runtime.startSession({});
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect(follower.lineage(later.id)).rejects.toMatchObject({ code: "NOT_FOUND" }); // stopped: not projected
     });
 
     it("stays equal to a rebuild when two processes project while sessions keep appending", async () => {

@@ -56,6 +56,42 @@ export class AuditReadModels {
     return catchUpAudit(this.#store, wait === undefined ? options : { visibilityWaitMs: wait, ...options });
   }
 
+  /**
+   * Keeps the models current in the background: catches up now and after every commit this store hears
+   * (its own, and other processes' through the change feed), one catch-up at a time; wake-ups heard during
+   * one collapse into one more. Errors go to `onError` (default: stderr) and the follower goes on.
+   * Returns the function that stops it.
+   */
+  follow(options: { onError?: (error: unknown) => void } = {}): () => void {
+    let running = false;
+    let again = false;
+    let stopped = false;
+    const onError =
+      options.onError ??
+      ((error: unknown) => process.stderr.write(`palimpsest: audit catch-up failed: ${String(error)}\n`));
+    const wake = () => {
+      if (stopped) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      void (async () => {
+        do {
+          again = false;
+          await this.catchUp().catch(onError);
+        } while (again && !stopped);
+        running = false;
+      })();
+    };
+    const unsubscribe = this.#store.subscribe(wake);
+    wake();
+    return () => {
+      stopped = true;
+      unsubscribe();
+    };
+  }
+
   /** Compactions matching `filter`, oldest first. */
   async compactions(filter: CompactionFilter = {}, limit?: number): Promise<AuditedCompaction[]> {
     await this.#fresh();
