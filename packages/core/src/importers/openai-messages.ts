@@ -51,7 +51,7 @@ function openAiMessage(raw: unknown, id: string, path: string, legacyCalls: Map<
     case "developer":
       return [{ id, role: "system", content, ...named, metadata: { sourceRole: "developer" } }];
     case "assistant":
-      return [assistantMessage(raw, id, content, path, legacyCalls)];
+      return [{ ...assistantMessage(raw, id, content, path, legacyCalls), ...named }];
     case "tool":
       return toolCallIds(raw, path).map((toolCallId, k) => ({
         id: k === 0 ? id : `${id}:${k}`,

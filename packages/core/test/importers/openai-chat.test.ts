@@ -37,6 +37,18 @@ describe("OpenAI chat import", () => {
     expect(ms[3]).toMatchObject({ role: "tool", toolCallId: "call_1", name: "ls" });
   });
 
+  it("keeps the name of every role's message, the assistant's included", () => {
+    const named = [
+      { role: "user", name: "alice", content: "hi" },
+      { role: "assistant", name: "planner", content: "on it" },
+    ];
+    const [s] = parseTranscript(JSON.stringify(named), { fileName: "named.json" });
+    expect(messagesOf(s).map((m) => [m.role, m.name])).toEqual([
+      ["user", "alice"],
+      ["assistant", "planner"],
+    ]);
+  });
+
   it("reads JSONL and an object with messages the same way, deterministically", () => {
     const jsonl = chat.map((m) => JSON.stringify(m)).join("\n");
     const fromLines = parseTranscript(jsonl, { fileName: "conv.jsonl" });
