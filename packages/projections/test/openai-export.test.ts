@@ -21,14 +21,16 @@ describe("toOpenAIMessages", () => {
     ]);
   });
 
-  it("keeps the name of system and user messages and omits it when absent", () => {
+  it("keeps the name of system, user and assistant messages and omits it when absent", () => {
     const named: Message = { ...userMessage("u", "hi"), name: "alice" };
     const system: Message = { id: "s", role: "system", content: [{ type: "text", text: "x" }], name: "ops" };
-    const out = toOpenAIMessages([named, system, userMessage("u2", "no name")]);
+    const planner: Message = { ...assistantMessage("a", "plan"), name: "planner" };
+    const out = toOpenAIMessages([named, system, userMessage("u2", "no name"), planner]);
     expect(out).toStrictEqual([
       { role: "user", content: "hi", name: "alice" },
       { role: "system", content: "x", name: "ops" },
       { role: "user", content: "no name" },
+      { role: "assistant", content: "plan", name: "planner" },
     ]);
     expect(Object.hasOwn(out[2] ?? {}, "name")).toBe(false);
   });

@@ -9,6 +9,7 @@ export type OpenAIMessage =
   | {
       role: "assistant";
       content: string | null;
+      name?: string;
       tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
     }
   | { role: "tool"; tool_call_id: string; content: string };
@@ -34,6 +35,7 @@ export function toOpenAIMessages(messages: readonly Message[]): OpenAIMessage[] 
       case "assistant": {
         const text = joinText(m);
         const out: OpenAIMessage = { role: "assistant", content: text.length > 0 ? text : null };
+        if (m.name !== undefined) out.name = m.name;
         if (m.toolCalls !== undefined && m.toolCalls.length > 0) {
           out.tool_calls = m.toolCalls.map((c) => ({
             id: c.id,
