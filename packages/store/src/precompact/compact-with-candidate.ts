@@ -32,7 +32,7 @@ export interface CompactWithCandidateOptions extends CompactOptions {
 /** How the candidate was used: a hit with its timings, or a miss with its reason. */
 export type PrecompactUse =
   | Omit<Extract<PrecompactEvent, { type: "hit" }>, "sessionId">
-  | { type: "miss"; reason: PrecompactMiss; detail: string };
+  | { type: "miss"; reason: PrecompactMiss; detail: string; wastedMs: number };
 
 /** A compaction's outcome, with the candidate's use whenever a summary compaction was due. */
 export type PrecompactOutcome = CompactOutcome & { precompact?: PrecompactUse };
@@ -62,7 +62,7 @@ export async function compactWithCandidate(
   const fallBack = async (reason: PrecompactMiss, detail: string, wastedMs: number): Promise<PrecompactOutcome> => {
     if (candidate !== undefined) await options.candidates.deleteCandidate(session.id);
     options.monitor?.record({ type: "miss", sessionId: session.id, reason, wastedMs });
-    return { ...(await compact(session, options)), precompact: { type: "miss", reason, detail } };
+    return { ...(await compact(session, options)), precompact: { type: "miss", reason, detail, wastedMs } };
   };
   if (candidate === undefined) return fallBack("no-candidate", "no candidate stored", 0);
   const verdict = validateCandidate(candidate, {

@@ -24,7 +24,7 @@ function precompactTelemetry(outcome: PrecompactOutcome): PrecompactTelemetry {
   const use = outcome.precompact;
   if (use === undefined) return {};
   if (use.type === "hit") return { precompact: "hit", candidateAgeMs: use.candidateAgeMs, savedMs: use.savedMs };
-  return { precompact: "miss", precompactMiss: use.reason };
+  return { precompact: "miss", precompactMiss: use.reason, wastedMs: use.wastedMs };
 }
 
 /**
@@ -62,8 +62,8 @@ export class TelemetryRecorder {
   /**
    * Records a batch compact() outcome: compacted, skipped and failed become the line's outcome. Tokens and
    * duration come from the committed event (as the log projection reads them); a skip or failure holds the live tokens.
-   * A scheduler's outcome (PrecompactOutcome) adds its pre-compaction use; `options.precompact` overrides or
-   * completes it (e.g. a miss's `wastedMs`, which the scheduler's monitor knows).
+   * A scheduler's outcome (PrecompactOutcome) adds its pre-compaction use (a hit's saved ms, a miss's
+   * wasted ms); `options.precompact` overrides it.
    */
   recordCompaction(
     session: Session,
