@@ -56,7 +56,7 @@ for (const [name, make] of databases) {
       expect(result.code).toBe(0);
       const lines = result.stdout.trim().split("\n");
       expect(lines).toHaveLength(3);
-      expect(lines[2]).toMatch(/^\S{8}\s+2 user b2 \(1 tokens\): hello from b$/);
+      expect(lines[2]).toMatch(/^\S{8}\s+2 user b2 \(1 token\): hello from b$/);
     });
 
     it("rejects bad flags and unknown sessions with stable codes", async () => {

@@ -1,5 +1,5 @@
 import { messageText, type StoredEvent } from "@palimpsest/core";
-import { preview } from "./output.ts";
+import { counted, preview } from "./output.ts";
 
 /** One line saying what an event recorded, for people reading a log as it grows. */
 export function eventLine(event: StoredEvent): string {
@@ -8,7 +8,7 @@ export function eventLine(event: StoredEvent): string {
       return `session started${event.data.model === undefined ? "" : ` (${event.data.model})`}${event.data.parent === undefined ? "" : `, ${event.data.parent.relation} of ${event.data.parent.sessionId}`}`;
     case "message.appended": {
       const { message, tokens } = event.data;
-      return `${message.role} ${message.id} (${tokens} tokens): ${preview(messageText(message), 80)}`;
+      return `${message.role} ${message.id} (${counted(tokens, "token")}): ${preview(messageText(message), 80)}`;
     }
     case "turn.completed": {
       const prompt = event.data.usage?.promptTokens;

@@ -28,3 +28,8 @@ export function preview(text: string, max = 100): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
+
+/** `n` with its noun, singular for one: "1 compaction", "3 compactions". */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

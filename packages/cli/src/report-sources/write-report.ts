@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { emit, type GlobalOptions } from "../output.ts";
+import { counted, emit, type GlobalOptions } from "../output.ts";
 import { renderReport } from "../report-html/render-report.ts";
 import type { ReportData } from "../report-html/report-data.ts";
 import { writeAtomically } from "../write-atomically.ts";
@@ -19,5 +19,5 @@ export async function writeReport(global: GlobalOptions, path: string, data: Rep
     series: data.series.length,
     compactions: data.series.reduce((n, s) => n + s.compactions.length, 0),
   };
-  emit(global, written, (w) => `wrote ${w.html} (${w.series} series, ${w.compactions} compactions)`);
+  emit(global, written, (w) => `wrote ${w.html} (${w.series} series, ${counted(w.compactions, "compaction")})`);
 }
