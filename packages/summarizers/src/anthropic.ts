@@ -9,7 +9,7 @@ import {
   type SummaryRequest,
   type SummaryResult,
 } from "@palimpsest/core";
-import { type FailureFacts, toSummarizerError } from "./failure.ts";
+import { sdkFailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
 import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
 
@@ -17,14 +17,6 @@ const PROVIDER = "anthropic";
 
 /** Settings of the Anthropic messages summarizer (endpoint: ANTHROPIC_BASE_URL, key: ANTHROPIC_API_KEY by default). */
 export type AnthropicOptions = ProviderSummarizerOptions;
-
-/** What an Anthropic SDK error says. */
-function facts(error: unknown): FailureFacts {
-  if (error instanceof Anthropic.APIConnectionTimeoutError || error instanceof Anthropic.APIUserAbortError)
-    return { kind: "timeout" };
-  if (error instanceof Anthropic.APIError) return { kind: "http", status: error.status, headers: error.headers };
-  return { kind: "unknown" };
-}
 
 /** Summarizer on the official `@anthropic-ai/sdk` messages API: one system prompt, one user turn. */
 export class AnthropicSummarizer implements Summarizer {
@@ -58,7 +50,7 @@ export class AnthropicSummarizer implements Summarizer {
         options?.signal === undefined ? {} : { signal: options.signal },
       );
     } catch (error) {
-      throw toSummarizerError(PROVIDER, error, facts(error), options?.signal);
+      throw toSummarizerError(PROVIDER, error, sdkFailureFacts(Anthropic, error), options?.signal);
     }
     const stop = message.stop_reason;
     if (stop === "max_tokens" || stop === "model_context_window_exceeded")

@@ -6,6 +6,24 @@ export type FailureFacts =
   | { kind: "http"; status: number | undefined; headers: Headers | undefined }
   | { kind: "unknown" };
 
+// biome-ignore lint/suspicious/noExplicitAny: any constructor: only instanceof is used
+type ErrorClass<T = object> = abstract new (...args: any[]) => T;
+
+/** The error classes both provider SDKs (openai, @anthropic-ai/sdk; generated alike) export. */
+export interface SdkErrorClasses {
+  APIConnectionTimeoutError: ErrorClass;
+  APIUserAbortError: ErrorClass;
+  APIError: ErrorClass<{ status: number | undefined; headers: Headers | undefined }>;
+}
+
+/** What an SDK error says, read through that SDK's error classes. */
+export function sdkFailureFacts(sdk: SdkErrorClasses, error: unknown): FailureFacts {
+  if (error instanceof sdk.APIConnectionTimeoutError || error instanceof sdk.APIUserAbortError)
+    return { kind: "timeout" };
+  if (error instanceof sdk.APIError) return { kind: "http", status: error.status, headers: error.headers };
+  return { kind: "unknown" };
+}
+
 /** Milliseconds the provider asked to wait: `retry-after-ms`, else `retry-after` (seconds or an HTTP date). */
 export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
   const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");

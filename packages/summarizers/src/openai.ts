@@ -9,7 +9,7 @@ import {
   type SummaryResult,
 } from "@palimpsest/core";
 import OpenAI from "openai";
-import { type FailureFacts, toSummarizerError } from "./failure.ts";
+import { sdkFailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
 import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
 
@@ -23,14 +23,6 @@ const PROVIDER = "openai-compatible";
 export interface OpenAICompatibleOptions extends ProviderSummarizerOptions {
   /** Which request field carries the output limit: `max_tokens` (default, widest support) or `max_completion_tokens`. */
   tokenLimitField?: "max_tokens" | "max_completion_tokens";
-}
-
-/** What an OpenAI SDK error says. */
-function facts(error: unknown): FailureFacts {
-  if (error instanceof OpenAI.APIConnectionTimeoutError || error instanceof OpenAI.APIUserAbortError)
-    return { kind: "timeout" };
-  if (error instanceof OpenAI.APIError) return { kind: "http", status: error.status, headers: error.headers };
-  return { kind: "unknown" };
 }
 
 /** Summarizer on the official `openai` SDK's chat completions: one system prompt, one user turn. */
@@ -67,7 +59,7 @@ export class OpenAICompatibleSummarizer implements Summarizer {
         options?.signal === undefined ? {} : { signal: options.signal },
       );
     } catch (error) {
-      throw toSummarizerError(PROVIDER, error, facts(error), options?.signal);
+      throw toSummarizerError(PROVIDER, error, sdkFailureFacts(OpenAI, error), options?.signal);
     }
     const choice = completion.choices[0];
     if (choice?.finish_reason === "length") throw new SummarizerError("truncated", PROVIDER, "finish_reason length");
