@@ -119,10 +119,14 @@ export class NotFoundError extends PalimpsestError<{
   }
 }
 
-/** The database failed or returned something unreadable; the cause is kept. */
-export class StorageError extends PalimpsestError<{ operation: string }> {
-  constructor(operation: string, message: string, options?: { cause?: unknown }) {
-    super("STORAGE", `${operation}: ${message}`, { operation }, options);
+/**
+ * The database failed or returned something unreadable; the cause is kept. `retryable` is true when the
+ * failure is transient (a dropped connection, a server restarting, a lock wait that ran out): the same
+ * call may be made again, and an append retried with its idempotency key completes without a duplicate.
+ */
+export class StorageError extends PalimpsestError<{ operation: string; retryable: boolean }> {
+  constructor(operation: string, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super("STORAGE", `${operation}: ${message}`, { operation, retryable: options?.retryable ?? false }, options);
   }
 }
 
