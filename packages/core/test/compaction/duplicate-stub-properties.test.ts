@@ -24,8 +24,10 @@ const exchangeArb = fc.record({
   prune: fc.boolean(),
 });
 
+type Exchange = typeof exchangeArb extends fc.Arbitrary<infer T> ? T : never;
+
 /** Appends exchange `n` to `state` through the decider. */
-function append(state: SessionState, n: number, ex: fc.infer<typeof exchangeArb>): void {
+function append(state: SessionState, n: number, ex: Exchange): void {
   execute(state, appendCommand([userMessage(`u${n}`, `step ${n}`)], 20));
   execute(state, appendCommand([callTools(`a${n}`, [[`c${n}`, ex.tool]])], 30));
   execute(state, appendCommand([output(`t${n}`, `c${n}`, OUTPUTS[ex.text] ?? "")], ex.tokens));
