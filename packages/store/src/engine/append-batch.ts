@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   type AppendOptions,
+  checkId,
   type DomainEvent,
   EVENT_KINDS,
   type ExpectedVersion,
@@ -42,9 +43,13 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 
 /** Validates every event (throwing ValidationError before anything is written) and prepares the batch. */
 export function prepareBatch(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): PreparedBatch {
-  if (sessionId.length === 0) throw new ValidationError("a session id must not be empty", ["sessionId: empty"]);
+  checkId(sessionId, "sessionId");
   if (events.length === 0) throw new ValidationError("an append needs at least one event", ["events: empty"]);
-  const idempotencyKey = options.idempotencyKey ?? null;
+  const idempotencyKey = options.idempotencyKey === undefined ? null : checkId(options.idempotencyKey, "idempotencyKey");
+  const tenantId = options.tenantId === undefined ? DEFAULT_TENANT : checkId(options.tenantId, "tenantId");
+  const { causationId, correlationId } = options.metadata ?? {};
+  if (causationId !== undefined) checkId(causationId, "metadata.causationId");
+  if (correlationId !== undefined) checkId(correlationId, "metadata.correlationId");
   const prepared = events.map((event, i): PreparedEvent => {
     let valid: DomainEvent;
     try {
@@ -59,19 +64,18 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
     const contentHash = idempotencyKey === null ? null : sha256(`${valid.type}\n${schemaVersion}\n${data}`);
     return { eventId: uuidv7(), event: valid, schemaVersion, data, contentHash };
   });
-  const tenantId = options.tenantId ?? DEFAULT_TENANT;
-  const causationId = options.metadata?.causationId ?? null;
-  const correlationId = options.metadata?.correlationId ?? null;
   const contentHash =
     idempotencyKey === null
       ? null
-      : sha256(JSON.stringify([prepared.map((e) => e.contentHash), tenantId, causationId, correlationId]));
+      : sha256(
+          JSON.stringify([prepared.map((e) => e.contentHash), tenantId, causationId ?? null, correlationId ?? null]),
+        );
   return {
     sessionId,
     tenantId,
     occurredAt: new Date().toISOString(),
-    causationId,
-    correlationId,
+    causationId: causationId ?? null,
+    correlationId: correlationId ?? null,
     idempotencyKey,
     contentHash,
     expectedVersion: options.expectedVersion,

@@ -1,4 +1,5 @@
 import {
+  checkId,
   type EventStore,
   type InvariantRule,
   InvariantViolation,
@@ -48,7 +49,7 @@ export async function handOffSession(
  * (ValidationError), or an existing session not linked back to `fromId` by a hand-off (`session-already-started`).
  */
 export async function checkSuccessorId(runtime: HandOffRuntime, fromId: string, toSessionId: string): Promise<void> {
-  if (toSessionId === "") throw new ValidationError("a successor session id is required", ["toSessionId is empty"]);
+  checkId(toSessionId, "toSessionId");
   if (toSessionId === fromId) {
     throw new ValidationError(`session ${fromId} cannot be handed off to itself`, [`toSessionId is ${fromId}`]);
   }

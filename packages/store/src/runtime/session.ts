@@ -2,6 +2,7 @@ import {
   type AppendResult,
   type CompactionFailed,
   ConcurrencyConflict,
+  checkId,
   type CountedMessage,
   type DomainEvent,
   decide,
@@ -172,13 +173,13 @@ export class Session {
 
   /** The append command of `list`: each message counted once with the session's tokenizer, trims planned. */
   async #appendCommand(list: readonly MessageInput[], options: AppendMessagesOptions): Promise<SessionCommand> {
+    const key = options.idempotencyKey === undefined ? undefined : checkId(options.idempotencyKey, "idempotencyKey");
+    if (options.turnId !== undefined) checkId(options.turnId, "turnId");
+    // Validated before anything counts or serializes them; a retry must be identical, so with a key a
+    // message without an id gets one derived from the key.
+    const valid = list.map((m, i) => toMessage(m, `messages[${i}]`, key === undefined ? undefined : `${key}#${i}`));
     const counter = await this.#ctx.counter();
-    const key = options.idempotencyKey;
-    const messages: CountedMessage[] = list.map((m, i) => {
-      // A retry must be identical: with a key, a message without an id gets one derived from the key.
-      const message = toMessage(m.id === undefined && key !== undefined ? { ...m, id: `${key}#${i}` } : m);
-      return { message, tokens: counter.countMessage(message) };
-    });
+    const messages: CountedMessage[] = valid.map((message) => ({ message, tokens: counter.countMessage(message) }));
     const trims = this.#trims(messages, counter);
     return {
       type: "append-messages",
