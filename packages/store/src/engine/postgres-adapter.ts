@@ -33,10 +33,19 @@ const storeTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig["getTypeParser"],
 };
 
-/** Opens a pg pool with the store's type parsing; idle-client errors surface on the next query instead. */
+/**
+ * Opens a pg pool with the store's type parsing, safe against dropped connections. pg emits 'error' on a
+ * client whose connection drops (backend terminated, failover, a proxy's idle timeout, a restart), and an
+ * 'error' event nobody listens to kills the process: the pool listens only while a client is idle, not
+ * while it is checked out (by kysely's driver, a guarded write, pool.query between its own listeners).
+ * So every client gets a listener for its whole life: the query in flight fails with the driver's error
+ * (a retryable StorageError once guarded), the dead client leaves the pool on release (pg marks it not
+ * queryable), and the next call gets a fresh connection.
+ */
 export function createPostgresPool(connectionString: string): pg.Pool {
   const pool = new pg.Pool({ connectionString, types: storeTypes });
-  pool.on("error", () => {});
+  pool.on("error", () => {}); // an idle client dropped: the pool has already removed it
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
