@@ -9,6 +9,8 @@ export interface OpenPalimpsestOptions {
   url?: string;
   /** SQLite: how often watchers poll for other processes' commits, in ms (see openEventStore; default 100). */
   sqlitePollMs?: number;
+  /** SQLite: how long (ms) to wait for another process's lock before failing (see openEventStore; default 5000). */
+  sqliteBusyTimeoutMs?: number;
   /** Take a view snapshot every this many events (default 500). */
   snapshotEvery?: number;
   /** How sessions compact (policy, profile, summarizer, automatic checks, trimming on append). */
@@ -19,10 +21,10 @@ export interface OpenPalimpsestOptions {
 
 /** Opens the store at `url` (migrating it) and returns the session runtime over it. */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
-  const store = await openEventStore(
-    options.url,
-    options.sqlitePollMs === undefined ? {} : { sqlitePollMs: options.sqlitePollMs },
-  );
+  const store = await openEventStore(options.url, {
+    ...(options.sqlitePollMs === undefined ? {} : { sqlitePollMs: options.sqlitePollMs }),
+    ...(options.sqliteBusyTimeoutMs === undefined ? {} : { sqliteBusyTimeoutMs: options.sqliteBusyTimeoutMs }),
+  });
   return new Palimpsest({
     store,
     counterFor: createTokenCounter,
