@@ -4,14 +4,12 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { EngineAdapter } from "./engine-adapter.ts";
 import { KyselyEventStore } from "./kysely-event-store.ts";
 import { migrateToLatest } from "./migrations.ts";
+import { DEFAULT_SQLITE_BUSY_TIMEOUT_MS, retryWhileBusy } from "./sqlite-busy.ts";
 import { DEFAULT_SQLITE_POLL_MS } from "./sqlite-changes.ts";
 import { guardStorage } from "./storage-guard.ts";
 
 /** Where `palimpsest` keeps its log when no database URL is given. */
 export const DEFAULT_DATABASE_PATH = "./.palimpsest/palimpsest.db";
-
-/** How long a SQLite writer waits for another process's write lock before failing. */
-const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 /** How a store is opened, beyond its URL. */
 export interface OpenEventStoreOptions {
@@ -20,6 +18,12 @@ export interface OpenEventStoreOptions {
    * connections or processes; default DEFAULT_SQLITE_POLL_MS. The latency of a cross-process wake-up.
    */
   sqlitePollMs?: number;
+  /**
+   * SQLite only: how long (ms) an append, write, read or migration waits for a lock another process holds
+   * (default DEFAULT_SQLITE_BUSY_TIMEOUT_MS) before failing with a retryable StorageError. The wait runs on
+   * timers: the event loop keeps turning.
+   */
+  sqliteBusyTimeoutMs?: number;
 }
 
 /**
@@ -51,16 +55,31 @@ async function openAdapter(url: string, options: OpenEventStoreOptions): Promise
     return postgresAdapter(createPostgresPool(url));
   }
   const [driver, { sqliteAdapter }] = await Promise.all([import("better-sqlite3"), import("./sqlite-adapter.ts")]);
-  return sqliteAdapter(openSqlite(driver.default, url), options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS);
+  const busyTimeoutMs = options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
+  const database = await openSqlite(driver.default, url, busyTimeoutMs);
+  return sqliteAdapter(database, { pollMs: options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS, busyTimeoutMs });
 }
 
-/** Opens a SQLite database durably: WAL journal, fsync on every commit, a wait for busy writers. */
-function openSqlite(Database: typeof BetterSqlite3, url: string): BetterSqlite3.Database {
+/**
+ * Opens a SQLite database durably: WAL journal, fsync on every commit. SQLite's own busy wait is off
+ * (busy_timeout 0, it would sleep inside the call): the store waits for locks on timers (retryWhileBusy).
+ */
+async function openSqlite(
+  Database: typeof BetterSqlite3,
+  url: string,
+  busyTimeoutMs: number,
+): Promise<BetterSqlite3.Database> {
   const inMemory = url === ":memory:" || url === "memory:";
   if (!inMemory) mkdirSync(dirname(resolve(url)), { recursive: true });
   const database = new Database(inMemory ? ":memory:" : url);
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = FULL");
-  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  return database;
+  try {
+    database.pragma("busy_timeout = 0");
+    // Switching a fresh file to WAL takes its lock: processes opening it at once wait for each other.
+    await retryWhileBusy(database, busyTimeoutMs, "open", () => database.pragma("journal_mode = WAL"));
+    database.pragma("synchronous = FULL");
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
 }

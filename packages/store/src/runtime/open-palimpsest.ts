@@ -13,12 +13,15 @@ export interface OpenPalimpsestOptions extends Omit<RuntimeDeps, "store" | "coun
   url?: string;
   /** SQLite: how often watchers poll for other processes' commits, in ms (see openEventStore; default 100). */
   sqlitePollMs?: number;
+  /** SQLite: how long (ms) to wait for another process's lock before failing (see openEventStore; default 5000). */
+  sqliteBusyTimeoutMs?: number;
 }
 
 /** Every key OpenPalimpsestOptions has (the compiler keeps this list complete and exact). */
 const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
   url: true,
   sqlitePollMs: true,
+  sqliteBusyTimeoutMs: true,
   snapshotEvery: true,
   onSnapshotError: true,
   compaction: true,
@@ -38,7 +41,10 @@ export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promi
       { path: unknown[0] ?? "" },
     );
   }
-  const { url, sqlitePollMs, ...runtime } = options;
-  const store = await openEventStore(url, sqlitePollMs === undefined ? {} : { sqlitePollMs });
+  const { url, sqlitePollMs, sqliteBusyTimeoutMs, ...runtime } = options;
+  const store = await openEventStore(url, {
+    ...(sqlitePollMs === undefined ? {} : { sqlitePollMs }),
+    ...(sqliteBusyTimeoutMs === undefined ? {} : { sqliteBusyTimeoutMs }),
+  });
   return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }
