@@ -6,6 +6,11 @@ export interface TcpProxy {
   urlFor(url: string): string;
   /** Connections accepted so far (each one proxied to the server). */
   readonly accepted: number;
+  /**
+   * Loses the server's answer to the next request that contains `marker`: the request reaches the server
+   * (which commits it), then the connection is cut before the answer reaches the client.
+   */
+  loseNextAnswer(marker: string): void;
   /** Simulates the server going down: destroys every proxied connection and refuses new ones. */
   goDown(): Promise<void>;
   /** Accepts connections again, on the same port. */
@@ -32,6 +37,7 @@ const stopListening = (server: Server) => new Promise<void>((resolve) => server.
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let accepted = 0;
+  let marker: string | undefined;
   const server = createServer((client) => {
     accepted++;
     const upstream = tcpConnect(target.port, target.host);
@@ -44,8 +50,21 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    let losing = false;
+    client.on("data", (chunk: Buffer) => {
+      if (marker !== undefined && chunk.includes(marker)) {
+        marker = undefined;
+        losing = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk: Buffer) => {
+      if (!losing) client.write(chunk);
+      else {
+        client.destroy();
+        upstream.destroy();
+      }
+    });
   });
   await listen(server, 0);
   const address = server.address();
@@ -60,6 +79,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     get accepted() {
       return accepted;
+    },
+    loseNextAnswer(text) {
+      marker = text;
     },
     async goDown() {
       const closed = stopListening(server);
