@@ -107,12 +107,13 @@ const CHANGED_SINCE_SQL =
 
 /**
  * One LISTEN connection kept open until close(): when it drops, it reports once on stderr and reconnects
- * with doubling waits. The notifications sent while it was down are lost, so each connection, once
+ * with doubling waits. The notifications sent while it was down are lost, so each new connection, once
  * LISTENing, tells `deliver` the sessions written by every transaction from the horizon on: the oldest
- * transaction open when the connection before it began LISTENing (or, for the first, before it did).
- * Every transaction older than that horizon had finished before that LISTEN and was caught up by the
- * connection before, so nothing committed while no connection listened goes unheard. The catch-up reads
- * the events written since the previous connection began (an index range), and may repeat a wake-up.
+ * transaction open (cluster-wide) just after the connection before it began LISTENing. Every transaction
+ * older than that had finished by then and was heard, or caught up, by that connection, so nothing
+ * committed while no connection listened goes unheard. The catch-up reads the events written since the
+ * previous connection began (an index range; further back while a long transaction holds the horizon)
+ * and may repeat wake-ups, which are harmless. The first connection has nothing to catch up on.
  */
 class ListeningConnection {
   readonly #config: pg.ClientConfig;
@@ -153,11 +154,13 @@ class ListeningConnection {
     client.on("end", () => this.#lost(client, new Error("the connection ended")));
     try {
       await client.connect();
-      const xmin = async () => (await client.query<{ xmin: string }>(XMIN_SQL)).rows[0]?.xmin;
-      this.#horizon ??= await xmin();
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
-      const next = await xmin();
-      const { rows } = await client.query<{ session_id: string; version: number }>(CHANGED_SINCE_SQL, [this.#horizon]);
+      const next = (await client.query<{ xmin: string }>(XMIN_SQL)).rows[0]?.xmin;
+      const horizon = this.#horizon;
+      const rows =
+        horizon === undefined
+          ? []
+          : (await client.query<{ session_id: string; version: number }>(CHANGED_SINCE_SQL, [horizon])).rows;
       if (this.#client !== client) return;
       this.#horizon = next;
       this.#delay = FIRST_RETRY_MS;
