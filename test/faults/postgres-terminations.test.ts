@@ -95,9 +95,11 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the writer's backends term
     }
   });
 
-  it("mid-append, mid-read and mid-compaction: only retryable STORAGE errors, no crash, nothing lost or doubled", async () => {
+  const target = faultCount(40, 400);
+  it("mid-append, mid-read and mid-compaction: only retryable STORAGE errors, no crash, nothing lost or doubled", {
+    timeout: 30_000 + target * 1_000,
+  }, async () => {
     const seed = faultSeed();
-    const target = faultCount(40, 400);
     const random = seededRandom(seed);
     const session = await runtime.startSession({ contextWindow: 4_000, profile: "local" });
     const writer = startFaultWriter(withApplicationName(database.url, WRITER_APP), session.id);
