@@ -31,7 +31,9 @@ await writer.close();
 const reader = await openPalimpsest({ url });
 const textOf = (content: unknown): string =>
   typeof content === "string" ? content : ((content as { text?: string }[])[0]?.text ?? "");
-const logged = (await reader.store.readStream(session.id)).find((e) => e.type === "message.appended" && e.data.message.id === "t");
+const logged = (await reader.store.readStream(session.id)).find(
+  (e) => e.type === "message.appended" && e.data.message.id === "t",
+);
 const resumed = await reader.resume(session.id);
 const inView = resumed.view().messages.find((m) => m.id === "t");
 const exported = toOpenAIMessages(resumed.view().messages).at(-1);

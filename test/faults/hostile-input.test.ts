@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Message, MAX_JSON_DEPTH, type PalimpsestError } from "@palimpsest/core";
+import { MAX_JSON_DEPTH, type Message, type PalimpsestError } from "@palimpsest/core";
 import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
 import { compactRange, type MessageInput, type Palimpsest, type Session } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +24,7 @@ import { faultCount } from "./fault-scale.ts";
 const BAD_IDS = ["nul\u0000id", "high\uD800", "high\uDBFF", "\uDC00low", "back\uDC00\uD800wards"];
 
 /** SQL metacharacters: stored as data, never as SQL or LIKE patterns. */
-const SQL_IDS = ["'; DROP TABLE events; --", "it's \"quoted\"", "back\\slash\\\\", "100%", "under_score", "%", "_"];
+const SQL_IDS = ["'; DROP TABLE events; --", 'it\'s "quoted"', "back\\slash\\\\", "100%", "under_score", "%", "_"];
 
 /** Content that must come back byte for byte: NUL, lone surrogates, tokenizer special tokens. */
 const HOSTILE_TEXT =
@@ -53,7 +53,8 @@ async function logSnapshot(runtime: Palimpsest): Promise<string> {
 }
 
 /** The text of a message's parts, joined. */
-const textOf = (m: Pick<Message, "content">): string => m.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+const textOf = (m: Pick<Message, "content">): string =>
+  m.content.map((p) => (p.type === "text" ? p.text : "")).join("");
 
 for (const backend of runtimeBackends()) {
   describe.skipIf(backend.skip !== undefined)(`hostile input through the library (${backend.name})`, () => {
@@ -90,7 +91,8 @@ for (const backend of runtimeBackends()) {
         await refused(() => runtime.store.getSession(bad), "VALIDATION", "sessionId");
         await refused(() => target.append({ id: bad, role: "user", content: "x" }), "VALIDATION", "messages[0].id");
         await refused(
-          () => target.append([{ role: "assistant", content: "", toolCalls: [{ id: bad, name: "f", arguments: "{}" }] }]),
+          () =>
+            target.append([{ role: "assistant", content: "", toolCalls: [{ id: bad, name: "f", arguments: "{}" }] }]),
           "VALIDATION",
           "messages[0].toolCalls[0].id",
         );
@@ -236,11 +238,7 @@ for (const backend of runtimeBackends()) {
         await refused(() => session.append({ ...user, metadata: { value } }), "VALIDATION", "messages[0].metadata");
         await refused(() => session.append({ ...user, reasoning: value }), "VALIDATION", "messages[0].reasoning");
         const calling = { role: "assistant", content: "", toolCalls: [{ id: "d", name: "f", arguments: value }] };
-        await refused(
-          () => session.append(calling as never),
-          "VALIDATION",
-          "messages[0].toolCalls[0].arguments",
-        );
+        await refused(() => session.append(calling as never), "VALIDATION", "messages[0].toolCalls[0].arguments");
       }
       // At the limit it is kept.
       await session.append({ id: "edge", role: "user", content: "x", metadata: nestedObject(MAX_JSON_DEPTH) });
@@ -268,12 +266,22 @@ for (const backend of runtimeBackends()) {
         ["a fifth role", () => target.append({ role: "wizard", content: "x" } as never), "messages[0].role"],
         [
           "numeric tool arguments",
-          () => target.append({ role: "assistant", content: "", toolCalls: [{ id: "z", name: "f", arguments: 1 }] } as never),
+          () =>
+            target.append({
+              role: "assistant",
+              content: "",
+              toolCalls: [{ id: "z", name: "f", arguments: 1 }],
+            } as never),
           "messages[0].toolCalls[0].arguments",
         ],
         [
           "numeric tool name",
-          () => target.append({ role: "assistant", content: "", toolCalls: [{ id: "z", name: 1, arguments: "" }] } as never),
+          () =>
+            target.append({
+              role: "assistant",
+              content: "",
+              toolCalls: [{ id: "z", name: 1, arguments: "" }],
+            } as never),
           "messages[0].toolCalls[0].name",
         ],
         ["numeric model", () => runtime.startSession({ model: 42 } as never), "model"],
@@ -384,7 +392,9 @@ for (const [name, open, skip] of cliDatabases) {
       timeout: 600_000,
     }, async () => {
       const report = await runBigOutput(db.url, BIG_MB);
-      console.log(`hostile-input ${name}: ${BIG_MB} MB tool output, ${report.tokens} tokens, peak RSS ${report.peakRssMb} MB`);
+      console.log(
+        `hostile-input ${name}: ${BIG_MB} MB tool output, ${report.tokens} tokens, peak RSS ${report.peakRssMb} MB`,
+      );
       expect(report.bytes).toBeGreaterThanOrEqual(BIG_MB * 1024 * 1024);
       expect(report.exact).toEqual({ log: true, view: true, export: true });
     });
@@ -432,7 +442,11 @@ for (const [name, open, skip] of cliDatabases) {
       const sessionsBefore = await cli("sessions");
       const call = (id: string) => [
         { role: "user", content: "x" },
-        { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "q", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id, type: "function", function: { name: "q", arguments: "{}" } }],
+        },
         { role: "tool", tool_call_id: id, content: "ok" },
       ];
       const bad: [string, unknown[]][] = [

@@ -23,7 +23,10 @@ export function validateEvent(event: { type: string; data: unknown }): DomainEve
   const parsed = EVENT_KINDS[event.type].schema.safeParse(event.data);
   if (!parsed.success) {
     const path = formatPath("", parsed.error.issues[0]?.path ?? []);
-    throw new ValidationError(`invalid ${event.type} event`, describeIssues(parsed.error), { cause: parsed.error, path });
+    throw new ValidationError(`invalid ${event.type} event`, describeIssues(parsed.error), {
+      cause: parsed.error,
+      path,
+    });
   }
   return { type: event.type, data: parsed.data } as DomainEvent;
 }

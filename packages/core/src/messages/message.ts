@@ -55,10 +55,7 @@ export const MessageSchema = z
     name: z.string().optional(),
     isError: z.boolean().optional(),
     reasoning: OpaqueSchema.optional(),
-    metadata: z
-      .record(z.string(), z.unknown())
-      .refine(withinJsonDepth, TOO_DEEP)
-      .optional(),
+    metadata: z.record(z.string(), z.unknown()).refine(withinJsonDepth, TOO_DEEP).optional(),
   })
   .superRefine((m, ctx) => {
     if (m.toolCalls !== undefined && m.role !== "assistant") {

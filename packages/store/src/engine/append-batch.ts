@@ -45,7 +45,8 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 export function prepareBatch(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): PreparedBatch {
   checkId(sessionId, "sessionId");
   if (events.length === 0) throw new ValidationError("an append needs at least one event", ["events: empty"]);
-  const idempotencyKey = options.idempotencyKey === undefined ? null : checkId(options.idempotencyKey, "idempotencyKey");
+  const idempotencyKey =
+    options.idempotencyKey === undefined ? null : checkId(options.idempotencyKey, "idempotencyKey");
   const tenantId = options.tenantId === undefined ? DEFAULT_TENANT : checkId(options.tenantId, "tenantId");
   const { causationId, correlationId } = options.metadata ?? {};
   if (causationId !== undefined) checkId(causationId, "metadata.causationId");

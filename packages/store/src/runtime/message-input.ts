@@ -12,7 +12,8 @@ export type MessageInput = Omit<Message, "id" | "content"> & { id?: string; cont
 export function toMessage(input: MessageInput, path = "message", defaultId?: string): Message {
   const raw: unknown = input;
   // Not an object (null, a string, a number): the schema refuses it as a whole.
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return parseInput(MessageSchema, raw, "message", path);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    return parseInput(MessageSchema, raw, "message", path);
   const { id, content, ...rest } = input;
   const message = {
     ...rest,

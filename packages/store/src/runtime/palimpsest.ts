@@ -128,7 +128,11 @@ export class Palimpsest {
     messages?: readonly MessageInput[],
     idempotencyKey?: string,
   ): Promise<Session> {
-    const { sessionId = uuidv7(), encoding, ...rest } = parseInput(StartSessionOptionsSchema, options, "session options");
+    const {
+      sessionId = uuidv7(),
+      encoding,
+      ...rest
+    } = parseInput(StartSessionOptionsSchema, options, "session options");
     const started: SessionStarted = { ...rest, encoding: encoding ?? encodingForModel(rest.model) };
     const session = new Session(this.#context(started), initialState(sessionId), 0);
     if (messages === undefined) await session.start(started);

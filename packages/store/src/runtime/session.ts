@@ -1,8 +1,8 @@
 import {
   type CompactionFailed,
   ConcurrencyConflict,
-  checkId,
   type CountedMessage,
+  checkId,
   type DomainEvent,
   decide,
   type EventStore,
