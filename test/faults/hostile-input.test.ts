@@ -315,6 +315,7 @@ for (const backend of runtimeBackends()) {
           "replacements[0].message.content",
         ],
         ["numeric hand-off reason", () => runtime.handOff(target, { reason: 42 as never }), "reason"],
+        ["textual carryView", () => runtime.handOff(target, { carryView: "no" as never }), "carryView"],
       ];
       for (const [name, call, path] of cases) {
         const error = await refused(call, "VALIDATION", path);
@@ -400,7 +401,7 @@ for (const [name, open, skip] of cliDatabases) {
     });
 
     it("imports hostile content and SQL-metacharacter ids byte for byte, refuses malformed ids, roles and content, and loses nothing", {
-      timeout: 120_000,
+      timeout: 300_000,
     }, async () => {
       const cli = (...args: string[]) => runPalimpsest(["--db", db.url, "--json", ...args]);
       const sqlId = "'; DROP TABLE events; -- \" \\ % _";

@@ -37,6 +37,11 @@ export async function handOffSession(
   from: Session,
   options: HandOffOptions,
 ): Promise<Session> {
+  if (options.carryView !== undefined && typeof options.carryView !== "boolean") {
+    throw new ValidationError("carryView must be true or false", [`carryView: ${typeof options.carryView}`], {
+      path: "carryView",
+    });
+  }
   const toSessionId = options.toSessionId ?? uuidv7();
   await checkSuccessorId(runtime, from.id, toSessionId); // refuses a successor it could never start, before sealing
   await seal(from, toSessionId, options.reason);
