@@ -1,7 +1,8 @@
 /**
  * A second process on a SQLite file for the fault suites and the lock bench (`forkSqliteProcess()`),
  * driven over IPC: it opens a store when told to (the "go" of a barrier: every child waits for its
- * message), holds the file's write lock with a raw `BEGIN IMMEDIATE` until told to let go, or appends.
+ * message), holds the file's write lock with a raw `BEGIN IMMEDIATE` until told to let go (or for a set
+ * time), or appends.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { createRequire } from "node:module";
@@ -18,7 +19,7 @@ const Database = createRequire(new URL("../../packages/store/package.json", impo
 /** A request from the parent. */
 export type ProcessRequest =
   | { op: "open"; url: string }
-  | { op: "hold"; file: string }
+  | { op: "hold"; file: string; releaseAfterMs?: number }
   | { op: "release" }
   | { op: "append"; url: string; sessionIds: string[]; count: number; seed: number; tag: string };
 
@@ -77,6 +78,11 @@ export async function forkSqliteProcess(): Promise<SqliteProcess> {
 /** Serves the parent's requests until it disconnects. */
 function serve(): void {
   let held: BetterSqlite3.Database | undefined;
+  const release = (database: BetterSqlite3.Database) => {
+    database.exec("COMMIT");
+    database.close();
+    if (held === database) held = undefined;
+  };
   const handle = async (message: ProcessRequest): Promise<ProcessReply> => {
     switch (message.op) {
       case "open": {
@@ -84,14 +90,15 @@ function serve(): void {
         await store.close();
         return { ok: true };
       }
-      case "hold":
-        held = new Database(message.file);
-        held.exec("BEGIN IMMEDIATE");
+      case "hold": {
+        const database = new Database(message.file);
+        database.exec("BEGIN IMMEDIATE");
+        held = database;
+        if (message.releaseAfterMs !== undefined) setTimeout(() => release(database), message.releaseAfterMs);
         return { ok: true };
+      }
       case "release":
-        held?.exec("COMMIT");
-        held?.close();
-        held = undefined;
+        if (held !== undefined) release(held);
         return { ok: true };
       case "append": {
         const store = await openEventStore(message.url);

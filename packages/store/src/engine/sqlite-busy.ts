@@ -6,7 +6,7 @@ export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 /** The first pause between two tries, and the longest (each pause doubles, then a random part is cut off). */
 const FIRST_PAUSE_MS = 1;
-const LONGEST_PAUSE_MS = 50;
+const LONGEST_PAUSE_MS = 20;
 
 /** True when SQLite answered that another connection holds the lock it needs (SQLITE_BUSY and its extended codes). */
 export function isSqliteBusy(error: unknown): boolean {

@@ -33,22 +33,42 @@ export class LockWaitingSqliteDialect extends SqliteDialect {
   }
 
   override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
+    return new LockWaitingSqliteAdapter();
   }
 }
 
-/** SQLite's DDL runs in transactions; kysely's adapter says otherwise only to keep its Migrator out of them. */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+/**
+ * SQLite's DDL runs in transactions (kysely's adapter says otherwise only to keep its Migrator out of
+ * them). And the driver hands out a connection per query, gated only while a transaction is open: with
+ * kysely's one-connection mutex, every read of the process would queue behind a write waiting for a lock.
+ */
+class LockWaitingSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  override get supportsMultipleConnections(): boolean {
     return true;
   }
 }
 
-/** kysely's SQLite driver, its one connection waiting out busy answers (see LockWaitingSqliteDialect). */
+/** A transaction open on the one database connection: whose it is, and a promise that settles when it ends. */
+interface OpenTransaction {
+  owner: DatabaseConnection;
+  ended: Promise<void>;
+  end(): void;
+}
+
+/**
+ * kysely's SQLite driver over one better-sqlite3 connection, lent out as many kysely connections: each
+ * waits out busy answers on timers, and while one has a transaction open the others wait for its end
+ * (statements of this process outside kysely, such as appends, are synchronous and never interleave with it).
+ */
 class LockWaitingSqliteDriver extends SqliteDriver {
   readonly #database: BetterSqlite3.Database;
   readonly #busyTimeoutMs: number;
-  #connection: DatabaseConnection | undefined;
+  #inner: DatabaseConnection | undefined;
+  #transaction: OpenTransaction | undefined;
 
   constructor(database: BetterSqlite3.Database, busyTimeoutMs: number) {
     super({ database });
@@ -57,18 +77,48 @@ class LockWaitingSqliteDriver extends SqliteDriver {
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    if (this.#connection === undefined) {
-      const inner = await super.acquireConnection();
-      const wait = <T>(run: () => Promise<T>) => retryWhileBusy(this.#database, this.#busyTimeoutMs, "query", run);
-      this.#connection = {
-        executeQuery: (query, options) => wait(() => inner.executeQuery(query, options)),
-        streamQuery: (query, chunkSize, options) => inner.streamQuery(query, chunkSize, options),
-      };
-    }
-    return this.#connection;
+    this.#inner ??= await super.acquireConnection();
+    const inner = this.#inner;
+    const connection: DatabaseConnection = {
+      executeQuery: async (query, options) => {
+        while (this.#transaction !== undefined && this.#transaction.owner !== connection) await this.#transaction.ended;
+        return retryWhileBusy(this.#database, this.#busyTimeoutMs, "query", () => inner.executeQuery(query, options));
+      },
+      streamQuery: (query, chunkSize, options) => inner.streamQuery(query, chunkSize, options),
+    };
+    return connection;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    while (this.#transaction !== undefined) await this.#transaction.ended;
+    let end = () => {};
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    this.#transaction = { owner: connection, ended, end };
+    try {
+      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    } catch (error) {
+      this.#endTransaction();
+      throw error;
+    }
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection); // kysely rolls back when the commit fails
+    this.#endTransaction();
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } finally {
+      this.#endTransaction();
+    }
+  }
+
+  #endTransaction(): void {
+    this.#transaction?.end();
+    this.#transaction = undefined;
   }
 }
