@@ -2,13 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { importedSessionId } from "@palimpsest/store";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** The repository root (the CLI runs from here unless a test picks another cwd). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+/** tsx's loader, imported into the CLI's own process (see packages/cli/bin/palimpsest.mjs for why not `tsx`). */
+const TSX_LOADER = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const MAIN = join(ROOT, "packages/cli/src/main.ts");
 
 /** What one CLI process did. */
@@ -25,7 +26,7 @@ export interface CliOptions {
 }
 
 /**
- * Runs the real `palimpsest` CLI (tsx on packages/cli/src/main.ts) in a child process. The inherited
+ * Runs the real `palimpsest` CLI (packages/cli/src/main.ts under tsx's loader) in a child process. The inherited
  * PALIMPSEST_DATABASE_URL is removed unless `options.env` sets it.
  */
 export function runPalimpsest(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
@@ -45,7 +46,7 @@ export function startPalimpsest(args: readonly string[], options: CliOptions = {
   const env: Record<string, string | undefined> = { ...process.env, PALIMPSEST_DATABASE_URL: undefined };
   for (const [k, v] of Object.entries(options.env ?? {})) env[k] = v;
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  const child = spawn(process.execPath, [TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

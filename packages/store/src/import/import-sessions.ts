@@ -55,6 +55,9 @@ export async function importSessions(
   for (const source of [...sessions].sort(
     (a, b) => Number(a.parentExternalId !== undefined) - Number(b.parentExternalId !== undefined),
   )) {
+    // A turn of the event loop between sessions: SQLite writes are synchronous, and without it a signal
+    // handler (Ctrl-C aborting `signal`) or a timer could not run until the whole import is done.
+    await new Promise((turn) => setImmediate(turn));
     if (options.signal?.aborted === true) break;
     const result = await importOne(runtime, source, options.file);
     results.push(result);
