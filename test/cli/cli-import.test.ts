@@ -60,6 +60,7 @@ for (const [name, make] of databases) {
     let db: CliDatabase;
     beforeAll(async () => {
       db = await (make as () => Promise<CliDatabase>)();
+      await storedSessions(db.url); // creates and migrates the database: the races below are the imports'
     });
     afterAll(() => db.dispose());
 
