@@ -51,14 +51,18 @@ export function registerImport(program: Command): void {
         ]);
       }
       const { results, interrupted } = await onInterrupt((signal) =>
-        withRuntime(global, async (runtime) => ({
-          results: await importSessions(runtime, sessions, {
-            file: basename(file),
-            onProgress: progress("writing", messages),
-            signal,
+        withRuntime(
+          global,
+          async (runtime) => ({
+            results: await importSessions(runtime, sessions, {
+              file: basename(file),
+              onProgress: progress("writing", messages),
+              signal,
+            }),
+            interrupted: signal.aborted,
           }),
-          interrupted: signal.aborted,
-        })),
+          "write",
+        ),
       );
       emit(global, results, (rows) =>
         table(
