@@ -81,9 +81,11 @@ for (const [name, make] of databases) {
       };
       const claimed = await cli("handoff", "claim", "--claimant", "x", "--target", "gpu");
       const { token } = JSON.parse(claimed.stdout) as { token: string };
-      const renewed = await cli("handoff", "renew", handoffId, "--token", token, "--lease-ms", "120000");
+      // A unique prefix of a hand-off id names it, as with session ids.
+      const prefix = handoffId.slice(0, 24);
+      const renewed = await cli("handoff", "renew", prefix, "--token", token, "--lease-ms", "120000");
       expect(renewed).toMatchObject({ code: 0, stderr: "" });
-      const failed = await cli("handoff", "fail", handoffId, "--token", token, "--reason", "no GPU free");
+      const failed = await cli("handoff", "fail", prefix, "--token", token, "--reason", "no GPU free");
       expect(failed).toMatchObject({ code: 0, stderr: "" });
       expect(JSON.parse(failed.stdout)).toMatchObject({ status: "failed", failureReason: "no GPU free" });
 
