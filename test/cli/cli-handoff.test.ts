@@ -74,7 +74,9 @@ for (const [name, make] of databases) {
       expect(jsonError(again)).toMatchObject({ code: "INVARIANT_VIOLATED", details: { rule: "session-handed-off" } });
     });
 
-    it("fails a claimed hand-off, lists by status, and rejects bad flags with usage errors", async () => {
+    it("fails a claimed hand-off, lists by status, and rejects bad flags with usage errors", {
+      timeout: 180_000,
+    }, async () => {
       const source = await seed();
       const { handoffId } = JSON.parse((await cli("handoff", "request", source, "--target", "gpu")).stdout) as {
         handoffId: string;
