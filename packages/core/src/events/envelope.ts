@@ -9,7 +9,10 @@ export const EnvelopeSchema = z.object({
   position: z.number().int().nonnegative(),
   type: z.string().min(1),
   schemaVersion: z.number().int().positive(),
+  /** When it happened: the source's own time for imported events, otherwise when it was written. */
   occurredAt: z.string().min(1),
+  /** When the store wrote it (absent only on events built outside a store). */
+  recordedAt: z.string().min(1).optional(),
   causationId: IdSchema.optional(),
   correlationId: IdSchema.optional(),
   idempotencyKey: IdSchema.optional(),

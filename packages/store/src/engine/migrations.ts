@@ -114,6 +114,13 @@ function createMigrations(engine: Engine): Record<string, Migration> {
       },
     },
     "0007_handoff_completion": { up: (db: Kysely<unknown>) => addHandoffCompletion(db, engine) },
+    "0008_events_recorded_at": {
+      async up(db: Kysely<unknown>) {
+        // occurred_at becomes the source's time (imports keep their transcript's); recorded_at is the write's.
+        await db.schema.alterTable("events").addColumn("recorded_at", timestamp).execute();
+        await sql`UPDATE events SET recorded_at = occurred_at`.execute(db);
+      },
+    },
   };
 }
 

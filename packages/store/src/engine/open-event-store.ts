@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
+import { checkSqliteFile, namingTheFile, parseDatabaseUrl } from "./database-url.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
 import { KyselyEventStore } from "./kysely-event-store.ts";
 import { migrateToLatest } from "./migrations.ts";
@@ -24,39 +25,46 @@ export interface OpenEventStoreOptions {
    * timers: the event loop keeps turning.
    */
   sqliteBusyTimeoutMs?: number;
+  /**
+   * SQLite only: create the file (and its folder) when it does not exist; default true. Read-only
+   * callers pass false, so a mistyped path is NotFoundError rather than a new empty database.
+   */
+  create?: boolean;
 }
 
 /**
- * Opens (and migrates) the store at `url`: `postgres://` or `postgresql://` for PostgreSQL, `:memory:`
- * or `memory:` for an in-memory SQLite, anything else a SQLite file path; default DEFAULT_DATABASE_PATH.
+ * Opens (and migrates) the store at `url` (see parseDatabaseUrl: PostgreSQL, in-memory SQLite, or a
+ * SQLite file path or `file:` URL; an unknown scheme is a ValidationError); default DEFAULT_DATABASE_PATH.
+ * A damaged SQLite file is a StorageError naming it.
  */
 export async function openEventStore(
   url: string = DEFAULT_DATABASE_PATH,
   options: OpenEventStoreOptions = {},
 ): Promise<KyselyEventStore> {
-  const adapter = await guardStorage("open", () => openAdapter(url, options));
+  const adapter = await guardStorage("open", () => openAdapter(url, options)).catch((error: unknown) => {
+    throw namingTheFile(error, url);
+  });
   try {
     await guardStorage("migrate", () => migrateToLatest(adapter.db, adapter.engine));
   } catch (error) {
     await adapter.db.destroy().catch(() => {}); // the migration's error is the one to report
-    throw error;
+    throw namingTheFile(error, url);
   }
   return new KyselyEventStore(adapter);
 }
 
-function isPostgresUrl(url: string): boolean {
-  return url.startsWith("postgres://") || url.startsWith("postgresql://");
-}
-
 /** Loads only the driver the URL needs (a SQLite user never loads pg, and the reverse). */
 async function openAdapter(url: string, options: OpenEventStoreOptions): Promise<EngineAdapter> {
-  if (isPostgresUrl(url)) {
+  const location = parseDatabaseUrl(url);
+  if (location.engine === "postgres") {
     const { createPostgresPool, postgresAdapter } = await import("./postgres-adapter.ts");
     return postgresAdapter(createPostgresPool(url));
   }
+  const path = location.memory ? ":memory:" : location.path;
+  if (!location.memory) checkSqliteFile(path, options.create !== false);
   const [driver, { sqliteAdapter }] = await Promise.all([import("better-sqlite3"), import("./sqlite-adapter.ts")]);
   const busyTimeoutMs = options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
-  const database = await openSqlite(driver.default, url, busyTimeoutMs);
+  const database = await openSqlite(driver.default, path, busyTimeoutMs);
   return sqliteAdapter(database, { pollMs: options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS, busyTimeoutMs });
 }
 

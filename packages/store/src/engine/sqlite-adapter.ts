@@ -10,14 +10,14 @@ import { retryWhileBusy } from "./sqlite-busy.ts";
 import { sqliteChangeSource } from "./sqlite-changes.ts";
 import { LockWaitingSqliteDialect } from "./sqlite-dialect.ts";
 
-/** Rows per INSERT statement, well under SQLite's bound-parameter limit (12 parameters a row). */
+/** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
 
 /** Prepared statements kept per database (one per batch shape and size in use); the oldest go first. */
 const MAX_CACHED_STATEMENTS = 64;
 
 /** One row's placeholders in the events insert. */
-const ROW_PLACEHOLDERS = `(${Array.from({ length: 12 }, () => "?").join(", ")})`;
+const ROW_PLACEHOLDERS = `(${Array.from({ length: 13 }, () => "?").join(", ")})`;
 
 /** Thrown inside the write transaction to roll it back when the batch cannot apply. */
 class Rejected extends Error {}
@@ -85,13 +85,14 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
           firstSeq + i,
           e.event.type,
           e.schemaVersion,
-          batch.occurredAt,
+          e.occurredAt,
           batch.causationId,
           batch.correlationId,
           batch.idempotencyKey,
           e.contentHash,
           batch.tenantId,
           e.data,
+          batch.recordedAt,
         );
       }
       const last = Number(prepare(`insert events ${rows}`, () => insertSql(rows)).run(values).lastInsertRowid);

@@ -174,6 +174,11 @@ export class Palimpsest {
     return handOffSession(this.#handOffRuntime, from, options);
   }
 
+  /** The tokenizer of an encoding, for writers that decide events outside a Session (an import plans a whole session). */
+  tokenCounter(encoding: SessionStarted["encoding"]): Promise<TokenCounter> {
+    return this.#deps.counterFor(encoding);
+  }
+
   /** The session catalogue, newest first. */
   async sessions(): Promise<SessionSummary[]> {
     return this.store.listSessions();
