@@ -1,8 +1,13 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
-/** Where the shared real transcripts live: `../shared/transcripts` next to the repository. */
-export const TRANSCRIPTS_DIR = resolve(import.meta.dirname, "../../../shared/transcripts");
+/**
+ * Where the shared real transcripts live: `$PALIMPSEST_TRANSCRIPTS` when set, else `../shared/transcripts`
+ * next to the repository.
+ */
+export const TRANSCRIPTS_DIR = resolve(
+  process.env.PALIMPSEST_TRANSCRIPTS ?? resolve(import.meta.dirname, "../../../shared/transcripts"),
+);
 
 /** True when the shared transcripts folder is present; tests that need it skip (loudly) otherwise. */
 export const HAVE_TRANSCRIPTS = existsSync(TRANSCRIPTS_DIR);
