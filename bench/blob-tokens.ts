@@ -75,8 +75,11 @@ export async function runBlobBench(): Promise<BlobResult[]> {
   return results;
 }
 
-/** The longest the event loop stalled (ms) while a 3 MB base64 tool output was appended to a session. */
-export async function appendStallMs(): Promise<number> {
+/**
+ * The longest the event loop stalled (wall ms) while a 3 MB base64 tool output was appended to a session,
+ * and the CPU ms the append used (on a loaded machine the wall stall is a multiple of it).
+ */
+export async function appendStall(): Promise<{ stallMs: number; cpuMs: number }> {
   const palimpsest = await openPalimpsest({ url: ":memory:" });
   try {
     const session = await palimpsest.startSession({ model: "gpt-4o" });
@@ -84,13 +87,16 @@ export async function appendStallMs(): Promise<number> {
     const blob = base64Blob(3);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the monitor's timer is running before the stall
+    const cpu = process.cpuUsage();
     await session.append([
       { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "cat", arguments: "{}" }] },
       { role: "tool", toolCallId: "c1", content: blob },
     ]);
+    const used = process.cpuUsage(cpu);
     await new Promise((resolve) => setTimeout(resolve, 20));
     delay.disable();
-    return delay.max / 1e6;
+    return { stallMs: delay.max / 1e6, cpuMs: (used.user + used.system) / 1000 };
   } finally {
     await palimpsest.close();
   }

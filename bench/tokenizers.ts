@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // Relative: the workspace root does not depend on @palimpsest/core, so the name does not resolve here.
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { appendStallMs, formatBlobTable, runBlobBench } from "./blob-tokens.ts";
+import { appendStall, formatBlobTable, runBlobBench } from "./blob-tokens.ts";
 
 /** One candidate's figures on one corpus size. */
 export interface BenchResult {
@@ -225,5 +225,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     console.log(formatBenchTable(results));
   }
   console.log(`\nBig blobs (CPU ms, o200k_base):\n\n${formatBlobTable(await runBlobBench())}`);
-  console.log(`\nEvent-loop stall appending a 3 MB base64 tool output: ${(await appendStallMs()).toFixed(0)} ms`);
+  const stall = await appendStall();
+  console.log(
+    `\nAppending a 3 MB base64 tool output: event loop stalled ${stall.stallMs.toFixed(0)} ms (wall), ${stall.cpuMs.toFixed(0)} ms CPU`,
+  );
 }
