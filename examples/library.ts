@@ -24,8 +24,9 @@ const request = toOpenAIMessages(view.messages);
 console.log(`${view.messages.length} live messages, ${session.state.liveTokens} tokens`);
 console.log(JSON.stringify(request[1]));
 
-// Compact the tool exchange into one summary: one supersede event, the originals stay in the log.
-const [first, , last] = view.messages.slice(1);
+// Compact the tool call and its result into one summary: one supersede event, the originals stay in the
+// log (the last user message and reply always stay verbatim).
+const [first, last] = view.messages.slice(1);
 if (first !== undefined && last !== undefined) {
   await compactRange(session, { fromId: first.id, toId: last.id, summary: "Listed the files: README.md, src/." });
 }
