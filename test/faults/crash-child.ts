@@ -10,7 +10,14 @@ import { exchange } from "../support/exchange.ts";
 import { type CrashConfig, type CrashEffect, crashStep, type RetryOutcome } from "./crash-protocol.ts";
 import { report } from "./fault-process.ts";
 import { FaultRandom } from "./fault-random.ts";
-import { faultCompaction, type Hook, hookedSummarizer, middleRange, openWorkerRuntime, reportError } from "./fault-workload.ts";
+import {
+  faultCompaction,
+  type Hook,
+  hookedSummarizer,
+  middleRange,
+  openWorkerRuntime,
+  reportError,
+} from "./fault-workload.ts";
 
 const config = await new Promise<CrashConfig>((resolve) => {
   // The listener stays: it keeps the channel (and a parked process) alive until the parent kills it.
@@ -45,7 +52,9 @@ const { store, runtime } = await openWorkerRuntime(config.url, hook, {
     }
   },
 });
-const stopFollowing = config.follow ? new AuditReadModels(store).follow({ onError: (e) => void fail(-3, e) }) : undefined;
+const stopFollowing = config.follow
+  ? new AuditReadModels(store).follow({ onError: (e) => void fail(-3, e) })
+  : undefined;
 const lanes = [...config.lanes];
 const handles = new Map<string, Session>();
 
@@ -82,7 +91,11 @@ async function appendTurn(step: number, session: Session, retry: boolean): Promi
     autoCompactions.length = 0;
     await session.completeTurn(turnId);
   }
-  await ack(step, { turn: { session: session.id, turnId }, compactions: autoCompactions.splice(0), session: session.id });
+  await ack(step, {
+    turn: { session: session.id, turnId },
+    compactions: autoCompactions.splice(0),
+    session: session.id,
+  });
 }
 
 /** Hands lane's session off (directly, or requested, claimed and completed through the queue) to `to`. */
@@ -97,7 +110,11 @@ async function handOff(step: number, lane: number, session: Session, to: string,
       if (!rows.some((h) => h.status === "pending" || h.status === "claimed")) {
         await runtime.handoffs.request(session, { successorSessionId: to, target: config.tag });
       }
-      const claim = await runtime.handoffs.claim({ claimant: `g${config.generation}`, leaseMs: 60_000, target: config.tag });
+      const claim = await runtime.handoffs.claim({
+        claimant: `g${config.generation}`,
+        leaseMs: 60_000,
+        target: config.tag,
+      });
       if (claim === undefined) throw new Error(`no hand-off of ${session.id} to claim`);
       successor = await runtime.handoffs.complete(claim);
     }

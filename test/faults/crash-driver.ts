@@ -1,4 +1,4 @@
-import type { ReportedError } from "./fault-workload.ts";
+import { CRASH_HOOKS, type CrashConfig, type CrashEffect, type KillPlan, type RetryOutcome } from "./crash-protocol.ts";
 import {
   type Acknowledged,
   acknowledged,
@@ -9,8 +9,8 @@ import {
   problemsOf,
 } from "./fault-checks.ts";
 import { Worker, type WorkerScript } from "./fault-process.ts";
-import { CRASH_HOOKS, type CrashConfig, type CrashEffect, type KillPlan, type RetryOutcome } from "./crash-protocol.ts";
 import { FaultRandom } from "./fault-random.ts";
+import type { ReportedError } from "./fault-workload.ts";
 
 /** Figures of a crash run, for the report and RELIABILITY.md. */
 export interface CrashFigures {
@@ -137,7 +137,9 @@ export class CrashDriver {
     }
     clearTimeout(timer);
     const exit = await worker.exited;
-    const problems = errors.map((e) => `child error ${e.code}${e.rule ? ` ${e.rule}` : ""}: ${e.message}\n${e.stack ?? ""}`);
+    const problems = errors.map(
+      (e) => `child error ${e.code}${e.rule ? ` ${e.rule}` : ""}: ${e.message}\n${e.stack ?? ""}`,
+    );
     if (!killed && !(plan.kind === "finish" && exit.code === 0)) {
       problems.push(`child ended on its own (code ${exit.code}, signal ${exit.signal}): ${worker.stderr.slice(-2000)}`);
     }

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
 import { encodeState, foldEvents, initialState, type SessionState, type StoredEvent } from "@palimpsest/core";
-import { AuditReadModels, openEventStore, Palimpsest } from "@palimpsest/store";
+import { AuditReadModels, type KyselyEventStore, openEventStore, Palimpsest } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
 import { viewProblems } from "../support/view-invariants.ts";
 import { cheapCounter } from "./fault-workload.ts";
@@ -129,74 +129,129 @@ function acknowledgedProblems(acked: Acknowledged, logs: ReadonlyMap<string, rea
  * read models equal a rebuild from the log (with `audit`), and SQLite's integrity check says ok. With
  * `settled` (no write cut short is left to retry), every sealed session's successor exists too.
  */
-export async function checkDatabase(
-  url: string,
-  acked: Acknowledged,
-  options: { audit: boolean; settled?: boolean; checked?: CheckedSessions },
-): Promise<CheckReport> {
+export async function checkDatabase(url: string, acked: Acknowledged, options: CheckOptions): Promise<CheckReport> {
   const store = await openEventStore(url);
   const runtime = new Palimpsest({ store, counterFor: async () => cheapCounter });
-  const report: CheckReport = { lost: [], duplicated: [], invalid: [], sessions: 0, events: 0 };
-  const checked = options.checked ?? new Map();
+  let report: CheckReport;
   try {
-    const logs = new Map<string, readonly StoredEvent[]>();
-    for (const { sessionId, version } of await store.listSessions()) {
-      const known = checked.get(sessionId);
-      if (known?.log.length === version) {
-        logs.set(sessionId, known.log);
-        continue;
-      }
-      const log = await store.readStream(sessionId);
-      logs.set(sessionId, log);
-      const { duplicated, invalid } = logProblems(sessionId, log);
-      report.duplicated.push(...duplicated);
-      report.invalid.push(...invalid);
-      const resumed = await runtime.resume(sessionId);
-      const replayed = foldEvents(initialState(sessionId), log);
-      const differs = stateDifferences(resumed.state, replayed);
-      if (differs.length > 0) {
-        report.invalid.push(`${sessionId}: resume differs from a full replay of its ${log.length} events in ${differs.join(", ")}`);
-      }
-      report.invalid.push(...viewProblems(resumed, log).map((p) => `${sessionId}: ${p}`));
-      const sealedTo = resumed.state.handedOffTo;
-      checked.set(sessionId, { log, live: resumed.state.live.map((e) => e.message.id), ...(sealedTo ? { sealedTo } : {}) });
-    }
-    for (const [sessionId, { sealedTo, live }] of checked) {
-      report.sessions++;
-      report.events += logs.get(sessionId)?.length ?? 0;
-      const successor = sealedTo === undefined ? undefined : logs.get(sealedTo);
-      if (sealedTo !== undefined && successor === undefined && options.settled === true) {
-        report.lost.push(`${sessionId}: sealed to ${sealedTo}, which was never started`);
-      }
-      if (successor !== undefined) {
-        const carried = successor.flatMap((e) => (e.seq > 1 && e.type === "message.appended" ? [e.data.message.id] : []));
-        if (carried.slice(0, live.length).join() !== live.join()) {
-          report.invalid.push(`${sealedTo}: does not start with the sealed view of ${sessionId}`);
-        }
-      }
-    }
-    const { lost, duplicated } = acknowledgedProblems(acked, logs);
-    report.lost.push(...lost);
-    report.duplicated.push(...duplicated);
-    if (options.audit) {
-      const rebuilt = await new AuditReadModels(store).rebuild({ checkOnly: true });
-      if (!rebuilt.equal) {
-        report.invalid.push(`audit read models differ from a rebuild: ${JSON.stringify(rebuilt.differences.slice(0, 3))}`);
-      }
-    }
+    report = await checkStore(store, runtime, acked, options);
   } finally {
     await runtime.close();
   }
-  if (!url.startsWith("postgres")) {
-    const db = new Database(url, { readonly: true });
-    try {
-      const result = db.pragma("integrity_check", { simple: true });
-      if (result !== "ok") report.invalid.push(`PRAGMA integrity_check: ${String(result)}`);
-    } finally {
-      db.close();
+  report.invalid.push(...integrityProblems(url));
+  return report;
+}
+
+/** What a check covers: the audit models too, whether every write has settled, and which sessions. */
+export interface CheckOptions {
+  audit: boolean;
+  /** No write cut short is left to retry: every sealed session's successor must exist. */
+  settled?: boolean;
+  /** Sessions checked before (skipped while their version has not moved). */
+  checked?: CheckedSessions;
+  /** Only these sessions and the successors they were sealed to (default: every session). */
+  sessions?: readonly string[];
+}
+
+/** The checks of checkDatabase through an open runtime (the caller's connections), without the file's integrity check. */
+export async function checkStore(
+  store: KyselyEventStore,
+  runtime: Palimpsest,
+  acked: Acknowledged,
+  options: CheckOptions,
+): Promise<CheckReport> {
+  const report: CheckReport = { lost: [], duplicated: [], invalid: [], sessions: 0, events: 0 };
+  const checked = options.checked ?? new Map();
+  const logs = new Map<string, readonly StoredEvent[]>();
+  const listed = options.sessions === undefined ? await store.listSessions() : await known(store, options.sessions);
+  for (const { sessionId, version } of listed) {
+    const previous = checked.get(sessionId);
+    if (previous?.log.length === version) {
+      logs.set(sessionId, previous.log);
+      continue;
+    }
+    const log = await store.readStream(sessionId);
+    logs.set(sessionId, log);
+    const { duplicated, invalid } = logProblems(sessionId, log);
+    report.duplicated.push(...duplicated);
+    report.invalid.push(...invalid);
+    const resumed = await runtime.resume(sessionId);
+    const replayed = foldEvents(initialState(sessionId), log);
+    const differs = stateDifferences(resumed.state, replayed);
+    if (differs.length > 0) {
+      report.invalid.push(
+        `${sessionId}: resume differs from a full replay of its ${log.length} events in ${differs.join(", ")}`,
+      );
+    }
+    report.invalid.push(...viewProblems(resumed, log).map((p) => `${sessionId}: ${p}`));
+    const sealedTo = resumed.state.handedOffTo;
+    checked.set(sessionId, {
+      log,
+      live: resumed.state.live.map((e) => e.message.id),
+      ...(sealedTo ? { sealedTo } : {}),
+    });
+  }
+  for (const { sessionId } of listed) {
+    const { sealedTo, live } = checked.get(sessionId) ?? { live: [] };
+    report.sessions++;
+    report.events += logs.get(sessionId)?.length ?? 0;
+    const successor = sealedTo === undefined ? undefined : logs.get(sealedTo);
+    if (sealedTo !== undefined && successor === undefined && options.settled === true) {
+      report.lost.push(`${sessionId}: sealed to ${sealedTo}, which was never started`);
+    }
+    if (successor !== undefined) {
+      const carried = successor.flatMap((e) => (e.seq > 1 && e.type === "message.appended" ? [e.data.message.id] : []));
+      if (carried.slice(0, live.length).join() !== live.join()) {
+        report.invalid.push(`${sealedTo}: does not start with the sealed view of ${sessionId}`);
+      }
+    }
+  }
+  const { lost, duplicated } = acknowledgedProblems(acked, logs);
+  report.lost.push(...lost);
+  report.duplicated.push(...duplicated);
+  if (options.audit) {
+    const rebuilt = await new AuditReadModels(store).rebuild({ checkOnly: true });
+    if (!rebuilt.equal) {
+      report.invalid.push(
+        `audit read models differ from a rebuild: ${JSON.stringify(rebuilt.differences.slice(0, 3))}`,
+      );
     }
   }
   return report;
+}
+
+/** The summaries of `ids` and of every session they were sealed to, transitively (unknown ids left out). */
+async function known(
+  store: KyselyEventStore,
+  ids: readonly string[],
+): Promise<{ sessionId: string; version: number }[]> {
+  const found: { sessionId: string; version: number }[] = [];
+  const queue = [...new Set(ids)];
+  const seen = new Set(queue);
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    const summary = await store.getSession(id);
+    if (summary === undefined) continue;
+    found.push({ sessionId: id, version: summary.version });
+    const log = await store.readStream(id, { fromSeq: summary.version, toSeq: summary.version });
+    const last = log[0];
+    if (last?.type === "session.handed-off" && !seen.has(last.data.toSessionId)) {
+      seen.add(last.data.toSessionId);
+      queue.push(last.data.toSessionId);
+    }
+  }
+  return found;
+}
+
+/** SQLite's `PRAGMA integrity_check` of the file at `url`, as problems (none for PostgreSQL or when it says ok). */
+export function integrityProblems(url: string): string[] {
+  if (url.startsWith("postgres")) return [];
+  const db = new Database(url, { readonly: true });
+  try {
+    const result = db.pragma("integrity_check", { simple: true });
+    return result === "ok" ? [] : [`PRAGMA integrity_check: ${String(result)}`];
+  } finally {
+    db.close();
+  }
 }
 
 /**

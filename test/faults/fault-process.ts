@@ -26,8 +26,9 @@ type EsbuildBuild = (options: Record<string, unknown>) => Promise<unknown>;
 export async function bundleWorker(script: string): Promise<WorkerScript> {
   let build: EsbuildBuild;
   try {
-    build = (createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))("esbuild") as { build: EsbuildBuild })
-      .build;
+    build = (
+      createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))("esbuild") as { build: EsbuildBuild }
+    ).build;
   } catch {
     return { path: script, execArgv: ["--import", "tsx"], dispose: async () => {} };
   }
@@ -40,7 +41,9 @@ export async function bundleWorker(script: string): Promise<WorkerScript> {
     format: "esm",
     outfile: out,
     external: ["better-sqlite3", "pg-native", "gpt-tokenizer"],
-    banner: { js: 'import { createRequire as __faultRequire } from "node:module"; const require = __faultRequire(import.meta.url);' },
+    banner: {
+      js: 'import { createRequire as __faultRequire } from "node:module"; const require = __faultRequire(import.meta.url);',
+    },
     logLevel: "error",
   });
   return { path: out, execArgv: [], dispose: () => rm(out, { force: true }) };
@@ -60,7 +63,11 @@ export class Worker {
 
   /** Starts `script` with an IPC channel; stderr is kept for failure messages. */
   constructor(script: WorkerScript) {
-    this.child = fork(script.path, [], { cwd: root, execArgv: [...script.execArgv], stdio: ["ignore", "inherit", "pipe", "ipc"] });
+    this.child = fork(script.path, [], {
+      cwd: root,
+      execArgv: [...script.execArgv],
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+    });
     this.child.stderr?.on("data", (chunk) => {
       this.#stderr += String(chunk);
     });

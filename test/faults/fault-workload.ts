@@ -7,7 +7,14 @@ import {
   type TokenCounter,
 } from "@palimpsest/core";
 import { countMessageTokens } from "@palimpsest/core/tokenizer";
-import { type CompactionSettings, type KyselyEventStore, openEventStore, Palimpsest, type RuntimeDeps, type Session } from "@palimpsest/store";
+import {
+  type CompactionSettings,
+  type KyselyEventStore,
+  openEventStore,
+  Palimpsest,
+  type RuntimeDeps,
+  type Session,
+} from "@palimpsest/store";
 
 /** Something a worker reaches (a write about to start, a summary being written): the fault plan may stop there. */
 export type Hook = (name: string) => Promise<void>;
@@ -49,7 +56,10 @@ export function hookedSummarizer(hook: Hook, fails: () => boolean): Summarizer {
 }
 
 /** The compaction settings of the fault workers: automatic after each turn, on the small profile. */
-export function faultCompaction(summarizer: Summarizer, policy: "summary" | "prune-first" = "summary"): CompactionSettings {
+export function faultCompaction(
+  summarizer: Summarizer,
+  policy: "summary" | "prune-first" = "summary",
+): CompactionSettings {
   return { auto: true, policy, profile: FAULT_PROFILE, contextWindow: 4_000, summarizer };
 }
 
