@@ -170,12 +170,13 @@ export async function checkStore(
       logs.set(sessionId, previous.log);
       continue;
     }
-    const log = await store.readStream(sessionId);
+    // Resume first, then read the log up to where the resume got: another process may be writing.
+    const resumed = await runtime.resume(sessionId);
+    const log = await store.readStream(sessionId, { toSeq: resumed.state.lastSeq });
     logs.set(sessionId, log);
     const { duplicated, invalid } = logProblems(sessionId, log);
     report.duplicated.push(...duplicated);
     report.invalid.push(...invalid);
-    const resumed = await runtime.resume(sessionId);
     const replayed = foldEvents(initialState(sessionId), log);
     const differs = stateDifferences(resumed.state, replayed);
     if (differs.length > 0) {

@@ -15,10 +15,15 @@ export type InterleavedOp =
   | { kind: "complete" }
   | { kind: "read"; slot: number };
 
-/** What the parent sends a worker: the slots' sessions and its operations, run one after another. */
+/**
+ * What the parent sends a worker: the slots' sessions and its operations, run one after another (a
+ * worker runs the runs of several streams of interleavings at once, on disjoint sessions).
+ */
 export interface InterleavingRun {
   t: "run";
   id: number;
+  /** The hand-off target of this run's queued hand-offs (one per stream of interleavings, so streams never meet). */
+  target: string;
   slots: string[];
   ops: InterleavedOp[];
 }

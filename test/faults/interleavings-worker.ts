@@ -22,20 +22,21 @@ async function nextMessage(): Promise<unknown> {
   return messages.shift();
 }
 
-const { url, tag, worker } = (await nextMessage()) as { url: string; tag: string; worker: number };
+const { url, worker } = (await nextMessage()) as { url: string; worker: number };
 const summarizer = hookedSummarizer(
   async () => {},
   () => false,
 );
 const afterTurn: OpResult[] = [];
-let autoCompactions: string[] = [];
+/** Automatic compactions by session, taken by the append that completed the turn (runs go on at once). */
+const autoCompactions = new Map<string, string[]>();
 const { store, runtime } = await openWorkerRuntime(url, async () => {}, {
   compaction: faultCompaction(summarizer),
   snapshotEvery: 20,
   onAfterTurnError: (error) => void afterTurn.push({ op: { kind: "complete" }, error: reportError(error) }),
-  onAutoCompaction: (outcome) => {
+  onAutoCompaction: (outcome, session) => {
     if (outcome.status === "compacted" && outcome.event.type === "messages.superseded") {
-      autoCompactions.push(outcome.event.data.compactionId);
+      autoCompactions.set(session.id, [...(autoCompactions.get(session.id) ?? []), outcome.event.data.compactionId]);
     }
   },
 });
@@ -52,9 +53,9 @@ async function handle(sessionId: string): Promise<Session> {
 const compactionOf = (events: readonly StoredEvent[]) =>
   events.flatMap((e) => (e.type === "messages.superseded" ? [e.data.compactionId] : []));
 
-async function run(op: InterleavedOp, slots: string[], result: OpResult): Promise<void> {
+async function run(op: InterleavedOp, slots: string[], target: string, result: OpResult): Promise<void> {
   if (op.kind === "complete") {
-    const claim = await runtime.handoffs.claim({ claimant: `w${worker}`, leaseMs: 30_000, target: tag });
+    const claim = await runtime.handoffs.claim({ claimant: `w${worker}`, leaseMs: 30_000, target });
     if (claim === undefined) return;
     const successor = await runtime.handoffs.complete(claim);
     handles.set(successor.id, successor);
@@ -68,10 +69,10 @@ async function run(op: InterleavedOp, slots: string[], result: OpResult): Promis
       const batch = exchange(op.n);
       await session.append(batch, { idempotencyKey: `i${op.n}`, turnId: `turn${op.n}` });
       result.messages = batch.map((m) => m.id);
-      autoCompactions = [];
+      autoCompactions.delete(session.id);
       await session.completeTurn(`turn${op.n}`);
       result.turn = `turn${op.n}`;
-      result.compactions = autoCompactions;
+      result.compactions = autoCompactions.get(session.id) ?? [];
       return;
     }
     case "compact": {
@@ -93,23 +94,24 @@ async function run(op: InterleavedOp, slots: string[], result: OpResult): Promis
       return;
     }
     case "request":
-      await runtime.handoffs.request(session, { successorSessionId: op.to, target: tag });
+      await runtime.handoffs.request(session, { successorSessionId: op.to, target });
       return;
     case "read": {
+      // The log is read after the resume and cut at its last seq: the other worker may write in between.
       const fresh = await runtime.resume(session.id);
-      result.problems = viewProblems(fresh, await store.readStream(session.id));
+      const log = await store.readStream(session.id, { toSeq: fresh.state.lastSeq });
+      result.problems = viewProblems(fresh, log);
     }
   }
 }
 
-await report({ t: "ready" });
-for (;;) {
-  const { id, ops, slots } = (await nextMessage()) as InterleavingRun;
+/** Runs one interleaving's operations in order and reports what each did. */
+async function runAll({ id, ops, slots, target }: InterleavingRun): Promise<void> {
   const results: OpResult[] = [];
   for (const op of ops) {
     const result: OpResult = { op };
     try {
-      await run(op, slots, result);
+      await run(op, slots, target, result);
     } catch (error) {
       result.error = reportError(error);
     }
@@ -117,3 +119,6 @@ for (;;) {
   }
   await report({ t: "done", id, results, afterTurn: afterTurn.splice(0) });
 }
+
+await report({ t: "ready" });
+for (;;) void runAll((await nextMessage()) as InterleavingRun);
