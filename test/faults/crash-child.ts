@@ -38,7 +38,7 @@ const hook: Hook = async (name) => {
   if (plan.park) await new Promise(() => {});
 };
 const random = new FaultRandom(config.seed ^ config.generation);
-const summarizer = hookedSummarizer(hook, () => random.next() < 0.1);
+const summarizer = hookedSummarizer(hook, () => random.next() < 0.25);
 const autoCompactions: string[] = [];
 const { store, runtime } = await openWorkerRuntime(config.url, hook, {
   snapshotEvery: 3,

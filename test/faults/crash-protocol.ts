@@ -57,17 +57,17 @@ export function crashStep(seed: number, step: number, lanes: readonly (string | 
   const random = new FaultRandom((seed ^ Math.imul(step, 0x9e3779b1)) >>> 0);
   const lane = random.int(0, lanes.length - 1);
   const kind = random.weighted<CrashStep["kind"]>([
-    ["append", 50],
+    ["append", 45],
     ["compact", 12],
     ["range", 10],
-    ["handoff", 8],
-    ["audit", 10],
+    ["handoff", 15],
+    ["audit", 8],
   ]);
   return {
     kind: lanes[lane] === null ? "start" : kind,
     lane,
     policy: random.next() < 0.5 ? "summary" : "prune-first",
-    queued: random.next() < 0.5,
+    queued: random.next() < 0.6,
   };
 }
 
