@@ -43,12 +43,15 @@ for (const database of faultDatabases("crash")) {
           expect(last.problems, `the last child finished the step cut short; ${replay}`).toEqual([]);
         } finally {
           await driver.dispose();
+          const seconds = Math.round((performance.now() - started) / 100) / 10;
+          console.log(
+            `crash figures (${database.name}, seed ${seed}): ${JSON.stringify({ ...driver.figures, seconds })}`,
+          );
         }
-        const figures = { ...driver.figures, seconds: Math.round((performance.now() - started) / 100) / 10 };
-        console.log(`crash figures (${database.name}, seed ${seed}): ${JSON.stringify(figures)}`);
+        const figures = driver.figures;
         expect(driver.killPoints, "kills that landed mid-work").toBeGreaterThanOrEqual(KILLS);
         expect([figures.lost, figures.duplicated, figures.invalid]).toEqual([0, 0, 0]);
-      }, 600_000);
+      }, 1_800_000); // about 80 s on an idle two-core machine; the bound is for a loaded one
 
       // Defect 3 (issue #10, fixed on another branch): un-mark `fails` once it is merged.
       it.fails("defect 3: a child killed after an append committed, before it heard back, retries it with the same key and gets the original result", async () => {
