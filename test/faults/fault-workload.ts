@@ -9,6 +9,7 @@ import {
 import { countMessageTokens } from "@palimpsest/core/tokenizer";
 import {
   type CompactionSettings,
+  type HandoffQueue,
   type KyselyEventStore,
   openEventStore,
   Palimpsest,
@@ -88,7 +89,11 @@ export function hookWrites(store: KyselyEventStore, hook: Hook): void {
     await hook("audit-write");
     return writeGuarded(guard, statements);
   };
-  const queue = store.handoffQueue;
+  hookQueue(store.handoffQueue, hook);
+}
+
+/** Hooks the hand-off queue's decisions, and those of every copy `withClock` makes (a runtime with a clock uses one). */
+function hookQueue(queue: HandoffQueue, hook: Hook): void {
   const startCompletion = queue.startCompletion.bind(queue);
   queue.startCompletion = async (claim) => {
     await hook("handoff:start-completion");
@@ -98,6 +103,12 @@ export function hookWrites(store: KyselyEventStore, hook: Hook): void {
   queue.markCompleted = async (handoffId) => {
     await hook("handoff:mark-completed");
     return markCompleted(handoffId);
+  };
+  const withClock = queue.withClock.bind(queue);
+  queue.withClock = (clock) => {
+    const copy = withClock(clock);
+    hookQueue(copy, hook);
+    return copy;
   };
 }
 
