@@ -13,6 +13,7 @@ import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
+import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
 import { runWatchBench, type WatchResult } from "./watch.ts";
@@ -27,6 +28,7 @@ const BENCHES = [
   "audit",
   "watch",
   "handoff",
+  "sqlite-lock",
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -250,6 +252,21 @@ function handoffTable(rows: readonly HandoffResult[]): string {
   );
 }
 
+function sqliteLockTable(rows: readonly SqliteLockResult[]): string {
+  const newGap = rows.find((r) => r.mechanism === "retry on timers (new)")?.maxLoopGapMs ?? Number.NaN;
+  return markdownTable(
+    ["mechanism", "lock held", "reps", "write waited", "longest event-loop stall", "stall / new"],
+    rows.map((r) => [
+      r.mechanism,
+      ms(r.holdMs),
+      r.reps,
+      ms(r.waitMs),
+      ms(r.maxLoopGapMs),
+      ratio(r.maxLoopGapMs / newGap),
+    ]),
+  );
+}
+
 const { quick, only } = parseArgs(process.argv.slice(2));
 const serverUrl = postgresServerUrl();
 if (serverUrl === undefined) {
@@ -329,6 +346,11 @@ try {
     const rows = [await runHandoffBench("postgres", await databaseFor("postgres", "handoff"), quick)];
     results.handoff = rows;
     tables.push("## Hand-off claims", handoffTable(rows));
+  }
+  if (only.has("sqlite-lock")) {
+    const rows = await runSqliteLockBench(folder.path("sqlite-lock.db"), quick);
+    results.sqliteLock = rows;
+    tables.push("## SQLite: a write while another process holds the lock", sqliteLockTable(rows));
   }
 } finally {
   await Promise.all(pgDatabases.map((d) => d.drop()));

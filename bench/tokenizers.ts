@@ -1,12 +1,13 @@
 /**
  * Token counter benchmark: gpt-tokenizer (what core ships), tiktoken (WASM), js-tiktoken and chars/4,
- * side by side on the same o200k_base corpus. Run: `npx tsx bench/tokenizers.ts`.
+ * side by side on the same o200k_base corpus. Run: `npx tsx bench/tokenizers.ts` (`--blobs`: big blobs only).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // Relative: the workspace root does not depend on @palimpsest/core, so the name does not resolve here.
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { appendStall, formatBlobTable, runBlobBench } from "./blob-tokens.ts";
 
 /** One candidate's figures on one corpus size. */
 export interface BenchResult {
@@ -218,7 +219,14 @@ export function formatBenchTable(results: readonly BenchResult[]): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const results = await runTokenizerBench();
-  console.log(`Corpus: ${results[0]?.corpus}; encoding o200k_base; median of ${RUNS} runs after one first pass.\n`);
-  console.log(formatBenchTable(results));
+  if (!process.argv.includes("--blobs")) {
+    const results = await runTokenizerBench();
+    console.log(`Corpus: ${results[0]?.corpus}; encoding o200k_base; median of ${RUNS} runs after one first pass.\n`);
+    console.log(formatBenchTable(results));
+  }
+  console.log(`\nBig blobs (CPU ms, o200k_base):\n\n${formatBlobTable(await runBlobBench())}`);
+  const stall = await appendStall();
+  console.log(
+    `\nAppending a 3 MB base64 tool output: event loop stalled ${stall.stallMs.toFixed(0)} ms (wall), ${stall.cpuMs.toFixed(0)} ms CPU`,
+  );
 }

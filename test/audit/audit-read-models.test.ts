@@ -231,10 +231,9 @@ for (const backend of runtimeBackends()) {
           timeout: 10_000,
         });
       } finally {
-        stop();
+        await stop();
       }
       const later = await runtime.startSession({});
-      await new Promise((resolve) => setTimeout(resolve, 300));
       await expect(follower.lineage(later.id)).rejects.toMatchObject({ code: "NOT_FOUND" }); // stopped: not projected
     });
 

@@ -74,16 +74,20 @@ for (const [name, make] of databases) {
       expect(jsonError(again)).toMatchObject({ code: "INVARIANT_VIOLATED", details: { rule: "session-handed-off" } });
     });
 
-    it("fails a claimed hand-off, lists by status, and rejects bad flags with usage errors", async () => {
+    it("fails a claimed hand-off, lists by status, and rejects bad flags with usage errors", {
+      timeout: 180_000,
+    }, async () => {
       const source = await seed();
       const { handoffId } = JSON.parse((await cli("handoff", "request", source, "--target", "gpu")).stdout) as {
         handoffId: string;
       };
       const claimed = await cli("handoff", "claim", "--claimant", "x", "--target", "gpu");
       const { token } = JSON.parse(claimed.stdout) as { token: string };
-      const renewed = await cli("handoff", "renew", handoffId, "--token", token, "--lease-ms", "120000");
+      // A unique prefix of a hand-off id names it, as with session ids.
+      const prefix = handoffId.slice(0, 24);
+      const renewed = await cli("handoff", "renew", prefix, "--token", token, "--lease-ms", "120000");
       expect(renewed).toMatchObject({ code: 0, stderr: "" });
-      const failed = await cli("handoff", "fail", handoffId, "--token", token, "--reason", "no GPU free");
+      const failed = await cli("handoff", "fail", prefix, "--token", token, "--reason", "no GPU free");
       expect(failed).toMatchObject({ code: 0, stderr: "" });
       expect(JSON.parse(failed.stdout)).toMatchObject({ status: "failed", failureReason: "no GPU free" });
 

@@ -120,8 +120,11 @@ describe("palimpsest CLI on big and odd input (SQLite file)", () => {
     expect(existsSync(flagDb)).toBe(true);
     expect(existsSync(envDb)).toBe(false);
     expect(await count(["--db", flagDb])).toBe(1);
-    const emptyText = await runPalimpsest(["sessions"], withEnv);
-    expect(emptyText.stdout).toBe("no sessions yet: try `palimpsest import <file>`\n");
+    // a read-only command never creates the database it is pointed at
+    const absent = await runPalimpsest(["sessions"], withEnv);
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toContain(envDb);
+    expect(existsSync(envDb)).toBe(false);
     expect(existsSync(join(cwd, ".palimpsest"))).toBe(false);
 
     // the environment wins over the default file

@@ -1,14 +1,15 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { importedSessionId } from "@palimpsest/store";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** The repository root (the CLI runs from here unless a test picks another cwd). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+/** tsx's loader, imported into the CLI's own process (see packages/cli/bin/palimpsest.mjs for why not `tsx`). */
+const TSX_LOADER = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const MAIN = join(ROOT, "packages/cli/src/main.ts");
 
 /** What one CLI process did. */
@@ -25,28 +26,60 @@ export interface CliOptions {
 }
 
 /**
- * Runs the real `palimpsest` CLI (tsx on packages/cli/src/main.ts) in a child process. The inherited
+ * Runs the real `palimpsest` CLI (packages/cli/src/main.ts under tsx's loader) in a child process. The inherited
  * PALIMPSEST_DATABASE_URL is removed unless `options.env` sets it.
  */
 export function runPalimpsest(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return startPalimpsest(args, options).result;
+}
+
+/** A CLI process still running: its process, a wait for a line of its stderr, and its outcome. */
+export interface RunningCli {
+  readonly child: ChildProcess;
+  /** Resolves with the first stderr line matching `pattern` (rejects if the process ends first). */
+  stderrLine(pattern: RegExp): Promise<string>;
+  readonly result: Promise<CliResult>;
+}
+
+/** Starts the CLI like runPalimpsest, for tests that signal it or read its output while it runs. */
+export function startPalimpsest(args: readonly string[], options: CliOptions = {}): RunningCli {
   const env: Record<string, string | undefined> = { ...process.env, PALIMPSEST_DATABASE_URL: undefined };
   for (const [k, v] of Object.entries(options.env ?? {})) env[k] = v;
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [TSX, MAIN, ...args], {
-      cwd: options.cwd ?? ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout?.on("data", (b: Buffer) => out.push(b));
+  child.stderr?.on("data", (b: Buffer) => err.push(b));
+  const result = new Promise<CliResult>((done, fail) => {
     child.on("error", fail);
     child.on("close", (code) =>
       done({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
     );
   });
+  const stderrLine = (pattern: RegExp) =>
+    new Promise<string>((found, fail) => {
+      const check = (): boolean => {
+        const line = Buffer.concat(err)
+          .toString("utf8")
+          .split("\n")
+          .slice(0, -1)
+          .find((l) => pattern.test(l));
+        if (line !== undefined) found(line);
+        return line !== undefined;
+      };
+      if (check()) return;
+      const onData = () => {
+        if (check()) child.stderr?.off("data", onData);
+      };
+      child.stderr?.on("data", onData);
+      void result.then(() => fail(new Error(`the CLI ended without printing ${pattern}`)));
+    });
+  return { child, stderrLine, result };
 }
 
 /** The `{"error":{…}}` report a `--json` run printed on stderr. */

@@ -1,20 +1,25 @@
-import { readFileSync } from "node:fs";
-import { basename, join } from "node:path";
-import { type ImportedSession, parseTranscript } from "@palimpsest/core";
-import { openPalimpsest, type Palimpsest, profileNamed, replaySession } from "@palimpsest/store";
+import { telemetryFromLog } from "@palimpsest/core";
+import { openPalimpsest, type Palimpsest, profileNamed, replaySession, sessionThreshold } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HAVE_TRANSCRIPTS, realTranscriptFiles, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
+import {
+  canCompactInReplay,
+  HAVE_TRANSCRIPTS,
+  realSessions,
+  realTranscriptFiles,
+  windowFor,
+} from "../support/real-transcripts.ts";
+import { staleBasisProblems } from "../support/stale-basis.ts";
+import { telemetryLeaks } from "../support/telemetry-leaks.ts";
 import { replayProblems } from "./replay-check.ts";
 
-// 32K: threshold 20,400 (the 64K floor capped at 85% of 24,000), so the long transcripts compact many
-// times; 16K (threshold 10,200, a 3,200-token tail) makes the short ones compact too. Well under a minute.
-const WINDOWS = [32_000, 16_000] as const;
+// Each profile with a window of a fraction of each session's own token total: every file that can compact
+// (canCompactInReplay) compacts under both policies (asserted), the long ones many times, whatever their size.
+const RUNS = [
+  ["anthropic", 1 / 2],
+  ["openai", 1 / 4],
+  ["local", 1 / 3],
+] as const;
 const POLICIES = ["summary", "prune-first"] as const;
-const PROFILES = ["anthropic", "openai", "local"] as const;
-
-function sessionsOf(file: string): ImportedSession[] {
-  return parseTranscript(readFileSync(join(TRANSCRIPTS_DIR, file), "utf8"), { fileName: basename(file) });
-}
 
 describe.skipIf(!HAVE_TRANSCRIPTS)("replay of every real transcript under every policy and profile", () => {
   let runtime: Palimpsest;
@@ -24,12 +29,16 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("replay of every real transcript under every 
   afterAll(() => runtime.close());
 
   for (const file of realTranscriptFiles()) {
-    it(`${file}: the view invariants hold after every compaction`, { timeout: 120_000 }, async () => {
-      const sessions = sessionsOf(file);
-      let compactions = 0;
+    it(`${file}: every policy compacts (when it can), and every invariant holds on every session`, {
+      timeout: 240_000,
+    }, async () => {
+      const sessions = realSessions(file);
+      const compactions = { summary: 0, "prune-first": 0 };
       for (const source of sessions) {
+        const runs = await Promise.all(RUNS.map(async ([p, f]) => [p, await windowFor(source, f)] as const));
+        let last: string | undefined;
         for (const policy of POLICIES) {
-          for (const [profile, contextWindow] of PROFILES.flatMap((p) => WINDOWS.map((w) => [p, w] as const))) {
+          for (const [profile, contextWindow] of runs) {
             const problems: string[] = [];
             const replay = await replaySession(runtime, source, {
               policy,
@@ -46,12 +55,23 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("replay of every real transcript under every 
             });
             expect(problems).toEqual([]);
             expect(replay.summaryFailures).toBe(0);
-            compactions += replay.compactions.length;
+            compactions[policy] += replay.compactions.length;
+            // Invariant 7 on the telemetry of every replay: no run of its text is in the transcript.
+            const session = await runtime.resume(replay.sessionId);
+            const log = await runtime.store.readStream(replay.sessionId);
+            expect(telemetryLeaks(telemetryFromLog(log, { threshold: sessionThreshold(session) }), log)).toEqual([]);
+            last = replay.sessionId;
           }
         }
+        // Invariant 6 on every session: a compaction planned on a basis another handle moved is refused.
+        if (last !== undefined) expect((await staleBasisProblems(runtime, last)) ?? []).toEqual([]);
       }
       expect(sessions.length).toBeGreaterThan(0);
-      console.info(`${file}: ${sessions.length} sessions, ${compactions} compactions checked`);
+      console.info(`${file}: ${sessions.length} sessions, compactions ${JSON.stringify(compactions)}`);
+      if (sessions.some(canCompactInReplay)) {
+        expect(compactions.summary).toBeGreaterThan(0);
+        expect(compactions["prune-first"]).toBeGreaterThan(0);
+      }
     });
   }
 });

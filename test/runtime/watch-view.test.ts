@@ -32,6 +32,8 @@ for (const backend of runtimeBackends()) {
       await session.append([
         { id: "u1", role: "user", content: "more" },
         { id: "a1", role: "assistant", content: "sure" },
+        { id: "u2", role: "user", content: "thanks" },
+        { id: "a2", role: "assistant", content: "welcome" },
       ]);
       await compactRange(session, { fromId: "a0", toId: "u1", summary: "greetings exchanged" });
       const last = await done;

@@ -1,8 +1,15 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
+import { type ImportedSession, parseTranscript } from "@palimpsest/core";
+import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
 
-/** Where the shared real transcripts live: `../shared/transcripts` next to the repository. */
-export const TRANSCRIPTS_DIR = resolve(import.meta.dirname, "../../../shared/transcripts");
+/**
+ * Where the shared real transcripts live: `$PALIMPSEST_TRANSCRIPTS` when set, else `../shared/transcripts`
+ * next to the repository.
+ */
+export const TRANSCRIPTS_DIR = resolve(
+  process.env.PALIMPSEST_TRANSCRIPTS ?? resolve(import.meta.dirname, "../../../shared/transcripts"),
+);
 
 /** True when the shared transcripts folder is present; tests that need it skip (loudly) otherwise. */
 export const HAVE_TRANSCRIPTS = existsSync(TRANSCRIPTS_DIR);
@@ -27,3 +34,32 @@ export function realTranscriptFiles(): string[] {
   walk(TRANSCRIPTS_DIR);
   return out;
 }
+
+/** The sessions of one shared transcript file, parsed as the importers read it. */
+export function realSessions(file: string): ImportedSession[] {
+  return parseTranscript(readFileSync(join(TRANSCRIPTS_DIR, file), "utf8"), { fileName: basename(file) });
+}
+
+/**
+ * A context window for replaying `source`: `fraction` of its messages' token total (in the encoding its
+ * model gets), at least MIN_WINDOW, so every session long enough to have a middle compacts under it.
+ */
+export async function windowFor(source: ImportedSession, fraction: number): Promise<number> {
+  const counter = await createTokenCounter(encodingForModel(source.model));
+  const total = source.items.reduce((n, i) => n + (i.kind === "message" ? counter.countMessage(i.message) : 0), 0);
+  return Math.max(MIN_WINDOW, Math.round(total * fraction));
+}
+
+/** The smallest replay window: below it a profile's head and tail leave nothing to compact. */
+const MIN_WINDOW = 2_000;
+
+/**
+ * Whether a replay of `source` can compact at all: it needs a protected head, a middle and a protected
+ * tail, so at least MIN_REQUESTS provider requests (assistant messages); a compaction agent's single
+ * request, or a subagent's three, leave no middle.
+ */
+export function canCompactInReplay(source: ImportedSession): boolean {
+  return source.items.filter((i) => i.kind === "message" && i.message.role === "assistant").length >= MIN_REQUESTS;
+}
+
+const MIN_REQUESTS = 4;

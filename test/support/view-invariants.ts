@@ -25,3 +25,20 @@ export function viewProblems(session: Session, log: readonly StoredEvent[]): str
   if (sum !== view.tokens) problems.push(`token total ${view.tokens} != sum of live tokens ${sum}`);
   return problems;
 }
+
+/**
+ * Invariant 5: at most one rolling-summary marker is live, and it is the one the newest micro or defrag
+ * compaction in the log placed. Returns the problems found.
+ */
+export function rollingMarkerProblems(session: Session, log: readonly StoredEvent[]): string[] {
+  const markers = session.state.live.filter((e) => e.placedBy?.kind === "rolling-summary");
+  if (markers.length > 1) return [`${markers.length} rolling summary markers live`];
+  const newest = log.findLast(
+    (e) => e.type === "messages.superseded" && e.data.replacements.some((r) => r.kind === "rolling-summary"),
+  );
+  const marker = markers[0];
+  if (marker === undefined || newest?.type !== "messages.superseded") return [];
+  return marker.placedBy?.compactionId === newest.data.compactionId
+    ? []
+    : [`live marker ${marker.message.id} is not the newest (${newest.data.compactionId})`];
+}

@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so the workspace needs no build step.
-import { spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+// Runs the TypeScript CLI in this process through tsx's loader, so the workspace needs no build step.
+// In-process rather than under `tsx` (which runs a second process and kills it when a Ctrl-C is not
+// acknowledged within 30 ms): a Ctrl-C reaches the CLI itself, which stops at a clean point.
+import { register } from "tsx/esm/api";
 
-const require = createRequire(import.meta.url);
-const tsx = require.resolve("tsx/cli");
-const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-const result = spawnSync(process.execPath, [tsx, main, ...process.argv.slice(2)], { stdio: "inherit" });
-process.exit(result.status ?? 1);
+register();
+const { runCli } = await import(new URL("../src/main.ts", import.meta.url).href);
+process.exitCode = await runCli(process.argv.slice(2));

@@ -10,6 +10,7 @@ import { registerReport } from "./commands/report.ts";
 import { registerSessions } from "./commands/sessions.ts";
 import { registerView } from "./commands/view.ts";
 import { registerWatch } from "./commands/watch.ts";
+import { Interrupted } from "./interrupted.ts";
 
 /** Builds the `palimpsest` command with every subcommand registered. */
 export function buildProgram(): Command {
@@ -39,6 +40,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof Interrupted) {
+      process.stderr.write(`interrupted: ${error.message}\n`);
+      return error.exitCode;
+    }
     const json = program.opts<{ json?: boolean }>().json === true;
     process.stderr.write(`${json ? JSON.stringify({ error: reportError(error) }) : formatError(error)}\n`);
     return isPalimpsestError(error, "VALIDATION") ? 2 : 1;

@@ -1,5 +1,6 @@
 import { type EventStore, NotFoundError, ValidationError } from "@palimpsest/core";
-import { openPalimpsest, type Palimpsest, type Session } from "@palimpsest/store";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { type KyselyEventStore, openEventStore, Palimpsest, type Session } from "@palimpsest/store";
 import type { GlobalOptions } from "./output.ts";
 
 /** The database URL a command uses: `--db`, then PALIMPSEST_DATABASE_URL, then the embedded default. */
@@ -7,10 +8,24 @@ export function databaseUrl(options: GlobalOptions): string | undefined {
   return options.db ?? process.env.PALIMPSEST_DATABASE_URL ?? undefined;
 }
 
-/** Opens the runtime, runs `work`, and always closes the store. */
-export async function withRuntime<T>(options: GlobalOptions, work: (runtime: Palimpsest) => Promise<T>): Promise<T> {
-  const url = databaseUrl(options);
-  const runtime = await openPalimpsest(url === undefined ? {} : { url });
+/** Whether a command may create the database (`write`) or needs one that exists (`read`). */
+export type DatabaseMode = "read" | "write";
+
+/**
+ * Opens the command's store. A `read` command never creates a database: a SQLite file that does not
+ * exist is NotFoundError (a mistyped `--db` does not leave an empty database behind).
+ */
+export function openCommandStore(options: GlobalOptions, mode: DatabaseMode): Promise<KyselyEventStore> {
+  return openEventStore(databaseUrl(options), { create: mode === "write" });
+}
+
+/** Opens the runtime (see openCommandStore), runs `work`, and always closes the store. */
+export async function withRuntime<T>(
+  options: GlobalOptions,
+  work: (runtime: Palimpsest) => Promise<T>,
+  mode: DatabaseMode = "read",
+): Promise<T> {
+  const runtime = new Palimpsest({ store: await openCommandStore(options, mode), counterFor: createTokenCounter });
   let result: T;
   try {
     result = await work(runtime);
@@ -33,13 +48,34 @@ export async function sessionIdByPrefix(
   idOrPrefix: string,
 ): Promise<string> {
   if ((await store.getSession(idOrPrefix)) !== undefined) return idOrPrefix;
-  const matches = (await store.listSessions()).filter((s) => s.sessionId.startsWith(idOrPrefix));
-  if (matches.length === 0) throw new NotFoundError("session", idOrPrefix);
-  if (matches.length > 1) {
-    throw new ValidationError(
-      `session prefix ${idOrPrefix} is ambiguous`,
-      matches.map((m) => m.sessionId),
-    );
-  }
-  return (matches[0] as { sessionId: string }).sessionId;
+  return uniqueByPrefix(
+    "session",
+    idOrPrefix,
+    (await store.listSessions()).map((s) => s.sessionId),
+  );
+}
+
+/**
+ * The one id among `ids` that is `idOrPrefix` or starts with it, as with session ids: NotFoundError
+ * when none does, ValidationError listing the candidates when several do.
+ */
+export function uniqueByPrefix(
+  kind: "session" | "compaction" | "handoff",
+  idOrPrefix: string,
+  ids: readonly string[],
+): string {
+  if (ids.includes(idOrPrefix)) return idOrPrefix;
+  const matches = [...new Set(ids.filter((id) => id.startsWith(idOrPrefix)))];
+  if (matches.length === 0) throw new NotFoundError(kind, idOrPrefix);
+  if (matches.length > 1) throw new ValidationError(`${kind} prefix ${idOrPrefix} is ambiguous`, matches);
+  return matches[0] as string;
+}
+
+/** The full id of a hand-off given by full id or by a unique prefix (as `handoff list` prints them). */
+export async function handoffIdByPrefix(runtime: Palimpsest, idOrPrefix: string): Promise<string> {
+  return uniqueByPrefix(
+    "handoff",
+    idOrPrefix,
+    (await runtime.handoffs.list()).map((h) => h.handoffId),
+  );
 }

@@ -44,6 +44,7 @@ export type InvariantRule =
   | "supersede-invalid"
   | "supersede-duplicates-marker"
   | "micro-absorbs-user-message"
+  | "supersede-absorbs-last-exchange"
   | "unknown-turn"
   | "handoff-open"
   | "handoff-completing";

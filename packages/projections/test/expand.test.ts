@@ -16,7 +16,10 @@ import { appends, given } from "./support/session.ts";
 
 const SID = "s-expand";
 
-/** u1 a1(c1,c2) r1 r2 a2 u2 a3, appended one per event: seq 2..8 (seq 1 is the start). */
+/**
+ * u1 a1(c1,c2) r1 r2 a2 u2 a3 u3 a4, appended one per event: seq 2..10 (seq 1 is the start); u3 and a4,
+ * the last user message and reply, are never compacted.
+ */
 const conversation = [
   userMessage("u1", "list files"),
   assistantMessage("a1", "", ["c1", "c2"]),
@@ -25,6 +28,8 @@ const conversation = [
   assistantMessage("a2", "three files"),
   userMessage("u2", "thanks"),
   assistantMessage("a3", "welcome"),
+  userMessage("u3", "bye"),
+  assistantMessage("a4", "bye"),
 ];
 
 const summarize = (id: string, targets: string[], summary: string, viewVersion: number) => ({

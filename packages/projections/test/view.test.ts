@@ -149,13 +149,14 @@ describe("resumeState", () => {
       message: userMessage(id, "so far"),
       tokens: 3,
     });
-    const { state } = given(SID, ...appends([userMessage("u1", "a"), assistantMessage("a1", "b")], 10), {
-      type: "supersede",
-      data: supersedeData("m1", ["a1"], [marker("M1")], 0, { mode: "micro" }),
-    });
-    expect(resumeState(state).rollingSummaryCursor).toBeUndefined();
-    execute(state, appendCommand([assistantMessage("a2", "c"), userMessage("u2", "d")]));
+    // The last user message and reply (u2, a3) stay live: a marker always has something after it.
+    const { state } = given(
+      SID,
+      ...appends([userMessage("u1", "a"), assistantMessage("a1", "b"), assistantMessage("a2", "c")], 10),
+      { type: "supersede", data: supersedeData("m1", ["a1"], [marker("M1")], 0, { mode: "micro" }) },
+    );
     expect(resumeState(state).rollingSummaryCursor).toBe("a2");
+    execute(state, appendCommand([userMessage("u2", "d"), assistantMessage("a3", "e")]));
     execute(state, {
       type: "supersede",
       data: supersedeData("m2", ["M1", "a2"], [marker("M2")], 1, { mode: "micro" }),

@@ -1,9 +1,10 @@
-import { AuditReadModels, COMPACTION_GROUPS, FAILURE_GROUPS, openEventStore } from "@palimpsest/store";
+import { NotFoundError } from "@palimpsest/core";
+import { AuditReadModels, COMPACTION_GROUPS, FAILURE_GROUPS, type openEventStore } from "@palimpsest/store";
 import type { Command } from "commander";
 import { integerFlag, listFlag } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { printRequestBody, requestFormat } from "../request-body.ts";
-import { databaseUrl, sessionIdByPrefix } from "../runtime.ts";
+import { openCommandStore, sessionIdByPrefix, uniqueByPrefix } from "../runtime.ts";
 import {
   asOf,
   compactionFilter,
@@ -85,7 +86,11 @@ export function registerAudit(program: Command): void {
     .action(async (messageId: string, flags: { session?: string }) => {
       await answer(
         options(),
-        async (models) => models.message(messageId, await optionalSession(models.store, flags.session)),
+        async (models) => {
+          const trails = await models.message(messageId, await optionalSession(models.store, flags.session));
+          if (trails.length === 0) throw new NotFoundError("message", messageId);
+          return trails;
+        },
         (t) => renderTrails(t, `message ${messageId}`),
       );
     });
@@ -97,12 +102,23 @@ export function registerAudit(program: Command): void {
     .action(async (compactionId: string, flags: { session?: string }) => {
       await answer(
         options(),
-        async (models) =>
-          (await models.compaction(compactionId, await optionalSession(models.store, flags.session))).map((trail) => ({
+        async (models) => {
+          const sessionId = await optionalSession(models.store, flags.session);
+          const exact = await models.compaction(compactionId, sessionId);
+          const id =
+            exact.length > 0
+              ? compactionId
+              : uniqueByPrefix(
+                  "compaction",
+                  compactionId,
+                  (await models.compactions(sessionId === undefined ? {} : { sessionId })).map((c) => c.compactionId),
+                );
+          return (id === compactionId ? exact : await models.compaction(id, sessionId)).map((trail) => ({
             sessionId: trail.compaction.sessionId,
-            messageId: compactionId,
+            messageId: id,
             writtenBy: trail,
-          })),
+          }));
+        },
         (t) => renderTrails(t, `compaction ${compactionId}`),
       );
     });
@@ -164,7 +180,7 @@ export function registerAudit(program: Command): void {
 /** Opens the store and its audit read models, runs `work`, and always closes the store. */
 async function withAudit<T>(global: AuditOptions, work: (models: AuditModels) => Promise<T>): Promise<T> {
   const visibilityWaitMs = integerFlag(global.visibilityWaitMs ?? "5000", "--visibility-wait-ms", 0);
-  const store = await openEventStore(databaseUrl(global));
+  const store = await openCommandStore(global, "read");
   try {
     return await work(Object.assign(new AuditReadModels(store, { visibilityWaitMs }), { store }));
   } finally {

@@ -3,7 +3,7 @@ import type { Handoff, HandoffClaim, HandoffStatus } from "@palimpsest/store";
 import type { Command } from "commander";
 import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
-import { resumeByPrefix, withRuntime } from "../runtime.ts";
+import { handoffIdByPrefix, resumeByPrefix, withRuntime } from "../runtime.ts";
 
 const STATUSES: readonly HandoffStatus[] = ["pending", "claimed", "completed", "failed"];
 const DEFAULT_LEASE_MS = 60_000;
@@ -91,8 +91,8 @@ export function registerHandoff(program: Command): void {
     .action(async (handoffId: string, flags: { token: string; leaseMs?: string }) => {
       const global = program.opts<GlobalOptions>();
       const lease = leaseMs(flags.leaseMs);
-      const claim = await withRuntime(global, (runtime) =>
-        runtime.handoffs.renew({ handoffId, token: flags.token }, lease),
+      const claim = await withRuntime(global, async (runtime) =>
+        runtime.handoffs.renew({ handoffId: await handoffIdByPrefix(runtime, handoffId), token: flags.token }, lease),
       );
       emit(global, claim, claimText);
     });
@@ -104,10 +104,15 @@ export function registerHandoff(program: Command): void {
     .action(async (handoffId: string, flags: { token: string }) => {
       const global = program.opts<GlobalOptions>();
       const result = await withRuntime(global, async (runtime) => {
-        const successor = await runtime.handoffs.complete({ handoffId, token: flags.token });
-        return { handoff: await runtime.handoffs.get(handoffId), successor: successor.resumeState() };
+        const id = await handoffIdByPrefix(runtime, handoffId);
+        const successor = await runtime.handoffs.complete({ handoffId: id, token: flags.token });
+        return { handoff: await runtime.handoffs.get(id), successor: successor.resumeState() };
       });
-      emit(global, result, (r) => `completed hand-off ${handoffId}: continue in session ${r.successor.sessionId}`);
+      emit(
+        global,
+        result,
+        (r) => `completed hand-off ${r.handoff.handoffId}: continue in session ${r.successor.sessionId}`,
+      );
     });
 
   handoff
@@ -117,8 +122,11 @@ export function registerHandoff(program: Command): void {
     .requiredOption("--reason <reason>", "why it failed")
     .action(async (handoffId: string, flags: { token: string; reason: string }) => {
       const global = program.opts<GlobalOptions>();
-      const failed = await withRuntime(global, (runtime) =>
-        runtime.handoffs.fail({ handoffId, token: flags.token }, flags.reason),
+      const failed = await withRuntime(global, async (runtime) =>
+        runtime.handoffs.fail(
+          { handoffId: await handoffIdByPrefix(runtime, handoffId), token: flags.token },
+          flags.reason,
+        ),
       );
       emit(global, failed, (h) => `failed hand-off ${h.handoffId}: ${h.failureReason ?? ""}`);
     });

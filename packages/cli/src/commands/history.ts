@@ -1,7 +1,7 @@
 import { messageText } from "@palimpsest/core";
 import type { Command } from "commander";
 import { emit, type GlobalOptions, preview, table } from "../output.ts";
-import { resumeByPrefix, withRuntime } from "../runtime.ts";
+import { resumeByPrefix, uniqueByPrefix, withRuntime } from "../runtime.ts";
 
 /** `history <session>` and `expand <session> <compaction-id>`: the audit trail of compactions. */
 export function registerHistory(program: Command): void {
@@ -35,12 +35,15 @@ export function registerHistory(program: Command): void {
     .option("--deep", "expand earlier summaries too, down to the first-appended messages")
     .action(async (id: string, compactionId: string, opts: { deep?: boolean }) => {
       const global = program.opts<GlobalOptions>();
-      const expanded = await withRuntime(global, async (runtime) =>
-        (await resumeByPrefix(runtime, id)).expand(compactionId, opts.deep === true),
-      );
+      const { expanded, fullId } = await withRuntime(global, async (runtime) => {
+        const session = await resumeByPrefix(runtime, id);
+        const ids = (await session.history()).map((r) => r.compactionId);
+        const fullId = uniqueByPrefix("compaction", compactionId, ids);
+        return { expanded: await session.expand(fullId, opts.deep === true), fullId };
+      });
       emit(global, expanded, (list) =>
         [
-          `${list.length} original messages behind compaction ${compactionId}:`,
+          `${list.length} original messages behind compaction ${fullId}:`,
           ...list.map(
             (e) =>
               `seq ${String(e.seq).padStart(5)} ${e.message.role.padEnd(9)} ${preview(messageText(e.message), 100)}`,

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { type ImportFormat, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
 import { importSessions } from "@palimpsest/store";
 import type { Command } from "commander";
+import { Interrupted, onInterrupt } from "../interrupted.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
 
@@ -20,7 +21,10 @@ function progress(label: string, total: number): (done: number, of: number) => v
   };
 }
 
-/** `import <file> [--format …]`: imports a transcript, printing the session ids it created. */
+/**
+ * `import <file> [--format …]`: imports a transcript, printing the session ids it created. Each session
+ * is written whole in one append; Ctrl-C stops after the session being written and says how far it got.
+ */
 export function registerImport(program: Command): void {
   program
     .command("import <file>")
@@ -46,8 +50,19 @@ export function registerImport(program: Command): void {
           opts.format === undefined ? "the file holds no conversation" : `is it really --format ${opts.format}?`,
         ]);
       }
-      const results = await withRuntime(global, (runtime) =>
-        importSessions(runtime, sessions, { file: basename(file), onProgress: progress("writing", messages) }),
+      const { results, interrupted } = await onInterrupt((signal) =>
+        withRuntime(
+          global,
+          async (runtime) => ({
+            results: await importSessions(runtime, sessions, {
+              file: basename(file),
+              onProgress: progress("writing", messages),
+              signal,
+            }),
+            interrupted: signal.aborted,
+          }),
+          "write",
+        ),
       );
       emit(global, results, (rows) =>
         table(
@@ -61,5 +76,11 @@ export function registerImport(program: Command): void {
           ]),
         ),
       );
+      if (interrupted && results.length < sessions.length) {
+        const left = sessions.length - results.length;
+        throw new Interrupted(
+          `imported ${results.length} of ${sessions.length} sessions; ${left} not imported yet (none is half written) — run the same import again to finish`,
+        );
+      }
     });
 }

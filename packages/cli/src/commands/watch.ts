@@ -1,11 +1,11 @@
-import type { StoredEvent } from "@palimpsest/core";
+import { type StoredEvent, ValidationError } from "@palimpsest/core";
 import { type WatchTarget, watchEvents } from "@palimpsest/projections/live";
-import { openEventStore } from "@palimpsest/store";
+import type { openEventStore } from "@palimpsest/store";
 import type { Command } from "commander";
 import { eventLine } from "../event-line.ts";
 import { integerFlag } from "../flags.ts";
 import type { GlobalOptions } from "../output.ts";
-import { databaseUrl, sessionIdByPrefix } from "../runtime.ts";
+import { openCommandStore, sessionIdByPrefix } from "../runtime.ts";
 
 interface WatchFlags {
   fromSeq?: string;
@@ -28,7 +28,8 @@ export function registerWatch(program: Command): void {
     .action(async (id: string | undefined, flags: WatchFlags) => {
       const global = program.opts<GlobalOptions>();
       const count = flags.count === undefined ? undefined : integerFlag(flags.count, "--count", 1);
-      const store = await openEventStore(databaseUrl(global));
+      checkFlagsApply(id, flags);
+      const store = await openCommandStore(global, "read");
       try {
         const target = await watchTarget(store, id, flags);
         await print(watchEvents(store, target), global.json === true, count);
@@ -36,6 +37,20 @@ export function registerWatch(program: Command): void {
         await store.close();
       }
     });
+}
+
+/** A flag that does not apply to the target is a usage error, not a wait that can never end. */
+function checkFlagsApply(id: string | undefined, flags: WatchFlags): void {
+  if (id !== undefined && flags.after !== undefined) {
+    throw new ValidationError("--after is a global checkpoint: it applies only without a session", [
+      "--after: give no session, or use --from-seq",
+    ]);
+  }
+  if (id === undefined && flags.fromSeq !== undefined) {
+    throw new ValidationError("--from-seq is a seq of one session: it needs a session", [
+      "--from-seq: give a session, or use --after",
+    ]);
+  }
 }
 
 type Store = Awaited<ReturnType<typeof openEventStore>>;

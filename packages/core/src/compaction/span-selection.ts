@@ -37,7 +37,8 @@ export function lastTurnIndices(view: readonly LiveEntry[]): { lastUser: number;
 /**
  * Splits a view for compaction. Head: the leading system messages plus the first three messages (the
  * system prompt alone once a compaction has run), widened over the tool results it ends on. Tail: the
- * newest messages within `budget` tokens, never starting on a tool result, so no tool pair is split.
+ * newest messages within `budget` tokens after the last summary (a new summary folds the earlier one in),
+ * never starting on a tool result, so no tool pair is split.
  * The last user message and the last reply stay verbatim: when they fall before the tail (a long agent
  * run after one request), they are pinned rather than dragging the whole run into the tail, and the
  * summary, placed at the first message it replaces, comes before them.
@@ -54,6 +55,9 @@ export function selectSpan(view: readonly LiveEntry[], budget: number, compactio
     tailStart--;
     used += (view[tailStart] as LiveEntry).tokens;
   }
+  // An earlier summary never stays in the tail beside a new one: it joins the middle and is folded in.
+  const lastSummary = view.findLastIndex(isSummaryEntry);
+  if (lastSummary >= tailStart) tailStart = lastSummary + 1;
   // Inside the budget, a tail starting on tool results gives them up rather than grow past it.
   tailStart = pastResults(view, tailStart);
 

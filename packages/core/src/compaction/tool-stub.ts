@@ -1,4 +1,5 @@
 import { type Message, messageText, type ToolCall } from "../messages/message.ts";
+import type { LiveEntry } from "../session/session-state.ts";
 import { safePrefix } from "./safe-cut.ts";
 
 const ARG_VALUE_CHARS = 40;
@@ -40,6 +41,37 @@ export function stubMessage(id: string, result: Message, text: string): Message 
   if (result.name !== undefined) stub.name = result.name;
   if (result.isError !== undefined) stub.isError = result.isError;
   return stub;
+}
+
+const DUPLICATE_PREFIX = "[duplicate output pruned] ";
+const DUPLICATE_REFERENCE = "; identical to the later result of call ";
+
+/** The text of a stub for an output identical to the later result `reference` (its tool call id, else message id). */
+export function duplicateStubText(run: string, reference: string): string {
+  return `${DUPLICATE_PREFIX}${run}${DUPLICATE_REFERENCE}${reference}`;
+}
+
+/** The later result a duplicate stub points at (its tool call id, else message id); undefined for other messages. */
+export function duplicateReference(message: Message): string | undefined {
+  const text = messageText(message);
+  if (message.role !== "tool" || !text.startsWith(DUPLICATE_PREFIX)) return undefined;
+  const at = text.lastIndexOf(DUPLICATE_REFERENCE);
+  return at < 0 ? undefined : text.slice(at + DUPLICATE_REFERENCE.length);
+}
+
+/**
+ * Ids of the duplicate stubs in `view` whose referenced result is not live and whole (absent, or itself
+ * a stub or summary): a pointer with no full copy left to read. Empty for a sound view.
+ */
+export function danglingDuplicateStubs(view: readonly LiveEntry[]): string[] {
+  const whole = new Set<string>();
+  for (const { message, placedBy } of view) {
+    if (message.role === "tool" && placedBy === undefined) whole.add(message.toolCallId ?? message.id);
+  }
+  return view.flatMap(({ message, placedBy }) => {
+    const reference = placedBy?.kind === "stub" ? duplicateReference(message) : undefined;
+    return reference === undefined || whole.has(reference) ? [] : [message.id];
+  });
 }
 
 function oneLine(text: string): string {

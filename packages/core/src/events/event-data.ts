@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IdSchema } from "../input/id-schema.ts";
 import { MessageSchema } from "../messages/message.ts";
 
 /** Tokenizer encodings a session can be counted with. */
@@ -8,7 +9,7 @@ export type Encoding = z.infer<typeof EncodingSchema>;
 
 /** How two sessions are related: a handoff/rotation successor, or a subagent thread. */
 export const LinkSchema = z.object({
-  sessionId: z.string().min(1),
+  sessionId: IdSchema,
   relation: z.enum(["handoff", "subagent"]),
 });
 
@@ -32,7 +33,7 @@ export const SessionStartedSchema = z.object({
 export const MessageAppendedSchema = z.object({
   message: MessageSchema,
   tokens: z.number().int().nonnegative(),
-  turnId: z.string().optional(),
+  turnId: IdSchema.optional(),
 });
 
 /** Token usage a provider reported for one turn. */
@@ -47,7 +48,7 @@ export type Usage = z.infer<typeof UsageSchema>;
 
 /** A turn ended, with the provider's real usage when known. */
 export const TurnCompletedSchema = z.object({
-  turnId: z.string().min(1),
+  turnId: IdSchema,
   usage: UsageSchema.optional(),
 });
 
@@ -73,7 +74,7 @@ export const ReplacementSchema = z.object({
   kind: ReplacementKindSchema,
   message: MessageSchema,
   tokens: z.number().int().nonnegative(),
-  at: z.string().optional(),
+  at: IdSchema.optional(),
 });
 /** A message a compaction puts into the view. */
 export type Replacement = z.infer<typeof ReplacementSchema>;
@@ -103,8 +104,8 @@ export const CompactionStatsSchema = z.object({
 
 /** The compaction event: `targets` leave the view, `replacements` take their place. */
 export const MessagesSupersededSchema = z.object({
-  compactionId: z.string().min(1),
-  targets: z.array(z.string().min(1)).min(1),
+  compactionId: IdSchema,
+  targets: z.array(IdSchema).min(1),
   replacements: z.array(ReplacementSchema),
   mode: CompactionModeSchema,
   basis: BasisSchema,
@@ -129,7 +130,7 @@ export const CompactionFailedSchema = z.object({
   mode: CompactionModeSchema,
   reason: FailureReasonSchema,
   attempt: z.number().int().positive(),
-  targets: z.array(z.string()),
+  targets: z.array(IdSchema),
   detail: z.string().optional(),
   /** How long the provider asked to wait (rate limits), in milliseconds. */
   retryAfterMs: z.number().int().nonnegative().optional(),
@@ -139,6 +140,6 @@ export const CompactionFailedSchema = z.object({
 
 /** This session was handed off (rotated) to a successor that continues it. */
 export const SessionHandedOffSchema = z.object({
-  toSessionId: z.string().min(1),
+  toSessionId: IdSchema,
   reason: z.string().optional(),
 });

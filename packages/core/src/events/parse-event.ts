@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ValidationError } from "../errors.ts";
+import { formatPath } from "../input/parse-input.ts";
 import type { RawStoredEvent } from "./envelope.ts";
 import { type DomainEvent, EVENT_KINDS, type EventType, isEventType } from "./event-types.ts";
 import { upcast } from "./upcast.ts";
@@ -9,7 +10,7 @@ export type StoredEvent = Omit<RawStoredEvent, "type" | "data"> & DomainEvent;
 
 /** Formats zod issues as short `path: message` lines. */
 export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`);
+  return error.issues.map((i) => `${formatPath("", i.path)}: ${i.message}`);
 }
 
 /** Validates a domain event's data against its kind's current schema; throws ValidationError. */
@@ -21,7 +22,11 @@ export function validateEvent(event: { type: string; data: unknown }): DomainEve
   }
   const parsed = EVENT_KINDS[event.type].schema.safeParse(event.data);
   if (!parsed.success) {
-    throw new ValidationError(`invalid ${event.type} event`, describeIssues(parsed.error), { cause: parsed.error });
+    const path = formatPath("", parsed.error.issues[0]?.path ?? []);
+    throw new ValidationError(`invalid ${event.type} event`, describeIssues(parsed.error), {
+      cause: parsed.error,
+      path,
+    });
   }
   return { type: event.type, data: parsed.data } as DomainEvent;
 }

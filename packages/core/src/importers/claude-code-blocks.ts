@@ -7,6 +7,8 @@ import { invalidInput } from "./json-input.ts";
 export interface ClaudeEntry {
   message: Message;
   usage?: Usage;
+  /** The line's `timestamp` (the first line's, for assistant lines merged into one message). */
+  occurredAt?: string;
 }
 
 /** Text and image blocks (or a plain string) as content parts; other block types are left to callers. */

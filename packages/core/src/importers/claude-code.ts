@@ -13,7 +13,7 @@ import type { ImportedSession, ParseOptions } from "./types.ts";
 
 type Step =
   | { kind: "message"; entry: ClaudeEntry }
-  | { kind: "compaction"; summary: Message; trigger: "auto" | "manual"; preTokens?: number };
+  | { kind: "compaction"; summary: Message; trigger: "auto" | "manual"; preTokens?: number; occurredAt?: string };
 
 interface Thread {
   externalId: string;
@@ -67,7 +67,7 @@ export function parseClaudeCode(text: string, options: ParseOptions = {}): Impor
     else if (value.isCompactSummary === true) addCompaction(thread, value, id, path);
     else
       for (const message of userLineMessages(value, id, path))
-        thread.steps.push({ kind: "message", entry: { message } });
+        thread.steps.push({ kind: "message", entry: { message, ...timeOf(value) } });
   }
   const ordered = [...threads.values()].sort(
     (a, b) => Number(b.parentExternalId === undefined) - Number(a.parentExternalId === undefined),
@@ -95,7 +95,7 @@ function addAssistantLine(thread: Thread, line: JsonObject, id: string, path: st
   const key = str(message.id) ?? id;
   let entry = thread.assistants.get(key);
   if (entry === undefined) {
-    entry = { message: { id: key, role: "assistant", content: [] } };
+    entry = { message: { id: key, role: "assistant", content: [] }, ...timeOf(line) };
     thread.assistants.set(key, entry);
     thread.steps.push({ kind: "message", entry });
   }
@@ -112,14 +112,27 @@ function addCompaction(thread: Thread, line: JsonObject, id: string, path: strin
   const summary: Message = { id, role: "user", content: claudeContent(obj(line.message).content, path) };
   const preTokens = num(meta.preTokens);
   const trigger = meta.trigger === "manual" ? "manual" : "auto";
-  thread.steps.push({ kind: "compaction", summary, trigger, ...(preTokens === undefined ? {} : { preTokens }) });
+  thread.steps.push({
+    kind: "compaction",
+    summary,
+    trigger,
+    ...(preTokens === undefined ? {} : { preTokens }),
+    ...timeOf(line),
+  });
+}
+
+/** The line's `timestamp` as `{ occurredAt }` when it is a readable time, else nothing. */
+function timeOf(line: JsonObject): { occurredAt?: string } {
+  const raw = str(line.timestamp);
+  const ms = raw === undefined ? Number.NaN : Date.parse(raw);
+  return Number.isNaN(ms) ? {} : { occurredAt: new Date(ms).toISOString() };
 }
 
 function buildSession(thread: Thread, title: string | undefined): ImportedSession {
   const builder = new TranscriptBuilder(thread.externalId);
   for (const step of thread.steps) {
-    if (step.kind === "compaction") builder.addCompaction(step.summary, step.trigger, step.preTokens);
-    else builder.add(step.entry.message, step.entry.usage);
+    if (step.kind === "compaction") builder.addCompaction(step.summary, step.trigger, step.preTokens, step.occurredAt);
+    else builder.add(step.entry.message, step.entry.usage, step.entry.occurredAt);
   }
   const { externalId, parentExternalId, model } = thread;
   return builder.finish({

@@ -25,6 +25,7 @@ export const NO_RESULT_TEXT = "[no result recorded]";
  * - a tool call id or message id already used in the session is renamed `<id>~<n>` (n = 2, 3…),
  *   the original kept in metadata; results are matched to the oldest waiting call with the source id;
  * - empty messages (no text, image, reasoning or tool call) are skipped.
+ * Each item keeps the source time given with it; a repair (a synthetic result) takes the latest time seen.
  */
 export class TranscriptBuilder {
   readonly items: ImportItem[] = [];
@@ -36,29 +37,32 @@ export class TranscriptBuilder {
     skippedEmpty: 0,
   };
   private pending: PendingCall[] = [];
-  private deferred: Message[] = [];
+  private deferred: { message: Message; occurredAt: string | undefined }[] = [];
+  /** The latest source time seen, given to repairs that have none of their own. */
+  private time: string | undefined;
   private readonly callIds = new Set<string>();
   private readonly messageIds = new Set<string>();
 
   constructor(readonly externalId: string) {}
 
-  /** Adds a source message (tool results carry the source call id) with the usage reported on it. */
-  add(message: Message, usage?: Usage | undefined): void {
+  /** Adds a source message (tool results carry the source call id) with the usage and time reported on it. */
+  add(message: Message, usage?: Usage | undefined, occurredAt?: string | undefined): void {
     if (message.role === "tool") {
-      this.addResult(message);
+      this.addResult(message, occurredAt);
     } else if (isEmptyMessage(message)) {
       this.repairs.skippedEmpty++;
     } else {
       this.closeBatch();
-      this.push(message.role === "assistant" ? this.renameCalls(message) : message, usage);
+      this.push(message.role === "assistant" ? this.renameCalls(message) : message, usage, occurredAt);
     }
   }
 
   /** Adds a compaction: the summary supersedes everything before it, so open calls are closed first. */
-  addCompaction(summary: Message, trigger: "auto" | "manual", preTokens?: number): void {
+  addCompaction(summary: Message, trigger: "auto" | "manual", preTokens?: number, occurredAt?: string): void {
     this.closeBatch();
     const item: ImportItem = { kind: "compaction", summary: this.checked(this.uniqueId(summary)), trigger };
     if (preTokens !== undefined) item.preTokens = preTokens;
+    this.stamp(item, occurredAt);
     this.items.push(item);
   }
 
@@ -68,13 +72,17 @@ export class TranscriptBuilder {
     return { ...session, items: this.items, repairs: this.repairs };
   }
 
-  private addResult(message: Message): void {
+  private addResult(message: Message, occurredAt: string | undefined): void {
     const sourceId = message.toolCallId ?? "";
     const call = this.pending.find((c) => c.sourceId === sourceId && !c.answered);
     if (call !== undefined) {
       call.answered = true;
       const result: Message = { ...message, toolCallId: call.id, name: message.name ?? call.name };
-      this.push(call.id === sourceId ? result : withMetadata(result, { originalToolCallId: sourceId }));
+      this.push(
+        call.id === sourceId ? result : withMetadata(result, { originalToolCallId: sourceId }),
+        undefined,
+        occurredAt,
+      );
       return;
     }
     this.repairs.orphanResults++;
@@ -87,10 +95,10 @@ export class TranscriptBuilder {
       },
       { orphanToolResult: true, originalToolCallId: sourceId, ...(isError === true ? { isError } : {}) },
     );
-    if (this.pending.some((c) => !c.answered)) this.deferred.push(orphan);
+    if (this.pending.some((c) => !c.answered)) this.deferred.push({ message: orphan, occurredAt });
     else {
       this.closeBatch();
-      this.push(orphan);
+      this.push(orphan, undefined, occurredAt);
     }
   }
 
@@ -111,7 +119,7 @@ export class TranscriptBuilder {
     this.pending = [];
     const deferred = this.deferred;
     this.deferred = [];
-    for (const message of deferred) this.push(message);
+    for (const { message, occurredAt } of deferred) this.push(message, undefined, occurredAt);
   }
 
   private renameCalls(message: Message): Message {
@@ -129,10 +137,17 @@ export class TranscriptBuilder {
     return Object.keys(renamed).length > 0 ? withMetadata(out, { renamedToolCalls: renamed }) : out;
   }
 
-  private push(message: Message, usage?: Usage): void {
+  private push(message: Message, usage?: Usage, occurredAt?: string): void {
     const item: ImportItem = { kind: "message", message: this.checked(this.uniqueId(message)) };
     if (usage !== undefined) item.usage = usage;
+    this.stamp(item, occurredAt);
     this.items.push(item);
+  }
+
+  /** Gives the item its source time, or the latest one seen when it has none. */
+  private stamp(item: ImportItem, occurredAt: string | undefined): void {
+    if (occurredAt !== undefined) this.time = occurredAt;
+    if (this.time !== undefined) item.occurredAt = this.time;
   }
 
   private uniqueId(message: Message): Message {

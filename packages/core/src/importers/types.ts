@@ -4,10 +4,13 @@ import type { Message } from "../messages/message.ts";
 /** The transcript formats Palimpsest can import. */
 export type ImportFormat = "openai" | "claude-code" | "openhands" | "swe-agent" | "tau-bench";
 
-/** One imported step: a message (with the provider usage reported on it) or a compaction that happened. */
+/**
+ * One imported step: a message (with the provider usage reported on it) or a compaction that happened,
+ * with the source's time of it (ISO) when the transcript records one.
+ */
 export type ImportItem =
-  | { kind: "message"; message: Message; usage?: Usage }
-  | { kind: "compaction"; summary: Message; trigger: "auto" | "manual"; preTokens?: number };
+  | { kind: "message"; message: Message; usage?: Usage; occurredAt?: string }
+  | { kind: "compaction"; summary: Message; trigger: "auto" | "manual"; preTokens?: number; occurredAt?: string };
 
 /** What an import repaired so the transcript is valid; all counts, no content. */
 export interface ImportRepairs {

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { IdSchema } from "../input/id-schema.ts";
+import { BoundedJsonSchema, TOO_DEEP, withinJsonDepth } from "../input/json-depth.ts";
 
 /** The four roles a transcript message can take. */
 export const RoleSchema = z.enum(["system", "user", "assistant", "tool"]);
@@ -19,7 +21,7 @@ export const ImagePartSchema = z
   .refine((p) => p.data !== undefined || p.url !== undefined, { message: "an image part needs data or url" });
 
 /** One content part of a message. */
-export const ContentPartSchema = z.union([TextPartSchema, ImagePartSchema]);
+export const ContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema]);
 /** One content part of a message. */
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 /** A text part. */
@@ -29,15 +31,15 @@ export type ImagePart = z.infer<typeof ImagePartSchema>;
 
 /** A tool call an assistant made: `arguments` is the JSON text exactly as the model produced it. */
 export const ToolCallSchema = z.object({
-  id: z.string().min(1),
+  id: IdSchema,
   name: z.string().min(1),
   arguments: z.string(),
 });
 /** A tool call an assistant made. */
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-/** Opaque JSON, e.g. provider reasoning blocks with their signatures: kept, never interpreted. */
-export const OpaqueSchema: z.ZodType<unknown> = z.unknown();
+/** Opaque JSON, e.g. provider reasoning blocks with their signatures: kept, never interpreted, bounded in depth. */
+export const OpaqueSchema: z.ZodType<unknown> = BoundedJsonSchema;
 
 /**
  * One transcript message. `toolCalls` only on assistant messages; `toolCallId` only (and always) on
@@ -45,15 +47,15 @@ export const OpaqueSchema: z.ZodType<unknown> = z.unknown();
  */
 export const MessageSchema = z
   .object({
-    id: z.string().min(1).max(200),
+    id: IdSchema.max(200),
     role: RoleSchema,
     content: z.array(ContentPartSchema),
     toolCalls: z.array(ToolCallSchema).optional(),
-    toolCallId: z.string().min(1).optional(),
+    toolCallId: IdSchema.optional(),
     name: z.string().optional(),
     isError: z.boolean().optional(),
     reasoning: OpaqueSchema.optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: z.record(z.string(), z.unknown()).refine(withinJsonDepth, TOO_DEEP).optional(),
   })
   .superRefine((m, ctx) => {
     if (m.toolCalls !== undefined && m.role !== "assistant") {

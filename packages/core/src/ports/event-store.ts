@@ -17,6 +17,12 @@ export interface AppendOptions {
   viewVersion?: { expected: number };
   metadata?: EventMetadata;
   tenantId?: string;
+  /**
+   * When the events happened, when that is not now (an import keeps its transcript's times): one ISO
+   * time for all of them, or one per event in order (undefined: now). Stored as `occurredAt`; `recordedAt`
+   * is always now.
+   */
+  occurredAt?: string | readonly (string | undefined)[];
 }
 
 /** The outcome of an append. */

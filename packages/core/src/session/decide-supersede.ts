@@ -1,5 +1,6 @@
+import { lastTurnIndices } from "../compaction/span-selection.ts";
 import { ConcurrencyConflict, InvariantViolation } from "../errors.ts";
-import type { DomainEvent, MessagesSuperseded } from "../events/index.ts";
+import type { CompactionMode, DomainEvent, MessagesSuperseded } from "../events/index.ts";
 import { checkToolPairs } from "../invariants/tool-pairs.ts";
 import { applySupersede } from "./evolve.ts";
 import { pendingCallsOf } from "./pending-calls.ts";
@@ -8,8 +9,9 @@ import type { SessionState } from "./session-state.ts";
 /**
  * Decides a compaction: its basis must be the current view version, its compaction id new, every
  * target live, every replacement id new, a new rolling-summary marker must supersede every live one
- * (only the newest marker is live), a micro compaction must not absorb a real user message, and the
- * resulting view must keep every tool call with its results.
+ * (only the newest marker is live), a micro compaction must not absorb a real user message, no
+ * compaction may absorb the last real user message or the last assistant reply, and the resulting view
+ * must keep every tool call with its results.
  */
 export function decideSupersede(state: SessionState, data: MessagesSuperseded): DomainEvent[] {
   const sessionId = state.sessionId;
@@ -57,6 +59,7 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
       { sessionId, ids: [...new Set([...inFlight, ...broken.map((v) => v.messageId), ...reopened])] },
     );
   }
+  checkLastExchange(state, data, targets);
   return [{ type: "messages.superseded", data }];
 }
 
@@ -86,5 +89,31 @@ function checkMarkersAndUsers(state: SessionState, data: MessagesSuperseded, tar
         { sessionId, ids: users },
       );
     }
+  }
+}
+
+/**
+ * Modes that may remove the last exchange: an import records a compaction that already happened at the
+ * source (its summary stood for everything before it), and a retraction withdraws messages on purpose.
+ */
+const MAY_ABSORB_LAST_EXCHANGE: ReadonlySet<CompactionMode> = new Set(["import", "retract"]);
+
+/**
+ * Invariant 4: the last real user message and the last assistant reply stay verbatim, whatever wrote the
+ * compaction (a policy, `compactRange`, a caller's own supersede). Their tool results are not covered: a
+ * trim or prune stub keeps the call id, so the reply's text and calls stay whole.
+ */
+function checkLastExchange(state: SessionState, data: MessagesSuperseded, targets: ReadonlySet<string>): void {
+  if (MAY_ABSORB_LAST_EXCHANGE.has(data.mode)) return;
+  const { lastUser, lastAssistant } = lastTurnIndices(state.live);
+  const absorbed = [lastUser, lastAssistant]
+    .map((i) => state.live[i]?.message.id)
+    .filter((id): id is string => id !== undefined && targets.has(id));
+  if (absorbed.length > 0) {
+    throw new InvariantViolation(
+      "supersede-absorbs-last-exchange",
+      `compaction ${data.compactionId} would absorb the last user message or reply (${absorbed.join(", ")})`,
+      { sessionId: state.sessionId, ids: absorbed },
+    );
   }
 }

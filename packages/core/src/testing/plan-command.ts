@@ -1,3 +1,4 @@
+import { lastTurnIndices } from "../compaction/span-selection.ts";
 import type { MessagesSuperseded, Replacement } from "../events/index.ts";
 import type { Message } from "../messages/message.ts";
 import type { CountedMessage, SessionCommand } from "../session/commands.ts";
@@ -87,7 +88,10 @@ function answers(
   }));
 }
 
-/** A contiguous span widened to whole tool groups, ending before the trailing in-flight call. */
+/**
+ * A contiguous span widened to whole tool groups, ending before the trailing in-flight call (and, for a
+ * summary, before the last user message and reply).
+ */
 function summary(
   state: SessionState,
   step: Extract<SessionStep, { kind: "summary" }>,
@@ -95,7 +99,9 @@ function summary(
 ): SessionCommand | undefined {
   const live = state.live;
   const owner = state.pendingCalls.values().next().value;
-  const limit = owner === undefined ? live.length : live.findIndex((e) => e.message.id === owner);
+  let limit = owner === undefined ? live.length : live.findIndex((e) => e.message.id === owner);
+  // A summary keeps the last user message and reply (a retraction, with no replacement, may take them).
+  if (step.replace) for (const i of Object.values(lastTurnIndices(live))) if (i >= 0) limit = Math.min(limit, i);
   if (limit <= 0) return undefined;
   let start = step.from % limit;
   let end = Math.min(limit, start + 1 + (step.length % limit));

@@ -1,5 +1,15 @@
-import { customProfile, type LiveEntry, type Message, messageText, pruneFirstPolicy } from "@palimpsest/core";
-import { assistantMessage, userMessage } from "@palimpsest/core/testing";
+import {
+  applySupersede,
+  customProfile,
+  danglingDuplicateStubs,
+  duplicateReference,
+  duplicateStubText,
+  type LiveEntry,
+  type Message,
+  messageText,
+  pruneFirstPolicy,
+} from "@palimpsest/core";
+import { assistantMessage, supersedeData, userMessage } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, countTokens, live, output, policyInput, system } from "./view-builders.ts";
 
@@ -56,6 +66,31 @@ describe("pruneFirstPolicy: pruning", () => {
     expect(dedupe?.message.toolCallId).toBe("c2");
     expect(textOf(dedupe?.message ?? userMessage("x", ""))).toContain("identical to the later result of call c3");
     expect(plan.targets).not.toContain("r3");
+  });
+
+  it("given identical outputs whose newest copy is pruned in the same pass, then no stub points at it", () => {
+    const entries = view({ r0: 60_000, r1: 30_000 }).map((e) =>
+      e.message.id.match(/^r[23]$/) ? { ...e, tokens: 3_000 } : e,
+    );
+    const plan = policy.plan(policyInput(entries, { compactions: 1 }));
+    if (plan.kind !== "prune") throw new Error(plan.reason);
+    expect(plan.targets).toEqual(["r0", "r2", "r3"]);
+    expect(plan.replacements.map((r) => duplicateReference(r.message))).toEqual([undefined, undefined, undefined]);
+    const after = applySupersede(entries, supersedeData("p", plan.targets, plan.replacements, 0, { mode: "prune" }), 2);
+    expect(danglingDuplicateStubs(after)).toEqual([]);
+  });
+
+  it("given a pointer an earlier prune left, then a later prune keeps the copy it names whole", () => {
+    const pointer = output("r2.stub", "c2", duplicateStubText('shell(cmd="ls") → ok', "c3"));
+    const entries = view({ r0: 60_000, r1: 30_000 }).map((e) => {
+      if (e.message.id === "r2") return live(pointer, 20, { compactionId: "p0", kind: "stub" });
+      return e.message.id === "r3" ? { ...e, tokens: 3_000 } : e;
+    });
+    const plan = policy.plan(policyInput(entries, { compactions: 1 }));
+    if (plan.kind !== "prune") throw new Error(plan.reason);
+    expect(plan.targets).toEqual(["r0"]);
+    expect(danglingDuplicateStubs(entries)).toEqual([]);
+    expect(danglingDuplicateStubs(entries.filter((e) => e.message.id !== "r3"))).toEqual(["r2.stub"]);
   });
 
   it("given outputs of protected tools, then they are never pruned, however long", () => {

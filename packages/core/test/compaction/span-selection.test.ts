@@ -30,6 +30,18 @@ describe("selectSpan: head and tail", () => {
     expect(selectSpan(view, BUDGET, 1)).toEqual({ headEnd: 1, tailStart: 3, pinned: new Set() });
   });
 
+  it("given an earlier summary inside the tail's budget, then the tail starts after it (it is folded in)", () => {
+    const view = [
+      live(system("sys"), 100),
+      live(userMessage("u1", "a"), 100),
+      live(assistantMessage("a1", "b"), 20_000),
+      live(assistantMessage("s1", "summary"), 100, { compactionId: "c1", kind: "summary" }),
+      live(userMessage("u2", "c"), 100),
+      live(assistantMessage("a2", "d"), 100),
+    ];
+    expect(selectSpan(view, BUDGET, 1)).toEqual({ headEnd: 1, tailStart: 4, pinned: new Set() });
+  });
+
   it("given the head would end on a tool call, then it widens over all of the call's results", () => {
     const view = [
       live(system("sys"), 100),

@@ -30,10 +30,11 @@ describe("validateEvent", () => {
       caught = error;
     }
     expect(isPalimpsestError(caught, "VALIDATION")).toBe(true);
-    const error = caught as Error & { details: { issues: string[] } };
+    const error = caught as Error & { details: { issues: string[]; path?: string } };
     const paths = error.details.issues.map((i) => i.split(":")[0]);
-    // the content part is a union (text | image), so zod reports it at the part itself
-    expect(paths).toEqual(["message.id", "message.content.0", "tokens"]);
+    // the content part is discriminated by its type, so zod names the bad field inside it
+    expect(paths).toEqual(["message.id", "message.content[0].text", "tokens"]);
+    expect(error.details.path).toBe("message.id");
     expect(error.cause).toBeDefined();
   });
 

@@ -42,6 +42,9 @@ const exchange = [
   append(assistantMessage("a2", "two files")),
 ];
 
+/** A later user message and reply: the last exchange, which no compaction may absorb. */
+const closing = [append(userMessage("u9", "thanks")), append(assistantMessage("a9", "you are welcome"))];
+
 describe("decide: start", () => {
   it("records session.started on a fresh session", () => {
     const events = decidePure(initialState(SID), { type: "start", data: startedData() });
@@ -234,13 +237,13 @@ describe("decide: supersede", () => {
     }) satisfies SessionCommand;
 
   it("replaces a whole exchange by a summary where its first target stood", () => {
-    const state = given(...exchange, append(userMessage("u2", "thanks")));
+    const state = given(...exchange, ...closing);
     const events = decidePure(state, summaryOf(["a1", "r1", "r2", "a2"]));
     expect(events).toHaveLength(1);
     execute(state, summaryOf(["a1", "r1", "r2", "a2"]));
-    expect(liveIds(state)).toEqual(["u1", "sum1", "u2"]);
+    expect(liveIds(state)).toEqual(["u1", "sum1", "u9", "a9"]);
     expect(state.viewVersion).toBe(1);
-    expect(state.liveTokens).toBe(10 + 5 + 10);
+    expect(state.liveTokens).toBe(10 + 5 + 10 + 10);
     expect(state.live[1]?.placedBy).toEqual({ compactionId: "k1", kind: "summary" });
     expect(state.lastCompaction).toMatchObject({ compactionId: "k1", targets: 4, mode: "summary" });
   });
@@ -272,7 +275,7 @@ describe("decide: supersede", () => {
   });
 
   it("refuses a stale basis with CONCURRENCY_CONFLICT on view-version, carrying expected and actual", () => {
-    const state = given(...exchange, summaryOf(["a1", "r1", "r2", "a2"]));
+    const state = given(...exchange, ...closing, summaryOf(["a1", "r1", "r2", "a2"]));
     const before = structuredClone(state);
     const error = expectError(
       () => decide(state, { type: "supersede", data: supersedeData("k2", ["u1"], [], 0) }),
@@ -283,7 +286,7 @@ describe("decide: supersede", () => {
   });
 
   it("refuses an already superseded or unknown target with supersede-target-not-live", () => {
-    const state = given(...exchange, summaryOf(["a1", "r1", "r2", "a2"]));
+    const state = given(...exchange, ...closing, summaryOf(["a1", "r1", "r2", "a2"]));
     const gone = expectViolation(
       state,
       { type: "supersede", data: supersedeData("k2", ["a2"], [], 1) },
@@ -376,7 +379,7 @@ describe("decide: supersede", () => {
   });
 
   it("refuses a compaction id already used in the session with supersede-invalid", () => {
-    const state = given(...exchange, summaryOf(["a1", "r1", "r2", "a2"]));
+    const state = given(...exchange, ...closing, summaryOf(["a1", "r1", "r2", "a2"]));
     const details = expectViolation(
       state,
       { type: "supersede", data: supersedeData("k1", ["sum1"], [summaryReplacement("sum2", "x")], 1) },
@@ -400,22 +403,22 @@ describe("decide: supersede", () => {
       }) satisfies SessionCommand;
 
     it("accepts a new marker that supersedes the live one", () => {
-      const state = given(...exchange, micro("m1", ["a1", "r1", "r2", "a2"], marker("rs1"), 0));
-      execute(state, append(assistantMessage("a3", "more")));
-      execute(state, micro("m2", ["rs1", "a3"], marker("rs2"), 1));
-      expect(liveIds(state)).toEqual(["u1", "rs2"]);
+      const state = given(...exchange, ...closing, micro("m1", ["a1", "r1", "r2", "a2"], marker("rs1"), 0));
+      execute(state, append(assistantMessage("a3", "more"), assistantMessage("a4", "last")));
+      execute(state, micro("m2", ["rs1", "a9", "a3"], marker("rs2"), 1));
+      expect(liveIds(state)).toEqual(["u1", "rs2", "u9", "a4"]);
     });
 
     it("refuses a new marker that leaves the live one in place with supersede-duplicates-marker", () => {
-      const state = given(...exchange, micro("m1", ["a1", "r1", "r2", "a2"], marker("rs1"), 0));
-      execute(state, append(assistantMessage("a3", "more")));
+      const state = given(...exchange, ...closing, micro("m1", ["a1", "r1", "r2", "a2"], marker("rs1"), 0));
+      execute(state, append(assistantMessage("a3", "more"), assistantMessage("a4", "last")));
       const details = expectViolation(state, micro("m2", ["a3"], marker("rs2"), 1), "supersede-duplicates-marker");
       expect(details.ids).toEqual(["rs1"]);
     });
   });
 
   it("refuses a micro compaction that absorbs a real user message with micro-absorbs-user-message", () => {
-    const state = given(...exchange);
+    const state = given(...exchange, ...closing);
     const data = supersedeData("m1", ["u1", "a1", "r1", "r2", "a2"], [summaryReplacement("s1", "x")], 0, {
       mode: "micro",
     });
@@ -423,6 +426,41 @@ describe("decide: supersede", () => {
     expect(details.ids).toEqual(["u1"]);
     const batch = supersedeData("k1", ["u1", "a1", "r1", "r2", "a2"], [summaryReplacement("s1", "x")], 0);
     expect(decidePure(state, { type: "supersede", data: batch })).toHaveLength(1);
+  });
+
+  it.each(["summary", "micro", "defrag", "precompact", "prune", "trim"] as const)(
+    "refuses a %s compaction over the last user message or the last reply with supersede-absorbs-last-exchange",
+    (mode) => {
+      const state = given(...exchange, ...closing);
+      const before = structuredClone(state);
+      const cases = [
+        [
+          ["a2", "u9", "a9"],
+          ["u9", "a9"],
+        ],
+        [["a9"], ["a9"]],
+        [["u9"], ["u9"]],
+      ] as const;
+      // A micro compaction over a user message is refused by its own rule first (micro-absorbs-user-message).
+      for (const [targets, absorbed] of mode === "micro" ? cases.slice(1, 2) : cases) {
+        const data = supersedeData("k1", targets, [summaryReplacement("s1", "x")], 0, { mode });
+        const details = expectViolation(state, { type: "supersede", data }, "supersede-absorbs-last-exchange");
+        expect(details.ids).toEqual(absorbed);
+      }
+      expect(state).toStrictEqual(before);
+    },
+  );
+
+  it("lets an import or a retraction take the last exchange, and a prune stub the reply's tool results", () => {
+    const state = given(...exchange);
+    for (const mode of ["import", "retract"] as const) {
+      const data = supersedeData("k1", ["u1", "a1", "r1", "r2", "a2"], [summaryReplacement("s1", "x")], 0, { mode });
+      expect(decidePure(state, { type: "supersede", data })).toHaveLength(1);
+    }
+    const tail = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1"])));
+    execute(tail, append(toolResult("r1", "c1", "big output")));
+    const prune = supersedeData("k1", ["r1"], [stubReplacement("p1", "c1", "r1")], 0, { mode: "prune" });
+    expect(decidePure(tail, { type: "supersede", data: prune })).toHaveLength(1);
   });
 
   it("refuses supersede data that fails the schema with VALIDATION", () => {

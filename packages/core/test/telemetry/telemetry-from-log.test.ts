@@ -14,7 +14,10 @@ import { describe, expect, it } from "vitest";
 const marker = (id: string, text: string, tokens: number) =>
   ({ kind: "rolling-summary", message: userMessage(id, text), tokens }) as const;
 
-/** Every message costs 10 tokens: u1, (a1 c1 → t1), (a2 c2 → t2), u2 = 60 live tokens. */
+/**
+ * Every message costs 10 tokens: u1, (a1 c1 → t1), (a2 c2 → t2), u2 = 60 live tokens compacted (the stats
+ * say so), then u3 and a3 (0 tokens), the last user message and reply, which no compaction may absorb.
+ */
 function log() {
   const state = initialState("s1");
   const events = [
@@ -30,6 +33,7 @@ function log() {
         userMessage("u2", "more"),
       ]),
     ),
+    ...execute(state, appendCommand([userMessage("u3", "and?"), assistantMessage("a3", "done")], 0)),
   ];
   const micro = (id: string, targets: string[], tokens: number, before: number, after: number, mode = "micro") =>
     execute(state, {
@@ -75,11 +79,11 @@ describe("telemetryFromLog", () => {
     expect(lines.map((l) => l.thresholdOccupancy)).toEqual([0.48, 0.48, 0.42, 0.36, 0.14]);
     expect(lines[1]?.failureReason).toBe("timeout");
     expect(lines.at(-1)?.totals).toEqual({ passes: 5, tokensSaved: 46, failures: 1 });
-    expect(lines[0]?.ts).toBe("2025-01-01T00:00:08.000Z");
+    expect(lines[0]?.ts).toBe("2025-01-01T00:00:10.000Z");
   });
 
   it("leaves occupancy out without a threshold, and has no lines for a log without passes", () => {
     expect(telemetryFromLog(log())[0]).not.toHaveProperty("thresholdOccupancy");
-    expect(telemetryFromLog(log().slice(0, 7))).toEqual([]);
+    expect(telemetryFromLog(log().slice(0, 9))).toEqual([]);
   });
 });

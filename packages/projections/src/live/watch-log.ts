@@ -1,4 +1,4 @@
-import type { ChangeFeed, EventStore, StoredEvent } from "@palimpsest/core";
+import { type ChangeFeed, type EventStore, StorageError, type StoredEvent } from "@palimpsest/core";
 import { Observable } from "rxjs";
 import { AwaitedChanges } from "./awaited-changes.ts";
 import { type LogPosition, logCursor, type WatchTarget } from "./log-cursor.ts";
@@ -24,12 +24,19 @@ export type PageHandler = (page: LogPage) => Promise<void> | void;
 const FIRST_RETRY_MS = 10;
 const MAX_RETRY_MS = 1_000;
 
+/** True for a read that may succeed if made again (a dropped connection, a restarting server, a busy file). */
+function retryable(error: unknown): boolean {
+  return error instanceof StorageError && error.details.retryable;
+}
+
 /**
  * The log of `target` read page by page: catches up, emits one empty page to say it has, then reads again
  * on every relevant wake-up from `store`. One read is in flight at most; wake-ups heard while reading
  * collapse into one more round; each round reads from the last event emitted, never from a payload.
  * The feed is subscribed before the first read, so no commit falls between catching up and going live.
  * With `handle`, each page is handled (awaited) before the next read, so a slow consumer holds one page.
+ * A read that fails with a retryable STORAGE error is made again from the same place, backing off, for as
+ * long as the watcher is subscribed; any other error ends the Observable with it.
  */
 export function watchLog(
   store: EventStore & ChangeFeed,
@@ -47,14 +54,29 @@ export function watchLog(
     let retry: NodeJS.Timeout | undefined;
     let retryDelay = FIRST_RETRY_MS;
 
+    /** The next page, retrying retryable failures; undefined once unsubscribed. */
+    const read = async (): Promise<StoredEvent[] | undefined> => {
+      for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
+        try {
+          return await cursor.read(pageSize);
+        } catch (error) {
+          if (!retryable(error) || subscriber.closed) throw error;
+          await new Promise((resolve) => {
+            retry = setTimeout(resolve, delay);
+            retry.unref();
+          });
+          if (subscriber.closed) return undefined;
+        }
+      }
+    };
     const drain = async () => {
       try {
         do {
           again = false;
-          let page: StoredEvent[];
+          let page: StoredEvent[] | undefined;
           do {
-            page = await cursor.read(pageSize);
-            if (subscriber.closed) return;
+            page = await read();
+            if (page === undefined || subscriber.closed) return;
             if (page.length > 0) {
               awaited?.read(page);
               const read = { events: page, position: cursor.position() };

@@ -60,10 +60,10 @@ export class AuditReadModels {
    * Keeps the models current in the background: catches up now and after every commit this store hears
    * (its own, and other processes' through the change feed), one catch-up at a time; wake-ups heard during
    * one collapse into one more. Errors go to `onError` (default: stderr) and the follower goes on.
-   * Returns the function that stops it.
+   * Returns the function that stops it; its promise settles once a catch-up in flight has ended.
    */
-  follow(options: { onError?: (error: unknown) => void } = {}): () => void {
-    let running = false;
+  follow(options: { onError?: (error: unknown) => void } = {}): () => Promise<void> {
+    let running: Promise<void> | undefined;
     let again = false;
     let stopped = false;
     const onError =
@@ -71,24 +71,24 @@ export class AuditReadModels {
       ((error: unknown) => process.stderr.write(`palimpsest: audit catch-up failed: ${String(error)}\n`));
     const wake = () => {
       if (stopped) return;
-      if (running) {
+      if (running !== undefined) {
         again = true;
         return;
       }
-      running = true;
-      void (async () => {
+      running = (async () => {
         do {
           again = false;
           await this.catchUp().catch(onError);
         } while (again && !stopped);
-        running = false;
+        running = undefined;
       })();
     };
     const unsubscribe = this.#store.subscribe(wake);
     wake();
-    return () => {
+    return async () => {
       stopped = true;
       unsubscribe();
+      await running;
     };
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   type AppendOptions,
+  checkId,
   type DomainEvent,
   EVENT_KINDS,
   type ExpectedVersion,
@@ -17,6 +18,8 @@ export interface PreparedEvent {
   eventId: string;
   /** The validated event: what the append returns, without reading back what it wrote. */
   event: DomainEvent;
+  /** When it happened: the append's source time for it, or the recording time. */
+  occurredAt: string;
   schemaVersion: number;
   data: string;
   /** SHA-256 of type, schema version and data; only computed for appends with an idempotency key. */
@@ -27,7 +30,8 @@ export interface PreparedEvent {
 export interface PreparedBatch {
   sessionId: string;
   tenantId: string;
-  occurredAt: string;
+  /** When the store writes the batch (the sessions row's times, and every event's `recorded_at`). */
+  recordedAt: string;
   causationId: string | null;
   correlationId: string | null;
   idempotencyKey: string | null;
@@ -35,6 +39,8 @@ export interface PreparedBatch {
   contentHash: string | null;
   expectedVersion: ExpectedVersion;
   expectedViewVersion: number | undefined;
+  /** How far the view version moves when it is compare-and-set: one per compaction in the batch (at least 1). */
+  viewSteps: number;
   events: PreparedEvent[];
 }
 
@@ -42,9 +48,16 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 
 /** Validates every event (throwing ValidationError before anything is written) and prepares the batch. */
 export function prepareBatch(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): PreparedBatch {
-  if (sessionId.length === 0) throw new ValidationError("a session id must not be empty", ["sessionId: empty"]);
+  checkId(sessionId, "sessionId");
   if (events.length === 0) throw new ValidationError("an append needs at least one event", ["events: empty"]);
-  const idempotencyKey = options.idempotencyKey ?? null;
+  const idempotencyKey =
+    options.idempotencyKey === undefined ? null : checkId(options.idempotencyKey, "idempotencyKey");
+  const tenantId = options.tenantId === undefined ? DEFAULT_TENANT : checkId(options.tenantId, "tenantId");
+  const { causationId, correlationId } = options.metadata ?? {};
+  if (causationId !== undefined) checkId(causationId, "metadata.causationId");
+  if (correlationId !== undefined) checkId(correlationId, "metadata.correlationId");
+  const recordedAt = new Date().toISOString();
+  const times = sourceTimes(options.occurredAt, events.length, recordedAt);
   const prepared = events.map((event, i): PreparedEvent => {
     let valid: DomainEvent;
     try {
@@ -57,25 +70,46 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
     const data = JSON.stringify(valid.data);
     const schemaVersion = EVENT_KINDS[valid.type].version;
     const contentHash = idempotencyKey === null ? null : sha256(`${valid.type}\n${schemaVersion}\n${data}`);
-    return { eventId: uuidv7(), event: valid, schemaVersion, data, contentHash };
+    return { eventId: uuidv7(), event: valid, occurredAt: times[i] ?? recordedAt, schemaVersion, data, contentHash };
   });
-  const tenantId = options.tenantId ?? DEFAULT_TENANT;
-  const causationId = options.metadata?.causationId ?? null;
-  const correlationId = options.metadata?.correlationId ?? null;
   const contentHash =
     idempotencyKey === null
       ? null
-      : sha256(JSON.stringify([prepared.map((e) => e.contentHash), tenantId, causationId, correlationId]));
+      : sha256(
+          JSON.stringify([prepared.map((e) => e.contentHash), tenantId, causationId ?? null, correlationId ?? null]),
+        );
   return {
     sessionId,
     tenantId,
-    occurredAt: new Date().toISOString(),
-    causationId,
-    correlationId,
+    recordedAt,
+    causationId: causationId ?? null,
+    correlationId: correlationId ?? null,
     idempotencyKey,
     contentHash,
     expectedVersion: options.expectedVersion,
     expectedViewVersion: options.viewVersion?.expected,
+    viewSteps: Math.max(1, prepared.filter((e) => e.event.type === "messages.superseded").length),
     events: prepared,
   };
+}
+
+/** The append's source times, one per event, as ISO text; ValidationError for a bad time or count. */
+function sourceTimes(given: AppendOptions["occurredAt"], count: number, recordedAt: string): string[] {
+  if (given === undefined) return new Array<string>(count).fill(recordedAt);
+  const list = typeof given === "string" ? new Array<string>(count).fill(given) : [...given];
+  if (list.length !== count) {
+    throw new ValidationError(`occurredAt gives ${list.length} times for ${count} events`, [
+      `occurredAt: ${list.length} times`,
+    ]);
+  }
+  return list.map((time, i) => {
+    if (time === undefined) return recordedAt;
+    const ms = typeof time === "string" ? Date.parse(time) : Number.NaN;
+    if (Number.isNaN(ms)) {
+      throw new ValidationError(`occurredAt[${i}] is not a time`, [`occurredAt.${i}: ${String(time)}`], {
+        path: `occurredAt.${i}`,
+      });
+    }
+    return new Date(ms).toISOString();
+  });
 }

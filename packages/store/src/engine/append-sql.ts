@@ -33,10 +33,10 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
   const newRow = () =>
     "INSERT INTO sessions (session_id, version, view_version, created_at, updated_at, tenant_id) VALUES (" +
     `${p.add(batch.sessionId, "text")}, ${p.add(count, "int")}, ${p.add(view === undefined ? 0 : view + 1, "int")}, ` +
-    `${p.add(batch.occurredAt, "timestamptz")}, ${p.add(batch.occurredAt, "timestamptz")}, ${p.add(batch.tenantId, "text")})`;
+    `${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.tenantId, "text")})`;
   const set = () =>
-    `SET version = sessions.version + ${p.add(count, "int")}, updated_at = ${p.add(batch.occurredAt, "timestamptz")}` +
-    (view === undefined ? "" : `, view_version = ${p.add(view + 1, "int")}`);
+    `SET version = sessions.version + ${p.add(count, "int")}, updated_at = ${p.add(batch.recordedAt, "timestamptz")}` +
+    (view === undefined ? "" : `, view_version = ${p.add(view + batch.viewSteps, "int")}`);
   if (expected === 0) {
     if (view !== undefined && view !== 0) return undefined;
     return `${newRow()} ON CONFLICT (session_id) DO NOTHING RETURNING version`;
@@ -55,4 +55,4 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
 
 /** The events columns an append writes, in insert order. */
 export const INSERT_COLUMNS =
-  "event_id, session_id, seq, type, schema_version, occurred_at, causation_id, correlation_id, idempotency_key, content_hash, tenant_id, data";
+  "event_id, session_id, seq, type, schema_version, occurred_at, causation_id, correlation_id, idempotency_key, content_hash, tenant_id, data, recorded_at";

@@ -21,6 +21,8 @@ export interface EventsTable {
   content_hash: string | null;
   tenant_id: string;
   data: string;
+  /** When the store wrote the row (occurred_at is when it happened: an import keeps the source's time). */
+  recorded_at: Timestamp | null;
 }
 
 /** The session catalogue: the stream version and view version, kept beside the log for cheap CAS. */

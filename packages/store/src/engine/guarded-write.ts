@@ -1,6 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { CompiledQuery } from "kysely";
 import type pg from "pg";
+import { retryWhileBusy } from "./sqlite-busy.ts";
 
 /**
  * Runs `guard`, then `statements`, in one transaction, committing only when the guard changed a row
@@ -14,16 +15,17 @@ class GuardFailed extends Error {}
 /**
  * SQLite: one `BEGIN IMMEDIATE` transaction run synchronously from begin to commit, like an append, so
  * no other statement of this process can slip into it (a kysely transaction would hold the connection's
- * transaction open across awaits, and an append in between would become part of it).
+ * transaction open across awaits, and an append in between would become part of it). While another
+ * process holds the write lock, the transaction is tried again on a timer, up to `busyTimeoutMs`.
  */
-export function sqliteGuardedWrite(database: BetterSqlite3.Database): GuardedWrite {
+export function sqliteGuardedWrite(database: BetterSqlite3.Database, busyTimeoutMs: number): GuardedWrite {
   const run = database.transaction((guard: CompiledQuery, statements: readonly CompiledQuery[]) => {
     if (database.prepare(guard.sql).run(guard.parameters).changes === 0) throw new GuardFailed();
     for (const s of statements) database.prepare(s.sql).run(s.parameters);
   });
   return async (guard, statements) => {
     try {
-      run.immediate(guard, statements);
+      await retryWhileBusy(database, busyTimeoutMs, "writeGuarded", () => run.immediate(guard, statements));
       return true;
     } catch (error) {
       if (error instanceof GuardFailed) return false;

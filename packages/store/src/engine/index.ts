@@ -1,4 +1,5 @@
 export type { Engine } from "./engine-adapter.ts";
 export { KyselyEventStore } from "./kysely-event-store.ts";
 export { DEFAULT_DATABASE_PATH, type OpenEventStoreOptions, openEventStore } from "./open-event-store.ts";
+export { DEFAULT_SQLITE_BUSY_TIMEOUT_MS } from "./sqlite-busy.ts";
 export { DEFAULT_SQLITE_POLL_MS } from "./sqlite-changes.ts";

@@ -16,7 +16,7 @@ import type {
   SnapshotStore,
   StoredEvent,
 } from "@palimpsest/core";
-import { StorageError } from "@palimpsest/core";
+import { checkId, StorageError } from "@palimpsest/core";
 import type { CompiledQuery, Kysely } from "kysely";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
@@ -103,6 +103,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
 
   readStream(sessionId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     return guardStorage("readStream", async () => {
+      checkId(sessionId, "sessionId");
       const rows = await this.#adapter.db
         .selectFrom("events")
         .select(EVENT_COLUMNS)
@@ -124,6 +125,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
 
   getSession(sessionId: string): Promise<SessionSummary | undefined> {
     return guardStorage("getSession", async () => {
+      checkId(sessionId, "sessionId");
       const row = await this.#adapter.db
         .selectFrom("sessions")
         .selectAll()
@@ -220,7 +222,8 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
         seq: firstSeq + i,
         position,
         schemaVersion: prepared.schemaVersion,
-        occurredAt: batch.occurredAt,
+        occurredAt: prepared.occurredAt,
+        recordedAt: batch.recordedAt,
         ...(batch.causationId === null ? {} : { causationId: batch.causationId }),
         ...(batch.correlationId === null ? {} : { correlationId: batch.correlationId }),
         ...(batch.idempotencyKey === null ? {} : { idempotencyKey: batch.idempotencyKey }),

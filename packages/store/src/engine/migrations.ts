@@ -114,13 +114,27 @@ function createMigrations(engine: Engine): Record<string, Migration> {
       },
     },
     "0007_handoff_completion": { up: (db: Kysely<unknown>) => addHandoffCompletion(db, engine) },
+    "0008_events_recorded_at": {
+      async up(db: Kysely<unknown>) {
+        // occurred_at becomes the source's time (imports keep their transcript's); recorded_at is the write's.
+        await db.schema.alterTable("events").addColumn("recorded_at", timestamp).execute();
+        await sql`UPDATE events SET recorded_at = occurred_at`.execute(db);
+      },
+    },
   };
 }
 
-/** Brings the database to the latest schema; throws the migrator's error when a step fails. */
+/**
+ * Brings the database to the latest schema; throws the migrator's error when a step fails. Stores opening
+ * a fresh database at once take turns: kysely's Migrator reads what is applied and applies the rest under
+ * a lock, on PostgreSQL an advisory lock, on SQLite the write lock of one `BEGIN IMMEDIATE` transaction
+ * (see LockWaitingSqliteDialect); the next store then finds every step applied. A database already at the
+ * latest schema is only read, so opening it never waits for another process's writes.
+ */
 export async function migrateToLatest(db: Kysely<StoreDatabase>, engine: Engine): Promise<void> {
   const migrations = createMigrations(engine);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  if ((await migrator.getMigrations()).every((m) => m.executedAt !== undefined)) return;
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw error;
 }

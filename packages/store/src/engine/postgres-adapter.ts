@@ -33,10 +33,19 @@ const storeTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig["getTypeParser"],
 };
 
-/** Opens a pg pool with the store's type parsing; idle-client errors surface on the next query instead. */
+/**
+ * Opens a pg pool with the store's type parsing, safe against dropped connections. pg emits 'error' on a
+ * client whose connection drops (backend terminated, failover, a proxy's idle timeout, a restart), and an
+ * 'error' event nobody listens to kills the process: the pool listens only while a client is idle, not
+ * while it is checked out (by kysely's driver, a guarded write, pool.query between its own listeners).
+ * So every client gets a listener for its whole life: the query in flight fails with the driver's error
+ * (a retryable StorageError once guarded), the dead client leaves the pool on release (pg marks it not
+ * queryable), and the next call gets a fresh connection.
+ */
 export function createPostgresPool(connectionString: string): pg.Pool {
   const pool = new pg.Pool({ connectionString, types: storeTypes });
-  pool.on("error", () => {});
+  pool.on("error", () => {}); // an idle client dropped: the pool has already removed it
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
@@ -107,17 +116,17 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
     `${p.add(sessionRef(batch.sessionId), "text")}) FROM claimed)`;
   const select =
     `SELECT v.event_id, ${p.add(batch.sessionId, "text")}, claimed.version - ${count} + v.ord::int, v.type, ` +
-    `v.schema_version, ${p.add(batch.occurredAt, "timestamptz")}, ${p.add(batch.causationId, "text")}, ` +
+    `v.schema_version, v.occurred_at, ${p.add(batch.causationId, "text")}, ` +
     `${p.add(batch.correlationId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
-    `${keyed ? "v.content_hash" : "NULL"}, ${p.add(batch.tenantId, "text")}, v.data`;
+    `${keyed ? "v.content_hash" : "NULL"}, ${p.add(batch.tenantId, "text")}, v.data, ${p.add(batch.recordedAt, "timestamptz")}`;
   let source: string;
   if (count <= MAX_VALUES_ROWS) {
     const rows = batch.events.map(
       (e, i) =>
         `(${p.add(e.eventId, "uuid")}, ${p.add(e.event.type, "text")}, ${p.add(e.schemaVersion, "int")}, ` +
-        `${p.add(e.data, "json")}, ${keyed ? `${p.add(e.contentHash, "text")}, ` : ""}${i + 1})`,
+        `${p.add(e.data, "json")}, ${p.add(e.occurredAt, "timestamptz")}, ${keyed ? `${p.add(e.contentHash, "text")}, ` : ""}${i + 1})`,
     );
-    source = `(VALUES ${rows.join(", ")}) AS v(event_id, type, schema_version, data, ${keyed ? "content_hash, " : ""}ord)`;
+    source = `(VALUES ${rows.join(", ")}) AS v(event_id, type, schema_version, data, occurred_at, ${keyed ? "content_hash, " : ""}ord)`;
   } else {
     const column = <T>(value: (e: PreparedBatch["events"][number]) => T) => batch.events.map(value);
     source =
@@ -134,6 +143,9 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
       )}, ${p.add(
         column((e) => e.data),
         "json[]",
+      )}, ${p.add(
+        column((e) => e.occurredAt),
+        "timestamptz[]",
       )}` +
       `${
         keyed
@@ -143,7 +155,7 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
             )}`
           : ""
       }) WITH ORDINALITY ` +
-      `AS v(event_id, type, schema_version, data, ${keyed ? "content_hash, " : ""}ord)`;
+      `AS v(event_id, type, schema_version, data, occurred_at, ${keyed ? "content_hash, " : ""}ord)`;
   }
   return (
     `WITH claimed AS (${claim})${recordKey}${notify} INSERT INTO events (${INSERT_COLUMNS}) ` +

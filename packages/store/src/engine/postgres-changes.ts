@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { StoreChange } from "@palimpsest/core";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import type { ChangeSource } from "./change-notifier.ts";
@@ -7,8 +8,9 @@ import type { StoreDatabase } from "./database-schema.ts";
 /**
  * Cross-process change notification on PostgreSQL. Every append's statement also runs
  * `pg_notify(CHANGES_CHANNEL, '<version> <session ref>')`, so the notification is sent on commit and
- * never for a rolled-back append. Notifications are wake-ups only: one missed (listener reconnecting,
- * process starting) is recovered by the next read of the log, which stays the truth. They do not work
+ * never for a rolled-back append. Notifications are wake-ups only, and the ones sent while the listening
+ * connection was down are made up for when it is back: it re-reads which sessions changed since (see
+ * ListeningConnection), so a watcher misses nothing across a dropped connection or a restart. They do not work
  * through poolers in transaction mode (PgBouncer drops LISTEN), and notifying commits take a global lock
  * at commit, so very high append concurrency on one database serializes its commits there.
  */
@@ -47,7 +49,7 @@ export function postgresChangeSource(pool: pg.Pool, db: Kysely<StoreDatabase>): 
     if (pid !== undefined) ownBackends.delete(pid);
   });
   return (deliver) => {
-    const connection = new ListeningConnection(pool.options, (message) => {
+    const connection = new ListeningConnection(pool.options, deliver, (message) => {
       if (ownBackends.has(message.processId)) return;
       const change = parsePayload(message.payload);
       if (change === undefined) return;
@@ -96,20 +98,40 @@ async function sessionsWithHash(db: Kysely<StoreDatabase>, hash: string): Promis
   return rows.map((row) => row.session_id);
 }
 
+/** The oldest transaction still open (every older xid has finished), as text. */
+const XMIN_SQL = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin";
+
+/** Each session's last seq among the events of transactions from `$1` on: what a lost connection may have missed. */
+const CHANGED_SINCE_SQL =
+  "SELECT session_id, max(seq)::int AS version FROM events WHERE transaction_id >= $1::xid8 GROUP BY session_id";
+
 /**
  * One LISTEN connection kept open until close(): when it drops, it reports once on stderr and reconnects
- * with doubling waits; notifications sent meanwhile are lost (wake-ups only).
+ * with doubling waits. The notifications sent while it was down are lost, so each new connection, once
+ * LISTENing, tells `deliver` the sessions written by every transaction from the horizon on: the oldest
+ * transaction open (cluster-wide) just after the connection before it began LISTENing. Every transaction
+ * older than that had finished by then and was heard, or caught up, by that connection, so nothing
+ * committed while no connection listened goes unheard. The catch-up reads the events written since the
+ * previous connection began (an index range; further back while a long transaction holds the horizon)
+ * and may repeat wake-ups, which are harmless. The first connection has nothing to catch up on.
  */
 class ListeningConnection {
   readonly #config: pg.ClientConfig;
+  readonly #deliver: (change: StoreChange) => void;
   readonly #onNotification: (message: pg.Notification) => void;
   #client: pg.Client | undefined;
   #retry: NodeJS.Timeout | undefined;
   #delay = FIRST_RETRY_MS;
   #reported = false;
+  #horizon: string | undefined;
 
-  constructor(config: pg.ClientConfig, onNotification: (message: pg.Notification) => void) {
+  constructor(
+    config: pg.ClientConfig,
+    deliver: (change: StoreChange) => void,
+    onNotification: (message: pg.Notification) => void,
+  ) {
     this.#config = { ...config, application_name: LISTENER_NAME };
+    this.#deliver = deliver;
     this.#onNotification = onNotification;
     void this.#connect();
   }
@@ -133,10 +155,17 @@ class ListeningConnection {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
-      if (this.#client === client) {
-        this.#delay = FIRST_RETRY_MS;
-        this.#reported = false;
-      }
+      const next = (await client.query<{ xmin: string }>(XMIN_SQL)).rows[0]?.xmin;
+      const horizon = this.#horizon;
+      const rows =
+        horizon === undefined
+          ? []
+          : (await client.query<{ session_id: string; version: number }>(CHANGED_SINCE_SQL, [horizon])).rows;
+      if (this.#client !== client) return;
+      this.#horizon = next;
+      this.#delay = FIRST_RETRY_MS;
+      this.#reported = false;
+      for (const row of rows) this.#deliver({ sessionId: row.session_id, version: row.version });
     } catch (error) {
       this.#lost(client, error);
     }

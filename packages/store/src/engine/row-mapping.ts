@@ -16,6 +16,7 @@ export const EVENT_COLUMNS = [
   "idempotency_key",
   "tenant_id",
   "data",
+  "recorded_at",
 ] as const;
 
 type EventRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
@@ -43,6 +44,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     type: row.type,
     schemaVersion: row.schema_version,
     occurredAt: toIso(row.occurred_at),
+    recordedAt: toIso(row.recorded_at ?? row.occurred_at),
     ...(row.causation_id === null ? {} : { causationId: row.causation_id }),
     ...(row.correlation_id === null ? {} : { correlationId: row.correlation_id }),
     ...(row.idempotency_key === null ? {} : { idempotencyKey: row.idempotency_key }),

@@ -1,35 +1,46 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./global-log.ts";
 import { sqliteGuardedWrite } from "./guarded-write.ts";
+import { retryWhileBusy } from "./sqlite-busy.ts";
 import { sqliteChangeSource } from "./sqlite-changes.ts";
+import { LockWaitingSqliteDialect } from "./sqlite-dialect.ts";
 
-/** Rows per INSERT statement, well under SQLite's bound-parameter limit (12 parameters a row). */
+/** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
 
 /** Prepared statements kept per database (one per batch shape and size in use); the oldest go first. */
 const MAX_CACHED_STATEMENTS = 64;
 
 /** One row's placeholders in the events insert. */
-const ROW_PLACEHOLDERS = `(${Array.from({ length: 12 }, () => "?").join(", ")})`;
+const ROW_PLACEHOLDERS = `(${Array.from({ length: 13 }, () => "?").join(", ")})`;
 
 /** Thrown inside the write transaction to roll it back when the batch cannot apply. */
 class Rejected extends Error {}
 
+/** How the SQLite adapter polls for other processes' commits and waits for their locks. */
+export interface SqliteAdapterOptions {
+  /** How often (ms) a store with listeners checks the file for other connections' commits. */
+  pollMs: number;
+  /** How long (ms) an operation waits for a lock another process holds before failing. */
+  busyTimeoutMs: number;
+}
+
 /**
- * The SQLite adapter. An append is one `BEGIN IMMEDIATE` transaction, taking the write lock up front
- * (waiting up to busy_timeout for other processes), run synchronously from begin to commit: no other
- * connection of this process can interleave and wait on a lock this thread holds. With one writer at a
- * time, commit order is position order, so global readers need no barrier; for the same reason the rows
- * of one INSERT get consecutive positions (AUTOINCREMENT: each new row is one above the largest ever).
- * Other connections' commits (other processes on the same file) are heard by polling every `pollMs`.
+ * The SQLite adapter. An append is one `BEGIN IMMEDIATE` transaction, taking the write lock up front,
+ * run synchronously from begin to commit: no other connection of this process can interleave and wait on
+ * a lock this thread holds. While another process holds the lock, the whole transaction is tried again on
+ * a timer (retryWhileBusy), up to `busyTimeoutMs`; so is every kysely statement (LockWaitingSqliteDialect).
+ * With one writer at a time, commit order is position order, so global readers need no barrier; for the
+ * same reason the rows of one INSERT get consecutive positions (AUTOINCREMENT: each new row is one above
+ * the largest ever). Other connections' commits (other processes on the same file) are heard by polling.
  */
-export function sqliteAdapter(database: BetterSqlite3.Database, pollMs: number): EngineAdapter {
-  const db = new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database }) });
+export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteAdapterOptions): EngineAdapter {
+  const db = new Kysely<StoreDatabase>({ dialect: new LockWaitingSqliteDialect(database, options.busyTimeoutMs) });
   const statements = new Map<string, BetterSqlite3.Statement>();
   /** The cached statement for `key` (its SQL text, or a shorter name for a long generated one). */
   const prepare = (key: string, sql: () => string = () => key): BetterSqlite3.Statement => {
@@ -74,13 +85,14 @@ export function sqliteAdapter(database: BetterSqlite3.Database, pollMs: number):
           firstSeq + i,
           e.event.type,
           e.schemaVersion,
-          batch.occurredAt,
+          e.occurredAt,
           batch.causationId,
           batch.correlationId,
           batch.idempotencyKey,
           e.contentHash,
           batch.tenantId,
           e.data,
+          batch.recordedAt,
         );
       }
       const last = Number(prepare(`insert events ${rows}`, () => insertSql(rows)).run(values).lastInsertRowid);
@@ -94,11 +106,11 @@ export function sqliteAdapter(database: BetterSqlite3.Database, pollMs: number):
     readGlobalLog: readSqliteGlobalLog,
     awaitVisible: sqliteVisibilityWait,
     globalHead: sqliteGlobalHead,
-    listen: sqliteChangeSource(database, pollMs),
-    writeGuarded: sqliteGuardedWrite(database),
+    listen: sqliteChangeSource(database, options.pollMs),
+    writeGuarded: sqliteGuardedWrite(database, options.busyTimeoutMs),
     async writeBatch(batch) {
       try {
-        return write.immediate(batch);
+        return await retryWhileBusy(database, options.busyTimeoutMs, "append", () => write.immediate(batch));
       } catch (error) {
         if (error instanceof Rejected) return undefined;
         throw error;

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { ChangeSource } from "./change-notifier.ts";
+import { isSqliteBusy } from "./sqlite-busy.ts";
 
 /** How often, by default, a SQLite store with listeners checks for commits made by other connections. */
 export const DEFAULT_SQLITE_POLL_MS = 100;
@@ -9,8 +10,9 @@ export const DEFAULT_SQLITE_POLL_MS = 100;
  * listeners, a timer reads `PRAGMA data_version` (a counter in shared memory that moves only when another
  * connection commits) every `intervalMs`; when it moved, the sessions written since the last check
  * (`events` past the largest position seen) are delivered. Like PostgreSQL's LISTEN connection, the timer
- * keeps the process alive while someone listens. An in-memory database has no other connections and is
- * never polled.
+ * keeps the process alive while someone listens. A check that finds the file busy (another process
+ * switching its journal, say) is simply made again at the next tick. An in-memory database has no other
+ * connections and is never polled.
  */
 export function sqliteChangeSource(database: BetterSqlite3.Database, intervalMs: number): ChangeSource {
   if (database.memory) return () => async () => {};
@@ -32,6 +34,7 @@ export function sqliteChangeSource(database: BetterSqlite3.Database, intervalMs:
         for (const row of rows) seenPosition = Math.max(seenPosition, row.position);
         for (const row of rows) deliver({ sessionId: row.session_id, version: row.version });
       } catch (error) {
+        if (isSqliteBusy(error)) return;
         if (!reported) console.error("palimpsest: could not check the SQLite file for other commits", error);
         reported = true;
       }

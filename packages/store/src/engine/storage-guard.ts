@@ -10,8 +10,12 @@ const RETRYABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "40001", "40P01"
 /** Node socket errors of a connection that dropped or could not be made. */
 const RETRYABLE_ERRNOS = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTCONN"]);
 
-/** pg's messages for a connection that ended under a query (it sets no code on these). */
-const DROPPED_CONNECTION = /Connection terminated|connection (?:is )?(?:closed|ended)|Client was closed/i;
+/**
+ * pg's messages for a connection that ended under a query, or before it on a checked-out client
+ * ("Client has encountered a connection error and is not queryable"); it sets no code on these.
+ */
+const DROPPED_CONNECTION =
+  /Connection terminated|connection (?:is )?(?:closed|ended)|Client was closed|encountered a connection error/i;
 
 /**
  * True when a driver error is transient: a dropped or refused PostgreSQL connection, a server going

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import type { ImportedSession, Message, Usage } from "@palimpsest/core";
+import { foldEvents, type ImportedSession, initialState, type SessionStarted } from "@palimpsest/core";
+import { encodingForModel } from "@palimpsest/core/tokenizer";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
-import type { Session } from "../runtime/session.ts";
+import { planImport } from "./import-plan.ts";
 
 /** What an import did with one source session. */
 export interface ImportedSessionResult {
@@ -16,10 +17,17 @@ export interface ImportedSessionResult {
   resumed: boolean;
 }
 
-/** Progress of an import, in messages written over messages to write. */
+/** Progress of an import, in items written over items to write. */
 export type ImportProgress = (done: number, total: number) => void;
 
-const BATCH = 200;
+/** Options of importSessions. */
+export interface ImportOptions {
+  /** The source file's name, recorded in each session's start. */
+  file?: string;
+  onProgress?: ImportProgress;
+  /** Stops the import between sessions (a session is never half written); the results say which were done. */
+  signal?: AbortSignal;
+}
 
 /** A stable session id for a source session: the same file always maps to the same sessions. */
 export function importedSessionId(format: string, externalId: string): string {
@@ -28,15 +36,18 @@ export function importedSessionId(format: string, externalId: string): string {
 }
 
 /**
- * Writes parsed transcripts into the store, parents before subagents. Messages go in batches; an
- * assistant message with provider usage closes a turn; a compaction boundary becomes one supersede
- * event over everything live before it. Items already in the log are passed over (ids are
- * deterministic), so importing twice writes nothing and an import that was cut short is finished.
+ * Writes parsed transcripts into the store, parents before subagents, each session in one append: a
+ * session is in the store whole or not at all, so an interrupted import leaves nothing half written.
+ * Events keep the transcript's own times (`occurredAt`; the store adds `recordedAt`). Items already in
+ * the log are passed over (ids are deterministic), so importing twice writes nothing and an import cut
+ * short by an older version is finished. The append's idempotency key derives from the session's version
+ * and the items it writes, so two processes importing the same file at once both succeed: the second
+ * append finds the first one's key and returns its result.
  */
 export async function importSessions(
   runtime: Palimpsest,
   sessions: readonly ImportedSession[],
-  options: { file?: string; onProgress?: ImportProgress } = {},
+  options: ImportOptions = {},
 ): Promise<ImportedSessionResult[]> {
   const total = sessions.reduce((n, s) => n + s.items.length, 0);
   let done = 0;
@@ -44,84 +55,68 @@ export async function importSessions(
   for (const source of [...sessions].sort(
     (a, b) => Number(a.parentExternalId !== undefined) - Number(b.parentExternalId !== undefined),
   )) {
-    const sessionId = importedSessionId(source.format, source.externalId);
-    const parentSessionId =
-      source.parentExternalId === undefined ? undefined : importedSessionId(source.format, source.parentExternalId);
-    const result: ImportedSessionResult = {
-      sessionId,
-      externalId: source.externalId,
-      messages: source.items.filter((i) => i.kind === "message").length,
-      compactions: source.items.filter((i) => i.kind === "compaction").length,
-      created: false,
-      resumed: false,
-      ...(parentSessionId === undefined ? {} : { parentSessionId }),
-    };
+    // A turn of the event loop between sessions: SQLite writes are synchronous, and without it a signal
+    // handler (Ctrl-C aborting `signal`) or a timer could not run until the whole import is done.
+    await new Promise((turn) => setImmediate(turn));
+    if (options.signal?.aborted === true) break;
+    const result = await importOne(runtime, source, options.file);
     results.push(result);
-    const existing = (await runtime.store.getSession(sessionId)) !== undefined;
-    const session = existing
-      ? await runtime.resume(sessionId)
-      : await runtime.startSession({
-          sessionId,
-          ...(source.model === undefined ? {} : { model: source.model }),
-          ...(source.title === undefined ? {} : { title: source.title }),
-          ...(parentSessionId === undefined
-            ? {}
-            : { parent: { sessionId: parentSessionId, relation: "subagent" as const } }),
-          source: {
-            format: source.format,
-            externalId: source.externalId,
-            ...(options.file === undefined ? {} : { file: options.file }),
-          },
-        });
-    // Items already in the log (an earlier import, or one cut short) are passed over: ids are deterministic.
-    const written = session.state.messageSeq;
-    const pending = source.items.filter(
-      (item) => !written.has(item.kind === "message" ? item.message.id : item.summary.id),
-    );
-    done += source.items.length - pending.length;
+    done += source.items.length;
     options.onProgress?.(done, total);
-    if (pending.length === 0) continue;
-    await writeItems(session, { ...source, items: pending }, (n) => {
-      done += n;
-      options.onProgress?.(done, total);
-    });
-    result.created = !existing;
-    result.resumed = existing;
   }
   return results;
 }
 
-async function writeItems(session: Session, source: ImportedSession, advance: (n: number) => void): Promise<void> {
-  let batch: Message[] = [];
-  const flush = async (usage?: Usage): Promise<void> => {
-    if (batch.length === 0) return;
-    const last = batch[batch.length - 1] as Message;
-    await session.append(batch, usage === undefined ? {} : { turnId: last.id });
-    if (usage !== undefined) await session.completeTurn(last.id, usage);
-    advance(batch.length);
-    batch = [];
+async function importOne(runtime: Palimpsest, source: ImportedSession, file?: string): Promise<ImportedSessionResult> {
+  const sessionId = importedSessionId(source.format, source.externalId);
+  const parentSessionId =
+    source.parentExternalId === undefined ? undefined : importedSessionId(source.format, source.parentExternalId);
+  const result: ImportedSessionResult = {
+    sessionId,
+    externalId: source.externalId,
+    messages: source.items.filter((i) => i.kind === "message").length,
+    compactions: source.items.filter((i) => i.kind === "compaction").length,
+    created: false,
+    resumed: false,
+    ...(parentSessionId === undefined ? {} : { parentSessionId }),
   };
-  for (const item of source.items) {
-    if (item.kind === "message") {
-      batch.push(item.message);
-      if (item.usage !== undefined) await flush(item.usage);
-      else if (batch.length >= BATCH) await flush();
-      continue;
-    }
-    await flush();
-    const before = session.state.liveTokens;
-    const tokens = (await session.tokenCounter()).countMessage(item.summary);
-    await session.supersede({
-      compactionId: `${item.summary.id}:compaction`,
-      targets: session.state.live.map((e) => e.message.id),
-      replacements: [{ kind: "summary", message: item.summary, tokens }],
-      mode: "import",
-      basis: { viewVersion: session.state.viewVersion },
-      producer: { policy: `${source.format}-import` },
-      stats: { tokensBefore: before, tokensAfter: tokens },
-      trigger: item.trigger === "manual" ? "manual" : "auto",
-    });
-    advance(1);
-  }
-  await flush();
+  const state = foldEvents(initialState(sessionId), await runtime.store.readStream(sessionId));
+  const existing = state.lastSeq > 0;
+  const started: SessionStarted | undefined = existing ? undefined : startOf(source, parentSessionId, file);
+  const encoding = (state.started ?? started)?.encoding ?? encodingForModel(source.model);
+  // Items already in the log (an earlier import, or one cut short) are passed over: ids are deterministic.
+  const pending = source.items.filter(
+    (item) => !state.messageSeq.has(item.kind === "message" ? item.message.id : item.summary.id),
+  );
+  if (pending.length === 0) return result;
+  const fromSeq = state.lastSeq;
+  const plan = planImport(state, source, pending, await runtime.tokenCounter(encoding), started);
+  const written = await runtime.store.append(sessionId, plan.events, {
+    expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
+    idempotencyKey: importKey(fromSeq, pending),
+    occurredAt: plan.times,
+    ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
+  });
+  if (written.replayed) return result; // another process wrote exactly this a moment ago
+  result.created = !existing;
+  result.resumed = existing;
+  return result;
+}
+
+/** The start of an imported session: model and title from the source, its parent, and where it came from. */
+function startOf(source: ImportedSession, parentSessionId: string | undefined, file?: string): SessionStarted {
+  return {
+    ...(source.model === undefined ? {} : { model: source.model }),
+    encoding: encodingForModel(source.model),
+    ...(source.title === undefined ? {} : { title: source.title }),
+    ...(parentSessionId === undefined ? {} : { parent: { sessionId: parentSessionId, relation: "subagent" as const } }),
+    source: { format: source.format, externalId: source.externalId, ...(file === undefined ? {} : { file }) },
+  };
+}
+
+/** The idempotency key of an import append: the version it starts from and the items it writes. */
+function importKey(fromSeq: number, items: ImportedSession["items"]): string {
+  const hash = createHash("sha256");
+  for (const item of items) hash.update(`${item.kind === "message" ? item.message.id : item.summary.id}\n`);
+  return `import:${fromSeq}:${hash.digest("hex").slice(0, 32)}`;
 }

@@ -1,4 +1,11 @@
-import { chooseSummaryRole, type LiveEntry, NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
+import {
+  checkId,
+  chooseSummaryRole,
+  type LiveEntry,
+  NotFoundError,
+  type StoredEvent,
+  ValidationError,
+} from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { Session } from "./session.ts";
 
@@ -22,6 +29,7 @@ function indexOfLive(live: readonly LiveEntry[], id: string): number {
  * the role that keeps alternation (the same rule as the policies' summaries). Conflicts (a concurrent compaction) surface as ConcurrencyConflict.
  */
 export async function compactRange(session: Session, request: CompactRangeRequest): Promise<StoredEvent[]> {
+  checkRequest(request);
   const { live, viewVersion, liveTokens } = session.state;
   const from = indexOfLive(live, request.fromId);
   let to = indexOfLive(live, request.toId);
@@ -46,4 +54,20 @@ export async function compactRange(session: Session, request: CompactRangeReques
     stats: { tokensBefore: liveTokens, tokensAfter: liveTokens - removed + tokens },
     trigger: "manual",
   });
+}
+
+/** Checks the request before anything reads it: ids (see IdSchema), a text summary, a text policy. */
+function checkRequest(request: CompactRangeRequest): void {
+  checkId(request.fromId, "fromId");
+  checkId(request.toId, "toId");
+  for (const [field, value] of [
+    ["summary", request.summary],
+    ["policy", request.policy ?? ""],
+  ] as const) {
+    if (typeof value !== "string") {
+      throw new ValidationError(`${field} must be text`, [`${field}: expected string, got ${typeof value}`], {
+        path: field,
+      });
+    }
+  }
 }

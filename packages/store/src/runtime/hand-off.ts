@@ -1,4 +1,5 @@
 import {
+  checkId,
   type EventStore,
   type InvariantRule,
   InvariantViolation,
@@ -36,6 +37,11 @@ export async function handOffSession(
   from: Session,
   options: HandOffOptions,
 ): Promise<Session> {
+  if (options.carryView !== undefined && typeof options.carryView !== "boolean") {
+    throw new ValidationError("carryView must be true or false", [`carryView: ${typeof options.carryView}`], {
+      path: "carryView",
+    });
+  }
   const toSessionId = options.toSessionId ?? uuidv7();
   await checkSuccessorId(runtime, from.id, toSessionId); // refuses a successor it could never start, before sealing
   await seal(from, toSessionId, options.reason);
@@ -48,7 +54,7 @@ export async function handOffSession(
  * (ValidationError), or an existing session not linked back to `fromId` by a hand-off (`session-already-started`).
  */
 export async function checkSuccessorId(runtime: HandOffRuntime, fromId: string, toSessionId: string): Promise<void> {
-  if (toSessionId === "") throw new ValidationError("a successor session id is required", ["toSessionId is empty"]);
+  checkId(toSessionId, "toSessionId");
   if (toSessionId === fromId) {
     throw new ValidationError(`session ${fromId} cannot be handed off to itself`, [`toSessionId is ${fromId}`]);
   }

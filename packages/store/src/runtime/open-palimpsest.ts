@@ -1,33 +1,50 @@
+import { ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openEventStore } from "../engine/open-event-store.ts";
-import type { CompactionSettings } from "./compaction-settings.ts";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 
-/** Options of openPalimpsest. */
-export interface OpenPalimpsestOptions {
+/**
+ * Options of openPalimpsest: where the store is, and the runtime's own options (compaction, telemetry,
+ * pre-compaction, snapshots, error callbacks; see RuntimeDeps). Exact: an unknown key is a type error,
+ * and VALIDATION at run time.
+ */
+export interface OpenPalimpsestOptions extends Omit<RuntimeDeps, "store" | "counterFor" | "handoffClock"> {
   /** `postgres://…`, a SQLite file path, or `:memory:`; default: `./.palimpsest/palimpsest.db`. */
   url?: string;
   /** SQLite: how often watchers poll for other processes' commits, in ms (see openEventStore; default 100). */
   sqlitePollMs?: number;
-  /** Take a view snapshot every this many events (default 500). */
-  snapshotEvery?: number;
-  /** How sessions compact (policy, profile, summarizer, automatic checks, trimming on append). */
-  compaction?: CompactionSettings;
-  /** Told the outcome of every automatic compaction that did something. */
-  onAutoCompaction?: RuntimeDeps["onAutoCompaction"];
+  /** SQLite: how long (ms) to wait for another process's lock before failing (see openEventStore; default 5000). */
+  sqliteBusyTimeoutMs?: number;
 }
 
-/** Opens the store at `url` (migrating it) and returns the session runtime over it. */
+/** Every key OpenPalimpsestOptions has (the compiler keeps this list complete and exact). */
+const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
+  url: true,
+  sqlitePollMs: true,
+  sqliteBusyTimeoutMs: true,
+  snapshotEvery: true,
+  onSnapshotError: true,
+  compaction: true,
+  onAutoCompaction: true,
+  onAfterTurnError: true,
+  telemetry: true,
+  precompact: true,
+};
+
+/** Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option. */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
-  const store = await openEventStore(
-    options.url,
-    options.sqlitePollMs === undefined ? {} : { sqlitePollMs: options.sqlitePollMs },
-  );
-  return new Palimpsest({
-    store,
-    counterFor: createTokenCounter,
-    ...(options.snapshotEvery === undefined ? {} : { snapshotEvery: options.snapshotEvery }),
-    ...(options.compaction === undefined ? {} : { compaction: options.compaction }),
-    ...(options.onAutoCompaction === undefined ? {} : { onAutoCompaction: options.onAutoCompaction }),
+  const unknown = Object.keys(options).filter((key) => !Object.hasOwn(OPTION_KEYS, key));
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      `unknown openPalimpsest option${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
+      unknown.map((key) => `${key}: not one of ${Object.keys(OPTION_KEYS).join(", ")}`),
+      { path: unknown[0] ?? "" },
+    );
+  }
+  const { url, sqlitePollMs, sqliteBusyTimeoutMs, ...runtime } = options;
+  const store = await openEventStore(url, {
+    ...(sqlitePollMs === undefined ? {} : { sqlitePollMs }),
+    ...(sqliteBusyTimeoutMs === undefined ? {} : { sqliteBusyTimeoutMs }),
   });
+  return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }

@@ -1,13 +1,18 @@
 import {
   type CandidateStore,
   type ChangeFeed,
+  checkId,
+  EncodingSchema,
   type EventStore,
   formatError,
+  IdSchema,
   InvariantViolation,
   initialState,
   isPalimpsestError,
   NotFoundError,
+  parseInput,
   type SessionStarted,
+  SessionStartedSchema,
   type SessionSummary,
   type SnapshotStore,
   type TokenCounter,
@@ -36,6 +41,12 @@ export interface StartSessionOptions extends Partial<Omit<SessionStarted, "encod
   sessionId?: string;
   encoding?: SessionStarted["encoding"];
 }
+
+/** StartSessionOptions as checked before anything reads them (a numeric model, a malformed id: VALIDATION). */
+const StartSessionOptionsSchema = SessionStartedSchema.extend({
+  sessionId: IdSchema.optional(),
+  encoding: EncodingSchema.optional(),
+});
 
 /** The store a runtime needs: the event log, its snapshots, wake-ups after commits, and the hand-off queue. */
 export type RuntimeStore = EventStore &
@@ -117,8 +128,12 @@ export class Palimpsest {
     messages?: readonly MessageInput[],
     idempotencyKey?: string,
   ): Promise<Session> {
-    const { sessionId = uuidv7(), encoding, ...rest } = options;
-    const started = { ...rest, encoding: encoding ?? encodingForModel(rest.model) } as SessionStarted;
+    const {
+      sessionId = uuidv7(),
+      encoding,
+      ...rest
+    } = parseInput(StartSessionOptionsSchema, options, "session options");
+    const started: SessionStarted = { ...rest, encoding: encoding ?? encodingForModel(rest.model) };
     const session = new Session(this.#context(started), initialState(sessionId), 0);
     if (messages === undefined) await session.start(started);
     else await session.startWith(started, messages, idempotencyKey === undefined ? {} : { idempotencyKey });
@@ -127,6 +142,7 @@ export class Palimpsest {
 
   /** Loads a session by id (from its snapshot plus newer events, or by replay); NotFoundError if absent. */
   async resume(sessionId: string): Promise<Session> {
+    checkId(sessionId, "sessionId");
     const loaded = await loadSession(this.store, sessionId);
     const started = loaded.state.started;
     if (started === undefined) throw new NotFoundError("session", sessionId);
@@ -156,6 +172,11 @@ export class Palimpsest {
   /** The one hand-off path, of direct and queued hand-offs (see hand-off.ts). */
   #handOff(from: Session, options: HandOffOptions): Promise<Session> {
     return handOffSession(this.#handOffRuntime, from, options);
+  }
+
+  /** The tokenizer of an encoding, for writers that decide events outside a Session (an import plans a whole session). */
+  tokenCounter(encoding: SessionStarted["encoding"]): Promise<TokenCounter> {
+    return this.#deps.counterFor(encoding);
   }
 
   /** The session catalogue, newest first. */

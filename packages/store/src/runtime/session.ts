@@ -1,11 +1,14 @@
 import {
+  type AppendResult,
   type CompactionFailed,
   ConcurrencyConflict,
   type CountedMessage,
+  checkId,
   type DomainEvent,
   decide,
   type EventStore,
   foldEvents,
+  IdempotencyMismatch,
   type InsertionTrim,
   initialState,
   type MessagesSuperseded,
@@ -170,13 +173,13 @@ export class Session {
 
   /** The append command of `list`: each message counted once with the session's tokenizer, trims planned. */
   async #appendCommand(list: readonly MessageInput[], options: AppendMessagesOptions): Promise<SessionCommand> {
+    const key = options.idempotencyKey === undefined ? undefined : checkId(options.idempotencyKey, "idempotencyKey");
+    if (options.turnId !== undefined) checkId(options.turnId, "turnId");
+    // Validated before anything counts or serializes them; a retry must be identical, so with a key a
+    // message without an id gets one derived from the key.
+    const valid = list.map((m, i) => toMessage(m, `messages[${i}]`, key === undefined ? undefined : `${key}#${i}`));
     const counter = await this.#ctx.counter();
-    const key = options.idempotencyKey;
-    const messages: CountedMessage[] = list.map((m, i) => {
-      // A retry must be identical: with a key, a message without an id gets one derived from the key.
-      const message = toMessage(m.id === undefined && key !== undefined ? { ...m, id: `${key}#${i}` } : m);
-      return { message, tokens: counter.countMessage(message) };
-    });
+    const messages: CountedMessage[] = valid.map((message) => ({ message, tokens: counter.countMessage(message) }));
     const trims = this.#trims(messages, counter);
     return {
       type: "append-messages",
@@ -206,11 +209,19 @@ export class Session {
   /**
    * Decides (`decideOn` the current state), appends the batch in one append, and folds. A batch holding a
    * compaction is compare-and-set on the view version it was decided from; when another writer moved the
-   * stream first, it re-reads and decides again.
+   * stream first, it re-reads and decides again. A keyed write the decider refuses, or the store refuses
+   * as a mismatch, may be the retry of one already committed: then the log decides (see #replay).
    */
   async #commit(decideOn: (state: SessionState) => DomainEvent[], idempotencyKey?: string): Promise<StoredEvent[]> {
     for (let attempt = 0; ; attempt++) {
-      const events = decideOn(this.#state);
+      let events: DomainEvent[];
+      try {
+        events = decideOn(this.#state);
+      } catch (error) {
+        const replayed = idempotencyKey === undefined ? undefined : await this.#replay(decideOn, idempotencyKey);
+        if (replayed === undefined) throw error;
+        return replayed;
+      }
       const viewVersion = events.find((e) => e.type === "messages.superseded")?.data.basis.viewVersion;
       try {
         const result = await this.#ctx.store.append(this.id, events, {
@@ -218,16 +229,55 @@ export class Session {
           ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
           ...(viewVersion === undefined ? {} : { viewVersion: { expected: viewVersion } }),
         });
-        if (result.replayed) await this.refresh();
-        else foldEvents(this.#state, result.events);
-        await this.#maybeSnapshot();
-        return result.events;
+        return await this.#applied(result);
       } catch (error) {
+        // Decided on a state other than the keyed write's (this handle missed it): the log decides.
+        const replayed =
+          idempotencyKey !== undefined && error instanceof IdempotencyMismatch
+            ? await this.#replay(decideOn, idempotencyKey)
+            : undefined;
+        if (replayed !== undefined) return replayed;
         const streamMoved = error instanceof ConcurrencyConflict && error.details.subject === "stream-version";
         if (!streamMoved || attempt >= MAX_RETRIES) throw error;
         await this.refresh();
       }
     }
+  }
+
+  /**
+   * The original events of a keyed write already in the log, when this command is its retry: decided
+   * again on the state it was decided on (the log before the key's first event, so a trim's basis and
+   * stats come out the same in any process) and sent to the store, which compares the batch's content
+   * hash and returns the original result, or throws IdempotencyMismatch. Undefined when the key is unused.
+   */
+  async #replay(
+    decideOn: (state: SessionState) => DomainEvent[],
+    idempotencyKey: string,
+  ): Promise<StoredEvent[] | undefined> {
+    const log = await this.#ctx.store.readStream(this.id);
+    const first = log.find((e) => e.idempotencyKey === idempotencyKey);
+    if (first === undefined) return undefined;
+    let events: DomainEvent[];
+    try {
+      events = decideOn(foldEvents(initialState(this.id), log.slice(0, first.seq - 1)));
+    } catch {
+      // The original was decided on that state: a command refused there is not the same content.
+      throw new IdempotencyMismatch(this.id, idempotencyKey);
+    }
+    // Exact version: the key is checked first, so this replays or mismatches, and can never append.
+    const result = await this.#ctx.store.append(this.id, events, {
+      expectedVersion: first.seq === 1 ? "no-stream" : first.seq - 1,
+      idempotencyKey,
+    });
+    return this.#applied(result);
+  }
+
+  /** Folds what an append returned (re-reading the stream when it replayed an earlier write) and snapshots. */
+  async #applied(result: AppendResult): Promise<StoredEvent[]> {
+    if (result.replayed) await this.refresh();
+    else foldEvents(this.#state, result.events);
+    await this.#maybeSnapshot();
+    return result.events;
   }
 
   async #maybeSnapshot(): Promise<void> {

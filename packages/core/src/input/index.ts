@@ -1,0 +1,3 @@
+export * from "./id-schema.ts";
+export * from "./json-depth.ts";
+export * from "./parse-input.ts";

@@ -1,0 +1,105 @@
+/**
+ * Counting text with very long runs (base64, minified files, CJK without punctuation, runs of one
+ * character) in bounded time. gpt-tokenizer's BPE merge is quadratic in the length of one pre-tokenizer
+ * piece, so a piece longer than MAX_PIECE_CHARS is counted in chunks of that size; every other piece is
+ * counted exactly. Chunking only removes merges across a chunk boundary, so it over-counts by at most a few
+ * tokens per chunk (measured in BENCHMARKS.md); the count of text without such pieces is exact.
+ */
+
+/** The piece length above which a piece is counted in chunks (chars; a boundary never splits a surrogate pair). */
+export const MAX_PIECE_CHARS = 64;
+
+/** Chunk length for a whitespace piece: the encodings hold tokens of long space runs, so these chunks stay long. */
+const WHITESPACE_CHUNK_CHARS = 512;
+
+const SEEN_CHUNKS = 1_000;
+
+/** A text with no run this long (of non-whitespace or of whitespace) cannot hold a piece over MAX_PIECE_CHARS. */
+const LONG_RUN = new RegExp(`\\S{${MAX_PIECE_CHARS}}|\\s{${MAX_PIECE_CHARS}}`, "u"); // bounded: `{n,}` overflows the regex stack on MBs
+
+/** What the long-run path needs of an encoding: its pre-tokenizer, its ranks by string, and an exact count. */
+export interface PieceCounter {
+  /** The encoding's pre-tokenizer (global, unicode). */
+  split: RegExp;
+  /** Merge ranks of the byte sequences that are valid UTF-8, keyed by string; undefined: count pieces exactly. */
+  ranks: ReadonlyMap<string, number> | undefined;
+  /** The exact count of a short text (one piece). */
+  count: (text: string) => number;
+}
+
+/** True when `text` may hold a pre-tokenizer piece longer than MAX_PIECE_CHARS (so the long-run path applies). */
+export function hasLongRun(text: string): boolean {
+  return text.length >= MAX_PIECE_CHARS && LONG_RUN.test(text);
+}
+
+/** Tokens of `text` piece by piece: exact for pieces up to MAX_PIECE_CHARS, chunked above (a slight over-count). */
+export function countByPieces(text: string, counter: PieceCounter): number {
+  let tokens = 0;
+  const seen = new Map<string, number>(); // chunks of one long run repeat (a run of one character): count each once
+  for (const [piece] of text.matchAll(counter.split)) {
+    if (piece.length <= MAX_PIECE_CHARS) {
+      tokens += countPiece(piece, counter);
+      continue;
+    }
+    for (const chunk of chunks(piece, /^\s+$/.test(piece) ? WHITESPACE_CHUNK_CHARS : MAX_PIECE_CHARS)) {
+      let count = seen.get(chunk);
+      if (count === undefined) {
+        count = countPiece(chunk, counter);
+        if (seen.size < SEEN_CHUNKS) seen.set(chunk, count);
+      }
+      tokens += count;
+    }
+  }
+  return tokens;
+}
+
+function countPiece(piece: string, counter: PieceCounter): number {
+  const { ranks } = counter;
+  if (ranks === undefined || !isAscii(piece)) return counter.count(piece);
+  return ranks.has(piece) ? 1 : mergeAscii(piece, ranks);
+}
+
+/**
+ * Byte-pair merge of an ASCII piece on strings (each char is one byte, so the string ranks are the byte
+ * ranks): repeatedly merge the leftmost adjacent pair of lowest rank, as the BPE does, keeping each pair's
+ * rank so a merge re-ranks only its two neighbours; returns the number of parts left.
+ */
+function mergeAscii(piece: string, ranks: ReadonlyMap<string, number>): number {
+  const parts = piece.split("");
+  const pairRank = (i: number): number =>
+    i < 0 || i + 1 >= parts.length
+      ? Number.POSITIVE_INFINITY
+      : (ranks.get(`${parts[i]}${parts[i + 1]}`) ?? Number.POSITIVE_INFINITY);
+  const pairRanks = parts.slice(0, -1).map((_, i) => pairRank(i));
+  for (;;) {
+    let at = -1;
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < pairRanks.length; i++) {
+      const rank = pairRanks[i] as number;
+      if (rank < best) {
+        best = rank;
+        at = i;
+      }
+    }
+    if (at < 0) return parts.length;
+    parts.splice(at, 2, `${parts[at]}${parts[at + 1]}`);
+    pairRanks.splice(at, 1);
+    if (at < pairRanks.length) pairRanks[at] = pairRank(at);
+    if (at > 0) pairRanks[at - 1] = pairRank(at - 1);
+  }
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function* chunks(piece: string, size: number): Generator<string> {
+  for (let start = 0; start < piece.length; ) {
+    let end = Math.min(piece.length, start + size);
+    const last = piece.charCodeAt(end - 1);
+    if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end -= 1; // keep a surrogate pair whole
+    yield piece.slice(start, end);
+    start = end;
+  }
+}

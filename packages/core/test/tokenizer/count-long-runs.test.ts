@@ -1,0 +1,80 @@
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { get_encoding, type Tiktoken } from "tiktoken";
+import { afterAll, describe, expect, it } from "vitest";
+import { MAX_PIECE_CHARS } from "../../src/tokenizer/long-run-count.ts";
+
+/** A tiny seeded PRNG (mulberry32), so the blobs are the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function fromAlphabet(alphabet: string, length: number, seed: number): string {
+  const next = prng(seed);
+  const chars = [...alphabet];
+  return Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const minified = (n: number) =>
+  Array.from({ length: n }, (_, i) => `function f${i}(e,t){return e.map(function(r){return r+t*${i}})}`).join(";");
+
+// Blobs with no pre-tokenizer piece over MAX_PIECE_CHARS: the piece-by-piece path must be exact.
+const SHORT_PIECES: Record<string, string> = {
+  base64: fromAlphabet(BASE64, 200_000, 1),
+  hex: fromAlphabet("0123456789abcdef", 100_000, 2),
+  "minified JS": minified(3_000),
+  "base64 with special-token text": `${fromAlphabet(BASE64, 5_000, 3)}<|endoftext|>${fromAlphabet(BASE64, 5_000, 4)}`,
+};
+
+// Blobs made of pieces longer than MAX_PIECE_CHARS, counted in chunks: an over-count within the bound.
+const LONG_PIECES: Record<string, string> = {
+  "one letter repeated": "a".repeat(6_000),
+  "random lowercase": fromAlphabet("abcdefghijklmnopqrstuvwxyz", 6_000, 5),
+  "CJK without punctuation": fromAlphabet("的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年", 3_000, 6),
+  "emoji run": fromAlphabet("🙂👍🏽🚀🇫🇷", 2_000, 7),
+  punctuation: fromAlphabet("!#$%&*+-=<>?@^~", 6_000, 8),
+  spaces: " ".repeat(6_000),
+};
+
+/** The documented bound: at most 1% over the exact count, and never under it by more than one token per chunk. */
+const OVER_BOUND = 0.01;
+
+describe.each(["o200k_base", "cl100k_base"] as const)("counting long runs with %s", (encoding) => {
+  const tiktoken: Tiktoken = get_encoding(encoding);
+  afterAll(() => tiktoken.free());
+
+  it.each(Object.entries(SHORT_PIECES))("%s: exactly tiktoken's count", async (_, text) => {
+    const counter = await createTokenCounter(encoding);
+    expect(counter.countText(text)).toBe(tiktoken.encode_ordinary(text).length);
+  });
+
+  it.each(Object.entries(LONG_PIECES))("%s: within the documented bound of the exact count", async (_, text) => {
+    const counter = await createTokenCounter(encoding);
+    const exact = tiktoken.encode_ordinary(text).length;
+    const ours = counter.countText(text);
+    const chunks = Math.ceil(text.length / MAX_PIECE_CHARS);
+    expect(ours).toBeGreaterThanOrEqual(exact - chunks);
+    expect(ours).toBeLessThanOrEqual(Math.ceil(exact * (1 + OVER_BOUND)));
+  });
+});
+
+describe("counting a 50 MB blob", () => {
+  it("completes, and counts what 50 one-megabyte pieces of it count (linear, not quadratic)", {
+    timeout: 300_000,
+  }, async () => {
+    const counter = await createTokenCounter("o200k_base");
+    const mb = fromAlphabet(BASE64, 1 << 20, 9);
+    const whole = mb.repeat(50);
+    // Cut at a megabyte boundary, base64 pieces do not straddle it except the one piece at the seam.
+    const one = counter.countText(mb);
+    const total = counter.countText(whole);
+    expect(Math.abs(total - 50 * one)).toBeLessThanOrEqual(50 * 4);
+    expect(total).toBeGreaterThan(0);
+  });
+});

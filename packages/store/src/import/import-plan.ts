@@ -1,0 +1,104 @@
+import {
+  type CountedMessage,
+  type DomainEvent,
+  decide,
+  evolve,
+  type ImportedSession,
+  type ImportItem,
+  type SessionCommand,
+  type SessionStarted,
+  type SessionState,
+  type StoredEvent,
+  type TokenCounter,
+} from "@palimpsest/core";
+
+/** The events that write one source session's pending items, decided in memory, with their source times. */
+export interface ImportPlan {
+  events: DomainEvent[];
+  /** One time per event: the source's time of the item it records, or undefined when the source has none. */
+  times: (string | undefined)[];
+  /** The view version the batch is compare-and-set on when it holds a compaction. */
+  viewVersion: number | undefined;
+}
+
+/**
+ * Decides the events that bring `state` (a copy: it is folded in place) up to date with `items`: the
+ * start when `started` is given, then messages in turns (a message with provider usage closes its turn),
+ * and each compaction boundary as one supersede of everything live before it. Every command goes through
+ * the decider, so the plan is exactly what a Session would have appended, in one batch.
+ */
+export function planImport(
+  state: SessionState,
+  source: ImportedSession,
+  items: readonly ImportItem[],
+  counter: TokenCounter,
+  started?: SessionStarted,
+): ImportPlan {
+  const plan: ImportPlan = { events: [], times: [], viewVersion: undefined };
+  const apply = (command: SessionCommand, time: string | undefined): void => {
+    for (const event of decide(state, command)) {
+      if (event.type === "messages.superseded") plan.viewVersion ??= state.viewVersion;
+      evolve(state, inMemory(state, event, time));
+      plan.events.push(event);
+      plan.times.push(time);
+    }
+  };
+  if (started !== undefined) apply({ type: "start", data: started }, items[0]?.occurredAt);
+  let turn: { counted: CountedMessage; time: string | undefined }[] = [];
+  const flush = (turnId?: string): void => {
+    if (turn.length === 0) return;
+    const messages = turn.map((t) => t.counted);
+    // Each message keeps its own time: the batch is decided whole, then stamped message by message.
+    const times = turn.map((t) => t.time);
+    const before = plan.events.length;
+    apply({ type: "append-messages", messages, ...(turnId === undefined ? {} : { turnId }) }, undefined);
+    for (let i = before; i < plan.events.length; i++) plan.times[i] = times[i - before] ?? times.at(-1);
+    turn = [];
+  };
+  for (const item of items) {
+    if (item.kind === "message") {
+      turn.push({
+        counted: { message: item.message, tokens: counter.countMessage(item.message) },
+        time: item.occurredAt,
+      });
+      if (item.usage === undefined) continue;
+      flush(item.message.id);
+      apply({ type: "complete-turn", turnId: item.message.id, usage: item.usage }, item.occurredAt);
+      continue;
+    }
+    flush();
+    const tokens = counter.countMessage(item.summary);
+    apply(
+      {
+        type: "supersede",
+        data: {
+          compactionId: `${item.summary.id}:compaction`,
+          targets: state.live.map((e) => e.message.id),
+          replacements: [{ kind: "summary", message: item.summary, tokens }],
+          mode: "import",
+          basis: { viewVersion: state.viewVersion },
+          producer: { policy: `${source.format}-import` },
+          stats: { tokensBefore: state.liveTokens, tokensAfter: tokens },
+          trigger: item.trigger === "manual" ? "manual" : "auto",
+        },
+      },
+      item.occurredAt,
+    );
+  }
+  flush();
+  return plan;
+}
+
+/** The decided event as the fold sees it once stored: the next seq (ids and positions are the store's). */
+function inMemory(state: SessionState, event: DomainEvent, time: string | undefined): StoredEvent {
+  return {
+    eventId: "",
+    sessionId: state.sessionId,
+    seq: state.lastSeq + 1,
+    position: 0,
+    schemaVersion: 1,
+    occurredAt: time ?? new Date().toISOString(),
+    tenantId: "",
+    ...event,
+  } as StoredEvent;
+}

@@ -1,0 +1,66 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { copyFile, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonError, ROOT, runPalimpsest } from "./harness.ts";
+
+const DEMO = join(ROOT, "examples/demo-session.jsonl");
+
+describe("palimpsest --db: what a database URL may be, and databases that are absent or damaged", () => {
+  let dir: string;
+  const cli = (...args: string[]) => runPalimpsest(["--json", ...args], { cwd: dir });
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "palimpsest-db-url-"));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("refuses an unknown scheme and never creates a database for a read-only command", async () => {
+    const missing = join(dir, "nonexistent", "dir", "x.db");
+    const [mysql, absent, watched] = await Promise.all([
+      cli("--db", "mysql://x/y", "import", DEMO),
+      cli("--db", missing, "sessions"),
+      cli("--db", missing, "audit", "totals"),
+    ]);
+    expect(mysql.code).toBe(2);
+    expect(jsonError(mysql)).toMatchObject({ code: "VALIDATION" });
+    expect(jsonError(mysql).message).toContain("mysql");
+    for (const result of [absent, watched]) {
+      expect(result.code).toBe(1);
+      expect(jsonError(result)).toMatchObject({ code: "NOT_FOUND", details: { id: missing } });
+    }
+    expect(readdirSync(dir)).toEqual([]); // no ./mysql:/, no nonexistent/dir
+  });
+
+  it("reads file: URLs as SQLite paths", async () => {
+    const imported = await cli("--db", "file:./x.db", "import", DEMO);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(existsSync(join(dir, "x.db"))).toBe(true);
+    const listed = await cli("--db", `file://${join(dir, "x.db")}`, "sessions");
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toHaveLength(1);
+  });
+
+  it("reports a damaged database, naming the file, on reads and writes alike", async () => {
+    const garbage = join(dir, "garbage.db");
+    await writeFile(garbage, Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919) % 251)));
+    const truncated = join(dir, "truncated.db");
+    await copyFile(join(dir, "x.db"), truncated); // the whole database of the test above, checkpointed on close
+    const { size } = statSync(truncated);
+    await truncate(truncated, Math.floor(size / 2));
+    const before = await readFile(truncated);
+    const results = await Promise.all([
+      cli("--db", garbage, "sessions"),
+      cli("--db", garbage, "import", DEMO),
+      cli("--db", truncated, "import", DEMO),
+      cli("--db", truncated, "view", "anything"),
+    ]);
+    for (const [i, result] of results.entries()) {
+      const file = i < 2 ? garbage : truncated;
+      expect(result.code, result.stderr).toBe(1);
+      expect(jsonError(result)).toMatchObject({ code: "STORAGE" });
+      expect(jsonError(result).message).toContain(file);
+    }
+    expect((await readFile(truncated)).equals(before)).toBe(true); // nothing was written to it
+  });
+});

@@ -1,0 +1,142 @@
+import { StorageError } from "@palimpsest/core";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { openEventStore, Palimpsest } from "@palimpsest/store";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newSessionId, started } from "../contract/fixtures.ts";
+import { postgresServer } from "../support/postgres-server.ts";
+import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
+import { seededRandom } from "../support/seeded-random.ts";
+import type { TestStore } from "../support/store-backends.ts";
+import { faultCount, faultSeed } from "./fault-scale.ts";
+import {
+  startFaultWriter,
+  terminateBackends,
+  WRITER_APP,
+  type WriterMessage,
+  withApplicationName,
+  writerOutcome,
+} from "./postgres-fault-writer.ts";
+
+const server = postgresServer();
+
+/** The application_name of the in-process probes' stores. */
+const PROBE_APP = "palimpsest-drop-probe";
+
+/** Chance that an operation's start gets a termination, and the longest delay after it (ms). */
+const INJECT = {
+  append: { chance: 0.4, maxDelayMs: 4 },
+  read: { chance: 0.2, maxDelayMs: 2 },
+  compact: { chance: 0.9, maxDelayMs: 25 },
+} as const;
+
+describe.skipIf("skip" in server)("PostgreSQL faults: the writer's backends terminated", () => {
+  let database: ScratchDatabase;
+  let admin: pg.Client;
+  let runtime: Palimpsest;
+  let name: string;
+  beforeAll(async () => {
+    if ("skip" in server) return;
+    database = await createScratchDatabase(server.url, "pgterm");
+    name = new URL(database.url).pathname.slice(1);
+    admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    runtime = new Palimpsest({ store: await openEventStore(database.url), counterFor: createTokenCounter });
+  });
+  afterAll(async () => {
+    await runtime?.store.close();
+    await admin?.end();
+    await database?.drop();
+  });
+
+  /** A store whose connections carry PROBE_APP, so a test can find and terminate exactly them. */
+  const probeStore = async () => openEventStore(withApplicationName(database.url, PROBE_APP));
+
+  it("a guarded write whose backend is terminated under it fails with a retryable STORAGE error; the next one works", async () => {
+    const store = await probeStore();
+    try {
+      // writeGuarded runs `sql` and `parameters` of its compiled queries (kysely is not a dependency here).
+      const raw = (text: string) =>
+        ({ sql: text, parameters: [] }) as unknown as Parameters<TestStore["writeGuarded"]>[0];
+      const failure = await store
+        .writeGuarded(raw("SELECT pg_terminate_backend(pg_backend_pid())"), [])
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StorageError);
+      expect((failure as StorageError).details.retryable).toBe(true);
+      expect(await store.writeGuarded(raw("SELECT 1"), [])).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a transaction whose connection drops between statements fails, and the process and the next call survive", async () => {
+    const store = await probeStore();
+    try {
+      const failure = await store.database
+        .transaction()
+        .execute(async (trx) => {
+          await trx.selectFrom("sessions").select("session_id").execute();
+          const { rows } = await admin.query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND state = 'idle in transaction'",
+            [name, PROBE_APP],
+          );
+          const pid = rows[0]?.pid;
+          await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+          while ((await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount) {}
+          await trx.selectFrom("sessions").select("session_id").execute();
+        })
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(Error);
+      const sid = newSessionId("after-drop");
+      await store.append(sid, [started()], { expectedVersion: "no-stream" });
+      expect(await store.readStream(sid)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  const target = faultCount(40, 400);
+  it("mid-append, mid-read and mid-compaction: only retryable STORAGE errors, no crash, nothing lost or doubled", {
+    timeout: 30_000 + target * 1_000,
+  }, async () => {
+    const seed = faultSeed();
+    const random = seededRandom(seed);
+    const session = await runtime.startSession({ contextWindow: 4_000, profile: "local" });
+    const writer = startFaultWriter(withApplicationName(database.url, WRITER_APP), session.id);
+    const injected = { append: 0, read: 0, compact: 0 };
+    let total = 0;
+    let scheduled = 0;
+    writer.onMessage((message) => {
+      const m = message as WriterMessage;
+      if (!("begin" in m) || scheduled >= target) return;
+      const { chance, maxDelayMs } = INJECT[m.begin];
+      if (random() >= chance) return;
+      scheduled++;
+      setTimeout(async () => {
+        const n = await terminateBackends(admin, name, WRITER_APP);
+        if (n > 0) {
+          injected[m.begin]++;
+          total++;
+        } else scheduled--; // it had no connection open at that moment: try again at a later operation
+        if (total >= target) writer.endInput();
+      }, random() * maxDelayMs);
+    });
+    const outcome = await writerOutcome(writer, runtime, session.id);
+    const figures = { seed, target, injected, ...outcome, stderr: outcome.stderr.slice(0, 2000) };
+    console.log(`postgres terminations: ${JSON.stringify(figures, null, 1)}`);
+    const context = `seed ${seed} (replay with PALIMPSEST_FAULT_SEED=${seed})`;
+    expect(outcome.exit, `${context}: the writer died\n${outcome.stderr}`).toEqual({ code: 0, signal: null });
+    expect(outcome.fatal, context).toEqual([]);
+    expect(outcome.unexpected, context).toBe(0);
+    expect(total, context).toBeGreaterThanOrEqual(target);
+    expect(
+      Object.values(outcome.failures).reduce((a, b) => a + b, 0),
+      context,
+    ).toBeGreaterThan(0);
+    expect(outcome.lost, context).toEqual([]);
+    expect(outcome.duplicated, context).toEqual([]);
+    expect(outcome.compactionsInLog, context).toBe(outcome.compactionsAcked);
+    expect(outcome.invalid, context).toEqual([]);
+    expect(outcome.resumeMatches, context).toBe(true);
+  });
+});
