@@ -4,7 +4,6 @@
  * lanes of sessions, reporting each acknowledgement (the API call returned) to the parent before going on.
  * Its first step may be a retry of the step a kill interrupted: same ids, same idempotency key.
  */
-import { isPalimpsestError } from "@palimpsest/core";
 import { AuditReadModels, compact, compactRange, type Session } from "@palimpsest/store";
 import { exchange } from "../support/exchange.ts";
 import { type CrashConfig, type CrashEffect, crashStep, type RetryOutcome } from "./crash-protocol.ts";
@@ -76,15 +75,9 @@ async function appendTurn(step: number, session: Session, retry: boolean): Promi
   const turnId = `turn${step}`;
   await session.refresh();
   const already = retry && ids.every((id) => session.state.messageSeq.has(id));
-  try {
-    await session.append(messages, { idempotencyKey: `k${step}`, turnId });
-    if (already) await retried(step, "replayed");
-  } catch (error) {
-    const rule = isPalimpsestError(error, "INVARIANT_VIOLATED") ? (error.details as { rule?: string }).rule : undefined;
-    // Defect 3: a retry of a committed append is refused instead of replayed. Counted, then taken as done.
-    if (!already || rule !== "duplicate-message-id") throw error;
-    await retried(step, "refused-duplicate");
-  }
+  // A retry of an append that had committed returns the original result (defect 3 refused it).
+  await session.append(messages, { idempotencyKey: `k${step}`, turnId });
+  if (already) await retried(step, "replayed");
   await hook("committed:append");
   await ack(step, { messages: { session: session.id, ids } });
   if (session.state.lastTurn?.turnId !== turnId) {

@@ -45,7 +45,7 @@ export class CrashDriver {
   readonly figures: CrashFigures = {
     killsAt: {},
     idleKills: 0,
-    retries: { replayed: 0, "refused-duplicate": 0 },
+    retries: { replayed: 0 },
     lost: 0,
     duplicated: 0,
     invalid: 0,

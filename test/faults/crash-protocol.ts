@@ -41,8 +41,8 @@ export interface CrashEffect {
   lane?: { lane: number; session: string };
 }
 
-/** How a retried append went: replayed (the contract), or refused as a duplicate (defect 3). */
-export type RetryOutcome = "replayed" | "refused-duplicate";
+/** How a retried append of a committed one went: replayed, the contract (anything else fails the child). */
+export type RetryOutcome = "replayed";
 
 /** What a step does: chosen from the run's seed and the step number alone, so a retry does the same. */
 export interface CrashStep {
