@@ -3,8 +3,12 @@ import { newSessionId, started } from "./fixtures.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls until `done()` holds; fails after `timeoutMs`. */
-export async function until(done: () => boolean, timeoutMs = 10_000): Promise<void> {
+/**
+ * Polls until `done()` holds; fails after `timeoutMs`. The default is generous: on PostgreSQL the global
+ * log shows a commit only once every older transaction on the server has ended, and other test files run
+ * long ones (a 100 MB append, the fault suites) beside this one.
+ */
+export async function until(done: () => boolean, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms`);
