@@ -1,19 +1,17 @@
-/** A seeded pseudo-random generator (mulberry32): the same seed gives the same fault schedule. */
+import { seededRandom } from "../support/seeded-random.ts";
+
+/** seededRandom's sequence with the draws fault schedules need: the same seed, the same schedule. */
 export class FaultRandom {
-  #state: number;
+  readonly #random: () => number;
 
   /** Starts the sequence of `seed` (any integer). */
   constructor(seed: number) {
-    this.#state = seed >>> 0;
+    this.#random = seededRandom(seed);
   }
 
   /** A float in [0, 1). */
   next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.#random();
   }
 
   /** An integer in [min, max]. */
