@@ -4,6 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
+import { installFromTarballs } from "../test/support/installed-palimpsest.ts";
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
 import { type AppendResult, runAppendBench } from "./append.ts";
 import { type AuditResult, runAuditBench } from "./audit.ts";
@@ -11,6 +12,7 @@ import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
+import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
@@ -25,6 +27,7 @@ const BENCHES = [
   "micro-budget",
   "tokenizers",
   "cold-start",
+  "installed-start",
   "audit",
   "watch",
   "handoff",
@@ -131,6 +134,21 @@ function coldStartTable(rows: readonly ColdStartResult[]): string {
   return markdownTable(
     ["engine", "runs", "`sessions --json` (tsx)", '`node -e ""`', "cli / node"],
     rows.map((r) => [r.engine, r.runs, ms(r.cliMs), ms(r.nodeMs), ratio(r.ratio)]),
+  );
+}
+
+function installedStartTable(rows: readonly InstalledStartResult[]): string {
+  return markdownTable(
+    ["engine", "runs", "`sessions --json` (installed)", '`node -e ""`', "cli / node", "peak RSS cli", "peak RSS node"],
+    rows.map((r) => [
+      r.engine,
+      r.runs,
+      ms(r.cliMs),
+      ms(r.nodeMs),
+      ratio(r.ratio),
+      `${num(r.cliRssMb)} MB`,
+      `${num(r.nodeRssMb)} MB`,
+    ]),
   );
 }
 
@@ -328,6 +346,21 @@ try {
     for (const engine of engines) rows.push(await runColdStartBench(engine, await databaseFor(engine, "cold"), quick));
     results.coldStart = rows;
     tables.push("## Cold start of one CLI command", coldStartTable(rows));
+  }
+  if (only.has("installed-start")) {
+    progress("installed-start: build, pack and npm install into a temp project");
+    const project = await installFromTarballs();
+    try {
+      const rows: InstalledStartResult[] = [];
+      for (const engine of engines) {
+        const url = engine === "sqlite" ? undefined : await databaseFor(engine, "installed");
+        rows.push(await runInstalledStartBench(project, engine, url, quick));
+      }
+      results.installedStart = rows;
+      tables.push("## Cold start of the installed bin (compiled, npm-installed)", installedStartTable(rows));
+    } finally {
+      await project.dispose();
+    }
   }
   if (only.has("audit")) {
     const rows: AuditResult[] = [];

@@ -1,0 +1,169 @@
+/**
+ * The proof that a user can install Palimpsest: the packed packages, installed with plain npm into an empty
+ * project outside the workspace, run under plain `node` (library and bin) and typecheck against their .d.ts.
+ */
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type InstalledProject, installFromTarballs, ROOT, run, runOk } from "../support/installed-palimpsest.ts";
+
+const PACKAGES = ["core", "projections", "store", "summarizers", "cli"].map((p) => `@palimpsest/${p}`);
+
+/** The embedded default (no URL), a session, a compaction and the view, through `import ... from "palimpsest"`. */
+const PROGRAM = `
+import { existsSync } from "node:fs";
+import { compactRange, openPalimpsest, toOpenAIMessages } from "palimpsest";
+
+const palimpsest = await openPalimpsest();
+const session = await palimpsest.startSession({ model: "gpt-4o", contextWindow: 128_000 });
+await session.append({ role: "user", content: "List the files" }, { turnId: "t1" });
+await session.append(
+  [
+    { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "ls", arguments: "{}" }] },
+    { role: "tool", toolCallId: "c1", content: "README.md\\nsrc/" },
+    { role: "assistant", content: "Two entries: README.md and src/." },
+  ],
+  { turnId: "t1" },
+);
+const before = session.view().messages;
+await compactRange(session, { fromId: before[1].id, toId: before[2].id, summary: "Listed the files." });
+const resumed = await palimpsest.resume(session.id);
+const after = resumed.view().messages;
+console.log(JSON.stringify({
+  file: existsSync(".palimpsest/palimpsest.db"),
+  before: before.length,
+  after: after.map((m) => m.role),
+  summary: after.some((m) => JSON.stringify(m).includes("Listed the files.")),
+  openai: toOpenAIMessages(after).length,
+}));
+await palimpsest.close();
+`;
+
+/** Typed use of every entry point; an option that does not exist must be a type error. */
+const TYPED_PROGRAM = `
+import { compactRange, openPalimpsest, type Palimpsest, type Session, toAnthropicRequest, toOpenAIMessages } from "palimpsest";
+import { createTokenCounter } from "palimpsest/tokenizer";
+import { OpenAICompatibleSummarizer } from "palimpsest/summarizers";
+import type { Message } from "@palimpsest/core";
+import { openEventStore } from "@palimpsest/store";
+import { runCli } from "@palimpsest/cli";
+
+export async function check(): Promise<number> {
+  const palimpsest: Palimpsest = await openPalimpsest({ url: ":memory:" });
+  const session: Session = await palimpsest.startSession({ model: "gpt-4o", contextWindow: 128_000 });
+  await session.append({ role: "user", content: "hi" }, { turnId: "t1" });
+  const messages: readonly Message[] = session.view().messages;
+  const first = messages[0];
+  if (first !== undefined) await compactRange(session, { fromId: first.id, toId: first.id, summary: "s" });
+  const openai: { role: string }[] = toOpenAIMessages(messages);
+  const anthropic = toAnthropicRequest(messages);
+  // @ts-expect-error openPalimpsest has no \`telemetry\` option
+  await openPalimpsest({ telemetry: true });
+  const store = await openEventStore(":memory:");
+  await store.close();
+  void createTokenCounter;
+  void OpenAICompatibleSummarizer;
+  await palimpsest.close();
+  return openai.length + anthropic.messages.length + (await runCli(["--help"]));
+}
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: [],
+  },
+  include: ["check.ts"],
+};
+
+describe("installed from the packed tarballs with plain npm", () => {
+  let project: InstalledProject;
+  const bin = () => join(project.dir, "node_modules/.bin/palimpsest");
+
+  beforeAll(async () => {
+    project = await installFromTarballs();
+  }, 900_000);
+  afterAll(async () => project?.dispose());
+
+  it("packs one tarball per library package, each with only its build, README and LICENSE", () => {
+    expect(project.tarballs).toEqual([
+      "palimpsest-0.1.0.tgz",
+      "palimpsest-cli-0.1.0.tgz",
+      "palimpsest-core-0.1.0.tgz",
+      "palimpsest-projections-0.1.0.tgz",
+      "palimpsest-store-0.1.0.tgz",
+      "palimpsest-summarizers-0.1.0.tgz",
+    ]);
+    const license = readFileSync(join(ROOT, "LICENSE"), "utf8");
+    for (const name of ["palimpsest", ...PACKAGES]) {
+      const dir = join(project.dir, "node_modules", name);
+      const manifest = readFileSync(join(dir, "package.json"), "utf8");
+      expect(manifest, name).not.toContain("workspace:");
+      expect(manifest, name).not.toContain("./src/");
+      expect(existsSync(join(dir, "src")), name).toBe(false);
+      expect(existsSync(join(dir, "dist/index.js")), name).toBe(true);
+      expect(existsSync(join(dir, "dist/index.d.ts")), name).toBe(true);
+      expect(existsSync(join(dir, "dist/.tsbuildinfo")), name).toBe(false);
+      expect(existsSync(join(dir, "README.md")), name).toBe(true);
+      expect(readFileSync(join(dir, "LICENSE"), "utf8"), name).toBe(license);
+    }
+    expect(existsSync(join(project.dir, "node_modules/tsx")), "tsx is not installed").toBe(false);
+    expect(existsSync(join(project.dir, "node_modules/fast-check")), "fast-check is not installed").toBe(false);
+  });
+
+  it("runs an ESM program with plain node on the embedded default: session, append, compact, view", async () => {
+    const cwd = join(project.dir, "program");
+    await mkdir(cwd);
+    await writeFile(join(cwd, "program.mjs"), PROGRAM);
+    const result = await runOk(process.execPath, ["program.mjs"], { cwd });
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({
+      file: true,
+      before: 4,
+      after: ["user", "assistant", "assistant"],
+      summary: true,
+      openai: 3,
+    });
+  }, 60_000);
+
+  it("typechecks a strict nodenext TypeScript program against the installed declarations", async () => {
+    await writeFile(join(project.dir, "check.ts"), TYPED_PROGRAM);
+    await writeFile(join(project.dir, "tsconfig.json"), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project.dir });
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it("runs the installed palimpsest bin (compiled, no tsx): import, sessions --json, view", async () => {
+    expect(realpathSync(bin())).toMatch(/node_modules\/(palimpsest|@palimpsest\/cli)\/bin\/palimpsest\.mjs$/);
+    const cwd = join(project.dir, "cli");
+    await mkdir(cwd);
+    await runOk(bin(), ["import", join(ROOT, "examples/demo-session.jsonl")], { cwd });
+    const sessions = JSON.parse((await runOk(bin(), ["sessions", "--json"], { cwd })).stdout) as { sessionId: string }[];
+    expect(sessions).toHaveLength(1);
+    const id = sessions[0]?.sessionId ?? "";
+    expect(existsSync(join(cwd, ".palimpsest/palimpsest.db"))).toBe(true);
+    const view = await runOk(bin(), ["view", id], { cwd });
+    expect(view.stdout).toContain(id);
+    expect(view.stdout).toContain("operator precedence");
+    // The umbrella package's own bin runs the same CLI.
+    const umbrella = join(project.dir, "node_modules/palimpsest/bin/palimpsest.mjs");
+    const again = await runOk(process.execPath, [umbrella, "sessions", "--json"], { cwd });
+    expect(JSON.parse(again.stdout)).toEqual(sessions);
+  }, 120_000);
+
+  it("prints an error of the installed bin as the Palimpsest error alone on stderr", async () => {
+    const cwd = join(project.dir, "cli");
+    const result = await run(bin(), ["view", "no-such-session"], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^error \[NOT_FOUND\] [^\n]*no-such-session[^\n]*\n$/);
+  }, 60_000);
+});

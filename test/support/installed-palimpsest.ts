@@ -1,0 +1,119 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+
+/** The repository root. */
+export const ROOT = resolve(import.meta.dirname, "../..");
+/** The pnpm the README and .ci/run use: it packs the workspace (rewriting `workspace:*` versions). */
+const PNPM = ["-y", "pnpm@12.4.2"];
+
+/** What one process did. */
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command` to its end (no shell), capturing its output; rejects only when it cannot start. */
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<RunResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? userEnv(), stdio: "pipe" });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", fail);
+    child.on("close", (code) =>
+      done({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
+    );
+  });
+}
+
+/** Like run, but a non-zero exit is an error carrying the process's output. */
+export async function runOk(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<RunResult> {
+  const result = await run(command, args, options);
+  if (result.code !== 0) {
+    throw new Error(`${command} ${args.join(" ")} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+  }
+  return result;
+}
+
+/**
+ * The environment of a user's shell, not of this workspace: no npm/pnpm script variables, no NODE_OPTIONS,
+ * no workspace `node_modules/.bin` on PATH, no database URL. Keeps npm_config_nodedir when set; otherwise
+ * points node-gyp at the running Node's own headers when they are installed beside it (better-sqlite3 builds
+ * from source where its prebuilt binary cannot be downloaded, and node-gyp would try to download headers).
+ */
+export function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(npm_|pnpm_|PNPM_|NODE_OPTIONS$|INIT_CWD$|PALIMPSEST_DATABASE_URL$|VITEST)/.test(key)) continue;
+    env[key] = value;
+  }
+  env.PATH = (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((entry) => !resolve(entry).startsWith(ROOT))
+    .join(delimiter);
+  const nodedir = process.env.npm_config_nodedir ?? localNodeHeaders();
+  if (nodedir !== undefined) env.npm_config_nodedir = nodedir;
+  return env;
+}
+
+/** The install prefix of the running Node when its headers (include/node) are there and of this version. */
+function localNodeHeaders(): string | undefined {
+  const prefix = dirname(dirname(process.execPath));
+  const header = join(prefix, "include/node/node_version.h");
+  if (!existsSync(header)) return undefined;
+  const text = readFileSync(header, "utf8");
+  const part = (name: string) => text.match(new RegExp(`#define NODE_${name}_VERSION (\\d+)`))?.[1];
+  return `v${part("MAJOR")}.${part("MINOR")}.${part("PATCH")}` === process.version ? prefix : undefined;
+}
+
+/** An empty npm project outside the workspace with the packed packages installed by plain npm. */
+export interface InstalledProject {
+  /** The project folder (in the OS temp folder). */
+  readonly dir: string;
+  /** The tarballs `pnpm -r pack` wrote, by file name. */
+  readonly tarballs: readonly string[];
+  /** Deletes the project and the tarballs. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Builds the workspace (`tsc -b`), packs every publishable package with pnpm, creates an empty project in
+ * a temporary folder and installs all the tarballs there with `npm install`, as a user would (with the
+ * tarballs standing in for the registry's copies).
+ */
+export async function installFromTarballs(): Promise<InstalledProject> {
+  const packDir = await mkdtemp(join(tmpdir(), "palimpsest-pack-"));
+  const dir = await mkdtemp(join(tmpdir(), "palimpsest-install-"));
+  const dispose = async () => {
+    await rm(packDir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await runOk(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.build.json"], {
+      cwd: ROOT,
+    });
+    await runOk("npx", [...PNPM, "-r", "pack", "--pack-destination", packDir], { cwd: ROOT });
+    const tarballs = (await readdir(packDir)).filter((f) => f.endsWith(".tgz")).sort();
+    // allowScripts: npm's review list of install scripts (better-sqlite3 builds where no prebuilt binary fits).
+    const manifest = { name: "palimpsest-install-check", private: true, type: "module", allowScripts: { "better-sqlite3": true } };
+    await writeFile(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    await runOk("npm", ["install", "--no-audit", "--no-fund", ...tarballs.map((t) => join(packDir, t))], { cwd: dir });
+    return { dir, tarballs, dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
