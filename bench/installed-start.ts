@@ -1,11 +1,12 @@
 /**
  * Cold start of the installed `palimpsest` bin (compiled JavaScript, installed with npm from the packed
  * tarballs, no tsx): `palimpsest sessions --json`, process start to answer, against bare `node -e ""`,
- * spawned alternately in the same run; then the peak RSS of each, measured in separate runs.
+ * spawned alternately in the same run; then the peak RSS of each, measured in separate runs. The same
+ * command on the unbundled tsc output (`@palimpsest/cli`'s library entry) shows what the bin's bundle saves.
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { openEventStore } from "@palimpsest/store";
 import { type InstalledProject, userEnv } from "../test/support/installed-palimpsest.ts";
@@ -18,16 +19,21 @@ export interface InstalledStartResult {
   runs: number;
   sessions: number;
   cliMs: number;
+  /** The same command run from the tsc output instead of the bin's bundle. */
+  unbundledMs: number;
   nodeMs: number;
   /** cli / node: how many bare Node starts one command costs. */
   ratio: number;
   /** Peak resident set size (MB) of the command and of bare Node. */
   cliRssMb: number;
+  unbundledRssMb: number;
   nodeRssMb: number;
 }
 
 const SESSIONS = 3;
 /** Prints the process's peak RSS (KB) as the last stderr line when it exits: only in the RSS runs. */
+/** Runs the CLI from @palimpsest/cli's tsc output (dist/index.js), as the bin did before it was bundled. */
+const UNBUNDLED = `import { runCli } from "@palimpsest/cli";\nprocess.exitCode = await runCli(process.argv.slice(2));\n`;
 const RSS_PROBE = `data:text/javascript,process.on("exit",()=>process.stderr.write("\\nmaxrss "+process.resourceUsage().maxRSS+"\\n"))`;
 
 function spawnOnce(args: readonly string[], cwd: string): { ms: number; stderr: string } {
@@ -64,22 +70,31 @@ export async function runInstalledStartBench(
     await store.close();
   }
   const bin = realpathSync(join(project.dir, "node_modules/.bin/palimpsest"));
-  const cli = [bin, ...(url === undefined ? [] : ["--db", url]), "sessions", "--json"];
+  const unbundledScript = join(project.dir, "unbundled-cli.mjs");
+  await writeFile(unbundledScript, UNBUNDLED);
+  const args = [...(url === undefined ? [] : ["--db", url]), "sessions", "--json"];
+  const cli = [bin, ...args];
+  const unbundled = [unbundledScript, ...args];
   const bare = ["-e", ""];
   const runs = quick ? 3 : 10;
   const cliMs: number[] = [];
+  const unbundledMs: number[] = [];
   const nodeMs: number[] = [];
   for (let rep = -1; rep < runs; rep++) {
     const c = spawnOnce(cli, cwd).ms;
+    const u = spawnOnce(unbundled, cwd).ms;
     const n = spawnOnce(bare, cwd).ms;
     if (rep < 0) continue; // warmup: fills the OS file cache
     cliMs.push(c);
+    unbundledMs.push(u);
     nodeMs.push(n);
   }
   const cliRss: number[] = [];
+  const unbundledRss: number[] = [];
   const nodeRss: number[] = [];
   for (let rep = 0; rep < Math.min(runs, 5); rep++) {
     cliRss.push(maxRssMb(cli, cwd));
+    unbundledRss.push(maxRssMb(unbundled, cwd));
     nodeRss.push(maxRssMb(bare, cwd));
   }
   const result: InstalledStartResult = {
@@ -87,13 +102,16 @@ export async function runInstalledStartBench(
     runs,
     sessions: SESSIONS,
     cliMs: median(cliMs),
+    unbundledMs: median(unbundledMs),
     nodeMs: median(nodeMs),
     ratio: median(cliMs) / median(nodeMs),
     cliRssMb: Math.max(...cliRss),
+    unbundledRssMb: Math.max(...unbundledRss),
     nodeRssMb: Math.max(...nodeRss),
   };
   progress(
     `installed start ${engine}: cli ${result.cliMs.toFixed(0)} ms / ${result.cliRssMb.toFixed(0)} MB, ` +
+      `unbundled ${result.unbundledMs.toFixed(0)} ms / ${result.unbundledRssMb.toFixed(0)} MB, ` +
       `node ${result.nodeMs.toFixed(0)} ms / ${result.nodeRssMb.toFixed(0)} MB`,
   );
   return result;

@@ -139,14 +139,26 @@ function coldStartTable(rows: readonly ColdStartResult[]): string {
 
 function installedStartTable(rows: readonly InstalledStartResult[]): string {
   return markdownTable(
-    ["engine", "runs", "`sessions --json` (installed)", '`node -e ""`', "cli / node", "peak RSS cli", "peak RSS node"],
+    [
+      "engine",
+      "runs",
+      "installed bin `sessions --json`",
+      "same, tsc output unbundled",
+      '`node -e ""`',
+      "bin / node",
+      "peak RSS bin",
+      "RSS unbundled",
+      "RSS node",
+    ],
     rows.map((r) => [
       r.engine,
       r.runs,
       ms(r.cliMs),
+      ms(r.unbundledMs),
       ms(r.nodeMs),
       ratio(r.ratio),
       `${num(r.cliRssMb)} MB`,
+      `${num(r.unbundledRssMb)} MB`,
       `${num(r.nodeRssMb)} MB`,
     ]),
   );

@@ -146,7 +146,9 @@ describe("installed from the packed tarballs with plain npm", () => {
     const cwd = join(project.dir, "cli");
     await mkdir(cwd);
     await runOk(bin(), ["import", join(ROOT, "examples/demo-session.jsonl")], { cwd });
-    const sessions = JSON.parse((await runOk(bin(), ["sessions", "--json"], { cwd })).stdout) as { sessionId: string }[];
+    const sessions = JSON.parse((await runOk(bin(), ["sessions", "--json"], { cwd })).stdout) as {
+      sessionId: string;
+    }[];
     expect(sessions).toHaveLength(1);
     const id = sessions[0]?.sessionId ?? "";
     expect(existsSync(join(cwd, ".palimpsest/palimpsest.db"))).toBe(true);

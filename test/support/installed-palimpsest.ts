@@ -108,7 +108,12 @@ export async function installFromTarballs(): Promise<InstalledProject> {
     await runOk("npx", [...PNPM, "-r", "pack", "--pack-destination", packDir], { cwd: ROOT });
     const tarballs = (await readdir(packDir)).filter((f) => f.endsWith(".tgz")).sort();
     // allowScripts: npm's review list of install scripts (better-sqlite3 builds where no prebuilt binary fits).
-    const manifest = { name: "palimpsest-install-check", private: true, type: "module", allowScripts: { "better-sqlite3": true } };
+    const manifest = {
+      name: "palimpsest-install-check",
+      private: true,
+      type: "module",
+      allowScripts: { "better-sqlite3": true },
+    };
     await writeFile(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     await runOk("npm", ["install", "--no-audit", "--no-fund", ...tarballs.map((t) => join(packDir, t))], { cwd: dir });
     return { dir, tarballs, dispose };
