@@ -20,6 +20,8 @@ describe("the documentation's code", () => {
 
   it("has code blocks to check (README.md and docs/)", () => {
     expect(blocks.filter((b) => CODE_LANGS.has(b.lang)).length).toBeGreaterThan(5);
+    expect(sourceOf("await openPalimpsest({ telemetery: {} });")).toBeUndefined();
+    expect(sourceOf("await palimpsest.close();")).toBeDefined();
   });
 
   for (const block of blocks.filter((b) => CODE_LANGS.has(b.lang))) {
