@@ -36,6 +36,12 @@ describe("the documentation's code", () => {
 });
 
 describe("the documentation's links", () => {
+  it("README.md links every page of docs/", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const pages = documentationFiles().filter((f) => f.startsWith("docs/"));
+    expect(pages.filter((page) => !readme.includes(`](${page})`))).toEqual([]);
+  });
+
   for (const file of documentationFiles()) {
     it(`${file} links only to files inside the repository that exist`, () => {
       const text = readFileSync(join(ROOT, file), "utf8");
