@@ -1,9 +1,6 @@
-import { buildProgram } from "@palimpsest/cli";
-import { describe, expect, it } from "vitest";
+import { runCli } from "@palimpsest/cli";
+import { describe, expect, it, vi } from "vitest";
 import { documentationFiles, fencedBlocks } from "./markdown-files.ts";
-
-/** A command of the CLI (commander's, which the root package does not depend on by name). */
-type Command = ReturnType<typeof buildProgram>;
 
 const SHELL_LANGS = new Set(["sh", "bash", "shell", "console"]);
 
@@ -32,33 +29,74 @@ function shownCommands(): ShownCommand[] {
     );
 }
 
+/** What `palimpsest <path> --help` lists: its options (and whether each takes a value) and its subcommands. */
+interface Help {
+  options: Map<string, boolean>;
+  subcommands: Set<string>;
+}
+
+const helps = new Map<string, Help>();
+
+/** Runs `palimpsest <path…> --help` in this process and reads its Options and Commands sections. */
+async function helpOf(path: readonly string[]): Promise<Help> {
+  const key = path.join(" ");
+  const known = helps.get(key);
+  if (known !== undefined) return known;
+  let text = "";
+  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    text += String(chunk);
+    return true;
+  });
+  try {
+    expect(await runCli([...path, "--help"])).toBe(0);
+  } finally {
+    write.mockRestore();
+  }
+  const help: Help = { options: new Map(), subcommands: new Set() };
+  let section = "";
+  for (const line of text.split("\n")) {
+    if (/^\S/.test(line)) section = line;
+    const term = /^ {2}(\S.*?)(?: {2,}|$)/.exec(line)?.[1];
+    if (term === undefined) continue;
+    if (section.startsWith("Options:")) {
+      for (const [flag] of term.matchAll(/--[a-z][a-z0-9-]*/g)) help.options.set(flag, /[<[]/.test(term));
+    } else if (section.startsWith("Commands:")) {
+      help.subcommands.add(term.split(/[ |]/)[0] ?? "");
+    }
+  }
+  helps.set(key, help);
+  return help;
+}
+
 /** What is wrong with a shown command: an unknown subcommand, or a `--flag` its command and parents lack. */
-function problems(words: readonly string[]): string[] {
-  let command: Command = buildProgram();
-  const options = new Map(command.options.map((o) => [o.long ?? "", o]));
+async function problems(words: readonly string[]): Promise<string[]> {
+  const path: string[] = [];
+  let help = await helpOf(path);
+  const options = new Map(help.options);
   const found: string[] = [];
   let subcommands = true;
   for (let i = 0; i < words.length; i++) {
     const word = words[i] ?? "";
+    const name = ["palimpsest", ...path].join(" ");
     for (const [flag] of word.matchAll(/--[a-z][a-z0-9-]*/g)) {
-      if (flag === "--help") continue;
-      const option = options.get(flag);
-      if (option === undefined) found.push(`${command.name()} has no option ${flag}`);
+      const takesValue = options.get(flag);
+      if (takesValue === undefined) found.push(`${name} has no option ${flag}`);
       // A flag that takes a value, given as `--flag value`: the value is not a subcommand.
-      else if (word === flag && (option.required || option.optional)) i++;
+      else if (word === flag && takesValue) i++;
     }
     if (word.startsWith("-") || word.startsWith("[") || !subcommands) continue;
-    if (command.commands.length === 0) {
+    const subs = [...help.subcommands].filter((c) => c !== "help");
+    if (subs.length === 0) {
       subcommands = false; // the rest are arguments
       continue;
     }
-    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (sub === undefined) {
-      found.push(`${command.name()} has no subcommand ${word}`);
+    if (!subs.includes(word)) {
+      found.push(`${name} has no subcommand ${word}`);
       break;
     }
-    command = sub;
-    for (const option of command.options) options.set(option.long ?? "", option);
+    path.push(word);
+    help = await helpOf(path);
+    for (const [flag, takesValue] of help.options) options.set(flag, takesValue);
   }
   return found;
 }
@@ -66,18 +104,19 @@ function problems(words: readonly string[]): string[] {
 describe("the documentation's palimpsest commands", () => {
   const commands = shownCommands();
 
-  it("shows commands to check, and the check catches what does not exist", () => {
+  it("shows commands to check, and the check catches what does not exist", async () => {
     expect(commands.length).toBeGreaterThan(10);
-    expect(problems(["--db", "postgres://h/db", "audit", "--visibility-wait-ms", "10", "rebuild", "--check"])).toEqual(
-      [],
-    );
-    expect(problems(["sessions", "--no-such-flag"])).toEqual(["sessions has no option --no-such-flag"]);
-    expect(problems(["handoff", "grab"])).toEqual(["handoff has no subcommand grab"]);
+    const valid = ["--db", "postgres://h/db", "audit", "--visibility-wait-ms", "10", "rebuild", "--check"];
+    expect(await problems(valid)).toEqual([]);
+    expect(await problems(["sessions", "--no-such-flag"])).toEqual([
+      "palimpsest sessions has no option --no-such-flag",
+    ]);
+    expect(await problems(["handoff", "grab"])).toEqual(["palimpsest handoff has no subcommand grab"]);
   });
 
   for (const { where, words } of commands) {
-    it(`${where}: palimpsest ${words.join(" ")}`, () => {
-      expect(problems(words)).toEqual([]);
+    it(`${where}: palimpsest ${words.join(" ")}`, async () => {
+      expect(await problems(words)).toEqual([]);
     });
   }
 });
