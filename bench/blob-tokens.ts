@@ -75,28 +75,45 @@ export async function runBlobBench(): Promise<BlobResult[]> {
   return results;
 }
 
-/**
- * The longest the event loop stalled (wall ms) while a 3 MB base64 tool output was appended to a session,
- * and the CPU ms the append used (on a loaded machine the wall stall is a multiple of it).
- */
-export async function appendStall(): Promise<{ stallMs: number; cpuMs: number }> {
+/** The longest the event loop stalled (wall ms, a 10 ms monitor) while `work` ran, and the CPU ms it used. */
+async function stallOf(work: () => Promise<unknown>): Promise<{ stallMs: number; cpuMs: number }> {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the monitor's timer is running before the stall
+  const cpu = process.cpuUsage();
+  await work();
+  const used = process.cpuUsage(cpu);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  delay.disable();
+  return { stallMs: delay.max / 1e6, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** Event-loop stalls around a 3 MB base64 tool output: appending it now, and counting it the old way. */
+export interface AppendStall {
+  /** The append through the runtime (counted in slices, the loop free between them). */
+  append: { stallMs: number; cpuMs: number };
+  /** The old append's counting: the same message counted in one synchronous call. */
+  syncCount: { stallMs: number; cpuMs: number };
+}
+
+/** Appends a 3 MB base64 tool output to a session, and counts the same message synchronously, side by side. */
+export async function appendStall(): Promise<AppendStall> {
   const palimpsest = await openPalimpsest({ url: ":memory:" });
   try {
     const session = await palimpsest.startSession({ model: "gpt-4o" });
     await session.append({ role: "user", content: "warm up" });
     const blob = base64Blob(3);
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the monitor's timer is running before the stall
-    const cpu = process.cpuUsage();
-    await session.append([
-      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "cat", arguments: "{}" }] },
-      { role: "tool", toolCallId: "c1", content: blob },
-    ]);
-    const used = process.cpuUsage(cpu);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    delay.disable();
-    return { stallMs: delay.max / 1e6, cpuMs: (used.user + used.system) / 1000 };
+    const counter = await session.tokenCounter();
+    const syncCount = await stallOf(async () =>
+      counter.countMessage({ id: "x", role: "tool", toolCallId: "c1", content: [{ type: "text", text: blob }] }),
+    );
+    const append = await stallOf(() =>
+      session.append([
+        { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "cat", arguments: "{}" }] },
+        { role: "tool", toolCallId: "c1", content: blob },
+      ]),
+    );
+    return { append, syncCount };
   } finally {
     await palimpsest.close();
   }

@@ -70,7 +70,9 @@ export async function runMicroBudgetBench(quick: boolean): Promise<MicroBudgetRe
       const sessionId = `micro-budget-${messages}`;
       await buildSession(store, sessionId, { messages, compact: false, batch: 1_000 });
       const session = await palimpsest.resume(sessionId);
-      await session.completeTurn("bench-turn"); // planMicro runs after a completed turn
+      // planMicro runs after a completed turn.
+      await session.append({ role: "user", content: "next step" }, { turnId: "bench-turn" });
+      await session.completeTurn("bench-turn");
       for (let pass = 0; pass < 3; pass++) await microCompact(session, { contextWindow: CONTEXT_WINDOW });
       const state = session.state;
       const view = state.live;

@@ -167,7 +167,7 @@ for (let step = config.step, n = 0; n < config.steps; step++, n++) {
   await report({ t: "done", step });
 }
 if (plan.kind === "finish") {
-  stopFollowing?.();
+  await stopFollowing?.(); // a catch-up in flight ends before the store closes
   await runtime.close();
   process.exit(0);
 }

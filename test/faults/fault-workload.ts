@@ -29,6 +29,7 @@ export const cheapCounter: TokenCounter = {
   encoding: "o200k_base",
   countText: (text) => Math.ceil(text.length / 4),
   countMessage: (message: Message) => countMessageTokens(message, (text) => Math.ceil(text.length / 4)),
+  countMessageAsync: async (message: Message) => cheapCounter.countMessage(message),
 };
 
 /** A profile that compacts small sessions (threshold 1,500 tokens on a 4,000 window, a 300-token tail). */

@@ -1,7 +1,7 @@
 /**
  * Run as its own process by the PostgreSQL fault suites: on session argv[3] of the store at argv[2], step
  * after step appends one exchange (idempotency key `step-<n>`), reads the log's tail back, and every third step
- * compacts; until its stdin closes. Each call that fails is retried the way the README tells callers to:
+ * compacts; until its stdin closes. Each call that fails is retried the way docs/library.md ("Failures") tells callers to:
  * an append with the same key, a compaction after a refresh (skipped when the failed attempt committed).
  * Prints JSON lines: `begin` / `acked` per operation, `failed` per failure seen, then `done` with a digest
  * of its view. Exits 3 on any failure that is not a retryable STORAGE error; an unhandled error event

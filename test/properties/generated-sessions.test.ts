@@ -7,7 +7,7 @@ import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
 for (const backend of runtimeBackends()) {
-  describe.skipIf(backend.skip !== undefined)(`DESIGN.md invariants on generated sessions (${backend.name})`, () => {
+  describe.skipIf(backend.skip !== undefined)(`view invariants on generated sessions (${backend.name})`, () => {
     let runtime: Palimpsest;
     let fresh: Palimpsest;
     beforeAll(async () => {

@@ -13,7 +13,7 @@ const SEED = 20261130;
 
 for (const backend of runtimeBackends()) {
   describe.skipIf(!HAVE_TRANSCRIPTS || backend.skip !== undefined)(
-    `DESIGN.md invariants on real transcripts (${backend.name})`,
+    `view invariants on real transcripts (${backend.name})`,
     () => {
       let runtime: Palimpsest;
       let fresh: Palimpsest; // a second runtime on the same database: what another process would resume

@@ -17,17 +17,20 @@ function output(n: number, tokens: number, marker = ""): string {
 /** Appends and completes turns `from`..`from+count-1`: user, assistant calling a tool, its result, a reply. */
 async function turns(session: Session, from: number, count: number, poison?: number): Promise<void> {
   for (let n = from; n < from + count; n++) {
-    await session.append([
-      { id: `u${n}`, role: "user", content: `step ${n}: run the build` },
-      {
-        id: `a${n}`,
-        role: "assistant",
-        content: "",
-        toolCalls: [{ id: `c${n}`, name: "shell", arguments: `{"n":${n}}` }],
-      },
-      { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: output(n, 80, n === poison ? "POISON " : "") },
-      { id: `r${n}`, role: "assistant", content: `step ${n} done` },
-    ]);
+    await session.append(
+      [
+        { id: `u${n}`, role: "user", content: `step ${n}: run the build` },
+        {
+          id: `a${n}`,
+          role: "assistant",
+          content: "",
+          toolCalls: [{ id: `c${n}`, name: "shell", arguments: `{"n":${n}}` }],
+        },
+        { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: output(n, 80, n === poison ? "POISON " : "") },
+        { id: `r${n}`, role: "assistant", content: `step ${n} done` },
+      ],
+      { turnId: `turn${n}` },
+    );
     await session.completeTurn(`turn${n}`);
   }
 }

@@ -30,6 +30,34 @@ for (const backend of runtimeBackends()) {
       expect(viewProblems(resumed, await fresh.store.readStream(session.id))).toEqual([]);
     });
 
+    it("completes only a turn an append named, and only once, in this runtime and in a resumed one", async () => {
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      await session.append(exchange(0), { turnId: "t0" });
+      const unknown = await rejection(session.completeTurn("t-never"));
+      expect(unknown).toMatchObject({
+        code: "INVARIANT_VIOLATED",
+        details: { rule: "unknown-turn", ids: ["t-never"] },
+      });
+      await session.append(exchange(1)); // no turn id: names no turn
+      expect(await rejection(session.completeTurn("turn1"))).toMatchObject({ details: { rule: "unknown-turn" } });
+      expect(await session.completeTurn("t0", { promptTokens: 10 })).toHaveLength(1);
+      const seq = session.state.lastSeq;
+      expect(await session.completeTurn("t0", { promptTokens: 99 })).toEqual([]);
+      expect(session.state.lastSeq).toBe(seq);
+      // 10+ events: the resumed handle starts from a snapshot, which must carry the turns too.
+      for (let n = 2; n < 4; n++) await session.append(exchange(n), { turnId: "t0" });
+      const resumed = await (await backend.open()).resume(session.id);
+      expect(await resumed.completeTurn("t0")).toEqual([]);
+      expect(await rejection(resumed.completeTurn("t-never"))).toMatchObject({ details: { rule: "unknown-turn" } });
+      const log = await runtime.store.readStream(session.id);
+      expect(log.filter((e) => e.type === "turn.completed").map((e) => e.data)).toEqual([
+        { turnId: "t0", usage: { promptTokens: 10 } },
+      ]);
+      expect(log).toHaveLength(seq + 8); // the two appends of four messages, nothing else
+      expect(resumed.state.lastSeq).toBe(log.length);
+      expect(resumed.resumeState().lastUsage).toEqual({ promptTokens: 10 });
+    });
+
     it("resumes from a snapshot plus newer events, and falls back to replay when the snapshot is missing, corrupt or ahead", async () => {
       const session = await runtime.startSession({ model: "claude-opus-4" });
       for (let n = 0; n < 8; n++) await session.append(exchange(n));

@@ -8,7 +8,7 @@ import {
 import type { Session } from "@palimpsest/store";
 
 /**
- * Every DESIGN.md view invariant that can be read off a session and its log: exactly-once (unique ids,
+ * Every view invariant (docs/architecture.md) that can be read off a session and its log: exactly-once (unique ids,
  * nothing superseded is live, no summary beside its targets), tool pairs, provider-valid roles, and
  * the running token total. Returns the problems found; empty means the view is sound.
  */

@@ -28,7 +28,7 @@ export class ValidationError extends PalimpsestError<{ issues: readonly string[]
   }
 }
 
-/** The rules a view must keep (see DESIGN.md), each with a stable name used in `details.rule`. */
+/** The rules a view must keep (docs/architecture.md, "Invariants"), each with a stable name used in `details.rule`. */
 export type InvariantRule =
   | "session-not-started"
   | "session-already-started"

@@ -19,7 +19,7 @@ describe("compactionHistory", () => {
   it("is empty for a session without compactions", () => {
     const { events } = given(
       SID,
-      ...appends([userMessage("u1", "hi"), assistantMessage("a1", "hello")]),
+      ...appends([userMessage("u1", "hi"), assistantMessage("a1", "hello")], 10, "t1"),
       { type: "complete-turn", turnId: "t1", usage: { promptTokens: 3 } },
       { type: "record-compaction-failure", data: { mode: "summary", reason: "timeout", attempt: 1, targets: ["u1"] } },
       { type: "hand-off", toSessionId: "s-next" },

@@ -101,9 +101,9 @@ describe("resumeState", () => {
   it("carries turns, last usage, the last compaction, failures and counts", () => {
     const { state, events } = given(
       SID,
-      ...appends([userMessage("u1", "a"), assistantMessage("a1", "b")], 10),
+      ...appends([userMessage("u1", "a"), assistantMessage("a1", "b")], 10, "t1"),
       { type: "complete-turn", turnId: "t1", usage: { promptTokens: 20, completionTokens: 3, cacheReadTokens: 4 } },
-      ...appends([userMessage("u2", "c"), assistantMessage("a2", "d")], 10),
+      ...appends([userMessage("u2", "c"), assistantMessage("a2", "d")], 10, "t2"),
       { type: "complete-turn", turnId: "t2", usage: { promptTokens: 40, completionTokens: 5 } },
       { type: "record-compaction-failure", data: { mode: "summary", reason: "timeout", attempt: 1, targets: ["u1"] } },
       {
@@ -116,7 +116,7 @@ describe("resumeState", () => {
         type: "supersede",
         data: supersedeData("k2", ["u2"], [], 1, { mode: "retract", stats: { tokensBefore: 24, tokensAfter: 14 } }),
       },
-      appendCommand([userMessage("u3", "e")], 6),
+      appendCommand([userMessage("u3", "e")], 6, "t3"),
       { type: "complete-turn", turnId: "t3" },
     );
     const k2 = events.find((e) => e.type === "messages.superseded" && e.data.compactionId === "k2");
@@ -172,9 +172,9 @@ describe("resumeState", () => {
   it("reports the usage of the newest turn", () => {
     const { state } = given(
       SID,
-      appendCommand([userMessage("u1", "a")]),
+      appendCommand([userMessage("u1", "a")], 10, "t1"),
       { type: "complete-turn", turnId: "t1", usage: { promptTokens: 1 } },
-      appendCommand([userMessage("u2", "b")]),
+      appendCommand([userMessage("u2", "b")], 10, "t2"),
       { type: "complete-turn", turnId: "t2", usage: { promptTokens: 12, completionTokens: 2 } },
     );
     expect(resumeState(state).lastUsage).toStrictEqual({ promptTokens: 12, completionTokens: 2 });

@@ -12,4 +12,9 @@ export interface TokenCounter {
   countText(text: string): number;
   /** Tokens a whole message costs in a request, including its framing, tool calls and images. */
   countMessage(message: Message): number;
+  /**
+   * The same count as countMessage, without holding the event loop for long: a big text is counted in
+   * slices with the loop free between them. Appends use it, so a huge tool output does not stall the process.
+   */
+  countMessageAsync(message: Message): Promise<number>;
 }

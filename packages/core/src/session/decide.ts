@@ -1,6 +1,9 @@
 import { InvariantViolation } from "../errors.ts";
 import { type DomainEvent, type MessagesSuperseded, validateEvent } from "../events/index.ts";
 import type { SessionCommand } from "./commands.ts";
+
+type CompleteTurn = Extract<SessionCommand, { type: "complete-turn" }>;
+
 import { decideAppend } from "./decide-append.ts";
 import { decideSupersede } from "./decide-supersede.ts";
 import { decideTrims } from "./decide-trims.ts";
@@ -36,7 +39,7 @@ export function decide(state: SessionState, command: SessionCommand): DomainEven
         ...decideTrims(state, command.messages, command.trims ?? []).map(checked),
       ];
     case "complete-turn":
-      return [checked({ type: "turn.completed", data: stripUndefined(command) })];
+      return decideCompleteTurn(state, command);
     case "supersede":
       return decideSupersede(
         state,
@@ -47,6 +50,24 @@ export function decide(state: SessionState, command: SessionCommand): DomainEven
     case "hand-off":
       return [checked({ type: "session.handed-off", data: stripUndefined(command) })];
   }
+}
+
+/**
+ * A turn completes once: completing a turn no append named is `unknown-turn`; completing it again is a
+ * no-op (no event), so a retry after a crash between the commit and its answer succeeds.
+ */
+function decideCompleteTurn(state: SessionState, command: CompleteTurn): DomainEvent[] {
+  const event = checked({ type: "turn.completed", data: stripUndefined(command) });
+  const completed = state.turnIds.get(command.turnId);
+  if (completed === true) return [];
+  if (completed === undefined) {
+    throw new InvariantViolation(
+      "unknown-turn",
+      `turn ${command.turnId} was never named by an append (append with { turnId: ${JSON.stringify(command.turnId)} } first)`,
+      { sessionId: state.sessionId, ids: [command.turnId] },
+    );
+  }
+  return [event];
 }
 
 /** Validates the event's data against its schema, so a bad command fails before it reaches a store. */

@@ -15,6 +15,7 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
     case "turn.completed":
       state.turns += 1;
       state.lastTurn = event.data;
+      state.turnIds.set(event.data.turnId, true);
       break;
     case "messages.superseded":
       supersede(state, event.data, event.seq);
@@ -66,6 +67,7 @@ export function foldEvents(state: SessionState, events: Iterable<StoredEvent>): 
 
 function appendMessage(state: SessionState, data: EventOf<"message.appended">["data"], seq: number): void {
   const { message } = data;
+  if (data.turnId !== undefined && !state.turnIds.has(data.turnId)) state.turnIds.set(data.turnId, false);
   state.live.push({ message, tokens: data.tokens, seq });
   state.liveTokens += data.tokens;
   state.messageSeq.set(message.id, seq);

@@ -93,6 +93,8 @@ export interface SessionState {
   micro: MicroFailures;
   lastTurn: TurnCompleted | undefined;
   turns: number;
+  /** Every turn id an append named: true once the turn is completed (a turn completes once). */
+  turnIds: Map<string, boolean>;
   handedOffTo: string | undefined;
 }
 
@@ -118,6 +120,7 @@ export function initialState(sessionId: string): SessionState {
     micro: { failedExchanges: [], staleDefrags: [] },
     lastTurn: undefined,
     turns: 0,
+    turnIds: new Map(),
     handedOffTo: undefined,
   };
 }

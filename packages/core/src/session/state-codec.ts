@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { SessionState } from "./session-state.ts";
 
 /** Version of the snapshot format; a snapshot in any other format is ignored and the log replayed. */
-export const STATE_FORMAT = 6;
+export const STATE_FORMAT = 7;
 
 /** A state in plain JSON form, with its checksum, ready to be kept as a snapshot. */
 export interface EncodedState {
@@ -25,6 +25,7 @@ export function encodeState(state: SessionState): EncodedState {
     pendingCalls: [...state.pendingCalls],
     answeredCalls: [...state.answeredCalls],
     compactionIds: [...state.compactionIds],
+    turnIds: [...state.turnIds],
   });
   return { format: STATE_FORMAT, seq: state.lastSeq, state: text, checksum: sha256(text) };
 }
@@ -48,6 +49,7 @@ export function decodeState(encoded: EncodedState, sessionId: string): SessionSt
       pendingCalls: new Map(raw.pendingCalls as [string, string][]),
       answeredCalls: new Set(raw.answeredCalls as string[]),
       compactionIds: new Set(raw.compactionIds as string[]),
+      turnIds: new Map(raw.turnIds as [string, boolean][]),
     };
   } catch {
     return undefined;

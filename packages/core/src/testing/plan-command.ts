@@ -34,7 +34,8 @@ export function commandForStep(state: SessionState, step: SessionStep): SessionC
       };
     }
     case "turn":
-      if (state.pendingCalls.size > 0) return undefined;
+      // Only a turn an append named and not yet completed can complete.
+      if (state.pendingCalls.size > 0 || state.turnIds.get(turnId) !== false) return undefined;
       return step.withUsage
         ? { type: "complete-turn", turnId, usage: { promptTokens: state.liveTokens, completionTokens: 1 } }
         : { type: "complete-turn", turnId };

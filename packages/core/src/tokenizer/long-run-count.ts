@@ -34,12 +34,42 @@ export function hasLongRun(text: string): boolean {
 
 /** Tokens of `text` piece by piece: exact for pieces up to MAX_PIECE_CHARS, chunked above (a slight over-count). */
 export function countByPieces(text: string, counter: PieceCounter): number {
+  const tally = pieceTally(counter);
+  for (const [piece] of text.matchAll(counter.split)) tally.add(piece);
+  return tally.tokens();
+}
+
+/**
+ * countByPieces with the event loop free between slices: after every `sliceChars` characters of pieces it
+ * awaits `pause()` (a setImmediate), so timers and I/O of the process run while a big text is counted.
+ * The same count as countByPieces: the text is split once, on its whole length, so a slice ends between pieces.
+ */
+export async function countByPiecesInSlices(
+  text: string,
+  counter: PieceCounter,
+  sliceChars: number,
+  pause: () => Promise<void>,
+): Promise<number> {
+  const tally = pieceTally(counter);
+  let sinceBreak = 0;
+  for (const [piece] of text.matchAll(counter.split)) {
+    tally.add(piece);
+    sinceBreak += piece.length;
+    if (sinceBreak < sliceChars) continue;
+    sinceBreak = 0;
+    await pause();
+  }
+  return tally.tokens();
+}
+
+/** A running count of pre-tokenizer pieces: short ones exactly, long ones in chunks counted once each. */
+function pieceTally(counter: PieceCounter): { add: (piece: string) => void; tokens: () => number } {
   let tokens = 0;
   const seen = new Map<string, number>(); // chunks of one long run repeat (a run of one character): count each once
-  for (const [piece] of text.matchAll(counter.split)) {
+  const add = (piece: string): void => {
     if (piece.length <= MAX_PIECE_CHARS) {
       tokens += countPiece(piece, counter);
-      continue;
+      return;
     }
     for (const chunk of chunks(piece, /^\s+$/.test(piece) ? WHITESPACE_CHUNK_CHARS : MAX_PIECE_CHARS)) {
       let count = seen.get(chunk);
@@ -49,8 +79,8 @@ export function countByPieces(text: string, counter: PieceCounter): number {
       }
       tokens += count;
     }
-  }
-  return tokens;
+  };
+  return { add, tokens: () => tokens };
 }
 
 function countPiece(piece: string, counter: PieceCounter): number {

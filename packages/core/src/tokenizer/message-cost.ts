@@ -18,14 +18,33 @@ export const IMAGE_TOKENS = 1600;
  * tool call id of a tool result. `reasoning` and `metadata` are never sent back, so never counted.
  */
 export function countMessageTokens(message: Message, countText: (text: string) => number): number {
-  let tokens = MESSAGE_OVERHEAD_TOKENS;
-  if (message.name !== undefined) tokens += countText(message.name);
-  for (const part of message.content) {
-    tokens += part.type === "text" ? countText(part.text) : IMAGE_TOKENS;
-  }
-  for (const call of message.toolCalls ?? []) {
-    tokens += countText(call.name) + countText(call.arguments);
-  }
-  if (message.toolCallId !== undefined) tokens += countText(message.toolCallId);
+  let tokens = fixedTokens(message);
+  for (const text of countedTexts(message)) tokens += countText(text);
   return tokens;
+}
+
+/** countMessageTokens with an asynchronous text counter (one text at a time, in the same order). */
+export async function countMessageTokensAsync(
+  message: Message,
+  countText: (text: string) => Promise<number>,
+): Promise<number> {
+  let tokens = fixedTokens(message);
+  for (const text of countedTexts(message)) tokens += await countText(text);
+  return tokens;
+}
+
+/** The framing and image tokens of a message (what does not depend on the tokenizer). */
+function fixedTokens(message: Message): number {
+  return MESSAGE_OVERHEAD_TOKENS + IMAGE_TOKENS * message.content.filter((part) => part.type !== "text").length;
+}
+
+/** Every text of a message that is sent to the model and so counted. */
+function* countedTexts(message: Message): Generator<string> {
+  if (message.name !== undefined) yield message.name;
+  for (const part of message.content) if (part.type === "text") yield part.text;
+  for (const call of message.toolCalls ?? []) {
+    yield call.name;
+    yield call.arguments;
+  }
+  if (message.toolCallId !== undefined) yield message.toolCallId;
 }

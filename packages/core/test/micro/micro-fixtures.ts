@@ -38,10 +38,14 @@ export function conversation(turns: number, toolTokens = 100, started: Partial<S
 
 /** Appends turn `n` (see `conversation`) and completes it. */
 export function addTurn(state: SessionState, n: number, toolTokens = 100): void {
-  execute(state, appendCommand([userMessage(`u${n}`, `request ${n}`), assistantMessage(`a${n}`, "", [`c${n}`])]));
-  execute(state, appendCommand([toolResult(`t${n}`, `c${n}`, `output ${n}`)], toolTokens));
-  execute(state, appendCommand([assistantMessage(`r${n}`, `done ${n}`)]));
-  execute(state, { type: "complete-turn", turnId: `turn${n}` });
+  const turnId = `turn${n}`;
+  execute(
+    state,
+    appendCommand([userMessage(`u${n}`, `request ${n}`), assistantMessage(`a${n}`, "", [`c${n}`])], 10, turnId),
+  );
+  execute(state, appendCommand([toolResult(`t${n}`, `c${n}`, `output ${n}`)], toolTokens, turnId));
+  execute(state, appendCommand([assistantMessage(`r${n}`, `done ${n}`)], 10, turnId));
+  execute(state, { type: "complete-turn", turnId });
 }
 
 /** Plans a pass over `state` with a tail of `tailTokens`. */

@@ -32,7 +32,8 @@ function userIds(state: SessionState): Set<string> {
 /** Runs the passes and checks the invariants after each; returns how many exchanges were absorbed. */
 function runPasses(session: GeneratedSession, answers: readonly Answer[], tailTokens: number): number {
   const { state } = session;
-  execute(state, { type: "complete-turn", turnId: "final" });
+  const open = [...state.turnIds].find(([, completed]) => !completed)?.[0];
+  if (open !== undefined) execute(state, { type: "complete-turn", turnId: open });
   const micro = settings({ defragLimitTokens: 300, maxAttempts: 2 });
   let absorbed = 0;
   for (const answer of answers) {

@@ -198,12 +198,31 @@ describe("decide: append", () => {
 });
 
 describe("decide: turns, failures, hand-off", () => {
+  const openTurn = () => given(appendCommand([userMessage("u1", "hi")], 10, "t1"));
+
   it("records a completed turn without undefined fields", () => {
-    expect(decidePure(given(), { type: "complete-turn", turnId: "t1" })).toEqual([
+    expect(decidePure(openTurn(), { type: "complete-turn", turnId: "t1" })).toEqual([
       { type: "turn.completed", data: { turnId: "t1" } },
     ]);
-    const events = decidePure(given(), { type: "complete-turn", turnId: "t1", usage: { promptTokens: 3 } });
+    const events = decidePure(openTurn(), { type: "complete-turn", turnId: "t1", usage: { promptTokens: 3 } });
     expect(events[0]?.data).toEqual({ turnId: "t1", usage: { promptTokens: 3 } });
+  });
+
+  it("refuses to complete a turn no append named, with unknown-turn", () => {
+    const details = expectViolation(given(...exchange), { type: "complete-turn", turnId: "t9" }, "unknown-turn");
+    expect(details.ids).toEqual(["t9"]);
+    // Appends without a turn id name no turn.
+    expectViolation(given(append(userMessage("u1", "hi"))), { type: "complete-turn", turnId: "t1" }, "unknown-turn");
+  });
+
+  it("completes a turn once: completing it again decides no event, and later appends keep it completed", () => {
+    const state = openTurn();
+    execute(state, { type: "complete-turn", turnId: "t1", usage: { promptTokens: 3 } });
+    expect(decidePure(state, { type: "complete-turn", turnId: "t1", usage: { promptTokens: 9 } })).toEqual([]);
+    execute(state, appendCommand([assistantMessage("a2", "late reply")], 10, "t1"));
+    expect(decidePure(state, { type: "complete-turn", turnId: "t1" })).toEqual([]);
+    expect(state.turns).toBe(1);
+    expect(state.lastTurn).toEqual({ turnId: "t1", usage: { promptTokens: 3 } });
   });
 
   it("records a compaction failure without changing the view", () => {

@@ -62,14 +62,15 @@ describe("generated sessions keep every view invariant", () => {
     );
   });
 
-  it("actually exercises compactions, parallel calls and trailing in-flight calls", () => {
-    const seen = { summary: 0, prune: 0, retract: 0, parallel: 0, inFlight: 0 };
+  it("actually exercises compactions, parallel calls, completed turns and trailing in-flight calls", () => {
+    const seen = { summary: 0, prune: 0, retract: 0, parallel: 0, inFlight: 0, turns: 0 };
     fc.assert(
       fc.property(session, (input) => {
         const { events, state } = run(input);
         for (const e of events) {
           if (e.type === "messages.superseded") seen[e.data.mode as "summary" | "prune" | "retract"] += 1;
           if (e.type === "message.appended" && (e.data.message.toolCalls?.length ?? 0) > 1) seen.parallel += 1;
+          if (e.type === "turn.completed") seen.turns += 1;
         }
         if (state.pendingCalls.size > 0) seen.inFlight += 1;
       }),

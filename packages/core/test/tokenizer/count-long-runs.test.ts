@@ -1,7 +1,9 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { get_encoding, type Tiktoken } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
-import { MAX_PIECE_CHARS } from "../../src/tokenizer/long-run-count.ts";
+import { COUNT_SLICE_CHARS } from "../../src/tokenizer/gpt-tokenizer.ts";
+import { hasLongRun, MAX_PIECE_CHARS } from "../../src/tokenizer/long-run-count.ts";
+import { textCorpus } from "./text-corpus.ts";
 
 /** A tiny seeded PRNG (mulberry32), so the blobs are the same on every run. */
 function prng(seed: number): () => number {
@@ -61,6 +63,53 @@ describe.each(["o200k_base", "cl100k_base"] as const)("counting long runs with %
     const chunks = Math.ceil(text.length / MAX_PIECE_CHARS);
     expect(ours).toBeGreaterThanOrEqual(exact - chunks);
     expect(ours).toBeLessThanOrEqual(Math.ceil(exact * (1 + OVER_BOUND)));
+  });
+});
+
+// Texts over COUNT_SLICE_CHARS, so countMessageAsync counts them in slices.
+const SLICED: Record<string, string> = {
+  ...SHORT_PIECES,
+  "natural text (code, logs, JSON, Unicode)": textCorpus(400).join("\n"),
+  "natural text without long runs": textCorpus(400)
+    .join("\n")
+    .replace(/\s{2,}/g, " ")
+    .replace(/\S{40,}/g, (run) => run.replace(/(.{39})/gu, "$1 ")),
+  "one letter repeated": "a".repeat(100_000),
+  "CJK without punctuation": LONG_PIECES["CJK without punctuation"]?.repeat(20) ?? "",
+  spaces: " ".repeat(100_000),
+};
+
+describe.each(["o200k_base", "cl100k_base"] as const)("countMessageAsync with %s", (encoding) => {
+  it.each(Object.entries(SLICED))("%s: the same count as countMessage", async (_, text) => {
+    const counter = await createTokenCounter(encoding);
+    const message = { id: "m1", role: "tool" as const, toolCallId: "c1", content: [{ type: "text" as const, text }] };
+    expect(await counter.countMessageAsync(message)).toBe(counter.countMessage(message));
+  });
+
+  it("is the exact path's count on big natural text (the sliced path splits it, the sync path does not)", () => {
+    const text = SLICED["natural text without long runs"] ?? "";
+    expect(text.length).toBeGreaterThan(4 * COUNT_SLICE_CHARS);
+    expect(hasLongRun(text)).toBe(false);
+  });
+
+  it("frees the event loop between slices of a big text, and not for a small one", async () => {
+    const counter = await createTokenCounter(encoding);
+    const turnsWhile = async (text: string): Promise<number> => {
+      let turns = 0;
+      let counting = true;
+      const tick = (): void => {
+        turns += 1;
+        if (counting) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const message = { id: "m1", role: "user" as const, content: [{ type: "text" as const, text }] };
+      await counter.countMessageAsync(message);
+      counting = false;
+      return turns;
+    };
+    const big = SHORT_PIECES.base64 ?? "";
+    expect(await turnsWhile(big)).toBeGreaterThanOrEqual(Math.floor(big.length / COUNT_SLICE_CHARS) - 1);
+    expect(await turnsWhile("a short message")).toBe(0);
   });
 });
 

@@ -16,6 +16,6 @@ export function given(sessionId: string, ...commands: SessionCommand[]): Built {
 }
 
 /** One append command per message, each costing `tokens`. */
-export function appends(messages: readonly Message[], tokens = 10): SessionCommand[] {
-  return messages.map((m) => appendCommand([m], tokens));
+export function appends(messages: readonly Message[], tokens = 10, turnId?: string): SessionCommand[] {
+  return messages.map((m) => appendCommand([m], tokens, turnId));
 }

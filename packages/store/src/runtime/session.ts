@@ -124,7 +124,11 @@ export class Session {
     return this.#execute(await this.#appendCommand(list, options), options.idempotencyKey);
   }
 
-  /** Records the end of a turn with the provider's real usage, when known; then the automatic compaction check. */
+  /**
+   * Records the end of a turn with the provider's real usage, when known; then the automatic compaction check.
+   * The turn must be one an append named (`{ turnId }`), else INVARIANT_VIOLATED `unknown-turn`; a turn
+   * completes once: completing it again records nothing and returns [] (a retry after a crash is safe).
+   */
   async completeTurn(turnId: string, usage?: Usage): Promise<StoredEvent[]> {
     const events = await this.#execute(
       usage === undefined ? { type: "complete-turn", turnId } : { type: "complete-turn", turnId, usage },
@@ -179,7 +183,9 @@ export class Session {
     // message without an id gets one derived from the key.
     const valid = list.map((m, i) => toMessage(m, `messages[${i}]`, key === undefined ? undefined : `${key}#${i}`));
     const counter = await this.#ctx.counter();
-    const messages: CountedMessage[] = valid.map((message) => ({ message, tokens: counter.countMessage(message) }));
+    const messages: CountedMessage[] = [];
+    // One at a time, the loop free while a big one is counted (a huge tool output must not stall the process).
+    for (const message of valid) messages.push({ message, tokens: await counter.countMessageAsync(message) });
     const trims = this.#trims(messages, counter);
     return {
       type: "append-messages",
@@ -222,6 +228,7 @@ export class Session {
         if (replayed === undefined) throw error;
         return replayed;
       }
+      if (events.length === 0) return []; // nothing to record (a turn completed again)
       const viewVersion = events.find((e) => e.type === "messages.superseded")?.data.basis.viewVersion;
       try {
         const result = await this.#ctx.store.append(this.id, events, {

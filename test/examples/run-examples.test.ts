@@ -1,0 +1,83 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresServer } from "../support/postgres-server.ts";
+import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
+import { ROOT } from "./markdown-files.ts";
+
+const run = promisify(execFile);
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+
+/** What each example must print (every line a substring of its stdout); helpers are imported, not run. */
+const EXPECTED: Record<string, string[]> = {
+  "quickstart.ts": ['"role":"user","content":"What is a palimpsest?"', "live tokens: "],
+  "library.ts": ["4 live messages", '"tool_calls":[{"id":"c1"', "3 live messages after compaction; 2 originals"],
+  "errors.ts": [
+    "retry returned the original: true",
+    "IDEMPOTENCY_MISMATCH",
+    "INVARIANT_VIOLATED tool-result-without-live-call",
+    "1 live message(s)",
+  ],
+  "auto-compaction.ts": ["auto compaction: compacted", "mode prune, trigger auto", "3 telemetry line(s)"],
+  "micro-compaction.ts": ["micro passes: 6, live markers: 1", "opted-out session compactions: 0"],
+  "precompaction.ts": ["hits 1,", "compactions: precompact/auto"],
+  "live-views.ts": [
+    "views: 1 then 2 messages",
+    "events: 2:message.appended, 3:message.appended; global: message.appended",
+    "followed session.started, message.appended, message.appended; saved a checkpoint: true",
+  ],
+  "audit.ts": [
+    "in 1 compaction(s)",
+    "second tool output superseded by it: true",
+    "tip true, 28 messages before, equal true",
+  ],
+  "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
+  "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
+};
+const HELPERS = new Set(["workload.ts"]);
+
+/** Runs an example as a user would (`npx tsx examples/<name>`), in an empty working directory. */
+async function runExample(name: string, env: Record<string, string> = {}): Promise<string> {
+  const cwd = mkdtempSync(join(tmpdir(), "palimpsest-example-"));
+  try {
+    const { stdout, stderr } = await run(process.execPath, [TSX, join(ROOT, "examples", name)], {
+      cwd,
+      env: { ...process.env, ...env },
+    });
+    expect(stderr).toBe("");
+    return stdout;
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+describe("examples/", () => {
+  it("every example is run here (or is a helper the others import)", () => {
+    const files = readdirSync(join(ROOT, "examples")).filter((f) => f.endsWith(".ts") && !HELPERS.has(f));
+    expect(files.sort()).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  for (const [name, lines] of Object.entries(EXPECTED).filter(([n]) => n !== "postgres.ts")) {
+    it(`${name} runs and prints what the docs say`, async () => {
+      const stdout = await runExample(name);
+      for (const line of lines) expect(stdout).toContain(line);
+    });
+  }
+});
+
+const server = postgresServer();
+describe.skipIf("skip" in server)("examples/postgres.ts", () => {
+  let db: ScratchDatabase;
+  beforeAll(async () => {
+    if (!("skip" in server)) db = await createScratchDatabase(server.url, "examples");
+  });
+  afterAll(() => db?.drop());
+
+  it("runs on PostgreSQL", async () => {
+    const stdout = await runExample("postgres.ts", { DATABASE_URL: db.url });
+    for (const line of EXPECTED["postgres.ts"] ?? []) expect(stdout).toContain(line);
+  });
+});
