@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { foldEvents, initialState, parseTranscript, type StoredEvent } from "@palimpsest/core";
-import { generatedSessionArb } from "@palimpsest/core/testing";
 import { activeView, compactionHistory } from "@palimpsest/projections";
 import { AuditReadModels, importSessions, type KyselyEventStore, type Palimpsest } from "@palimpsest/store";
+import { generatedSessionArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realTranscriptFiles, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";

@@ -1,5 +1,5 @@
-import { generatedSessionArb } from "@palimpsest/core/testing";
 import type { Palimpsest } from "@palimpsest/store";
+import { generatedSessionArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../support/run-command.ts";

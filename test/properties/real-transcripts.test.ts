@@ -1,5 +1,5 @@
-import { commandForStep, sessionStepArb } from "@palimpsest/core/testing";
 import { importSessions, loadSession, type Palimpsest } from "@palimpsest/store";
+import { commandForStep, sessionStepArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";

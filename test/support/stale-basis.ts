@@ -1,5 +1,5 @@
-import { commandForStep } from "@palimpsest/core/testing";
 import type { Palimpsest } from "@palimpsest/store";
+import { commandForStep } from "@palimpsest/testing";
 
 /**
  * Invariant 6 on a stored session: two handles plan the same compaction on the same view version; the

@@ -1,6 +1,6 @@
 import type { Message } from "@palimpsest/core";
-import { assistantMessage, toolResult, userMessage } from "@palimpsest/core/testing";
 import { CONTINUATION_PLACEHOLDER, checkAnthropicRequest, toAnthropicRequest } from "@palimpsest/projections";
+import { assistantMessage, toolResult, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 
 const system = (id: string, text: string): Message => ({ id, role: "system", content: [{ type: "text", text }] });

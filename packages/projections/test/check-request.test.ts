@@ -1,4 +1,3 @@
-import { generatedSessionArb } from "@palimpsest/core/testing";
 import {
   type AnthropicMessage,
   activeView,
@@ -8,6 +7,7 @@ import {
   toAnthropicRequest,
   toOpenAIMessages,
 } from "@palimpsest/projections";
+import { generatedSessionArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

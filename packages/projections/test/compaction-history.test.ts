@@ -1,3 +1,4 @@
+import { compactionHistory } from "@palimpsest/projections";
 import {
   appendCommand,
   assistantMessage,
@@ -7,8 +8,7 @@ import {
   supersedeData,
   toolResult,
   userMessage,
-} from "@palimpsest/core/testing";
-import { compactionHistory } from "@palimpsest/projections";
+} from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { appends, given } from "./support/session.ts";

@@ -1,4 +1,5 @@
 import { type DomainEvent, isPalimpsestError, NotFoundError } from "@palimpsest/core";
+import { expandCompaction } from "@palimpsest/projections";
 import {
   assistantMessage,
   generatedSessionArb,
@@ -8,8 +9,7 @@ import {
   toolResult,
   toStoredEvents,
   userMessage,
-} from "@palimpsest/core/testing";
-import { expandCompaction } from "@palimpsest/projections";
+} from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { appends, given } from "./support/session.ts";

@@ -1,6 +1,6 @@
 import type { Message } from "@palimpsest/core";
-import { assistantMessage, toolResult, userMessage } from "@palimpsest/core/testing";
 import { toOpenAIMessages } from "@palimpsest/projections";
+import { assistantMessage, toolResult, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 
 describe("toOpenAIMessages", () => {

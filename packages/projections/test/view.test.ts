@@ -1,4 +1,5 @@
 import { foldEvents, initialState, type StoredEvent } from "@palimpsest/core";
+import { activeView, resumeState } from "@palimpsest/projections";
 import {
   appendCommand,
   assistantMessage,
@@ -10,8 +11,7 @@ import {
   supersedeData,
   toolResult,
   userMessage,
-} from "@palimpsest/core/testing";
-import { activeView, resumeState } from "@palimpsest/projections";
+} from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { appends, given } from "./support/session.ts";

@@ -1,5 +1,5 @@
 import { assessBackoff, type BackoffInput, summaryPolicy } from "@palimpsest/core";
-import { assistantMessage, userMessage } from "@palimpsest/core/testing";
+import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { live, policyInput, system } from "./view-builders.ts";
 

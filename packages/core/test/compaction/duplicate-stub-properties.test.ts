@@ -8,7 +8,7 @@ import {
   pruneFirstPolicy,
   type SessionState,
 } from "@palimpsest/core";
-import { appendCommand, execute, startedData, supersedeData, userMessage } from "@palimpsest/core/testing";
+import { appendCommand, execute, startedData, supersedeData, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { callTools, countTokens, output } from "./view-builders.ts";

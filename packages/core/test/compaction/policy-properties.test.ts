@@ -20,7 +20,7 @@ import {
   sessionStartedArb,
   sessionStepArb,
   supersedeData,
-} from "@palimpsest/core/testing";
+} from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { countTokens } from "./view-builders.ts";

@@ -9,7 +9,7 @@ import {
   messageText,
   pruneFirstPolicy,
 } from "@palimpsest/core";
-import { assistantMessage, supersedeData, userMessage } from "@palimpsest/core/testing";
+import { assistantMessage, supersedeData, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, countTokens, live, output, policyInput, system } from "./view-builders.ts";
 

@@ -1,5 +1,5 @@
 import { lastTurnIndices, middleEntries, selectSpan, summaryPolicy, tailBudget } from "@palimpsest/core";
-import { assistantMessage, userMessage } from "@palimpsest/core/testing";
+import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, ids, live, output, policyInput, system } from "./view-builders.ts";
 

@@ -8,7 +8,7 @@ import {
   stripSummaryNote,
   summaryReplacementFor,
 } from "@palimpsest/core";
-import { assistantMessage, userMessage } from "@palimpsest/core/testing";
+import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, countTokens, ids, live, output, policyInput, system } from "./view-builders.ts";
 

@@ -1,5 +1,5 @@
 import { derivedId, type Message, messageText, planTrim } from "@palimpsest/core";
-import { assistantMessage } from "@palimpsest/core/testing";
+import { assistantMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { countTokens, output } from "./view-builders.ts";
 

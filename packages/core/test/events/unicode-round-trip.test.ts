@@ -1,5 +1,5 @@
 import { type DomainEvent, parseStoredEvent, type RawStoredEvent, validateEvent } from "@palimpsest/core";
-import { AWKWARD_TEXTS, toolResult, toStoredEvents, unicodeTextArb, userMessage } from "@palimpsest/core/testing";
+import { AWKWARD_TEXTS, toolResult, toStoredEvents, unicodeTextArb, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

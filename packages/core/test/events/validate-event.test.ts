@@ -1,5 +1,5 @@
 import { EVENT_KINDS, isPalimpsestError, parseStoredEvent, type RawStoredEvent, validateEvent } from "@palimpsest/core";
-import { startedData, toStoredEvents, userMessage } from "@palimpsest/core/testing";
+import { startedData, toStoredEvents, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { expectError } from "../support/expect-error.ts";
 

@@ -1,5 +1,5 @@
 import { type ImportedSession, type Message, parseTranscript, ValidationError } from "@palimpsest/core";
-import { AWKWARD_TEXTS } from "@palimpsest/core/testing";
+import { AWKWARD_TEXTS } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 
 const messagesOf = (s: ImportedSession | undefined): Message[] =>

@@ -17,7 +17,7 @@ import {
   supersedeData,
   toolResult,
   userMessage,
-} from "@palimpsest/core/testing";
+} from "@palimpsest/testing";
 import { countTokens } from "../compaction/view-builders.ts";
 
 /** Settings for the fixtures: on, every turn, the default limit and attempts unless overridden. */

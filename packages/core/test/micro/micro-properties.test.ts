@@ -6,7 +6,7 @@ import {
   runSteps,
   sessionStepArb,
   startedData,
-} from "@palimpsest/core/testing";
+} from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Answer, markers, pass, settings } from "./micro-fixtures.ts";

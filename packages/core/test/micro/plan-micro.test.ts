@@ -1,5 +1,5 @@
 import type { MicroPlan } from "@palimpsest/core";
-import { execute, summaryReplacement, supersedeData } from "@palimpsest/core/testing";
+import { execute, summaryReplacement, supersedeData } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { addTurn, conversation, markers, pass, plan, settings, viewIds } from "./micro-fixtures.ts";
 

@@ -6,7 +6,7 @@ import {
   systemPromptHash,
   validateCandidate,
 } from "@palimpsest/core";
-import { userMessage } from "@palimpsest/core/testing";
+import { userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { live, system } from "../compaction/view-builders.ts";
 import { candidateFor, candidateInput, exchanges, SUMMARIZER } from "./precompact-fixtures.ts";

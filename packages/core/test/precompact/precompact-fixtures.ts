@@ -1,6 +1,6 @@
 import type { CandidateInput, LiveEntry, PrecompactionCandidate } from "@palimpsest/core";
 import { OPENAI_PROFILE } from "@palimpsest/core";
-import { assistantMessage, userMessage } from "@palimpsest/core/testing";
+import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { callTools, live, output, system } from "../compaction/view-builders.ts";
 
 /** The summarizer the fixtures key their candidates with. */

@@ -1,5 +1,5 @@
 import { type LiveEntry, selectSpan, stablePrefixEnd, tailBudget } from "@palimpsest/core";
-import { assistantMessage, userMessage } from "@palimpsest/core/testing";
+import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, ids, live, output, system } from "../compaction/view-builders.ts";
 import { at, exchanges } from "./precompact-fixtures.ts";

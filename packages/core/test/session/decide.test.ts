@@ -17,7 +17,7 @@ import {
   supersedeData,
   toolResult,
   userMessage,
-} from "@palimpsest/core/testing";
+} from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { decidePure, expectError, expectViolation } from "../support/expect-error.ts";
 

@@ -17,7 +17,7 @@ import {
   summaryReplacement,
   supersedeData,
   toStoredEvents,
-} from "@palimpsest/core/testing";
+} from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -8,7 +8,7 @@ import {
   supersedeData,
   toolResult,
   userMessage,
-} from "@palimpsest/core/testing";
+} from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 
 const marker = (id: string, text: string, tokens: number) =>

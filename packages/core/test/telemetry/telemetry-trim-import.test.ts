@@ -1,5 +1,5 @@
 import { telemetryFromLog } from "@palimpsest/core";
-import { assistantMessage, startedData, toolResult, toStoredEvents, userMessage } from "@palimpsest/core/testing";
+import { assistantMessage, startedData, toolResult, toStoredEvents, userMessage } from "@palimpsest/testing";
 import { expect, it } from "vitest";
 
 it("does not count insertion trims or an import's own compaction as compaction passes", () => {

@@ -1,5 +1,5 @@
 import { initialState, type Message, type SessionCommand, type SessionState, type StoredEvent } from "@palimpsest/core";
-import { appendCommand, execute, startedData } from "@palimpsest/core/testing";
+import { appendCommand, execute, startedData } from "@palimpsest/testing";
 
 /** A session run in memory: its state and every stored event, starting with `session.started`. */
 export interface Built {

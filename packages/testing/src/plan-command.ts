@@ -1,8 +1,12 @@
-import { lastTurnIndices } from "../compaction/span-selection.ts";
-import type { MessagesSuperseded, Replacement } from "../events/index.ts";
-import type { Message } from "../messages/message.ts";
-import type { CountedMessage, SessionCommand } from "../session/commands.ts";
-import type { SessionState } from "../session/session-state.ts";
+import {
+  type CountedMessage,
+  lastTurnIndices,
+  type Message,
+  type MessagesSuperseded,
+  type Replacement,
+  type SessionCommand,
+  type SessionState,
+} from "@palimpsest/core";
 import type { SessionStep } from "./session-steps.ts";
 
 /**

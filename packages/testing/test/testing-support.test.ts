@@ -1,9 +1,9 @@
 import { EnvelopeSchema, foldEvents, initialState, parseStoredEvent, type RawStoredEvent } from "@palimpsest/core";
-import { execute, generatedSessionArb, toStoredEvents, userMessage } from "@palimpsest/core/testing";
+import { execute, generatedSessionArb, toStoredEvents, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
-describe("@palimpsest/core/testing", () => {
+describe("@palimpsest/testing", () => {
   it("toStoredEvents stamps gapless seqs and positions that parse back unchanged", () => {
     const events = toStoredEvents(
       "s1",

@@ -1,9 +1,12 @@
-import type { DomainEvent, StoredEvent } from "../events/index.ts";
-import { EVENT_KINDS } from "../events/index.ts";
-import type { SessionCommand } from "../session/commands.ts";
-import { decide } from "../session/decide.ts";
-import { evolve } from "../session/evolve.ts";
-import type { SessionState } from "../session/session-state.ts";
+import {
+  type DomainEvent,
+  decide,
+  EVENT_KINDS,
+  evolve,
+  type SessionCommand,
+  type SessionState,
+  type StoredEvent,
+} from "@palimpsest/core";
 
 /** Envelope fields a pure test may pin; the rest are derived deterministically from the seq. */
 export interface StampOptions {

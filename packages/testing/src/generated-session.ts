@@ -1,7 +1,11 @@
+import {
+  initialState,
+  type SessionCommand,
+  type SessionStarted,
+  type SessionState,
+  type StoredEvent,
+} from "@palimpsest/core";
 import fc from "fast-check";
-import type { SessionStarted, StoredEvent } from "../events/index.ts";
-import type { SessionCommand } from "../session/commands.ts";
-import { initialState, type SessionState } from "../session/session-state.ts";
 import { commandForStep } from "./plan-command.ts";
 import { type SessionStep, type SessionStepOptions, sessionStepsArb } from "./session-steps.ts";
 import { execute } from "./stored-events.ts";

@@ -1,6 +1,12 @@
-import type { MessagesSuperseded, Replacement, SessionStarted } from "../events/index.ts";
-import type { Message, ToolCall } from "../messages/message.ts";
-import type { CountedMessage, SessionCommand } from "../session/commands.ts";
+import type {
+  CountedMessage,
+  Message,
+  MessagesSuperseded,
+  Replacement,
+  SessionCommand,
+  SessionStarted,
+  ToolCall,
+} from "@palimpsest/core";
 
 /** Session-started data with test defaults (o200k_base, a 128k window). */
 export function startedData(overrides: Partial<SessionStarted> = {}): SessionStarted {
