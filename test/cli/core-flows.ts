@@ -256,7 +256,9 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       expect(expandText.split("\n")[0]).toBe(`10 original messages behind compaction ${id1}:`);
     });
 
-    it("a fresh process resumes the compacted view, identically every time", { timeout: 120_000 }, async () => {
+    it("a fresh run (its own store, nothing cached) resumes the compacted view, identically every time", {
+      timeout: 120_000,
+    }, async () => {
       const a = ok(await cli("--json", "view", demoId));
       const b = ok(await cli("--json", "view", demoId.slice(0, 8)));
       expect(b).toBe(a);
