@@ -2,10 +2,11 @@ import { NotFoundError } from "@palimpsest/core";
 import { AuditReadModels, COMPACTION_GROUPS, FAILURE_GROUPS, type openEventStore } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { openCommandStore } from "../database.ts";
 import { integerFlag, listFlag } from "../flags.ts";
+import { sessionIdByPrefix, uniqueByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { printRequestBody, requestFormat } from "../request-body.ts";
-import { openCommandStore, sessionIdByPrefix, uniqueByPrefix } from "../runtime.ts";
 import {
   asOf,
   compactionFilter,

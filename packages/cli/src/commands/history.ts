@@ -1,8 +1,9 @@
 import { messageText } from "@palimpsest/core";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { uniqueByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions, preview, table } from "../output.ts";
-import { resumeByPrefix, uniqueByPrefix, withRuntime } from "../runtime.ts";
+import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 /** `history <session>` and `expand <session> <compaction-id>`: the audit trail of compactions. */
 export function registerHistory(program: Command, io: CliIo): void {

@@ -1,9 +1,9 @@
 import { DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { openCommandStore } from "../database.ts";
 import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
-import { openCommandStore } from "../runtime.ts";
 import { type SessionRowsPage, sessionRows } from "../session-rows.ts";
 
 /**

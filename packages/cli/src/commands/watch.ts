@@ -3,10 +3,11 @@ import { type WatchTarget, watchEvents } from "@palimpsest/projections/live";
 import type { openEventStore } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { openCommandStore } from "../database.ts";
 import { eventLine } from "../event-line.ts";
 import { integerFlag } from "../flags.ts";
+import { sessionIdByPrefix } from "../id-prefix.ts";
 import type { GlobalOptions } from "../output.ts";
-import { openCommandStore, sessionIdByPrefix } from "../runtime.ts";
 
 interface WatchFlags {
   fromSeq?: string;
