@@ -167,12 +167,12 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
         .selectFrom("sessions")
         .selectAll()
         .$if(after !== undefined, (qb) =>
-          qb.where((eb) =>
-            eb.or([
-              eb("created_at", "<", after?.createdAt ?? ""),
-              eb.and([eb("created_at", "=", after?.createdAt ?? ""), eb("session_id", ">", after?.sessionId ?? "")]),
-            ]),
-          ),
+          // The `<=` bound lets both engines seek into the index instead of scanning it from the newest.
+          qb
+            .where("created_at", "<=", after?.createdAt ?? "")
+            .where((eb) =>
+              eb.or([eb("created_at", "<", after?.createdAt ?? ""), eb("session_id", ">", after?.sessionId ?? "")]),
+            ),
         )
         .orderBy("created_at", "desc")
         .orderBy("session_id")
