@@ -13,6 +13,7 @@ import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
+import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
@@ -25,6 +26,7 @@ const BENCHES = [
   "micro-budget",
   "tokenizers",
   "cold-start",
+  "session-listing",
   "audit",
   "watch",
   "handoff",
@@ -131,6 +133,32 @@ function coldStartTable(rows: readonly ColdStartResult[]): string {
   return markdownTable(
     ["engine", "runs", "`sessions --json` (tsx)", '`node -e ""`', "cli / node"],
     rows.map((r) => [r.engine, r.runs, ms(r.cliMs), ms(r.nodeMs), ratio(r.ratio)]),
+  );
+}
+
+function sessionListingTable(rows: readonly SessionListingResult[]): string {
+  return markdownTable(
+    [
+      "engine",
+      "sessions",
+      "old: resume every session",
+      `new: first page (${rows[0]?.pageSize ?? 50})`,
+      "new: page from the middle",
+      "old / new",
+      "new page growth (10x sessions)",
+    ],
+    rows.map((r, i) => {
+      const previous = rows[i - 1]?.engine === r.engine ? rows[i - 1] : undefined;
+      return [
+        r.engine,
+        num(r.sessions),
+        ms(r.oldMs),
+        ms(r.firstPageMs),
+        ms(r.middlePageMs),
+        ratio(r.oldMs / r.firstPageMs),
+        previous === undefined ? "" : ratio(r.firstPageMs / previous.firstPageMs),
+      ];
+    }),
   );
 }
 
@@ -328,6 +356,14 @@ try {
     for (const engine of engines) rows.push(await runColdStartBench(engine, await databaseFor(engine, "cold"), quick));
     results.coldStart = rows;
     tables.push("## Cold start of one CLI command", coldStartTable(rows));
+  }
+  if (only.has("session-listing")) {
+    const rows: SessionListingResult[] = [];
+    for (const engine of engines) {
+      rows.push(...(await runSessionListingBench(engine, await databaseFor(engine, "listing"), quick)));
+    }
+    results.sessionListing = rows;
+    tables.push("## `palimpsest sessions`: one page against every session", sessionListingTable(rows));
   }
   if (only.has("audit")) {
     const rows: AuditResult[] = [];
