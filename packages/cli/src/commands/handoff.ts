@@ -40,7 +40,7 @@ function listText(list: Handoff[]): string {
 
 /**
  * `handoff request|claim|renew|complete|fail|list`: the claimable hand-off queue, so another process
- * or platform can take a session over (see README "Hand-off across processes").
+ * or platform can take a session over (see docs/handoff.md).
  */
 export function registerHandoff(program: Command, io: CliIo): void {
   const handoff = program.command("handoff").description("hand sessions over to other processes through a queue");
