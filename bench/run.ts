@@ -15,6 +15,7 @@ import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
+import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
@@ -28,6 +29,7 @@ const BENCHES = [
   "tokenizers",
   "cold-start",
   "installed-start",
+  "session-listing",
   "audit",
   "watch",
   "handoff",
@@ -161,6 +163,32 @@ function installedStartTable(rows: readonly InstalledStartResult[]): string {
       `${num(r.unbundledRssMb)} MB`,
       `${num(r.nodeRssMb)} MB`,
     ]),
+  );
+}
+
+function sessionListingTable(rows: readonly SessionListingResult[]): string {
+  return markdownTable(
+    [
+      "engine",
+      "sessions",
+      "old: resume every session",
+      `new: first page (${rows[0]?.pageSize ?? 50})`,
+      "new: page from the middle",
+      "old / new",
+      "new page growth (10x sessions)",
+    ],
+    rows.map((r, i) => {
+      const previous = rows[i - 1]?.engine === r.engine ? rows[i - 1] : undefined;
+      return [
+        r.engine,
+        num(r.sessions),
+        ms(r.oldMs),
+        ms(r.firstPageMs),
+        ms(r.middlePageMs),
+        ratio(r.oldMs / r.firstPageMs),
+        previous === undefined ? "" : ratio(r.firstPageMs / previous.firstPageMs),
+      ];
+    }),
   );
 }
 
@@ -373,6 +401,14 @@ try {
     } finally {
       await project.dispose();
     }
+  }
+  if (only.has("session-listing")) {
+    const rows: SessionListingResult[] = [];
+    for (const engine of engines) {
+      rows.push(...(await runSessionListingBench(engine, await databaseFor(engine, "listing"), quick)));
+    }
+    results.sessionListing = rows;
+    tables.push("## `palimpsest sessions`: one page against every session", sessionListingTable(rows));
   }
   if (only.has("audit")) {
     const rows: AuditResult[] = [];

@@ -38,7 +38,7 @@ describe("palimpsest --db: what a database URL may be, and databases that are ab
     expect(existsSync(join(dir, "x.db"))).toBe(true);
     const listed = await cli("--db", `file://${join(dir, "x.db")}`, "sessions");
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toHaveLength(1);
+    expect((JSON.parse(listed.stdout) as { sessions: unknown[] }).sessions).toHaveLength(1);
   });
 
   it("reports a damaged database, naming the file, on reads and writes alike", async () => {

@@ -2,7 +2,14 @@ import { openPalimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../runtime/handoff-fixtures.ts";
 import { postgresServer } from "../support/postgres-server.ts";
-import { type CliDatabase, jsonError, postgresCliDatabase, runPalimpsest, sqliteCliDatabase } from "./harness.ts";
+import {
+  type CliDatabase,
+  jsonError,
+  postgresCliDatabase,
+  runPalimpsest,
+  spawnPalimpsest,
+  sqliteCliDatabase,
+} from "./harness.ts";
 
 const server = postgresServer();
 const databases: [string, (() => Promise<CliDatabase>) | undefined][] = [
@@ -42,9 +49,22 @@ for (const [name, make] of databases) {
       const handoff = JSON.parse(requested.stdout) as { handoffId: string; successorSessionId: string; status: string };
       expect(handoff).toMatchObject({ status: "pending", target: "laptop", reason: "rotate" });
 
+      // three processes: the race is between separate connections, as between machines
       const racing = await Promise.all(
         ["a", "b", "c"].map((c) =>
-          cli("handoff", "claim", "--claimant", c, "--lease-ms", "60000", "--target", "laptop"),
+          spawnPalimpsest([
+            "--db",
+            db.url,
+            "--json",
+            "handoff",
+            "claim",
+            "--claimant",
+            c,
+            "--lease-ms",
+            "60000",
+            "--target",
+            "laptop",
+          ]),
         ),
       );
       expect(racing.map((r) => r.code)).toEqual([0, 0, 0]);

@@ -10,6 +10,7 @@ import {
   postgresCliDatabase,
   ROOT,
   runPalimpsest,
+  spawnPalimpsest,
   sqliteCliDatabase,
   startPalimpsest,
 } from "./harness.ts";
@@ -69,7 +70,7 @@ for (const [name, make] of databases) {
         const file = join(db.dir, `race-${race}.jsonl`);
         await copyFile(DEMO, file);
         const args = ["--db", db.url, "--json", "import", file, "--format", "openai"];
-        const [a, b] = await Promise.all([runPalimpsest(args), runPalimpsest(args)]);
+        const [a, b] = await Promise.all([spawnPalimpsest(args), spawnPalimpsest(args)]);
         expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
         const [ra, rb] = [rows(a), rows(b)];
         expect(ra.map((r) => r.sessionId)).toEqual(rb.map((r) => r.sessionId));

@@ -111,7 +111,7 @@ describe("palimpsest CLI on big and odd input (SQLite file)", () => {
     const count = async (args: string[], options: CliOptions = withEnv) => {
       const r = await runPalimpsest(["--json", ...args, "sessions"], options);
       expect(r.code, r.stderr).toBe(0);
-      return (JSON.parse(r.stdout) as unknown[]).length;
+      return (JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length;
     };
 
     // --db wins over the environment

@@ -25,7 +25,7 @@ for (const [name, make] of databases) {
       await db.dispose();
     });
 
-    it("prints a session's events from a seq, then those another process commits, and stops at --count", async () => {
+    it("prints a session's events from a seq, then those another store commits, and stops at --count", async () => {
       const sid = newSessionId("watch");
       await store.append(sid, [started(), userMessage("m2", "before")], { expectedVersion: "no-stream" });
       const watching = runPalimpsest(["--db", db.url, "--json", "watch", sid, "--from-seq", "2", "--count", "4"]);

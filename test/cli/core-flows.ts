@@ -80,6 +80,7 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
     let db: CliDatabase;
     const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
     const cliJson = async <T>(...args: string[]) => JSON.parse(ok(await cli("--json", ...args))) as T;
+    const sessionRows = async () => (await cliJson<{ sessions: SessionRow[] }>("sessions")).sessions;
 
     let demoId = "";
     let preView: ViewJson;
@@ -101,7 +102,7 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       expect(first).toMatch(/^session\s+messages\s+compactions\s+status\s+parent\n/);
       expect(first).toMatch(new RegExp(`${demoId}\\s+55\\s+0\\s+created`));
 
-      const before = await cliJson<SessionRow[]>("sessions");
+      const before = await sessionRows();
       expect(before).toHaveLength(1);
 
       // again, --json and with --format forced to what detection found: nothing new
@@ -111,7 +112,7 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       ]);
       const text = ok(await cli("import", DEMO));
       expect(text).toMatch(new RegExp(`${demoId}\\s+55\\s+0\\s+already imported`));
-      expect(await cliJson<SessionRow[]>("sessions")).toEqual(before);
+      expect(await sessionRows()).toEqual(before);
 
       // forced format on a file whose name says nothing: a new session, same content
       const copy = join(db.dir, "forced.log");
@@ -122,7 +123,7 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       expect(forced[0]?.sessionId).not.toBe(demoId);
 
       // sessions: text table and JSON with live messages, live tokens and compactions
-      const rows = await cliJson<SessionRow[]>("sessions");
+      const rows = await sessionRows();
       expect(rows).toHaveLength(2);
       const demoRow = rows.find((r) => r.sessionId === demoId);
       expect(demoRow).toMatchObject({ title: "demo-session", events: 56, liveMessages: 55, compactions: 0 });
@@ -255,7 +256,9 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       expect(expandText.split("\n")[0]).toBe(`10 original messages behind compaction ${id1}:`);
     });
 
-    it("a fresh process resumes the compacted view, identically every time", { timeout: 120_000 }, async () => {
+    it("a fresh run (its own store, nothing cached) resumes the compacted view, identically every time", {
+      timeout: 120_000,
+    }, async () => {
       const a = ok(await cli("--json", "view", demoId));
       const b = ok(await cli("--json", "view", demoId.slice(0, 8)));
       expect(b).toBe(a);
@@ -274,7 +277,7 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       expect(textOf(view.messages[3] as ViewMessage)).toBe("Searched for the precedence table; adjusted level 0.");
       expect(view.messages.slice(4)).toEqual(preView.messages.slice(16));
       expect(view.tokens).toBe(second.stats.tokensAfter);
-      const rows = await cliJson<SessionRow[]>("sessions");
+      const rows = await sessionRows();
       expect(rows.find((r) => r.sessionId === demoId)).toMatchObject({
         liveMessages: 43,
         liveTokens: view.tokens,
@@ -288,7 +291,9 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       const sessionsBefore = ok(await cli("--json", "sessions"));
       const demoBefore = ok(await cli("--json", "view", demoId));
       const viewsBefore = await allViews(db.url); // in-process: one CLI process per session would be slow
-      expect(Object.keys(viewsBefore)).toHaveLength((JSON.parse(sessionsBefore) as unknown[]).length);
+      expect(Object.keys(viewsBefore)).toHaveLength(
+        (JSON.parse(sessionsBefore) as { sessions: unknown[] }).sessions.length,
+      );
       const liveIds = (JSON.parse(demoBefore) as ViewJson).messages.map((m) => m.id);
 
       const write = async (name: string, text: string) => {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { runCli } from "@palimpsest/cli";
 import { importedSessionId } from "@palimpsest/store";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
@@ -25,11 +26,34 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** The environment of a run: the test process's, without PALIMPSEST_DATABASE_URL, then `options.env`. */
+function cliEnv(options: CliOptions): Record<string, string> {
+  const env: Record<string, string | undefined> = { ...process.env, PALIMPSEST_DATABASE_URL: undefined };
+  for (const [k, v] of Object.entries(options.env ?? {})) env[k] = v;
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return env as Record<string, string>;
+}
+
 /**
- * Runs the real `palimpsest` CLI (packages/cli/src/main.ts under tsx's loader) in a child process. The inherited
- * PALIMPSEST_DATABASE_URL is removed unless `options.env` sets it.
+ * Runs the `palimpsest` CLI in this process (runCli with its own stdout, stderr, environment and working
+ * directory), as the bin would run it: the same commands, output and exit codes without a process start.
+ * The inherited PALIMPSEST_DATABASE_URL is removed unless `options.env` sets it. Tests about the process
+ * itself (signals, two processes at once, the real exit status) use spawnPalimpsest or startPalimpsest.
  */
-export function runPalimpsest(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+export async function runPalimpsest(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(args, {
+    stdout: (text) => stdout.push(text),
+    stderr: (text) => stderr.push(text),
+    env: cliEnv(options),
+    cwd: options.cwd ?? ROOT,
+  });
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+}
+
+/** Runs the CLI like runPalimpsest, in a process of its own (see startPalimpsest). */
+export function spawnPalimpsest(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return startPalimpsest(args, options).result;
 }
 
@@ -41,14 +65,15 @@ export interface RunningCli {
   readonly result: Promise<CliResult>;
 }
 
-/** Starts the CLI like runPalimpsest, for tests that signal it or read its output while it runs. */
+/**
+ * Starts the real `palimpsest` CLI (packages/cli/src/main.ts under tsx's loader) in a child process, for
+ * tests that signal it, read its output while it runs, or race two processes. The one place a CLI process
+ * is spawned.
+ */
 export function startPalimpsest(args: readonly string[], options: CliOptions = {}): RunningCli {
-  const env: Record<string, string | undefined> = { ...process.env, PALIMPSEST_DATABASE_URL: undefined };
-  for (const [k, v] of Object.entries(options.env ?? {})) env[k] = v;
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
     cwd: options.cwd ?? ROOT,
-    env,
+    env: cliEnv(options),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const out: Buffer[] = [];

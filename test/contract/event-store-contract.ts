@@ -5,6 +5,7 @@ import { concurrencyContract } from "./concurrency.contract.ts";
 import type { ContractContext } from "./fixtures.ts";
 import { idempotencyValidationContract } from "./idempotency-validation.contract.ts";
 import { payloadsSnapshotsContract } from "./payloads-snapshots.contract.ts";
+import { sessionPageContract } from "./session-page.contract.ts";
 
 /** The one contract every EventStore + SnapshotStore backend must pass, run on a fresh backend. */
 export function describeEventStoreContract(name: string, createBackend: () => Promise<StoreBackend>): void {
@@ -26,6 +27,7 @@ export function describeEventStoreContract(name: string, createBackend: () => Pr
     concurrencyContract(ctx);
     idempotencyValidationContract(ctx);
     payloadsSnapshotsContract(ctx);
+    sessionPageContract(ctx);
   });
 }
 

@@ -1,10 +1,11 @@
 import { ValidationError } from "@palimpsest/core";
 
-/** A whole-number flag value at least `min`; ValidationError naming the flag otherwise. */
-export function integerFlag(value: string, flag: string, min: number): number {
+/** A whole-number flag value from `min` to `max`; ValidationError naming the flag otherwise. */
+export function integerFlag(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < min) {
-    throw new ValidationError(`${flag} must be a whole number ≥ ${min}`, [`${flag}: ${value}`]);
+  if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new ValidationError(`${flag} must be a whole number ${range}`, [`${flag}: ${value}`]);
   }
   return n;
 }

@@ -1,1 +1,2 @@
+export { type CliIo, processIo } from "./cli-io.ts";
 export { buildProgram, runCli } from "./main.ts";

@@ -1,3 +1,5 @@
+import type { CliIo } from "./cli-io.ts";
+
 /** A command stopped by Ctrl-C after leaving its work in a clean state; `message` says what was done. */
 export class Interrupted extends Error {
   /** The shell's exit code for a SIGINT. */
@@ -8,10 +10,10 @@ export class Interrupted extends Error {
  * Runs `work` with an AbortSignal that the first SIGINT aborts (a second one kills as usual), so a
  * long command can stop at a clean point instead of dying mid-write.
  */
-export async function onInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function onInterrupt<T>(io: CliIo, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const abort = (): void => {
-    process.stderr.write("interrupted: stopping after the session being written…\n");
+    io.stderr("interrupted: stopping after the session being written…\n");
     controller.abort();
   };
   process.once("SIGINT", abort);

@@ -1,51 +1,38 @@
 import { formatError, isPalimpsestError, reportError } from "@palimpsest/core";
 import { Command, CommanderError } from "commander";
-import { registerAudit } from "./commands/audit.ts";
-import { registerCompact } from "./commands/compact.ts";
-import { registerHandoff } from "./commands/handoff.ts";
-import { registerHistory } from "./commands/history.ts";
-import { registerImport } from "./commands/import.ts";
-import { registerReplay } from "./commands/replay.ts";
-import { registerReport } from "./commands/report.ts";
-import { registerSessions } from "./commands/sessions.ts";
-import { registerView } from "./commands/view.ts";
-import { registerWatch } from "./commands/watch.ts";
+import { type CliIo, processIo } from "./cli-io.ts";
+import { commandsFor, type RegisterCommand } from "./commands/command-loaders.ts";
 import { Interrupted } from "./interrupted.ts";
 
-/** Builds the `palimpsest` command with every subcommand registered. */
-export function buildProgram(): Command {
+/** Builds the `palimpsest` program with the given commands (see commandsFor), writing through `io`. */
+export function buildProgram(io: CliIo, commands: readonly RegisterCommand[]): Command {
   const program = new Command("palimpsest")
     .description("an event-sourced transcript store for LLM agents")
     .option("--db <url>", "postgres://… URL, SQLite file path or :memory: (default: ./.palimpsest/palimpsest.db)")
     .option("--json", "print machine-readable JSON")
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
     .exitOverride();
-  registerImport(program);
-  registerSessions(program);
-  registerView(program);
-  registerHistory(program);
-  registerCompact(program);
-  registerReplay(program);
-  registerReport(program);
-  registerAudit(program);
-  registerWatch(program);
-  registerHandoff(program);
+  for (const register of commands) register(program, io);
   return program;
 }
 
-/** Runs the CLI on `argv`; returns the process exit code (0 ok, 1 error, 2 usage). */
-export async function runCli(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+/**
+ * Runs the CLI on `argv` with `io` (default: this process's streams, environment and folder); returns
+ * the exit code (0 ok, 1 error, 2 usage, 130 interrupted). Only the module of the command that runs is loaded.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const program = buildProgram(io, await commandsFor(argv));
   try {
     await program.parseAsync(argv, { from: "user" });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof Interrupted) {
-      process.stderr.write(`interrupted: ${error.message}\n`);
+      io.stderr(`interrupted: ${error.message}\n`);
       return error.exitCode;
     }
     const json = program.opts<{ json?: boolean }>().json === true;
-    process.stderr.write(`${json ? JSON.stringify({ error: reportError(error) }) : formatError(error)}\n`);
+    io.stderr(`${json ? JSON.stringify({ error: reportError(error) }) : formatError(error)}\n`);
     return isPalimpsestError(error, "VALIDATION") ? 2 : 1;
   }
 }

@@ -1,12 +1,14 @@
+import type { CliIo } from "./cli-io.ts";
+
 /** Global options every command sees. */
 export interface GlobalOptions {
   db?: string;
   json?: boolean;
 }
 
-/** Prints `data` as JSON when `--json` is set, otherwise the readable text `render` makes of it. */
-export function emit<T>(options: GlobalOptions, data: T, render: (data: T) => string): void {
-  process.stdout.write(options.json === true ? `${JSON.stringify(data, null, 2)}\n` : `${render(data)}\n`);
+/** Prints `data` on the run's stdout: as JSON when `--json` is set, otherwise the readable text `render` makes of it. */
+export function emit<T>(io: CliIo, options: GlobalOptions, data: T, render: (data: T) => string): void {
+  io.stdout(options.json === true ? `${JSON.stringify(data, null, 2)}\n` : `${render(data)}\n`);
 }
 
 /** A plain left-aligned text table with a header row. */

@@ -1,5 +1,6 @@
 import { type Message, ValidationError } from "@palimpsest/core";
 import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
+import type { CliIo } from "./cli-io.ts";
 
 /** The provider request formats a view can be printed as. */
 export type RequestFormat = "openai" | "anthropic";
@@ -10,8 +11,8 @@ export function requestFormat(format: string | undefined): RequestFormat | undef
   throw new ValidationError(`unknown format ${format}: expected openai or anthropic`, ["--format"]);
 }
 
-/** Prints messages as the request body of a provider (JSON on stdout). */
-export function printRequestBody(messages: readonly Message[], format: RequestFormat): void {
+/** Prints messages as the request body of a provider (JSON on the run's stdout). */
+export function printRequestBody(io: CliIo, messages: readonly Message[], format: RequestFormat): void {
   const body = format === "openai" ? { messages: toOpenAIMessages(messages) } : toAnthropicRequest(messages);
-  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+  io.stdout(`${JSON.stringify(body, null, 2)}\n`);
 }

@@ -1,31 +1,18 @@
-import { type EventStore, NotFoundError, ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { type KyselyEventStore, openEventStore, Palimpsest, type Session } from "@palimpsest/store";
+import { Palimpsest, type Session } from "@palimpsest/store";
+import type { CliIo } from "./cli-io.ts";
+import { type DatabaseMode, openCommandStore } from "./database.ts";
+import { sessionIdByPrefix, uniqueByPrefix } from "./id-prefix.ts";
 import type { GlobalOptions } from "./output.ts";
-
-/** The database URL a command uses: `--db`, then PALIMPSEST_DATABASE_URL, then the embedded default. */
-export function databaseUrl(options: GlobalOptions): string | undefined {
-  return options.db ?? process.env.PALIMPSEST_DATABASE_URL ?? undefined;
-}
-
-/** Whether a command may create the database (`write`) or needs one that exists (`read`). */
-export type DatabaseMode = "read" | "write";
-
-/**
- * Opens the command's store. A `read` command never creates a database: a SQLite file that does not
- * exist is NotFoundError (a mistyped `--db` does not leave an empty database behind).
- */
-export function openCommandStore(options: GlobalOptions, mode: DatabaseMode): Promise<KyselyEventStore> {
-  return openEventStore(databaseUrl(options), { create: mode === "write" });
-}
 
 /** Opens the runtime (see openCommandStore), runs `work`, and always closes the store. */
 export async function withRuntime<T>(
   options: GlobalOptions,
+  io: CliIo,
   work: (runtime: Palimpsest) => Promise<T>,
   mode: DatabaseMode = "read",
 ): Promise<T> {
-  const runtime = new Palimpsest({ store: await openCommandStore(options, mode), counterFor: createTokenCounter });
+  const runtime = new Palimpsest({ store: await openCommandStore(options, io, mode), counterFor: createTokenCounter });
   let result: T;
   try {
     result = await work(runtime);
@@ -40,35 +27,6 @@ export async function withRuntime<T>(
 /** Resumes a session by full id or by a unique prefix of it (as `sessions` prints them). */
 export async function resumeByPrefix(runtime: Palimpsest, idOrPrefix: string): Promise<Session> {
   return runtime.resume(await sessionIdByPrefix(runtime.store, idOrPrefix));
-}
-
-/** The full id of a session given by full id or by a unique prefix; NotFoundError or ValidationError otherwise. */
-export async function sessionIdByPrefix(
-  store: Pick<EventStore, "getSession" | "listSessions">,
-  idOrPrefix: string,
-): Promise<string> {
-  if ((await store.getSession(idOrPrefix)) !== undefined) return idOrPrefix;
-  return uniqueByPrefix(
-    "session",
-    idOrPrefix,
-    (await store.listSessions()).map((s) => s.sessionId),
-  );
-}
-
-/**
- * The one id among `ids` that is `idOrPrefix` or starts with it, as with session ids: NotFoundError
- * when none does, ValidationError listing the candidates when several do.
- */
-export function uniqueByPrefix(
-  kind: "session" | "compaction" | "handoff",
-  idOrPrefix: string,
-  ids: readonly string[],
-): string {
-  if (ids.includes(idOrPrefix)) return idOrPrefix;
-  const matches = [...new Set(ids.filter((id) => id.startsWith(idOrPrefix)))];
-  if (matches.length === 0) throw new NotFoundError(kind, idOrPrefix);
-  if (matches.length > 1) throw new ValidationError(`${kind} prefix ${idOrPrefix} is ambiguous`, matches);
-  return matches[0] as string;
 }
 
 /** The full id of a hand-off given by full id or by a unique prefix (as `handoff list` prints them). */

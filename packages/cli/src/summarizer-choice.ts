@@ -1,4 +1,5 @@
 import { OfflineSummarizer, type Summarizer, ValidationError } from "@palimpsest/core";
+import type { CliIo } from "./cli-io.ts";
 
 /** Where a provider summarizer is: model and endpoint from flags, else the environment. */
 export interface SummarizerFlags {
@@ -8,12 +9,12 @@ export interface SummarizerFlags {
 }
 
 /**
- * Builds the chosen summarizer. Keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY),
+ * Builds the chosen summarizer. Keys come from the run's environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY),
  * never from flags, so they stay out of shell history; the SDKs load only when a provider is chosen.
  */
-export async function chooseSummarizer(flags: SummarizerFlags): Promise<Summarizer> {
+export async function chooseSummarizer(flags: SummarizerFlags, io: CliIo): Promise<Summarizer> {
   const name = flags.summarizer ?? "offline";
-  const env = process.env;
+  const env = io.env;
   const model = flags.summarizerModel ?? env.PALIMPSEST_SUMMARIZER_MODEL;
   switch (name) {
     case "offline":
@@ -21,17 +22,21 @@ export async function chooseSummarizer(flags: SummarizerFlags): Promise<Summariz
     case "openai": {
       const { OpenAICompatibleSummarizer } = await import("@palimpsest/summarizers");
       const baseURL = flags.summarizerUrl ?? env.OPENAI_BASE_URL;
+      const apiKey = env.OPENAI_API_KEY;
       return new OpenAICompatibleSummarizer({
         model: model ?? "gpt-4.1-mini",
         ...(baseURL === undefined ? {} : { baseURL }),
+        ...(apiKey === undefined ? {} : { apiKey }),
       });
     }
     case "anthropic": {
       const { AnthropicSummarizer } = await import("@palimpsest/summarizers");
       const baseURL = flags.summarizerUrl ?? env.ANTHROPIC_BASE_URL;
+      const apiKey = env.ANTHROPIC_API_KEY;
       return new AnthropicSummarizer({
         model: model ?? "claude-3-5-haiku-latest",
         ...(baseURL === undefined ? {} : { baseURL }),
+        ...(apiKey === undefined ? {} : { apiKey }),
       });
     }
     default:

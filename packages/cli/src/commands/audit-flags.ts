@@ -3,7 +3,7 @@ import type { AsOf } from "@palimpsest/projections";
 import type { CompactionFilter, FailureFilter } from "@palimpsest/store";
 import type { Command } from "commander";
 import { integerFlag } from "../flags.ts";
-import { sessionIdByPrefix } from "../runtime.ts";
+import { sessionIdByPrefix } from "../id-prefix.ts";
 
 /** Where session prefixes are resolved. */
 type SessionCatalogue = Pick<EventStore, "getSession" | "listSessions">;

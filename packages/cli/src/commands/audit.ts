@@ -1,10 +1,12 @@
 import { NotFoundError } from "@palimpsest/core";
 import { AuditReadModels, COMPACTION_GROUPS, FAILURE_GROUPS, type openEventStore } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
+import { openCommandStore } from "../database.ts";
 import { integerFlag, listFlag } from "../flags.ts";
+import { sessionIdByPrefix, uniqueByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { printRequestBody, requestFormat } from "../request-body.ts";
-import { openCommandStore, sessionIdByPrefix, uniqueByPrefix } from "../runtime.ts";
 import {
   asOf,
   compactionFilter,
@@ -30,7 +32,7 @@ import {
  * before each answer): compactions, totals, failures, message and compaction trails, lineage, the view
  * as of a point in time, and rebuilding the models from the log.
  */
-export function registerAudit(program: Command): void {
+export function registerAudit(program: Command, io: CliIo): void {
   const audit = program
     .command("audit")
     .description("audit compactions across sessions: filters, totals, trails, lineage, point-in-time views")
@@ -47,6 +49,7 @@ export function registerAudit(program: Command): void {
     .action(async (flags: FilterFlags & { limit?: string }) => {
       const limit = flags.limit === undefined ? undefined : integerFlag(flags.limit, "--limit", 1);
       await answer(
+        io,
         options(),
         (models) => compactionFilter(models.store, flags).then((f) => models.compactions(f, limit)),
         renderCompactions,
@@ -59,6 +62,7 @@ export function registerAudit(program: Command): void {
     .action(async (flags: FilterFlags & { by: string }) => {
       const groups = listFlag(flags.by, "--by", COMPACTION_GROUPS);
       await answer(
+        io,
         options(),
         async (models) => models.compactionTotals(await compactionFilter(models.store, flags), groups),
         renderTotals,
@@ -73,6 +77,7 @@ export function registerAudit(program: Command): void {
     .action(async (flags: FilterFlags & { by: string }) => {
       const groups = listFlag(flags.by, "--by", FAILURE_GROUPS);
       await answer(
+        io,
         options(),
         async (models) => models.failureTotals(await failureFilter(models.store, flags), groups),
         renderFailures,
@@ -85,6 +90,7 @@ export function registerAudit(program: Command): void {
     .option("--session <session>", "only in this session (id or prefix)")
     .action(async (messageId: string, flags: { session?: string }) => {
       await answer(
+        io,
         options(),
         async (models) => {
           const trails = await models.message(messageId, await optionalSession(models.store, flags.session));
@@ -101,6 +107,7 @@ export function registerAudit(program: Command): void {
     .option("--session <session>", "only in this session (id or prefix)")
     .action(async (compactionId: string, flags: { session?: string }) => {
       await answer(
+        io,
         options(),
         async (models) => {
           const sessionId = await optionalSession(models.store, flags.session);
@@ -130,10 +137,11 @@ export function registerAudit(program: Command): void {
     .action(async (id: string | undefined, flags: { limit?: string }) => {
       if (id === undefined) {
         const limit = flags.limit === undefined ? undefined : integerFlag(flags.limit, "--limit", 1);
-        await answer(options(), (models) => models.lineageTrees(limit), renderLineageTrees);
+        await answer(io, options(), (models) => models.lineageTrees(limit), renderLineageTrees);
         return;
       }
       await answer(
+        io,
         options(),
         async (models) => models.lineage(await sessionIdByPrefix(models.store, id)),
         renderLineage,
@@ -151,11 +159,11 @@ export function registerAudit(program: Command): void {
       const at = asOf(flags);
       const format = requestFormat(flags.format);
       const global = options();
-      const result = await withAudit(global, async (models) =>
+      const result = await withAudit(io, global, async (models) =>
         models.viewAsOf(await sessionIdByPrefix(models.store, id), at),
       );
-      if (format === undefined) emit(global, result, renderViewAsOf);
-      else printRequestBody(result.view.messages, format);
+      if (format === undefined) emit(io, global, result, renderViewAsOf);
+      else printRequestBody(io, result.view.messages, format);
     });
 
   audit
@@ -164,23 +172,24 @@ export function registerAudit(program: Command): void {
     .option("--check", "only compare the rebuilt models with the live ones; change nothing")
     .action(async (flags: { check?: boolean }) => {
       await answer(
+        io,
         options(),
         (models) =>
           models
             .rebuild({
               checkOnly: flags.check === true,
-              onProgress: ({ events }) => process.stderr.write(`\rrebuilding audit read models: ${events} events`),
+              onProgress: ({ events }) => io.stderr(`\rrebuilding audit read models: ${events} events`),
             })
-            .finally(() => process.stderr.write("\n")),
+            .finally(() => io.stderr("\n")),
         renderRebuild,
       );
     });
 }
 
 /** Opens the store and its audit read models, runs `work`, and always closes the store. */
-async function withAudit<T>(global: AuditOptions, work: (models: AuditModels) => Promise<T>): Promise<T> {
+async function withAudit<T>(io: CliIo, global: AuditOptions, work: (models: AuditModels) => Promise<T>): Promise<T> {
   const visibilityWaitMs = integerFlag(global.visibilityWaitMs ?? "5000", "--visibility-wait-ms", 0);
-  const store = await openCommandStore(global, "read");
+  const store = await openCommandStore(global, io, "read");
   try {
     return await work(Object.assign(new AuditReadModels(store, { visibilityWaitMs }), { store }));
   } finally {
@@ -195,9 +204,10 @@ type AuditOptions = GlobalOptions & { visibilityWaitMs?: string };
 
 /** Answers one question and prints it (as JSON with --json). */
 async function answer<T>(
+  io: CliIo,
   options: AuditOptions,
   ask: (models: AuditModels) => Promise<T>,
   render: (answer: T) => string,
 ) {
-  emit(options, await withAudit(options, ask), render);
+  emit(io, options, await withAudit(io, options, ask), render);
 }

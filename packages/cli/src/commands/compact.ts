@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
 import { type CompactOutcome, compact, compactRange, type PolicyName } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
 import { compactionLine } from "../event-line.ts";
 import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
@@ -38,7 +40,7 @@ function contextWindow(value: string | undefined): number | undefined {
  * `compact <session>`: one compaction now. With `--summary-file --from --to`, an explicit one over that
  * range; otherwise the policy runs (forced with `--force`) and prints what it superseded and reclaimed.
  */
-export function registerCompact(program: Command): void {
+export function registerCompact(program: Command, io: CliIo): void {
   program
     .command("compact <session>")
     .description("compact a session now: by policy, or explicitly with --summary-file --from --to")
@@ -55,15 +57,15 @@ export function registerCompact(program: Command): void {
     .action(async (id: string, flags: CompactFlags) => {
       const global = program.opts<GlobalOptions>();
       if (flags.summaryFile !== undefined || flags.from !== undefined || flags.to !== undefined) {
-        await explicit(global, id, flags);
+        await explicit(io, global, id, flags);
         return;
       }
       if (flags.policy !== undefined && !POLICIES.includes(flags.policy as PolicyName)) {
         throw new ValidationError(`unknown policy ${flags.policy}`, [`--policy: ${POLICIES.join(" | ")}`]);
       }
-      const summarizer = await chooseSummarizer(flags);
+      const summarizer = await chooseSummarizer(flags, io);
       const window = contextWindow(flags.contextWindow);
-      const outcome = await withRuntime(global, async (runtime) =>
+      const outcome = await withRuntime(global, io, async (runtime) =>
         compact(await resumeByPrefix(runtime, id), {
           summarizer,
           force: flags.force === true,
@@ -74,22 +76,22 @@ export function registerCompact(program: Command): void {
       );
       // A failed summary is recorded (compaction-failed) and the view is untouched; the command fails with its cause.
       if (outcome.status === "failed") throw outcome.error;
-      emit(global, outcome.status === "compacted" ? outcome.event : outcome, () => outcomeText(outcome));
+      emit(io, global, outcome.status === "compacted" ? outcome.event : outcome, () => outcomeText(outcome));
     });
 }
 
-async function explicit(global: GlobalOptions, id: string, flags: CompactFlags): Promise<void> {
+async function explicit(io: CliIo, global: GlobalOptions, id: string, flags: CompactFlags): Promise<void> {
   const { summaryFile, from, to } = flags;
   if (summaryFile === undefined || from === undefined || to === undefined) {
     throw new ValidationError("an explicit compaction needs --summary-file, --from and --to", ["give all three"]);
   }
-  const summary = await readFile(summaryFile, "utf8").catch((cause: unknown) => {
+  const summary = await readFile(resolve(io.cwd, summaryFile), "utf8").catch((cause: unknown) => {
     throw new NotFoundError("file", summaryFile, { cause });
   });
-  const events = await withRuntime(global, async (runtime) =>
+  const events = await withRuntime(global, io, async (runtime) =>
     compactRange(await resumeByPrefix(runtime, id), { fromId: from, toId: to, summary }),
   );
   const event = events[0];
   if (event === undefined) throw new ValidationError("no compaction was recorded", []);
-  emit(global, event, describe);
+  emit(io, global, event, describe);
 }

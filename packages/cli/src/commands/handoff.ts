@@ -1,6 +1,7 @@
 import { ValidationError } from "@palimpsest/core";
 import type { Handoff, HandoffClaim, HandoffStatus } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
 import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { handoffIdByPrefix, resumeByPrefix, withRuntime } from "../runtime.ts";
@@ -39,9 +40,9 @@ function listText(list: Handoff[]): string {
 
 /**
  * `handoff request|claim|renew|complete|fail|list`: the claimable hand-off queue, so another process
- * or platform can take a session over (see README "Hand-off across processes").
+ * or platform can take a session over (see docs/handoff.md).
  */
-export function registerHandoff(program: Command): void {
+export function registerHandoff(program: Command, io: CliIo): void {
   const handoff = program.command("handoff").description("hand sessions over to other processes through a queue");
 
   handoff
@@ -51,13 +52,14 @@ export function registerHandoff(program: Command): void {
     .option("--reason <reason>", "why the session is handed off")
     .action(async (id: string, flags: { target?: string; reason?: string }) => {
       const global = program.opts<GlobalOptions>();
-      const requested = await withRuntime(global, async (runtime) =>
+      const requested = await withRuntime(global, io, async (runtime) =>
         runtime.handoffs.request(await resumeByPrefix(runtime, id), {
           ...(flags.target === undefined ? {} : { target: flags.target }),
           ...(flags.reason === undefined ? {} : { reason: flags.reason }),
         }),
       );
       emit(
+        io,
         global,
         requested,
         (h) => `requested hand-off ${h.handoffId}: ${h.sourceSessionId} → ${h.successorSessionId}`,
@@ -73,14 +75,14 @@ export function registerHandoff(program: Command): void {
     .action(async (flags: { claimant: string; leaseMs?: string; target?: string }) => {
       const global = program.opts<GlobalOptions>();
       const lease = leaseMs(flags.leaseMs);
-      const claim = await withRuntime(global, (runtime) =>
+      const claim = await withRuntime(global, io, (runtime) =>
         runtime.handoffs.claim({
           claimant: flags.claimant,
           leaseMs: lease,
           ...(flags.target === undefined ? {} : { target: flags.target }),
         }),
       );
-      emit(global, claim ?? null, claimText);
+      emit(io, global, claim ?? null, claimText);
     });
 
   handoff
@@ -91,10 +93,10 @@ export function registerHandoff(program: Command): void {
     .action(async (handoffId: string, flags: { token: string; leaseMs?: string }) => {
       const global = program.opts<GlobalOptions>();
       const lease = leaseMs(flags.leaseMs);
-      const claim = await withRuntime(global, async (runtime) =>
+      const claim = await withRuntime(global, io, async (runtime) =>
         runtime.handoffs.renew({ handoffId: await handoffIdByPrefix(runtime, handoffId), token: flags.token }, lease),
       );
-      emit(global, claim, claimText);
+      emit(io, global, claim, claimText);
     });
 
   handoff
@@ -103,12 +105,13 @@ export function registerHandoff(program: Command): void {
     .requiredOption("--token <token>", "the token the claim printed")
     .action(async (handoffId: string, flags: { token: string }) => {
       const global = program.opts<GlobalOptions>();
-      const result = await withRuntime(global, async (runtime) => {
+      const result = await withRuntime(global, io, async (runtime) => {
         const id = await handoffIdByPrefix(runtime, handoffId);
         const successor = await runtime.handoffs.complete({ handoffId: id, token: flags.token });
         return { handoff: await runtime.handoffs.get(id), successor: successor.resumeState() };
       });
       emit(
+        io,
         global,
         result,
         (r) => `completed hand-off ${r.handoff.handoffId}: continue in session ${r.successor.sessionId}`,
@@ -122,13 +125,13 @@ export function registerHandoff(program: Command): void {
     .requiredOption("--reason <reason>", "why it failed")
     .action(async (handoffId: string, flags: { token: string; reason: string }) => {
       const global = program.opts<GlobalOptions>();
-      const failed = await withRuntime(global, async (runtime) =>
+      const failed = await withRuntime(global, io, async (runtime) =>
         runtime.handoffs.fail(
           { handoffId: await handoffIdByPrefix(runtime, handoffId), token: flags.token },
           flags.reason,
         ),
       );
-      emit(global, failed, (h) => `failed hand-off ${h.handoffId}: ${h.failureReason ?? ""}`);
+      emit(io, global, failed, (h) => `failed hand-off ${h.handoffId}: ${h.failureReason ?? ""}`);
     });
 
   handoff
@@ -141,9 +144,9 @@ export function registerHandoff(program: Command): void {
       if (status !== undefined && !STATUSES.includes(status)) {
         throw new ValidationError(`unknown status ${status}`, [`--status: ${STATUSES.join(" | ")}`]);
       }
-      const list = await withRuntime(global, (runtime) =>
+      const list = await withRuntime(global, io, (runtime) =>
         runtime.handoffs.list(status === undefined ? {} : { status }),
       );
-      emit(global, list, listText);
+      emit(io, global, list, listText);
     });
 }

@@ -1,17 +1,19 @@
 import { messageText } from "@palimpsest/core";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
+import { uniqueByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions, preview, table } from "../output.ts";
-import { resumeByPrefix, uniqueByPrefix, withRuntime } from "../runtime.ts";
+import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 /** `history <session>` and `expand <session> <compaction-id>`: the audit trail of compactions. */
-export function registerHistory(program: Command): void {
+export function registerHistory(program: Command, io: CliIo): void {
   program
     .command("history <session>")
     .description("list the compactions of a session with their targets, producer and stats")
     .action(async (id: string) => {
       const global = program.opts<GlobalOptions>();
-      const history = await withRuntime(global, async (runtime) => (await resumeByPrefix(runtime, id)).history());
-      emit(global, history, (records) =>
+      const history = await withRuntime(global, io, async (runtime) => (await resumeByPrefix(runtime, id)).history());
+      emit(io, global, history, (records) =>
         records.length === 0
           ? "no compactions in this session"
           : table(
@@ -35,13 +37,13 @@ export function registerHistory(program: Command): void {
     .option("--deep", "expand earlier summaries too, down to the first-appended messages")
     .action(async (id: string, compactionId: string, opts: { deep?: boolean }) => {
       const global = program.opts<GlobalOptions>();
-      const { expanded, fullId } = await withRuntime(global, async (runtime) => {
+      const { expanded, fullId } = await withRuntime(global, io, async (runtime) => {
         const session = await resumeByPrefix(runtime, id);
         const ids = (await session.history()).map((r) => r.compactionId);
         const fullId = uniqueByPrefix("compaction", compactionId, ids);
         return { expanded: await session.expand(fullId, opts.deep === true), fullId };
       });
-      emit(global, expanded, (list) =>
+      emit(io, global, expanded, (list) =>
         [
           `${list.length} original messages behind compaction ${fullId}:`,
           ...list.map(

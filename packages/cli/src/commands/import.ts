@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { type ImportFormat, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
 import { importSessions } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
 import { Interrupted, onInterrupt } from "../interrupted.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
@@ -10,14 +11,14 @@ import { withRuntime } from "../runtime.ts";
 const FORMATS: readonly ImportFormat[] = ["openai", "claude-code", "openhands", "swe-agent", "tau-bench"];
 
 /** A progress reporter on stderr that prints at most every 10% (only for large inputs). */
-function progress(label: string, total: number): (done: number, of: number) => void {
+function progress(io: CliIo, label: string, total: number): (done: number, of: number) => void {
   let shown = -1;
   return (done, of) => {
     if (total < 500 && of < 500) return;
     const pct = Math.floor((done / Math.max(of, 1)) * 10) * 10;
     if (pct === shown) return;
     shown = pct;
-    process.stderr.write(`${label}: ${pct}% (${done}/${of})\n`);
+    io.stderr(`${label}: ${pct}% (${done}/${of})\n`);
   };
 }
 
@@ -25,7 +26,7 @@ function progress(label: string, total: number): (done: number, of: number) => v
  * `import <file> [--format …]`: imports a transcript, printing the session ids it created. Each session
  * is written whole in one append; Ctrl-C stops after the session being written and says how far it got.
  */
-export function registerImport(program: Command): void {
+export function registerImport(program: Command, io: CliIo): void {
   program
     .command("import <file>")
     .description("import a transcript (format detected when --format is omitted)")
@@ -35,14 +36,14 @@ export function registerImport(program: Command): void {
       if (opts.format !== undefined && !FORMATS.includes(opts.format)) {
         throw new ValidationError(`unknown format ${opts.format}: expected ${FORMATS.join(", ")}`, ["--format"]);
       }
-      const text = await readFile(file, "utf8").catch((cause: unknown) => {
+      const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
         throw new NotFoundError("file", file, { cause });
       });
       const lines = text.length > 1_000_000 ? text.split("\n").length : 0;
       const sessions = parseTranscript(text, {
         fileName: basename(file),
         ...(opts.format === undefined ? {} : { format: opts.format }),
-        onProgress: progress("parsing", lines),
+        onProgress: progress(io, "parsing", lines),
       });
       const messages = sessions.reduce((n, s) => n + s.items.length, 0);
       if (messages === 0) {
@@ -50,13 +51,14 @@ export function registerImport(program: Command): void {
           opts.format === undefined ? "the file holds no conversation" : `is it really --format ${opts.format}?`,
         ]);
       }
-      const { results, interrupted } = await onInterrupt((signal) =>
+      const { results, interrupted } = await onInterrupt(io, (signal) =>
         withRuntime(
           global,
+          io,
           async (runtime) => ({
             results: await importSessions(runtime, sessions, {
               file: basename(file),
-              onProgress: progress("writing", messages),
+              onProgress: progress(io, "writing", messages),
               signal,
             }),
             interrupted: signal.aborted,
@@ -64,7 +66,7 @@ export function registerImport(program: Command): void {
           "write",
         ),
       );
-      emit(global, results, (rows) =>
+      emit(io, global, results, (rows) =>
         table(
           ["session", "messages", "compactions", "status", "parent"],
           rows.map((r) => [

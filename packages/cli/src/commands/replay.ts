@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { type FieldComparison, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
 import {
   type PolicyReplay,
@@ -11,6 +11,7 @@ import {
   withMicro,
 } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
 import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
@@ -37,7 +38,7 @@ interface ReplayFlags {
  * each batch compaction's synchronous ms (marked when it was a hit), time saved and wasted background work.
  * `--html <file>` writes the comparison as a self-contained HTML report instead of printing the table.
  */
-export function registerReplay(program: Command): void {
+export function registerReplay(program: Command, io: CliIo): void {
   program
     .command("replay <file>")
     .description("replay a transcript through the store under compaction policies and compare what they cost")
@@ -56,7 +57,7 @@ export function registerReplay(program: Command): void {
       const names = parseRuns(opts.compare ?? (opts.micro === true && !backstopGiven ? "none" : opts.policy));
       const policies = names.map((run) => (opts.micro === true ? withMicro(run) : run).name);
       const contextWindow = integerFlag(opts.contextWindow, "--context-window", 1);
-      const text = await readFile(file, "utf8").catch((cause: unknown) => {
+      const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
         throw new NotFoundError("file", file, { cause });
       });
       const parsed = parseTranscript(text, { fileName: basename(file) });
@@ -69,15 +70,15 @@ export function registerReplay(program: Command): void {
           ? {}
           : { maxOutputTokens: integerFlag(opts.maxOutputTokens, "--max-output-tokens", 1) }),
         ...(opts.precompact === true ? { precompact: true } : {}),
-        onProgress: progressLine(),
+        onProgress: progressLine(io),
       };
       if (opts.html !== undefined) {
         const { replay, series } = await replayWithSeries(sessions, options, policies);
-        return writeReport(global, opts.html, replayReportData(basename(file), replay, series));
+        return writeReport(io, global, resolve(io.cwd, opts.html), replayReportData(basename(file), replay, series));
       }
       const replay = await replayTranscript(sessions, { ...options, policies });
       const rows = replay.policies.map((p) => ({ ...p, usageComparison: replay.usageComparison }));
-      emit(global, rows, () => render(replay));
+      emit(io, global, rows, () => render(replay));
     });
 }
 
@@ -91,20 +92,16 @@ function parseRuns(list: string): ReplayRun[] {
 }
 
 /** Progress on stderr every 10% of a session of 100+ requests. */
-function progressLine(): (p: {
-  policy: string;
-  session: number;
-  sessions: number;
-  done: number;
-  requests: number;
-}) => void {
+function progressLine(
+  io: CliIo,
+): (p: { policy: string; session: number; sessions: number; done: number; requests: number }) => void {
   let shown = "";
   return (p) => {
     if (p.requests < 100) return;
     const key = `${p.policy}:${p.session}:${Math.floor((p.done / p.requests) * 10)}`;
     if (key === shown) return;
     shown = key;
-    process.stderr.write(`replay ${p.policy} session ${p.session}/${p.sessions}: ${p.done}/${p.requests} requests\n`);
+    io.stderr(`replay ${p.policy} session ${p.session}/${p.sessions}: ${p.done}/${p.requests} requests\n`);
   };
 }
 

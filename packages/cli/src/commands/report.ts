@@ -1,4 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import {
   aggregateTelemetry,
   NotFoundError,
@@ -11,6 +12,7 @@ import {
 } from "@palimpsest/core";
 import { sessionThreshold } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { sessionReportData } from "../report-sources/session-report-data.ts";
 import { writeReport } from "../report-sources/write-report.ts";
@@ -30,7 +32,7 @@ type ReportOutput = TelemetryReport & { skippedLines: number };
  * projected from sessions' logs (skipped passes never reach a log, so only files count them). With
  * `--html <file>`, writes the sessions' HTML report instead (prompt tokens per request, compactions, cache).
  */
-export function registerReport(program: Command): void {
+export function registerReport(program: Command, io: CliIo): void {
   program
     .command("report <sources...>")
     .description("aggregate compaction telemetry from .jsonl files or session ids/prefixes")
@@ -39,41 +41,42 @@ export function registerReport(program: Command): void {
     .option("--html <file>", "write a self-contained HTML report of the sessions to <file>")
     .action(async (sources: string[], flags: ReportFlags) => {
       const global = program.opts<GlobalOptions>();
-      if (flags.html !== undefined) return htmlReport(global, sources, flags.html);
+      if (flags.html !== undefined) return htmlReport(io, global, sources, flags.html);
       const lines: TelemetryLine[] = [];
       const sessions: string[] = [];
       let skippedLines = 0;
       for (const source of sources) {
-        if (!(await isFile(source))) {
+        if (!(await isFile(resolve(io.cwd, source)))) {
           if (source.endsWith(".jsonl")) throw new NotFoundError("file", source);
           sessions.push(source);
           continue;
         }
-        const parsed = parseTelemetryLines(await readFile(source, "utf8"), {
+        const parsed = parseTelemetryLines(await readFile(resolve(io.cwd, source), "utf8"), {
           source,
           skipInvalid: flags.skipInvalid === true,
         });
         lines.push(...parsed.lines);
         skippedLines += parsed.skipped;
       }
-      if (sessions.length > 0) lines.push(...(await projectSessions(global, sessions)));
+      if (sessions.length > 0) lines.push(...(await projectSessions(io, global, sessions)));
       const report: ReportOutput = {
         ...aggregateTelemetry(lines, { bySession: flags.bySession === true }),
         skippedLines,
       };
-      emit(global, report, render);
+      emit(io, global, report, render);
     });
 }
 
 /** `report --html <file> <session…>`: the HTML report of stored sessions (telemetry files have no per-request data). */
-async function htmlReport(global: GlobalOptions, sources: readonly string[], path: string): Promise<void> {
+async function htmlReport(io: CliIo, global: GlobalOptions, sources: readonly string[], path: string): Promise<void> {
   const files = [];
-  for (const source of sources) if (source.endsWith(".jsonl") || (await isFile(source))) files.push(source);
+  for (const source of sources)
+    if (source.endsWith(".jsonl") || (await isFile(resolve(io.cwd, source)))) files.push(source);
   if (files.length > 0) {
     throw new ValidationError("report --html takes session ids or prefixes, not telemetry files", files);
   }
-  const data = await withRuntime(global, (runtime) => sessionReportData(runtime, sources));
-  await writeReport(global, path, data);
+  const data = await withRuntime(global, io, (runtime) => sessionReportData(runtime, sources));
+  await writeReport(io, global, resolve(io.cwd, path), data);
 }
 
 async function isFile(path: string): Promise<boolean> {
@@ -83,8 +86,8 @@ async function isFile(path: string): Promise<boolean> {
   );
 }
 
-async function projectSessions(global: GlobalOptions, ids: readonly string[]): Promise<TelemetryLine[]> {
-  return withRuntime(global, async (runtime) => {
+async function projectSessions(io: CliIo, global: GlobalOptions, ids: readonly string[]): Promise<TelemetryLine[]> {
+  return withRuntime(global, io, async (runtime) => {
     const lines: TelemetryLine[] = [];
     for (const id of ids) {
       const session = await resumeByPrefix(runtime, id);

@@ -1,40 +1,49 @@
+import { DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
+import { openCommandStore } from "../database.ts";
+import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
-import { withRuntime } from "../runtime.ts";
+import { type SessionRowsPage, sessionRows } from "../session-rows.ts";
 
-/** `sessions`: the session catalogue with message counts, live tokens and compactions. */
-export function registerSessions(program: Command): void {
+/**
+ * `sessions [--limit n] [--after cursor]`: one page of the session catalogue, newest first, with message
+ * counts, live tokens and compactions. `--json` prints `{ sessions, next }`; `next` (null on the last
+ * page) is the `--after` of the next page, and the text output ends with that command.
+ */
+export function registerSessions(program: Command, io: CliIo): void {
   program
     .command("sessions")
-    .description("list sessions with live messages, live tokens and compactions")
-    .action(async () => {
+    .description("list sessions (newest first, a page at a time) with live messages, live tokens and compactions")
+    .option(
+      "--limit <n>",
+      `at most this many sessions (1 to ${MAX_SESSION_PAGE_SIZE}, default ${DEFAULT_SESSION_PAGE_SIZE})`,
+    )
+    .option("--after <cursor>", "the page after this cursor (printed as `next` by the previous page)")
+    .action(async (flags: { limit?: string; after?: string }) => {
       const global = program.opts<GlobalOptions>();
-      const rows = await withRuntime(global, async (runtime) => {
-        const out = [];
-        for (const summary of await runtime.sessions()) {
-          const session = await runtime.resume(summary.sessionId);
-          const r = session.resumeState();
-          out.push({
-            sessionId: summary.sessionId,
-            title: r.settings?.title ?? r.settings?.source?.externalId ?? "",
-            events: summary.version,
-            liveMessages: r.liveMessages,
-            liveTokens: r.liveTokens,
-            compactions: r.compactions,
-            parent: r.lineage.parent?.sessionId ?? "",
-            handedOffTo: r.lineage.handedOffTo ?? "",
-            updatedAt: summary.updatedAt,
-          });
-        }
-        return out;
-      });
-      emit(global, rows, (list) =>
-        list.length === 0
-          ? "no sessions yet: try `palimpsest import <file>`"
-          : table(
-              ["session", "live msgs", "live tokens", "compactions", "title"],
-              list.map((s) => [s.sessionId, s.liveMessages, s.liveTokens, s.compactions, s.title.slice(0, 40)]),
-            ),
-      );
+      const limit =
+        flags.limit === undefined
+          ? DEFAULT_SESSION_PAGE_SIZE
+          : integerFlag(flags.limit, "--limit", 1, MAX_SESSION_PAGE_SIZE);
+      const store = await openCommandStore(global, io, "read");
+      let page: SessionRowsPage;
+      try {
+        page = await sessionRows(store, { limit, ...(flags.after === undefined ? {} : { after: flags.after }) });
+      } finally {
+        await store.close();
+      }
+      emit(io, global, page, (p) => render(p, flags.after !== undefined, limit));
     });
+}
+
+function render(page: SessionRowsPage, later: boolean, limit: number): string {
+  if (page.sessions.length === 0) return later ? "no more sessions" : "no sessions yet: try `palimpsest import <file>`";
+  const rows = table(
+    ["session", "live msgs", "live tokens", "compactions", "title"],
+    page.sessions.map((s) => [s.sessionId, s.liveMessages, s.liveTokens, s.compactions, s.title.slice(0, 40)]),
+  );
+  if (page.next === null) return rows;
+  const more = limit === DEFAULT_SESSION_PAGE_SIZE ? "" : ` --limit ${limit}`;
+  return `${rows}\nmore sessions: palimpsest sessions${more} --after ${page.next}`;
 }

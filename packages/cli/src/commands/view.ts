@@ -1,11 +1,12 @@
 import { messageText } from "@palimpsest/core";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
 import { emit, type GlobalOptions, preview } from "../output.ts";
 import { printRequestBody, requestFormat } from "../request-body.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 /** `view <session> [--format openai|anthropic]`: the active prompt view. */
-export function registerView(program: Command): void {
+export function registerView(program: Command, io: CliIo): void {
   program
     .command("view <session>")
     .description("show the active view; --format prints it as an OpenAI or Anthropic request body")
@@ -13,9 +14,9 @@ export function registerView(program: Command): void {
     .action(async (id: string, opts: { format?: string }) => {
       const global = program.opts<GlobalOptions>();
       const format = requestFormat(opts.format);
-      const view = await withRuntime(global, async (runtime) => (await resumeByPrefix(runtime, id)).view());
-      if (format !== undefined) return printRequestBody(view.messages, format);
-      emit(global, view, (v) =>
+      const view = await withRuntime(global, io, async (runtime) => (await resumeByPrefix(runtime, id)).view());
+      if (format !== undefined) return printRequestBody(io, view.messages, format);
+      emit(io, global, view, (v) =>
         [
           `session ${v.sessionId}: ${v.messages.length} live messages, ${v.tokens} tokens, view version ${v.viewVersion}`,
           ...v.messages.map((m, i) => {

@@ -2,10 +2,12 @@ import { type StoredEvent, ValidationError } from "@palimpsest/core";
 import { type WatchTarget, watchEvents } from "@palimpsest/projections/live";
 import type { openEventStore } from "@palimpsest/store";
 import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
+import { openCommandStore } from "../database.ts";
 import { eventLine } from "../event-line.ts";
 import { integerFlag } from "../flags.ts";
+import { sessionIdByPrefix } from "../id-prefix.ts";
 import type { GlobalOptions } from "../output.ts";
-import { openCommandStore, sessionIdByPrefix } from "../runtime.ts";
 
 interface WatchFlags {
   fromSeq?: string;
@@ -18,7 +20,7 @@ interface WatchFlags {
  * (`--json`: one JSON event per line). From the end of the log unless told where to start; runs until
  * interrupted or `--count` events were printed.
  */
-export function registerWatch(program: Command): void {
+export function registerWatch(program: Command, io: CliIo): void {
   program
     .command("watch [session]")
     .description("print a session's events (or every session's) as they are committed, by any process")
@@ -29,10 +31,10 @@ export function registerWatch(program: Command): void {
       const global = program.opts<GlobalOptions>();
       const count = flags.count === undefined ? undefined : integerFlag(flags.count, "--count", 1);
       checkFlagsApply(id, flags);
-      const store = await openCommandStore(global, "read");
+      const store = await openCommandStore(global, io, "read");
       try {
         const target = await watchTarget(store, id, flags);
-        await print(watchEvents(store, target), global.json === true, count);
+        await print(io, watchEvents(store, target), global.json === true, count);
       } finally {
         await store.close();
       }
@@ -69,28 +71,40 @@ async function watchTarget(store: Store, id: string | undefined, flags: WatchFla
 }
 
 /** Prints events until `count` were printed or the process is interrupted (SIGINT/SIGTERM end it cleanly). */
-function print(events: ReturnType<typeof watchEvents>, json: boolean, count: number | undefined): Promise<void> {
+function print(
+  io: CliIo,
+  events: ReturnType<typeof watchEvents>,
+  json: boolean,
+  count: number | undefined,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let printed = 0;
     let subscription: { unsubscribe(): void } | undefined;
-    const stop = () => {
+    const end = () => {
       subscription?.unsubscribe();
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+    };
+    const stop = () => {
+      end();
       resolve();
     };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
     subscription = events.subscribe({
       next: (event: StoredEvent) => {
-        process.stdout.write(
+        io.stdout(
           json
             ? `${JSON.stringify(event)}\n`
             : `${event.sessionId.slice(0, 8)} ${String(event.seq).padStart(5)} ${eventLine(event)}\n`,
         );
         if (count !== undefined && ++printed >= count) stop();
       },
-      error: reject,
+      error: (error: unknown) => {
+        end();
+        reject(error);
+      },
     });
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    if (printed === count) subscription.unsubscribe(); // the count was reached while subscribing
   });
 }

@@ -26,6 +26,13 @@ import { ChangeNotifier } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { EVENT_COLUMNS, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
+import {
+  decodeSessionCursor,
+  encodeSessionCursor,
+  type SessionPage,
+  type SessionPageOptions,
+  sessionPageLimit,
+} from "./session-page.ts";
 import { guardStorage } from "./storage-guard.ts";
 
 /** Write attempts per append when the stream moves between a rejected write and its explanation. */
@@ -144,6 +151,36 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
         .orderBy("session_id")
         .execute();
       return rows.map(toSessionSummary);
+    });
+  }
+
+  /**
+   * One page of the session catalogue, newest first (the order of listSessions): at most `limit` rows
+   * read by index from just after the `after` cursor, so a page costs the same however many sessions
+   * there are. ValidationError for a limit out of range or a cursor no page returned.
+   */
+  async listSessionPage(options: SessionPageOptions = {}): Promise<SessionPage> {
+    const limit = sessionPageLimit(options.limit);
+    const after = options.after === undefined ? undefined : decodeSessionCursor(options.after);
+    return guardStorage("listSessionPage", async () => {
+      const rows = await this.#adapter.db
+        .selectFrom("sessions")
+        .selectAll()
+        .$if(after !== undefined, (qb) =>
+          // The `<=` bound lets both engines seek into the index instead of scanning it from the newest.
+          qb
+            .where("created_at", "<=", after?.createdAt ?? "")
+            .where((eb) =>
+              eb.or([eb("created_at", "<", after?.createdAt ?? ""), eb("session_id", ">", after?.sessionId ?? "")]),
+            ),
+        )
+        .orderBy("created_at", "desc")
+        .orderBy("session_id")
+        .limit(limit + 1)
+        .execute();
+      const sessions = rows.slice(0, limit).map(toSessionSummary);
+      const last = sessions.at(-1);
+      return { sessions, next: rows.length > limit && last !== undefined ? encodeSessionCursor(last) : null };
     });
   }
 

@@ -121,6 +121,16 @@ function createMigrations(engine: Engine): Record<string, Migration> {
         await sql`UPDATE events SET recorded_at = occurred_at`.execute(db);
       },
     },
+    "0009_sessions_listing": {
+      async up(db: Kysely<unknown>) {
+        // listSessionPage reads the catalogue newest first by this index (not unique: it distributes like the rest).
+        await db.schema
+          .createIndex("sessions_listing")
+          .on("sessions")
+          .columns(["created_at desc", "session_id"])
+          .execute();
+      },
+    },
   };
 }
 
