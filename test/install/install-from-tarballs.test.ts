@@ -8,6 +8,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InstalledProject, installFromTarballs, ROOT, run, runOk } from "../support/installed-palimpsest.ts";
 
+/** What `palimpsest sessions --json` prints: one page of the catalogue. */
+interface SessionPage {
+  sessions: { sessionId: string }[];
+  next: string | null;
+}
+
 const PACKAGES = ["core", "projections", "store", "summarizers", "cli"].map((p) => `@palimpsest/${p}`);
 
 /** The embedded default (no URL), a session, a compaction and the view, through `import ... from "palimpsest"`. */
@@ -146,9 +152,8 @@ describe("installed from the packed tarballs with plain npm", () => {
     const cwd = join(project.dir, "cli");
     await mkdir(cwd);
     await runOk(bin(), ["import", join(ROOT, "examples/demo-session.jsonl")], { cwd });
-    const sessions = JSON.parse((await runOk(bin(), ["sessions", "--json"], { cwd })).stdout) as {
-      sessionId: string;
-    }[];
+    const page = JSON.parse((await runOk(bin(), ["sessions", "--json"], { cwd })).stdout) as SessionPage;
+    const { sessions } = page;
     expect(sessions).toHaveLength(1);
     const id = sessions[0]?.sessionId ?? "";
     expect(existsSync(join(cwd, ".palimpsest/palimpsest.db"))).toBe(true);
@@ -158,7 +163,7 @@ describe("installed from the packed tarballs with plain npm", () => {
     // The umbrella package's own bin runs the same CLI.
     const umbrella = join(project.dir, "node_modules/palimpsest/bin/palimpsest.mjs");
     const again = await runOk(process.execPath, [umbrella, "sessions", "--json"], { cwd });
-    expect(JSON.parse(again.stdout)).toEqual(sessions);
+    expect(JSON.parse(again.stdout)).toEqual(page);
   }, 120_000);
 
   it("prints an error of the installed bin as the Palimpsest error alone on stderr", async () => {
