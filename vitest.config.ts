@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    globalSetup: ["test/support/postgres-global-setup.ts"],
+    globalSetup: ["test/support/build-global-setup.ts", "test/support/postgres-global-setup.ts"],
   },
 });

@@ -2,16 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { runCli } from "@palimpsest/cli";
 import { importedSessionId } from "@palimpsest/store";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** The repository root (the CLI runs from here unless a test picks another cwd). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-/** tsx's loader, imported into the CLI's own process (see packages/cli/bin/palimpsest.mjs for why not `tsx`). */
-const TSX_LOADER = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const MAIN = join(ROOT, "packages/cli/src/main.ts");
+/** The compiled bin a user installs (built once per run by test/support/build-global-setup.ts). */
+const BIN = join(ROOT, "packages/cli/bin/palimpsest.mjs");
 
 /** What one CLI process did. */
 export interface CliResult {
@@ -66,12 +65,12 @@ export interface RunningCli {
 }
 
 /**
- * Starts the real `palimpsest` CLI (packages/cli/src/main.ts under tsx's loader) in a child process, for
+ * Starts the real `palimpsest` bin (packages/cli/bin/palimpsest.mjs, the compiled CLI) in a child process, for
  * tests that signal it, read its output while it runs, or race two processes. The one place a CLI process
  * is spawned.
  */
 export function startPalimpsest(args: readonly string[], options: CliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, ...args], {
+  const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: cliEnv(options),
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,13 +4,13 @@
  * alone is 257), see docs/packaging.md. better-sqlite3 stays outside (a native addon, a dependency of this
  * package); pg-native is pg's optional native binding, never installed. Run after `tsc -b`.
  */
-import { rm } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { build } from "esbuild";
 
 const here = new URL("..", import.meta.url);
 const outdir = new URL("dist/bin/", here).pathname;
-await rm(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   absWorkingDir: here.pathname,
   entryPoints: { cli: "src/index.ts" },
   outdir,
@@ -27,4 +27,19 @@ await build({
   },
   legalComments: "linked",
   logLevel: "warning",
+  write: false,
 });
+// Each file is written beside its place and renamed over it, so a bin already running (a test spawns it while
+// `pnpm pack` rebuilds) never reads half a file; chunks are named by content, so a rebuild of the same
+// sources writes the same names. Files of an older build are removed last.
+await mkdir(outdir, { recursive: true });
+const written = new Set();
+for (const file of result.outputFiles) {
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  await writeFile(temporary, file.contents);
+  await rename(temporary, file.path);
+  written.add(basename(file.path));
+}
+for (const name of await readdir(outdir)) {
+  if (!written.has(name)) await rm(join(outdir, name), { force: true });
+}
