@@ -3,6 +3,7 @@ import {
   CompactionFailedSchema,
   MessageAppendedSchema,
   MessagesSupersededSchema,
+  SessionErasedSchema,
   SessionHandedOffSchema,
   SessionStartedSchema,
   TurnCompletedSchema,
@@ -19,6 +20,7 @@ export const EVENT_KINDS = {
   "messages.superseded": { version: 1, schema: MessagesSupersededSchema },
   "compaction.failed": { version: 1, schema: CompactionFailedSchema },
   "session.handed-off": { version: 1, schema: SessionHandedOffSchema },
+  "session.erased": { version: 1, schema: SessionErasedSchema },
 } as const;
 
 /** The name of an event kind. */
@@ -45,6 +47,9 @@ export type MessagesSuperseded = EventData<"messages.superseded">;
 export type CompactionFailed = EventData<"compaction.failed">;
 /** Data of a session-handed-off event. */
 export type SessionHandedOff = EventData<"session.handed-off">;
+
+/** Data of a session-erased event. */
+export type SessionErased = EventData<"session.erased">;
 
 /** True when `type` names a known event kind. */
 export function isEventType(type: string): type is EventType {

@@ -121,6 +121,12 @@ function createMigrations(engine: Engine): Record<string, Migration> {
         await sql`UPDATE events SET recorded_at = occurred_at`.execute(db);
       },
     },
+    "0009_session_erasure": {
+      async up(db: Kysely<unknown>) {
+        // Set once, by the erasure of the session's content (see erase-session.ts); appends need it null.
+        await db.schema.alterTable("sessions").addColumn("erased_at", timestamp).execute();
+      },
+    },
   };
 }
 

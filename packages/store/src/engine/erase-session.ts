@@ -1,0 +1,140 @@
+import {
+  type EraseOptions,
+  type ErasureResult,
+  EVENT_KINDS,
+  eventSkeleton,
+  messagesIn,
+  type SessionErased,
+  type StoredEvent,
+} from "@palimpsest/core";
+import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
+import { uuidv7 } from "uuidv7";
+import { deleteCandidateQuery } from "../precompact/candidate-queries.ts";
+import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
+import type { Engine } from "./engine-adapter.ts";
+import { CHANGES_CHANNEL, sessionRef } from "./postgres-changes.ts";
+
+/** The events row columns an erasure reads back: what it rewrites, and the text it compares against. */
+export interface ErasedRow {
+  seq: number;
+  data: string;
+}
+
+/** An erasure ready to run: the compare-and-set on the session row, the writes it guards, and the outcome. */
+export interface ErasurePlan {
+  guard: CompiledQuery;
+  statements: CompiledQuery[];
+  result: ErasureResult;
+}
+
+/**
+ * Plans the erasure of a session whose row and events (all of them, in seq order) were just read. The
+ * guard sets `erased_at` and claims the next seq only while the session is still at the version read and
+ * not erased, so the writes it guards (run in the same transaction) cover every event, and an append
+ * racing the erasure either commits before it (and is redacted with the rest) or is refused after it.
+ *
+ * The writes: each event whose data differs from its skeleton is rewritten to it, every content hash of
+ * the session is cleared (a hash of content is derived from content: it could confirm a guess), the
+ * session.erased event is inserted; the snapshot, the pre-compaction candidate and the idempotency keys'
+ * hashes are deleted (caches and retry records: an erased session takes no writes to retry); hand-off
+ * reasons and failure texts of the session's queue rows are cleared; on PostgreSQL other processes are
+ * woken as by an append.
+ */
+export function planErasure(
+  db: Kysely<StoreDatabase>,
+  engine: Engine,
+  session: Selectable<SessionsTable>,
+  events: readonly { stored: StoredEvent; row: ErasedRow }[],
+  options: EraseOptions,
+): ErasurePlan {
+  const sessionId = session.session_id;
+  const now = new Date().toISOString();
+  const seq = session.version + 1;
+  const statements: CompiledQuery[] = [];
+  let messages = 0;
+  for (const { stored, row } of events) {
+    messages += messagesIn(stored);
+    const data = JSON.stringify(eventSkeleton(stored).data);
+    if (data === row.data && stored.schemaVersion === EVENT_KINDS[stored.type].version) continue;
+    statements.push(
+      db
+        .updateTable("events")
+        .set({ data, schema_version: EVENT_KINDS[stored.type].version })
+        .where("session_id", "=", sessionId)
+        .where("seq", "=", row.seq)
+        .compile(),
+    );
+  }
+  statements.push(
+    db
+      .updateTable("events")
+      .set({ content_hash: null })
+      .where("session_id", "=", sessionId)
+      .where("content_hash", "is not", null)
+      .compile(),
+  );
+  const erasedData: SessionErased = {
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+    events: events.length,
+    messages,
+  };
+  statements.push(
+    db
+      .insertInto("events")
+      .values({
+        event_id: uuidv7(),
+        session_id: sessionId,
+        seq,
+        type: "session.erased",
+        schema_version: EVENT_KINDS["session.erased"].version,
+        occurred_at: now,
+        causation_id: null,
+        correlation_id: null,
+        idempotency_key: null,
+        content_hash: null,
+        tenant_id: session.tenant_id,
+        data: JSON.stringify(erasedData),
+        recorded_at: now,
+      })
+      .compile(),
+    db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
+    db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),
+    deleteCandidateQuery(db, sessionId),
+    db
+      .updateTable("handoffs")
+      .set({
+        reason: null,
+        failure_reason: sql<string | null>`CASE WHEN failure_reason IS NULL THEN NULL ELSE 'erased' END`,
+      })
+      .where("source_session_id", "=", sessionId)
+      .compile(),
+  );
+  if (engine === "postgres") {
+    statements.push(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${seq} ${sessionRef(sessionId)}`})`.compile(db));
+  }
+  const guard = db
+    .updateTable("sessions")
+    .set({ version: seq, updated_at: now, erased_at: now })
+    .where("session_id", "=", sessionId)
+    .where("version", "=", session.version)
+    .where("erased_at", "is", null)
+    .compile();
+  return {
+    guard,
+    statements,
+    result: { sessionId, erased: true, erasedAt: now, seq, events: events.length, messages },
+  };
+}
+
+/** The outcome an earlier erasure recorded, from its session.erased event (the session's last). */
+export function earlierErasure(event: StoredEvent | undefined, sessionId: string, erasedAt: string): ErasureResult {
+  const data = event?.type === "session.erased" ? event.data : { events: 0, messages: 0 };
+  return {
+    sessionId,
+    erased: false,
+    erasedAt,
+    seq: event?.seq ?? 0,
+    events: data.events,
+    messages: data.messages,
+  };
+}
