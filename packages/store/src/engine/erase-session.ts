@@ -9,10 +9,14 @@ import {
 } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import { uuidv7 } from "uuidv7";
+import { OPEN_STATUSES } from "../handoff/handoff-migration.ts";
 import { deleteCandidateQuery } from "../precompact/candidate-queries.ts";
 import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
 import type { Engine } from "./engine-adapter.ts";
 import { CHANGES_CHANNEL, sessionRef } from "./postgres-changes.ts";
+
+/** What an erasure leaves of a hand-off's failure text, and the failure of the open hand-offs it ends. */
+const ERASED = "session erased";
 
 /** The events row columns an erasure reads back: what it rewrites, and the text it compares against. */
 export interface ErasedRow {
@@ -37,7 +41,7 @@ export interface ErasurePlan {
  * the session is cleared (a hash of content is derived from content: it could confirm a guess), the
  * session.erased event is inserted; the snapshot, the pre-compaction candidate and the idempotency keys'
  * hashes are deleted (caches and retry records: an erased session takes no writes to retry); hand-off
- * reasons and failure texts of the session's queue rows are cleared; on PostgreSQL other processes are
+ * reasons and failure texts of the session's queue rows are cleared and its open hand-offs failed; on PostgreSQL other processes are
  * woken as by an append.
  */
 export function planErasure(
@@ -104,9 +108,24 @@ export function planErasure(
       .updateTable("handoffs")
       .set({
         reason: null,
-        failure_reason: sql<string | null>`CASE WHEN failure_reason IS NULL THEN NULL ELSE 'erased' END`,
+        failure_reason: sql<string | null>`CASE WHEN failure_reason IS NULL THEN NULL ELSE ${ERASED} END`,
       })
       .where("source_session_id", "=", sessionId)
+      .compile(),
+    // An open hand-off of an erased session can never seal it: it fails now (a claimer's next step is
+    // ClaimLost), unless its completion began, after which a hand-off can only complete.
+    db
+      .updateTable("handoffs")
+      .set({
+        status: "failed",
+        failure_reason: ERASED,
+        claim_token: null,
+        lease_expires_at_ms: null,
+        updated_at_ms: Date.parse(now),
+      })
+      .where("source_session_id", "=", sessionId)
+      .where(OPEN_STATUSES)
+      .where("completion_started_at_ms", "is", null)
       .compile(),
   );
   if (engine === "postgres") {
