@@ -2,6 +2,7 @@ import { formatError, isPalimpsestError, reportError } from "@palimpsest/core";
 import { Command, CommanderError } from "commander";
 import { registerAudit } from "./commands/audit.ts";
 import { registerCompact } from "./commands/compact.ts";
+import { registerErase } from "./commands/erase.ts";
 import { registerHandoff } from "./commands/handoff.ts";
 import { registerHistory } from "./commands/history.ts";
 import { registerImport } from "./commands/import.ts";
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerAudit(program);
   registerWatch(program);
   registerHandoff(program);
+  registerErase(program);
   return program;
 }
 
