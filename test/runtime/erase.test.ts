@@ -126,6 +126,22 @@ for (const backend of backends) {
       expect(occurrences(await dumpDatabase(store), marker)).toEqual([]);
     });
 
+    it("erases a session of more events than one rewrite statement holds", async () => {
+      const { runtime, store } = await fresh();
+      const marker = uniqueMarker("l");
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      const messages = Array.from({ length: 1_201 }, (_, i) => ({
+        role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+        content: `${marker} message ${i}`,
+      }));
+      await session.append(messages);
+      const before = await shape(runtime, session);
+      const result = await runtime.erase(session.id);
+      expect(result).toMatchObject({ events: 1_202, messages: 1_201 });
+      expect(occurrences(await dumpDatabase(store), marker)).toEqual([]);
+      expect(await shape(runtime, session)).toEqual(before);
+    });
+
     it("erasing an unknown session is NOT_FOUND; erasing twice changes nothing", async () => {
       const { runtime, store } = await fresh();
       expect((await rejection(runtime.erase("no-such-session"))).code).toBe("NOT_FOUND");

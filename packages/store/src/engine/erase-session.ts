@@ -21,8 +21,12 @@ const ERASED = "session erased";
 /** The events row columns an erasure reads back: what it rewrites, and the text it compares against. */
 export interface ErasedRow {
   seq: number;
+  schema_version: number;
   data: string;
 }
+
+/** Events rewritten per UPDATE statement (three parameters each: far below either engine's limit). */
+const ROWS_PER_UPDATE = 500;
 
 /** An erasure ready to run: the compare-and-set on the session row, the writes it guards, and the outcome. */
 export interface ErasurePlan {
@@ -56,18 +60,15 @@ export function planErasure(
   const seq = session.version + 1;
   const statements: CompiledQuery[] = [];
   let messages = 0;
+  const rewrites: { seq: number; data: string; version: number }[] = [];
   for (const { stored, row } of events) {
     messages += messagesIn(stored);
     const data = JSON.stringify(eventSkeleton(stored).data);
-    if (data === row.data && stored.schemaVersion === EVENT_KINDS[stored.type].version) continue;
-    statements.push(
-      db
-        .updateTable("events")
-        .set({ data, schema_version: EVENT_KINDS[stored.type].version })
-        .where("session_id", "=", sessionId)
-        .where("seq", "=", row.seq)
-        .compile(),
-    );
+    const version = EVENT_KINDS[stored.type].version;
+    if (data !== row.data || row.schema_version !== version) rewrites.push({ seq: row.seq, data, version });
+  }
+  for (let start = 0; start < rewrites.length; start += ROWS_PER_UPDATE) {
+    statements.push(rewriteQuery(db, engine, sessionId, rewrites.slice(start, start + ROWS_PER_UPDATE)));
   }
   statements.push(
     db
@@ -143,6 +144,25 @@ export function planErasure(
     statements,
     result: { sessionId, erased: true, erasedAt: now, seq, events: events.length, messages },
   };
+}
+
+/**
+ * One UPDATE … FROM (VALUES …) that sets the data and schema version of many events of one session (the
+ * VALUES columns are named column1… on both engines; SQLite takes no column list on the alias).
+ */
+function rewriteQuery(
+  db: Kysely<StoreDatabase>,
+  engine: Engine,
+  sessionId: string,
+  rows: readonly { seq: number; data: string; version: number }[],
+): CompiledQuery {
+  const values = sql.join(
+    rows.map((r) => sql`(cast(${r.seq} as integer), cast(${r.data} as text), cast(${r.version} as integer))`),
+  );
+  const data = engine === "postgres" ? sql`cast(v.data as json)` : sql`v.data`;
+  return sql`UPDATE events SET data = ${data}, schema_version = v.version
+    FROM (SELECT column1 AS seq, column2 AS data, column3 AS version FROM (VALUES ${values}) AS vals) AS v
+    WHERE events.session_id = ${sessionId} AND events.seq = v.seq`.compile(db);
 }
 
 /** The outcome an earlier erasure recorded, from its session.erased event (the session's last). */
