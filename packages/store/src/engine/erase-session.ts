@@ -45,8 +45,8 @@ export interface ErasurePlan {
  * the session is cleared (a hash of content is derived from content: it could confirm a guess), the
  * session.erased event is inserted; the snapshot, the pre-compaction candidate and the idempotency keys'
  * hashes are deleted (caches and retry records: an erased session takes no writes to retry); hand-off
- * reasons and failure texts of the session's queue rows are cleared and its open hand-offs failed; on PostgreSQL other processes are
- * woken as by an append.
+ * reasons and failure texts of the session's queue rows are cleared and its open hand-offs failed; on
+ * PostgreSQL other processes are woken as by an append.
  */
 export function planErasure(
   db: Kysely<StoreDatabase>,
