@@ -11,7 +11,8 @@ import {
 
 /**
  * Every event kind with its current schema version and data schema. Bump `version` and register an
- * upcaster (see upcast.ts) when a kind's data changes shape; stored events are never rewritten.
+ * upcaster (see upcast.ts) when a kind's data changes shape; stored events are never rewritten (but by an
+ * erasure, which replaces their data by its skeleton: see erase-event.ts).
  */
 export const EVENT_KINDS = {
   "session.started": { version: 1, schema: SessionStartedSchema },
