@@ -65,6 +65,7 @@ function instrumented(store: TestStore, readDelayMs = 0) {
     globalHead: () => store.globalHead(),
     getSession: (sessionId) => store.getSession(sessionId),
     listSessions: () => store.listSessions(),
+    erase: (sessionId, options) => store.erase(sessionId, options),
     close: () => store.close(),
     subscribe(listener) {
       stats.listeners++;

@@ -20,6 +20,8 @@ export function eventLine(event: StoredEvent): string {
       return `${event.data.mode} compaction failed (${event.data.reason}, attempt ${event.data.attempt})`;
     case "session.handed-off":
       return `handed off to ${event.data.toSessionId}${event.data.reason === undefined ? "" : ` (${event.data.reason})`}`;
+    case "session.erased":
+      return `session erased: ${counted(event.data.events, "event")} redacted${event.data.reason === undefined ? "" : ` (${event.data.reason})`}`;
   }
 }
 

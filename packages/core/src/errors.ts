@@ -33,6 +33,7 @@ export type InvariantRule =
   | "session-not-started"
   | "session-already-started"
   | "session-handed-off"
+  | "session-erased"
   | "empty-message"
   | "duplicate-message-id"
   | "tool-result-without-live-call"

@@ -95,6 +95,7 @@ describe("resumeState", () => {
       lineage: { parent: undefined, handedOffTo: undefined },
       rollingSummaryCursor: undefined,
       settings: started,
+      erasedAt: undefined,
     });
   });
 

@@ -20,6 +20,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<RegisterComm
   audit: async () => (await import("./audit.ts")).registerAudit,
   watch: async () => (await import("./watch.ts")).registerWatch,
   handoff: async () => (await import("./handoff.ts")).registerHandoff,
+  erase: async () => (await import("./erase.ts")).registerErase,
 };
 
 /**

@@ -143,3 +143,17 @@ export const SessionHandedOffSchema = z.object({
   toSessionId: IdSchema,
   reason: z.string().optional(),
 });
+
+/**
+ * The session's content was erased (docs/erasure.md): every earlier event of it now holds only its
+ * skeleton (see erase-event.ts). Written once, in the transaction that redacted them; the last event of
+ * the session, which takes no writes after it.
+ */
+export const SessionErasedSchema = z.object({
+  /** Why it was erased, as the operator gave it (a ticket id, "retention"): never session content. */
+  reason: z.string().optional(),
+  /** How many events were rewritten to their skeletons (those before this one). */
+  events: z.number().int().nonnegative(),
+  /** How many messages (appended or placed by a compaction) became tombstones. */
+  messages: z.number().int().nonnegative(),
+});

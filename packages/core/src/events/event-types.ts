@@ -3,6 +3,7 @@ import {
   CompactionFailedSchema,
   MessageAppendedSchema,
   MessagesSupersededSchema,
+  SessionErasedSchema,
   SessionHandedOffSchema,
   SessionStartedSchema,
   TurnCompletedSchema,
@@ -10,7 +11,8 @@ import {
 
 /**
  * Every event kind with its current schema version and data schema. Bump `version` and register an
- * upcaster (see upcast.ts) when a kind's data changes shape; stored events are never rewritten.
+ * upcaster (see upcast.ts) when a kind's data changes shape; stored events are never rewritten (but by an
+ * erasure, which replaces their data by its skeleton: see erase-event.ts).
  */
 export const EVENT_KINDS = {
   "session.started": { version: 1, schema: SessionStartedSchema },
@@ -19,6 +21,7 @@ export const EVENT_KINDS = {
   "messages.superseded": { version: 1, schema: MessagesSupersededSchema },
   "compaction.failed": { version: 1, schema: CompactionFailedSchema },
   "session.handed-off": { version: 1, schema: SessionHandedOffSchema },
+  "session.erased": { version: 1, schema: SessionErasedSchema },
 } as const;
 
 /** The name of an event kind. */
@@ -45,6 +48,9 @@ export type MessagesSuperseded = EventData<"messages.superseded">;
 export type CompactionFailed = EventData<"compaction.failed">;
 /** Data of a session-handed-off event. */
 export type SessionHandedOff = EventData<"session.handed-off">;
+
+/** Data of a session-erased event. */
+export type SessionErased = EventData<"session.erased">;
 
 /** True when `type` names a known event kind. */
 export function isEventType(type: string): type is EventType {

@@ -1,4 +1,5 @@
 export * from "./envelope.ts";
+export * from "./erase-event.ts";
 export * from "./event-data.ts";
 export * from "./event-types.ts";
 export * from "./parse-event.ts";

@@ -67,10 +67,34 @@ export interface SessionSummary {
   viewVersion: number;
   createdAt: string;
   updatedAt: string;
+  /** When the session's content was erased (it takes no more writes); absent while it has not been. */
+  erasedAt?: string;
+}
+
+/** Options of an erasure. */
+export interface EraseOptions {
+  /** Why (a ticket id, "retention"), kept in the session.erased event: operator text, never session content. */
+  reason?: string;
+}
+
+/** What an erasure did (or, when the session was erased already, what the first one did). */
+export interface ErasureResult {
+  sessionId: string;
+  /** False when the session had been erased before: nothing was changed. */
+  erased: boolean;
+  /** When the session's content was erased (the session.erased event's time). */
+  erasedAt: string;
+  /** The seq of the session.erased event (the stream's last). */
+  seq: number;
+  /** Earlier events rewritten to their skeletons. */
+  events: number;
+  /** Messages that became tombstones (appended, or placed by a compaction). */
+  messages: number;
 }
 
 /**
- * The append-only event log. One stream per session; events are never updated or deleted.
+ * The append-only event log. One stream per session; events are never deleted, and updated only by an
+ * erasure, which keeps every event and replaces its data by its skeleton (see `erase`).
  * Implementations must pass the contract suite in test/contract.
  */
 export interface EventStore {
@@ -89,6 +113,13 @@ export interface EventStore {
   getSession(sessionId: string): Promise<SessionSummary | undefined>;
   /** All sessions, newest first. */
   listSessions(): Promise<SessionSummary[]>;
+  /**
+   * Erases a session's content in one transaction (docs/erasure.md): every event is rewritten to its
+   * skeleton, a session.erased event is appended, and the copies beside the log (snapshot, pre-compaction
+   * candidate, idempotency hashes, hand-off reasons) are dropped; later appends are refused with
+   * InvariantViolation `session-erased`. NotFoundError for an unknown session; a second call changes nothing.
+   */
+  erase(sessionId: string, options?: EraseOptions): Promise<ErasureResult>;
   /** Releases connections. */
   close(): Promise<void>;
 }

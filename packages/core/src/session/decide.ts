@@ -16,6 +16,11 @@ import type { SessionState } from "./session-state.ts";
  */
 export function decide(state: SessionState, command: SessionCommand): DomainEvent[] {
   const sessionId = state.sessionId;
+  if (state.erasedAt !== undefined) {
+    throw new InvariantViolation("session-erased", `session ${sessionId} was erased at ${state.erasedAt}`, {
+      sessionId,
+    });
+  }
   if (command.type === "start") {
     if (state.started !== undefined) {
       throw new InvariantViolation("session-already-started", `session ${sessionId} already started`, { sessionId });

@@ -41,6 +41,9 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
     case "session.handed-off":
       state.handedOffTo = event.data.toSessionId;
       break;
+    case "session.erased":
+      state.erasedAt = event.occurredAt;
+      break;
   }
   return state;
 }

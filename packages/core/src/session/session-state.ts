@@ -96,6 +96,8 @@ export interface SessionState {
   /** Every turn id an append named: true once the turn is completed (a turn completes once). */
   turnIds: Map<string, boolean>;
   handedOffTo: string | undefined;
+  /** When the session's content was erased (its session.erased event); it takes no more writes. */
+  erasedAt: string | undefined;
 }
 
 /** The state of a session with no events. */
@@ -122,5 +124,6 @@ export function initialState(sessionId: string): SessionState {
     turns: 0,
     turnIds: new Map(),
     handedOffTo: undefined,
+    erasedAt: undefined,
   };
 }

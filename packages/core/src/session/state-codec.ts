@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { SessionState } from "./session-state.ts";
 
 /** Version of the snapshot format; a snapshot in any other format is ignored and the log replayed. */
-export const STATE_FORMAT = 7;
+export const STATE_FORMAT = 8;
 
 /** A state in plain JSON form, with its checksum, ready to be kept as a snapshot. */
 export interface EncodedState {
@@ -45,6 +45,7 @@ export function decodeState(encoded: EncodedState, sessionId: string): SessionSt
       lastCompaction: (raw.lastCompaction as SessionState["lastCompaction"]) ?? undefined,
       lastTurn: (raw.lastTurn as SessionState["lastTurn"]) ?? undefined,
       handedOffTo: (raw.handedOffTo as string | undefined) ?? undefined,
+      erasedAt: (raw.erasedAt as string | undefined) ?? undefined,
       messageSeq: new Map(raw.messageSeq as [string, number][]),
       pendingCalls: new Map(raw.pendingCalls as [string, string][]),
       answeredCalls: new Set(raw.answeredCalls as string[]),

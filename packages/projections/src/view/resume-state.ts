@@ -29,6 +29,8 @@ export interface ResumeState {
   rollingSummaryCursor: string | undefined;
   /** How the session was started: model, tokenizer, context window, profile, source. */
   settings: SessionStarted | undefined;
+  /** When the session's content was erased (its messages are tombstones; it takes no writes). */
+  erasedAt: string | undefined;
 }
 
 /** Projects a session state onto its resume state. */
@@ -48,6 +50,7 @@ export function resumeState(state: SessionState): ResumeState {
     lineage: { parent: started?.parent, handedOffTo: state.handedOffTo },
     rollingSummaryCursor: rollingSummaryCursor(state),
     settings: started,
+    erasedAt: state.erasedAt,
   };
 }
 

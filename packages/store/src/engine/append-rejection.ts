@@ -1,4 +1,10 @@
-import { type AppendResult, ConcurrencyConflict, IdempotencyMismatch, type StoredEvent } from "@palimpsest/core";
+import {
+  type AppendResult,
+  ConcurrencyConflict,
+  IdempotencyMismatch,
+  InvariantViolation,
+  type StoredEvent,
+} from "@palimpsest/core";
 import type { Kysely } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import type { StoreDatabase } from "./database-schema.ts";
@@ -7,7 +13,8 @@ import type { StoreDatabase } from "./database-schema.ts";
 type ReadRange = (sessionId: string, fromSeq: number, toSeq: number) => Promise<StoredEvent[]>;
 
 /**
- * Finds out why a batch was not written, in the port's order of precedence: a used idempotency key
+ * Finds out why a batch was not written, in the port's order of precedence: an erased session
+ * (InvariantViolation `session-erased`: its writes are refused, retries included), a used idempotency key
  * (returns the original result, or throws IdempotencyMismatch), then the stream version, then the view
  * version (ConcurrencyConflict with the actual value). Undefined when nothing stands in the way any
  * more: the stream moved between the write and this check, and the caller may try again.
@@ -18,6 +25,17 @@ export async function explainRejection(
   readRange: ReadRange,
 ): Promise<AppendResult | undefined> {
   const { sessionId, idempotencyKey } = batch;
+  const erased = await db
+    .selectFrom("sessions")
+    .select("erased_at")
+    .where("session_id", "=", sessionId)
+    .where("erased_at", "is not", null)
+    .executeTakeFirst();
+  if (erased !== undefined) {
+    throw new InvariantViolation("session-erased", `session ${sessionId} was erased; it takes no more writes`, {
+      sessionId,
+    });
+  }
   if (idempotencyKey !== null) {
     const used = await db
       .selectFrom("idempotency_keys")

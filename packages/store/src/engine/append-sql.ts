@@ -24,7 +24,8 @@ export class SqlParams {
 /**
  * The statement that claims the batch's versions on the sessions row, returning the new version, or no
  * row when the expected version or view version does not hold. The row lock it takes (insert-or-update
- * or update) is the per-session lock. Undefined when the batch can never apply (a new stream has view 0).
+ * or update) is the per-session lock. An erased session (erased_at set) never matches: it takes no more
+ * events. Undefined when the batch can never apply (a new stream has view 0).
  */
 export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | undefined {
   const count = batch.events.length;
@@ -44,10 +45,10 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
   if (expected === "any" && (view === undefined || view === 0)) {
     const insert = newRow();
     const update = `ON CONFLICT (session_id) DO UPDATE ${set()}`;
-    const where = view === undefined ? "" : ` WHERE sessions.view_version = ${p.add(view, "int")}`;
+    const where = ` WHERE sessions.erased_at IS NULL${view === undefined ? "" : ` AND sessions.view_version = ${p.add(view, "int")}`}`;
     return `${insert} ${update}${where} RETURNING version`;
   }
-  const update = `UPDATE sessions ${set()} WHERE session_id = ${p.add(batch.sessionId, "text")}`;
+  const update = `UPDATE sessions ${set()} WHERE session_id = ${p.add(batch.sessionId, "text")} AND erased_at IS NULL`;
   const version = expected === "any" ? "" : ` AND version = ${p.add(expected, "int")}`;
   const viewCheck = view === undefined ? "" : ` AND view_version = ${p.add(view, "int")}`;
   return `${update}${version}${viewCheck} RETURNING version`;

@@ -33,6 +33,8 @@ export interface SessionsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   tenant_id: string;
+  /** When the session's content was erased (migration 0009); null while it has not been. */
+  erased_at: Timestamp | null;
 }
 
 /** Idempotency keys already used on a session, with the content hash and seq range of their batch. */

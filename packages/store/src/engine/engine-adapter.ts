@@ -40,4 +40,10 @@ export interface EngineAdapter {
   readonly listen: ChangeSource;
   /** Runs a compare-and-set and the writes it guards atomically (the read models' checkpointed pages). */
   readonly writeGuarded: GuardedWrite;
+  /**
+   * Runs an erasure's guarded writes (see erase-session.ts) like writeGuarded, leaving as little of the
+   * old text in the engine's files as it can: on SQLite freed space is zeroed (secure_delete) and the WAL
+   * checkpointed and truncated afterwards; on PostgreSQL old row versions wait for VACUUM (docs/erasure.md).
+   */
+  readonly writeErasure: GuardedWrite;
 }

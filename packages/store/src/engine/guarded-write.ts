@@ -34,6 +34,33 @@ export function sqliteGuardedWrite(database: BetterSqlite3.Database, busyTimeout
   };
 }
 
+/**
+ * SQLite, for an erasure: the guarded write with `secure_delete` on (the space the old texts leave is
+ * overwritten with zeros, not left in free pages), then a checkpoint that truncates the WAL, whose frames
+ * still hold the pages as they were. The checkpoint is best effort: a reader of an older page keeps those
+ * frames until it ends, and the next checkpoint (SQLite's automatic one included) overwrites them.
+ */
+export function sqliteErasureWrite(database: BetterSqlite3.Database, busyTimeoutMs: number): GuardedWrite {
+  const write = sqliteGuardedWrite(database, busyTimeoutMs);
+  return async (guard, statements) => {
+    const before = database.pragma("secure_delete", { simple: true });
+    database.pragma("secure_delete = ON");
+    let written: boolean;
+    try {
+      written = await write(guard, statements);
+    } finally {
+      database.pragma(`secure_delete = ${Number(before) === 1 ? "ON" : "OFF"}`);
+    }
+    if (!written) return false;
+    try {
+      database.pragma("wal_checkpoint(TRUNCATE)");
+    } catch {
+      // The erasure is committed; the frames are overwritten by the next checkpoint that can run.
+    }
+    return true;
+  };
+}
+
 /** PostgreSQL: BEGIN, the guard, the statements, COMMIT, on one pooled connection. */
 export function postgresGuardedWrite(pool: pg.Pool): GuardedWrite {
   return async (guard, statements) => {

@@ -5,6 +5,8 @@ import type {
   ChangeFeed,
   ChangeListener,
   DomainEvent,
+  EraseOptions,
+  ErasureResult,
   EventStore,
   GlobalCheckpoint,
   GlobalPage,
@@ -16,8 +18,8 @@ import type {
   SnapshotStore,
   StoredEvent,
 } from "@palimpsest/core";
-import { checkId, StorageError } from "@palimpsest/core";
-import type { CompiledQuery, Kysely } from "kysely";
+import { checkId, NotFoundError, StorageError, ValidationError } from "@palimpsest/core";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
@@ -25,7 +27,8 @@ import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
-import { EVENT_COLUMNS, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
+import { earlierErasure, planErasure } from "./erase-session.ts";
+import { EVENT_COLUMNS, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -184,6 +187,42 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
     });
   }
 
+  erase(sessionId: string, options: EraseOptions = {}): Promise<ErasureResult> {
+    return guardStorage("erase", async () => {
+      checkId(sessionId, "sessionId");
+      if (options.reason !== undefined && typeof options.reason !== "string") {
+        throw new ValidationError("an erasure's reason must be text", ["reason: not a string"], { path: "reason" });
+      }
+      const db = this.#adapter.db;
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const session = await db
+          .selectFrom("sessions")
+          .selectAll()
+          .where("session_id", "=", sessionId)
+          .executeTakeFirst();
+        if (session === undefined) throw new NotFoundError("session", sessionId);
+        if (session.erased_at !== null) {
+          const [last] = await this.readStream(sessionId, { fromSeq: session.version });
+          return earlierErasure(last, sessionId, toIso(session.erased_at));
+        }
+        const rows = await db
+          .selectFrom("events")
+          .select(EVENT_COLUMNS)
+          .where("session_id", "=", sessionId)
+          .where("seq", "<=", session.version)
+          .orderBy("seq")
+          .execute();
+        const events = rows.map((row) => ({ stored: toStoredEvent(row), row }));
+        const plan = planErasure(db, this.#adapter.engine, session, events, options);
+        if (await this.#adapter.writeErasure(plan.guard, plan.statements)) {
+          this.#changes.notify({ sessionId, version: plan.result.seq });
+          return plan.result;
+        }
+      }
+      throw new StorageError("erase", `session ${sessionId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+    });
+  }
+
   saveSnapshot(snapshot: Snapshot): Promise<void> {
     const row = {
       session_id: snapshot.sessionId,
@@ -193,9 +232,27 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
       checksum: snapshot.checksum,
     };
     return guardStorage("saveSnapshot", async () => {
-      await this.#adapter.db
+      // Never for an erased session: a handle that read its content before the erasure must not store it again.
+      const db = this.#adapter.db;
+      const erased = db
+        .selectFrom("sessions")
+        .select("session_id")
+        .where("session_id", "=", row.session_id)
+        .where("erased_at", "is not", null);
+      await db
         .insertInto("snapshots")
-        .values(row)
+        .columns(["session_id", "seq", "format", "state", "checksum"])
+        .expression(
+          db
+            .selectNoFrom([
+              sql<string>`cast(${row.session_id} as text)`.as("session_id"),
+              sql<number>`cast(${row.seq} as integer)`.as("seq"),
+              sql<number>`cast(${row.format} as integer)`.as("format"),
+              sql<string>`cast(${row.state} as text)`.as("state"),
+              sql<string>`cast(${row.checksum} as text)`.as("checksum"),
+            ])
+            .where((eb) => eb.not(eb.exists(erased))),
+        )
         .onConflict((oc) =>
           oc
             .column("session_id")

@@ -131,6 +131,12 @@ function createMigrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    "0010_session_erasure": {
+      async up(db: Kysely<unknown>) {
+        // Set once, by the erasure of the session's content (see erase-session.ts); appends need it null.
+        await db.schema.alterTable("sessions").addColumn("erased_at", timestamp).execute();
+      },
+    },
   };
 }
 

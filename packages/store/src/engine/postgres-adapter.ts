@@ -76,6 +76,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     globalHead: postgresGlobalHead,
     listen: postgresChangeSource(pool, db),
     writeGuarded: postgresGuardedWrite(pool),
+    writeErasure: postgresGuardedWrite(pool),
     async writeBatch(batch) {
       const params = new SqlParams("postgres");
       const text = writeSql(batch, params);

@@ -61,5 +61,6 @@ export function toSessionSummary(row: Selectable<SessionsTable>): SessionSummary
     viewVersion: row.view_version,
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
+    ...(row.erased_at === null || row.erased_at === undefined ? {} : { erasedAt: toIso(row.erased_at) }),
   };
 }

@@ -52,6 +52,11 @@ export class Handoffs {
     const source = typeof session === "string" ? await this.#runtime.resume(session) : session;
     if (typeof session !== "string") await source.refresh();
     if (source.state.handedOffTo !== undefined) throw handedOff(source.id, source.state.handedOffTo);
+    if (source.state.erasedAt !== undefined) {
+      throw new InvariantViolation("session-erased", `session ${source.id} was erased; it cannot be handed off`, {
+        sessionId: source.id,
+      });
+    }
     const { target, reason, successorSessionId = uuidv7() } = options;
     await this.#runtime.checkSuccessorId(source.id, successorSessionId);
     const requested = await this.#queue.insert({

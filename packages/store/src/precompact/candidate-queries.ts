@@ -1,5 +1,5 @@
 import type { PrecompactionCandidate } from "@palimpsest/core";
-import { type Kysely, sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 
 /** One row of `precompaction_candidates` (migration 0002): the key's columns, then the cached summary. */
@@ -97,7 +97,8 @@ export async function saveCandidateRow(db: Kysely<StoreDatabase>, candidate: Pre
         .selectFrom("sessions")
         .select(COLUMNS.map((column) => sql`cast(${row[column]} as ${sql.raw(COLUMN_TYPES[column])})`.as(column)))
         .where("session_id", "=", row.session_id)
-        .where("view_version", "=", row.basis_view_version),
+        .where("view_version", "=", row.basis_view_version)
+        .where("erased_at", "is", null),
     )
     .onConflict((oc) =>
       oc
@@ -126,4 +127,9 @@ export async function loadCandidateRow(
 /** Deletes the session's candidate (a no-op when there is none). */
 export async function deleteCandidateRow(db: Kysely<StoreDatabase>, sessionId: string): Promise<void> {
   await withCandidates(db).deleteFrom("precompaction_candidates").where("session_id", "=", sessionId).execute();
+}
+
+/** The statement that drops the session's candidate, for a caller running it inside its own transaction. */
+export function deleteCandidateQuery(db: Kysely<StoreDatabase>, sessionId: string): CompiledQuery {
+  return withCandidates(db).deleteFrom("precompaction_candidates").where("session_id", "=", sessionId).compile();
 }

@@ -3,6 +3,8 @@ import {
   type ChangeFeed,
   checkId,
   EncodingSchema,
+  type EraseOptions,
+  type ErasureResult,
   type EventStore,
   formatError,
   IdSchema,
@@ -177,6 +179,21 @@ export class Palimpsest {
   /** The tokenizer of an encoding, for writers that decide events outside a Session (an import plans a whole session). */
   tokenCounter(encoding: SessionStarted["encoding"]): Promise<TokenCounter> {
     return this.#deps.counterFor(encoding);
+  }
+
+  /**
+   * Erases the session's content for good (docs/erasure.md): its log keeps every event as a content-free
+   * skeleton (ids, roles, token counts, compaction records) and ends with a session.erased event; its
+   * snapshot, pre-compaction candidate and idempotency hashes go. Reads then show tombstones; writes are
+   * refused (`session-erased`). Only this session: hand-off successors and subagent children are sessions
+   * of their own (a successor holds a copy of the view it carried) and are erased by naming them.
+   * NotFoundError for an unknown session; erasing again changes nothing (`erased: false`).
+   */
+  async erase(sessionId: string, options: EraseOptions = {}): Promise<ErasureResult> {
+    checkId(sessionId, "sessionId");
+    const result = await this.store.erase(sessionId, options);
+    this.precompaction?.cancel(sessionId); // a job still running cannot store its candidate: the save is refused
+    return result;
   }
 
   /** The session catalogue, newest first. */

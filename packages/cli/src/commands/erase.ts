@@ -1,0 +1,36 @@
+import { ValidationError } from "@palimpsest/core";
+import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
+import { counted, emit, type GlobalOptions } from "../output.ts";
+import { withRuntime } from "../runtime.ts";
+
+/**
+ * `erase <session>`: removes the session's content for good (docs/erasure.md). It cannot be undone, so it
+ * runs only with `--yes`, whoever calls it (a terminal or a script): without it nothing is changed and the
+ * command fails as a usage error. The session must be named by its full id (no prefix: an erasure names
+ * exactly what it removes). Hand-off successors and subagent sessions are erased by naming them too.
+ */
+export function registerErase(program: Command, io: CliIo): void {
+  program
+    .command("erase <session>")
+    .description("erase a session's content for good, keeping a content-free skeleton (needs --yes)")
+    .option("--reason <text>", "why, kept in the session's erased event (operator text, not session content)")
+    .option("--yes", "confirm: the content cannot be recovered afterwards")
+    .action(async (sessionId: string, opts: { reason?: string; yes?: boolean }) => {
+      const global = program.opts<GlobalOptions>();
+      if (opts.yes !== true) {
+        throw new ValidationError(`erasing ${sessionId} cannot be undone: run it again with --yes`, ["--yes: missing"]);
+      }
+      const result = await withRuntime(
+        global,
+        io,
+        (runtime) => runtime.erase(sessionId, opts.reason === undefined ? {} : { reason: opts.reason }),
+        "write",
+      );
+      emit(io, global, result, (r) =>
+        r.erased
+          ? `erased ${r.sessionId}: ${counted(r.events, "event")} and ${counted(r.messages, "message")} now content-free (seq ${r.seq})`
+          : `${r.sessionId} was already erased at ${r.erasedAt}; nothing changed`,
+      );
+    });
+}

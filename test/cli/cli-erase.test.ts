@@ -1,0 +1,71 @@
+import { openPalimpsest } from "@palimpsest/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exchange } from "../runtime/handoff-fixtures.ts";
+import { postgresServer } from "../support/postgres-server.ts";
+import { type CliDatabase, jsonError, postgresCliDatabase, runPalimpsest, sqliteCliDatabase } from "./harness.ts";
+
+const server = postgresServer();
+const databases: [string, (() => Promise<CliDatabase>) | undefined][] = [
+  ["SQLite file", sqliteCliDatabase],
+  ["PostgreSQL", "skip" in server ? undefined : () => postgresCliDatabase(server.url)],
+];
+
+const MARKER = "CLIERASEMARKER";
+
+for (const [name, make] of databases) {
+  describe.skipIf(make === undefined)(`palimpsest erase (${name})`, () => {
+    let db: CliDatabase;
+    const cli = (...args: string[]) => runPalimpsest(["--db", db.url, "--json", ...args]);
+    /** A session with two exchanges and the marker in a message; returns its id. */
+    const seed = async (): Promise<string> => {
+      const runtime = await openPalimpsest({ url: db.url });
+      const session = await runtime.startSession({ model: "gpt-4.1", title: `${MARKER} title` });
+      await session.append([...exchange(0), { role: "user", content: `${MARKER} said this` }, ...exchange(1)]);
+      await runtime.close();
+      return session.id;
+    };
+    beforeAll(async () => {
+      db = await (make as () => Promise<CliDatabase>)();
+    });
+    afterAll(() => db.dispose());
+
+    it("refuses without --yes and changes nothing", async () => {
+      const id = await seed();
+      const refused = await cli("erase", id);
+      expect(refused.code).toBe(2);
+      expect(jsonError(refused)).toMatchObject({ code: "VALIDATION" });
+      const view = await cli("view", id);
+      expect(view.code).toBe(0);
+      expect(view.stdout).toContain(MARKER);
+    });
+
+    it("erases with --yes: the view keeps its messages as tombstones, a second erase is a no-op", async () => {
+      const id = await seed();
+      const before = JSON.parse((await cli("view", id)).stdout) as { tokens: number; messages: { id: string }[] };
+      const erased = await cli("erase", id, "--yes", "--reason", "ticket 7");
+      expect(erased).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(erased.stdout)).toMatchObject({
+        sessionId: id,
+        erased: true,
+        messages: before.messages.length,
+      });
+      const view = await cli("view", id);
+      expect(view.code).toBe(0);
+      expect(view.stdout).not.toContain(MARKER);
+      const after = JSON.parse(view.stdout) as typeof before;
+      expect(after.tokens).toBe(before.tokens);
+      expect(after.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
+      expect((await cli("history", id)).code).toBe(0);
+      const again = await cli("erase", id, "--yes");
+      expect(JSON.parse(again.stdout)).toMatchObject({ sessionId: id, erased: false });
+      const text = await runPalimpsest(["--db", db.url, "erase", id, "--yes"]);
+      expect(text.stdout).toContain("already erased");
+    });
+
+    it("an unknown session is NOT_FOUND", async () => {
+      const missing = await cli("erase", "no-such-session", "--yes");
+      expect(missing.code).toBe(1);
+      expect(jsonError(missing)).toMatchObject({ code: "NOT_FOUND", details: { kind: "session" } });
+    });
+  });
+}
