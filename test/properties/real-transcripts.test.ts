@@ -1,8 +1,10 @@
+import { checkToolPairs, checkUniqueIds } from "@palimpsest/core";
 import { importSessions, loadSession, type Palimpsest } from "@palimpsest/store";
 import { commandForStep, sessionStepArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";
+import { rejection } from "../support/rejection.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
@@ -73,6 +75,38 @@ for (const backend of runtimeBackends()) {
           expect(compactions).toBeGreaterThan(0);
         },
       );
+
+      // Last in this block: it erases the sessions the tests above imported.
+      it.each(files)("%s: an erased session keeps its skeleton, holds the invariants and no text", async (file) => {
+        const sources = realSessions(file);
+        const results = await importSessions(runtime, sources);
+        let checked = 0;
+        for (const [i, { sessionId }] of results.entries()) {
+          const before = await runtime.resume(sessionId);
+          const texts = (sources[i]?.items ?? []).flatMap((item) =>
+            item.kind === "message" ? item.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])) : [],
+          );
+          await runtime.erase(sessionId, { reason: "retention" });
+          const after = await fresh.resume(sessionId);
+          const skeleton = (m: { id: string; role: string }) => [m.id, m.role];
+          expect(after.view().messages.map(skeleton)).toEqual(before.view().messages.map(skeleton));
+          expect(after.state.live.map((e) => e.tokens)).toEqual(before.state.live.map((e) => e.tokens));
+          expect(checkUniqueIds(after.view().messages)).toEqual([]);
+          expect(checkToolPairs(after.view().messages)).toEqual([]);
+          const log = await runtime.store.readStream(sessionId);
+          expect(log.filter((e) => e.type === "session.erased")).toHaveLength(1);
+          const stored = JSON.stringify(log);
+          // Texts long enough not to be an id or a word the skeleton could hold by chance.
+          const long = texts.filter((t) => t.length >= 40);
+          checked += long.length;
+          expect(long.filter((t) => stored.includes(t))).toEqual([]);
+          expect((await loadSession(fresh.store, sessionId, false)).state.live).toEqual(after.state.live);
+          expect(await rejection(after.append({ role: "user", content: "more" }))).toMatchObject({
+            details: { rule: "session-erased" },
+          });
+        }
+        expect(checked).toBeGreaterThan(0); // the text check looked at something in every file
+      });
     },
   );
 }
