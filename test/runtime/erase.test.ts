@@ -126,6 +126,43 @@ for (const backend of backends) {
       expect(occurrences(await dumpDatabase(store), marker)).toEqual([]);
     });
 
+    it("raced by a second store appending and erasing at once: one erasure, acknowledged appends redacted, the rest refused", async () => {
+      const made = await backend.make();
+      disposers.push(() => made.dispose());
+      const [one, two] = [await made.open(), await made.open()];
+      const runtimeOne = new Palimpsest({ store: one, counterFor: createTokenCounter });
+      const runtimeTwo = new Palimpsest({ store: two, counterFor: createTokenCounter });
+      const marker = uniqueMarker("r");
+      const session = await populatedSession(runtimeOne, marker);
+      const writer = await runtimeTwo.resume(session.id);
+      const outcomes: string[] = [];
+      const appends = (async () => {
+        for (let n = 0; n < 20; n++) {
+          try {
+            await writer.append({ id: `late${n}`, role: "user", content: `${marker} late ${n}` });
+            outcomes.push("stored");
+          } catch (error) {
+            if (!isPalimpsestError(error)) throw error;
+            outcomes.push(`${error.code} ${(error as InvariantViolation).details.rule ?? ""}`);
+            if ((error as InvariantViolation).details.rule === "session-erased") return;
+            await writer.refresh();
+          }
+        }
+      })();
+      const [first, second] = await Promise.all([runtimeOne.erase(session.id), runtimeTwo.erase(session.id), appends]);
+      expect([first.erased, second.erased].filter(Boolean)).toHaveLength(1);
+      const log = await one.readStream(session.id);
+      expect(log.filter((e) => e.type === "session.erased")).toHaveLength(1);
+      expect(log.at(-1)?.type).toBe("session.erased"); // nothing was stored after the erasure
+      const stored = outcomes.filter((o) => o === "stored").length;
+      const late = log.filter((e) => e.type === "message.appended" && e.data.message.id.startsWith("late"));
+      expect(late).toHaveLength(stored);
+      expect(
+        outcomes.every((o) => o === "stored" || o.startsWith("INVARIANT_VIOLATED") || o.startsWith("CONCURRENCY")),
+      ).toBe(true);
+      expect(occurrences(await dumpDatabase(one), marker)).toEqual([]);
+    });
+
     it("erases a session of more events than one rewrite statement holds", async () => {
       const { runtime, store } = await fresh();
       const marker = uniqueMarker("l");

@@ -3,7 +3,7 @@ import type { PreparedBatch } from "./append-batch.ts";
 import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { GlobalHead, GlobalLogReader, VisibilityWait } from "./global-log.ts";
-import type { GuardedWrite } from "./guarded-write.ts";
+import type { GuardedWrite, LockedWrite } from "./guarded-write.ts";
 
 /** The database engines the store runs on. */
 export type Engine = "postgres" | "sqlite";
@@ -41,9 +41,10 @@ export interface EngineAdapter {
   /** Runs a compare-and-set and the writes it guards atomically (the read models' checkpointed pages). */
   readonly writeGuarded: GuardedWrite;
   /**
-   * Runs an erasure's guarded writes (see erase-session.ts) like writeGuarded, leaving as little of the
-   * old text in the engine's files as it can: on SQLite freed space is zeroed (secure_delete) and the WAL
-   * checkpointed and truncated afterwards; on PostgreSQL old row versions wait for VACUUM (docs/erasure.md).
+   * Runs an erasure (see erase-session.ts) as a LockedWrite: read and rewritten under the session's lock,
+   * leaving as little of the old text in the engine's files as it can: on SQLite freed space is zeroed
+   * (secure_delete) and the WAL checkpointed and truncated afterwards; on PostgreSQL old row versions wait
+   * for VACUUM (docs/erasure.md).
    */
-  readonly writeErasure: GuardedWrite;
+  readonly writeErasure: LockedWrite;
 }

@@ -36,10 +36,11 @@ export interface ErasurePlan {
 }
 
 /**
- * Plans the erasure of a session whose row and events (all of them, in seq order) were just read. The
- * guard sets `erased_at` and claims the next seq only while the session is still at the version read and
- * not erased, so the writes it guards (run in the same transaction) cover every event, and an append
- * racing the erasure either commits before it (and is redacted with the rest) or is refused after it.
+ * Plans the erasure of a session whose row and events (all of them, in seq order) were just read under
+ * the session's lock (the store's LockedWrite). The guard sets `erased_at` and claims the next seq while
+ * the session is still at the version read and not erased (under the lock it is), so the writes it guards
+ * cover every event, and an append racing the erasure either commits before it (and is redacted with the
+ * rest) or waits for the lock and is refused after it.
  *
  * The writes: each event whose data differs from its skeleton is rewritten to it, every content hash of
  * the session is cleared (a hash of content is derived from content: it could confirm a guess), the

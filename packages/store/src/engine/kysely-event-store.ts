@@ -19,16 +19,16 @@ import type {
   StoredEvent,
 } from "@palimpsest/core";
 import { checkId, NotFoundError, StorageError, ValidationError } from "@palimpsest/core";
-import { type CompiledQuery, type Kysely, sql } from "kysely";
+import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
-import type { StoreDatabase } from "./database-schema.ts";
+import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
 import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { earlierErasure, planErasure } from "./erase-session.ts";
-import { EVENT_COLUMNS, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
+import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -194,32 +194,29 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
         throw new ValidationError("an erasure's reason must be text", ["reason: not a string"], { path: "reason" });
       }
       const db = this.#adapter.db;
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const session = await db
-          .selectFrom("sessions")
-          .selectAll()
-          .where("session_id", "=", sessionId)
-          .executeTakeFirst();
-        if (session === undefined) throw new NotFoundError("session", sessionId);
-        if (session.erased_at !== null) {
-          const [last] = await this.readStream(sessionId, { fromSeq: session.version });
-          return earlierErasure(last, sessionId, toIso(session.erased_at));
+      const engine = this.#adapter.engine;
+      const session = db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId);
+      // Read and rewritten under the session's lock: an append waits, then finds the session erased.
+      const reads = [
+        (engine === "postgres" ? session.forUpdate() : session).compile(),
+        db.selectFrom("events").select(EVENT_COLUMNS).where("session_id", "=", sessionId).orderBy("seq").compile(),
+      ];
+      const result = await this.#adapter.writeErasure(reads, ([sessions, rows]) => {
+        const row = sessions?.[0] as Selectable<SessionsTable> | undefined;
+        if (row === undefined) throw new NotFoundError("session", sessionId);
+        const events = (rows ?? []).map((r) => ({ stored: toStoredEvent(r as EventRow), row: r as EventRow }));
+        if (row.erased_at !== null) {
+          return {
+            guard: undefined,
+            statements: [],
+            result: earlierErasure(events.at(-1)?.stored, sessionId, toIso(row.erased_at)),
+          };
         }
-        const rows = await db
-          .selectFrom("events")
-          .select(EVENT_COLUMNS)
-          .where("session_id", "=", sessionId)
-          .where("seq", "<=", session.version)
-          .orderBy("seq")
-          .execute();
-        const events = rows.map((row) => ({ stored: toStoredEvent(row), row }));
-        const plan = planErasure(db, this.#adapter.engine, session, events, options);
-        if (await this.#adapter.writeErasure(plan.guard, plan.statements)) {
-          this.#changes.notify({ sessionId, version: plan.result.seq });
-          return plan.result;
-        }
-      }
-      throw new StorageError("erase", `session ${sessionId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+        const plan = planErasure(db, engine, row, events, options);
+        return { guard: plan.guard, statements: plan.statements, result: plan.result };
+      });
+      if (result.erased) this.#changes.notify({ sessionId, version: result.seq });
+      return result;
     });
   }
 

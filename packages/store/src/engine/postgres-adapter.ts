@@ -6,7 +6,7 @@ import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
 import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./global-log.ts";
-import { postgresGuardedWrite } from "./guarded-write.ts";
+import { postgresGuardedWrite, postgresLockedWrite } from "./guarded-write.ts";
 import { CHANGES_CHANNEL, postgresChangeSource, sessionRef } from "./postgres-changes.ts";
 
 const INT8_OID = 20;
@@ -76,7 +76,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     globalHead: postgresGlobalHead,
     listen: postgresChangeSource(pool, db),
     writeGuarded: postgresGuardedWrite(pool),
-    writeErasure: postgresGuardedWrite(pool),
+    writeErasure: postgresLockedWrite(pool),
     async writeBatch(batch) {
       const params = new SqlParams("postgres");
       const text = writeSql(batch, params);

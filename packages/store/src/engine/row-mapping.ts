@@ -19,7 +19,8 @@ export const EVENT_COLUMNS = [
   "recorded_at",
 ] as const;
 
-type EventRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
+/** An events row as the store reads it (EVENT_COLUMNS). */
+export type EventRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
 
 /** A timestamp column as ISO text: PostgreSQL returns a Date, SQLite the text it stored. */
 export function toIso(value: Date | string): string {
