@@ -11,6 +11,7 @@ import { type AuditResult, runAuditBench } from "./audit.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { type EraseResult, runEraseBench } from "./erase.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
@@ -30,6 +31,7 @@ const BENCHES = [
   "cold-start",
   "installed-start",
   "session-listing",
+  "erase",
   "audit",
   "watch",
   "handoff",
@@ -163,6 +165,13 @@ function installedStartTable(rows: readonly InstalledStartResult[]): string {
       `${num(r.unbundledRssMb)} MB`,
       `${num(r.nodeRssMb)} MB`,
     ]),
+  );
+}
+
+function eraseTable(rows: readonly EraseResult[]): string {
+  return markdownTable(
+    ["engine", "messages", "erase", "read the same log (baseline)", "erase / read"],
+    rows.map((r) => [r.engine, num(r.messages), ms(r.eraseMs), ms(r.readMs), ratio(r.eraseMs / r.readMs)]),
   );
 }
 
@@ -409,6 +418,13 @@ try {
     }
     results.sessionListing = rows;
     tables.push("## `palimpsest sessions`: one page against every session", sessionListingTable(rows));
+  }
+  if (only.has("erase")) {
+    const rows: EraseResult[] = [];
+    for (const engine of engines)
+      rows.push(...(await runEraseBench(engine, await databaseFor(engine, "erase"), quick)));
+    results.erase = rows;
+    tables.push("## Erasure: one session's content against reading its log", eraseTable(rows));
   }
   if (only.has("audit")) {
     const rows: AuditResult[] = [];
