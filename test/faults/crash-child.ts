@@ -17,6 +17,7 @@ import {
   openWorkerRuntime,
   reportError,
 } from "./fault-workload.ts";
+import { SessionHandles } from "./session-handles.ts";
 
 const config = await new Promise<CrashConfig>((resolve) => {
   // The listener stays: it keeps the channel (and a parked process) alive until the parent kills it.
@@ -55,15 +56,7 @@ const stopFollowing = config.follow
   ? new AuditReadModels(store).follow({ onError: (e) => void fail(-3, e) })
   : undefined;
 const lanes = [...config.lanes];
-const handles = new Map<string, Session>();
-
-async function handle(sessionId: string): Promise<Session> {
-  const known = handles.get(sessionId);
-  if (known !== undefined) return known;
-  const session = await runtime.resume(sessionId);
-  handles.set(sessionId, session);
-  return session;
-}
+const handles = new SessionHandles(runtime);
 
 const ack = (step: number, effect: CrashEffect) => report({ t: "ack", step, effect });
 const retried = (step: number, outcome: RetryOutcome) => report({ t: "retry", step, outcome });
@@ -112,7 +105,7 @@ async function handOff(step: number, lane: number, session: Session, to: string,
       successor = await runtime.handoffs.complete(claim);
     }
   }
-  handles.set(successor.id, successor);
+  handles.keep(successor);
   lanes[lane] = successor.id;
   await ack(step, { handoff: { from: session.id, to: successor.id }, lane: { lane, session: successor.id } });
 }
@@ -123,13 +116,13 @@ async function run(step: number, retry: boolean): Promise<void> {
   const newId = `${config.tag}-l${op.lane}-${step}`;
   if (op.kind === "start" || laneSession === undefined || laneSession === null) {
     if ((await store.getSession(newId)) === undefined) {
-      handles.set(newId, await runtime.startSession({ sessionId: newId, model: "gpt-4.1", contextWindow: 4_000 }));
+      handles.keep(await runtime.startSession({ sessionId: newId, model: "gpt-4.1", contextWindow: 4_000 }));
     }
     lanes[op.lane] = newId;
     await ack(step, { lane: { lane: op.lane, session: newId } });
     return;
   }
-  const session = await handle(laneSession);
+  const session = await handles.get(laneSession);
   await session.refresh();
   switch (op.kind) {
     case "append":

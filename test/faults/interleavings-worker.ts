@@ -4,12 +4,13 @@
  * each operation's acknowledged writes or its typed error.
  */
 import type { StoredEvent } from "@palimpsest/core";
-import { compact, compactRange, type Session } from "@palimpsest/store";
+import { compact, compactRange } from "@palimpsest/store";
 import { exchange } from "../support/exchange.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 import { report } from "./fault-process.ts";
 import { faultCompaction, hookedSummarizer, middleRange, openWorkerRuntime, reportError } from "./fault-workload.ts";
 import type { InterleavedOp, InterleavingRun, OpResult } from "./interleavings-protocol.ts";
+import { SessionHandles } from "./session-handles.ts";
 
 const messages: unknown[] = [];
 let wake: (() => void) | undefined;
@@ -40,15 +41,7 @@ const { store, runtime } = await openWorkerRuntime(url, async () => {}, {
     }
   },
 });
-const handles = new Map<string, Session>();
-
-async function handle(sessionId: string): Promise<Session> {
-  const known = handles.get(sessionId);
-  if (known !== undefined) return known;
-  const session = await runtime.resume(sessionId);
-  handles.set(sessionId, session);
-  return session;
-}
+const handles = new SessionHandles(runtime);
 
 const compactionOf = (events: readonly StoredEvent[]) =>
   events.flatMap((e) => (e.type === "messages.superseded" ? [e.data.compactionId] : []));
@@ -58,11 +51,11 @@ async function run(op: InterleavedOp, slots: string[], target: string, result: O
     const claim = await runtime.handoffs.claim({ claimant: `w${worker}`, leaseMs: 30_000, target });
     if (claim === undefined) return;
     const successor = await runtime.handoffs.complete(claim);
-    handles.set(successor.id, successor);
+    handles.keep(successor);
     result.handoff = { from: claim.sourceSessionId, to: successor.id };
     return;
   }
-  const session = await handle(slots[op.slot] as string);
+  const session = await handles.get(slots[op.slot] as string);
   result.session = session.id;
   switch (op.kind) {
     case "append": {
@@ -88,7 +81,7 @@ async function run(op: InterleavedOp, slots: string[], target: string, result: O
     }
     case "handoff": {
       const successor = await runtime.handOff(session, { toSessionId: op.to });
-      handles.set(successor.id, successor);
+      handles.keep(successor);
       slots[op.slot] = successor.id; // this worker goes on in the successor
       result.handoff = { from: session.id, to: successor.id };
       return;
