@@ -163,6 +163,27 @@ for (const backend of backends) {
       expect(occurrences(await dumpDatabase(one), marker)).toEqual([]);
     });
 
+    it("bad input is VALIDATION with its path and changes nothing; an odd reason is kept byte for byte", async () => {
+      const { runtime, store } = await fresh();
+      const session = await populatedSession(runtime, uniqueMarker("b"));
+      const dump = await dumpDatabase(store);
+      for (const [id, options, path] of [
+        ["bad\u0000id", {}, "sessionId"],
+        ["lone\uD800", {}, "sessionId"],
+        ["", {}, "sessionId"],
+        [session.id, { reason: 42 as never }, "reason"],
+      ] as const) {
+        const error = await rejection(runtime.erase(id, options));
+        expect(error.code, JSON.stringify(id)).toBe("VALIDATION");
+        expect(error.details, JSON.stringify(id)).toMatchObject({ path });
+      }
+      expect(await dumpDatabase(store)).toEqual(dump);
+      const reason = "ticket <|endoftext|> \u0000 '; DROP TABLE events; --";
+      await runtime.erase(session.id, { reason });
+      const log = await store.readStream(session.id);
+      expect(log.at(-1)).toMatchObject({ type: "session.erased", data: { reason } });
+    });
+
     it("erases a session of more events than one rewrite statement holds", async () => {
       const { runtime, store } = await fresh();
       const marker = uniqueMarker("l");
