@@ -69,6 +69,45 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the writer's backends term
     }
   });
 
+  it("an erasure whose backend is terminated while it waits inside its transaction fails retryable, changes nothing, and a retry erases", async () => {
+    const store = await probeStore();
+    const locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    try {
+      const erasing = new Palimpsest({ store, counterFor: createTokenCounter });
+      const session = await erasing.startSession({ model: "gpt-4o" });
+      await session.append({ role: "user", content: "erase-me-under-a-dropped-connection" });
+      const before = await store.readStream(session.id);
+      // Another connection holds the session's row lock, so the erasure stops at its first read, in its transaction.
+      await locker.query("BEGIN");
+      await locker.query("SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE", [session.id]);
+      const failure = erasing.erase(session.id).catch((error: unknown) => error);
+      // The server says when the erasure is waiting for the lock (polled: there is no event to wait on).
+      for (let waited = 0; ; waited++) {
+        const { rows } = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND wait_event_type = 'Lock'",
+          [name, PROBE_APP],
+        );
+        if (rows.length > 0) break;
+        if (waited > 4_500) throw new Error("the erasure never waited for the session's lock");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(await terminateBackends(admin, name, PROBE_APP)).toBeGreaterThan(0);
+      const error = await failure;
+      expect(error).toBeInstanceOf(StorageError);
+      expect((error as StorageError).details.retryable).toBe(true);
+      await locker.query("ROLLBACK");
+      expect(await store.readStream(session.id)).toEqual(before);
+      expect((await erasing.erase(session.id)).erased).toBe(true);
+      const after = await store.readStream(session.id);
+      expect(after.at(-1)?.type).toBe("session.erased");
+      expect(JSON.stringify(after)).not.toContain("erase-me-under-a-dropped-connection");
+    } finally {
+      await locker.end();
+      await store.close();
+    }
+  });
+
   it("a transaction whose connection drops between statements fails, and the process and the next call survive", async () => {
     const store = await probeStore();
     try {
