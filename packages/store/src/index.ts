@@ -2,6 +2,7 @@ export * from "./audit/index.ts";
 export * from "./engine/index.ts";
 export * from "./handoff/index.ts";
 export * from "./import/import-sessions.ts";
+export * from "./mirror/index.ts";
 export * from "./precompact/index.ts";
 export * from "./replay/index.ts";
 export * from "./runtime/compact.ts";

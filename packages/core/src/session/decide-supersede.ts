@@ -48,9 +48,14 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
   const inFlight = [...state.pendingCalls.values()].filter((id) => targets.has(id));
   const nextEntries = applySupersede(state.live, data, state.lastSeq + 1);
   const broken = checkToolPairs(nextEntries.map((e) => e.message));
-  // A trailing call is allowed to be open, but a compaction must not reopen one by removing its result.
+  // A trailing call is allowed to be open, but a compaction must not reopen one by removing its result
+  // (a call the replacements bring that the view never answered is new, as when a mirror revises its last
+  // assistant message that gained a call).
+  const answered = new Set(
+    state.live.flatMap((e) => (e.message.toolCallId === undefined ? [] : [e.message.toolCallId])),
+  );
   const reopened = [...pendingCallsOf(nextEntries)]
-    .filter(([call]) => !state.pendingCalls.has(call))
+    .filter(([call]) => !state.pendingCalls.has(call) && answered.has(call))
     .map(([, id]) => id);
   if (inFlight.length > 0 || broken.length > 0 || reopened.length > 0) {
     throw new InvariantViolation(

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from "kysely";
 import type { AuditTables } from "../audit/audit-tables.ts";
 import type { HandoffTables } from "../handoff/handoff-table.ts";
+import type { MirrorTables } from "../mirror/mirror-tables.ts";
 
 /** A timestamp: written as an ISO string; read back as a Date (PostgreSQL) or the same string (SQLite). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -56,7 +57,7 @@ export interface SnapshotsTable {
 }
 
 /** The kysely view of the whole database. */
-export interface StoreDatabase extends AuditTables, HandoffTables {
+export interface StoreDatabase extends AuditTables, HandoffTables, MirrorTables {
   events: EventsTable;
   sessions: SessionsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -40,6 +40,8 @@ export interface EngineAdapter {
   readonly listen: ChangeSource;
   /** Runs a compare-and-set and the writes it guards atomically (the read models' checkpointed pages). */
   readonly writeGuarded: GuardedWrite;
+  /** Runs reads, then the writes decided from them, under the lock the first read takes (see guarded-write.ts). */
+  readonly writeLocked: LockedWrite;
   /**
    * Runs an erasure (see erase-session.ts) as a LockedWrite: read and rewritten under the session's lock,
    * leaving as little of the old text in the engine's files as it can: on SQLite freed space is zeroed

@@ -1,4 +1,5 @@
 export type { Engine } from "./engine-adapter.ts";
+export type { LockedPlan, ReadRows } from "./guarded-write.ts";
 export { KyselyEventStore } from "./kysely-event-store.ts";
 export { DEFAULT_DATABASE_PATH, type OpenEventStoreOptions, openEventStore } from "./open-event-store.ts";
 export {

@@ -28,6 +28,7 @@ import { ChangeNotifier } from "./change-notifier.ts";
 import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
 import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { earlierErasure, planErasure } from "./erase-session.ts";
+import type { LockedPlan, ReadRows } from "./guarded-write.ts";
 import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
 import {
   decodeSessionCursor,
@@ -84,6 +85,14 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
   /** Runs a compare-and-set and the writes it guards in one transaction; false (nothing written) when it missed. */
   writeGuarded(guard: CompiledQuery, statements: readonly CompiledQuery[]): Promise<boolean> {
     return guardStorage("writeGuarded", () => this.#adapter.writeGuarded(guard, statements));
+  }
+
+  /**
+   * Runs `reads` and the writes `plan` decides from their rows in one transaction holding the lock the
+   * first read takes (SQLite: the write lock; PostgreSQL: that read must be `FOR UPDATE`): see LockedWrite.
+   */
+  writeLocked<T>(reads: readonly CompiledQuery[], plan: (rows: ReadRows) => LockedPlan<T>): Promise<T> {
+    return guardStorage("writeLocked", () => this.#adapter.writeLocked(reads, plan));
   }
 
   /**

@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { type Migration, Migrator } from "kysely/migration";
 import { auditMigration } from "../audit/audit-migration.ts";
 import { addHandoffCompletion, createHandoffsTable } from "../handoff/handoff-migration.ts";
+import { createMirrorTables } from "../mirror/mirror-migration.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine } from "./engine-adapter.ts";
 
@@ -137,6 +138,7 @@ function createMigrations(engine: Engine): Record<string, Migration> {
         await db.schema.alterTable("sessions").addColumn("erased_at", timestamp).execute();
       },
     },
+    "0012_mirror": { up: (db: Kysely<unknown>) => createMirrorTables(db, engine) },
   };
 }
 

@@ -76,6 +76,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     globalHead: postgresGlobalHead,
     listen: postgresChangeSource(pool, db),
     writeGuarded: postgresGuardedWrite(pool),
+    writeLocked: postgresLockedWrite(pool),
     writeErasure: postgresLockedWrite(pool),
     async writeBatch(batch) {
       const params = new SqlParams("postgres");

@@ -5,7 +5,7 @@ import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./global-log.ts";
-import { sqliteErasureWrite, sqliteGuardedWrite } from "./guarded-write.ts";
+import { sqliteErasureWrite, sqliteGuardedWrite, sqliteLockedWrite } from "./guarded-write.ts";
 import { retryWhileBusy } from "./sqlite-busy.ts";
 import { sqliteChangeSource } from "./sqlite-changes.ts";
 import { LockWaitingSqliteDialect } from "./sqlite-dialect.ts";
@@ -108,6 +108,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     globalHead: sqliteGlobalHead,
     listen: sqliteChangeSource(database, options.pollMs),
     writeGuarded: sqliteGuardedWrite(database, options.busyTimeoutMs),
+    writeLocked: sqliteLockedWrite(database, options.busyTimeoutMs),
     writeErasure: sqliteErasureWrite(database, options.busyTimeoutMs),
     async writeBatch(batch) {
       try {

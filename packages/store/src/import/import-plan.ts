@@ -11,6 +11,7 @@ import {
   type StoredEvent,
   type TokenCounter,
 } from "@palimpsest/core";
+import { type Revision, revisionId } from "./revisions.ts";
 
 /** The events that write one source session's pending items, decided in memory, with their source times. */
 export interface ImportPlan {
@@ -23,7 +24,8 @@ export interface ImportPlan {
 
 /**
  * Decides the events that bring `state` (a copy: it is folded in place) up to date with `items`: the
- * start when `started` is given, then messages in turns (a message with provider usage closes its turn),
+ * start when `started` is given, each revision as a supersede of the live message it replaces by the
+ * source's version under a new id (see revisions.ts), then messages in turns (a message with provider usage closes its turn),
  * and each compaction boundary as one supersede of everything live before it. Every command goes through
  * the decider, so the plan is exactly what a Session would have appended, in one batch.
  */
@@ -33,6 +35,7 @@ export function planImport(
   items: readonly ImportItem[],
   counter: TokenCounter,
   started?: SessionStarted,
+  revised: readonly Revision[] = [],
 ): ImportPlan {
   const plan: ImportPlan = { events: [], times: [], viewVersion: undefined };
   const apply = (command: SessionCommand, time: string | undefined): void => {
@@ -44,6 +47,27 @@ export function planImport(
     }
   };
   if (started !== undefined) apply({ type: "start", data: started }, items[0]?.occurredAt);
+  for (const { targetId, message } of revised) {
+    const revision = { ...message, id: revisionId(message.id, state.lastSeq + 1) };
+    const tokens = counter.countMessage(revision);
+    const target = state.live.find((e) => e.message.id === targetId);
+    apply(
+      {
+        type: "supersede",
+        data: {
+          compactionId: `${revision.id}:revision`,
+          targets: [targetId],
+          replacements: [{ kind: "stub", message: revision, tokens, at: targetId }],
+          mode: "import",
+          basis: { viewVersion: state.viewVersion },
+          producer: { policy: `${source.format}-revision` },
+          stats: { tokensBefore: target?.tokens ?? 0, tokensAfter: tokens },
+          trigger: "import",
+        },
+      },
+      undefined,
+    );
+  }
   let turn: { counted: CountedMessage; time: string | undefined }[] = [];
   const flush = (turnId?: string): void => {
     if (turn.length === 0) return;

@@ -3,6 +3,7 @@ import { foldEvents, type ImportedSession, initialState, type SessionStarted } f
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
 import { planImport } from "./import-plan.ts";
+import { canonicalJson, type Revision, revisedMessages } from "./revisions.ts";
 
 /** What an import did with one source session. */
 export interface ImportedSessionResult {
@@ -68,9 +69,40 @@ export async function importSessions(
 }
 
 async function importOne(runtime: Palimpsest, source: ImportedSession, file?: string): Promise<ImportedSessionResult> {
-  const sessionId = importedSessionId(source.format, source.externalId);
   const parentSessionId =
     source.parentExternalId === undefined ? undefined : importedSessionId(source.format, source.parentExternalId);
+  return importSession(runtime, source, {
+    sessionId: importedSessionId(source.format, source.externalId),
+    ...(parentSessionId === undefined ? {} : { parentSessionId }),
+    ...(file === undefined ? {} : { file }),
+  });
+}
+
+/** Where importSession writes a source session, and how it treats what it wrote before. */
+export interface ImportTarget {
+  sessionId: string;
+  parentSessionId?: string;
+  /** The source file's name, recorded in the session's start. */
+  file?: string;
+  /**
+   * A message already in the log whose source changed since (a mirror's last assistant message that
+   * gained content blocks) is replaced by its new version under a new id; without it, it is passed over.
+   */
+  revise?: boolean;
+}
+
+/**
+ * Brings one session of the store up to date with a parsed source session, in one append: its start if
+ * it is new, then the items the log does not hold yet (and the revisions, with `revise`). The append's
+ * idempotency key derives from the version it starts at and what it writes, so two processes importing
+ * the same items at once both succeed.
+ */
+export async function importSession(
+  runtime: Palimpsest,
+  source: ImportedSession,
+  target: ImportTarget,
+): Promise<ImportedSessionResult> {
+  const { sessionId, parentSessionId } = target;
   const result: ImportedSessionResult = {
     sessionId,
     externalId: source.externalId,
@@ -82,18 +114,19 @@ async function importOne(runtime: Palimpsest, source: ImportedSession, file?: st
   };
   const state = foldEvents(initialState(sessionId), await runtime.store.readStream(sessionId));
   const existing = state.lastSeq > 0;
-  const started: SessionStarted | undefined = existing ? undefined : startOf(source, parentSessionId, file);
+  const started: SessionStarted | undefined = existing ? undefined : startOf(source, parentSessionId, target.file);
   const encoding = (state.started ?? started)?.encoding ?? encodingForModel(source.model);
   // Items already in the log (an earlier import, or one cut short) are passed over: ids are deterministic.
   const pending = source.items.filter(
     (item) => !state.messageSeq.has(item.kind === "message" ? item.message.id : item.summary.id),
   );
-  if (pending.length === 0) return result;
+  const revised = target.revise === true ? revisedMessages(state, source.items) : [];
+  if (pending.length === 0 && revised.length === 0) return result;
   const fromSeq = state.lastSeq;
-  const plan = planImport(state, source, pending, await runtime.tokenCounter(encoding), started);
+  const plan = planImport(state, source, pending, await runtime.tokenCounter(encoding), started, revised);
   const written = await runtime.store.append(sessionId, plan.events, {
     expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
-    idempotencyKey: importKey(fromSeq, pending),
+    idempotencyKey: importKey(fromSeq, pending, revised),
     occurredAt: plan.times,
     ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
   });
@@ -115,8 +148,9 @@ function startOf(source: ImportedSession, parentSessionId: string | undefined, f
 }
 
 /** The idempotency key of an import append: the version it starts from and the items it writes. */
-function importKey(fromSeq: number, items: ImportedSession["items"]): string {
+function importKey(fromSeq: number, items: ImportedSession["items"], revised: readonly Revision[]): string {
   const hash = createHash("sha256");
   for (const item of items) hash.update(`${item.kind === "message" ? item.message.id : item.summary.id}\n`);
+  for (const r of revised) hash.update(`revise ${r.targetId}\n${canonicalJson(r.message)}\n`);
   return `import:${fromSeq}:${hash.digest("hex").slice(0, 32)}`;
 }

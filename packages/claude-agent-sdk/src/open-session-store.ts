@@ -1,0 +1,70 @@
+import { ValidationError } from "@palimpsest/core";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import {
+  eraseLeftovers,
+  MirrorFolder,
+  type MirrorFolderOptions,
+  MirrorLog,
+  openEventStore,
+  Palimpsest,
+} from "@palimpsest/store";
+import { PalimpsestSessionStore, type SummaryFold } from "./palimpsest-session-store.ts";
+
+/** Options of openSessionStore. Exact: an unknown key is VALIDATION. */
+export interface OpenSessionStoreOptions extends MirrorFolderOptions {
+  /** `postgres://…`, a SQLite file path, or `:memory:`; default: `./.palimpsest/palimpsest.db`. */
+  url?: string;
+  /** SQLite: how long (ms) to wait for another process's lock before failing (default 5000). */
+  sqliteBusyTimeoutMs?: number;
+}
+
+const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
+  url: true,
+  sqliteBusyTimeoutMs: true,
+  settleMs: true,
+  onError: true,
+};
+
+/**
+ * Opens (creating and migrating) the Palimpsest store at `url` as a Claude Agent SDK SessionStore:
+ * `query({ prompt, options: { sessionStore: await openSessionStore({ url }) } })`. Finishes what a
+ * process that died left: sessions of deleted keys still holding content are erased, and entries
+ * stored but not yet folded are folded in the background. Needs `@anthropic-ai/claude-agent-sdk`.
+ */
+export async function openSessionStore(options: OpenSessionStoreOptions = {}): Promise<PalimpsestSessionStore> {
+  const unknown = Object.keys(options).filter((key) => !Object.hasOwn(OPTION_KEYS, key));
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      `unknown openSessionStore option${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
+      unknown.map((key) => `${key}: not one of ${Object.keys(OPTION_KEYS).join(", ")}`),
+      { path: unknown[0] ?? "" },
+    );
+  }
+  const foldSummary = await loadSummaryFold();
+  const { url, sqliteBusyTimeoutMs, ...folding } = options;
+  const store = await openEventStore(url, sqliteBusyTimeoutMs === undefined ? {} : { sqliteBusyTimeoutMs });
+  const runtime = new Palimpsest({ store, counterFor: createTokenCounter });
+  const log = new MirrorLog(store);
+  const folder = new MirrorFolder(runtime, log, folding);
+  try {
+    await eraseLeftovers(runtime, log);
+    for (const key of await log.unfolded()) folder.touch(key);
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  return new PalimpsestSessionStore({ runtime, log, folder, foldSummary });
+}
+
+/** The SDK's `foldSessionSummary`, loaded on first use: the SDK is an optional peer dependency. */
+async function loadSummaryFold(): Promise<SummaryFold> {
+  try {
+    return (await import("@anthropic-ai/claude-agent-sdk")).foldSessionSummary;
+  } catch (cause) {
+    throw new ValidationError(
+      "openSessionStore needs @anthropic-ai/claude-agent-sdk: npm install @anthropic-ai/claude-agent-sdk",
+      ["@anthropic-ai/claude-agent-sdk: not installed"],
+      { cause, path: "@anthropic-ai/claude-agent-sdk" },
+    );
+  }
+}

@@ -1,0 +1,190 @@
+import type {
+  foldSessionSummary,
+  SessionKey,
+  SessionStore,
+  SessionStoreEntry,
+  SessionSummaryEntry,
+} from "@anthropic-ai/claude-agent-sdk";
+import { StorageError } from "@palimpsest/core";
+import {
+  eraseMirrorKey,
+  type MirrorErasure,
+  type MirrorFolder,
+  type MirrorKey,
+  type MirrorLog,
+  type Palimpsest,
+} from "@palimpsest/store";
+import { encodeEntries } from "./entry-codec.ts";
+import { toMirrorKey, toProjectKey } from "./session-key.ts";
+
+/** The SDK's summary fold, passed in by openSessionStore (the SDK is loaded there). */
+export type SummaryFold = typeof foldSessionSummary;
+
+/** What a PalimpsestSessionStore is built from (see openSessionStore). */
+export interface SessionStoreParts {
+  runtime: Palimpsest;
+  log: MirrorLog;
+  folder: MirrorFolder;
+  foldSummary: SummaryFold;
+}
+
+/**
+ * The Claude Agent SDK's SessionStore on Palimpsest. Every entry the SDK mirrors is kept verbatim (a
+ * uuid once per key) and folded in the background into a Palimpsest session, as `palimpsest import`
+ * reads the same JSONL file, with views, audit and compaction history on it (`runtime`). `delete` is
+ * an erasure (docs/claude-agent-sdk.md).
+ */
+export class PalimpsestSessionStore implements SessionStore {
+  /** The Palimpsest runtime over the same database: sessions, views, audit of what is mirrored. */
+  readonly runtime: Palimpsest;
+  readonly #log: MirrorLog;
+  readonly #folder: MirrorFolder;
+  readonly #foldSummary: SummaryFold;
+  /** The last write of each key in this process: appends and deletes of one key run in call order. */
+  readonly #writes = new Map<string, Promise<unknown>>();
+  #closed = false;
+
+  constructor(parts: SessionStoreParts) {
+    this.runtime = parts.runtime;
+    this.#log = parts.log;
+    this.#folder = parts.folder;
+    this.#foldSummary = parts.foldSummary;
+  }
+
+  /**
+   * Stores the batch's new entries in one transaction (a uuid the key holds is a retry or replay and
+   * is passed over), folds the session summary of a main key with the SDK's `foldSessionSummary` under
+   * the key's lock, and queues the fold into Palimpsest. ValidationError, storing nothing, for a bad
+   * key or entry.
+   */
+  async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
+    this.#open();
+    const mirrorKey = toMirrorKey(key);
+    const inputs = encodeEntries(entries);
+    if (inputs.length === 0) return;
+    const originals = new Map(inputs.map((input, i) => [input, entries[i] as SessionStoreEntry]));
+    const sdkKey = toSdkKey(mirrorKey);
+    const summarize =
+      mirrorKey.subpath === undefined
+        ? (previous: string | null, stored: readonly (typeof inputs)[number][], mtime: number) =>
+            JSON.stringify(
+              this.#foldSummary(
+                previous === null ? undefined : (JSON.parse(previous) as SessionSummaryEntry),
+                sdkKey,
+                stored.map((input) => originals.get(input) as SessionStoreEntry),
+                { mtime },
+              ),
+            )
+        : undefined;
+    const result = await this.#serially(mirrorKey, () => this.#log.append(mirrorKey, inputs, summarize));
+    if (result.stored > 0) this.#folder.touch(mirrorKey);
+  }
+
+  /** The key's entries as appended, in append order; null for a key never written (or deleted). */
+  async load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
+    this.#open();
+    const mirrorKey = toMirrorKey(key);
+    const row = await this.#log.key(mirrorKey);
+    if (row === undefined || row.nextSeq === 0) return null;
+    const texts = await this.#log.entries(mirrorKey, row.generation);
+    return texts.length === 0 ? null : texts.map((text) => JSON.parse(text) as SessionStoreEntry);
+  }
+
+  /** The project's main sessions with their last write time (integer epoch ms); [] for an unknown project. */
+  async listSessions(projectKey: string): Promise<Array<{ sessionId: string; mtime: number }>> {
+    this.#open();
+    const rows = await this.#log.projectSessions(toProjectKey(projectKey));
+    return rows.map((row) => ({ sessionId: row.session, mtime: row.mtimeMs }));
+  }
+
+  /** The summaries `append` folded, one per main session of the project, verbatim. */
+  async listSessionSummaries(projectKey: string): Promise<SessionSummaryEntry[]> {
+    this.#open();
+    const rows = await this.#log.projectSessions(toProjectKey(projectKey));
+    return rows.flatMap((row) => (row.summary === null ? [] : [JSON.parse(row.summary) as SessionSummaryEntry]));
+  }
+
+  /**
+   * Erases the key: a main key with all its subpaths, a subpath alone. Its entries are deleted and the
+   * Palimpsest sessions folded from it erased to their skeletons (audit totals stay true); `load` then
+   * returns null. A key never written: nothing happens.
+   */
+  async delete(key: SessionKey): Promise<void> {
+    await this.erase(key);
+  }
+
+  /** `delete` with a reason kept in each erased session's `session.erased` event, and what it did. */
+  async erase(key: SessionKey, options: { reason?: string } = {}): Promise<MirrorErasure> {
+    this.#open();
+    const mirrorKey = toMirrorKey(key);
+    return this.#serially(mirrorKey, async () => {
+      const keys = await this.#log.allKeysOf(mirrorKey.project, mirrorKey.session);
+      for (const k of keys)
+        if (mirrorKey.subpath === undefined || k.subpath === mirrorKey.subpath) await this.#folder.idle(k);
+      return eraseMirrorKey(this.runtime, this.#log, mirrorKey, options.reason ?? "deleted through the SessionStore");
+    });
+  }
+
+  /** The subpaths (subagent transcripts…) of a session holding entries; never the main key. */
+  async listSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]> {
+    this.#open();
+    const { project, session } = toMirrorKey(key);
+    const rows = await this.#log.sessionKeys(project, session);
+    return rows.flatMap((row) => (row.subpath === undefined ? [] : [row.subpath]));
+  }
+
+  /**
+   * The Palimpsest sessions a key's entries are folded into (its main thread first, then sidechains):
+   * pass one to `runtime.resume`, or name the SDK session id to the `palimpsest` command.
+   */
+  async sessionIds(key: SessionKey): Promise<string[]> {
+    this.#open();
+    const mirrorKey = toMirrorKey(key);
+    await this.#folder.flush(mirrorKey);
+    const row = await this.#log.key(mirrorKey);
+    return row === undefined ? [] : this.#log.sessionsIn(mirrorKey, row.generation);
+  }
+
+  /** Folds every entry appended so far into its Palimpsest session now, trailing messages included. */
+  async flush(): Promise<void> {
+    this.#open();
+    await Promise.all(this.#writes.values());
+    await this.#folder.flush();
+  }
+
+  /** Finishes pending writes and folds, then closes the database. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.flush();
+    this.#closed = true;
+    this.#folder.stop();
+    await this.runtime.close();
+  }
+
+  #serially<T>(key: MirrorKey, write: () => Promise<T>): Promise<T> {
+    const id = JSON.stringify([key.project, key.session, key.subpath ?? ""]);
+    const previous = this.#writes.get(id) ?? Promise.resolve();
+    const next = previous.then(write, write);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#writes.set(id, settled);
+    void settled.then(() => {
+      if (this.#writes.get(id) === settled) this.#writes.delete(id);
+    });
+    return next;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StorageError("sessionStore", "this PalimpsestSessionStore is closed");
+  }
+}
+
+function toSdkKey(key: MirrorKey): SessionKey {
+  return {
+    projectKey: key.project,
+    sessionId: key.session,
+    ...(key.subpath === undefined ? {} : { subpath: key.subpath }),
+  };
+}

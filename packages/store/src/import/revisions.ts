@@ -1,0 +1,41 @@
+import type { ImportItem, Message, SessionState } from "@palimpsest/core";
+
+/** A message of the log whose source changed: the live message it replaces, and the source's version. */
+export interface Revision {
+  /** The live message standing for the source message now (the first version, or the latest revision). */
+  targetId: string;
+  /** The source's message, with the source's id. */
+  message: Message;
+}
+
+/** The id of a revision of `sourceId` written when the log is at `seq`: `<id>~r<seq>`, new by construction. */
+export function revisionId(sourceId: string, seq: number): string {
+  return `${sourceId}~r${seq}`;
+}
+
+/**
+ * The messages of `items` the log holds in another version: for each source message the log has, the
+ * live message standing for it (its own id, or its newest `<id>~r<n>` revision) when that differs from
+ * the source. Messages no longer live (a compaction absorbed them) are not revised.
+ */
+export function revisedMessages(state: SessionState, items: readonly ImportItem[]): Revision[] {
+  const revisions: Revision[] = [];
+  for (const item of items) {
+    if (item.kind !== "message" || !state.messageSeq.has(item.message.id)) continue;
+    const id = item.message.id;
+    const standing = state.live.findLast((e) => e.message.id === id || e.message.id.startsWith(`${id}~r`));
+    if (standing === undefined) continue;
+    if (canonicalJson({ ...standing.message, id }) === canonicalJson(item.message)) continue;
+    revisions.push({ targetId: standing.message.id, message: item.message });
+  }
+  return revisions;
+}
+
+/** JSON text with object keys sorted at every depth: equal for values equal as data. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}

@@ -1,0 +1,12 @@
+export { eraseLeftovers, eraseMirrorKey, type MirrorErasure } from "./mirror-erase.ts";
+export { foldMirrorKey, type MirrorFoldOptions, type MirrorFoldResult, mirrorSessionId } from "./mirror-fold.ts";
+export { DEFAULT_SETTLE_MS, MirrorFolder, type MirrorFolderOptions } from "./mirror-folder.ts";
+export {
+  type MirrorAppendResult,
+  type MirrorDatabase,
+  type MirrorEntryInput,
+  type MirrorKey,
+  type MirrorKeyRow,
+  MirrorLog,
+  type MirrorSummarize,
+} from "./mirror-log.ts";

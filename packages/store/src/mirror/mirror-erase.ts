@@ -1,0 +1,59 @@
+import type { Palimpsest } from "../runtime/palimpsest.ts";
+import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
+
+/** What erasing a mirrored key did. */
+export interface MirrorErasure {
+  /** Keys whose entries were deleted (a main key counts with each of its subpaths). */
+  keys: number;
+  /** Palimpsest sessions erased now (sessions erased before are not counted again). */
+  sessions: number;
+}
+
+/**
+ * Erases a mirrored key: a main key with every subpath of its session, a subpath alone. Under each key's
+ * lock its entries are deleted and its next generation begins (so `load` finds nothing and a later
+ * append starts afresh under new session ids); then every Palimpsest session folded from it is erased
+ * to its skeleton (docs/erasure.md). A key never written changes nothing. Crash-safe: a delete cut short
+ * leaves sessions that `eraseLeftovers` (run when a mirror opens) or the next delete finishes.
+ */
+export async function eraseMirrorKey(
+  runtime: Palimpsest,
+  log: MirrorLog,
+  key: MirrorKey,
+  reason?: string,
+): Promise<MirrorErasure> {
+  const all = await log.allKeysOf(key.project, key.session);
+  const keys = key.subpath === undefined ? all : all.filter((k) => k.subpath === key.subpath);
+  let dropped = 0;
+  let sessions = 0;
+  for (const k of keys) {
+    let generation = k.generation;
+    // A fold or append in another process may move the key between the read and the lock: read again.
+    while (!(await log.dropGeneration(k, generation))) {
+      const now = await log.key(k);
+      if (now === undefined) break;
+      generation = now.generation;
+    }
+    if (k.nextSeq > 0) dropped++;
+    for (const sessionId of await log.sessionsOf(k, generation + 1)) {
+      sessions += await eraseSession(runtime, sessionId, reason);
+    }
+  }
+  return { keys: dropped, sessions };
+}
+
+/** Finishes deletes a crash cut short: erases every session of an erased generation that still has content. */
+export async function eraseLeftovers(runtime: Palimpsest, log: MirrorLog): Promise<number> {
+  let erased = 0;
+  for (const { sessionId } of await log.unerasedSessions()) {
+    erased += await eraseSession(runtime, sessionId, "mirror key deleted");
+  }
+  return erased;
+}
+
+async function eraseSession(runtime: Palimpsest, sessionId: string, reason: string | undefined): Promise<number> {
+  const summary = await runtime.store.getSession(sessionId);
+  if (summary === undefined || summary.erasedAt !== undefined) return 0;
+  const result = await runtime.erase(sessionId, reason === undefined ? {} : { reason });
+  return result.erased ? 1 : 0;
+}

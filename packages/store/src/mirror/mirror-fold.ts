@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import { type ImportedSession, InvariantViolation, isPalimpsestError, parseTranscript } from "@palimpsest/core";
+import { importSession } from "../import/import-sessions.ts";
+import type { Palimpsest } from "../runtime/palimpsest.ts";
+import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
+
+/** How a fold treats the key's last assistant message. */
+export interface MirrorFoldOptions {
+  /**
+   * False while entries are still arriving: each thread's trailing assistant message is held back (its
+   * next content block may be in the next batch). True folds everything (the key is quiet, or a reader
+   * wants it now); a message that grows afterwards is revised.
+   */
+  settle: boolean;
+}
+
+/** What a fold did. */
+export interface MirrorFoldResult {
+  /** The Palimpsest sessions the key's entries are folded into, the key's own main thread first. */
+  sessionIds: string[];
+  /** True when every entry of the key is folded; false while a trailing message is held back. */
+  folded: boolean;
+  /** True when the key was erased while folding (what the fold wrote is erased too). */
+  erased: boolean;
+}
+
+/** Attempts of one session's fold when another process's fold of it moves the log in between. */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * A stable Palimpsest session id for a thread of a mirrored key: the same key, generation and thread
+ * always name the same session, and a generation after an erasure names new ones (an erased id is never
+ * reused).
+ */
+export function mirrorSessionId(key: MirrorKey, generation: number, externalId: string): string {
+  const name = JSON.stringify([key.project, key.session, key.subpath ?? "", generation, externalId]);
+  const hex = createHash("sha256").update(`palimpsest-mirror:claude-code:${name}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-b${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Folds a mirrored Claude Code key into Palimpsest sessions exactly as `palimpsest import` reads the
+ * same JSONL file (the key's entries, in stored order, are that file): the main thread is one session,
+ * sidechain and subagent threads child sessions linked to the main key's session. Each session gets the
+ * items its log does not hold yet, in one append; a message the source changed since is revised.
+ * Idempotent, and safe beside another process folding the same key. A fold of a key erased meanwhile
+ * erases what it wrote and reports `erased`.
+ */
+export async function foldMirrorKey(
+  runtime: Palimpsest,
+  log: MirrorLog,
+  key: MirrorKey,
+  options: MirrorFoldOptions,
+): Promise<MirrorFoldResult> {
+  const row = await log.key(key);
+  if (row === undefined || row.nextSeq === 0) return { sessionIds: [], folded: true, erased: false };
+  const texts = await log.entries(key, row.generation);
+  const main: MirrorKey = { project: key.project, session: key.session };
+  const mainGeneration = key.subpath === undefined ? row.generation : ((await log.key(main))?.generation ?? 0);
+  const sources = parseTranscript(texts.join("\n"), { format: "claude-code", fileName: fileNameOf(key) });
+  const own = new Set(sources.map((s) => s.externalId));
+  const idOf = (externalId: string): string =>
+    own.has(externalId)
+      ? mirrorSessionId(key, row.generation, externalId)
+      : mirrorSessionId(main, mainGeneration, externalId);
+  let heldBack = false;
+  const sessionIds: string[] = [];
+  for (const source of sources) {
+    const items = options.settle ? source.items : withoutOpenTail(source.items);
+    heldBack ||= items.length < source.items.length;
+    const sessionId = idOf(source.externalId);
+    sessionIds.push(sessionId);
+    if (items.length === 0) continue;
+    if (!(await log.registerSession(key, row.generation, sessionId))) return erasedMeanwhile(runtime, sessionIds);
+    const parentSessionId = source.parentExternalId === undefined ? undefined : idOf(source.parentExternalId);
+    try {
+      await foldSession(runtime, { ...source, items }, sessionId, parentSessionId);
+    } catch (error) {
+      if (isErased(error)) return erasedMeanwhile(runtime, sessionIds);
+      throw error;
+    }
+  }
+  // Whoever finishes last erases: a delete that bumped the generation while this fold wrote may have
+  // looked for these sessions before they existed.
+  if ((await log.key(key))?.generation !== row.generation) return erasedMeanwhile(runtime, sessionIds);
+  if (!heldBack) await log.markFolded(key, row.generation, texts.length);
+  return { sessionIds, folded: !heldBack, erased: false };
+}
+
+/** The JSONL file name the key's entries would have on disk: the importer reads subagent ids from it. */
+function fileNameOf(key: MirrorKey): string {
+  return key.subpath === undefined ? `${key.session}.jsonl` : `${key.session}/${key.subpath}.jsonl`;
+}
+
+/** The items without a trailing assistant message (its next content block may still be on its way). */
+function withoutOpenTail(items: ImportedSession["items"]): ImportedSession["items"] {
+  const last = items.at(-1);
+  return last?.kind === "message" && last.message.role === "assistant" ? items.slice(0, -1) : items;
+}
+
+async function foldSession(
+  runtime: Palimpsest,
+  source: ImportedSession,
+  sessionId: string,
+  parentSessionId: string | undefined,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await importSession(runtime, source, {
+        sessionId,
+        revise: true,
+        ...(parentSessionId === undefined ? {} : { parentSessionId }),
+      });
+      return;
+    } catch (error) {
+      // Another process folded the same key between this fold's read and its append: read again.
+      if (!isPalimpsestError(error, "CONCURRENCY_CONFLICT") || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+function isErased(error: unknown): boolean {
+  return error instanceof InvariantViolation && error.details.rule === "session-erased";
+}
+
+async function erasedMeanwhile(runtime: Palimpsest, sessionIds: readonly string[]): Promise<MirrorFoldResult> {
+  for (const id of sessionIds) {
+    if ((await runtime.store.getSession(id)) !== undefined) await runtime.erase(id, { reason: "mirror key deleted" });
+  }
+  return { sessionIds: [...sessionIds], folded: true, erased: true };
+}

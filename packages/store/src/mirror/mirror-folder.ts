@@ -1,0 +1,120 @@
+import type { Palimpsest } from "../runtime/palimpsest.ts";
+import { foldMirrorKey } from "./mirror-fold.ts";
+import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
+
+/** Options of a MirrorFolder. */
+export interface MirrorFolderOptions {
+  /** Quiet time (ms) after a key's last append before its trailing message is folded too; default 2000. */
+  settleMs?: number;
+  /** Called when a fold fails (the entries stay stored, and the next append or flush folds again). */
+  onError?: (error: unknown, key: MirrorKey) => void;
+}
+
+/** Default quiet time before a key's trailing assistant message is folded. */
+export const DEFAULT_SETTLE_MS = 2000;
+
+interface KeyState {
+  key: MirrorKey;
+  /** The last job queued for the key: folds of one key run one after another, never overlapping. */
+  tail: Promise<void>;
+  /** A fold of new entries is queued and has not started: further appends need no other. */
+  queued: boolean;
+  settleTimer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Folds mirrored keys into their Palimpsest sessions in the background, one fold per key at a time:
+ * `touch` after each append queues a fold (unless one is queued and not started yet), holding back the
+ * trailing assistant message until the key has been quiet for `settleMs`; `flush` folds everything now.
+ */
+export class MirrorFolder {
+  readonly #runtime: Palimpsest;
+  readonly #log: MirrorLog;
+  readonly #settleMs: number;
+  readonly #onError: (error: unknown, key: MirrorKey) => void;
+  readonly #keys = new Map<string, KeyState>();
+
+  constructor(runtime: Palimpsest, log: MirrorLog, options: MirrorFolderOptions = {}) {
+    this.#runtime = runtime;
+    this.#log = log;
+    this.#settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+    this.#onError = options.onError ?? reportFoldError;
+  }
+
+  /** New entries are stored for `key`: fold them (all but an open trailing message) and settle later. */
+  touch(key: MirrorKey): void {
+    const state = this.#state(key);
+    if (!state.queued) {
+      state.queued = true;
+      void this.#enqueue(state, () => {
+        state.queued = false;
+        return this.#fold(state, false);
+      });
+    }
+    clearTimeout(state.settleTimer);
+    state.settleTimer = setTimeout(() => {
+      state.settleTimer = undefined;
+      void this.#enqueue(state, () => this.#fold(state, true));
+    }, this.#settleMs);
+    state.settleTimer.unref();
+  }
+
+  /** Folds every entry of `key` (or of every key touched here) now, trailing messages included. */
+  async flush(key?: MirrorKey): Promise<void> {
+    const states = key === undefined ? [...this.#keys.values()] : [this.#state(key)];
+    await Promise.all(
+      states.map((state) => {
+        clearTimeout(state.settleTimer);
+        state.settleTimer = undefined;
+        return this.#enqueue(state, () => this.#fold(state, true));
+      }),
+    );
+  }
+
+  /** Waits for the key's queued folds, starting none and cancelling its settle (before a delete). */
+  async idle(key: MirrorKey): Promise<void> {
+    const state = this.#keys.get(keyString(key));
+    if (state === undefined) return;
+    clearTimeout(state.settleTimer);
+    state.settleTimer = undefined;
+    await state.tail;
+  }
+
+  /** Cancels every settle timer (the store is closing; `flush` first to fold what they would have). */
+  stop(): void {
+    for (const state of this.#keys.values()) clearTimeout(state.settleTimer);
+  }
+
+  #enqueue(state: KeyState, job: () => Promise<void>): Promise<void> {
+    state.tail = state.tail.then(job);
+    return state.tail;
+  }
+
+  async #fold(state: KeyState, settle: boolean): Promise<void> {
+    try {
+      await foldMirrorKey(this.#runtime, this.#log, state.key, { settle });
+    } catch (error) {
+      this.#onError(error, state.key);
+    }
+  }
+
+  #state(key: MirrorKey): KeyState {
+    const id = keyString(key);
+    let state = this.#keys.get(id);
+    if (state === undefined) {
+      state = { key, tail: Promise.resolve(), queued: false, settleTimer: undefined };
+      this.#keys.set(id, state);
+    }
+    return state;
+  }
+}
+
+function keyString(key: MirrorKey): string {
+  return JSON.stringify([key.project, key.session, key.subpath ?? ""]);
+}
+
+/** The default report of a failed fold: one line on stderr with the error. */
+function reportFoldError(error: unknown, key: MirrorKey): void {
+  const name = [key.project, key.session, key.subpath].filter((p) => p !== undefined).join("/");
+  process.stderr.write(`palimpsest: folding mirrored transcript ${name} failed: ${String(error)}\n`);
+}
