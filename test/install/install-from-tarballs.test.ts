@@ -6,7 +6,14 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type InstalledProject, installFromTarballs, ROOT, run, runOk } from "../support/installed-palimpsest.ts";
+import {
+  type InstalledProject,
+  installFromTarballs,
+  ROOT,
+  run,
+  runOk,
+  userEnv,
+} from "../support/installed-palimpsest.ts";
 
 /** What `palimpsest sessions --json` prints: one page of the catalogue. */
 interface SessionPage {
@@ -14,7 +21,90 @@ interface SessionPage {
   next: string | null;
 }
 
-const PACKAGES = ["core", "projections", "store", "summarizers", "cli"].map((p) => `@palimpsest/${p}`);
+const PACKAGES = ["core", "projections", "store", "summarizers", "cli", "claude-agent-sdk"].map(
+  (p) => `@palimpsest/${p}`,
+);
+
+/** A Claude Code session id for the SessionStore program. */
+const SDK_SESSION = "9d3c0a52-5b8e-4f0e-9a51-2f6f3c1a7e10";
+
+/** A short Claude Code transcript: a request, a tool call and its result, an answer. */
+function claudeCodeLines(cwd: string): string {
+  const base = { sessionId: SDK_SESSION, cwd, version: "2.1.0", isSidechain: false, userType: "external" };
+  const lines = [
+    { type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "Count the files" } },
+    {
+      type: "assistant",
+      uuid: "a1",
+      parentUuid: "u1",
+      message: {
+        id: "msg_1",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls | wc -l" } }],
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
+    },
+    {
+      type: "user",
+      uuid: "u2",
+      parentUuid: "a1",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "3" }] },
+    },
+    {
+      type: "assistant",
+      uuid: "a2",
+      parentUuid: "u2",
+      message: {
+        id: "msg_2",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "text", text: "There are 3 files." }],
+        usage: { input_tokens: 20, output_tokens: 6 },
+      },
+    },
+  ];
+  return lines.map((l, i) => JSON.stringify({ ...base, ...l, timestamp: `2026-11-30T10:00:0${i}.000Z` })).join("\n");
+}
+
+/** Without the SDK installed: openSessionStore says what to install. */
+const NO_SDK_PROGRAM = `
+import { openSessionStore } from "palimpsest/claude-agent-sdk";
+try {
+  await openSessionStore({ url: ":memory:" });
+  console.log("opened");
+} catch (error) {
+  console.log(JSON.stringify({ code: error.code, message: error.message }));
+}
+`;
+
+/** The real SDK over the installed store: a local session imported into it (twice), read back through it, deleted. */
+const SDK_PROGRAM = `
+import { getSessionMessages, importSessionToStore } from "@anthropic-ai/claude-agent-sdk";
+import { openSessionStore } from "palimpsest/claude-agent-sdk";
+
+const [id, projectKey] = process.argv.slice(2);
+const store = await openSessionStore({ url: "sdk.db" });
+await importSessionToStore(id, store, { dir: process.cwd() });
+await importSessionToStore(id, store, { dir: process.cwd() });
+await store.flush();
+const key = { projectKey, sessionId: id };
+const fromDisk = await getSessionMessages(id, { dir: process.cwd() });
+const fromStore = await getSessionMessages(id, { sessionStore: store, dir: process.cwd() });
+const [sessionId] = await store.sessionIds(key);
+const view = (await store.runtime.resume(sessionId)).view().messages;
+const listed = (await store.listSessions(projectKey)).map((s) => s.sessionId);
+await store.delete(key);
+console.log(JSON.stringify({
+  same: JSON.stringify(fromDisk) === JSON.stringify(fromStore),
+  messages: fromStore.length,
+  listed,
+  view: view.map((m) => m.role),
+  afterDelete: await store.load(key),
+  erased: (await store.runtime.store.getSession(sessionId)).erasedAt !== undefined,
+}));
+await store.close();
+`;
 
 /** The embedded default (no URL), a session, a compaction and the view, through `import ... from "palimpsest"`. */
 const PROGRAM = `
@@ -100,6 +190,7 @@ describe("installed from the packed tarballs with plain npm", () => {
   it("packs one tarball per library package, each with only its build, README and LICENSE", () => {
     expect(project.tarballs).toEqual([
       "palimpsest-0.1.0.tgz",
+      "palimpsest-claude-agent-sdk-0.1.0.tgz",
       "palimpsest-cli-0.1.0.tgz",
       "palimpsest-core-0.1.0.tgz",
       "palimpsest-projections-0.1.0.tgz",
@@ -165,6 +256,39 @@ describe("installed from the packed tarballs with plain npm", () => {
     const again = await runOk(process.execPath, [umbrella, "sessions", "--json"], { cwd });
     expect(JSON.parse(again.stdout)).toEqual(page);
   }, 120_000);
+
+  it("mirrors a Claude Agent SDK session once the SDK is installed beside it, and says what is missing before", async () => {
+    const cwd = join(project.dir, "sdk");
+    await mkdir(cwd);
+    await writeFile(join(cwd, "no-sdk.mjs"), NO_SDK_PROGRAM);
+    const missing = JSON.parse((await runOk(process.execPath, ["no-sdk.mjs"], { cwd })).stdout);
+    expect(missing.code).toBe("VALIDATION");
+    expect(missing.message).toContain("npm install @anthropic-ai/claude-agent-sdk");
+    // The SDK's per-platform Claude binaries are optional dependencies these functions never start.
+    await runOk(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--omit=optional", "@anthropic-ai/claude-agent-sdk@0.3.333"],
+      {
+        cwd: project.dir,
+      },
+    );
+    const config = join(cwd, "claude");
+    const projectKey = cwd.replace(/[^a-zA-Z0-9]/g, "-");
+    await mkdir(join(config, "projects", projectKey), { recursive: true });
+    await writeFile(join(config, "projects", projectKey, `${SDK_SESSION}.jsonl`), `${claudeCodeLines(cwd)}\n`);
+    await writeFile(join(cwd, "sdk.mjs"), SDK_PROGRAM);
+    const env = { ...userEnv(), CLAUDE_CONFIG_DIR: config };
+    const result = await runOk(process.execPath, ["sdk.mjs", SDK_SESSION, projectKey], { cwd, env });
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({
+      same: true,
+      messages: 4,
+      listed: [SDK_SESSION],
+      view: ["user", "assistant", "tool", "assistant"],
+      afterDelete: null,
+      erased: true,
+    });
+  }, 300_000);
 
   it("prints an error of the installed bin as the Palimpsest error alone on stderr", async () => {
     const cwd = join(project.dir, "cli");
