@@ -29,6 +29,7 @@ import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
 import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { earlierErasure, planErasure } from "./erase-session.ts";
 import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
+import { sessionIdsNamed } from "./session-name.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -155,6 +156,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
         .execute();
       return rows.map(toSessionSummary);
     });
+  }
+
+  /** The ids of the sessions named `name` (their source's external id), in id order; ValidationError for a non-id. */
+  sessionsNamed(name: string): Promise<string[]> {
+    return guardStorage("sessionsNamed", () => sessionIdsNamed(this.#adapter.db, name));
   }
 
   /**
