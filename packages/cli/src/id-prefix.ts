@@ -1,11 +1,20 @@
 import { type EventStore, NotFoundError, ValidationError } from "@palimpsest/core";
 
-/** The full id of a session given by full id or by a unique prefix; NotFoundError or ValidationError otherwise. */
-export async function sessionIdByPrefix(
-  store: Pick<EventStore, "getSession" | "listSessions">,
-  idOrPrefix: string,
-): Promise<string> {
+/** What resolving a session needs of the store: the catalogue and the lookup by name. */
+export type SessionLookup = Pick<EventStore, "getSession" | "listSessions"> & {
+  sessionsNamed(name: string): Promise<string[]>;
+};
+
+/**
+ * The full id of a session given by full id, by name (its source's external id, as `sessions` prints it)
+ * or by a unique prefix of its id, tried in that order: NotFoundError when none matches, ValidationError
+ * listing the candidates when a name or a prefix names several sessions.
+ */
+export async function sessionIdByPrefix(store: SessionLookup, idOrPrefix: string): Promise<string> {
   if ((await store.getSession(idOrPrefix)) !== undefined) return idOrPrefix;
+  const named = await store.sessionsNamed(idOrPrefix);
+  if (named.length > 1) throw new ValidationError(`session name ${idOrPrefix} is ambiguous`, named);
+  if (named[0] !== undefined) return named[0];
   return uniqueByPrefix(
     "session",
     idOrPrefix,

@@ -24,7 +24,7 @@ export async function withRuntime<T>(
   return result;
 }
 
-/** Resumes a session by full id or by a unique prefix of it (as `sessions` prints them). */
+/** Resumes a session by full id, by name or by a unique prefix of its id (as `sessions` prints them). */
 export async function resumeByPrefix(runtime: Palimpsest, idOrPrefix: string): Promise<Session> {
   return runtime.resume(await sessionIdByPrefix(runtime.store, idOrPrefix));
 }

@@ -4,6 +4,8 @@ import { type KyselyEventStore, loadSession, type SessionPageOptions } from "@pa
 /** One row of `sessions`: the catalogue entry and what its state says of the view and lineage. */
 export interface SessionRow {
   sessionId: string;
+  /** The session's name (its source's external id, which commands take in place of the id); "" when none. */
+  name: string;
   title: string;
   events: number;
   liveMessages: number;
@@ -32,6 +34,7 @@ export async function sessionRows(store: KyselyEventStore, options: SessionPageO
     const r = resumeState((await loadSession(store, summary.sessionId)).state);
     sessions.push({
       sessionId: summary.sessionId,
+      name: summary.name ?? "",
       title: r.settings?.title ?? r.settings?.source?.externalId ?? "",
       events: summary.version,
       liveMessages: r.liveMessages,

@@ -1,12 +1,9 @@
-import { type EventStore, ValidationError } from "@palimpsest/core";
+import { ValidationError } from "@palimpsest/core";
 import type { AsOf } from "@palimpsest/projections";
 import type { CompactionFilter, FailureFilter } from "@palimpsest/store";
 import type { Command } from "commander";
 import { integerFlag } from "../flags.ts";
-import { sessionIdByPrefix } from "../id-prefix.ts";
-
-/** Where session prefixes are resolved. */
-type SessionCatalogue = Pick<EventStore, "getSession" | "listSessions">;
+import { type SessionLookup, sessionIdByPrefix } from "../id-prefix.ts";
 
 /** The filter flags of the audit commands, as commander parses them. */
 export interface FilterFlags {
@@ -42,7 +39,7 @@ export function withCompactionFilters(command: Command): Command {
 }
 
 /** The compaction filter the flags ask for (a session prefix resolved to its id). */
-export async function compactionFilter(store: SessionCatalogue, flags: FilterFlags): Promise<CompactionFilter> {
+export async function compactionFilter(store: SessionLookup, flags: FilterFlags): Promise<CompactionFilter> {
   const { model, promptVersion, ...rest } = flags;
   return {
     ...(await timeFilter(store, rest)),
@@ -52,17 +49,17 @@ export async function compactionFilter(store: SessionCatalogue, flags: FilterFla
 }
 
 /** The failure filter the flags ask for. */
-export async function failureFilter(store: SessionCatalogue, flags: FilterFlags): Promise<FailureFilter> {
+export async function failureFilter(store: SessionLookup, flags: FilterFlags): Promise<FailureFilter> {
   return { ...(await timeFilter(store, flags)), ...defined({ mode: flags.mode, reason: flags.reason }) };
 }
 
-async function timeFilter(store: SessionCatalogue, flags: FilterFlags) {
+async function timeFilter(store: SessionLookup, flags: FilterFlags) {
   const sessionId = await optionalSession(store, flags.session);
   return defined({ sessionId, since: flags.since, until: flags.until });
 }
 
 /** A session flag resolved to a full id (undefined when absent). */
-export async function optionalSession(store: SessionCatalogue, id: string | undefined): Promise<string | undefined> {
+export async function optionalSession(store: SessionLookup, id: string | undefined): Promise<string | undefined> {
   return id === undefined ? undefined : sessionIdByPrefix(store, id);
 }
 

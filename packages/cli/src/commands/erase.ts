@@ -7,8 +7,9 @@ import { withRuntime } from "../runtime.ts";
 /**
  * `erase <session>`: removes the session's content for good (docs/erasure.md). It cannot be undone, so it
  * runs only with `--yes`, whoever calls it (a terminal or a script): without it nothing is changed and the
- * command fails as a usage error. The session must be named by its full id (no prefix: an erasure names
- * exactly what it removes). Hand-off successors and subagent sessions are erased by naming them too.
+ * command fails as a usage error. The session must be named by its full id or its name (no prefix: an
+ * erasure names exactly what it removes; a name several sessions share is refused, listing them).
+ * Hand-off successors and subagent sessions are erased by naming them too.
  */
 export function registerErase(program: Command, io: CliIo): void {
   program
@@ -24,7 +25,11 @@ export function registerErase(program: Command, io: CliIo): void {
       const result = await withRuntime(
         global,
         io,
-        (runtime) => runtime.erase(sessionId, opts.reason === undefined ? {} : { reason: opts.reason }),
+        async (runtime) =>
+          runtime.erase(
+            await runtime.resolveSession(sessionId),
+            opts.reason === undefined ? {} : { reason: opts.reason },
+          ),
         "write",
       );
       emit(io, global, result, (r) =>

@@ -7,8 +7,8 @@ import { emit, type GlobalOptions, table } from "../output.ts";
 import { type SessionRowsPage, sessionRows } from "../session-rows.ts";
 
 /**
- * `sessions [--limit n] [--after cursor]`: one page of the session catalogue, newest first, with message
- * counts, live tokens and compactions. `--json` prints `{ sessions, next }`; `next` (null on the last
+ * `sessions [--limit n] [--after cursor]`: one page of the session catalogue, newest first, with names,
+ * message counts, live tokens and compactions. `--json` prints `{ sessions, next }`; `next` (null on the last
  * page) is the `--after` of the next page, and the text output ends with that command.
  */
 export function registerSessions(program: Command, io: CliIo): void {
@@ -40,8 +40,8 @@ export function registerSessions(program: Command, io: CliIo): void {
 function render(page: SessionRowsPage, later: boolean, limit: number): string {
   if (page.sessions.length === 0) return later ? "no more sessions" : "no sessions yet: try `palimpsest import <file>`";
   const rows = table(
-    ["session", "live msgs", "live tokens", "compactions", "title"],
-    page.sessions.map((s) => [s.sessionId, s.liveMessages, s.liveTokens, s.compactions, s.title.slice(0, 40)]),
+    ["session", "name", "live msgs", "live tokens", "compactions", "title"],
+    page.sessions.map((s) => [s.sessionId, s.name, s.liveMessages, s.liveTokens, s.compactions, s.title.slice(0, 40)]),
   );
   if (page.next === null) return rows;
   const more = limit === DEFAULT_SESSION_PAGE_SIZE ? "" : ` --limit ${limit}`;

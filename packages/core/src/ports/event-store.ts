@@ -69,6 +69,12 @@ export interface SessionSummary {
   updatedAt: string;
   /** When the session's content was erased (it takes no more writes); absent while it has not been. */
   erasedAt?: string;
+  /**
+   * The session's name: its source's external id (a Claude Code session id, a subagent's agent id, an
+   * SDK's session id), written by the append that started it; absent when its start carries none. Not
+   * unique; kept by an erasure (it is an id, not content).
+   */
+  name?: string;
 }
 
 /** Options of an erasure. */

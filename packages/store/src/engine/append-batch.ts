@@ -9,6 +9,7 @@ import {
   validateEvent,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import { nameOfBatch } from "./session-name.ts";
 
 /** The tenant of appends that name none. */
 const DEFAULT_TENANT = "default";
@@ -30,6 +31,8 @@ export interface PreparedEvent {
 export interface PreparedBatch {
   sessionId: string;
   tenantId: string;
+  /** The name the batch gives the session when it creates it (see session-name.ts); never changed afterwards. */
+  name: string | null;
   /** When the store writes the batch (the sessions row's times, and every event's `recorded_at`). */
   recordedAt: string;
   causationId: string | null;
@@ -81,6 +84,7 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
   return {
     sessionId,
     tenantId,
+    name: nameOfBatch(prepared.map((e) => e.event)),
     recordedAt,
     causationId: causationId ?? null,
     correlationId: correlationId ?? null,

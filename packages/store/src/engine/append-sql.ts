@@ -25,16 +25,18 @@ export class SqlParams {
  * The statement that claims the batch's versions on the sessions row, returning the new version, or no
  * row when the expected version or view version does not hold. The row lock it takes (insert-or-update
  * or update) is the per-session lock. An erased session (erased_at set) never matches: it takes no more
- * events. Undefined when the batch can never apply (a new stream has view 0).
+ * events. The insert writes the session's name (batch.name); an update never touches it. Undefined when
+ * the batch can never apply (a new stream has view 0).
  */
 export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | undefined {
   const count = batch.events.length;
   const view = batch.expectedViewVersion;
   const expected = batch.expectedVersion === "no-stream" ? 0 : batch.expectedVersion;
   const newRow = () =>
-    "INSERT INTO sessions (session_id, version, view_version, created_at, updated_at, tenant_id) VALUES (" +
+    "INSERT INTO sessions (session_id, version, view_version, created_at, updated_at, tenant_id, name) VALUES (" +
     `${p.add(batch.sessionId, "text")}, ${p.add(count, "int")}, ${p.add(view === undefined ? 0 : view + 1, "int")}, ` +
-    `${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.tenantId, "text")})`;
+    `${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.tenantId, "text")}, ` +
+    `${p.add(batch.name, "text")})`;
   const set = () =>
     `SET version = sessions.version + ${p.add(count, "int")}, updated_at = ${p.add(batch.recordedAt, "timestamptz")}` +
     (view === undefined ? "" : `, view_version = ${p.add(view + batch.viewSteps, "int")}`);

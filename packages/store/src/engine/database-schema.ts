@@ -34,8 +34,10 @@ export interface SessionsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   tenant_id: string;
-  /** When the session's content was erased (migration 0009); null while it has not been. */
+  /** When the session's content was erased (migration 0010); null while it has not been. */
   erased_at: Timestamp | null;
+  /** The session's name: its source's external id (migration 0011, see session-name.ts); null when it has none. */
+  name: string | null;
 }
 
 /** Idempotency keys already used on a session, with the content hash and seq range of their batch. */

@@ -30,6 +30,7 @@ import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { earlierErasure, planErasure } from "./erase-session.ts";
 import type { LockedPlan, ReadRows } from "./guarded-write.ts";
 import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
+import { sessionIdsNamed } from "./session-name.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -164,6 +165,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
         .execute();
       return rows.map(toSessionSummary);
     });
+  }
+
+  /** The ids of the sessions named `name` (their source's external id), in id order; ValidationError for a non-id. */
+  sessionsNamed(name: string): Promise<string[]> {
+    return guardStorage("sessionsNamed", () => sessionIdsNamed(this.#adapter.db, name));
   }
 
   /**

@@ -5,6 +5,7 @@ import { addHandoffCompletion, createHandoffsTable } from "../handoff/handoff-mi
 import { createMirrorTables } from "../mirror/mirror-migration.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Engine } from "./engine-adapter.ts";
+import { backfillSessionNames } from "./session-name.ts";
 
 /**
  * The schema, one migration per step, built for one engine.
@@ -15,7 +16,8 @@ import type { Engine } from "./engine-adapter.ts";
  *
  * Distribution: everything is keyed by session and no transaction spans sessions, so on PostgreSQL every
  * key and index leads with `session_id` except the global `position` index (not unique: identity values
- * are unique by construction). To scale out, distribute each table by `session_id`: with Citus,
+ * are unique by construction) and the `sessions_name` lookup (not unique: a lookup asks every shard). To
+ * scale out, distribute each table by `session_id`: with Citus,
  * `SELECT create_distributed_table('events', 'session_id')` (likewise for sessions, idempotency_keys,
  * snapshots and precompaction_candidates, colocated); natively, `PARTITION BY HASH (session_id)` with the same keys.
  */
@@ -136,6 +138,15 @@ function createMigrations(engine: Engine): Record<string, Migration> {
       async up(db: Kysely<unknown>) {
         // Set once, by the erasure of the session's content (see erase-session.ts); appends need it null.
         await db.schema.alterTable("sessions").addColumn("erased_at", timestamp).execute();
+      },
+    },
+    "0011_session_names": {
+      async up(db: Kysely<unknown>) {
+        // A session's name is its source's external id (see session-name.ts): written by the append that
+        // creates the session, looked up by this index (not unique: two sources may share an id).
+        await db.schema.alterTable("sessions").addColumn("name", "text").execute();
+        await db.schema.createIndex("sessions_name").on("sessions").column("name").execute();
+        await backfillSessionNames(db, engine);
       },
     },
     "0012_mirror": { up: (db: Kysely<unknown>) => createMirrorTables(db, engine) },

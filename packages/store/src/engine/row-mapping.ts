@@ -63,5 +63,6 @@ export function toSessionSummary(row: Selectable<SessionsTable>): SessionSummary
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     ...(row.erased_at === null || row.erased_at === undefined ? {} : { erasedAt: toIso(row.erased_at) }),
+    ...(row.name === null || row.name === undefined ? {} : { name: row.name }),
   };
 }

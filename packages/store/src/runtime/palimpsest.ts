@@ -18,6 +18,7 @@ import {
   type SessionSummary,
   type SnapshotStore,
   type TokenCounter,
+  ValidationError,
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
@@ -50,11 +51,18 @@ const StartSessionOptionsSchema = SessionStartedSchema.extend({
   encoding: EncodingSchema.optional(),
 });
 
-/** The store a runtime needs: the event log, its snapshots, wake-ups after commits, and the hand-off queue. */
+/**
+ * The store a runtime needs: the event log, its snapshots, wake-ups after commits, the hand-off queue,
+ * and the lookup of sessions by name.
+ */
 export type RuntimeStore = EventStore &
   SnapshotStore &
   ChangeFeed &
-  CandidateStore & { readonly handoffQueue: HandoffQueue };
+  CandidateStore & {
+    readonly handoffQueue: HandoffQueue;
+    /** The ids of the sessions named `name` (their source's external id); ValidationError for a non-id. */
+    sessionsNamed(name: string): Promise<string[]>;
+  };
 
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {
@@ -149,6 +157,25 @@ export class Palimpsest {
     const started = loaded.state.started;
     if (started === undefined) throw new NotFoundError("session", sessionId);
     return new Session(this.#context(started), loaded.state, loaded.snapshotSeq);
+  }
+
+  /**
+   * The id of the session `nameOrId` names: a session id names itself; otherwise it is a name, the
+   * external id of the session's source (a Claude Code session id, a subagent's agent id, an SDK's
+   * session id), and names the one session started with it (a hand-off successor takes no name: the name
+   * stays its predecessor's). ValidationError listing the ids when several sessions have that name, or
+   * for a malformed argument; NotFoundError when no session has that id or name.
+   */
+  async resolveSession(nameOrId: string): Promise<string> {
+    checkId(nameOrId, "nameOrId");
+    if ((await this.store.getSession(nameOrId)) !== undefined) return nameOrId;
+    const ids = await this.store.sessionsNamed(nameOrId);
+    if (ids.length > 1) {
+      throw new ValidationError(`session name ${nameOrId} is ambiguous: ${ids.join(", ")}`, ids);
+    }
+    const [id] = ids;
+    if (id === undefined) throw new NotFoundError("session", nameOrId);
+    return id;
   }
 
   /**

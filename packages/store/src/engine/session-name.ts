@@ -1,0 +1,71 @@
+import { checkId, type DomainEvent, IdSchema } from "@palimpsest/core";
+import { type Kysely, sql } from "kysely";
+import type { StoreDatabase } from "./database-schema.ts";
+import type { Engine } from "./engine-adapter.ts";
+
+/**
+ * The name a session's start gives it: its source's external id (a Claude Code session id, a subagent's
+ * agent id, an SDK's session id), when that is a well-formed id; null otherwise. A hand-off successor
+ * copies its predecessor's start, source included: it takes no name, so a name keeps naming the session
+ * the source created (the successor is reached through its lineage).
+ */
+export function nameOfStart(data: unknown): string | null {
+  if (typeof data !== "object" || data === null) return null;
+  const { source, parent } = data as { source?: { externalId?: unknown }; parent?: { relation?: unknown } };
+  if (parent?.relation === "handoff") return null;
+  const name = source?.externalId;
+  return IdSchema.safeParse(name).success ? (name as string) : null;
+}
+
+/** The name a batch gives the session it creates: that of its first event when that is the session's start. */
+export function nameOfBatch(events: readonly DomainEvent[]): string | null {
+  const [first] = events;
+  return first?.type === "session.started" ? nameOfStart(first.data) : null;
+}
+
+/** The ids of the sessions named `name` (by the sessions_name index); ValidationError for a non-id name. */
+export async function sessionIdsNamed(db: Kysely<StoreDatabase>, name: unknown): Promise<string[]> {
+  checkId(name, "name");
+  const rows = await db
+    .selectFrom("sessions")
+    .select("session_id")
+    .where("name", "=", name as string)
+    .orderBy("session_id")
+    .execute();
+  return rows.map((r) => r.session_id);
+}
+
+/**
+ * Migration 0011's backfill: every session gets the name of its start event (seq 1), as nameOfStart
+ * gives it. The SQL path reads the external id with the engine's JSON functions; events whose text holds
+ * a `\u` escape (a NUL or a lone surrogate that PostgreSQL's JSON functions refuse, among rarer harmless
+ * ones) are named by nameOfStart itself, one by one.
+ */
+export async function backfillSessionNames(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  const unicodeEscape = "\\u";
+  // The JSON is read only in SET, evaluated after WHERE has left out the escaped rows: the order in which
+  // PostgreSQL evaluates a WHERE clause's conditions is the planner's.
+  if (engine === "postgres") {
+    await sql`UPDATE sessions SET name = CASE WHEN (e.data #>> '{parent,relation}') IS DISTINCT FROM 'handoff'
+        THEN NULLIF(e.data #>> '{source,externalId}', '') END
+      FROM events e
+      WHERE e.session_id = sessions.session_id AND e.seq = 1 AND e.type = 'session.started'
+        AND strpos(e.data::text, ${unicodeEscape}) = 0`.execute(db);
+  } else {
+    await sql`UPDATE sessions SET name = CASE WHEN json_extract(e.data, '$.parent.relation') IS NOT 'handoff'
+        THEN NULLIF(json_extract(e.data, '$.source.externalId'), '') END
+      FROM events e
+      WHERE e.session_id = sessions.session_id AND e.seq = 1 AND e.type = 'session.started'
+        AND instr(e.data, ${unicodeEscape}) = 0`.execute(db);
+  }
+  const contains =
+    engine === "postgres" ? sql`strpos(data::text, ${unicodeEscape}) > 0` : sql`instr(data, ${unicodeEscape}) > 0`;
+  const escaped = await sql<{ session_id: string; data: string }>`SELECT session_id, data FROM events
+    WHERE seq = 1 AND type = 'session.started' AND ${contains}`.execute(db);
+  for (const row of escaped.rows) {
+    const name = nameOfStart(JSON.parse(row.data));
+    if (name !== null) {
+      await sql`UPDATE sessions SET name = ${name} WHERE session_id = ${row.session_id}`.execute(db);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from "node:crypto";
+import type { DomainEvent } from "@palimpsest/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { postgresServer } from "../support/postgres-server.ts";
+import { postgresBackend, type StoreBackend, sqliteBackend, type TestStore } from "../support/store-backends.ts";
+import { userMessage } from "./fixtures.ts";
+
+const server = postgresServer();
+const backends: { name: string; make: () => Promise<StoreBackend>; skip?: string }[] = [
+  { name: "sqlite", make: sqliteBackend },
+  "skip" in server
+    ? { name: "postgres", make: () => Promise.reject(new Error(server.skip)), skip: server.skip }
+    : { name: "postgres", make: () => postgresBackend(server.url) },
+];
+
+/** A session start with `data` beside the encoding. */
+function start(data: Record<string, unknown>): DomainEvent {
+  return { type: "session.started", data: { encoding: "o200k_base", ...data } } as DomainEvent;
+}
+
+const source = (externalId?: string, file?: string) => ({
+  source: {
+    format: "claude-code",
+    ...(externalId === undefined ? {} : { externalId }),
+    ...(file === undefined ? {} : { file }),
+  },
+});
+
+/** The part of kysely's builders a downgrade uses, over any table (kysely is a store dependency only). */
+interface Downgrading {
+  deleteFrom(table: string): { where(column: string, op: string, value: string): { execute(): Promise<unknown> } };
+}
+
+/** Takes the database back to migration 0010: no name column, no index, 0011 not applied. */
+async function downgradeTo0010(store: TestStore): Promise<void> {
+  const db = store.database;
+  await db.schema.dropIndex("sessions_name").execute();
+  await db.schema.alterTable("sessions").dropColumn("name").execute();
+  await (db as unknown as Downgrading)
+    .deleteFrom("kysely_migration")
+    .where("name", "=", "0011_session_names")
+    .execute();
+}
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== undefined)(`migration 0011_session_names (${backend.name})`, () => {
+    let made: StoreBackend | undefined;
+    afterEach(async () => {
+      await made?.dispose();
+      made = undefined;
+    });
+
+    it("backfills every session's name from its start, as the append writes it", async () => {
+      made = await backend.make();
+      const writer = await made.open();
+      const run = randomUUID();
+      const plain = `plain-${run}`;
+      const parent = `parent-${run}`;
+      const starts: [string, DomainEvent, string | undefined][] = [
+        [parent, start(source(plain)), plain],
+        // `\u` escapes in the event's JSON text: a NUL or a lone surrogate (refused by PostgreSQL's JSON
+        // functions, and no name), a control character (a name), a Windows path (a name).
+        [`nul-title-${run}`, start({ title: "a \0 title", ...source(`after-nul-${run}`) }), `after-nul-${run}`],
+        [`control-${run}`, start(source(`control \u0001 ${run}`)), `control \u0001 ${run}`],
+        [`path-${run}`, start(source(`path-${run}`, "C:\\users\\me\\t.jsonl")), `path-${run}`],
+        [`nul-name-${run}`, start(source("nul \0 name")), undefined],
+        [`surrogate-${run}`, start(source("lone \ud800")), undefined],
+        [`empty-${run}`, start(source("")), undefined],
+        [`no-id-${run}`, start(source()), undefined],
+        [`no-source-${run}`, start({}), undefined],
+        [
+          `successor-${run}`,
+          start({ ...source(plain), parent: { sessionId: parent, relation: "handoff" } }),
+          undefined,
+        ],
+        [
+          `subagent-${run}`,
+          start({ ...source(`agent-${run}`), parent: { sessionId: parent, relation: "subagent" } }),
+          `agent-${run}`,
+        ],
+        [`erased-${run}`, start({ title: "gone", ...source(`erased-${run}`) }), `erased-${run}`],
+      ];
+      for (const [id, event] of starts) {
+        await writer.append(id, [event, userMessage(`${id}-m`, "hello")], { expectedVersion: "no-stream" });
+      }
+      await writer.erase(`erased-${run}`);
+      const written = new Map((await writer.listSessions()).map((s) => [s.sessionId, s.name]));
+      expect(Object.fromEntries(written)).toEqual(Object.fromEntries(starts.map(([id, , name]) => [id, name])));
+
+      await downgradeTo0010(writer);
+      expect((await writer.listSessions()).every((s) => s.name === undefined)).toBe(true);
+      await writer.close();
+
+      const migrated = await made.open(); // migrates 0011 again: the backfill
+      const backfilled = new Map((await migrated.listSessions()).map((s) => [s.sessionId, s.name]));
+      expect(backfilled).toEqual(written);
+      expect(await migrated.sessionsNamed(plain)).toEqual([parent]);
+      expect(await migrated.sessionsNamed(`control \u0001 ${run}`)).toEqual([`control-${run}`]);
+      // Later appends leave the backfilled name as it is.
+      await migrated.append(`control-${run}`, [userMessage("later", "again")], { expectedVersion: 2 });
+      expect((await migrated.getSession(`control-${run}`))?.name).toBe(`control \u0001 ${run}`);
+    });
+  });
+}
