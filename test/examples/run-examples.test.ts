@@ -36,8 +36,13 @@ const EXPECTED: Record<string, string[]> = {
   ],
   "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
   "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
+  "claude-agent-sdk.ts": [
+    "8 messages through the SDK, 3 in the view",
+    "compaction manual: 4 originals one expand away",
+    "after delete: null, session erased: true",
+  ],
 };
-const HELPERS = new Set(["workload.ts"]);
+const HELPERS = new Set(["workload.ts", "claude-code-session.ts"]);
 
 /** Runs an example as a user would (`npx tsx examples/<name>`), in an empty working directory. */
 async function runExample(name: string, env: Record<string, string> = {}): Promise<string> {

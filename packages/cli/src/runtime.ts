@@ -1,21 +1,22 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { Palimpsest, type Session } from "@palimpsest/store";
+import { type KyselyEventStore, Palimpsest, type Session } from "@palimpsest/store";
 import type { CliIo } from "./cli-io.ts";
 import { type DatabaseMode, openCommandStore } from "./database.ts";
 import { sessionIdByPrefix, uniqueByPrefix } from "./id-prefix.ts";
 import type { GlobalOptions } from "./output.ts";
 
-/** Opens the runtime (see openCommandStore), runs `work`, and always closes the store. */
+/** Opens the runtime (see openCommandStore), runs `work` (given the store under it too), and always closes the store. */
 export async function withRuntime<T>(
   options: GlobalOptions,
   io: CliIo,
-  work: (runtime: Palimpsest) => Promise<T>,
+  work: (runtime: Palimpsest, store: KyselyEventStore) => Promise<T>,
   mode: DatabaseMode = "read",
 ): Promise<T> {
-  const runtime = new Palimpsest({ store: await openCommandStore(options, io, mode), counterFor: createTokenCounter });
+  const store = await openCommandStore(options, io, mode);
+  const runtime = new Palimpsest({ store, counterFor: createTokenCounter });
   let result: T;
   try {
-    result = await work(runtime);
+    result = await work(runtime, store);
   } catch (error) {
     await runtime.close().catch(() => {}); // the command's error is the one to report
     throw error;

@@ -1,4 +1,5 @@
 import { ValidationError } from "@palimpsest/core";
+import { eraseWithMirror, MirrorLog } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { counted, emit, type GlobalOptions } from "../output.ts";
@@ -9,7 +10,8 @@ import { withRuntime } from "../runtime.ts";
  * runs only with `--yes`, whoever calls it (a terminal or a script): without it nothing is changed and the
  * command fails as a usage error. The session must be named by its full id or its name (no prefix: an
  * erasure names exactly what it removes; a name several sessions share is refused, listing them).
- * Hand-off successors and subagent sessions are erased by naming them too.
+ * Hand-off successors and subagent sessions are erased by naming them too. A session mirrored from the
+ * Claude Agent SDK loses its mirrored entries too (docs/claude-agent-sdk.md).
  */
 export function registerErase(program: Command, io: CliIo): void {
   program
@@ -25,8 +27,10 @@ export function registerErase(program: Command, io: CliIo): void {
       const result = await withRuntime(
         global,
         io,
-        async (runtime) =>
-          runtime.erase(
+        async (runtime, store) =>
+          eraseWithMirror(
+            runtime,
+            new MirrorLog(store),
             await runtime.resolveSession(sessionId),
             opts.reason === undefined ? {} : { reason: opts.reason },
           ),

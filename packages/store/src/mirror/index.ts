@@ -1,4 +1,4 @@
-export { eraseLeftovers, eraseMirrorKey, type MirrorErasure } from "./mirror-erase.ts";
+export { eraseLeftovers, eraseMirrorKey, eraseWithMirror, type MirrorErasure } from "./mirror-erase.ts";
 export { foldMirrorKey, type MirrorFoldOptions, type MirrorFoldResult, mirrorSessionId } from "./mirror-fold.ts";
 export { DEFAULT_SETTLE_MS, MirrorFolder, type MirrorFolderOptions } from "./mirror-folder.ts";
 export {

@@ -1,3 +1,4 @@
+import type { EraseOptions, ErasureResult } from "@palimpsest/core";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
 import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
 
@@ -40,6 +41,23 @@ export async function eraseMirrorKey(
     }
   }
   return { keys: dropped, sessions };
+}
+
+/**
+ * Erases one session (runtime.erase) and, when it was folded from a mirrored key, that key too: its
+ * entries hold the same content (`load` would still return it), and the key's other threads with them.
+ * The result is the named session's.
+ */
+export async function eraseWithMirror(
+  runtime: Palimpsest,
+  log: MirrorLog,
+  sessionId: string,
+  options: EraseOptions = {},
+): Promise<ErasureResult> {
+  const result = await runtime.erase(sessionId, options);
+  const key = await log.keyOfSession(sessionId);
+  if (key !== undefined) await eraseMirrorKey(runtime, log, key, options.reason);
+  return result;
 }
 
 /** Finishes deletes a crash cut short: erases every session of an erased generation that still has content. */

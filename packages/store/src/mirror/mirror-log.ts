@@ -328,6 +328,28 @@ export class MirrorLog {
     return (await this.key(key))?.generation === generation;
   }
 
+  /** The key whose current generation `sessionId` was folded from, if any. */
+  async keyOfSession(sessionId: string): Promise<MirrorKey | undefined> {
+    const row = await this.#store.database
+      .selectFrom("mirror_sessions as m")
+      .innerJoin("mirror_keys as k", (j) =>
+        j
+          .onRef("k.project_key", "=", "m.project_key")
+          .onRef("k.session_key", "=", "m.session_key")
+          .onRef("k.subpath", "=", "m.subpath")
+          .onRef("k.generation", "=", "m.generation"),
+      )
+      .select(["m.project_key", "m.session_key", "m.subpath"])
+      .where("m.session_id", "=", sessionId)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      project: row.project_key,
+      session: row.session_key,
+      ...(row.subpath === "" ? {} : { subpath: row.subpath }),
+    };
+  }
+
   /** The sessions folds of the key's `generation` were written to. */
   async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
     const rows = await this.#store.database
