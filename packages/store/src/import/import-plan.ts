@@ -49,7 +49,7 @@ export function planImport(
   if (started !== undefined) apply({ type: "start", data: started }, items[0]?.occurredAt);
   for (const { targetId, message } of revised) {
     const revision = { ...message, id: revisionId(message.id, state.lastSeq + 1) };
-    const tokens = counter.countMessage(revision);
+    const tokens = counter.countMessage(message); // ids are not counted: the source's message counts the same
     const target = state.live.find((e) => e.message.id === targetId);
     apply(
       {

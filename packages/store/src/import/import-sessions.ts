@@ -1,5 +1,12 @@
 import { createHash } from "node:crypto";
-import { foldEvents, type ImportedSession, initialState, type SessionStarted } from "@palimpsest/core";
+import {
+  foldEvents,
+  type ImportedSession,
+  initialState,
+  type Message,
+  type SessionStarted,
+  type TokenCounter,
+} from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
 import { planImport } from "./import-plan.ts";
@@ -123,7 +130,8 @@ export async function importSession(
   const revised = target.revise === true ? revisedMessages(state, source.items) : [];
   if (pending.length === 0 && revised.length === 0) return result;
   const fromSeq = state.lastSeq;
-  const plan = planImport(state, source, pending, await runtime.tokenCounter(encoding), started, revised);
+  const counter = await precounted(await runtime.tokenCounter(encoding), pending, revised);
+  const plan = planImport(state, source, pending, counter, started, revised);
   const written = await runtime.store.append(sessionId, plan.events, {
     expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
     idempotencyKey: importKey(fromSeq, pending, revised),
@@ -134,6 +142,25 @@ export async function importSession(
   result.created = !existing;
   result.resumed = existing;
   return result;
+}
+
+/**
+ * The counter planImport counts with, every message it will count already counted here with
+ * `countMessageAsync`: a long text (a 50 MB tool output) is counted in slices with turns of the event loop
+ * between them, so an import or a mirror's fold never stalls the process (planning is synchronous).
+ */
+async function precounted(
+  counter: TokenCounter,
+  items: ImportedSession["items"],
+  revised: readonly Revision[],
+): Promise<TokenCounter> {
+  const counts = new Map<Message, number>();
+  const messages = [
+    ...items.map((i) => (i.kind === "message" ? i.message : i.summary)),
+    ...revised.map((r) => r.message),
+  ];
+  for (const message of messages) counts.set(message, await counter.countMessageAsync(message));
+  return { ...counter, countMessage: (message) => counts.get(message) ?? counter.countMessage(message) };
 }
 
 /** The start of an imported session: model and title from the source, its parent, and where it came from. */
