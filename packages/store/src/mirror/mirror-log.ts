@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { StorageError } from "@palimpsest/core";
 import { type CompiledQuery, type Selectable, sql } from "kysely";
 import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
 import type { MirrorKeysTable } from "./mirror-tables.ts";
@@ -68,14 +69,15 @@ export class MirrorLog {
     entries: readonly MirrorEntryInput[],
     summarize?: MirrorSummarize,
   ): Promise<MirrorAppendResult> {
-    const db = this.#store.database;
-    const subpath = key.subpath ?? "";
-    await db
+    const written = await this.#appendLocked(key, entries, summarize);
+    if (written !== undefined) return written;
+    // The key's first append: its row is created (by whichever process comes first), then locked.
+    await this.#store.database
       .insertInto("mirror_keys")
       .values({
         project_key: key.project,
         session_key: key.session,
-        subpath,
+        subpath: key.subpath ?? "",
         generation: 0,
         next_seq: 0,
         folded_seq: 0,
@@ -85,6 +87,19 @@ export class MirrorLog {
       })
       .onConflict((oc) => oc.doNothing())
       .execute();
+    const retried = await this.#appendLocked(key, entries, summarize);
+    if (retried === undefined) throw new StorageError("mirrorAppend", "the key's row vanished after it was created");
+    return retried;
+  }
+
+  /** The append under the key's row lock; undefined, having written nothing, when the key has no row yet. */
+  async #appendLocked(
+    key: MirrorKey,
+    entries: readonly MirrorEntryInput[],
+    summarize: MirrorSummarize | undefined,
+  ): Promise<MirrorAppendResult | undefined> {
+    const db = this.#store.database;
+    const subpath = key.subpath ?? "";
     const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
     const batchHash = sha256(JSON.stringify(entries.map((e) => e.text)));
     const keyRow = this.#keyQuery(key);
@@ -109,7 +124,8 @@ export class MirrorLog {
       );
     }
     return this.#store.writeLocked(reads, ([keys, known]) => {
-      const row = keys?.[0] as Selectable<MirrorKeysTable>;
+      const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
+      if (row === undefined) return { guard: undefined, statements: [], result: undefined };
       const held = new Set((known ?? []).map((r) => r.uuid as string));
       const fresh = newEntries(entries, held, row.last_batch === batchHash);
       const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq };
