@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { type ImportedSession, InvariantViolation, isPalimpsestError, parseTranscript } from "@palimpsest/core";
+import {
+  type ImportedSession,
+  type InvariantRule,
+  InvariantViolation,
+  isPalimpsestError,
+  parseTranscript,
+} from "@palimpsest/core";
 import { importSession } from "../import/import-sessions.ts";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
 import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
@@ -44,7 +50,7 @@ export function mirrorSessionId(key: MirrorKey, generation: number, externalId: 
  * sidechain and subagent threads child sessions linked to the main key's session. Each session gets the
  * items its log does not hold yet, in one append; a message the source changed since is revised.
  * Idempotent, and safe beside another process folding the same key. A fold of a key erased meanwhile
- * erases what it wrote and reports `erased`.
+ * erases what it wrote and reports `erased`; a session handed off in Palimpsest takes no more folds.
  */
 export async function foldMirrorKey(
   runtime: Palimpsest,
@@ -76,7 +82,9 @@ export async function foldMirrorKey(
     try {
       await foldSession(runtime, { ...source, items }, sessionId, parentSessionId);
     } catch (error) {
-      if (isErased(error)) return erasedMeanwhile(runtime, sessionIds);
+      if (isRule(error, "session-erased")) return erasedMeanwhile(runtime, sessionIds);
+      // Handed off in Palimpsest: its successor carries the view on; the key's entries stay in the mirror.
+      if (isRule(error, "session-handed-off")) continue;
       throw error;
     }
   }
@@ -119,8 +127,8 @@ async function foldSession(
   }
 }
 
-function isErased(error: unknown): boolean {
-  return error instanceof InvariantViolation && error.details.rule === "session-erased";
+function isRule(error: unknown, rule: InvariantRule): boolean {
+  return error instanceof InvariantViolation && error.details.rule === rule;
 }
 
 async function erasedMeanwhile(runtime: Palimpsest, sessionIds: readonly string[]): Promise<MirrorFoldResult> {
