@@ -45,7 +45,12 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
     }
   }
   checkMarkersAndUsers(state, data, targets);
-  const inFlight = [...state.pendingCalls.values()].filter((id) => targets.has(id));
+  // A call still waiting for its result may leave the view only with its message's replacement carrying it
+  // (a revision of that message): the result then answers the replacement.
+  const carried = new Set(data.replacements.flatMap((r) => (r.message.toolCalls ?? []).map((c) => c.id)));
+  const inFlight = [...state.pendingCalls]
+    .filter(([call, id]) => targets.has(id) && !carried.has(call))
+    .map(([, id]) => id);
   const nextEntries = applySupersede(state.live, data, state.lastSeq + 1);
   const broken = checkToolPairs(nextEntries.map((e) => e.message));
   // A trailing call is allowed to be open, but a compaction must not reopen one by removing its result

@@ -397,6 +397,38 @@ describe("decide: supersede", () => {
     );
   });
 
+  it("lets a revision replace the trailing assistant message with its in-flight calls carried (and a new one added)", () => {
+    // A mirror's revision: a1 grew from one call (c1 answered, c2 waiting) to three.
+    const state = given(
+      append(userMessage("u1", "look")),
+      append(assistantMessage("a1", "", ["c1", "c2"])),
+      append(toolResult("r1", "c1", "x")),
+    );
+    const revised = {
+      kind: "stub" as const,
+      message: assistantMessage("a1~r4", "", ["c1", "c2", "c3"]),
+      tokens: 3,
+      at: "a1",
+    };
+    const events = decidePure(state, {
+      type: "supersede",
+      data: supersedeData("a1~r4:revision", ["a1"], [revised], 0, { mode: "import" }),
+    });
+    expect(events.map((e) => e.type)).toEqual(["messages.superseded"]);
+    // Dropping a waiting call, or a call a result already answered, still splits the pair.
+    for (const calls of [
+      ["c1", "c3"],
+      ["c2", "c3"],
+    ]) {
+      const dropping = { ...revised, message: assistantMessage("a1~r4", "", calls) };
+      expectViolation(
+        state,
+        { type: "supersede", data: supersedeData("a1~r4:revision", ["a1"], [dropping], 0, { mode: "import" }) },
+        "supersede-splits-tool-pair",
+      );
+    }
+  });
+
   it("refuses a compaction id already used in the session with supersede-invalid", () => {
     const state = given(...exchange, ...closing, summaryOf(["a1", "r1", "r2", "a2"]));
     const details = expectViolation(

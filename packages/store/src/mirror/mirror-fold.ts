@@ -60,6 +60,10 @@ export async function foldMirrorKey(
 ): Promise<MirrorFoldResult> {
   const row = await log.key(key);
   if (row === undefined || row.nextSeq === 0) return { sessionIds: [], folded: true, erased: false };
+  // Every entry folded (recorded only when nothing was held back): nothing to read or parse.
+  if (row.foldedSeq === row.nextSeq) {
+    return { sessionIds: await log.sessionsIn(key, row.generation), folded: true, erased: false };
+  }
   const texts = await log.entries(key, row.generation);
   const main: MirrorKey = { project: key.project, session: key.session };
   const mainGeneration = key.subpath === undefined ? row.generation : ((await log.key(main))?.generation ?? 0);

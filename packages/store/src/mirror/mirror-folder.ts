@@ -86,8 +86,15 @@ export class MirrorFolder {
   }
 
   #enqueue(state: KeyState, job: () => Promise<void>): Promise<void> {
-    state.tail = state.tail.then(job);
-    return state.tail;
+    const tail = state.tail.then(job);
+    state.tail = tail;
+    void tail.then(() => {
+      // Nothing queued or waiting to settle: the key is forgotten until its next append.
+      if (state.tail === tail && !state.queued && state.settleTimer === undefined) {
+        this.#keys.delete(keyString(state.key));
+      }
+    });
+    return tail;
   }
 
   async #fold(state: KeyState, settle: boolean): Promise<void> {

@@ -101,7 +101,8 @@ export class MirrorLog {
     const db = this.#store.database;
     const subpath = key.subpath ?? "";
     const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
-    const batchHash = sha256(JSON.stringify(entries.map((e) => e.text)));
+    // Only a batch without uuids is recognised as a retry by its hash (see newEntries).
+    const batchHash = uuids.length === 0 ? sha256(JSON.stringify(entries.map((e) => e.text))) : null;
     const keyRow = this.#keyQuery(key);
     const reads: CompiledQuery[] = [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()];
     if (uuids.length > 0) {
@@ -127,7 +128,7 @@ export class MirrorLog {
       const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
       if (row === undefined) return { guard: undefined, statements: [], result: undefined };
       const held = new Set((known ?? []).map((r) => r.uuid as string));
-      const fresh = newEntries(entries, held, row.last_batch === batchHash);
+      const fresh = newEntries(entries, held, batchHash !== null && row.last_batch === batchHash);
       const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq };
       if (fresh.length === 0) return { guard: undefined, statements: [], result: unchanged };
       const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
