@@ -17,6 +17,7 @@ import { type InstalledStartResult, runInstalledStartBench } from "./installed-s
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
+import { runSessionStoreBench, type SessionStoreResult } from "./session-store.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
@@ -36,6 +37,7 @@ const BENCHES = [
   "watch",
   "handoff",
   "sqlite-lock",
+  "session-store",
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -334,6 +336,114 @@ function sqliteLockTable(rows: readonly SqliteLockResult[]): string {
   );
 }
 
+function sessionStoreTables(results: readonly SessionStoreResult[]): string {
+  const p = (l: { p50: number; p99: number }) => `${ms(l.p50)} / ${ms(l.p99)}`;
+  const r = (a: { p50: number; p99: number }, b: { p50: number; p99: number }) =>
+    `${ratio(a.p50 / b.p50)} / ${ratio(a.p99 / b.p99)}`;
+  const batches = markdownTable(
+    [
+      "engine",
+      "batches (entries, MiB each)",
+      "raw INSERT p50 / p99",
+      "append",
+      "append / raw",
+      "append + its fold",
+      "+ fold / raw",
+      "append + flush",
+      "+ flush / raw",
+      "failed folds",
+    ],
+    results.map(({ engine, batches: b }) => [
+      engine,
+      `${b.sessions} × ${b.batchesPerSession} (${num(b.entriesPerBatch)}, ${num(b.mibPerBatch, 2)})`,
+      p(b.raw),
+      p(b.append),
+      r(b.append, b.raw),
+      p(b.appendFold),
+      r(b.appendFold, b.raw),
+      p(b.appendFlush),
+      r(b.appendFlush, b.raw),
+      b.foldFailures,
+    ]),
+  );
+  const growth = markdownTable(
+    ["engine", "key", ...(results[0]?.load.foldByBatch.map((_, i) => `batch ${i + 1}`) ?? [])],
+    results.flatMap(({ engine, batches: b, load: l }) => [
+      [engine, `median of ${b.sessions}`, ...b.foldByBatch.map(ms)],
+      [engine, `${num(l.entries)}-entry load key`, ...l.foldByBatch.map(ms)],
+    ]),
+  );
+  const concurrent = markdownTable(
+    [
+      "engine",
+      "appenders × batches",
+      "raw p50 / p99",
+      "ours p50 / p99",
+      "ours / raw",
+      "raw wall",
+      "ours wall",
+      "fold drain after",
+      "failed folds",
+    ],
+    results.flatMap(({ engine, concurrent: c }) =>
+      c === undefined
+        ? []
+        : [
+            [
+              engine,
+              `${c.appenders} × ${c.batchesEach}`,
+              p(c.raw),
+              p(c.ours),
+              r(c.ours, c.raw),
+              ms(c.rawWallMs),
+              ms(c.oursWallMs),
+              ms(c.drainMs),
+              c.foldFailures,
+            ],
+          ],
+    ),
+  );
+  const load = markdownTable(
+    ["engine", "entries", "ours load", "raw SELECT … ORDER BY seq", "ours / raw"],
+    results.map(({ engine, load: l }) => [
+      engine,
+      num(l.entries),
+      ms(l.oursMs),
+      ms(l.rawMs),
+      ratio(l.oursMs / l.rawMs),
+    ]),
+  );
+  const eager = markdownTable(
+    [
+      "engine",
+      "entries",
+      "ours appends/s (folder running)",
+      "ours, fold deferred",
+      "raw 1-row inserts/s",
+      "ours / raw",
+      "deferred / raw",
+      "fold drain after",
+      "failed folds",
+    ],
+    results.map(({ engine, eager: e }) => [
+      engine,
+      num(e.entries),
+      num(e.oursPerSec),
+      num(e.deferredPerSec),
+      num(e.rawPerSec),
+      ratio(e.oursPerSec / e.rawPerSec),
+      ratio(e.deferredPerSec / e.rawPerSec),
+      ms(e.drainMs),
+      e.foldFailures,
+    ]),
+  );
+  const flushes = markdownTable(
+    ["engine", "keys touched", "`flush()` with nothing new"],
+    results.map(({ engine, batches: b }) => [engine, b.keysTouched, ms(b.idleFlushMs)]),
+  );
+  return [batches, "Append + its fold by batch index (median):", growth, flushes, concurrent, load, eager].join("\n\n");
+}
+
 const { quick, only } = parseArgs(process.argv.slice(2));
 const serverUrl = postgresServerUrl();
 if (serverUrl === undefined) {
@@ -448,6 +558,15 @@ try {
     const rows = await runSqliteLockBench(folder.path("sqlite-lock.db"), quick);
     results.sqliteLock = rows;
     tables.push("## SQLite: a write while another process holds the lock", sqliteLockTable(rows));
+  }
+  if (only.has("session-store")) {
+    const rows: SessionStoreResult[] = [];
+    for (const engine of engines) {
+      const url = await databaseFor(engine, "session_store");
+      rows.push(await runSessionStoreBench({ engine, url, rawSqlitePath: folder.path("session-store-raw.db") }, quick));
+    }
+    results.sessionStore = rows;
+    tables.push("## Claude Agent SDK SessionStore against the reference table", sessionStoreTables(rows));
   }
 } finally {
   await Promise.all(pgDatabases.map((d) => d.drop()));

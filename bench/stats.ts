@@ -6,6 +6,12 @@ export function median(values: readonly number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
 }
 
+/** The `q`-quantile (0.5: p50, 0.99: p99) by nearest rank: the smallest value with `q` of them at or below it. */
+export function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))] ?? 0;
+}
+
 /** Wall time of one call of `fn` in ms, with its result. */
 export async function timed<T>(fn: () => T | Promise<T>): Promise<{ ms: number; value: T }> {
   const start = performance.now();
