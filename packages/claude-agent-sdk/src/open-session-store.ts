@@ -22,6 +22,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
   url: true,
   sqliteBusyTimeoutMs: true,
   settleMs: true,
+  foldDelayMs: true,
   onError: true,
 };
 

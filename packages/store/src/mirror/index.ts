@@ -1,6 +1,11 @@
 export { eraseLeftovers, eraseMirrorKey, eraseWithMirror, type MirrorErasure } from "./mirror-erase.ts";
 export { foldMirrorKey, type MirrorFoldOptions, type MirrorFoldResult, mirrorSessionId } from "./mirror-fold.ts";
-export { DEFAULT_SETTLE_MS, MirrorFolder, type MirrorFolderOptions } from "./mirror-folder.ts";
+export {
+  DEFAULT_FOLD_DELAY_MS,
+  DEFAULT_SETTLE_MS,
+  MirrorFolder,
+  type MirrorFolderOptions,
+} from "./mirror-folder.ts";
 export {
   type MirrorAppendResult,
   type MirrorDatabase,

@@ -6,12 +6,20 @@ import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
 export interface MirrorFolderOptions {
   /** Quiet time (ms) after a key's last append before its trailing message is folded too; default 2000. */
   settleMs?: number;
+  /**
+   * How long (ms) a fold waits after the append that asked for it, gathering the appends that follow
+   * into the same fold (each fold reads and parses the whole key); default 200.
+   */
+  foldDelayMs?: number;
   /** Called when a fold fails (the entries stay stored, and the next append or flush folds again). */
   onError?: (error: unknown, key: MirrorKey) => void;
 }
 
 /** Default quiet time before a key's trailing assistant message is folded. */
 export const DEFAULT_SETTLE_MS = 2000;
+
+/** Default wait of a fold for more appends to the same key (one-entry batches in the SDK's eager mode). */
+export const DEFAULT_FOLD_DELAY_MS = 200;
 
 interface KeyState {
   key: MirrorKey;
@@ -24,13 +32,15 @@ interface KeyState {
 
 /**
  * Folds mirrored keys into their Palimpsest sessions in the background, one fold per key at a time:
- * `touch` after each append queues a fold (unless one is queued and not started yet), holding back the
- * trailing assistant message until the key has been quiet for `settleMs`; `flush` folds everything now.
+ * `touch` after each append queues a fold (unless one is queued and not started yet) that waits
+ * `foldDelayMs` for more appends, holding back the trailing assistant message until the key has been
+ * quiet for `settleMs`; `flush` folds everything now.
  */
 export class MirrorFolder {
   readonly #runtime: Palimpsest;
   readonly #log: MirrorLog;
   readonly #settleMs: number;
+  readonly #foldDelayMs: number;
   readonly #onError: (error: unknown, key: MirrorKey) => void;
   readonly #keys = new Map<string, KeyState>();
 
@@ -38,6 +48,7 @@ export class MirrorFolder {
     this.#runtime = runtime;
     this.#log = log;
     this.#settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+    this.#foldDelayMs = options.foldDelayMs ?? DEFAULT_FOLD_DELAY_MS;
     this.#onError = options.onError ?? reportFoldError;
   }
 
@@ -46,9 +57,10 @@ export class MirrorFolder {
     const state = this.#state(key);
     if (!state.queued) {
       state.queued = true;
-      void this.#enqueue(state, () => {
+      void this.#enqueue(state, async () => {
+        await new Promise((wait) => setTimeout(wait, this.#foldDelayMs).unref());
         state.queued = false;
-        return this.#fold(state, false);
+        await this.#fold(state, false);
       });
     }
     clearTimeout(state.settleTimer);
