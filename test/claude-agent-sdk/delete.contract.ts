@@ -1,0 +1,134 @@
+import type { SessionKey } from "@anthropic-ai/claude-agent-sdk";
+import type { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
+import { describe, expect, it } from "vitest";
+import { occurrences } from "../support/database-scan.ts";
+import { TranscriptWriter, text, toolResult, toolUse } from "./claude-code-lines.ts";
+import { type ContractContext, entries, newKey } from "./contract-context.ts";
+
+/** A conversation on `key` (and a subagent's beside it) whose every text holds `needle`. */
+async function conversation(store: PalimpsestSessionStore, key: SessionKey, needle: string) {
+  const main = new TranscriptWriter(key.sessionId);
+  const lines = [
+    main.user(`please look for ${needle}`),
+    main.assistant("msg_1", text(`searching ${needle}`), toolUse("toolu_1", "Grep", { pattern: needle })),
+    main.user([toolResult("toolu_1", `found ${needle} in a.txt`)]),
+    main.assistant("msg_2", text(`it is in a.txt (${needle})`)),
+  ];
+  const side = new TranscriptWriter(key.sessionId);
+  const sideLines = [side.user(`subagent task ${needle}`), side.assistant("msg_s1", text(`subagent done ${needle}`))];
+  await store.append(key, lines);
+  const sub = { ...key, subpath: "subagents/agent-s1" };
+  await store.append(sub, sideLines);
+  return { lines, sub, sideLines };
+}
+
+/** delete: cascades from a main key, spares other keys, erases what was folded, and a key starts afresh. */
+export function deleteContract({ fresh }: ContractContext): void {
+  describe("delete", () => {
+    it("of a main key cascades to its subkeys", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const subs = ["subagents/agent-a", "subagents/agent-b"].map((subpath) => ({ ...key, subpath }));
+      const other = { ...key, sessionId: `${key.sessionId}-kept` };
+      await store.append(key, entries(3));
+      for (const sub of subs) await store.append(sub, entries(2));
+      const kept = entries(2);
+      await store.append(other, kept);
+      await store.delete(key);
+      expect(await store.load(key)).toBeNull();
+      for (const sub of subs) expect(await store.load(sub)).toBeNull();
+      expect(await store.listSubkeys(key)).toEqual([]);
+      expect((await store.listSessions(key.projectKey)).map((s) => s.sessionId)).toEqual([other.sessionId]);
+      expect((await store.listSessionSummaries(key.projectKey)).map((s) => s.sessionId)).toEqual([other.sessionId]);
+      expect(await store.load(other)).toEqual(kept);
+    });
+
+    it("of a subpath removes only that subkey", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const main = entries(3);
+      const gone = { ...key, subpath: "subagents/agent-gone" };
+      const kept = { ...key, subpath: "subagents/agent-kept" };
+      const keptEntries = entries(2);
+      await store.append(key, main);
+      await store.append(gone, entries(2));
+      await store.append(kept, keptEntries);
+      const listed = await store.listSessions(key.projectKey);
+      await store.delete(gone);
+      expect(await store.load(gone)).toBeNull();
+      expect(await store.load(key)).toEqual(main);
+      expect(await store.load(kept)).toEqual(keptEntries);
+      expect(await store.listSubkeys(key)).toEqual(["subagents/agent-kept"]);
+      expect(await store.listSessions(key.projectKey)).toEqual(listed);
+    });
+
+    it("of an unknown key changes nothing in the database", async () => {
+      const database = await fresh();
+      const store = await database.open();
+      const key = newKey();
+      await conversation(store, key, "kept-text");
+      await store.flush();
+      const before = await database.dump();
+      await store.delete({ ...key, sessionId: "never-written" });
+      await store.delete({ ...key, subpath: "subagents/never-written" });
+      await store.delete({ ...key, projectKey: "/never/written" });
+      expect(await database.dump()).toEqual(before);
+    });
+
+    it("erases the Palimpsest sessions folded from the key and leaves no table holding its text", async () => {
+      const database = await fresh();
+      const store = await database.open();
+      const key = newKey();
+      const needle = `needle-${key.sessionId}`;
+      const keptNeedle = `kept-${key.sessionId}`;
+      const { sub } = await conversation(store, key, needle);
+      const other = { ...key, sessionId: `${key.sessionId}-other` };
+      await conversation(store, other, keptNeedle);
+      const folded = [...(await store.sessionIds(key)), ...(await store.sessionIds(sub))];
+      expect(folded.length).toBeGreaterThanOrEqual(2);
+      expect(occurrences(await database.dump(), needle).length).toBeGreaterThan(0);
+      await store.delete(key);
+      for (const id of folded) expect((await store.runtime.store.getSession(id))?.erasedAt).toEqual(expect.any(String));
+      await store.flush();
+      const after = await database.dump();
+      expect(occurrences(after, needle)).toEqual([]);
+      expect(occurrences(after, keptNeedle).length).toBeGreaterThan(0);
+      expect(await store.sessionIds(key)).toEqual([]);
+    });
+
+    it("erases entries whose fold was still in the background when delete was called", async () => {
+      const database = await fresh();
+      const store = await database.open({ settleMs: 0 });
+      const key = newKey();
+      const needle = `racing-${key.sessionId}`;
+      await conversation(store, key, needle);
+      await store.delete(key);
+      await store.flush();
+      expect(occurrences(await database.dump(), needle)).toEqual([]);
+      expect(await store.load(key)).toBeNull();
+    });
+
+    it("lets the key be appended again afterwards, starting afresh under new session ids", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const { sub } = await conversation(store, key, "old");
+      const erased = [...(await store.sessionIds(key)), ...(await store.sessionIds(sub))];
+      await store.delete(key);
+      const again = new TranscriptWriter(key.sessionId);
+      const lines = [again.user("a new start"), again.assistant("msg_9", text("fresh reply"))];
+      await store.append(key, lines);
+      expect(await store.load(key)).toEqual(lines);
+      expect(await store.load(sub)).toBeNull();
+      expect(await store.listSubkeys(key)).toEqual([]);
+      const ids = await store.sessionIds(key);
+      expect(ids.length).toBe(1);
+      for (const id of ids) expect(erased).not.toContain(id);
+      const session = await store.runtime.resume(ids[0] ?? "");
+      expect(session.view().messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+      expect((await store.runtime.store.getSession(ids[0] ?? ""))?.erasedAt).toBeUndefined();
+      // The old lines' uuids are new to the key's new generation: appending them again stores them.
+      const old = await conversation(store, { ...key, sessionId: key.sessionId }, "old");
+      expect(await store.load(key)).toEqual([...lines, ...old.lines]);
+    });
+  });
+}
