@@ -81,5 +81,16 @@ export function idempotencyContract({ fresh }: ContractContext): void {
       await store.append(key, list.slice(1, 6));
       expect(await store.load(key)).toEqual(list);
     });
+
+    it("keys uuids a text column cannot hold apart, each once: NUL, lone surrogates, the escape marker", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const uuids = ["a\u0000", "a", "\uD800", "\uDC00", "\uFFFD", '\u0001"a\\u0000"', "\u0001", "\uD83E\uDDEA"];
+      const odd = uuids.map((uuid, i) => ({ type: "progress", uuid, i }));
+      await store.append(key, odd);
+      await store.append(key, odd);
+      for (const entry of odd) await store.append(key, [entry]);
+      expect(await store.load(key)).toEqual(odd);
+    });
   });
 }

@@ -1,7 +1,9 @@
 import { describe, it } from "vitest";
 import { appendLoadContract } from "./append-load.contract.ts";
+import { badInputContract } from "./bad-input.contract.ts";
 import type { ContractContext } from "./contract-context.ts";
 import { deleteContract } from "./delete.contract.ts";
+import { foldContract } from "./fold.contract.ts";
 import { idempotencyContract } from "./idempotency.contract.ts";
 import { keysListingContract } from "./keys-listing.contract.ts";
 import { isolatedDatabases, type SessionStoreBackend } from "./session-store-backends.ts";
@@ -21,5 +23,7 @@ export function describeSessionStoreContract(backend: SessionStoreBackend): void
     idempotencyContract(ctx);
     keysListingContract(ctx);
     deleteContract(ctx);
+    foldContract(ctx);
+    badInputContract(ctx);
   });
 }
