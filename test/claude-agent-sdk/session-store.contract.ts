@@ -1,11 +1,13 @@
 import { describe, it } from "vitest";
 import { appendLoadContract } from "./append-load.contract.ts";
 import { badInputContract } from "./bad-input.contract.ts";
+import { concurrencyContract } from "./concurrency.contract.ts";
 import type { ContractContext } from "./contract-context.ts";
 import { deleteContract } from "./delete.contract.ts";
 import { foldContract } from "./fold.contract.ts";
 import { idempotencyContract } from "./idempotency.contract.ts";
 import { keysListingContract } from "./keys-listing.contract.ts";
+import { openCloseContract } from "./open-close.contract.ts";
 import { isolatedDatabases, type SessionStoreBackend } from "./session-store-backends.ts";
 
 /**
@@ -25,5 +27,7 @@ export function describeSessionStoreContract(backend: SessionStoreBackend): void
     deleteContract(ctx);
     foldContract(ctx);
     badInputContract(ctx);
+    concurrencyContract(ctx);
+    openCloseContract(ctx);
   });
 }
