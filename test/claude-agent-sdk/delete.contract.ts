@@ -108,6 +108,22 @@ export function deleteContract({ fresh }: ContractContext): void {
       expect(await store.load(key)).toBeNull();
     });
 
+    it("erases what another store is still folding when this one deletes the key", async () => {
+      const database = await fresh();
+      const [folding, deleting] = await Promise.all([database.open({ settleMs: 0 }), database.open()]);
+      if (folding === undefined || deleting === undefined) throw new Error("two stores");
+      for (let round = 0; round < 5; round++) {
+        const key = newKey();
+        const needle = `raced-${round}-${key.sessionId}`;
+        await conversation(folding, key, needle);
+        await deleting.delete(key);
+        await Promise.all([folding.flush(), deleting.flush()]);
+        expect(occurrences(await database.dump(), needle)).toEqual([]);
+        expect(await folding.load(key)).toBeNull();
+        expect(await folding.listSubkeys(key)).toEqual([]);
+      }
+    });
+
     it("lets the key be appended again afterwards, starting afresh under new session ids", async () => {
       const store = await (await fresh()).open();
       const key = newKey();

@@ -173,5 +173,73 @@ export function foldContract({ fresh }: ContractContext): void {
       ]);
       expect(checkToolPairs(after.messages)).toEqual([]);
     });
+
+    it("folds a revision and the lines after it that arrive in one append", async () => {
+      const folds: unknown[] = [];
+      const store = await (await fresh()).open({ ...NEVER_SETTLES, onError: (error) => folds.push(error) });
+      const w = new TranscriptWriter();
+      const key = { projectKey: newKey().projectKey, sessionId: w.sessionId };
+      await store.append(key, [
+        w.user("go"),
+        w.assistant("msg_1", { type: "thinking", thinking: "hm", signature: "s" }),
+      ]);
+      await store.flush();
+      await store.append(key, [
+        w.assistant("msg_1", text("running it")),
+        w.assistant("msg_1", toolUse("toolu_1", "Bash", { command: "true" })),
+        w.user([toolResult("toolu_1", "exit 0")]),
+        w.assistant("msg_2", text("done")),
+      ]);
+      await store.flush();
+      const { messages, problems } = await mainView(store, key);
+      expect(problems).toEqual([]);
+      expect(messages.map(gist)).toEqual([
+        { role: "user", text: ["go"], calls: [], answers: undefined },
+        {
+          role: "assistant",
+          text: ["running it"],
+          calls: [["toolu_1", "Bash", { command: "true" }]],
+          answers: undefined,
+        },
+        { role: "tool", text: ["exit 0"], calls: [], answers: "toolu_1" },
+        { role: "assistant", text: ["done"], calls: [], answers: undefined },
+      ]);
+      expect(messages[1]?.reasoning).toBeDefined();
+      expect(folds).toEqual([]);
+    });
+
+    // Fails today: the fold of msg_1 with its pending call toolu_a is revised when toolu_b arrives (parallel
+    // tool_use lines of one message, the second streamed after a settle or a flush), and the revision's
+    // supersede targets a message whose call is still in flight: decideSupersede (packages/core/src/session/
+    // decide-supersede.ts, `inFlight`) refuses it with supersede-splits-tool-pair. Every later fold of the
+    // key fails the same way, so the results and every message after them never reach the session.
+    it.fails("revises a message whose call is still pending when it grows a second call", async () => {
+      const folds: unknown[] = [];
+      const store = await (await fresh()).open({ ...NEVER_SETTLES, onError: (error) => folds.push(error) });
+      const w = new TranscriptWriter();
+      const key = { projectKey: newKey().projectKey, sessionId: w.sessionId };
+      await store.append(key, [
+        w.user("two things"),
+        w.assistant("msg_1", toolUse("toolu_a", "Bash", { command: "a" })),
+      ]);
+      await store.flush();
+      await store.append(key, [w.assistant("msg_1", toolUse("toolu_b", "Write", { file: "b", content: "long" }))]);
+      await store.append(key, [
+        w.user([toolResult("toolu_a", "A")]),
+        w.user([toolResult("toolu_b", "B")]),
+        w.assistant("msg_2", text("both done")),
+      ]);
+      await store.flush();
+      const { messages, problems } = await mainView(store, key);
+      expect(folds).toEqual([]);
+      expect(problems).toEqual([]);
+      expect(messages.map((m) => [m.role, ...(m.toolCalls ?? []).map((c) => c.id), m.toolCallId ?? ""])).toEqual([
+        ["user", ""],
+        ["assistant", "toolu_a", "toolu_b", ""],
+        ["tool", "toolu_a"],
+        ["tool", "toolu_b"],
+        ["assistant", ""],
+      ]);
+    });
   });
 }

@@ -437,6 +437,24 @@ describe("decide: supersede", () => {
       expect(decidePure(state, revise("rev1", "a1", assistantMessage("a1~r1", "", ["c1", "c2"])))).toHaveLength(1);
     });
 
+    // Fails today: the in-flight rule refuses any target holding a pending call, even when its replacement
+    // carries that call on (a mirrored message with an open call that gained a parallel call), so the
+    // mirror's fold of such a message is refused for good (test/claude-agent-sdk/fold.contract.ts).
+    it.fails("allows a replacement of a message with a pending call that keeps the call and adds one", () => {
+      const state = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1"])));
+      execute(state, revise("rev1", "a1", assistantMessage("a1~r1", "", ["c1", "c2"])));
+      expect([...state.pendingCalls.keys()].sort()).toEqual(["c1", "c2"]);
+    });
+
+    it("refuses a replacement of a message with a pending call that drops the call (supersede-splits-tool-pair)", () => {
+      const state = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1"])));
+      expectViolation(
+        state,
+        revise("rev1", "a1", assistantMessage("a1~r1", "no call after all")),
+        "supersede-splits-tool-pair",
+      );
+    });
+
     it("still refuses a replacement that removes a live call's result, reopening it (supersede-splits-tool-pair)", () => {
       const state = given(
         append(userMessage("u1", "go")),
