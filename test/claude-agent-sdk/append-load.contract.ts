@@ -27,6 +27,27 @@ export function appendLoadContract({ fresh }: ContractContext): void {
       expect(await store.load(key)).toEqual([odd]);
     });
 
+    it("keeps an own __proto__ key as data, polluting nothing", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const entry = JSON.parse(
+        '{"type":"user","uuid":"p1","__proto__":{"polluted":true},"constructor":{"prototype":1}}',
+      );
+      await store.append(key, [entry]);
+      const [loaded] = (await store.load(key)) ?? [];
+      expect(Object.hasOwn(loaded ?? {}, "__proto__")).toBe(true);
+      expect(JSON.stringify(loaded)).toBe(JSON.stringify(entry));
+      expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+    });
+
+    it("stores a batch larger than the SDK sends (2,000 entries) whole and in order", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const batch = [...entries(1999), untracked("last")];
+      await store.append(key, batch);
+      expect(await store.load(key)).toEqual(batch);
+    });
+
     it("returns null for a key never written: a session, a subpath of a written session, a project", async () => {
       const store = await (await fresh()).open();
       const key = newKey();

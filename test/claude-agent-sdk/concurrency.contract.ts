@@ -1,4 +1,4 @@
-import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
+import { foldSessionSummary, type SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { describe, expect, it } from "vitest";
 import { viewProblems } from "../support/view-invariants.ts";
 import { TranscriptWriter, text } from "./claude-code-lines.ts";
@@ -25,6 +25,24 @@ export function concurrencyContract({ fresh }: ContractContext): void {
       expect(ids.filter((id) => fromA.flat().some((e) => e.uuid === id))).toEqual(uuidsOf(fromA.flat()));
       expect(ids.filter((id) => fromB.flat().some((e) => e.uuid === id))).toEqual(uuidsOf(fromB.flat()));
       expect(await b.load(key)).toEqual(loaded);
+    });
+
+    it("folds the summary of a key two stores append to at once from every batch, in stored order", async () => {
+      const database = await fresh();
+      const [a, b] = await Promise.all([database.open(), database.open()]);
+      if (a === undefined || b === undefined) throw new Error("two stores");
+      const w = new TranscriptWriter();
+      const key = { projectKey: newKey().projectKey, sessionId: w.sessionId };
+      const sent = Array.from({ length: 30 }, (_, i) => [
+        w.user(`prompt ${i}`),
+        { type: "custom-title", customTitle: `title ${i}`, sessionId: w.sessionId },
+      ]);
+      await Promise.all(sent.map((batch, i) => (i % 2 === 0 ? a : b).append(key, batch)));
+      const loaded = (await a.load(key)) ?? [];
+      expect(loaded).toHaveLength(60);
+      const [summary] = await b.listSessionSummaries(key.projectKey);
+      // Each summary is folded from the one before it under the key's lock: as if folded in one go.
+      expect(summary?.data).toEqual(foldSessionSummary(undefined, key, loaded, { mtime: 1 }).data);
     });
 
     it("stores a batch appended by both stores at once once", async () => {

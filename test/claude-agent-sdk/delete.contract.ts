@@ -1,4 +1,4 @@
-import type { SessionKey } from "@anthropic-ai/claude-agent-sdk";
+import { foldSessionSummary, type SessionKey } from "@anthropic-ai/claude-agent-sdk";
 import type { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
 import { describe, expect, it } from "vitest";
 import { occurrences } from "../support/database-scan.ts";
@@ -124,17 +124,38 @@ export function deleteContract({ fresh }: ContractContext): void {
       }
     });
 
+    it("erase reports what it did and keeps its reason in each erased session's session.erased event", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const { sub } = await conversation(store, key, "counted");
+      const folded = [...(await store.sessionIds(key)), ...(await store.sessionIds(sub))];
+      expect(await store.erase(key, { reason: "ticket 42" })).toEqual({ keys: 2, sessions: folded.length });
+      for (const id of folded) {
+        const erased = (await store.runtime.store.readStream(id)).filter((e) => e.type === "session.erased");
+        expect(erased.map((e) => (e.data as { reason?: string }).reason)).toEqual(["ticket 42"]);
+      }
+      expect(await store.erase(key, { reason: "again" })).toEqual({ keys: 0, sessions: 0 });
+      expect(await store.erase({ ...key, sessionId: "never-written" })).toEqual({ keys: 0, sessions: 0 });
+    });
+
     it("lets the key be appended again afterwards, starting afresh under new session ids", async () => {
       const store = await (await fresh()).open();
       const key = newKey();
       const { sub } = await conversation(store, key, "old");
       const erased = [...(await store.sessionIds(key)), ...(await store.sessionIds(sub))];
+      const mtimeBefore = (await store.listSessions(key.projectKey))[0]?.mtime ?? 0;
       await store.delete(key);
       const again = new TranscriptWriter(key.sessionId);
       const lines = [again.user("a new start"), again.assistant("msg_9", text("fresh reply"))];
       await store.append(key, lines);
       expect(await store.load(key)).toEqual(lines);
       expect(await store.load(sub)).toBeNull();
+      const [listed] = await store.listSessions(key.projectKey);
+      expect(listed?.sessionId).toBe(key.sessionId);
+      expect(listed?.mtime).toBeGreaterThan(mtimeBefore);
+      // The summary starts afresh too: the SDK's fold of the new lines alone.
+      const [summary] = await store.listSessionSummaries(key.projectKey);
+      expect(summary?.data).toEqual(foldSessionSummary(undefined, key, lines, { mtime: 1 }).data);
       expect(await store.listSubkeys(key)).toEqual([]);
       const ids = await store.sessionIds(key);
       expect(ids.length).toBe(1);

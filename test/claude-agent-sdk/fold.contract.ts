@@ -112,6 +112,18 @@ export function foldContract({ fresh }: ContractContext): void {
       expect(problems).toEqual([]);
     });
 
+    it("folds the trailing message by itself once the key has been quiet for settleMs", async () => {
+      const store = await (await fresh()).open({ settleMs: 50 });
+      const w = new TranscriptWriter();
+      const key = { projectKey: newKey().projectKey, sessionId: w.sessionId };
+      await store.append(key, [w.user("hello?"), w.assistant("msg_1", text("settled by itself"))]);
+      const messages = await backgroundFolded(store, key, 2);
+      expect(messages.map((m) => [m.role, ...gist(m).text])).toEqual([
+        ["user", "hello?"],
+        ["assistant", "settled by itself"],
+      ]);
+    });
+
     it("folds an assistant message whose blocks (one message.id) came in two appends as one message", async () => {
       const store = await (await fresh()).open(NEVER_SETTLES);
       const w = new TranscriptWriter();

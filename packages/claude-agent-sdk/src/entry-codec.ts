@@ -61,10 +61,12 @@ function checkJsonSafe(value: unknown, path: string, ancestors: Set<object>, dep
   if (ancestors.has(value)) throw invalid(path, "a cycle is not JSON");
   ancestors.add(value);
   if (Array.isArray(value)) {
-    value.forEach((item, i) => {
-      if (item === undefined) throw invalid(`${path}[${i}]`, "undefined is not JSON");
-      checkJsonSafe(item, `${path}[${i}]`, ancestors, depth + 1);
-    });
+    for (let i = 0; i < value.length; i++) {
+      // A hole (forEach skips it) or an undefined item: JSON would make it null, so load would differ.
+      if (!(i in value) || value[i] === undefined)
+        throw invalid(`${path}[${i}]`, "an array hole or undefined is not JSON");
+      checkJsonSafe(value[i], `${path}[${i}]`, ancestors, depth + 1);
+    }
   } else {
     if (!isPlainObject(value)) throw invalid(path, "only plain objects and arrays are JSON (not a class instance)");
     for (const [k, v] of Object.entries(value)) {
