@@ -1,5 +1,6 @@
-import { foldSessionSummary, type SessionKey } from "@anthropic-ai/claude-agent-sdk";
+import { foldSessionSummary, type SessionKey, type SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import type { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
+import type { Message } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
 import { occurrences } from "../support/database-scan.ts";
 import { TranscriptWriter, text, toolResult, toolUse } from "./claude-code-lines.ts";
@@ -124,6 +125,33 @@ export function deleteContract({ fresh }: ContractContext): void {
       }
     });
 
+    it("leaves, after a delete racing another store's appends, exactly what load returns folded and the rest erased", async () => {
+      const database = await fresh();
+      const [appending, deleting] = await Promise.all([database.open({ settleMs: 0 }), database.open({ settleMs: 0 })]);
+      if (appending === undefined || deleting === undefined) throw new Error("two stores");
+      for (let round = 0; round < 4; round++) {
+        const w = new TranscriptWriter();
+        const key = { projectKey: newKey().projectKey, sessionId: w.sessionId };
+        const texts = Array.from({ length: 8 }, (_, i) => [`q${i}-${w.sessionId}`, `a${i}-${w.sessionId}`]);
+        const lines = texts.map(([q, a], i) => [w.user(q ?? ""), w.assistant(`msg_${i}`, text(a ?? ""))]);
+        const appends = lines.map((batch) => appending.append(key, batch));
+        await appends[round * 2];
+        await Promise.all([...appends, deleting.delete(key)]);
+        await Promise.all([appending.flush(), deleting.flush()]);
+        const kept = ((await appending.load(key)) ?? []).map(lineText);
+        expect(kept).toEqual(texts.flat().slice(texts.length * 2 - kept.length));
+        const ids = await appending.sessionIds(key);
+        const folded: string[] = [];
+        for (const id of ids) {
+          expect((await appending.runtime.store.getSession(id))?.erasedAt).toBeUndefined();
+          folded.push(...(await appending.runtime.resume(id)).view().messages.map((m) => gist(m)));
+        }
+        expect(folded).toEqual(kept);
+        const dump = await database.dump();
+        for (const gone of texts.flat().filter((t) => !kept.includes(t))) expect(occurrences(dump, gone)).toEqual([]);
+      }
+    });
+
     it("erase reports what it did and keeps its reason in each erased session's session.erased event", async () => {
       const store = await (await fresh()).open();
       const key = newKey();
@@ -168,4 +196,15 @@ export function deleteContract({ fresh }: ContractContext): void {
       expect(await store.load(key)).toEqual([...lines, ...old.lines]);
     });
   });
+}
+
+/** The text of a line TranscriptWriter wrote (a user prompt or an assistant's text blocks). */
+function lineText(line: SessionStoreEntry): string {
+  const content = (line.message as { content: string | { text?: string }[] }).content;
+  return typeof content === "string" ? content : content.map((b) => b.text ?? "").join("");
+}
+
+/** A message's text parts joined. */
+function gist(message: Message): string {
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
 }
