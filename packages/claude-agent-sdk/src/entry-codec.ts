@@ -24,8 +24,24 @@ function encodeEntry(entry: unknown, path: string): MirrorEntryInput {
     throw invalid(`${path}.uuid`, "an entry's uuid must be a string");
   }
   checkJsonSafe(entry, path, new Set(), 0);
-  return { text: JSON.stringify(entry), uuid: entry.uuid };
+  return { text: JSON.stringify(entry), uuid: entry.uuid === undefined ? undefined : uuidKey(entry.uuid) };
 }
+
+/** Marks a uuid stored JSON-escaped (nothing stored as it is starts with it). */
+const ESCAPED_UUID = "\u0001";
+
+/**
+ * The uuid as the database keys it: as it is, unless it holds what a text column cannot keep (NUL, which
+ * PostgreSQL refuses; a lone surrogate, which both engines turn into U+FFFD, making two uuids one) or
+ * starts with the marker: then the marker and its JSON text. One uuid, one key, never two uuids one key.
+ */
+function uuidKey(uuid: string): string {
+  return uuid.startsWith(ESCAPED_UUID) || uuid.includes("\u0000") || LONE_SURROGATE.test(uuid)
+    ? `${ESCAPED_UUID}${JSON.stringify(uuid)}`
+    : uuid;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function checkJsonSafe(value: unknown, path: string, ancestors: Set<object>, depth: number): void {
   switch (typeof value) {
@@ -45,10 +61,12 @@ function checkJsonSafe(value: unknown, path: string, ancestors: Set<object>, dep
   if (ancestors.has(value)) throw invalid(path, "a cycle is not JSON");
   ancestors.add(value);
   if (Array.isArray(value)) {
-    value.forEach((item, i) => {
-      if (item === undefined) throw invalid(`${path}[${i}]`, "undefined is not JSON");
-      checkJsonSafe(item, `${path}[${i}]`, ancestors, depth + 1);
-    });
+    for (let i = 0; i < value.length; i++) {
+      // A hole (forEach skips it) or an undefined item: JSON would make it null, so load would differ.
+      if (!(i in value) || value[i] === undefined)
+        throw invalid(`${path}[${i}]`, "an array hole or undefined is not JSON");
+      checkJsonSafe(value[i], `${path}[${i}]`, ancestors, depth + 1);
+    }
   } else {
     if (!isPlainObject(value)) throw invalid(path, "only plain objects and arrays are JSON (not a class instance)");
     for (const [k, v] of Object.entries(value)) {

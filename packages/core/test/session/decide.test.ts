@@ -429,6 +429,81 @@ describe("decide: supersede", () => {
     }
   });
 
+  describe("a revision of the trailing assistant message (a mirror's message that grew)", () => {
+    /** Replaces `target` by `replacement` where it stood, as the mirror's fold revises a grown message. */
+    const revise = (compactionId: string, target: string, replacement: Message, viewVersion = 0): SessionCommand => ({
+      type: "supersede",
+      data: supersedeData(
+        compactionId,
+        [target],
+        [{ kind: "stub", message: replacement, tokens: 10, at: target }],
+        viewVersion,
+        {
+          mode: "import",
+        },
+      ),
+    });
+
+    it("allows a replacement that brings a new, unanswered tool call at the tail", () => {
+      const state = given(
+        ...exchange,
+        append(userMessage("u3", "build it")),
+        append(assistantMessage("a3", "let me check")),
+      );
+      const grown = { ...assistantMessage("a3~r1", "let me check", ["c9"]) };
+      execute(state, revise("rev1", "a3", grown));
+      expect(liveIds(state).slice(-2)).toEqual(["u3", "a3~r1"]);
+      expect([...state.pendingCalls.keys()]).toEqual(["c9"]);
+      execute(state, append(toolResult("r9", "c9", "built")));
+      expect(state.pendingCalls.size).toBe(0);
+      expect(checkToolPairs(state.live.map((e) => e.message))).toEqual([]);
+    });
+
+    it("allows a replacement adding a call beside an answered one whose result stays", () => {
+      const state = given(
+        append(userMessage("u1", "go")),
+        append(assistantMessage("a1", "", ["c1"])),
+        append(toolResult("r1", "c1", "x")),
+      );
+      // a1 is answered and not in flight: its revision keeps c1 (answered by r1, still live) and adds c2.
+      expect(decidePure(state, revise("rev1", "a1", assistantMessage("a1~r1", "", ["c1", "c2"])))).toHaveLength(1);
+    });
+
+    it("allows a replacement of a message with a pending call that keeps the call and adds one", () => {
+      const state = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1"])));
+      execute(state, revise("rev1", "a1", assistantMessage("a1~r1", "", ["c1", "c2"])));
+      expect([...state.pendingCalls.keys()].sort()).toEqual(["c1", "c2"]);
+    });
+
+    it("refuses a replacement of a message with a pending call that drops the call (supersede-splits-tool-pair)", () => {
+      const state = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1"])));
+      expectViolation(
+        state,
+        revise("rev1", "a1", assistantMessage("a1~r1", "no call after all")),
+        "supersede-splits-tool-pair",
+      );
+    });
+
+    it("still refuses a replacement that removes a live call's result, reopening it (supersede-splits-tool-pair)", () => {
+      const state = given(
+        append(userMessage("u1", "go")),
+        append(assistantMessage("a1", "", ["c1"])),
+        append(toolResult("r1", "c1", "x")),
+      );
+      const before = structuredClone(state);
+      const data = supersedeData(
+        "rev1",
+        ["a1", "r1"],
+        [{ kind: "stub", message: assistantMessage("a1~r1", "more", ["c1"]), tokens: 10, at: "a1" }],
+        0,
+        { mode: "import" },
+      );
+      const details = expectViolation(state, { type: "supersede", data }, "supersede-splits-tool-pair");
+      expect(details.ids).toEqual(["a1~r1"]);
+      expect(state).toStrictEqual(before);
+    });
+  });
+
   it("refuses a compaction id already used in the session with supersede-invalid", () => {
     const state = given(...exchange, ...closing, summaryOf(["a1", "r1", "r2", "a2"]));
     const details = expectViolation(

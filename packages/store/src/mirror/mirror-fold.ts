@@ -18,6 +18,11 @@ export interface MirrorFoldOptions {
    * wants it now); a message that grows afterwards is revised.
    */
   settle: boolean;
+  /**
+   * Called for each line (1-based seq) the Claude Code importer cannot read: it is left out of the fold
+   * (it stays stored, and `load` returns it), so the lines after it are still folded.
+   */
+  onUnreadable?: (seq: number, error: unknown) => void;
 }
 
 /** What a fold did. */
@@ -67,7 +72,7 @@ export async function foldMirrorKey(
   const texts = await log.entries(key, row.generation);
   const main: MirrorKey = { project: key.project, session: key.session };
   const mainGeneration = key.subpath === undefined ? row.generation : ((await log.key(main))?.generation ?? 0);
-  const sources = parseTranscript(texts.join("\n"), { format: "claude-code", fileName: fileNameOf(key) });
+  const sources = parseReadable(texts, fileNameOf(key), options.onUnreadable);
   const own = new Set(sources.map((s) => s.externalId));
   const idOf = (externalId: string): string =>
     own.has(externalId)
@@ -97,6 +102,39 @@ export async function foldMirrorKey(
   if ((await log.key(key))?.generation !== row.generation) return erasedMeanwhile(runtime, sessionIds);
   if (!heldBack) await log.markFolded(key, row.generation, texts.length);
   return { sessionIds, folded: !heldBack, erased: false };
+}
+
+/** Lines a fold leaves out at most: past this many, the key's log is taken for something else than Claude Code's. */
+const MAX_UNREADABLE = 100;
+
+/**
+ * The key's lines parsed as the importer parses the file, leaving out each line it refuses (a blank line
+ * in its place keeps the others' numbers, which are their seqs).
+ */
+function parseReadable(
+  texts: readonly string[],
+  fileName: string,
+  onUnreadable: MirrorFoldOptions["onUnreadable"],
+): ImportedSession[] {
+  const lines = [...texts];
+  for (let left = 0; ; left++) {
+    try {
+      return parseTranscript(lines.join("\n"), { format: "claude-code", fileName });
+    } catch (error) {
+      const seq = unreadableLine(error, fileName);
+      if (seq === undefined || lines[seq - 1] === "" || left >= MAX_UNREADABLE) throw error;
+      lines[seq - 1] = "";
+      onUnreadable?.(seq, error);
+    }
+  }
+}
+
+/** The line a ValidationError of the importer names (`<file>:<line>`), if it names one. */
+function unreadableLine(error: unknown, fileName: string): number | undefined {
+  if (!isPalimpsestError(error, "VALIDATION")) return undefined;
+  const path = (error.details as { path?: string }).path ?? "";
+  const line = path.startsWith(`${fileName}:`) ? Number(path.slice(fileName.length + 1)) : Number.NaN;
+  return Number.isInteger(line) && line > 0 ? line : undefined;
 }
 
 /** The JSONL file name the key's entries would have on disk: the importer reads subagent ids from it. */

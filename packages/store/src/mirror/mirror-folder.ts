@@ -43,6 +43,8 @@ export class MirrorFolder {
   readonly #foldDelayMs: number;
   readonly #onError: (error: unknown, key: MirrorKey) => void;
   readonly #keys = new Map<string, KeyState>();
+  /** Lines folds left out that were reported (key and seq), so each is reported once. */
+  readonly #unreadable = new Set<string>();
 
   constructor(runtime: Palimpsest, log: MirrorLog, options: MirrorFolderOptions = {}) {
     this.#runtime = runtime;
@@ -111,10 +113,21 @@ export class MirrorFolder {
 
   async #fold(state: KeyState, settle: boolean): Promise<void> {
     try {
-      await foldMirrorKey(this.#runtime, this.#log, state.key, { settle });
+      await foldMirrorKey(this.#runtime, this.#log, state.key, {
+        settle,
+        onUnreadable: (seq, error) => this.#reportUnreadable(state.key, seq, error),
+      });
     } catch (error) {
       this.#onError(error, state.key);
     }
+  }
+
+  /** Reports a line the fold left out, once per key and line for this folder's life. */
+  #reportUnreadable(key: MirrorKey, seq: number, error: unknown): void {
+    const id = `${keyString(key)}#${seq}`;
+    if (this.#unreadable.has(id)) return;
+    this.#unreadable.add(id);
+    this.#onError(error, key);
   }
 
   #state(key: MirrorKey): KeyState {
