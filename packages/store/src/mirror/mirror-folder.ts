@@ -28,6 +28,8 @@ interface KeyState {
   /** A fold of new entries is queued and has not started: further appends need no other. */
   queued: boolean;
   settleTimer: NodeJS.Timeout | undefined;
+  /** Ends the queued fold's wait for more appends now (a flush or an idle wants it done). */
+  endDelay: (() => void) | undefined;
 }
 
 /**
@@ -60,7 +62,15 @@ export class MirrorFolder {
     if (!state.queued) {
       state.queued = true;
       void this.#enqueue(state, async () => {
-        await new Promise((wait) => setTimeout(wait, this.#foldDelayMs).unref());
+        // Not unref'd: a flush or close awaiting this fold must keep the process alive until it is done.
+        await new Promise<void>((wait) => {
+          const timer = setTimeout(wait, this.#foldDelayMs);
+          state.endDelay = () => {
+            clearTimeout(timer);
+            wait();
+          };
+        });
+        state.endDelay = undefined;
         state.queued = false;
         await this.#fold(state, false);
       });
@@ -80,6 +90,7 @@ export class MirrorFolder {
       states.map((state) => {
         clearTimeout(state.settleTimer);
         state.settleTimer = undefined;
+        state.endDelay?.();
         return this.#enqueue(state, () => this.#fold(state, true));
       }),
     );
@@ -91,6 +102,7 @@ export class MirrorFolder {
     if (state === undefined) return;
     clearTimeout(state.settleTimer);
     state.settleTimer = undefined;
+    state.endDelay?.();
     await state.tail;
   }
 
@@ -134,7 +146,7 @@ export class MirrorFolder {
     const id = keyString(key);
     let state = this.#keys.get(id);
     if (state === undefined) {
-      state = { key, tail: Promise.resolve(), queued: false, settleTimer: undefined };
+      state = { key, tail: Promise.resolve(), queued: false, settleTimer: undefined, endDelay: undefined };
       this.#keys.set(id, state);
     }
     return state;
