@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseTranscript } from "@palimpsest/core";
-import { importSessions, type Palimpsest } from "@palimpsest/store";
+import { isPalimpsestError, parseTranscript } from "@palimpsest/core";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { importSession, importSessions, Palimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 
@@ -32,6 +33,54 @@ for (const backend of runtimeBackends()) {
       const [again] = await importSessions(runtime, [source]);
       expect(again).toMatchObject({ created: false, resumed: false });
       expect((await runtime.store.getSession(session.id))?.version).toBe(version);
+    });
+
+    it("two imports of one session at once, the same items in two versions (a mirror's trailing message grew): the later conflicts, never an idempotency mismatch, and its retry revises", async () => {
+      const [source] = parseTranscript(DEMO, { fileName: "demo-session.jsonl" });
+      if (source === undefined) throw new Error("no session parsed");
+      const at = source.items.findLastIndex((i) => i.kind === "message" && i.message.role === "assistant");
+      const items = source.items.slice(0, at + 1);
+      const last = items.at(-1);
+      if (last?.kind !== "message") throw new Error("no assistant message");
+      const grown = {
+        ...last,
+        message: {
+          ...last.message,
+          content: [...last.message.content, { type: "text" as const, text: "one more block" }],
+        },
+      };
+      const v1 = { ...source, externalId: "grown-twice", items };
+      const v2 = { ...v1, items: [...items.slice(0, -1), grown] };
+      const sessionId = "00000000-0000-8000-a000-00000000c0de";
+      // The second import reads the (empty) log, then waits until the first has committed.
+      let open = (): void => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const raw = (await backend.open()).store;
+      const gated = new Proxy(raw, {
+        get(target, name) {
+          if (name === "readStream") {
+            return async (...args: Parameters<typeof raw.readStream>) => {
+              const events = await target.readStream(...args);
+              await gate;
+              return events;
+            };
+          }
+          const value = Reflect.get(target, name);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const late = new Palimpsest({ store: gated, counterFor: createTokenCounter });
+      const second = importSession(late, v2, { sessionId, revise: true }).catch((error: unknown) => error);
+      await importSession(runtime, v1, { sessionId, revise: true });
+      open();
+      const error = await second;
+      expect(isPalimpsestError(error, "CONCURRENCY_CONFLICT"), String(error)).toBe(true);
+      await importSession(runtime, v2, { sessionId, revise: true });
+      const view = (await runtime.resume(sessionId)).view().messages;
+      expect(view.at(-1)?.content).toEqual(grown.message.content);
+      expect(view.at(-1)?.id).toMatch(new RegExp(`^${grown.message.id}~r\\d+$`));
     });
   });
 }

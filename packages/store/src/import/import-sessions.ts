@@ -147,10 +147,14 @@ function startOf(source: ImportedSession, parentSessionId: string | undefined, f
   };
 }
 
-/** The idempotency key of an import append: the version it starts from and the items it writes. */
+/**
+ * The idempotency key of an import append: the version it starts from and the items it writes, content
+ * included (two mirror folds of one key may hold the same item ids at different versions: the trailing
+ * message grew in between, and the later fold must conflict and revise, not be refused as a mismatch).
+ */
 function importKey(fromSeq: number, items: ImportedSession["items"], revised: readonly Revision[]): string {
   const hash = createHash("sha256");
-  for (const item of items) hash.update(`${item.kind === "message" ? item.message.id : item.summary.id}\n`);
+  for (const item of items) hash.update(`${canonicalJson(item)}\n`);
   for (const r of revised) hash.update(`revise ${r.targetId}\n${canonicalJson(r.message)}\n`);
   return `import:${fromSeq}:${hash.digest("hex").slice(0, 32)}`;
 }
