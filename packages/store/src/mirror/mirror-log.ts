@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type CompiledQuery, type Selectable, sql } from "kysely";
 import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
 import type { MirrorKeysTable } from "./mirror-tables.ts";
 
 /** A mirrored transcript: an external agent's session (`subpath` absent) or a file beside it. */
@@ -68,153 +69,167 @@ export class MirrorLog {
     entries: readonly MirrorEntryInput[],
     summarize?: MirrorSummarize,
   ): Promise<MirrorAppendResult> {
-    const db = this.#store.database;
-    const subpath = key.subpath ?? "";
-    await db
-      .insertInto("mirror_keys")
-      .values({
-        project_key: key.project,
-        session_key: key.session,
-        subpath,
-        generation: 0,
-        next_seq: 0,
-        folded_seq: 0,
-        mtime_ms: 0,
-        summary: null,
-        last_batch: null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
-    const batchHash = sha256(JSON.stringify(entries.map((e) => e.text)));
-    const keyRow = this.#keyQuery(key);
-    const reads: CompiledQuery[] = [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()];
-    if (uuids.length > 0) {
-      reads.push(
-        db
-          .selectFrom("mirror_entries as e")
-          .innerJoin("mirror_keys as k", (j) =>
-            j
-              .onRef("k.project_key", "=", "e.project_key")
-              .onRef("k.session_key", "=", "e.session_key")
-              .onRef("k.subpath", "=", "e.subpath")
-              .onRef("k.generation", "=", "e.generation"),
-          )
-          .select("e.uuid")
-          .where("e.project_key", "=", key.project)
-          .where("e.session_key", "=", key.session)
-          .where("e.subpath", "=", subpath)
-          .where("e.uuid", "in", uuids)
-          .compile(),
-      );
-    }
-    return this.#store.writeLocked(reads, ([keys, known]) => {
-      const row = keys?.[0] as Selectable<MirrorKeysTable>;
-      const held = new Set((known ?? []).map((r) => r.uuid as string));
-      const fresh = newEntries(entries, held, row.last_batch === batchHash);
-      const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq };
-      if (fresh.length === 0) return { guard: undefined, statements: [], result: unchanged };
-      const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
-      const guard = db
-        .updateTable("mirror_keys")
-        .set({
-          next_seq: row.next_seq + fresh.length,
-          mtime_ms: mtime,
-          last_batch: batchHash,
-          ...(summarize === undefined ? {} : { summary: summarize(row.summary, fresh, mtime) }),
-        })
-        .where("project_key", "=", key.project)
-        .where("session_key", "=", key.session)
-        .where("subpath", "=", subpath)
-        .where("generation", "=", row.generation)
-        .where("next_seq", "=", row.next_seq)
-        .compile();
-      const statements: CompiledQuery[] = [];
-      for (let start = 0; start < fresh.length; start += ENTRIES_PER_INSERT) {
-        const values = fresh.slice(start, start + ENTRIES_PER_INSERT).map((e, i) => ({
+    return guardStorage("mirror.append", async () => {
+      const db = this.#store.database;
+      const subpath = key.subpath ?? "";
+      await db
+        .insertInto("mirror_keys")
+        .values({
           project_key: key.project,
           session_key: key.session,
           subpath,
-          generation: row.generation,
-          seq: row.next_seq + start + i + 1,
-          uuid: e.uuid ?? null,
-          entry: e.text,
-        }));
-        statements.push(db.insertInto("mirror_entries").values(values).compile());
+          generation: 0,
+          next_seq: 0,
+          folded_seq: 0,
+          mtime_ms: 0,
+          summary: null,
+          last_batch: null,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
+      const batchHash = sha256(JSON.stringify(entries.map((e) => e.text)));
+      const keyRow = this.#keyQuery(key);
+      const reads: CompiledQuery[] = [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()];
+      if (uuids.length > 0) {
+        reads.push(
+          db
+            .selectFrom("mirror_entries as e")
+            .innerJoin("mirror_keys as k", (j) =>
+              j
+                .onRef("k.project_key", "=", "e.project_key")
+                .onRef("k.session_key", "=", "e.session_key")
+                .onRef("k.subpath", "=", "e.subpath")
+                .onRef("k.generation", "=", "e.generation"),
+            )
+            .select("e.uuid")
+            .where("e.project_key", "=", key.project)
+            .where("e.session_key", "=", key.session)
+            .where("e.subpath", "=", subpath)
+            .where("e.uuid", "in", uuids)
+            .compile(),
+        );
       }
-      return {
-        guard,
-        statements,
-        result: { stored: fresh.length, generation: row.generation, nextSeq: row.next_seq + fresh.length },
-      };
+      return this.#store.writeLocked(reads, ([keys, known]) => {
+        const row = keys?.[0] as Selectable<MirrorKeysTable>;
+        const held = new Set((known ?? []).map((r) => r.uuid as string));
+        const fresh = newEntries(entries, held, row.last_batch === batchHash);
+        const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq };
+        if (fresh.length === 0) return { guard: undefined, statements: [], result: unchanged };
+        const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
+        const guard = db
+          .updateTable("mirror_keys")
+          .set({
+            next_seq: row.next_seq + fresh.length,
+            mtime_ms: mtime,
+            last_batch: batchHash,
+            ...(summarize === undefined ? {} : { summary: summarize(row.summary, fresh, mtime) }),
+          })
+          .where("project_key", "=", key.project)
+          .where("session_key", "=", key.session)
+          .where("subpath", "=", subpath)
+          .where("generation", "=", row.generation)
+          .where("next_seq", "=", row.next_seq)
+          .compile();
+        const statements: CompiledQuery[] = [];
+        for (let start = 0; start < fresh.length; start += ENTRIES_PER_INSERT) {
+          const values = fresh.slice(start, start + ENTRIES_PER_INSERT).map((e, i) => ({
+            project_key: key.project,
+            session_key: key.session,
+            subpath,
+            generation: row.generation,
+            seq: row.next_seq + start + i + 1,
+            uuid: e.uuid ?? null,
+            entry: e.text,
+          }));
+          statements.push(db.insertInto("mirror_entries").values(values).compile());
+        }
+        return {
+          guard,
+          statements,
+          result: { stored: fresh.length, generation: row.generation, nextSeq: row.next_seq + fresh.length },
+        };
+      });
     });
   }
 
   /** The key's row, or undefined for a key never written. */
   async key(key: MirrorKey): Promise<MirrorKeyRow | undefined> {
-    const row = await this.#keyQuery(key).executeTakeFirst();
-    return row === undefined ? undefined : toKeyRow(row);
+    return guardStorage("mirror.key", async () => {
+      const row = await this.#keyQuery(key).executeTakeFirst();
+      return row === undefined ? undefined : toKeyRow(row);
+    });
   }
 
   /** The JSON texts of the key's entries in the current generation, in the order they were stored (up to `toSeq`). */
   async entries(key: MirrorKey, generation: number, toSeq?: number): Promise<string[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_entries")
-      .select("entry")
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "=", generation)
-      .$if(toSeq !== undefined, (qb) => qb.where("seq", "<=", toSeq ?? 0))
-      .orderBy("seq")
-      .execute();
-    return rows.map((r) => r.entry);
+    return guardStorage("mirror.entries", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_entries")
+        .select("entry")
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "=", generation)
+        .$if(toSeq !== undefined, (qb) => qb.where("seq", "<=", toSeq ?? 0))
+        .orderBy("seq")
+        .execute();
+      return rows.map((r) => r.entry);
+    });
   }
 
   /** The keys of one session (its main key and every subpath) holding entries, main first. */
   async sessionKeys(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .where("project_key", "=", project)
-      .where("session_key", "=", session)
-      .where("next_seq", ">", 0)
-      .orderBy("subpath")
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.sessionKeys", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", project)
+        .where("session_key", "=", session)
+        .where("next_seq", ">", 0)
+        .orderBy("subpath")
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /** Every key of one session, written or emptied: its main key (when it has one) and its subpaths. */
   async allKeysOf(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .where("project_key", "=", project)
-      .where("session_key", "=", session)
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.allKeysOf", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", project)
+        .where("session_key", "=", session)
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /** The main keys of a project holding entries. */
   async projectSessions(project: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .where("project_key", "=", project)
-      .where("subpath", "=", "")
-      .where("next_seq", ">", 0)
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.projectSessions", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", project)
+        .where("subpath", "=", "")
+        .where("next_seq", ">", 0)
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /** Keys (of any project) holding entries not yet folded: what a crash left for the folder. */
   async unfolded(): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .whereRef("folded_seq", "<", "next_seq")
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.unfolded", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .whereRef("folded_seq", "<", "next_seq")
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /**
@@ -222,35 +237,39 @@ export class MirrorLog {
    * delete cut short by a crash left to erase.
    */
   async unerasedSessions(): Promise<{ key: MirrorKey; sessionId: string }[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_sessions as m")
-      .innerJoin("mirror_keys as k", (j) =>
-        j
-          .onRef("k.project_key", "=", "m.project_key")
-          .onRef("k.session_key", "=", "m.session_key")
-          .onRef("k.subpath", "=", "m.subpath"),
-      )
-      .innerJoin("sessions as s", "s.session_id", "m.session_id")
-      .select(["m.project_key", "m.session_key", "m.subpath", "m.session_id"])
-      .whereRef("m.generation", "<", "k.generation")
-      .where("s.erased_at", "is", null)
-      .execute();
-    return rows.map((r) => ({
-      key: { project: r.project_key, session: r.session_key, ...(r.subpath === "" ? {} : { subpath: r.subpath }) },
-      sessionId: r.session_id,
-    }));
+    return guardStorage("mirror.unerasedSessions", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_sessions as m")
+        .innerJoin("mirror_keys as k", (j) =>
+          j
+            .onRef("k.project_key", "=", "m.project_key")
+            .onRef("k.session_key", "=", "m.session_key")
+            .onRef("k.subpath", "=", "m.subpath"),
+        )
+        .innerJoin("sessions as s", "s.session_id", "m.session_id")
+        .select(["m.project_key", "m.session_key", "m.subpath", "m.session_id"])
+        .whereRef("m.generation", "<", "k.generation")
+        .where("s.erased_at", "is", null)
+        .execute();
+      return rows.map((r) => ({
+        key: { project: r.project_key, session: r.session_key, ...(r.subpath === "" ? {} : { subpath: r.subpath }) },
+        sessionId: r.session_id,
+      }));
+    });
   }
 
   /** Records that the key's entries up to `seq` of `generation` are folded (never moves back). */
   async markFolded(key: MirrorKey, generation: number, seq: number): Promise<void> {
-    await this.#store.database
-      .updateTable("mirror_keys")
-      .set({ folded_seq: sql<number>`case when folded_seq < ${seq} then ${seq} else folded_seq end` })
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "=", generation)
-      .execute();
+    return guardStorage("mirror.markFolded", async () => {
+      await this.#store.database
+        .updateTable("mirror_keys")
+        .set({ folded_seq: sql<number>`case when folded_seq < ${seq} then ${seq} else folded_seq end` })
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "=", generation)
+        .execute();
+    });
   }
 
   /**
@@ -258,41 +277,43 @@ export class MirrorLog {
    * key's lock; false, having changed nothing, when the key is no longer at that generation.
    */
   async dropGeneration(key: MirrorKey, generation: number): Promise<boolean> {
-    const db = this.#store.database;
-    const subpath = key.subpath ?? "";
-    const keyRow = this.#keyQuery(key);
-    return this.#store.writeLocked(
-      [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()],
-      ([keys]) => {
-        const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
-        if (row === undefined || row.generation !== generation) {
-          return { guard: undefined, statements: [], result: false };
-        }
-        const guard = db
-          .updateTable("mirror_keys")
-          .set({
-            generation: generation + 1,
-            next_seq: 0,
-            folded_seq: 0,
-            summary: null,
-            last_batch: null,
-            mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
-          })
-          .where("project_key", "=", key.project)
-          .where("session_key", "=", key.session)
-          .where("subpath", "=", subpath)
-          .where("generation", "=", generation)
-          .compile();
-        const remove = db
-          .deleteFrom("mirror_entries")
-          .where("project_key", "=", key.project)
-          .where("session_key", "=", key.session)
-          .where("subpath", "=", subpath)
-          .where("generation", "=", generation)
-          .compile();
-        return { guard, statements: [remove], result: true };
-      },
-    );
+    return guardStorage("mirror.dropGeneration", async () => {
+      const db = this.#store.database;
+      const subpath = key.subpath ?? "";
+      const keyRow = this.#keyQuery(key);
+      return this.#store.writeLocked(
+        [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()],
+        ([keys]) => {
+          const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
+          if (row === undefined || row.generation !== generation) {
+            return { guard: undefined, statements: [], result: false };
+          }
+          const guard = db
+            .updateTable("mirror_keys")
+            .set({
+              generation: generation + 1,
+              next_seq: 0,
+              folded_seq: 0,
+              summary: null,
+              last_batch: null,
+              mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
+            })
+            .where("project_key", "=", key.project)
+            .where("session_key", "=", key.session)
+            .where("subpath", "=", subpath)
+            .where("generation", "=", generation)
+            .compile();
+          const remove = db
+            .deleteFrom("mirror_entries")
+            .where("project_key", "=", key.project)
+            .where("session_key", "=", key.session)
+            .where("subpath", "=", subpath)
+            .where("generation", "=", generation)
+            .compile();
+          return { guard, statements: [remove], result: true };
+        },
+      );
+    });
   }
 
   /**
@@ -300,58 +321,64 @@ export class MirrorLog {
    * false when the key has moved past that generation (it was erased: nothing may be folded for it).
    */
   async registerSession(key: MirrorKey, generation: number, sessionId: string): Promise<boolean> {
-    const db = this.#store.database;
-    const subpath = key.subpath ?? "";
-    const current = db
-      .selectFrom("mirror_keys")
-      .select(sql<number>`1`.as("one"))
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", subpath)
-      .where("generation", "=", generation);
-    await db
-      .insertInto("mirror_sessions")
-      .columns(["project_key", "session_key", "subpath", "generation", "session_id"])
-      .expression(
-        db
-          .selectNoFrom([
-            sql<string>`cast(${key.project} as text)`.as("project_key"),
-            sql<string>`cast(${key.session} as text)`.as("session_key"),
-            sql<string>`cast(${subpath} as text)`.as("subpath"),
-            sql<number>`cast(${generation} as integer)`.as("generation"),
-            sql<string>`cast(${sessionId} as text)`.as("session_id"),
-          ])
-          .where((eb) => eb.exists(current)),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    return (await this.key(key))?.generation === generation;
+    return guardStorage("mirror.registerSession", async () => {
+      const db = this.#store.database;
+      const subpath = key.subpath ?? "";
+      const current = db
+        .selectFrom("mirror_keys")
+        .select(sql<number>`1`.as("one"))
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", subpath)
+        .where("generation", "=", generation);
+      await db
+        .insertInto("mirror_sessions")
+        .columns(["project_key", "session_key", "subpath", "generation", "session_id"])
+        .expression(
+          db
+            .selectNoFrom([
+              sql<string>`cast(${key.project} as text)`.as("project_key"),
+              sql<string>`cast(${key.session} as text)`.as("session_key"),
+              sql<string>`cast(${subpath} as text)`.as("subpath"),
+              sql<number>`cast(${generation} as integer)`.as("generation"),
+              sql<string>`cast(${sessionId} as text)`.as("session_id"),
+            ])
+            .where((eb) => eb.exists(current)),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return (await this.key(key))?.generation === generation;
+    });
   }
 
   /** The sessions folds of the key's `generation` were written to. */
   async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_sessions")
-      .select("session_id")
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "=", generation)
-      .execute();
-    return rows.map((r) => r.session_id);
+    return guardStorage("mirror.sessionsIn", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_sessions")
+        .select("session_id")
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "=", generation)
+        .execute();
+      return rows.map((r) => r.session_id);
+    });
   }
 
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */
   async sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_sessions")
-      .select("session_id")
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "<", beforeGeneration)
-      .execute();
-    return rows.map((r) => r.session_id);
+    return guardStorage("mirror.sessionsOf", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_sessions")
+        .select("session_id")
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "<", beforeGeneration)
+        .execute();
+      return rows.map((r) => r.session_id);
+    });
   }
 
   #keyQuery(key: MirrorKey) {
