@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import type { MirrorKey } from "@palimpsest/store";
+import { type MirrorKey, mirrorSessionId } from "@palimpsest/store";
 import { afterAll, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { HAVE_TRANSCRIPTS } from "../support/real-transcripts.ts";
@@ -77,6 +77,17 @@ async function checkViews(store: PalimpsestSessionStore, session: ClaudeCodeSess
     });
     const actual = await mirrorViews(store.runtime, key, 0, expected.keys());
     expect(named.length, `${fileNameOf(key)}: the sessions the key is folded into`).toBe(expected.size);
+    if (key.subpath !== undefined) {
+      // A subagent file's session is a child of the main transcript's session (named under the main key).
+      const parent = mirrorSessionId({ project: key.project, session: key.session }, 0, session.id);
+      for (const id of named) {
+        const [start] = await store.runtime.store.readStream(id);
+        expect(start?.type === "session.started" ? start.data.parent : undefined).toEqual({
+          sessionId: parent,
+          relation: "subagent",
+        });
+      }
+    }
     for (const [externalId, view] of expected) {
       const mirrored = actual.get(externalId);
       expect(mirrored?.problems, `${fileNameOf(key)} ${externalId}`).toEqual([]);
