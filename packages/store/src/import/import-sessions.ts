@@ -126,7 +126,7 @@ export async function importSession(
   const plan = planImport(state, source, pending, await runtime.tokenCounter(encoding), started, revised);
   const written = await runtime.store.append(sessionId, plan.events, {
     expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
-    idempotencyKey: importKey(fromSeq, pending, revised),
+    idempotencyKey: importKey(fromSeq, started, pending, revised),
     occurredAt: plan.times,
     ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
   });
@@ -148,12 +148,19 @@ function startOf(source: ImportedSession, parentSessionId: string | undefined, f
 }
 
 /**
- * The idempotency key of an import append: the version it starts from and the items it writes, content
- * included (two mirror folds of one key may hold the same item ids at different versions: the trailing
- * message grew in between, and the later fold must conflict and revise, not be refused as a mismatch).
+ * The idempotency key of an import append: the version it starts from, the start it writes and the
+ * items, content included (two mirror folds of one key may hold the same item ids at different versions:
+ * the trailing message grew, or a title line arrived, in between; the later fold must conflict and
+ * retry, not be refused as a mismatch).
  */
-function importKey(fromSeq: number, items: ImportedSession["items"], revised: readonly Revision[]): string {
+function importKey(
+  fromSeq: number,
+  started: SessionStarted | undefined,
+  items: ImportedSession["items"],
+  revised: readonly Revision[],
+): string {
   const hash = createHash("sha256");
+  if (started !== undefined) hash.update(`start ${canonicalJson(started)}\n`);
   for (const item of items) hash.update(`${canonicalJson(item)}\n`);
   for (const r of revised) hash.update(`revise ${r.targetId}\n${canonicalJson(r.message)}\n`);
   return `import:${fromSeq}:${hash.digest("hex").slice(0, 32)}`;
