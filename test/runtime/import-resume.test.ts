@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseTranscript } from "@palimpsest/core";
-import { importSessions, type Palimpsest } from "@palimpsest/store";
+import { type ImportedSession, isPalimpsestError, parseTranscript } from "@palimpsest/core";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { importSession, importSessions, Palimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 
@@ -32,6 +33,74 @@ for (const backend of runtimeBackends()) {
       const [again] = await importSessions(runtime, [source]);
       expect(again).toMatchObject({ created: false, resumed: false });
       expect((await runtime.store.getSession(session.id))?.version).toBe(version);
+    });
+
+    /**
+     * Imports `later` through a runtime whose read of the (empty) log waits until `first` has been
+     * imported and committed: what a second process folding the same mirrored key a moment later does.
+     */
+    async function importRacing(first: ImportedSession, later: ImportedSession, sessionId: string) {
+      let open = (): void => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const raw = (await backend.open()).store;
+      const gated = new Proxy(raw, {
+        get(target, name) {
+          if (name === "readStream") {
+            return async (...args: Parameters<typeof raw.readStream>) => {
+              const events = await target.readStream(...args);
+              await gate;
+              return events;
+            };
+          }
+          const value = Reflect.get(target, name);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const late = new Palimpsest({ store: gated, counterFor: createTokenCounter });
+      const second = importSession(late, later, { sessionId, revise: true }).catch((error: unknown) => error);
+      await importSession(runtime, first, { sessionId, revise: true });
+      open();
+      return second;
+    }
+
+    /** The demo up to its last assistant message, untitled, and that message with one more block. */
+    function versions(externalId: string) {
+      const [source] = parseTranscript(DEMO, { fileName: "demo-session.jsonl" });
+      if (source === undefined) throw new Error("no session parsed");
+      const at = source.items.findLastIndex((i) => i.kind === "message" && i.message.role === "assistant");
+      const items = source.items.slice(0, at + 1);
+      const last = items.at(-1);
+      if (last?.kind !== "message") throw new Error("no assistant message");
+      const grown = {
+        ...last,
+        message: { ...last.message, content: [...last.message.content, { type: "text" as const, text: "one more" }] },
+      };
+      const { title: _title, ...untitled } = source;
+      const v1 = { ...untitled, externalId, items };
+      return { v1, grown, v2: { ...v1, items: [...items.slice(0, -1), grown] } };
+    }
+
+    it("two imports of one session at once, the same items in two versions (a mirror's trailing message grew): the later conflicts, never an idempotency mismatch, and its retry revises", async () => {
+      const { v1, v2, grown } = versions("grown-twice");
+      const sessionId = "00000000-0000-8000-a000-00000000c0de";
+      const error = await importRacing(v1, v2, sessionId);
+      expect(isPalimpsestError(error, "CONCURRENCY_CONFLICT"), String(error)).toBe(true);
+      await importSession(runtime, v2, { sessionId, revise: true });
+      const view = (await runtime.resume(sessionId)).view().messages;
+      expect(view.at(-1)?.content).toEqual(grown.message.content);
+      expect(view.at(-1)?.id).toMatch(new RegExp(`^${grown.message.id}~r\\d+$`));
+    });
+
+    it("two first imports at once of the same items with different starts (a title line arrived in between): the later conflicts, never an idempotency mismatch", async () => {
+      const { v1 } = versions("titled-late");
+      const error = await importRacing(
+        v1,
+        { ...v1, title: "a title line arrived" },
+        "00000000-0000-8000-a000-0000000071e1",
+      );
+      expect(isPalimpsestError(error, "CONCURRENCY_CONFLICT"), String(error)).toBe(true);
     });
   });
 }

@@ -45,13 +45,13 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
     }
   }
   checkMarkersAndUsers(state, data, targets);
-  // A call still waiting for its result may leave the view only with its message's replacement carrying it
-  // (a revision of that message): the result then answers the replacement.
-  const carried = new Set(data.replacements.flatMap((r) => (r.message.toolCalls ?? []).map((c) => c.id)));
-  const inFlight = [...state.pendingCalls]
-    .filter(([call, id]) => targets.has(id) && !carried.has(call))
-    .map(([, id]) => id);
   const nextEntries = applySupersede(state.live, data, state.lastSeq + 1);
+  const stillPending = pendingCallsOf(nextEntries);
+  // A target's in-flight call must stay in flight: a replacement that carries the same call (a mirror
+  // revising its trailing assistant message, which gained blocks while its calls ran) keeps it open.
+  const inFlight = [...state.pendingCalls]
+    .filter(([call, owner]) => targets.has(owner) && !stillPending.has(call))
+    .map(([, owner]) => owner);
   const broken = checkToolPairs(nextEntries.map((e) => e.message));
   // A trailing call is allowed to be open, but a compaction must not reopen one by removing its result
   // (a call the replacements bring that the view never answered is new, as when a mirror revises its last
@@ -59,7 +59,7 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
   const answered = new Set(
     state.live.flatMap((e) => (e.message.toolCallId === undefined ? [] : [e.message.toolCallId])),
   );
-  const reopened = [...pendingCallsOf(nextEntries)]
+  const reopened = [...stillPending]
     .filter(([call]) => !state.pendingCalls.has(call) && answered.has(call))
     .map(([, id]) => id);
   if (inFlight.length > 0 || broken.length > 0 || reopened.length > 0) {

@@ -382,6 +382,36 @@ describe("decide: supersede", () => {
     expect(details.ids).toContain("a3");
   });
 
+  it("allows replacing the owner of in-flight calls by a message keeping them (a mirror's revision); the calls stay pending", () => {
+    const state = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1", "c2"])));
+    const revised = {
+      kind: "stub" as const,
+      message: assistantMessage("a1~r4", "", ["c1", "c2", "c3"]),
+      tokens: 10,
+      at: "a1",
+    };
+    execute(state, {
+      type: "supersede",
+      data: supersedeData("a1~r4:revision", ["a1"], [revised], 0, { mode: "import" }),
+    });
+    expect([...state.pendingCalls]).toEqual([
+      ["c1", "a1~r4"],
+      ["c2", "a1~r4"],
+      ["c3", "a1~r4"],
+    ]);
+    execute(state, append(toolResult("r1", "c1", "ok")));
+    expect(liveIds(state)).toEqual(["u1", "a1~r4", "r1"]);
+    // Dropping one of them is still a split.
+    const dropping = given(append(userMessage("u1", "go")), append(assistantMessage("a1", "", ["c1", "c2"])));
+    const partial = { kind: "stub" as const, message: assistantMessage("a1~r4", "", ["c1"]), tokens: 10, at: "a1" };
+    const details = expectViolation(
+      dropping,
+      { type: "supersede", data: supersedeData("a1~r4:revision", ["a1"], [partial], 0, { mode: "import" }) },
+      "supersede-splits-tool-pair",
+    );
+    expect(details.ids).toContain("a1");
+  });
+
   it("refuses removing an answered result of the trailing exchange (it would reopen the call)", () => {
     const state = given(...exchange.slice(0, 3));
     expectViolation(

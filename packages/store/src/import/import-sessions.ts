@@ -134,7 +134,7 @@ export async function importSession(
   const plan = planImport(state, source, pending, counter, started, revised);
   const written = await runtime.store.append(sessionId, plan.events, {
     expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
-    idempotencyKey: importKey(fromSeq, pending, revised),
+    idempotencyKey: importKey(fromSeq, started, pending, revised),
     occurredAt: plan.times,
     ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
   });
@@ -174,10 +174,21 @@ function startOf(source: ImportedSession, parentSessionId: string | undefined, f
   };
 }
 
-/** The idempotency key of an import append: the version it starts from and the items it writes. */
-function importKey(fromSeq: number, items: ImportedSession["items"], revised: readonly Revision[]): string {
+/**
+ * The idempotency key of an import append: the version it starts from, the start it writes and the
+ * items, content included (two mirror folds of one key may hold the same item ids at different versions:
+ * the trailing message grew, or a title line arrived, in between; the later fold must conflict and
+ * retry, not be refused as a mismatch).
+ */
+function importKey(
+  fromSeq: number,
+  started: SessionStarted | undefined,
+  items: ImportedSession["items"],
+  revised: readonly Revision[],
+): string {
   const hash = createHash("sha256");
-  for (const item of items) hash.update(`${item.kind === "message" ? item.message.id : item.summary.id}\n`);
+  if (started !== undefined) hash.update(`start ${canonicalJson(started)}\n`);
+  for (const item of items) hash.update(`${canonicalJson(item)}\n`);
   for (const r of revised) hash.update(`revise ${r.targetId}\n${canonicalJson(r.message)}\n`);
   return `import:${fromSeq}:${hash.digest("hex").slice(0, 32)}`;
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { StorageError } from "@palimpsest/core";
 import { type CompiledQuery, type Selectable, sql } from "kysely";
 import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
 import type { MirrorKeysTable } from "./mirror-tables.ts";
 
 /** A mirrored transcript: an external agent's session (`subpath` absent) or a file beside it. */
@@ -68,6 +69,14 @@ export class MirrorLog {
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
     summarize?: MirrorSummarize,
+  ): Promise<MirrorAppendResult> {
+    return guardStorage("mirror.append", () => this.#append(key, entries, summarize));
+  }
+
+  async #append(
+    key: MirrorKey,
+    entries: readonly MirrorEntryInput[],
+    summarize: MirrorSummarize | undefined,
   ): Promise<MirrorAppendResult> {
     const written = await this.#appendLocked(key, entries, summarize);
     if (written !== undefined) return written;
@@ -169,69 +178,81 @@ export class MirrorLog {
 
   /** The key's row, or undefined for a key never written. */
   async key(key: MirrorKey): Promise<MirrorKeyRow | undefined> {
-    const row = await this.#keyQuery(key).executeTakeFirst();
-    return row === undefined ? undefined : toKeyRow(row);
+    return guardStorage("mirror.key", async () => {
+      const row = await this.#keyQuery(key).executeTakeFirst();
+      return row === undefined ? undefined : toKeyRow(row);
+    });
   }
 
   /** The JSON texts of the key's entries in the current generation, in the order they were stored (up to `toSeq`). */
   async entries(key: MirrorKey, generation: number, toSeq?: number): Promise<string[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_entries")
-      .select("entry")
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "=", generation)
-      .$if(toSeq !== undefined, (qb) => qb.where("seq", "<=", toSeq ?? 0))
-      .orderBy("seq")
-      .execute();
-    return rows.map((r) => r.entry);
+    return guardStorage("mirror.entries", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_entries")
+        .select("entry")
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "=", generation)
+        .$if(toSeq !== undefined, (qb) => qb.where("seq", "<=", toSeq ?? 0))
+        .orderBy("seq")
+        .execute();
+      return rows.map((r) => r.entry);
+    });
   }
 
   /** The keys of one session (its main key and every subpath) holding entries, main first. */
   async sessionKeys(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .where("project_key", "=", project)
-      .where("session_key", "=", session)
-      .where("next_seq", ">", 0)
-      .orderBy("subpath")
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.sessionKeys", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", project)
+        .where("session_key", "=", session)
+        .where("next_seq", ">", 0)
+        .orderBy("subpath")
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /** Every key of one session, written or emptied: its main key (when it has one) and its subpaths. */
   async allKeysOf(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .where("project_key", "=", project)
-      .where("session_key", "=", session)
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.allKeysOf", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", project)
+        .where("session_key", "=", session)
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /** The main keys of a project holding entries. */
   async projectSessions(project: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .where("project_key", "=", project)
-      .where("subpath", "=", "")
-      .where("next_seq", ">", 0)
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.projectSessions", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", project)
+        .where("subpath", "=", "")
+        .where("next_seq", ">", 0)
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /** Keys (of any project) holding entries not yet folded: what a crash left for the folder. */
   async unfolded(): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .whereRef("folded_seq", "<", "next_seq")
-      .execute();
-    return rows.map(withKey);
+    return guardStorage("mirror.unfolded", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .whereRef("folded_seq", "<", "next_seq")
+        .execute();
+      return rows.map(withKey);
+    });
   }
 
   /**
@@ -239,35 +260,39 @@ export class MirrorLog {
    * delete cut short by a crash left to erase.
    */
   async unerasedSessions(): Promise<{ key: MirrorKey; sessionId: string }[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_sessions as m")
-      .innerJoin("mirror_keys as k", (j) =>
-        j
-          .onRef("k.project_key", "=", "m.project_key")
-          .onRef("k.session_key", "=", "m.session_key")
-          .onRef("k.subpath", "=", "m.subpath"),
-      )
-      .innerJoin("sessions as s", "s.session_id", "m.session_id")
-      .select(["m.project_key", "m.session_key", "m.subpath", "m.session_id"])
-      .whereRef("m.generation", "<", "k.generation")
-      .where("s.erased_at", "is", null)
-      .execute();
-    return rows.map((r) => ({
-      key: { project: r.project_key, session: r.session_key, ...(r.subpath === "" ? {} : { subpath: r.subpath }) },
-      sessionId: r.session_id,
-    }));
+    return guardStorage("mirror.unerasedSessions", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_sessions as m")
+        .innerJoin("mirror_keys as k", (j) =>
+          j
+            .onRef("k.project_key", "=", "m.project_key")
+            .onRef("k.session_key", "=", "m.session_key")
+            .onRef("k.subpath", "=", "m.subpath"),
+        )
+        .innerJoin("sessions as s", "s.session_id", "m.session_id")
+        .select(["m.project_key", "m.session_key", "m.subpath", "m.session_id"])
+        .whereRef("m.generation", "<", "k.generation")
+        .where("s.erased_at", "is", null)
+        .execute();
+      return rows.map((r) => ({
+        key: { project: r.project_key, session: r.session_key, ...(r.subpath === "" ? {} : { subpath: r.subpath }) },
+        sessionId: r.session_id,
+      }));
+    });
   }
 
   /** Records that the key's entries up to `seq` of `generation` are folded (never moves back). */
   async markFolded(key: MirrorKey, generation: number, seq: number): Promise<void> {
-    await this.#store.database
-      .updateTable("mirror_keys")
-      .set({ folded_seq: sql<number>`case when folded_seq < ${seq} then ${seq} else folded_seq end` })
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "=", generation)
-      .execute();
+    return guardStorage("mirror.markFolded", async () => {
+      await this.#store.database
+        .updateTable("mirror_keys")
+        .set({ folded_seq: sql<number>`case when folded_seq < ${seq} then ${seq} else folded_seq end` })
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "=", generation)
+        .execute();
+    });
   }
 
   /**
@@ -275,41 +300,43 @@ export class MirrorLog {
    * key's lock; false, having changed nothing, when the key is no longer at that generation.
    */
   async dropGeneration(key: MirrorKey, generation: number): Promise<boolean> {
-    const db = this.#store.database;
-    const subpath = key.subpath ?? "";
-    const keyRow = this.#keyQuery(key);
-    return this.#store.writeLocked(
-      [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()],
-      ([keys]) => {
-        const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
-        if (row === undefined || row.generation !== generation) {
-          return { guard: undefined, statements: [], result: false };
-        }
-        const guard = db
-          .updateTable("mirror_keys")
-          .set({
-            generation: generation + 1,
-            next_seq: 0,
-            folded_seq: 0,
-            summary: null,
-            last_batch: null,
-            mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
-          })
-          .where("project_key", "=", key.project)
-          .where("session_key", "=", key.session)
-          .where("subpath", "=", subpath)
-          .where("generation", "=", generation)
-          .compile();
-        const remove = db
-          .deleteFrom("mirror_entries")
-          .where("project_key", "=", key.project)
-          .where("session_key", "=", key.session)
-          .where("subpath", "=", subpath)
-          .where("generation", "=", generation)
-          .compile();
-        return { guard, statements: [remove], result: true };
-      },
-    );
+    return guardStorage("mirror.dropGeneration", async () => {
+      const db = this.#store.database;
+      const subpath = key.subpath ?? "";
+      const keyRow = this.#keyQuery(key);
+      return this.#store.writeLocked(
+        [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()],
+        ([keys]) => {
+          const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
+          if (row === undefined || row.generation !== generation) {
+            return { guard: undefined, statements: [], result: false };
+          }
+          const guard = db
+            .updateTable("mirror_keys")
+            .set({
+              generation: generation + 1,
+              next_seq: 0,
+              folded_seq: 0,
+              summary: null,
+              last_batch: null,
+              mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
+            })
+            .where("project_key", "=", key.project)
+            .where("session_key", "=", key.session)
+            .where("subpath", "=", subpath)
+            .where("generation", "=", generation)
+            .compile();
+          const remove = db
+            .deleteFrom("mirror_entries")
+            .where("project_key", "=", key.project)
+            .where("session_key", "=", key.session)
+            .where("subpath", "=", subpath)
+            .where("generation", "=", generation)
+            .compile();
+          return { guard, statements: [remove], result: true };
+        },
+      );
+    });
   }
 
   /**
@@ -317,48 +344,52 @@ export class MirrorLog {
    * false when the key has moved past that generation (it was erased: nothing may be folded for it).
    */
   async registerSession(key: MirrorKey, generation: number, sessionId: string): Promise<boolean> {
-    const db = this.#store.database;
-    const subpath = key.subpath ?? "";
-    const current = db
-      .selectFrom("mirror_keys")
-      .select(sql<number>`1`.as("one"))
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", subpath)
-      .where("generation", "=", generation);
-    await db
-      .insertInto("mirror_sessions")
-      .columns(["project_key", "session_key", "subpath", "generation", "session_id"])
-      .expression(
-        db
-          .selectNoFrom([
-            sql<string>`cast(${key.project} as text)`.as("project_key"),
-            sql<string>`cast(${key.session} as text)`.as("session_key"),
-            sql<string>`cast(${subpath} as text)`.as("subpath"),
-            sql<number>`cast(${generation} as integer)`.as("generation"),
-            sql<string>`cast(${sessionId} as text)`.as("session_id"),
-          ])
-          .where((eb) => eb.exists(current)),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    return (await this.key(key))?.generation === generation;
+    return guardStorage("mirror.registerSession", async () => {
+      const db = this.#store.database;
+      const subpath = key.subpath ?? "";
+      const current = db
+        .selectFrom("mirror_keys")
+        .select(sql<number>`1`.as("one"))
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", subpath)
+        .where("generation", "=", generation);
+      await db
+        .insertInto("mirror_sessions")
+        .columns(["project_key", "session_key", "subpath", "generation", "session_id"])
+        .expression(
+          db
+            .selectNoFrom([
+              sql<string>`cast(${key.project} as text)`.as("project_key"),
+              sql<string>`cast(${key.session} as text)`.as("session_key"),
+              sql<string>`cast(${subpath} as text)`.as("subpath"),
+              sql<number>`cast(${generation} as integer)`.as("generation"),
+              sql<string>`cast(${sessionId} as text)`.as("session_id"),
+            ])
+            .where((eb) => eb.exists(current)),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return (await this.key(key))?.generation === generation;
+    });
   }
 
   /** The key whose current generation `sessionId` was folded from, if any. */
   async keyOfSession(sessionId: string): Promise<MirrorKey | undefined> {
-    const row = await this.#store.database
-      .selectFrom("mirror_sessions as m")
-      .innerJoin("mirror_keys as k", (j) =>
-        j
-          .onRef("k.project_key", "=", "m.project_key")
-          .onRef("k.session_key", "=", "m.session_key")
-          .onRef("k.subpath", "=", "m.subpath")
-          .onRef("k.generation", "=", "m.generation"),
-      )
-      .select(["m.project_key", "m.session_key", "m.subpath"])
-      .where("m.session_id", "=", sessionId)
-      .executeTakeFirst();
+    const row = await guardStorage("mirror.keyOfSession", () =>
+      this.#store.database
+        .selectFrom("mirror_sessions as m")
+        .innerJoin("mirror_keys as k", (j) =>
+          j
+            .onRef("k.project_key", "=", "m.project_key")
+            .onRef("k.session_key", "=", "m.session_key")
+            .onRef("k.subpath", "=", "m.subpath")
+            .onRef("k.generation", "=", "m.generation"),
+        )
+        .select(["m.project_key", "m.session_key", "m.subpath"])
+        .where("m.session_id", "=", sessionId)
+        .executeTakeFirst(),
+    );
     if (row === undefined) return undefined;
     return {
       project: row.project_key,
@@ -369,28 +400,32 @@ export class MirrorLog {
 
   /** The sessions folds of the key's `generation` were written to. */
   async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_sessions")
-      .select("session_id")
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "=", generation)
-      .execute();
-    return rows.map((r) => r.session_id);
+    return guardStorage("mirror.sessionsIn", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_sessions")
+        .select("session_id")
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "=", generation)
+        .execute();
+      return rows.map((r) => r.session_id);
+    });
   }
 
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */
   async sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
-    const rows = await this.#store.database
-      .selectFrom("mirror_sessions")
-      .select("session_id")
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "")
-      .where("generation", "<", beforeGeneration)
-      .execute();
-    return rows.map((r) => r.session_id);
+    return guardStorage("mirror.sessionsOf", async () => {
+      const rows = await this.#store.database
+        .selectFrom("mirror_sessions")
+        .select("session_id")
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .where("subpath", "=", key.subpath ?? "")
+        .where("generation", "<", beforeGeneration)
+        .execute();
+      return rows.map((r) => r.session_id);
+    });
   }
 
   #keyQuery(key: MirrorKey) {

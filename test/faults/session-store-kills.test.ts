@@ -1,0 +1,437 @@
+/**
+ * openSessionStore under faults, on a real SQLite file and on PostgreSQL: a child process mirroring
+ * real Claude Code batches is SIGKILLed at random points (inside an append, a fold, a delete), then a
+ * fresh openSessionStore on the same database must hold every acknowledged batch exactly once, store a
+ * retried batch once, fold to the importer's view of what `load` returns, and finish or let a retry
+ * finish an interrupted delete. Two processes appending to one key both land, each entry once. On
+ * PostgreSQL an append whose backend is terminated fails retryable and its retry stores it once.
+ */
+import { join } from "node:path";
+import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
+import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
+import { StorageError } from "@palimpsest/core";
+import { type KyselyEventStore, type MirrorKey, MirrorLog } from "@palimpsest/store";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { fileNameOf, importerViews, jsonLines, mirrorViews, unrevised } from "../claude-agent-sdk/claude-code-files.ts";
+import { dumpDatabase, occurrences } from "../support/database-scan.ts";
+import { postgresServer } from "../support/postgres-server.ts";
+import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
+import { createScratchDatabase } from "../support/scratch-postgres.ts";
+import { integrityProblems } from "./fault-checks.ts";
+import { faultDatabases } from "./fault-databases.ts";
+import { Worker, type WorkerMessage, type WorkerScript } from "./fault-process.ts";
+import { FaultRandom } from "./fault-random.ts";
+import { faultCount, faultSeed } from "./fault-scale.ts";
+import { terminateBackends, withApplicationName } from "./postgres-fault-writer.ts";
+import type { StoreOperation, WorkerRequest } from "./session-store-worker.ts";
+
+const seed = faultSeed();
+const ROUNDS = faultCount(10, 100);
+
+/** Through tsx: the worker loads the SDK (for its summary fold), which a bundle would have to carry. */
+const script: WorkerScript = {
+  path: join(import.meta.dirname, "session-store-worker.ts"),
+  execArgv: ["--import", "tsx"],
+  dispose: async () => {},
+};
+
+/** Real Claude Code main transcripts with enough lines to cut into batches. */
+const SOURCES = HAVE_TRANSCRIPTS
+  ? [
+      "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+      "claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+      "claude-code/claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    ].map((file) => jsonLines(join(TRANSCRIPTS_DIR, file)))
+  : [];
+
+/**
+ * The lines with `marker` written into every message text (user prompts, text blocks), so a scan of the
+ * database finds each place their content went: the entries, and the Palimpsest sessions folded from them.
+ */
+function marked(lines: readonly Record<string, unknown>[], marker: string): SessionStoreEntry[] {
+  return lines.map((line) => {
+    const copy = structuredClone(line) as SessionStoreEntry & { message?: { content?: unknown } };
+    const message = copy.message;
+    if (message !== undefined && typeof message.content === "string") message.content = `${marker} ${message.content}`;
+    else if (message !== undefined && Array.isArray(message.content)) {
+      for (const block of message.content as { type?: string; text?: string }[]) {
+        if (block.type === "text" && typeof block.text === "string") block.text = `${marker} ${block.text}`;
+      }
+    }
+    return copy;
+  });
+}
+
+const toMirror = (key: SessionKey): MirrorKey => ({
+  project: key.projectKey,
+  session: key.sessionId,
+  ...(key.subpath === undefined ? {} : { subpath: key.subpath }),
+});
+
+/** Opens a fresh store on `url`, its fold errors collected. */
+async function freshStore(url: string) {
+  const foldErrors: unknown[] = [];
+  const store = await openSessionStore({ url, settleMs: 60_000, onError: (error) => foldErrors.push(error) });
+  const events = store.runtime.store as KyselyEventStore;
+  return { store, events, log: new MirrorLog(events), foldErrors };
+}
+
+/** After a flush, each thread's Palimpsest view equals what the importer makes of the key's `load()`. */
+async function expectImporterViews(store: PalimpsestSessionStore, log: MirrorLog, key: SessionKey, where: string) {
+  await store.flush();
+  const entries = (await store.load(key)) ?? [];
+  const mirrorKey = toMirror(key);
+  const generation = (await log.key(mirrorKey))?.generation ?? 0;
+  const expected = await importerViews(entries.map((e) => JSON.stringify(e)).join("\n"), fileNameOf(mirrorKey));
+  const actual = await mirrorViews(store.runtime, mirrorKey, generation, expected.keys());
+  for (const [externalId, view] of expected) {
+    expect(actual.get(externalId)?.problems, `${where}: ${externalId}`).toEqual([]);
+    // Revised messages are `<id>~r<n>` in the mirror, `<id>` in the importer: compared with the suffix stripped.
+    expect(unrevised(actual.get(externalId)?.messages ?? []), `${where}: ${externalId}`).toEqual(view.messages);
+  }
+  return expected.size;
+}
+
+/** A key's content is gone: load null, not listed, every session folded from it erased, no marker left anywhere. */
+async function expectErased(
+  fresh: Awaited<ReturnType<typeof freshStore>>,
+  key: SessionKey,
+  marker: string,
+  where: string,
+) {
+  const { store, events, log } = fresh;
+  expect(await store.load(key), where).toBeNull();
+  expect(await store.listSessions(key.projectKey)).not.toContainEqual(
+    expect.objectContaining({ sessionId: key.sessionId }),
+  );
+  const row = await log.key(toMirror(key));
+  const sessions = await log.sessionsOf(toMirror(key), (row?.generation ?? 0) + 1);
+  for (const id of sessions) expect((await events.getSession(id))?.erasedAt, `${where}: ${id}`).toBeDefined();
+  expect(occurrences(await dumpDatabase(events), marker).slice(0, 1), where).toEqual([]);
+  return sessions.length;
+}
+
+interface Plan {
+  key: SessionKey;
+  marker: string;
+  operations: StoreOperation[];
+  batches: SessionStoreEntry[][];
+}
+
+/** A round's operations: the batches appended in order, flushes between some, a delete at the end of some. */
+function plan(random: FaultRandom, round: number): Plan {
+  const source = random.pick(SOURCES);
+  const count = random.int(120, Math.min(500, source.length));
+  const marker = `kill-marker-${seed}-${round}-${random.int(0, 1e9)}`;
+  const lines = marked(source.slice(0, count), marker);
+  const key = { projectKey: "kills", sessionId: `round-${round}` };
+  const operations: StoreOperation[] = [];
+  const batches: SessionStoreEntry[][] = [];
+  for (let from = 0; from < lines.length; ) {
+    const to = Math.min(lines.length, from + (random.next() < 0.3 ? random.int(1, 5) : random.int(20, 150)));
+    batches.push(lines.slice(from, to));
+    operations.push({ op: "append", key, entries: lines.slice(from, to) });
+    if (random.next() < 0.3) operations.push({ op: "flush" });
+    from = to;
+  }
+  operations.push({ op: "flush" });
+  if (random.next() < 0.5) operations.push({ op: "delete", key });
+  return { key, marker, operations, batches };
+}
+
+/** Typical durations (ms) of each operation, from the workers' reports: the kill's delay scales with them. */
+const durations: Record<StoreOperation["op"], number> = { append: 10, flush: 50, delete: 30 };
+
+/** Runs a plan in a worker and kills it at a random point; what it acknowledged and what was in flight. */
+async function runAndKill(url: string, random: FaultRandom, p: Plan) {
+  const kinds = new Set(p.operations.map((o) => o.op));
+  const kind = random.weighted<StoreOperation["op"]>([
+    ["append", 2],
+    ["flush", 1.5],
+    ["delete", kinds.has("delete") ? 2 : 0],
+  ]);
+  const candidates = p.operations.flatMap((o, n) => (o.op === kind ? [n] : []));
+  const killAt = random.pick(candidates);
+  const worker = new Worker(script);
+  const send = (request: WorkerRequest) => worker.send(request);
+  await send({ t: "open", url });
+  const ended = new Set<number>();
+  const begun = new Set<number>();
+  const foldErrors: string[] = [];
+  let killed = false;
+  const take = (m: WorkerMessage) => {
+    if (m.t === "begin") begun.add(m.n as number);
+    if (m.t === "end") {
+      ended.add(m.n as number);
+      const op = m.op as StoreOperation["op"];
+      durations[op] = (durations[op] + (m.ms as number)) / 2;
+    }
+    if (m.t === "fold-error") foldErrors.push(String(m.message));
+    if (m.t === "error") throw new Error(`worker failed: ${String(m.message)}\n${worker.stderr}`);
+  };
+  for (;;) {
+    const m = await worker.next();
+    if (m === undefined) throw new Error(`worker exited before opening: ${worker.stderr}`);
+    take(m);
+    if (m.t === "opened") break;
+  }
+  for (const [n, operation] of p.operations.entries()) await send({ t: "run", n, operation });
+  for (;;) {
+    const m = await worker.next();
+    if (m === undefined) break;
+    take(m);
+    if ((m.t === "begin" && m.n === killAt) || (m.t === "end" && m.n === p.operations.length - 1)) {
+      // The fault's timing, not a synchronization: a seeded delay of up to 1.5 times such an operation's
+      // duration, so the kill lands before, inside or after it (or in the background fold it queued).
+      await new Promise((resolve) => setTimeout(resolve, random.next() * 1.5 * durations[kind]));
+      await worker.kill();
+      killed = true;
+      break;
+    }
+  }
+  for (const m of worker.drain()) take(m);
+  expect(killed, worker.stderr).toBe(true);
+  expect(foldErrors).toEqual([]);
+  const inFlight = [...begun].find((n) => !ended.has(n));
+  return { ended, inFlight };
+}
+
+const flat = (batches: readonly SessionStoreEntry[][]) => batches.flat();
+
+if (!HAVE_TRANSCRIPTS) console.warn("\n⚠ session-store-kills: the shared transcripts are absent, SKIPPED\n");
+
+for (const database of faultDatabases("sdkkills")) {
+  describe.skipIf(database.skip !== undefined || !HAVE_TRANSCRIPTS)(
+    `openSessionStore under SIGKILL (${database.name}, seed ${seed})`,
+    () => {
+      afterAll(() => database.dispose());
+      let url: string;
+
+      it(`${ROUNDS} children killed inside an append, a fold or a delete: a fresh store holds each acknowledged batch once, retries store once, folds to the importer's view, and deletes finish`, {
+        timeout: 60_000 + ROUNDS * 15_000,
+      }, async () => {
+        url = await database.create();
+        const random = new FaultRandom(seed);
+        const outcomes: Record<string, number> = {};
+        const count = (what: string) => {
+          outcomes[what] = (outcomes[what] ?? 0) + 1;
+        };
+        const started = performance.now();
+        for (let round = 0; round < ROUNDS; round++) {
+          const p = plan(random, round);
+          const where = `round ${round}, seed ${seed}`;
+          const { ended, inFlight } = await runAndKill(url, random, p);
+          count(
+            `killed in ${inFlight === undefined ? "nothing (between operations, or a background fold)" : p.operations[inFlight]?.op}`,
+          );
+          const fresh = await freshStore(url);
+          try {
+            const appends = p.operations.flatMap((o, n) => (o.op === "append" ? [n] : []));
+            const acked = appends.filter((n) => ended.has(n)).map((n) => appends.indexOf(n));
+            const deleteAt = p.operations.findIndex((o) => o.op === "delete");
+            const loaded = await fresh.store.load(p.key);
+            if (deleteAt >= 0 && (ended.has(deleteAt) || (inFlight === deleteAt && loaded === null))) {
+              // The delete committed its drop: openSessionStore itself erased what it left (eraseLeftovers).
+              const sessions = await expectErased(fresh, p.key, p.marker, `${where}: after the kill`);
+              count(ended.has(deleteAt) ? "delete done" : `delete cut short, finished on open (${sessions} sessions)`);
+              await fresh.store.delete(p.key);
+              await expectErased(fresh, p.key, p.marker, `${where}: delete retried`);
+              continue;
+            }
+            // Every acknowledged batch exactly once, in order; the batch in flight wholly or not at all.
+            const acknowledged = flat(acked.map((i) => p.batches[i] as SessionStoreEntry[]));
+            const flightBatch = inFlight === undefined ? -1 : appends.indexOf(inFlight);
+            const withFlight =
+              flightBatch < 0 ? acknowledged : [...acknowledged, ...(p.batches[flightBatch] as SessionStoreEntry[])];
+            const landed = JSON.stringify(loaded ?? []) === JSON.stringify(withFlight) && flightBatch >= 0;
+            expect(landed || JSON.stringify(loaded ?? []) === JSON.stringify(acknowledged), where).toBe(true);
+            if (flightBatch >= 0) count(landed ? "append in flight had landed" : "append in flight had not landed");
+            // Retry the batch in flight (stored once), then again as a retry after its first attempt
+            // committed; with none in flight, the last acknowledged batch (the key's last: a uuid-less
+            // batch is a retry only as the key's last, as the SDK retries a batch at once).
+            const retried = flightBatch >= 0 ? [flightBatch, flightBatch] : acked.slice(-1);
+            for (const i of retried) await fresh.store.append(p.key, p.batches[i] as SessionStoreEntry[]);
+            expect(await fresh.store.load(p.key), where).toEqual(withFlight.length === 0 ? null : withFlight);
+            if (withFlight.length > 0) await expectImporterViews(fresh.store, fresh.log, p.key, where);
+            if (inFlight === deleteAt && deleteAt >= 0) {
+              // The delete was cut before its drop committed: a retry erases everything.
+              await fresh.store.delete(p.key);
+              await expectErased(fresh, p.key, p.marker, `${where}: delete retried`);
+              count("delete cut before its drop, retried");
+            }
+            expect(fresh.foldErrors).toEqual([]);
+          } finally {
+            await fresh.store.close();
+          }
+          expect(integrityProblems(url)).toEqual([]);
+        }
+        const ms = Math.round(performance.now() - started);
+        console.log(`session store kills (${database.name}, seed ${seed}): ${JSON.stringify(outcomes)}, ${ms} ms`);
+      });
+
+      it("two processes appending different batches to one key at once: both stored, each entry once, each process's order kept", {
+        timeout: 120_000,
+      }, async () => {
+        url ??= await database.create();
+        const random = new FaultRandom(seed + 1);
+        const lines = marked((SOURCES[0] ?? []).slice(0, 400), `two-${seed}`);
+        const key = { projectKey: "two-processes", sessionId: `shared-${seed}` };
+        // What two processes write to one session at once: one mirrors the conversation (its user,
+        // assistant and system lines, in order), the other the lines around it (progress, file history
+        // snapshots...), as another process titling or tagging a running session does. Each process's
+        // lines in batches of 1..40.
+        const isMessage = (e: SessionStoreEntry) => ["user", "assistant", "system"].includes(e.type);
+        const mine = [lines.filter(isMessage), lines.filter((e) => !isMessage(e))].map((own) => {
+          const batches: SessionStoreEntry[][] = [];
+          for (let from = 0; from < own.length; ) {
+            const to = Math.min(own.length, from + random.int(1, 40));
+            batches.push(own.slice(from, to));
+            from = to;
+          }
+          return batches;
+        });
+        const batches = mine.flat();
+        expect(mine.map((own) => own.length).every((n) => n > 1)).toBe(true);
+        const workers = mine.map(() => new Worker(script));
+        try {
+          await Promise.all(workers.map((w) => w.send({ t: "open", url } satisfies WorkerRequest)));
+          for (const w of workers) expect((await w.next())?.t).toBe("opened");
+          // Both queue every append at once: their calls interleave at the database.
+          await Promise.all(
+            workers.map(async (w, i) => {
+              for (const [n, entries] of (mine[i] ?? []).entries()) {
+                await w.send({ t: "run", n, operation: { op: "append", key, entries } } satisfies WorkerRequest);
+              }
+              await w.send({ t: "exit" } satisfies WorkerRequest);
+            }),
+          );
+          const exits = await Promise.all(workers.map((w) => w.exited));
+          const said = workers.flatMap((w) => w.drain());
+          expect(said.filter((m) => m.t === "error" || m.t === "fold-error")).toEqual([]);
+          expect(exits.map((e) => e.code)).toEqual([0, 0]);
+        } finally {
+          for (const w of workers) if (w.child.exitCode === null) await w.kill();
+        }
+        const fresh = await freshStore(url);
+        try {
+          const loaded = (await fresh.store.load(key)) ?? [];
+          const text = (e: SessionStoreEntry) => JSON.stringify(e);
+          expect(loaded.map(text).sort()).toEqual(lines.map(text).sort());
+          for (const own of mine) {
+            const ownTexts = new Set(flat(own).map(text));
+            expect(loaded.filter((e) => ownTexts.has(text(e))).map(text)).toEqual(flat(own).map(text));
+          }
+          // Each batch is one transaction: its entries lie together in the log.
+          const position = new Map(loaded.map((e, i) => [text(e), i]));
+          for (const batch of batches) {
+            const at = batch.map((e) => position.get(text(e)) ?? -1);
+            expect(at).toEqual(at.map((_, i) => (at[0] ?? 0) + i));
+          }
+          await expectImporterViews(fresh.store, fresh.log, key, "two processes");
+          expect(fresh.foldErrors).toEqual([]);
+        } finally {
+          await fresh.store.close();
+        }
+      });
+    },
+  );
+}
+
+const server = postgresServer();
+
+/** Runs `call`, again (up to 3 attempts in all) while it fails with a retryable STORAGE error. */
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof StorageError && error.details.retryable) || attempt >= 3) throw error;
+    }
+  }
+}
+
+/** Where a terminated call waits: what the other connection holds, and the call that waits on it. */
+const TERMINATIONS = [
+  {
+    name: "an append waiting inside its transaction for the key's row lock",
+    hold: "SELECT 1 FROM mirror_keys WHERE project_key = $1 AND session_key = $2 AND subpath = '' FOR UPDATE",
+    call: "append",
+  },
+  {
+    name: "an append waiting at its first statement (the key's row insert)",
+    hold: "LOCK TABLE mirror_keys IN ACCESS EXCLUSIVE MODE",
+    call: "append",
+  },
+  {
+    name: "a load waiting to read the entries",
+    hold: "LOCK TABLE mirror_entries IN ACCESS EXCLUSIVE MODE",
+    call: "load",
+  },
+] as const;
+
+describe.skipIf("skip" in server || !HAVE_TRANSCRIPTS)(
+  "openSessionStore on PostgreSQL: a backend terminated under a call",
+  () => {
+    for (const [index, scenario] of TERMINATIONS.entries()) {
+      it(`${scenario.name}: a retryable STORAGE error, nothing stored, and the retry stores the batch once`, async () => {
+        if ("skip" in server) return;
+        const database = await createScratchDatabase(server.url, "sdkterm");
+        const name = new URL(database.url).pathname.slice(1);
+        const app = `palimpsest-sdk-terminated-${index}`;
+        const admin = new pg.Client({ connectionString: server.url });
+        const locker = new pg.Client({ connectionString: database.url });
+        await admin.connect();
+        const foldErrors: unknown[] = [];
+        const store = await openSessionStore({
+          url: withApplicationName(database.url, app),
+          settleMs: 60_000,
+          onError: (error) => foldErrors.push(error),
+        });
+        try {
+          await locker.connect();
+          const lines = marked((SOURCES[0] ?? []).slice(0, 500), `terminated-${seed}`);
+          const key = { projectKey: "terminations", sessionId: "terminated" };
+          await store.append(key, lines.slice(0, 100));
+          await store.flush();
+          await locker.query("BEGIN");
+          await locker.query(scenario.hold, scenario.hold.includes("$1") ? [key.projectKey, key.sessionId] : []);
+          const failure = (scenario.call === "append" ? store.append(key, lines.slice(100)) : store.load(key)).catch(
+            (error: unknown) => error,
+          );
+          // The server says when the call is waiting for the lock (polled: there is no event to wait on).
+          for (let waited = 0; ; waited++) {
+            const { rows } = await admin.query(
+              "SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND wait_event_type = 'Lock'",
+              [name, app],
+            );
+            if (rows.length > 0) break;
+            if (waited > 4_500) throw new Error(`the ${scenario.call} never waited for the lock`);
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+          expect(await terminateBackends(admin, name, app)).toBeGreaterThan(0);
+          const error = await failure;
+          expect(error, String(error)).toBeInstanceOf(StorageError);
+          expect((error as StorageError).code).toBe("STORAGE");
+          expect((error as StorageError).details.retryable).toBe(true);
+          await locker.query("ROLLBACK");
+          // The termination took the pool's idle connections too: a call may meet one and fail retryable
+          // once more, so calls are retried as the SDK retries a rejected append (3 attempts).
+          expect(await retried(() => store.load(key))).toEqual(lines.slice(0, 100));
+          await retried(() => store.append(key, lines.slice(100)));
+          await retried(() => store.append(key, lines.slice(100)));
+          expect(await retried(() => store.load(key))).toEqual(lines);
+          const events = store.runtime.store as KyselyEventStore;
+          await expectImporterViews(store, new MirrorLog(events), key, scenario.name);
+          // A background fold whose connection was terminated too failed retryable; the next fold caught up.
+          for (const e of foldErrors) expect(e instanceof StorageError && e.details.retryable, String(e)).toBe(true);
+        } finally {
+          await store.close();
+          await locker.end().catch(() => undefined);
+          await admin.end();
+          await database.drop();
+        }
+      });
+    }
+  },
+);
