@@ -2,27 +2,16 @@
  * The `palimpsest` command on sessions the Claude Agent SDK SessionStore mirrored: named by the SDK's
  * session id, viewed with the compaction Claude Code made, and erased with their mirrored entries.
  */
-import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeCodeSession } from "../../examples/claude-code-session.ts";
-import { type CliDatabase, postgresCliDatabase, runPalimpsest, sqliteCliDatabase } from "../cli/harness.ts";
-import { postgresServer } from "../support/postgres-server.ts";
+import { type CliDatabase, runPalimpsest } from "../cli/harness.ts";
+import { DATABASES, EXAMPLE_ENTRIES, EXAMPLE_KEY } from "./example-session.ts";
 
-const server = postgresServer();
-const databases: [string, (() => Promise<CliDatabase>) | undefined][] = [
-  ["SQLite file", sqliteCliDatabase],
-  ["PostgreSQL", "skip" in server ? undefined : () => postgresCliDatabase(server.url)],
-];
+const { sessionId } = EXAMPLE_KEY;
+const entries = EXAMPLE_ENTRIES;
+const key = EXAMPLE_KEY;
 
-const { sessionId, lines } = claudeCodeSession("/work/app");
-const entries = lines
-  .trim()
-  .split("\n")
-  .map((line) => JSON.parse(line) as SessionStoreEntry);
-const key = { projectKey: "-work-app", sessionId };
-
-for (const [name, make] of databases) {
+for (const [name, make] of DATABASES) {
   describe.skipIf(make === undefined)(`palimpsest on a mirrored Claude Agent SDK session (${name})`, () => {
     let db: CliDatabase;
     let palimpsestId = "";

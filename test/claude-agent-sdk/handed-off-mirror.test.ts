@@ -1,25 +1,13 @@
 /** A mirrored session handed off in Palimpsest: its fold stops quietly, the SDK's entries keep arriving. */
-import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeCodeSession } from "../../examples/claude-code-session.ts";
-import { type CliDatabase, postgresCliDatabase, sqliteCliDatabase } from "../cli/harness.ts";
-import { postgresServer } from "../support/postgres-server.ts";
+import type { CliDatabase } from "../cli/harness.ts";
+import { DATABASES, EXAMPLE_ENTRIES, EXAMPLE_KEY } from "./example-session.ts";
 
-const server = postgresServer();
-const databases: [string, (() => Promise<CliDatabase>) | undefined][] = [
-  ["SQLite file", sqliteCliDatabase],
-  ["PostgreSQL", "skip" in server ? undefined : () => postgresCliDatabase(server.url)],
-];
+const entries = EXAMPLE_ENTRIES;
+const key = EXAMPLE_KEY;
 
-const { sessionId, lines } = claudeCodeSession("/work/app");
-const entries = lines
-  .trim()
-  .split("\n")
-  .map((line) => JSON.parse(line) as SessionStoreEntry);
-const key = { projectKey: "-work-app", sessionId };
-
-for (const [name, make] of databases) {
+for (const [name, make] of DATABASES) {
   describe.skipIf(make === undefined)(`a handed-off mirrored session (${name})`, () => {
     let db: CliDatabase;
     beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { checkOptionKeys, ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import {
   eraseLeftovers,
@@ -33,14 +33,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
  * stored but not yet folded are folded in the background. Needs `@anthropic-ai/claude-agent-sdk`.
  */
 export async function openSessionStore(options: OpenSessionStoreOptions = {}): Promise<PalimpsestSessionStore> {
-  const unknown = Object.keys(options).filter((key) => !Object.hasOwn(OPTION_KEYS, key));
-  if (unknown.length > 0) {
-    throw new ValidationError(
-      `unknown openSessionStore option${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
-      unknown.map((key) => `${key}: not one of ${Object.keys(OPTION_KEYS).join(", ")}`),
-      { path: unknown[0] ?? "" },
-    );
-  }
+  checkOptionKeys("openSessionStore", options, OPTION_KEYS);
   const foldSummary = await loadSummaryFold();
   const { url, sqliteBusyTimeoutMs, ...folding } = options;
   const store = await openEventStore(url, sqliteBusyTimeoutMs === undefined ? {} : { sqliteBusyTimeoutMs });

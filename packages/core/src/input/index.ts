@@ -1,3 +1,4 @@
 export * from "./id-schema.ts";
 export * from "./json-depth.ts";
+export * from "./option-keys.ts";
 export * from "./parse-input.ts";

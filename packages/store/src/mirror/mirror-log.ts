@@ -399,30 +399,24 @@ export class MirrorLog {
   }
 
   /** The sessions folds of the key's `generation` were written to. */
-  async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
-    return guardStorage("mirror.sessionsIn", async () => {
-      const rows = await this.#store.database
-        .selectFrom("mirror_sessions")
-        .select("session_id")
-        .where("project_key", "=", key.project)
-        .where("session_key", "=", key.session)
-        .where("subpath", "=", key.subpath ?? "")
-        .where("generation", "=", generation)
-        .execute();
-      return rows.map((r) => r.session_id);
-    });
+  sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
+    return this.#sessionsWhere(key, "=", generation);
   }
 
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */
-  async sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
-    return guardStorage("mirror.sessionsOf", async () => {
+  sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
+    return this.#sessionsWhere(key, "<", beforeGeneration);
+  }
+
+  #sessionsWhere(key: MirrorKey, op: "=" | "<", generation: number): Promise<string[]> {
+    return guardStorage("mirror.sessions", async () => {
       const rows = await this.#store.database
         .selectFrom("mirror_sessions")
         .select("session_id")
         .where("project_key", "=", key.project)
         .where("session_key", "=", key.session)
         .where("subpath", "=", key.subpath ?? "")
-        .where("generation", "<", beforeGeneration)
+        .where("generation", op, generation)
         .execute();
       return rows.map((r) => r.session_id);
     });

@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { checkOptionKeys } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openEventStore } from "../engine/open-event-store.ts";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
@@ -33,14 +33,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
 
 /** Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option. */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
-  const unknown = Object.keys(options).filter((key) => !Object.hasOwn(OPTION_KEYS, key));
-  if (unknown.length > 0) {
-    throw new ValidationError(
-      `unknown openPalimpsest option${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`,
-      unknown.map((key) => `${key}: not one of ${Object.keys(OPTION_KEYS).join(", ")}`),
-      { path: unknown[0] ?? "" },
-    );
-  }
+  checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
   const { url, sqlitePollMs, sqliteBusyTimeoutMs, ...runtime } = options;
   const store = await openEventStore(url, {
     ...(sqlitePollMs === undefined ? {} : { sqlitePollMs }),
