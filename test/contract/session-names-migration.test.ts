@@ -31,14 +31,18 @@ interface Downgrading {
   deleteFrom(table: string): { where(column: string, op: string, value: string): { execute(): Promise<unknown> } };
 }
 
-/** Takes the database back to migration 0010: no name column, no index, 0011 not applied. */
+/**
+ * Takes the database back to migration 0010: no name column, no index, 0011 not applied, nor any migration
+ * after it (0012's mirror tables are dropped: the migrator applies migrations in order only).
+ */
 async function downgradeTo0010(store: TestStore): Promise<void> {
   const db = store.database;
+  for (const table of ["mirror_sessions", "mirror_entries", "mirror_keys"]) await db.schema.dropTable(table).execute();
   await db.schema.dropIndex("sessions_name").execute();
   await db.schema.alterTable("sessions").dropColumn("name").execute();
   await (db as unknown as Downgrading)
     .deleteFrom("kysely_migration")
-    .where("name", "=", "0011_session_names")
+    .where("name", ">", "0010_session_erasure")
     .execute();
 }
 
