@@ -17,7 +17,9 @@ import { MirrorFolder, type MirrorKey, MirrorLog, openEventStore, Palimpsest } f
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { faultCount, faultSeed } from "../faults/fault-scale.ts";
+import { postgresServer } from "../support/postgres-server.ts";
 import { HAVE_TRANSCRIPTS } from "../support/real-transcripts.ts";
+import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import {
   claudeCodeSessions,
@@ -74,26 +76,25 @@ interface Tally {
   stale: number;
 }
 
-let dir: string;
-let runtime: Palimpsest;
-let store: PalimpsestSessionStore;
-let folder: MirrorFolder;
-const foldErrors: unknown[] = [];
-let runs = 0;
+/** A SessionStore whose folder never settles on its own (a fold settles only when the test flushes). */
+interface Mirror {
+  runtime: Palimpsest;
+  store: PalimpsestSessionStore;
+  folder: MirrorFolder;
+  foldErrors: unknown[];
+}
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "palimpsest-fold-property-"));
-  const events = await openEventStore(join(dir, "store.db"));
-  runtime = new Palimpsest({ store: events, counterFor: createTokenCounter });
+async function openMirror(url: string): Promise<Mirror> {
+  const events = await openEventStore(url);
+  const runtime = new Palimpsest({ store: events, counterFor: createTokenCounter });
   const log = new MirrorLog(events);
-  // No settle timer: a fold settles only when the test flushes, so each batch's state is known.
-  folder = new MirrorFolder(runtime, log, { settleMs: 3_600_000, onError: (error) => foldErrors.push(error) });
-  store = new PalimpsestSessionStore({ runtime, log, folder, foldSummary: foldSessionSummary });
-});
-afterAll(async () => {
-  await store?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+  const foldErrors: unknown[] = [];
+  const folder = new MirrorFolder(runtime, log, { settleMs: 3_600_000, onError: (error) => foldErrors.push(error) });
+  const store = new PalimpsestSessionStore({ runtime, log, folder, foldSummary: foldSessionSummary });
+  return { runtime, store, folder, foldErrors };
+}
+
+let runs = 0;
 
 /**
  * Appends `lines` to a fresh key in `batches`, checking every thread's view after each one against the
@@ -103,7 +104,12 @@ afterAll(async () => {
  * end (flushed), the views are equal. Messages the mirror revised (`<id>~r<n>`) compare under the
  * importer's `<id>` (the suffix is stripped).
  */
-async function mirrorBatches(src: Source, lines: readonly Record<string, unknown>[], batches: readonly Batch[]) {
+async function mirrorBatches(
+  { runtime, store, folder, foldErrors }: Mirror,
+  src: Source,
+  lines: readonly Record<string, unknown>[],
+  batches: readonly Batch[],
+) {
   const run = runs++;
   const key: MirrorKey = {
     project: "fold-property",
@@ -200,63 +206,116 @@ function batchesOf(
 
 const seed = faultSeed();
 
-describe.skipIf(!HAVE_TRANSCRIPTS)(`the mirror's fold equals the importer at every batch (seed ${seed})`, () => {
-  for (const [index, src] of sources.entries()) {
-    it(`${src.name} (${src.lines.length} lines), whole, in random batches`, { timeout: 300_000 }, async () => {
-      const random = seededRandom(seed + index);
-      const sizes = Array.from({ length: 64 }, () =>
-        random() < 0.3 ? 1 + Math.floor(random() * 20) : 50 + Math.floor(random() * 451),
-      );
-      const snaps = Array.from({ length: 64 }, () => random() < 0.5);
-      const settles = Array.from({ length: 64 }, () => random() < 0.4);
+describe.skipIf(!HAVE_TRANSCRIPTS)(
+  `the mirror's fold equals the importer at every batch (SQLite, seed ${seed})`,
+  () => {
+    let dir = "";
+    let mirror: Mirror;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "palimpsest-fold-property-"));
+      mirror = await openMirror(join(dir, "store.db"));
+    });
+    afterAll(async () => {
+      await mirror?.store.close();
+      if (dir !== "") rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const [index, src] of sources.entries()) {
+      it(`${src.name} (${src.lines.length} lines), whole, in random batches`, { timeout: 300_000 }, async () => {
+        const random = seededRandom(seed + index);
+        const sizes = Array.from({ length: 64 }, () =>
+          random() < 0.3 ? 1 + Math.floor(random() * 20) : 50 + Math.floor(random() * 451),
+        );
+        const snaps = Array.from({ length: 64 }, () => random() < 0.5);
+        const settles = Array.from({ length: 64 }, () => random() < 0.4);
+        const started = performance.now();
+        const tally = await mirrorBatches(
+          mirror,
+          src,
+          src.lines,
+          batchesOf(src.lines.length, src.insideRuns, sizes, snaps, settles),
+        );
+        const ms = Math.round(performance.now() - started);
+        console.log(`fold property ${src.name}: ${JSON.stringify(tally)}, ${ms} ms`);
+        expect(tally.comparisons).toBeGreaterThan(0);
+      });
+    }
+
+    const numRuns = faultCount(20, 200);
+    /** Files long enough to cut into several batches. */
+    const cuttable = sources.filter((s) => s.lines.length >= 40);
+    it(`${numRuns} transcripts cut at random points (fast-check), in batches of 1..500`, {
+      timeout: 600_000,
+    }, async () => {
+      const totals: Tally = { batches: 0, settles: 0, cutsInsideRuns: 0, comparisons: 0, heldBack: 0, stale: 0 };
       const started = performance.now();
-      const tally = await mirrorBatches(
-        src,
-        src.lines,
-        batchesOf(src.lines.length, src.insideRuns, sizes, snaps, settles),
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat({ max: cuttable.length - 1 }),
+          fc.array(fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 13, max: 500 })), {
+            minLength: 2,
+            maxLength: 10,
+          }),
+          fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+          fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+          async (which, sizes, snaps, settles) => {
+            const src = cuttable[which] as Source;
+            // The cut: as many lines as the batches hold, moved back inside an assistant run when snaps[0].
+            let end = Math.min(
+              sizes.reduce((n, size) => n + size, 0),
+              src.lines.length,
+            );
+            const runCut = src.insideRuns.findLast((c) => c <= end);
+            if (snaps[0] === true && runCut !== undefined) end = runCut;
+            const lines = src.lines.slice(0, end);
+            const insideRuns = src.insideRuns.filter((c) => c < end);
+            const tally = await mirrorBatches(
+              mirror,
+              src,
+              lines,
+              batchesOf(lines.length, insideRuns, sizes, snaps, settles),
+            );
+            for (const k of Object.keys(totals) as (keyof Tally)[]) totals[k] += tally[k];
+          },
+        ),
+        { numRuns, seed },
       );
       const ms = Math.round(performance.now() - started);
-      console.log(`fold property ${src.name}: ${JSON.stringify(tally)}, ${ms} ms`);
+      console.log(`fold property, cut transcripts: ${JSON.stringify(totals)}, ${ms} ms`);
+      expect(totals.cutsInsideRuns).toBeGreaterThan(0);
+    });
+  },
+);
+
+/** The same property on PostgreSQL, for one session with subagents (the fold is the same code; the store is not). */
+const server = postgresServer();
+const onPostgres = sources.filter((s) => s.name.startsWith("ae4a77f8-aedd-4bc1-888f-c94edc91af04"));
+describe.skipIf(!HAVE_TRANSCRIPTS || "skip" in server)(`the fold property on PostgreSQL (seed ${seed})`, () => {
+  let database: ScratchDatabase | undefined;
+  let mirror: Mirror;
+  beforeAll(async () => {
+    if ("skip" in server) return;
+    database = await createScratchDatabase(server.url, "foldprop");
+    mirror = await openMirror(database.url);
+  });
+  afterAll(async () => {
+    await mirror?.store.close();
+    await database?.drop();
+  });
+
+  it("has the session with subagents to run", () => {
+    expect(onPostgres.length).toBeGreaterThan(1);
+  });
+  for (const [index, src] of onPostgres.entries()) {
+    it(`${src.name} (${src.lines.length} lines), whole, in random batches`, { timeout: 300_000 }, async () => {
+      const random = seededRandom(seed + 1_000 + index);
+      const sizes = Array.from({ length: 64 }, () => 1 + Math.floor(random() * 500));
+      const snaps = Array.from({ length: 64 }, () => random() < 0.5);
+      const settles = Array.from({ length: 64 }, () => random() < 0.4);
+      const batches = batchesOf(src.lines.length, src.insideRuns, sizes, snaps, settles);
+      const tally = await mirrorBatches(mirror, src, src.lines, batches);
+      console.log(`fold property on PostgreSQL ${src.name}: ${JSON.stringify(tally)}`);
       expect(tally.comparisons).toBeGreaterThan(0);
     });
   }
-
-  const numRuns = faultCount(20, 200);
-  /** Files long enough to cut into several batches. */
-  const cuttable = sources.filter((s) => s.lines.length >= 40);
-  it(`${numRuns} transcripts cut at random points (fast-check), in batches of 1..500`, {
-    timeout: 600_000,
-  }, async () => {
-    const totals: Tally = { batches: 0, settles: 0, cutsInsideRuns: 0, comparisons: 0, heldBack: 0, stale: 0 };
-    const started = performance.now();
-    await fc.assert(
-      fc.asyncProperty(
-        fc.nat({ max: cuttable.length - 1 }),
-        fc.array(fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 13, max: 500 })), {
-          minLength: 2,
-          maxLength: 10,
-        }),
-        fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
-        fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
-        async (which, sizes, snaps, settles) => {
-          const src = cuttable[which] as Source;
-          // The cut: as many lines as the batches hold, moved back inside an assistant run when snaps[0].
-          let end = Math.min(
-            sizes.reduce((n, size) => n + size, 0),
-            src.lines.length,
-          );
-          const runCut = src.insideRuns.findLast((c) => c <= end);
-          if (snaps[0] === true && runCut !== undefined) end = runCut;
-          const lines = src.lines.slice(0, end);
-          const insideRuns = src.insideRuns.filter((c) => c < end);
-          const tally = await mirrorBatches(src, lines, batchesOf(lines.length, insideRuns, sizes, snaps, settles));
-          for (const k of Object.keys(totals) as (keyof Tally)[]) totals[k] += tally[k];
-        },
-      ),
-      { numRuns, seed },
-    );
-    const ms = Math.round(performance.now() - started);
-    console.log(`fold property, cut transcripts: ${JSON.stringify(totals)}, ${ms} ms`);
-    expect(totals.cutsInsideRuns).toBeGreaterThan(0);
-  });
 });
