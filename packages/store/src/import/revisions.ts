@@ -14,22 +14,29 @@ export function revisionId(sourceId: string, seq: number): string {
 }
 
 /**
- * The messages of `items` the log holds in another version: for each source message the log has, the
- * live message standing for it (its own id, or its newest `<id>~r<n>` revision) when that differs from
- * the source. Messages no longer live (a compaction absorbed them) are not revised.
+ * The messages of `items` the log holds in another version: for each source assistant message the log
+ * has, the live message standing for it (its own id, or its newest `<id>~r<n>` revision) when that
+ * differs from the source. Only assistant messages are compared: the others come from one source line
+ * each and cannot change. Messages no longer live (a compaction absorbed them) are not revised.
  */
 export function revisedMessages(state: SessionState, items: readonly ImportItem[]): Revision[] {
+  // The live message standing for each source id: later revisions overwrite earlier ones.
+  const standing = new Map<string, Message>();
+  for (const { message } of state.live) {
+    if (message.role === "assistant") standing.set(message.id.replace(REVISION_SUFFIX, ""), message);
+  }
   const revisions: Revision[] = [];
   for (const item of items) {
-    if (item.kind !== "message" || !state.messageSeq.has(item.message.id)) continue;
-    const id = item.message.id;
-    const standing = state.live.findLast((e) => e.message.id === id || e.message.id.startsWith(`${id}~r`));
-    if (standing === undefined) continue;
-    if (canonicalJson({ ...standing.message, id }) === canonicalJson(item.message)) continue;
-    revisions.push({ targetId: standing.message.id, message: item.message });
+    if (item.kind !== "message" || item.message.role !== "assistant") continue;
+    const live = standing.get(item.message.id);
+    if (live === undefined || canonicalJson({ ...live, id: item.message.id }) === canonicalJson(item.message)) continue;
+    revisions.push({ targetId: live.id, message: item.message });
   }
   return revisions;
 }
+
+/** The suffix revisionId adds. */
+const REVISION_SUFFIX = /~r\d+$/;
 
 /** JSON text with object keys sorted at every depth: equal for values equal as data. */
 export function canonicalJson(value: unknown): string {

@@ -1,5 +1,5 @@
 export { eraseLeftovers, eraseMirrorKey, eraseWithMirror, type MirrorErasure } from "./mirror-erase.ts";
-export { foldMirrorKey, type MirrorFoldOptions, type MirrorFoldResult, mirrorSessionId } from "./mirror-fold.ts";
+export { foldMirrorKey, type MirrorFoldOptions, mirrorSessionId } from "./mirror-fold.ts";
 export {
   DEFAULT_FOLD_DELAY_MS,
   DEFAULT_SETTLE_MS,

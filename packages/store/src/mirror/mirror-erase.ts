@@ -2,6 +2,9 @@ import type { EraseOptions, ErasureResult } from "@palimpsest/core";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
 import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
 
+/** The reason recorded when a session is erased because its mirrored key was deleted (by a crashed delete, or under a fold). */
+export const KEY_DELETED = "mirror key deleted";
+
 /** What erasing a mirrored key did. */
 export interface MirrorErasure {
   /** Keys whose entries were deleted (a main key counts with each of its subpaths). */
@@ -36,9 +39,7 @@ export async function eraseMirrorKey(
       generation = now.generation;
     }
     if (k.nextSeq > 0) dropped++;
-    for (const sessionId of await log.sessionsOf(k, generation + 1)) {
-      sessions += await eraseSession(runtime, sessionId, reason);
-    }
+    sessions += await eraseSessions(runtime, await log.sessionsOf(k, generation + 1), reason);
   }
   return { keys: dropped, sessions };
 }
@@ -62,16 +63,20 @@ export async function eraseWithMirror(
 
 /** Finishes deletes a crash cut short: erases every session of an erased generation that still has content. */
 export async function eraseLeftovers(runtime: Palimpsest, log: MirrorLog): Promise<number> {
-  let erased = 0;
-  for (const { sessionId } of await log.unerasedSessions()) {
-    erased += await eraseSession(runtime, sessionId, "mirror key deleted");
-  }
-  return erased;
+  return eraseSessions(runtime, await log.unerasedSessions(), KEY_DELETED);
 }
 
-async function eraseSession(runtime: Palimpsest, sessionId: string, reason: string | undefined): Promise<number> {
-  const summary = await runtime.store.getSession(sessionId);
-  if (summary === undefined || summary.erasedAt !== undefined) return 0;
-  const result = await runtime.erase(sessionId, reason === undefined ? {} : { reason });
-  return result.erased ? 1 : 0;
+/** Erases each of the sessions that exists and holds content; how many it erased. */
+export async function eraseSessions(
+  runtime: Palimpsest,
+  sessionIds: readonly string[],
+  reason: string | undefined,
+): Promise<number> {
+  let erased = 0;
+  for (const sessionId of sessionIds) {
+    const summary = await runtime.store.getSession(sessionId);
+    if (summary === undefined || summary.erasedAt !== undefined) continue;
+    if ((await runtime.erase(sessionId, reason === undefined ? {} : { reason })).erased) erased++;
+  }
+  return erased;
 }

@@ -8,6 +8,7 @@ import {
 } from "@palimpsest/core";
 import { importSession } from "../import/import-sessions.ts";
 import type { Palimpsest } from "../runtime/palimpsest.ts";
+import { eraseSessions, KEY_DELETED } from "./mirror-erase.ts";
 import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
 
 /** How a fold treats the key's last assistant message. */
@@ -23,16 +24,6 @@ export interface MirrorFoldOptions {
    * (it stays stored, and `load` returns it), so the lines after it are still folded.
    */
   onUnreadable?: (seq: number, error: unknown) => void;
-}
-
-/** What a fold did. */
-export interface MirrorFoldResult {
-  /** The Palimpsest sessions the key's entries are folded into, the key's own main thread first. */
-  sessionIds: string[];
-  /** True when every entry of the key is folded; false while a trailing message is held back. */
-  folded: boolean;
-  /** True when the key was erased while folding (what the fold wrote is erased too). */
-  erased: boolean;
 }
 
 /** Attempts of one session's fold when another process's fold of it moves the log in between. */
@@ -55,20 +46,17 @@ export function mirrorSessionId(key: MirrorKey, generation: number, externalId: 
  * sidechain and subagent threads child sessions linked to the main key's session. Each session gets the
  * items its log does not hold yet, in one append; a message the source changed since is revised.
  * Idempotent, and safe beside another process folding the same key. A fold of a key erased meanwhile
- * erases what it wrote and reports `erased`; a session handed off in Palimpsest takes no more folds.
+ * erases what it wrote; a session handed off in Palimpsest takes no more folds.
  */
 export async function foldMirrorKey(
   runtime: Palimpsest,
   log: MirrorLog,
   key: MirrorKey,
   options: MirrorFoldOptions,
-): Promise<MirrorFoldResult> {
+): Promise<void> {
   const row = await log.key(key);
-  if (row === undefined || row.nextSeq === 0) return { sessionIds: [], folded: true, erased: false };
-  // Every entry folded (recorded only when nothing was held back): nothing to read or parse.
-  if (row.foldedSeq === row.nextSeq) {
-    return { sessionIds: await log.sessionsIn(key, row.generation), folded: true, erased: false };
-  }
+  // Nothing written, or every entry folded (recorded only when nothing was held back): nothing to do.
+  if (row === undefined || row.foldedSeq === row.nextSeq) return;
   const texts = await log.entries(key, row.generation);
   const main: MirrorKey = { project: key.project, session: key.session };
   const mainGeneration = key.subpath === undefined ? row.generation : ((await log.key(main))?.generation ?? 0);
@@ -80,18 +68,21 @@ export async function foldMirrorKey(
       : mirrorSessionId(main, mainGeneration, externalId);
   let heldBack = false;
   const sessionIds: string[] = [];
+  const erasedMeanwhile = async () => {
+    await eraseSessions(runtime, sessionIds, KEY_DELETED);
+  };
   for (const source of sources) {
     const items = options.settle ? source.items : withoutOpenTail(source.items);
     heldBack ||= items.length < source.items.length;
     const sessionId = idOf(source.externalId);
     sessionIds.push(sessionId);
     if (items.length === 0) continue;
-    if (!(await log.registerSession(key, row.generation, sessionId))) return erasedMeanwhile(runtime, sessionIds);
+    if (!(await log.registerSession(key, row.generation, sessionId))) return erasedMeanwhile();
     const parentSessionId = source.parentExternalId === undefined ? undefined : idOf(source.parentExternalId);
     try {
       await foldSession(runtime, { ...source, items }, sessionId, parentSessionId);
     } catch (error) {
-      if (isRule(error, "session-erased")) return erasedMeanwhile(runtime, sessionIds);
+      if (isRule(error, "session-erased")) return erasedMeanwhile();
       // Handed off in Palimpsest: its successor carries the view on; the key's entries stay in the mirror.
       if (isRule(error, "session-handed-off")) continue;
       throw error;
@@ -99,9 +90,8 @@ export async function foldMirrorKey(
   }
   // Whoever finishes last erases: a delete that bumped the generation while this fold wrote may have
   // looked for these sessions before they existed.
-  if ((await log.key(key))?.generation !== row.generation) return erasedMeanwhile(runtime, sessionIds);
+  if ((await log.key(key))?.generation !== row.generation) return erasedMeanwhile();
   if (!heldBack) await log.markFolded(key, row.generation, texts.length);
-  return { sessionIds, folded: !heldBack, erased: false };
 }
 
 /** Lines a fold leaves out at most: past this many, the key's log is taken for something else than Claude Code's. */
@@ -171,11 +161,4 @@ async function foldSession(
 
 function isRule(error: unknown, rule: InvariantRule): boolean {
   return error instanceof InvariantViolation && error.details.rule === rule;
-}
-
-async function erasedMeanwhile(runtime: Palimpsest, sessionIds: readonly string[]): Promise<MirrorFoldResult> {
-  for (const id of sessionIds) {
-    if ((await runtime.store.getSession(id)) !== undefined) await runtime.erase(id, { reason: "mirror key deleted" });
-  }
-  return { sessionIds: [...sessionIds], folded: true, erased: true };
 }

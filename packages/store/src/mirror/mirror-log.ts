@@ -149,9 +149,7 @@ export class MirrorLog {
           last_batch: batchHash,
           ...(summarize === undefined ? {} : { summary: summarize(row.summary, fresh, mtime) }),
         })
-        .where("project_key", "=", key.project)
-        .where("session_key", "=", key.session)
-        .where("subpath", "=", subpath)
+        .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", row.generation)
         .where("next_seq", "=", row.next_seq)
         .compile();
@@ -190,9 +188,7 @@ export class MirrorLog {
       const rows = await this.#store.database
         .selectFrom("mirror_entries")
         .select("entry")
-        .where("project_key", "=", key.project)
-        .where("session_key", "=", key.session)
-        .where("subpath", "=", key.subpath ?? "")
+        .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", generation)
         .$if(toSeq !== undefined, (qb) => qb.where("seq", "<=", toSeq ?? 0))
         .orderBy("seq")
@@ -259,7 +255,7 @@ export class MirrorLog {
    * Sessions folded from generations their key has since left (erased) that still hold content: what a
    * delete cut short by a crash left to erase.
    */
-  async unerasedSessions(): Promise<{ key: MirrorKey; sessionId: string }[]> {
+  async unerasedSessions(): Promise<string[]> {
     return guardStorage("mirror.unerasedSessions", async () => {
       const rows = await this.#store.database
         .selectFrom("mirror_sessions as m")
@@ -270,14 +266,11 @@ export class MirrorLog {
             .onRef("k.subpath", "=", "m.subpath"),
         )
         .innerJoin("sessions as s", "s.session_id", "m.session_id")
-        .select(["m.project_key", "m.session_key", "m.subpath", "m.session_id"])
+        .select("m.session_id")
         .whereRef("m.generation", "<", "k.generation")
         .where("s.erased_at", "is", null)
         .execute();
-      return rows.map((r) => ({
-        key: { project: r.project_key, session: r.session_key, ...(r.subpath === "" ? {} : { subpath: r.subpath }) },
-        sessionId: r.session_id,
-      }));
+      return rows.map((r) => r.session_id);
     });
   }
 
@@ -287,9 +280,7 @@ export class MirrorLog {
       await this.#store.database
         .updateTable("mirror_keys")
         .set({ folded_seq: sql<number>`case when folded_seq < ${seq} then ${seq} else folded_seq end` })
-        .where("project_key", "=", key.project)
-        .where("session_key", "=", key.session)
-        .where("subpath", "=", key.subpath ?? "")
+        .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", generation)
         .execute();
     });
@@ -302,7 +293,6 @@ export class MirrorLog {
   async dropGeneration(key: MirrorKey, generation: number): Promise<boolean> {
     return guardStorage("mirror.dropGeneration", async () => {
       const db = this.#store.database;
-      const subpath = key.subpath ?? "";
       const keyRow = this.#keyQuery(key);
       return this.#store.writeLocked(
         [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()],
@@ -321,16 +311,12 @@ export class MirrorLog {
               last_batch: null,
               mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
             })
-            .where("project_key", "=", key.project)
-            .where("session_key", "=", key.session)
-            .where("subpath", "=", subpath)
+            .where((eb) => eb.and(keyColumns(key)))
             .where("generation", "=", generation)
             .compile();
           const remove = db
             .deleteFrom("mirror_entries")
-            .where("project_key", "=", key.project)
-            .where("session_key", "=", key.session)
-            .where("subpath", "=", subpath)
+            .where((eb) => eb.and(keyColumns(key)))
             .where("generation", "=", generation)
             .compile();
           return { guard, statements: [remove], result: true };
@@ -350,9 +336,7 @@ export class MirrorLog {
       const current = db
         .selectFrom("mirror_keys")
         .select(sql<number>`1`.as("one"))
-        .where("project_key", "=", key.project)
-        .where("session_key", "=", key.session)
-        .where("subpath", "=", subpath)
+        .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", generation);
       await db
         .insertInto("mirror_sessions")
@@ -413,9 +397,7 @@ export class MirrorLog {
       const rows = await this.#store.database
         .selectFrom("mirror_sessions")
         .select("session_id")
-        .where("project_key", "=", key.project)
-        .where("session_key", "=", key.session)
-        .where("subpath", "=", key.subpath ?? "")
+        .where((eb) => eb.and(keyColumns(key)))
         .where("generation", op, generation)
         .execute();
       return rows.map((r) => r.session_id);
@@ -426,9 +408,7 @@ export class MirrorLog {
     return this.#store.database
       .selectFrom("mirror_keys")
       .selectAll()
-      .where("project_key", "=", key.project)
-      .where("session_key", "=", key.session)
-      .where("subpath", "=", key.subpath ?? "");
+      .where((eb) => eb.and(keyColumns(key)));
   }
 }
 
@@ -452,6 +432,11 @@ function newEntries(
     seen.add(e.uuid);
     return true;
   });
+}
+
+/** The columns naming `key` in every mirror table, as an equality filter. */
+function keyColumns(key: MirrorKey): { project_key: string; session_key: string; subpath: string } {
+  return { project_key: key.project, session_key: key.session, subpath: key.subpath ?? "" };
 }
 
 function withKey(row: Selectable<MirrorKeysTable>): MirrorKey & MirrorKeyRow {
