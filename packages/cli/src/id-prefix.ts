@@ -1,9 +1,8 @@
 import { type EventStore, NotFoundError, ValidationError } from "@palimpsest/core";
+import { type NamedSessionLookup, sessionByIdOrName } from "@palimpsest/store";
 
 /** What resolving a session needs of the store: the catalogue and the lookup by name. */
-export type SessionLookup = Pick<EventStore, "getSession" | "listSessions"> & {
-  sessionsNamed(name: string): Promise<string[]>;
-};
+export type SessionLookup = NamedSessionLookup & Pick<EventStore, "listSessions">;
 
 /**
  * The full id of a session given by full id, by name (its source's external id, as `sessions` prints it)
@@ -11,10 +10,8 @@ export type SessionLookup = Pick<EventStore, "getSession" | "listSessions"> & {
  * listing the candidates when a name or a prefix names several sessions.
  */
 export async function sessionIdByPrefix(store: SessionLookup, idOrPrefix: string): Promise<string> {
-  if ((await store.getSession(idOrPrefix)) !== undefined) return idOrPrefix;
-  const named = await store.sessionsNamed(idOrPrefix);
-  if (named.length > 1) throw new ValidationError(`session name ${idOrPrefix} is ambiguous`, named);
-  if (named[0] !== undefined) return named[0];
+  const exact = await sessionByIdOrName(store, idOrPrefix);
+  if (exact !== undefined) return exact;
   return uniqueByPrefix(
     "session",
     idOrPrefix,

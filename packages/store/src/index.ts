@@ -14,4 +14,5 @@ export * from "./runtime/micro-compact.ts";
 export * from "./runtime/open-palimpsest.ts";
 export * from "./runtime/palimpsest.ts";
 export * from "./runtime/session.ts";
+export * from "./runtime/session-by-name.ts";
 export * from "./telemetry/index.ts";

@@ -18,7 +18,6 @@ import {
   type SessionSummary,
   type SnapshotStore,
   type TokenCounter,
-  ValidationError,
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
@@ -36,6 +35,7 @@ import { loadSession } from "./load-session.ts";
 import type { MessageInput } from "./message-input.ts";
 import { type MicroCompactOptions, microCompact } from "./micro-compact.ts";
 import { Session, type SessionContext } from "./session.ts";
+import { sessionByIdOrName } from "./session-by-name.ts";
 
 export type { HandOffOptions } from "./hand-off.ts";
 
@@ -168,12 +168,7 @@ export class Palimpsest {
    */
   async resolveSession(nameOrId: string): Promise<string> {
     checkId(nameOrId, "nameOrId");
-    if ((await this.store.getSession(nameOrId)) !== undefined) return nameOrId;
-    const ids = await this.store.sessionsNamed(nameOrId);
-    if (ids.length > 1) {
-      throw new ValidationError(`session name ${nameOrId} is ambiguous: ${ids.join(", ")}`, ids);
-    }
-    const [id] = ids;
+    const id = await sessionByIdOrName(this.store, nameOrId);
     if (id === undefined) throw new NotFoundError("session", nameOrId);
     return id;
   }
