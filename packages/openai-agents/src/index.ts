@@ -1,0 +1,2 @@
+/** placeholder until the adapter lands */
+export {};
