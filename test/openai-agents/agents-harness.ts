@@ -1,5 +1,10 @@
-import { type AgentInputItem, Agent, protocol, Runner, setTracingDisabled, tool } from "@openai/agents-core";
-import { assistantMessage, functionCall, type ScriptedModel, type ScriptedModelInput } from "@openai/agents-core/testing";
+import { Agent, type AgentInputItem, protocol, Runner, setTracingDisabled, tool } from "@openai/agents-core";
+import {
+  assistantMessage,
+  functionCall,
+  type ScriptedModel,
+  type ScriptedModelInput,
+} from "@openai/agents-core/testing";
 import { z } from "zod";
 
 setTracingDisabled(true);
@@ -18,7 +23,8 @@ export function readFile(size: number) {
     name: "read_file",
     description: "Reads a file",
     parameters: z.object({ path: z.string() }),
-    execute: async ({ path }) => `${path}: ${"lorem ipsum dolor sit amet ".repeat(Math.ceil(size / 27)).slice(0, size)}`,
+    execute: async ({ path }) =>
+      `${path}: ${"lorem ipsum dolor sit amet ".repeat(Math.ceil(size / 27)).slice(0, size)}`,
   });
 }
 
@@ -33,7 +39,8 @@ export const deleteFile = tool({
 
 /** The model's steps for one turn: `calls` parallel calls of `tool`, then an answer. */
 export function turnSteps(turn: number, calls: number, toolName = "get_weather"): ScriptedModelInput[] {
-  const args = (c: number) => (toolName === "get_weather" ? { city: `city-${turn}-${c}` } : { path: `/f/${turn}/${c}` });
+  const args = (c: number) =>
+    toolName === "get_weather" ? { city: `city-${turn}-${c}` } : { path: `/f/${turn}/${c}` };
   return [
     Array.from({ length: calls }, (_, c) => functionCall(toolName, args(c), { callId: `call_${turn}_${c}` })),
     [assistantMessage(`answer ${turn}`, { id: `msg_${turn}` })],

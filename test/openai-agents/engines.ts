@@ -1,7 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type OpenAgentsSessionOptions, openAgentsSession, type PalimpsestAgentsSession } from "@palimpsest/openai-agents";
+import {
+  type OpenAgentsSessionOptions,
+  openAgentsSession,
+  type PalimpsestAgentsSession,
+} from "@palimpsest/openai-agents";
 import { afterEach } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";

@@ -23,30 +23,33 @@ async function runTurns(session: Session) {
 }
 
 for (const engine of engines()) {
-  describe.skipIf(engine.skip !== undefined)(`Runner with PalimpsestAgentsSession vs MemorySession (${engine.name})`, () => {
-    const fresh = databases(engine);
+  describe.skipIf(engine.skip !== undefined)(
+    `Runner with PalimpsestAgentsSession vs MemorySession (${engine.name})`,
+    () => {
+      const fresh = databases(engine);
 
-    it("stores the same items and sends the same model inputs, and a new process reads them back", async () => {
-      const memory = new MemorySession();
-      const expectedInputs = await runTurns(memory);
-      const expectedItems = await memory.getItems();
-      const db = await fresh();
-      const ours = await db.open();
-      const inputs = await runTurns(ours);
+      it("stores the same items and sends the same model inputs, and a new process reads them back", async () => {
+        const memory = new MemorySession();
+        const expectedInputs = await runTurns(memory);
+        const expectedItems = await memory.getItems();
+        const db = await fresh();
+        const ours = await db.open();
+        const inputs = await runTurns(ours);
 
-      expect(inputs).toEqual(expectedInputs);
-      for (const input of inputs) expect(inputProblems(input)).toEqual([]);
-      expect(await ours.getItems()).toEqual(expectedItems);
-      expect(await ours.getItems(3)).toEqual(await memory.getItems(3));
-      expect(await ours.getItems(0)).toEqual([]);
-      // 4 turns: user, one assistant message per run of calls, a tool message per result, the answer.
-      const roles = ours.session.view().messages.map((m) => m.role);
-      expect(roles.filter((r) => r === "tool")).toHaveLength(3 + 1 + 4 + 2);
-      expect(roles.filter((r) => r === "user")).toHaveLength(4);
-      expect(ours.session.state.turnIds.size).toBe(4);
+        expect(inputs).toEqual(expectedInputs);
+        for (const input of inputs) expect(inputProblems(input)).toEqual([]);
+        expect(await ours.getItems()).toEqual(expectedItems);
+        expect(await ours.getItems(3)).toEqual(await memory.getItems(3));
+        expect(await ours.getItems(0)).toEqual([]);
+        // 4 turns: user, one assistant message per run of calls, a tool message per result, the answer.
+        const roles = ours.session.view().messages.map((m) => m.role);
+        expect(roles.filter((r) => r === "tool")).toHaveLength(3 + 1 + 4 + 2);
+        expect(roles.filter((r) => r === "user")).toHaveLength(4);
+        expect(ours.session.state.turnIds.size).toBe(4);
 
-      const reopened = await db.open({ sessionId: await ours.getSessionId() });
-      expect(await reopened.getItems()).toEqual(expectedItems);
-    });
-  });
+        const reopened = await db.open({ sessionId: await ours.getSessionId() });
+        expect(await reopened.getItems()).toEqual(expectedItems);
+      });
+    },
+  );
 }

@@ -1,16 +1,15 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { type LiveEntry, type SessionState, ValidationError } from "@palimpsest/core";
-import type { MessageInput } from "@palimpsest/store";
+import type { MessageInput, RewriteRequest } from "@palimpsest/store";
 import { itemRole, type StoredItems, sameItems } from "./agent-item.ts";
 import type { MutatedItems } from "./history-mutations.ts";
-import type { HistoryRewrite } from "./history-rewrite.ts";
 import { messagesOfItems } from "./item-projection.ts";
 import { itemsOfMessages } from "./item-rendering.ts";
 
 /** One write the adapter makes: a plain append, or a rewrite of the view's tail. */
 export type HistoryWrite =
   | { kind: "append"; messages: MessageInput[]; turnId?: string; idempotencyKey?: string }
-  | { kind: "rewrite"; rewrite: HistoryRewrite };
+  | { kind: "rewrite"; rewrite: RewriteRequest };
 
 const NO_CALLS: ReadonlySet<string> = new Set();
 

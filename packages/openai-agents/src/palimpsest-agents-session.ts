@@ -35,7 +35,6 @@ import {
   planPop,
   planReplaceSuffix,
 } from "./history-plan.ts";
-import { rewriteHistory } from "./history-rewrite.ts";
 import { checkItems, type ItemSchema } from "./item-check.ts";
 import { itemsOfMessages } from "./item-rendering.ts";
 
@@ -183,7 +182,8 @@ export class PalimpsestAgentsSession
         path: "transaction.type",
       });
     }
-    const options = { turnId: this.#turn(), idempotencyKey: operationId };
+    // No turn id: a retry from another process (a resumed RunState) must be the identical write.
+    const options = { idempotencyKey: operationId };
     await this.#write(async (current) => {
       const before = await this.#stateBefore(operationId);
       const state = before ?? current;
@@ -320,7 +320,12 @@ export class PalimpsestAgentsSession
           if (write.kind === "append") {
             const { messages, kind: _, ...options } = write;
             await this.session.append(messages, options);
-          } else await rewriteHistory(this.session, write.rewrite);
+          } else {
+            // Planned on this view: a compaction committed meanwhile makes it CONCURRENCY_CONFLICT, and it is planned again.
+            const basis =
+              write.rewrite.idempotencyKey === undefined ? { viewVersion: this.session.state.viewVersion } : {};
+            await this.session.rewrite({ ...write.rewrite, ...basis });
+          }
           return;
         } catch (error) {
           const retry = error instanceof ConcurrencyConflict || error instanceof InvariantViolation;
