@@ -61,8 +61,11 @@ export interface AgentsSessionParts {
   ownsRuntime: boolean;
 }
 
-/** Where a fork starts: after the parent's event `atSeq`, or before its (N+1)-th user message (`atTurn: N`). */
-export type ForkPoint = { atSeq: number } | { atTurn: number };
+/**
+ * Where a fork starts: after the parent's event `atSeq`, or before its (N+1)-th user message (`atTurn:
+ * N`); `toSessionId` names the fork (forking again to it returns the same fork).
+ */
+export type ForkPoint = ({ atSeq: number } | { atTurn: number }) & { toSessionId?: string };
 
 const ATTEMPTS = 4;
 
