@@ -36,6 +36,12 @@ const EXPECTED: Record<string, string[]> = {
   ],
   "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
   "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
+  "openai-agents.ts": [
+    "24 items in session",
+    "fork: Only Oslo, then. 6 items; the parent keeps 24",
+    "compaction summary: 13 items, the summary an item of role assistant",
+    "popped message; cleared: 0 items, 12 messages one expand away",
+  ],
   "claude-agent-sdk.ts": [
     "8 messages through the SDK, 3 in the view",
     "compaction manual: 4 originals one expand away",
