@@ -31,49 +31,53 @@ function orphanResults(items: readonly AgentInputItem[]): string[] {
 }
 
 for (const engine of engines()) {
-  describe.skipIf(engine.skip !== undefined || !HAVE_TRANSCRIPTS)(`Claude Code sessions continued by the Runner (${engine.name})`, () => {
-    let runtime: Palimpsest;
-    let drop: () => Promise<void>;
-    beforeAll(async () => {
-      const database = await engine.create();
-      drop = database.drop;
-      runtime = await openPalimpsest({ url: database.url });
-    });
-    afterAll(async () => {
-      await runtime?.close();
-      await drop?.();
-    });
-
-    for (const file of files) {
-      it(`${file}: handed off portably, its items are a valid next input`, async () => {
-        const results = await importSessions(runtime, realSessions(file), { file });
-        expect(results.length).toBeGreaterThan(0);
-        for (const imported of results) {
-          const from = await runtime.resume(imported.sessionId);
-          const reasoning = from.view().messages.filter((m) => m.reasoning !== undefined).length;
-          const successor = await runtime.handOff(from, { portable: true });
-          const sealed = (await runtime.store.readStream(from.id)).at(-1);
-          expect(sealed?.type).toBe("session.handed-off");
-          if (reasoning > 0) expect((sealed?.data as { dropped?: { reasoning: number } }).dropped?.reasoning).toBe(reasoning);
-
-          const session = await openAgentsSession({ runtime, sessionId: successor.id });
-          const items = await session.getItems();
-          expect(items.length).toBeGreaterThan(0);
-          expect(orphanResults(items)).toEqual([]);
-          for (const item of items) expect(protocol.ModelItem.safeParse(item).success).toBe(true);
-          expect(JSON.stringify(items)).not.toContain('"signature"');
-
-          const model = new ScriptedModel([[assistantMessage("continuing here")]]);
-          const { agent, runner } = scripted(model);
-          const result = await runner.run(agent, "Carry on where you left off.", { session });
-          expect(result.finalOutput).toBe("continuing here");
-          const input = inputItems(model.lastCall?.request.input ?? []);
-          expect(inputProblems(input)).toEqual([]);
-          expect(input.length).toBeGreaterThan(1);
-          await session.close();
-          expect(session.runtime).toBe(runtime);
-        }
+  describe.skipIf(engine.skip !== undefined || !HAVE_TRANSCRIPTS)(
+    `Claude Code sessions continued by the Runner (${engine.name})`,
+    () => {
+      let runtime: Palimpsest;
+      let drop: () => Promise<void>;
+      beforeAll(async () => {
+        const database = await engine.create();
+        drop = database.drop;
+        runtime = await openPalimpsest({ url: database.url });
       });
-    }
-  });
+      afterAll(async () => {
+        await runtime?.close();
+        await drop?.();
+      });
+
+      for (const file of files) {
+        it(`${file}: handed off portably, its items are a valid next input`, async () => {
+          const results = await importSessions(runtime, realSessions(file), { file });
+          expect(results.length).toBeGreaterThan(0);
+          for (const imported of results) {
+            const from = await runtime.resume(imported.sessionId);
+            const reasoning = from.view().messages.filter((m) => m.reasoning !== undefined).length;
+            const successor = await runtime.handOff(from, { portable: true });
+            const sealed = (await runtime.store.readStream(from.id)).at(-1);
+            expect(sealed?.type).toBe("session.handed-off");
+            const dropped = (sealed?.data as { dropped?: { reasoning: number } } | undefined)?.dropped;
+            if (reasoning > 0) expect(dropped?.reasoning).toBe(reasoning);
+
+            const session = await openAgentsSession({ runtime, sessionId: successor.id });
+            const items = await session.getItems();
+            expect(items.length).toBeGreaterThan(0);
+            expect(orphanResults(items)).toEqual([]);
+            for (const item of items) expect(protocol.ModelItem.safeParse(item).success).toBe(true);
+            expect(JSON.stringify(items)).not.toContain('"signature"');
+
+            const model = new ScriptedModel([[assistantMessage("continuing here")]]);
+            const { agent, runner } = scripted(model);
+            const result = await runner.run(agent, "Carry on where you left off.", { session });
+            expect(result.finalOutput).toBe("continuing here");
+            const input = inputItems(model.lastCall?.request.input ?? []);
+            expect(inputProblems(input)).toEqual([]);
+            expect(input.length).toBeGreaterThan(1);
+            await session.close();
+            expect(session.runtime).toBe(runtime);
+          }
+        });
+      }
+    },
+  );
 }

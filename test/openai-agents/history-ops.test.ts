@@ -55,7 +55,8 @@ for (const engine of engines()) {
       const [cleared] = await ours.session.history();
       expect(cleared?.mode).toBe("retract");
       const expanded = await ours.session.expand(cleared?.compactionId as string);
-      expect(expanded.flatMap((e) => (e.message.metadata?.openaiAgents as { items: unknown[] }).items)).toEqual(before);
+      const stored = expanded.map((e) => e.message.metadata?.openaiAgents as { items: unknown[] } | undefined);
+      expect(stored.flatMap((s) => s?.items ?? [])).toEqual(before);
 
       const model = new ScriptedModel([[assistantMessage("fresh start")]]);
       const { agent, runner } = scripted(model);
@@ -172,7 +173,7 @@ for (const engine of engines()) {
       const ours = await (await fresh()).open();
       await oneTurn(ours);
       const items = await ours.getItems();
-      const call = items[1] as AgentInputItem & { callId: string; arguments: string };
+      const call = items[1] as Extract<AgentInputItem, { type: "function_call" }>;
       const replacement = { ...call, arguments: '{"city":"Bergen"}' };
       await ours.applyHistoryMutations({
         mutations: [{ type: "replace_function_call", callId: call.callId, replacement }],

@@ -70,7 +70,10 @@ for (const engine of engines()) {
             return "done";
           },
         });
-        const model = new ScriptedModel([[functionCall("slow", {}, { callId: "call_s1" })], [assistantMessage("never reached")]]);
+        const model = new ScriptedModel([
+          [functionCall("slow", {}, { callId: "call_s1" })],
+          [assistantMessage("never reached")],
+        ]);
         const { agent, runner } = scripted(model, [slow]);
         const cancelled = await runner.run(agent, "go", { session, stream: true, signal: controller.signal });
         for await (const _ of cancelled) {

@@ -52,7 +52,8 @@ function callCounts(items: readonly AgentInputItem[]): Record<string, string[]> 
   const out: Record<string, string[]> = {};
   for (const item of items) {
     const id = (item as { callId?: string }).callId;
-    if (id !== undefined) (out[id] ??= []).push(String(item.type));
+    if (id === undefined) continue;
+    out[id] = [...(out[id] ?? []), String(item.type)];
   }
   return out;
 }
