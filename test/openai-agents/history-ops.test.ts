@@ -94,6 +94,33 @@ for (const engine of engines()) {
       expect(ours.session.state.pendingCalls.size).toBe(0);
     });
 
+    it("items that answer some waiting calls and then move on: the rest withdrawn, every item kept", async () => {
+      const items: AgentInputItem[] = [
+        user("two things"),
+        { type: "function_call", callId: "a", name: "get_weather", arguments: "{}" },
+        { type: "function_call", callId: "b", name: "get_weather", arguments: "{}" },
+      ];
+      const later: AgentInputItem[] = [
+        { type: "function_call_result", callId: "a", name: "get_weather", status: "completed", output: "sunny" },
+        user("skip the second"),
+        { type: "function_call", callId: "b2", name: "get_weather", arguments: "{}" },
+      ];
+      const memory = new MemorySession();
+      const ours = await (await fresh()).open();
+      for (const session of [memory, ours] as Session[]) {
+        await session.addItems(items);
+        await session.addItems(later);
+      }
+      expect(await ours.getItems()).toEqual(await memory.getItems());
+      expect([...ours.session.state.pendingCalls.keys()]).toEqual(["b2"]);
+      expect(
+        ours.session
+          .view()
+          .messages.flatMap((m) => m.toolCalls ?? [])
+          .map((c) => c.id),
+      ).toEqual(["b2"]);
+    });
+
     it("applyHistoryTransaction: atomic, a retry is a no-op in any process, another body under the id changes nothing", async () => {
       const db = await fresh();
       const ours = await db.open();

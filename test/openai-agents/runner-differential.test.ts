@@ -10,13 +10,22 @@ import { databases, engines } from "./engines.ts";
 
 const TURNS = [3, 1, 4, 2];
 
-/** Runs the scripted turns on `session` and returns every model input. */
-async function runTurns(session: Session) {
+/** Runs the scripted turns on `session` (streamed or not) and returns every model input. */
+async function runTurns(session: Session, stream = false) {
   const model = new ScriptedModel(TURNS.flatMap((calls, t) => turnSteps(t + 1, calls)));
   const { agent, runner } = scripted(model);
   for (let t = 1; t <= TURNS.length; t++) {
-    const result = await runner.run(agent, `question ${t}`, { session });
-    expect(result.finalOutput).toBe(`answer ${t}`);
+    if (stream) {
+      const streamed = await runner.run(agent, `question ${t}`, { session, stream: true });
+      for await (const _ of streamed) {
+        // drain the events
+      }
+      await streamed.completed;
+      expect(streamed.finalOutput).toBe(`answer ${t}`);
+    } else {
+      const result = await runner.run(agent, `question ${t}`, { session });
+      expect(result.finalOutput).toBe(`answer ${t}`);
+    }
   }
   model.assertComplete();
   return model.calls.map((call) => inputItems(call.request.input));
@@ -49,6 +58,15 @@ for (const engine of engines()) {
 
         const reopened = await db.open({ sessionId: await ours.getSessionId() });
         expect(await reopened.getItems()).toEqual(expectedItems);
+      });
+
+      it("streamed runs: the same items and model inputs as MemorySession", async () => {
+        const memory = new MemorySession();
+        const expectedInputs = await runTurns(memory, true);
+        const ours = await (await fresh()).open();
+        expect(await runTurns(ours, true)).toEqual(expectedInputs);
+        expect(await ours.getItems()).toEqual(await memory.getItems());
+        expect(ours.session.state.pendingCalls.size).toBe(0);
       });
     },
   );

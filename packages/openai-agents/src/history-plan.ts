@@ -1,7 +1,7 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { type LiveEntry, type SessionState, ValidationError } from "@palimpsest/core";
 import type { MessageInput, RewriteRequest } from "@palimpsest/store";
-import { itemRole, type StoredItems, sameItems } from "./agent-item.ts";
+import { callIdOf, itemRole, type StoredItems, sameItems } from "./agent-item.ts";
 import type { MutatedItems } from "./history-mutations.ts";
 import { messagesOfItems } from "./item-projection.ts";
 import { itemsOfMessages } from "./item-rendering.ts";
@@ -15,7 +15,7 @@ const NO_CALLS: ReadonlySet<string> = new Set();
 
 /**
  * The write that appends `items` to the view of `state`. Plain, unless calls are waiting and the batch
- * does not start with a result: then the waiting run (and the results it already has) is rewritten
+ * leaves one unanswered before other items: then the waiting run (and the results it already has) is rewritten
  * together with the batch, so a continuing run of calls joins it (D1) and an abandoned approval's calls
  * are withdrawn unanswered before the new input (D2), with every item kept.
  */
@@ -25,9 +25,8 @@ export function planAppend(
   options: { turnId?: string; idempotencyKey?: string },
 ): HistoryWrite | undefined {
   if (items.length === 0) return undefined;
-  const first = items[0] as AgentInputItem;
   const owner = [...state.pendingCalls.values()][0];
-  if (owner === undefined || itemRole(first) === "result") {
+  if (owner === undefined || !abandons(state.pendingCalls, items)) {
     return { kind: "append", messages: messagesOfItems(items, NO_CALLS), ...options };
   }
   const start = state.live.findIndex((e) => e.message.id === owner);
@@ -36,6 +35,21 @@ export function planAppend(
   const messages = messagesOfItems([...tailItems, ...items], NO_CALLS);
   const carried = coveringCount(messages, tailItems.length);
   return tailWrite(tail, messages.slice(0, carried), messages.slice(carried), options);
+}
+
+/**
+ * Whether `items` leave a waiting call unanswered: something other than a result comes before every
+ * waiting call has its result (a batch of results alone may leave some waiting, as an interruption does).
+ */
+function abandons(pending: ReadonlyMap<string, string>, items: readonly AgentInputItem[]): boolean {
+  const waiting = new Set(pending.keys());
+  for (const item of items) {
+    if (waiting.size === 0) return false;
+    if (itemRole(item) !== "result") return true;
+    const id = callIdOf(item);
+    if (id !== undefined) waiting.delete(id);
+  }
+  return false;
 }
 
 /**
@@ -145,8 +159,15 @@ function tailWrite(
 /** The write that removes the view's newest item (its run rewritten without it), and that item; nothing on an empty view. */
 export function planPop(state: Readonly<SessionState>): { write?: HistoryWrite; item?: AgentInputItem } {
   if (state.live.length === 0) return {};
-  const tail = state.live.slice(runStart(state.live, state.live.length - 1));
-  const tailItems = itemsOfMessages(tail.map((e) => e.message));
+  // Back to the run of the newest message that has an item (one that renders to none, say an imported
+  // message of reasoning alone, is withdrawn with it).
+  let start = runStart(state.live, state.live.length - 1);
+  let tailItems = itemsOfMessages(state.live.slice(start).map((e) => e.message));
+  while (tailItems.length === 0 && start > 0) {
+    start = runStart(state.live, start - 1);
+    tailItems = itemsOfMessages(state.live.slice(start).map((e) => e.message));
+  }
+  const tail = state.live.slice(start);
   const item = tailItems.pop();
   const write = tailWrite(tail, messagesOfItems(tailItems, state.answeredCalls), [], {});
   return write === undefined ? {} : item === undefined ? { write } : { write, item };

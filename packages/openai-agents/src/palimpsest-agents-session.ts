@@ -109,6 +109,7 @@ export class PalimpsestAgentsSession
   /** The active view as items (with `limit`, its newest `limit` items, oldest first; `[]` for `limit <= 0`). */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     return this.#serial(async () => {
+      this.#open();
       await this.session.refresh();
       const items = itemsOfMessages(this.session.view().messages);
       if (limit === undefined) return items;
