@@ -4,7 +4,7 @@ import type { MessageInput, RewriteRequest } from "@palimpsest/store";
 import { callIdOf, itemRole, type StoredItems, sameItems } from "./agent-item.ts";
 import type { MutatedItems } from "./history-mutations.ts";
 import { messagesOfItems } from "./item-projection.ts";
-import { itemsOfMessages } from "./item-rendering.ts";
+import { itemsPerMessage } from "./item-rendering.ts";
 
 /** One write the adapter makes: a plain append, or a rewrite of the view's tail. */
 export type HistoryWrite =
@@ -12,6 +12,16 @@ export type HistoryWrite =
   | { kind: "rewrite"; rewrite: RewriteRequest };
 
 const NO_CALLS: ReadonlySet<string> = new Set();
+
+/** The items of each live message, rendered over the whole view (a rendered result needs its call's kind). */
+function liveItems(state: Readonly<SessionState>): AgentInputItem[][] {
+  return itemsPerMessage(state.live.map((e) => e.message));
+}
+
+/** The items of the live messages from `start` on. */
+function itemsFrom(perMessage: readonly AgentInputItem[][], start: number): AgentInputItem[] {
+  return perMessage.slice(start).flat();
+}
 
 /**
  * The write that appends `items` to the view of `state`. Plain, unless calls are waiting and the batch
@@ -31,7 +41,7 @@ export function planAppend(
   }
   const start = state.live.findIndex((e) => e.message.id === owner);
   const tail = state.live.slice(start);
-  const tailItems = itemsOfMessages(tail.map((e) => e.message));
+  const tailItems = itemsFrom(liveItems(state), start);
   const messages = messagesOfItems([...tailItems, ...items], NO_CALLS);
   const carried = coveringCount(messages, tailItems.length);
   return tailWrite(tail, messages.slice(0, carried), messages.slice(carried), options);
@@ -64,12 +74,12 @@ export function planReplaceSuffix(
   options: { turnId?: string; idempotencyKey?: string },
 ): HistoryWrite | undefined {
   if (count === 0) return planAppend(state, replacement, options);
-  const counts = state.live.map((e) => itemsOfMessages([e.message]).length);
+  const perMessage = liveItems(state);
   let start = state.live.length;
-  for (let left = count; start > 0 && left > 0; ) left -= counts[--start] as number;
+  for (let left = count; start > 0 && left > 0; ) left -= (perMessage[--start] as AgentInputItem[]).length;
   start = runStart(state.live, start);
   const tail = state.live.slice(start);
-  const tailItems = itemsOfMessages(tail.map((e) => e.message));
+  const tailItems = itemsFrom(perMessage, start);
   const kept = tailItems.slice(0, tailItems.length - count);
   if (kept.length === 0) return tailWrite(tail, [], messagesOfItems(replacement, NO_CALLS), options);
   return tailWrite(tail, messagesOfItems([...kept, ...replacement], state.answeredCalls), [], options);
@@ -77,15 +87,8 @@ export function planReplaceSuffix(
 
 /** The items of the view, each with the index of the live message it comes from. */
 export function viewItems(state: Readonly<SessionState>): { items: AgentInputItem[]; owners: number[] } {
-  const items: AgentInputItem[] = [];
-  const owners: number[] = [];
-  state.live.forEach((entry, index) => {
-    for (const item of itemsOfMessages([entry.message])) {
-      items.push(item);
-      owners.push(index);
-    }
-  });
-  return { items, owners };
+  const perMessage = liveItems(state);
+  return { items: perMessage.flat(), owners: perMessage.flatMap((list, index) => list.map(() => index)) };
 }
 
 /**
@@ -161,11 +164,12 @@ export function planPop(state: Readonly<SessionState>): { write?: HistoryWrite; 
   if (state.live.length === 0) return {};
   // Back to the run of the newest message that has an item (one that renders to none, say an imported
   // message of reasoning alone, is withdrawn with it).
+  const perMessage = liveItems(state);
   let start = runStart(state.live, state.live.length - 1);
-  let tailItems = itemsOfMessages(state.live.slice(start).map((e) => e.message));
+  let tailItems = itemsFrom(perMessage, start);
   while (tailItems.length === 0 && start > 0) {
     start = runStart(state.live, start - 1);
-    tailItems = itemsOfMessages(state.live.slice(start).map((e) => e.message));
+    tailItems = itemsFrom(perMessage, start);
   }
   const tail = state.live.slice(start);
   const item = tailItems.pop();
@@ -198,12 +202,13 @@ export function planCompactionImport(
       },
     );
   }
-  if (sameItems(viewItems(state).items, items)) return undefined;
+  const perMessage = liveItems(state);
+  if (sameItems(perMessage.flat(), items)) return undefined;
   const live = state.live;
   let keep = live.length;
   let keptItems = 0;
   for (let b = 1; b < live.length; b++) {
-    const tailItems = itemsOfMessages(live.slice(b).map((e) => e.message));
+    const tailItems = itemsFrom(perMessage, b);
     if (tailItems.length <= suffix.length && sameItems(tailItems, suffix.slice(0, tailItems.length))) {
       keep = b;
       keptItems = tailItems.length;

@@ -13,8 +13,13 @@ type CallKinds = Map<string, { type: string; name: string }>;
  * `reasoning` is dropped: another provider's signed thinking means nothing to this one.
  */
 export function itemsOfMessages(messages: readonly Message[]): AgentInputItem[] {
+  return itemsPerMessage(messages).flat();
+}
+
+/** The items of each message of a view (see itemsOfMessages), one list per message. */
+export function itemsPerMessage(messages: readonly Message[]): AgentInputItem[][] {
   const kinds: CallKinds = new Map();
-  const out: AgentInputItem[] = [];
+  const out: AgentInputItem[][] = [];
   for (const message of messages) {
     const stored = storedItems(message.metadata);
     const items = stored === undefined ? renderMessage(message, kinds) : structuredClone(stored);
@@ -23,7 +28,7 @@ export function itemsOfMessages(messages: readonly Message[]): AgentInputItem[] 
       const fields = loose(item);
       if (id !== undefined) kinds.set(id, { type: String(fields.type), name: String(fields.name ?? fields.type) });
     }
-    out.push(...items);
+    out.push(items);
   }
   return out;
 }
