@@ -5,7 +5,7 @@
  */
 import { Agent, run, setTracingDisabled, tool } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents-core/testing";
-import { openAgentsSession } from "@palimpsest/openai-agents";
+import { openAgentsSession } from "palimpsest/openai-agents";
 import { z } from "zod";
 
 setTracingDisabled(true);
