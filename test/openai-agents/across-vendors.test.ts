@@ -51,6 +51,8 @@ for (const engine of engines()) {
           const results = await importSessions(runtime, realSessions(file), { file });
           expect(results.length).toBeGreaterThan(0);
           for (const imported of results) {
+            const byName = await openAgentsSession({ runtime, sessionId: imported.externalId });
+            expect(await byName.getSessionId()).toBe(imported.sessionId);
             const from = await runtime.resume(imported.sessionId);
             const reasoning = from.view().messages.filter((m) => m.reasoning !== undefined).length;
             const successor = await runtime.handOff(from, { portable: true });

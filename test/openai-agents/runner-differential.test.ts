@@ -2,8 +2,8 @@
  * The adapter under the SDK's own Runner and ScriptedModel, against the SDK's MemorySession: a
  * multi-turn run with several tool calls per turn stores the same items and sends the same model inputs.
  */
-import { MemorySession, type Session } from "@openai/agents-core";
-import { ScriptedModel } from "@openai/agents-core/testing";
+import { MemorySession, type Session, Usage } from "@openai/agents-core";
+import { assistantMessage, modelResponse, ScriptedModel } from "@openai/agents-core/testing";
 import { describe, expect, it } from "vitest";
 import { inputItems, inputProblems, scripted, turnSteps } from "./agents-harness.ts";
 import { databases, engines } from "./engines.ts";
@@ -58,6 +58,24 @@ for (const engine of engines()) {
 
         const reopened = await db.open({ sessionId: await ours.getSessionId() });
         expect(await reopened.getItems()).toEqual(expectedItems);
+      });
+
+      it("runCompaction completes each run's turn with the usage of its last model request", async () => {
+        const ours = await (await fresh()).open();
+        const usage = (inputTokens: number) =>
+          new Usage({ requests: 1, inputTokens, outputTokens: 7, totalTokens: inputTokens + 7 });
+        const model = new ScriptedModel([
+          modelResponse({ output: [assistantMessage("one")], usage: usage(1_234) }),
+          modelResponse({ output: [assistantMessage("two")], usage: usage(1_300) }),
+        ]);
+        const { agent, runner } = scripted(model);
+        await runner.run(agent, "first", { session: ours });
+        await runner.run(agent, "second", { session: ours });
+        const turns = (await ours.runtime.store.readStream(ours.session.id)).filter((e) => e.type === "turn.completed");
+        expect(turns.map((e) => (e.data as { usage?: unknown }).usage)).toEqual([
+          { promptTokens: 1_234, completionTokens: 7 },
+          { promptTokens: 1_300, completionTokens: 7 },
+        ]);
       });
 
       it("streamed runs: the same items and model inputs as MemorySession", async () => {
