@@ -6,6 +6,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { installFromTarballs } from "../test/support/installed-palimpsest.ts";
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
+import {
+  type AgentsCallsResult,
+  agentsSessionTables,
+  runAgentsCallsBench,
+  runAgentsTokensBench,
+} from "./agents-session.ts";
 import { type AppendResult, runAppendBench } from "./append.ts";
 import { type AuditResult, runAuditBench } from "./audit.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
@@ -38,6 +44,7 @@ const BENCHES = [
   "handoff",
   "sqlite-lock",
   "session-store",
+  "agents-session",
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -567,6 +574,16 @@ try {
     }
     results.sessionStore = rows;
     tables.push("## Claude Agent SDK SessionStore against the reference table", sessionStoreTables(rows));
+  }
+  if (only.has("agents-session")) {
+    const calls: AgentsCallsResult[] = [];
+    for (const engine of engines) {
+      const url = await databaseFor(engine, "agents_session");
+      calls.push(await runAgentsCallsBench({ engine, url, rawSqlitePath: folder.path("agents-raw.db") }, quick));
+    }
+    const runs = await runAgentsTokensBench(folder.path("agents-tokens.db"), quick);
+    results.agentsSession = { calls, runs };
+    tables.push("## OpenAI Agents SDK Session against MemorySession and a raw table", agentsSessionTables(calls, runs));
   }
 } finally {
   await Promise.all(pgDatabases.map((d) => d.drop()));
