@@ -8,7 +8,7 @@ import {
   type Palimpsest,
   type Session,
 } from "@palimpsest/store";
-import type { LanguageModelUsage, ModelMessage, PrepareStepResult, ToolSet, UIMessage } from "ai";
+import type { LanguageModelUsage, ModelMessage, UIMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
 import { checkModelMessages } from "./check-messages.ts";
 import { type ForkPoint, forkSession } from "./fork-session.ts";
@@ -158,7 +158,7 @@ export class Conversation {
   readonly prepareStep = async (options: {
     stepNumber: number;
     responseMessages: readonly ModelMessage[];
-  }): Promise<PrepareStepResult<ToolSet>> => {
+  }): Promise<{ messages?: ModelMessage[] }> => {
     if (options.stepNumber === 0) return {};
     const fresh = options.responseMessages.slice(this.#savedResponses);
     if (fresh.length > 0) {
