@@ -14,6 +14,7 @@ const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 /** What each example must print (every line a substring of its stdout); helpers are imported, not run. */
 const EXPECTED: Record<string, string[]> = {
   "quickstart.ts": ['"role":"user","content":"What is a palimpsest?"', "live tokens: "],
+  "fork-and-rewrite.ts": ["fork: 3 messages, parent fork", 'parent: last reply [{"type":"text","text":"13"}], retract'],
   "library.ts": ["4 live messages", '"tool_calls":[{"id":"c1"', "3 live messages after compaction; 2 originals"],
   "errors.ts": [
     "retry returned the original: true",

@@ -19,6 +19,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<RegisterComm
   report: async () => (await import("./report.ts")).registerReport,
   audit: async () => (await import("./audit.ts")).registerAudit,
   watch: async () => (await import("./watch.ts")).registerWatch,
+  fork: async () => (await import("./fork.ts")).registerFork,
   handoff: async () => (await import("./handoff.ts")).registerHandoff,
   erase: async () => (await import("./erase.ts")).registerErase,
 };

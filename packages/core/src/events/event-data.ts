@@ -7,10 +7,14 @@ export const EncodingSchema = z.enum(["o200k_base", "cl100k_base"]);
 /** A tokenizer encoding name. */
 export type Encoding = z.infer<typeof EncodingSchema>;
 
-/** How two sessions are related: a handoff/rotation successor, or a subagent thread. */
+/**
+ * How two sessions are related: a handoff/rotation successor, a subagent thread, or a fork (a branch
+ * that began with the parent's view as it stood at seq `atSeq`).
+ */
 export const LinkSchema = z.object({
   sessionId: IdSchema,
-  relation: z.enum(["handoff", "subagent"]),
+  relation: z.enum(["handoff", "subagent", "fork"]),
+  atSeq: z.number().int().positive().optional(),
 });
 
 /** A session began: what model and tokenizer it runs with, and where it came from. */
@@ -142,6 +146,12 @@ export const CompactionFailedSchema = z.object({
 export const SessionHandedOffSchema = z.object({
   toSessionId: IdSchema,
   reason: z.string().optional(),
+  /**
+   * What a portable hand-off left out of the carried view (provider-specific data another vendor's
+   * model cannot take): how many messages lost their opaque `reasoning` (signed thinking blocks) and
+   * their `metadata` (provider ids, source items).
+   */
+  dropped: z.object({ reasoning: z.number().int().nonnegative(), metadata: z.number().int().nonnegative() }).optional(),
 });
 
 /**

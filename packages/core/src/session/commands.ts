@@ -1,4 +1,4 @@
-import type { CompactionFailed, MessagesSuperseded, SessionStarted, Usage } from "../events/index.ts";
+import type { CompactionFailed, MessagesSuperseded, SessionHandedOff, SessionStarted, Usage } from "../events/index.ts";
 import type { Message } from "../messages/message.ts";
 
 /** A message to append, with its token count already measured by the session's TokenCounter. */
@@ -26,4 +26,4 @@ export type SessionCommand =
   | { type: "complete-turn"; turnId: string; usage?: Usage }
   | { type: "supersede"; data: MessagesSuperseded }
   | { type: "record-compaction-failure"; data: CompactionFailed }
-  | { type: "hand-off"; toSessionId: string; reason?: string };
+  | { type: "hand-off"; toSessionId: string; reason?: string; dropped?: SessionHandedOff["dropped"] };

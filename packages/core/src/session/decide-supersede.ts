@@ -11,7 +11,7 @@ import type { SessionState } from "./session-state.ts";
  * target live, every replacement id new, a new rolling-summary marker must supersede every live one
  * (only the newest marker is live), a micro compaction must not absorb a real user message, no
  * compaction may absorb the last real user message or the last assistant reply, and the resulting view
- * must keep every tool call with its results.
+ * must keep every tool call with its results (a retraction may withdraw calls still waiting for results).
  */
 export function decideSupersede(state: SessionState, data: MessagesSuperseded): DomainEvent[] {
   const sessionId = state.sessionId;
@@ -48,9 +48,10 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
   const nextEntries = applySupersede(state.live, data, state.lastSeq + 1);
   const stillPending = pendingCallsOf(nextEntries);
   // A target's in-flight call must stay in flight: a replacement that carries the same call (a mirror
-  // revising its trailing assistant message, which gained blocks while its calls ran) keeps it open.
+  // revising its trailing assistant message, which gained blocks while its calls ran) keeps it open. A
+  // retraction may withdraw it (an abandoned approval, a popped call): no result of it is in the log.
   const inFlight = [...state.pendingCalls]
-    .filter(([call, owner]) => targets.has(owner) && !stillPending.has(call))
+    .filter(([call, owner]) => data.mode !== "retract" && targets.has(owner) && !stillPending.has(call))
     .map(([, owner]) => owner);
   const broken = checkToolPairs(nextEntries.map((e) => e.message));
   // A trailing call is allowed to be open, but a compaction must not reopen one by removing its result

@@ -1,5 +1,6 @@
 export * from "./commands.ts";
 export * from "./decide.ts";
+export * from "./decide-sequence.ts";
 export * from "./evolve.ts";
 export * from "./pending-calls.ts";
 export * from "./session-state.ts";

@@ -127,3 +127,23 @@ export function initialState(sessionId: string): SessionState {
     erasedAt: undefined,
   };
 }
+
+/**
+ * A copy of `state` that `evolve` can change without touching the original: every collection is
+ * copied, the entries in them (immutable messages) are shared.
+ */
+export function cloneState(state: SessionState): SessionState {
+  return {
+    ...state,
+    live: [...state.live],
+    messageSeq: new Map(state.messageSeq),
+    pendingCalls: new Map(state.pendingCalls),
+    answeredCalls: new Set(state.answeredCalls),
+    compactionIds: new Set(state.compactionIds),
+    compactionsByMode: { ...state.compactionsByMode },
+    recentCompactions: [...state.recentCompactions],
+    recentFailures: [...state.recentFailures],
+    micro: { failedExchanges: [...state.micro.failedExchanges], staleDefrags: [...state.micro.staleDefrags] },
+    turnIds: new Map(state.turnIds),
+  };
+}

@@ -7,12 +7,12 @@ import type { Engine } from "./engine-adapter.ts";
  * The name a session's start gives it: its source's external id (a Claude Code session id, a subagent's
  * agent id, an SDK's session id), when that is a well-formed id; null otherwise. A hand-off successor
  * copies its predecessor's start, source included: it takes no name, so a name keeps naming the session
- * the source created (the successor is reached through its lineage).
+ * the source created (the successor is reached through its lineage). A fork takes none either.
  */
 export function nameOfStart(data: unknown): string | null {
   if (typeof data !== "object" || data === null) return null;
   const { source, parent } = data as { source?: { externalId?: unknown }; parent?: { relation?: unknown } };
-  if (parent?.relation === "handoff") return null;
+  if (parent?.relation === "handoff" || parent?.relation === "fork") return null;
   const name = source?.externalId;
   return IdSchema.safeParse(name).success ? (name as string) : null;
 }

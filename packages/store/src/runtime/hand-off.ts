@@ -3,6 +3,7 @@ import {
   type EventStore,
   type InvariantRule,
   InvariantViolation,
+  isEmptyMessage,
   isPalimpsestError,
   type SessionStarted,
   ValidationError,
@@ -17,6 +18,12 @@ export interface HandOffOptions {
   reason?: string;
   /** Copy the active view into the successor (default true), so it starts where this one stands. */
   carryView?: boolean;
+  /**
+   * Carry the view provider-neutral (default false), for a successor another vendor's model continues:
+   * each message loses its opaque `reasoning` (signed thinking blocks no other provider accepts) and its
+   * `metadata` (provider ids, source items); the seal records how many lost each (`dropped`).
+   */
+  portable?: boolean;
 }
 
 /** What a hand-off needs from the runtime: the catalogue, loading sessions and starting the successor. */
@@ -37,16 +44,45 @@ export async function handOffSession(
   from: Session,
   options: HandOffOptions,
 ): Promise<Session> {
-  if (options.carryView !== undefined && typeof options.carryView !== "boolean") {
-    throw new ValidationError("carryView must be true or false", [`carryView: ${typeof options.carryView}`], {
-      path: "carryView",
-    });
+  for (const flag of ["carryView", "portable"] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== "boolean") {
+      throw new ValidationError(`${flag} must be true or false`, [`${flag}: ${typeof options[flag]}`], { path: flag });
+    }
   }
   const toSessionId = options.toSessionId ?? uuidv7();
   await checkSuccessorId(runtime, from.id, toSessionId); // refuses a successor it could never start, before sealing
-  await seal(from, toSessionId, options.reason);
+  const carry: Carry = options.carryView === false ? "nothing" : options.portable === true ? "portable" : "view";
+  await seal(from, toSessionId, options.reason, carry === "portable");
   // Sealed: `from.state` is the source's final state, so the copy holds every message it ever took.
-  return successorOf(runtime, from, toSessionId, options.carryView !== false);
+  return successorOf(runtime, from, toSessionId, carry);
+}
+
+/** What a successor carries of its predecessor's view. */
+type Carry = "view" | "portable" | "nothing";
+
+/**
+ * The messages a successor starts with: the view, or nothing; portable, without reasoning and metadata
+ * (and without the messages that held only reasoning).
+ */
+function carriedView(from: Session, carry: Carry): MessageInput[] {
+  if (carry === "nothing") return [];
+  const messages = from.state.live.map((e) => e.message);
+  if (carry === "view") return messages;
+  // A message that held nothing but reasoning says nothing without it: it is left out.
+  return messages
+    .map(({ reasoning: _reasoning, metadata: _metadata, ...neutral }) => neutral)
+    .filter((m) => !isEmptyMessage(m));
+}
+
+/** How many messages of the view a portable hand-off strips of their reasoning and of their metadata. */
+function portableDrops(from: Session): { reasoning: number; metadata: number } {
+  let reasoning = 0;
+  let metadata = 0;
+  for (const { message } of from.state.live) {
+    if (message.reasoning !== undefined) reasoning++;
+    if (message.metadata !== undefined) metadata++;
+  }
+  return { reasoning, metadata };
 }
 
 /**
@@ -72,7 +108,7 @@ export function isSuccessorRefused(error: unknown): boolean {
  * decided on the state it is appended after (a moved stream is re-read and decided again), and nothing
  * is copied before it lands, so a message written before the seal is always in the sealed state.
  */
-async function seal(from: Session, toSessionId: string, reason: string | undefined): Promise<void> {
+async function seal(from: Session, toSessionId: string, reason: string | undefined, portable: boolean): Promise<void> {
   for (;;) {
     await from.refresh();
     const sealedTo = from.state.handedOffTo;
@@ -84,7 +120,8 @@ async function seal(from: Session, toSessionId: string, reason: string | undefin
       });
     }
     try {
-      await from.markHandedOff(toSessionId, reason);
+      // Decided on the state the seal follows, which is final: the counts are exactly what the copy drops.
+      await from.markHandedOff(toSessionId, reason, portable ? portableDrops(from) : undefined);
       return;
     } catch (error) {
       // Sealed by another process between our read and our append: read again and decide.
@@ -94,17 +131,17 @@ async function seal(from: Session, toSessionId: string, reason: string | undefin
 }
 
 /**
- * The successor of a hand-off, linked back to `from`, holding the sealed view (unless `carryView` is off):
+ * The successor of a hand-off, linked back to `from`, holding the sealed view as `carry` says:
  * started with the view in the same append as its start, so it never exists without it; or resumed.
  */
 async function successorOf(
   runtime: HandOffRuntime,
   from: Session,
   toSessionId: string,
-  carryView: boolean,
+  carry: Carry,
 ): Promise<Session> {
   const key = `handoff:${from.id}`; // the same in every process finishing this hand-off
-  const carried = carryView ? from.state.live.map((e) => e.message as MessageInput) : [];
+  const carried = carriedView(from, carry);
   let successor = await existingSuccessor(runtime, from.id, toSessionId);
   if (successor === undefined) {
     try {

@@ -30,6 +30,7 @@ import { sessionThreshold } from "../telemetry/session-threshold.ts";
 import type { TelemetryRecorder } from "../telemetry/telemetry-recorder.ts";
 import { type CompactOutcome, compact } from "./compact.ts";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
+import { type ForkOptions, forkSession } from "./fork.ts";
 import { checkSuccessorId, type HandOffOptions, type HandOffRuntime, handOffSession } from "./hand-off.ts";
 import { loadSession } from "./load-session.ts";
 import type { MessageInput } from "./message-input.ts";
@@ -37,6 +38,7 @@ import { type MicroCompactOptions, microCompact } from "./micro-compact.ts";
 import { Session, type SessionContext } from "./session.ts";
 import { sessionByIdOrName } from "./session-by-name.ts";
 
+export type { ForkOptions } from "./fork.ts";
 export type { HandOffOptions } from "./hand-off.ts";
 
 /** How a new session starts; everything is optional. */
@@ -191,6 +193,16 @@ export class Palimpsest {
       );
     }
     return this.#handOff(from, options);
+  }
+
+  /**
+   * Forks a session (by id or name) at `atSeq`, `atTurn` or its end: a new session that starts with the
+   * parent's view as it stood there, linked back as a `fork`; the two are independent from then on. An
+   * agent tries an alternative on it, or a user edits an earlier message (fork before it, append the new
+   * one). Forking again to the same `toSessionId` returns that fork.
+   */
+  async fork(sessionId: string, options: ForkOptions = {}): Promise<Session> {
+    return forkSession(this.#handOffRuntime, await this.resolveSession(sessionId), options);
   }
 
   /** The one hand-off path, of direct and queued hand-offs (see hand-off.ts). */

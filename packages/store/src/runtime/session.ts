@@ -6,6 +6,7 @@ import {
   checkId,
   type DomainEvent,
   decide,
+  decideSequence,
   type EventStore,
   foldEvents,
   IdempotencyMismatch,
@@ -14,6 +15,7 @@ import {
   type MessagesSuperseded,
   planTrim,
   type SessionCommand,
+  type SessionHandedOff,
   type SessionStarted,
   type SessionState,
   type SnapshotStore,
@@ -33,6 +35,7 @@ import {
 } from "@palimpsest/projections";
 import { saveSnapshot } from "./load-session.ts";
 import { type MessageInput, toMessage } from "./message-input.ts";
+import { prepareRewrite, type RewriteRequest } from "./rewrite.ts";
 
 /** Everything a session handle needs from the runtime that opened it. */
 export interface SessionContext {
@@ -108,11 +111,7 @@ export class Session {
     options: AppendMessagesOptions = {},
   ): Promise<StoredEvent[]> {
     const command = await this.#appendCommand(input, options);
-    return this.#commit((state) => {
-      const start = decide(state, { type: "start", data });
-      // The append is decided on the state the start leads to: a new session's, with its start recorded.
-      return [...start, ...decide({ ...initialState(this.id), started: data }, command)];
-    }, options.idempotencyKey);
+    return this.#commit((state) => decideSequence(state, [{ type: "start", data }, command]), options.idempotencyKey);
   }
 
   /** Appends messages, counting each one's tokens once with the session's tokenizer. */
@@ -142,16 +141,35 @@ export class Session {
     return this.#execute({ type: "supersede", data });
   }
 
+  /**
+   * Rewrites the view as one batch: supersedes `targets` (a retraction, or a compaction done at the
+   * source) and appends after it, atomically; see RewriteRequest. Keyed, a retry replays.
+   */
+  async rewrite(request: RewriteRequest): Promise<StoredEvent[]> {
+    const commands = await prepareRewrite(request, await this.#ctx.counter());
+    return this.#commit((state) => decideSequence(state, commands(state)), request.idempotencyKey);
+  }
+
   /** Records a failed compaction attempt; the view is untouched. */
   async recordCompactionFailure(data: CompactionFailed): Promise<StoredEvent[]> {
     return this.#execute({ type: "record-compaction-failure", data });
   }
 
-  /** Marks this session as handed off to `toSessionId`; it takes no more writes. */
-  async markHandedOff(toSessionId: string, reason?: string): Promise<StoredEvent[]> {
-    return this.#execute(
-      reason === undefined ? { type: "hand-off", toSessionId } : { type: "hand-off", toSessionId, reason },
-    );
+  /**
+   * Marks this session as handed off to `toSessionId`; it takes no more writes. `dropped` records what
+   * a portable hand-off leaves out of the view it carries.
+   */
+  async markHandedOff(
+    toSessionId: string,
+    reason?: string,
+    dropped?: SessionHandedOff["dropped"],
+  ): Promise<StoredEvent[]> {
+    return this.#execute({
+      type: "hand-off",
+      toSessionId,
+      ...(reason === undefined ? {} : { reason }),
+      ...(dropped === undefined ? {} : { dropped }),
+    });
   }
 
   /** Reads any events other writers appended since this handle last looked. */

@@ -1,0 +1,41 @@
+import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
+import { integerFlag } from "../flags.ts";
+import { sessionIdByPrefix } from "../id-prefix.ts";
+import { emit, type GlobalOptions } from "../output.ts";
+import { withRuntime } from "../runtime.ts";
+
+/**
+ * `fork <session> [--turn N | --seq N] [--to <id>]`: starts a new session with the view the session had
+ * after turn N (before its (N+1)-th user message) or at seq N, or now; linked back as a fork
+ * (docs/library.md). Prints the fork's id, with `--json` its resume state.
+ */
+export function registerFork(program: Command, io: CliIo): void {
+  program
+    .command("fork <session>")
+    .description("branch a session (by id, unique prefix or name): a new session with its view at a turn or seq")
+    .option("--turn <n>", "fork after this many turns: before the (n+1)-th user message (0: before the first)")
+    .option("--seq <n>", "fork with the session's log up to and including this seq")
+    .option("--to <id>", "the fork's session id (default a new one); forking again to it returns it")
+    .action(async (id: string, flags: { turn?: string; seq?: string; to?: string }) => {
+      const global = program.opts<GlobalOptions>();
+      const options = {
+        ...(flags.turn === undefined ? {} : { atTurn: integerFlag(flags.turn, "--turn", 0) }),
+        ...(flags.seq === undefined ? {} : { atSeq: integerFlag(flags.seq, "--seq", 1) }),
+        ...(flags.to === undefined ? {} : { toSessionId: flags.to }),
+      };
+      const fork = await withRuntime(
+        global,
+        io,
+        async (runtime) => (await runtime.fork(await sessionIdByPrefix(runtime.store, id), options)).resumeState(),
+        "write",
+      );
+      emit(
+        io,
+        global,
+        fork,
+        (f) =>
+          `forked ${f.lineage.parent?.sessionId} at seq ${f.lineage.parent?.atSeq} into ${f.sessionId}: ${f.liveMessages} messages, ${f.liveTokens} tokens`,
+      );
+    });
+}
