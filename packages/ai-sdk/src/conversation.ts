@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { isPalimpsestError, type StoredEvent, type Usage, ValidationError } from "@palimpsest/core";
+import { isPalimpsestError, type Usage, ValidationError } from "@palimpsest/core";
 import {
   type CompactionSettings,
   type CompactOutcome,
   compact,
+  type ForkOptions,
   type MessageInput,
   type Palimpsest,
   type Session,
@@ -11,10 +12,9 @@ import {
 import type { LanguageModelUsage, ModelMessage, UIMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
 import { checkModelMessages } from "./check-messages.ts";
-import { type ForkPoint, forkSession } from "./fork-session.ts";
 import { type LoadedConversation, loadMessages } from "./load-messages.ts";
 import { projectMessage, type SaveStep } from "./project-message.ts";
-import { recordApprovals } from "./record-approvals.ts";
+import { type ApprovalStep, recordApprovals } from "./record-approvals.ts";
 import { aiSdkMetadata } from "./stored-metadata.ts";
 import { incompleteReason, streamingPart, type UIMessageStreamEnd } from "./ui-messages.ts";
 
@@ -187,12 +187,13 @@ export class Conversation {
   }
 
   /**
-   * A new conversation holding this one's view as it stood at a point: after the log's event `atSeq`, or
-   * before the (N+1)-th user message (`atTurn: N`). Writes to either never show in the other. It shares
-   * this conversation's store: close this one last.
+   * A new conversation holding this one's view as it stood at a point (Palimpsest.fork): after the log's
+   * event `atSeq`, or after `atTurn` turns (before the (N+1)-th user message; 0: empty); neither, the
+   * whole log. Lineage `fork` at that seq. Writes to either never show in the other. It shares this
+   * conversation's store: close this one last.
    */
-  async fork(at: ForkPoint): Promise<Conversation> {
-    const session = await forkSession(this.#ctx.runtime, this.#ctx.session, at);
+  async fork(at: ForkOptions = {}): Promise<Conversation> {
+    const session = await this.#ctx.runtime.fork(this.sessionId, at);
     return new Conversation({ ...this.#ctx, session, ownsRuntime: false });
   }
 
@@ -222,30 +223,25 @@ export class Conversation {
   }
 
   /**
-   * Stores checked messages in order: runs of appends in one append each, approval responses recorded
-   * on the assistant message that asked (record-approvals.ts). Every approval is checked against the view
+   * Stores checked messages in order: the messages before the first approval responses in one append;
+   * each approval step as one rewrite that records the responses on the assistant message that asked
+   * and appends the messages after them (record-approvals.ts). Every approval is checked against the view
    * and the batch before anything is written.
    */
   async #write(checked: { message: ModelMessage; encoded: ModelMessage }[], turnId?: string): Promise<void> {
     const steps: SaveStep[] = checked.flatMap(({ message, encoded }) => projectMessage(message, encoded, randomUUID()));
     this.#checkApprovals(steps);
     const session = this.#ctx.session;
-    const options = { turnId: turnId ?? this.#currentTurn() };
-    let batch: MessageInput[] = [];
-    const flush = async (): Promise<StoredEvent[]> => {
-      if (batch.length === 0) return [];
-      const list = batch;
-      batch = [];
-      return session.append(list, options);
-    };
+    const turn = turnId ?? this.#currentTurn();
+    const segments: { approval?: ApprovalStep; messages: MessageInput[] }[] = [{ messages: [] }];
     for (const step of steps) {
-      if (step.kind === "append") batch.push(step.message);
-      else {
-        await flush();
-        await recordApprovals(session, step);
-      }
+      if (step.kind === "approvals") segments.push({ approval: step, messages: [] });
+      else segments.at(-1)?.messages.push(step.message);
     }
-    await flush();
+    for (const { approval, messages } of segments) {
+      if (approval !== undefined) await recordApprovals(session, approval, messages, turn);
+      else if (messages.length > 0) await session.append(messages, { turnId: turn });
+    }
   }
 
   /** ValidationError before anything is written when an approval response answers no request in the view or batch. */

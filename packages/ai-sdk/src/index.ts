@@ -3,7 +3,6 @@ export {
   type ResponseEvent,
   type UISaveOutcome,
 } from "./conversation.ts";
-export type { ForkPoint } from "./fork-session.ts";
 export type { LoadedConversation } from "./load-messages.ts";
 export { type OpenConversationOptions, openConversation } from "./open-conversation.ts";
 export type { AiSdkMetadata, StoredApprovals } from "./stored-metadata.ts";

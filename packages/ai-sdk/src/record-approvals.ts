@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { InvariantViolation, type Message } from "@palimpsest/core";
-import type { Session } from "@palimpsest/store";
+import type { MessageInput, Session } from "@palimpsest/store";
 import { type AiSdkMetadata, aiSdkMetadata, METADATA_KEY, type StoredApprovals } from "./stored-metadata.ts";
 
 /** Approval responses to record: a tool message that held nothing else (see project-message.ts). */
@@ -14,13 +13,19 @@ export interface ApprovalStep {
 /**
  * Records tool approval responses (R5). They carry no toolCallId, and a Palimpsest tool message needs
  * one (and would answer the call), so they are recorded on the live assistant message holding the
- * matching `tool-approval-request`: one `retract` supersede replaces it with a stub that is the same
- * message (same projection, its calls still in flight) plus the responses in `metadata.aiSdk.approvals`.
- * The original stays one `expand` away. A load puts the responses back as a tool message after the
- * results that were live when they were saved. INVARIANT_VIOLATED `tool-result-without-live-call` when
- * no live assistant message asked for that approval; nothing is written then.
+ * matching `tool-approval-request`: one `retract` rewrite replaces it with a stub that is the same
+ * message (same projection, its calls still in flight) plus the responses in `metadata.aiSdk.approvals`,
+ * and appends `then` (the messages saved after them) in the same batch. The original stays one `expand`
+ * away. A load puts the responses back as a tool message after the results that were live when they
+ * were saved. INVARIANT_VIOLATED `tool-result-without-live-call` when no live assistant message asked
+ * for that approval; nothing is written then.
  */
-export async function recordApprovals(session: Session, step: ApprovalStep): Promise<void> {
+export async function recordApprovals(
+  session: Session,
+  step: ApprovalStep,
+  then: readonly MessageInput[],
+  turnId: string,
+): Promise<void> {
   const live = session.state.live;
   const index = live.findLastIndex(({ message }) => asksFor(message, step.approvalIds));
   const owner = live[index];
@@ -44,20 +49,15 @@ export async function recordApprovals(session: Session, step: ApprovalStep): Pro
     ...(step.providerOptions === undefined ? {} : { providerOptions: step.providerOptions }),
   };
   const metadata: AiSdkMetadata = { ...stored, approvals: [...(stored.approvals ?? []), record] };
-  const stub: Message = {
-    ...owner.message,
-    id: randomUUID(),
-    metadata: { ...owner.message.metadata, [METADATA_KEY]: metadata },
-  };
-  await session.supersede({
-    compactionId: randomUUID(),
-    targets: [owner.message.id],
-    replacements: [{ kind: "stub", message: stub, tokens: owner.tokens }],
+  const { id: _original, ...rest } = owner.message;
+  const stub: MessageInput = { ...rest, metadata: { ...owner.message.metadata, [METADATA_KEY]: metadata } };
+  await session.rewrite({
     mode: "retract",
-    basis: { viewVersion: session.state.viewVersion },
-    producer: { policy: "ai-sdk-approval" },
-    stats: { tokensBefore: session.state.liveTokens, tokensAfter: session.state.liveTokens },
-    trigger: "manual",
+    targets: [owner.message.id],
+    replacements: [stub],
+    ...(then.length === 0 ? {} : { append: then }),
+    turnId,
+    policy: "ai-sdk-approval",
   });
 }
 
