@@ -237,7 +237,11 @@ export function describeConversations(backend: ConversationBackend): void {
       const byTurn = await parent.fork({ atTurn: 1 });
       const bySeq = await parent.fork({ atSeq: seq });
       expect(byTurn.sessionId).not.toBe(parent.sessionId);
-      expect(bySeq.session.state.started?.parent).toEqual({ sessionId: parent.sessionId, relation: "fork", atSeq: seq });
+      expect(bySeq.session.state.started?.parent).toEqual({
+        sessionId: parent.sessionId,
+        relation: "fork",
+        atSeq: seq,
+      });
       expect(await byTurn.load()).toEqual(atTurnOne);
       expect(await bySeq.load()).toEqual(atTurnOne);
       expect((await (await parent.fork({ atTurn: 0 })).load()).messages).toEqual([]);
