@@ -37,6 +37,15 @@ const EXPECTED: Record<string, string[]> = {
   ],
   "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
   "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
+  "ai-sdk.ts": [
+    "turn 1: Sunny, 21°C.",
+    "8 messages: user, assistant, tool, assistant, user, assistant, tool, assistant",
+    'UI stream complete: {"saved":true}',
+    'UI stream cancelled: {"saved":false,"reason":"cancelled"}',
+    "compactions: auto summary",
+    "summary first: true",
+    "fork after turn 1: 4 messages, parent fork",
+  ],
   "claude-agent-sdk.ts": [
     "8 messages through the SDK, 3 in the view",
     "compaction manual: 4 originals one expand away",
