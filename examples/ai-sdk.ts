@@ -3,12 +3,14 @@
  * (a tool loop) and saves it from onFinish; a UI message stream whose cancelled outcome is not stored;
  * compaction and a fork. Runs with the AI SDK's mock model: `npx tsx examples/ai-sdk.ts [url]`.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openConversation } from "@palimpsest/ai-sdk";
+import { openConversation, type UISaveOutcome } from "@palimpsest/ai-sdk";
 import { stepCountIs, streamText, tool, type UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
+import { openPalimpsest } from "palimpsest";
 import { z } from "zod";
 
 const url = process.argv[2] ?? join(mkdtempSync(join(tmpdir(), "palimpsest-ai-")), "chat.db"); // or postgres://…
@@ -78,39 +80,63 @@ const sessionId = first.headers.get("x-session-id") ?? undefined;
 console.log(`turn 1: ${await first.text()}`);
 console.log(`turn 2: ${await (await chat(sessionId, "And tomorrow?")).text()}`);
 
-const conversation = await openConversation({ url, sessionId });
-const { messages } = await conversation.load();
+const reader = await openConversation({ url, sessionId });
+const { messages } = await reader.load();
 console.log(`${messages.length} messages: ${messages.map((m) => m.role).join(", ")}`);
+await reader.close();
 
 /** POST /api/ui-chat: useChat's messages in, a UI message stream out, stored only when it completed. */
-async function uiChat(uiMessages: UIMessage[], cancel: boolean): Promise<void> {
+async function uiChat(uiMessages: UIMessage[], onSaved: (outcome: UISaveOutcome) => void): Promise<Response> {
+  const conversation = await openConversation({ url, sessionId });
   const user = uiMessages.at(-1);
-  if (user !== undefined) await conversation.saveUIMessages([user]);
+  if (user !== undefined) await conversation.saveUIMessages([user]); // the new message; the rest is stored
   const result = streamText({ model, tools: { weather }, ...(await conversation.load()), stopWhen: stepCountIs(5) });
-  let saved: (outcome: unknown) => void = () => {};
-  const outcome = new Promise((resolve) => {
+  return result.toUIMessageStreamResponse(
+    conversation.uiMessageStreamOptions(uiMessages, async (outcome) => {
+      await conversation.close();
+      onSaved(outcome); // { saved: true }, or { saved: false, reason: "cancelled" } when the client went away
+    }),
+  );
+}
+
+/** A browser: reads the stream to its end, or goes away at the first tool call (`leave`); says what was saved. */
+async function client(text: string, leave: boolean): Promise<UISaveOutcome> {
+  let saved: (outcome: UISaveOutcome) => void = () => {};
+  const outcome = new Promise<UISaveOutcome>((resolve) => {
     saved = resolve;
   });
-  const reader = result.toUIMessageStream(conversation.uiMessageStreamOptions(uiMessages, saved)).getReader();
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    if (cancel && chunk.value.type === "tool-input-available") await reader.cancel("the client went away");
+  const response = await uiChat([{ id: randomUUID(), role: "user", parts: [{ type: "text", text }] }], saved);
+  const body = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  for (let chunk = await body?.read(); chunk !== undefined && !chunk.done; chunk = await body?.read()) {
+    if (leave && chunk.value.includes("tool-input-available")) await body?.cancel("the tab was closed");
   }
-  console.log(`UI stream ${cancel ? "cancelled" : "complete"}: ${JSON.stringify(await outcome)}`);
+  return outcome;
 }
-await uiChat([{ id: "u3", role: "user", parts: [{ type: "text", text: "And in Bergen?" }] }], false);
-await uiChat([{ id: "u4", role: "user", parts: [{ type: "text", text: "And in Tromsø?" }] }], true);
+console.log(`UI stream complete: ${JSON.stringify(await client("And in Bergen?", false))}`);
+console.log(`UI stream cancelled: ${JSON.stringify(await client("And in Tromsø?", true))}`);
 
+const conversation = await openConversation({ url, sessionId });
 // Compaction ran on its own after the turn that left the view over the threshold of its 3,000-token
 // window: one supersede event in the log; the originals stay one expand away, load() returns the new view.
 const history = await conversation.session.history();
 const runs = history.map((c) => `${c.trigger} ${c.mode} ${c.stats.tokensBefore} → ${c.stats.tokensAfter} tokens`);
 const compacted = (await conversation.load()).messages;
-const summaryFirst = JSON.stringify(compacted).includes("CONTEXT SUMMARY");
-console.log(`compactions: ${runs.join("; ")}; now ${compacted.length} messages, summary first: ${summaryFirst}`);
+const summarized = JSON.stringify(compacted).includes("CONTEXT SUMMARY");
+console.log(`compactions: ${runs.join("; ")}; now ${compacted.length} messages, one a summary: ${summarized}`);
 
 // A fork: the conversation as it stood after turn 1, continued on its own.
 const branch = await conversation.fork({ atTurn: 1 });
 console.log(
   `fork after turn 1: ${(await branch.load()).messages.length} messages, parent ${branch.session.state.started?.parent?.relation}`,
 );
+
+// Another vendor's session (a Claude Code import, a mirrored Agent SDK session) continues here after a
+// portable hand-off: reasoning and metadata stay behind, the conversation renders the neutral messages.
+const runtime = await openPalimpsest({ url });
+const successor = await runtime.handOff(await runtime.resume(branch.sessionId), { portable: true });
+const carried = await openConversation({ runtime, sessionId: successor.id });
+console.log(
+  `handed off: ${(await carried.load()).messages.length} messages, from the fork ${successor.state.started?.parent?.sessionId === branch.sessionId}`,
+);
+await runtime.close();
 await conversation.close();

@@ -43,8 +43,9 @@ const EXPECTED: Record<string, string[]> = {
     'UI stream complete: {"saved":true}',
     'UI stream cancelled: {"saved":false,"reason":"cancelled"}',
     "compactions: auto summary",
-    "summary first: true",
+    "one a summary: true",
     "fork after turn 1: 4 messages, parent fork",
+    "handed off: 4 messages, from the fork true",
   ],
   "claude-agent-sdk.ts": [
     "8 messages through the SDK, 3 in the view",

@@ -137,15 +137,19 @@ export class Conversation {
 
   /**
    * Options for `result.toUIMessageStream(...)`: `originalMessages`, and an `onFinish` that saves the
-   * response when it is complete (saveUIResponse). `onSaved` hears each outcome.
+   * response when it is complete (saveUIResponse). `onSaved` hears each outcome (and is awaited: close
+   * the conversation there).
    */
   uiMessageStreamOptions(
     originalMessages: readonly UIMessage[],
-    onSaved?: (outcome: UISaveOutcome) => void,
+    onSaved?: (outcome: UISaveOutcome) => void | Promise<void>,
   ): { originalMessages: UIMessage[]; onFinish: (event: UIMessageStreamEnd) => Promise<void> } {
     return {
       originalMessages: [...originalMessages],
-      onFinish: async (event) => onSaved?.(await this.saveUIResponse(event, originalMessages)),
+      onFinish: async (event) => {
+        const outcome = await this.saveUIResponse(event, originalMessages);
+        await onSaved?.(outcome);
+      },
     };
   }
 

@@ -7,8 +7,8 @@ import { Conversation } from "./conversation.ts";
 export interface OpenConversationOptions {
   /** `postgres://…`, a SQLite file path, or `:memory:`; default `./.palimpsest/palimpsest.db`. Not with `runtime`. */
   url?: string;
-  /** The conversation to continue, or the id to start one under; default: a new session. */
-  sessionId?: string;
+  /** The conversation to continue, or the id to start one under; default (or undefined): a new session. */
+  sessionId?: string | undefined;
   /** The model name of a new session (it picks the tokenizer). */
   model?: string;
   /** The context window of a new session, which sets the compaction threshold (with the profile). */
