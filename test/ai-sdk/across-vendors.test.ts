@@ -11,7 +11,7 @@ const claudeCode = realTranscriptFiles().filter((file) => file.startsWith("claud
 /**
  * Claude Code sessions, imported, handed off portably and continued as AI SDK conversations: every
  * carried view loads as ModelMessages that generateText accepts, with Anthropic's thinking left behind.
- * Every file on SQLite; the first one on PostgreSQL too.
+ * Every file on SQLite; on PostgreSQL one with thinking blocks.
  */
 function describeAcrossVendors(backend: ConversationBackend, files: readonly string[]): void {
   describe.skipIf(!HAVE_TRANSCRIPTS || backend.skip !== undefined)(`Claude Code → AI SDK on ${backend.name}`, () => {
@@ -60,4 +60,7 @@ function describeAcrossVendors(backend: ConversationBackend, files: readonly str
 }
 
 describeAcrossVendors(sqliteConversations, claudeCode);
-describeAcrossVendors(postgresConversations(), claudeCode.slice(0, 1));
+describeAcrossVendors(
+  postgresConversations(),
+  claudeCode.filter((file) => file.endsWith("ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")),
+);

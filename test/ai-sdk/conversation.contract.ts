@@ -7,8 +7,8 @@ import { startScript } from "../support/child-script.ts";
 import type { ConversationBackend } from "./conversation-backends.ts";
 import { everyPartKind } from "./every-part-kind.ts";
 import { expectAccepted, expectValidMessages, expectValidRequests } from "./request-checks.ts";
-import { call, result, scriptedModel, text } from "./scripted-model.ts";
-import { deleteTool, weatherTool } from "./tools.ts";
+import { call, result, scriptedModel, streamingToolModel, text } from "./scripted-model.ts";
+import { askTool, deleteTool, weatherTool } from "./tools.ts";
 
 /** The conversation suite on one engine: every test on a database of its own. */
 export function describeConversations(backend: ConversationBackend): void {
@@ -224,6 +224,72 @@ export function describeConversations(backend: ConversationBackend): void {
       ).rejects.toMatchObject({ code: "VALIDATION" });
     });
 
+    it("UI messages that grow (a client tool's output, an approval) and their continued responses are saved once", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const user: UIMessage = { id: "u1", role: "user", parts: [{ type: "text", text: "Ask me, then delete /x" }] };
+      await conversation.saveUIMessages([user]);
+      await conversation.saveUIMessages([user]); // sent again (a retry): nothing new
+      const model = streamingToolModel("ask", { question: "Sure?" });
+      const tools = { ask: askTool };
+      const first = streamText({ model, tools, ...(await conversation.load()) });
+      const asked = await responseOf(conversation, first.toUIMessageStream.bind(first), [user]);
+      const part = asked.parts.find((p) => p.type === "tool-ask");
+      expect(part).toMatchObject({ state: "input-available" });
+
+      // The client ran the tool: the same assistant message, grown by its output, comes back.
+      const answered = {
+        ...asked,
+        parts: asked.parts.map((p) => (p === part ? { ...p, state: "output-available", output: "yes" } : p)),
+      } as UIMessage;
+      await conversation.saveUIMessages([answered]);
+      const continued = streamText({ model, tools, ...(await conversation.load()) });
+      const final = await responseOf(conversation, continued.toUIMessageStream.bind(continued), [user, answered]);
+      expect(final.id).toBe(asked.id);
+      const loaded = await conversation.load();
+      expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(loaded.messages[2]?.content).toMatchObject([
+        { type: "tool-result", output: { type: "text", value: "yes" } },
+      ]);
+      expect(loaded.messages[3]).toEqual({ role: "assistant", content: [{ type: "text", text: "Thanks." }] });
+      await expectAccepted(loaded);
+
+      // A tool that needs approval: the request streamed, the approval added to that message, the run resumed.
+      const user2: UIMessage = { id: "u2", role: "user", parts: [{ type: "text", text: "Now delete /x" }] };
+      await conversation.saveUIMessages([user2]);
+      const deleting = streamingToolModel("delete_file", { path: "/x" });
+      const dangerous = { delete_file: deleteTool };
+      const history = [user, final, user2];
+      const third = streamText({ model: deleting, tools: dangerous, ...(await conversation.load()) });
+      const request = await responseOf(conversation, third.toUIMessageStream.bind(third), history, "a2");
+      const pending = request.parts.find((p) => p.type === "tool-delete_file") as { approval?: { id: string } };
+      expect(pending).toMatchObject({ state: "approval-requested" });
+      const approved = {
+        ...request,
+        parts: request.parts.map((p) =>
+          p === pending
+            ? { ...p, state: "approval-responded", approval: { id: pending.approval?.id, approved: true } }
+            : p,
+        ),
+      } as UIMessage;
+      await conversation.saveUIMessages([approved]);
+      const fourth = streamText({ model: deleting, tools: dangerous, ...(await conversation.load()) });
+      const done = await responseOf(conversation, fourth.toUIMessageStream.bind(fourth), [...history, approved], "a2");
+      expect(done.parts.find((p) => p.type === "tool-delete_file")).toMatchObject({ output: "deleted /x" });
+      const afterApproval = await conversation.load();
+      expect(afterApproval.messages.slice(4).map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+      ]);
+      expect(afterApproval.messages[7]?.content).toMatchObject([
+        { type: "tool-result", output: { value: "deleted /x" } },
+      ]);
+      await expectAccepted(afterApproval);
+    });
+
     it("forks at a turn and at a seq: the fork is the parent's view then, and writes never cross", async () => {
       const db = await database();
       const parent = await db.open({ model: "gpt-4o" });
@@ -374,4 +440,28 @@ async function consume(
     }
   }
   return saved;
+}
+
+/** Reads a UI message stream made with the conversation's options (response ids named) to its end; the saved response. */
+async function responseOf(
+  conversation: Conversation,
+  toStream: (
+    options: ReturnType<Conversation["uiMessageStreamOptions"]> & { generateMessageId: () => string },
+  ) => ReadableStream<unknown>,
+  original: UIMessage[],
+  id = "a1",
+): Promise<UIMessage> {
+  let response: UIMessage | undefined;
+  const options = conversation.uiMessageStreamOptions(original);
+  const reader = toStream({
+    ...options,
+    generateMessageId: () => id,
+    onFinish: async (event) => {
+      response = event.responseMessage;
+      await options.onFinish(event);
+    },
+  }).getReader();
+  while (!(await reader.read()).done) {}
+  if (response === undefined) throw new Error("the stream finished without onFinish");
+  return response;
 }

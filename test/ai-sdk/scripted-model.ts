@@ -43,3 +43,34 @@ export function scriptedModel(results: readonly ModelResult[]): MockLanguageMode
     },
   });
 }
+
+/** A streaming mock: a call of `toolName` for a new question, a text answer once the prompt ends with its result. */
+export function streamingToolModel(toolName: string, input: unknown): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const answered = prompt.at(-1)?.role === "tool";
+      const parts = answered
+        ? ([
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Thanks." },
+            { type: "text-end", id: "t" },
+          ] as const)
+        : ([
+            { type: "tool-call", toolCallId: `call-${prompt.length}`, toolName, input: JSON.stringify(input) },
+          ] as const);
+      const { finishReason, usage } = result(answered ? [text("Thanks.")] : [call("x", toolName, input)]);
+      const chunks = [
+        { type: "stream-start" as const, warnings: [] },
+        ...parts,
+        { type: "finish" as const, finishReason, usage },
+      ];
+      const stream = new ReadableStream({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+      return { stream };
+    },
+  });
+}

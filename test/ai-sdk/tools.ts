@@ -21,3 +21,10 @@ export const deleteTool = tool({
   needsApproval: true,
   execute: async ({ path }) => `deleted ${path}`,
 });
+
+/** A tool the client runs (no execute here): its output arrives as a new part of the assistant UI message. */
+export const askTool = tool({
+  description: "ask the user",
+  inputSchema: z.object({ question: z.string() }),
+  outputSchema: z.string(),
+});

@@ -11,11 +11,12 @@ import {
 } from "@palimpsest/store";
 import type { LanguageModelUsage, ModelMessage, UIMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
-import { checkModelMessages } from "./check-messages.ts";
+import { type CheckedMessage, checkModelMessages } from "./check-messages.ts";
 import { type LoadedConversation, loadMessages } from "./load-messages.ts";
 import { projectMessage, type SaveStep } from "./project-message.ts";
 import { type ApprovalStep, recordApprovals } from "./record-approvals.ts";
 import { aiSdkMetadata } from "./stored-metadata.ts";
+import { unsavedPart } from "./ui-dedup.ts";
 import { incompleteReason, streamingPart, type UIMessageStreamEnd } from "./ui-messages.ts";
 
 /** What saveResponse takes: generateText's result, or the `onFinish` event of generateText or streamText. */
@@ -100,38 +101,32 @@ export class Conversation {
   }
 
   /**
-   * Saves complete UI messages the caller adds (the user's message from `useChat`), converted with the
-   * AI SDK's `convertToModelMessages`. ValidationError for a message with a part still streaming.
+   * Saves complete UI messages the caller adds (the user's message from `useChat`; an assistant message
+   * that gained a client tool's output or an approval), converted with the AI SDK's
+   * `convertToModelMessages`. What a message id already stored is not stored again (ui-dedup.ts), so
+   * sending a message again, or a grown one, saves only what is new. ValidationError for a message with
+   * a part still streaming.
    */
   async saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
+    const checked: CheckedMessage[] = [];
     for (const message of messages) {
       const streaming = streamingPart(message);
       if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
+      checked.push(...(await this.#fromUI(message)));
     }
-    await this.save(await this.#ctx.ai.convertToModelMessages([...messages]));
+    if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
+    await this.#write(checked);
   }
 
   /**
    * Saves the response of a UI message stream, only when it is complete: a cancelled, aborted or
    * unfinished stream (the AI SDK calls onFinish with the partial message then) stores nothing and says
-   * why. `originalMessages` are the ones the stream continued (needed when the response continues the last one).
+   * why. A response that continues the last message saves only its new part. Completes the turn.
    */
-  async saveUIResponse(event: UIMessageStreamEnd, originalMessages: readonly UIMessage[] = []): Promise<UISaveOutcome> {
+  async saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
     const reason = incompleteReason(event);
     if (reason !== undefined) return { saved: false, reason };
-    const convert = this.#ctx.ai.convertToModelMessages;
-    let messages = await convert([event.responseMessage]);
-    const last = originalMessages.at(-1);
-    if (event.isContinuation && last !== undefined) {
-      const before = await convert([last]);
-      const same = before.every((m, i) => JSON.stringify(m) === JSON.stringify(messages[i]));
-      if (!same) {
-        const detail = `the response does not start with message ${last.id}`;
-        throw new ValidationError(`cannot save the continuation: ${detail}`, [detail]);
-      }
-      messages = messages.slice(before.length);
-    }
-    await this.#finishTurn(checkModelMessages(this.#ctx.ai, messages, "responseMessage"), undefined);
+    await this.#finishTurn(await this.#fromUI(event.responseMessage), undefined);
     return { saved: true };
   }
 
@@ -147,7 +142,7 @@ export class Conversation {
     return {
       originalMessages: [...originalMessages],
       onFinish: async (event) => {
-        const outcome = await this.saveUIResponse(event, originalMessages);
+        const outcome = await this.saveUIResponse(event);
         await onSaved?.(outcome);
       },
     };
@@ -206,8 +201,18 @@ export class Conversation {
     if (this.#ctx.ownsRuntime) await this.#ctx.runtime.close();
   }
 
+  /** A UI message as checked ModelMessages tagged with its id, less what that id already stored. */
+  async #fromUI(message: UIMessage): Promise<CheckedMessage[]> {
+    const converted = await this.#ctx.ai.convertToModelMessages([message]);
+    const checked = checkModelMessages(this.#ctx.ai, converted, `UI message ${message.id}`);
+    if (message.id === "") return checked; // a response the server named nothing: new by definition
+    const tagged = checked.map((item) => ({ ...item, ui: message.id }));
+    await this.#ctx.session.refresh();
+    return unsavedPart(tagged, this.#ctx.session.view().messages, message.id);
+  }
+
   /** Appends a response under the current turn, completes the turn, and starts the next one afresh. */
-  async #finishTurn(checked: { message: ModelMessage; encoded: ModelMessage }[], usage: Usage | undefined) {
+  async #finishTurn(checked: CheckedMessage[], usage: Usage | undefined) {
     const turnId = this.#currentTurn();
     await this.#write(checked, turnId);
     this.#turnId = undefined;
@@ -232,8 +237,8 @@ export class Conversation {
    * and appends the messages after them (record-approvals.ts). Every approval is checked against the view
    * and the batch before anything is written.
    */
-  async #write(checked: { message: ModelMessage; encoded: ModelMessage }[], turnId?: string): Promise<void> {
-    const steps: SaveStep[] = checked.flatMap(({ message, encoded }) => projectMessage(message, encoded, randomUUID()));
+  async #write(checked: readonly CheckedMessage[], turnId?: string): Promise<void> {
+    const steps: SaveStep[] = checked.flatMap((item) => projectMessage(item, randomUUID()));
     this.#checkApprovals(steps);
     const session = this.#ctx.session;
     const turn = turnId ?? this.#currentTurn();

@@ -1,6 +1,7 @@
 import type { ContentPart, ToolCall } from "@palimpsest/core";
 import type { MessageInput } from "@palimpsest/store";
 import type { ModelMessage, ToolResultPart } from "ai";
+import type { CheckedMessage } from "./check-messages.ts";
 import type { ApprovalStep } from "./record-approvals.ts";
 import { type AiSdkMetadata, METADATA_KEY } from "./stored-metadata.ts";
 
@@ -13,11 +14,12 @@ export type SaveStep = { kind: "append"; message: MessageInput } | ({ kind: "app
  * counts, invariants and other vendors; a tool message becomes one Palimpsest tool message per
  * tool-result part, re-joined on a load by `group`. Approval responses travel with the result after them
  * in the same tool message; a tool message of approval responses only is an `approvals` step (R5).
- * `encoded` is `message` tag-encoded (value-codec.ts).
+ * `encoded` is `message` tag-encoded (value-codec.ts); `ui` names the UI message it came from.
  */
-export function projectMessage(message: ModelMessage, encoded: ModelMessage, group: string): SaveStep[] {
-  if (message.role === "tool") return projectTool(message.content, encoded, group);
-  const metadata: AiSdkMetadata = { v: 1, message: encoded };
+export function projectMessage({ message, encoded, ui }: CheckedMessage, group: string): SaveStep[] {
+  const origin = ui === undefined ? {} : { ui };
+  if (message.role === "tool") return projectTool(message.content, encoded, group, origin);
+  const metadata: AiSdkMetadata = { v: 1, message: encoded, ...origin };
   const base = { metadata: { [METADATA_KEY]: metadata } };
   if (message.role === "system") return [append({ ...base, role: "system", content: message.content })];
   if (typeof message.content === "string") return [append({ ...base, role: message.role, content: message.content })];
@@ -83,6 +85,7 @@ function projectTool(
   parts: Extract<ModelMessage, { role: "tool" }>["content"],
   encoded: ModelMessage,
   group: string,
+  origin: { ui?: string },
 ): SaveStep[] {
   const providerOptions = encoded.providerOptions === undefined ? {} : { providerOptions: encoded.providerOptions };
   const steps: SaveStep[] = [];
@@ -97,7 +100,7 @@ function projectTool(
       return;
     }
     lastShare = [...carried, encodedPart];
-    const metadata: AiSdkMetadata = { v: 1, parts: lastShare, group, ...providerOptions };
+    const metadata: AiSdkMetadata = { v: 1, parts: lastShare, group, ...providerOptions, ...origin };
     carried = [];
     steps.push(
       append({

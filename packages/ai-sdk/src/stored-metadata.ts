@@ -22,6 +22,8 @@ export interface AiSdkMetadata {
   group?: string;
   providerOptions?: unknown;
   approvals?: StoredApprovals[];
+  /** The id of the UI message it was converted from (saveUIMessages, saveUIResponse). */
+  ui?: string;
 }
 
 /** The metadata key of the adapter. */
