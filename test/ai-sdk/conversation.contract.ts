@@ -5,7 +5,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScript } from "../support/child-script.ts";
 import type { ConversationBackend } from "./conversation-backends.ts";
-import { everyPartKind } from "./every-part-kind.ts";
+import { everyPartKind, normalized } from "./every-part-kind.ts";
 import { expectAccepted, expectValidMessages, expectValidRequests } from "./request-checks.ts";
 import { call, result, scriptedModel, streamingToolModel, text } from "./scripted-model.ts";
 import { askTool, deleteTool, weatherTool } from "./tools.ts";
@@ -145,7 +145,7 @@ export function describeConversations(backend: ConversationBackend): void {
       await expectAccepted(loaded);
     });
 
-    it("round-trips every part kind deep-equal, in a new handle", async () => {
+    it("round-trips every part kind deep-equal, in a new handle and in a new process", async () => {
       const db = await database();
       const first = await db.open();
       const { instructions, messages } = everyPartKind();
@@ -159,6 +159,11 @@ export function describeConversations(backend: ConversationBackend): void {
       expect(user.content[2]?.image).toBeInstanceOf(URL);
       expect(user.content[3]?.image).toBeInstanceOf(Uint8Array);
       expectValidMessages(loaded.messages);
+      await first.close(); // the other process reads the file (SQLite) or the database on its own
+
+      const child = startScript("test/ai-sdk/load-child.script.ts", [db.url, first.sessionId]);
+      expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
+      expect(child.messages).toEqual([normalized({ instructions, messages })]);
     });
 
     it("a tool approval: the request saved, the response recorded on the asking message, the run resumed", async () => {

@@ -107,3 +107,12 @@ export function everyPartKind(): { instructions: SystemModelMessage[]; messages:
     ],
   };
 }
+
+/** `value` as plain JSON that still tells a URL and bytes from a string or an array (for comparing across processes). */
+export function normalized(value: unknown): unknown {
+  if (value instanceof URL) return { url: value.href };
+  if (value instanceof Uint8Array) return { bytes: Array.from(value) };
+  if (Array.isArray(value)) return value.map(normalized);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, normalized(item)]));
+}

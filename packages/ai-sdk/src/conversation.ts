@@ -239,8 +239,10 @@ export class Conversation {
    */
   async #write(checked: readonly CheckedMessage[], turnId?: string): Promise<void> {
     const steps: SaveStep[] = checked.flatMap((item) => projectMessage(item, randomUUID()));
-    this.#checkApprovals(steps);
     const session = this.#ctx.session;
+    // Approvals are matched against the view: read what other writers added first.
+    if (steps.some((step) => step.kind === "approvals")) await session.refresh();
+    this.#checkApprovals(steps);
     const turn = turnId ?? this.#currentTurn();
     const segments: { approval?: ApprovalStep; messages: MessageInput[] }[] = [{ messages: [] }];
     for (const step of steps) {

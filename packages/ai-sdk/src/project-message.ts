@@ -22,13 +22,15 @@ export function projectMessage({ message, encoded, ui }: CheckedMessage, group: 
   const metadata: AiSdkMetadata = { v: 1, message: encoded, ...origin };
   const base = { metadata: { [METADATA_KEY]: metadata } };
   if (message.role === "system") return [append({ ...base, role: "system", content: message.content })];
-  if (typeof message.content === "string") return [append({ ...base, role: message.role, content: message.content })];
+  const parts =
+    typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+  const encodedParts = typeof encoded.content === "string" ? parts : (encoded.content as unknown[]);
   const content: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
   const reasoning: unknown[] = [];
   const others: string[] = [];
-  message.content.forEach((part, i) => {
-    const encodedPart = (encoded.content as unknown[])[i];
+  parts.forEach((part, i) => {
+    const encodedPart = encodedParts[i];
     switch (part.type) {
       case "text":
         if (part.text.length > 0) content.push({ type: "text", text: part.text });
