@@ -218,6 +218,21 @@ export function describeConversations(backend: ConversationBackend): void {
       const cancelled = streamText({ model: streamingModel(false), ...(await conversation.load()) });
       const outcome = await consume(conversation, cancelled.toUIMessageStream.bind(cancelled), [user, user2], true);
       expect(outcome).toEqual({ saved: false, reason: "cancelled" });
+      // Aborted on the server side (a timeout, a stop button): not saved either.
+      const abort = new AbortController();
+      const aborted = streamText({
+        model: streamingModel(false),
+        ...(await conversation.load()),
+        abortSignal: abort.signal,
+      });
+      const abortedOutcome = await consume(
+        conversation,
+        aborted.toUIMessageStream.bind(aborted),
+        [user, user2],
+        false,
+        () => abort.abort(),
+      );
+      expect(abortedOutcome).toEqual({ saved: false, reason: "aborted" });
       await conversation.session.refresh();
       expect(conversation.session.state.lastSeq).toBe(lastSeq);
       const loaded = await conversation.load();
@@ -423,13 +438,14 @@ function streamingModel(finish: boolean): MockLanguageModelV4 {
 
 /**
  * Reads a UI message stream made with the conversation's options to its end, or (`cancel`) cancels it
- * after the first text delta, as a client that went away; resolves with what the save did.
+ * after the first text delta, as a client that went away (`onDelta` hears each delta); resolves with what the save did.
  */
 async function consume(
   conversation: Conversation,
   toStream: (options: ReturnType<Conversation["uiMessageStreamOptions"]>) => ReadableStream<{ type: string }>,
   original: UIMessage[],
   cancel: boolean,
+  onDelta: () => void = () => {},
 ): Promise<unknown> {
   let report: (outcome: unknown) => void = () => {};
   const saved = new Promise((resolve) => {
@@ -439,6 +455,7 @@ async function consume(
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    if (value.type === "text-delta") onDelta();
     if (cancel && value.type === "text-delta") {
       await reader.cancel("client went away");
       break;
