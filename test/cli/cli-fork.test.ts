@@ -41,9 +41,11 @@ for (const [name, make] of databases) {
       const lineage = await cli("audit", "lineage", fork.sessionId);
       expect(lineage.code).toBe(0);
       expect(JSON.parse(lineage.stdout)).toMatchObject({
-        session: { sessionId: fork.sessionId, relation: "fork" },
+        session: { sessionId: fork.sessionId, relation: "fork", parentAtSeq: 5 },
         ancestors: [{ sessionId: parentId }],
       });
+      const tree = await runPalimpsest(["--db", db.url, "audit", "lineage", fork.sessionId]);
+      expect(tree.stdout).toContain(`${fork.sessionId} (fork at seq 5) gpt-4.1`);
       const text = await runPalimpsest([
         "--db",
         db.url,

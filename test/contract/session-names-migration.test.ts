@@ -40,6 +40,7 @@ async function downgradeTo0010(store: TestStore): Promise<void> {
   for (const table of ["mirror_sessions", "mirror_entries", "mirror_keys"]) await db.schema.dropTable(table).execute();
   await db.schema.dropIndex("sessions_name").execute();
   await db.schema.alterTable("sessions").dropColumn("name").execute();
+  await db.schema.alterTable("audit_sessions").dropColumn("parent_at_seq").execute(); // 0013, undone too
   await (db as unknown as Downgrading)
     .deleteFrom("kysely_migration")
     .where("name", ">", "0010_session_erasure")
@@ -75,6 +76,11 @@ for (const backend of backends) {
         [
           `successor-${run}`,
           start({ ...source(plain), parent: { sessionId: parent, relation: "handoff" } }),
+          undefined,
+        ],
+        [
+          `fork-${run}`,
+          start({ ...source(plain), parent: { sessionId: parent, relation: "fork", atSeq: 1 } }),
           undefined,
         ],
         [

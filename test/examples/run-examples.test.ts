@@ -47,6 +47,12 @@ const EXPECTED: Record<string, string[]> = {
     "fork after turn 1: 4 messages, parent fork",
     "handed off: 4 messages, from the fork true",
   ],
+  "openai-agents.ts": [
+    "24 items in session",
+    "fork: Only Oslo, then. 6 items; the parent keeps 24",
+    "compaction summary: 13 items, the summary an item of role assistant",
+    "popped message; cleared: 0 items, 12 messages one expand away",
+  ],
   "claude-agent-sdk.ts": [
     "8 messages through the SDK, 3 in the view",
     "compaction manual: 4 originals one expand away",

@@ -69,7 +69,8 @@ for (const backend of runtimeBackends()) {
       const audit = new AuditReadModels(runtime.store as KyselyEventStore); // the backends open the real store
       const lineage = await audit.lineage(atTurn1.id);
       expect(lineage.ancestors.map((n) => [n.sessionId, n.relation])).toEqual([[parent.id, null]]);
-      expect(lineage.session).toMatchObject({ sessionId: atTurn1.id, relation: "fork" });
+      expect(lineage.session).toMatchObject({ sessionId: atTurn1.id, relation: "fork", parentAtSeq: 5 });
+      expect(lineage.ancestors[0]?.parentAtSeq).toBeNull();
     });
 
     it("is idempotent by toSessionId, also from another process; refuses that id for anything else", async () => {

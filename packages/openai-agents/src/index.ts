@@ -1,2 +1,6 @@
-/** placeholder until the adapter lands */
-export {};
+export {
+  type AgentsCompactionSettings,
+  type OpenAgentsSessionOptions,
+  openAgentsSession,
+} from "./open-agents-session.ts";
+export { type ForkPoint, PalimpsestAgentsSession } from "./palimpsest-agents-session.ts";

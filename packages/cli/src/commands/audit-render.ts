@@ -86,7 +86,7 @@ export function renderTrails(trails: MessageTrail[], subject: string): string {
 /** `audit lineage`: the ancestors, the session, its descendants as an indented tree, and the tip. */
 export function renderLineage(l: Lineage): string {
   const line = (n: LineageNode, indent: number) =>
-    `${"  ".repeat(indent)}${n.sessionId}${n.relation === null ? "" : ` (${n.relation})`}${n.model === null ? "" : ` ${n.model}`} started ${n.startedAt ?? "(not yet projected)"}`;
+    `${"  ".repeat(indent)}${n.sessionId}${n.relation === null ? "" : ` (${n.relation}${n.parentAtSeq === null ? "" : ` at seq ${n.parentAtSeq}`})`}${n.model === null ? "" : ` ${n.model}`} started ${n.startedAt ?? "(not yet projected)"}`;
   return [
     ...[...l.ancestors].reverse().map((a) => `ancestor ${line(a, 0)}`),
     `session  ${line(l.session, 0)}`,

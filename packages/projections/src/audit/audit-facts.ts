@@ -63,6 +63,8 @@ export interface SessionFact {
   model: string | null;
   parentSessionId: string | null;
   relation: string | null;
+  /** A fork's branch point in its parent's log. */
+  parentAtSeq: number | null;
 }
 
 /** A session was handed off: the link forward to its successor. */
@@ -114,6 +116,7 @@ export function addAuditFacts(facts: AuditFacts, events: Iterable<StoredEvent>):
           model: event.data.model ?? null,
           parentSessionId: event.data.parent?.sessionId ?? null,
           relation: event.data.parent?.relation ?? null,
+          parentAtSeq: event.data.parent?.atSeq ?? null,
         });
         break;
       case "session.handed-off":

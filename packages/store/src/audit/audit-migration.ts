@@ -3,6 +3,16 @@ import type { Migration } from "kysely/migration";
 import type { Engine } from "../engine/engine-adapter.ts";
 
 /**
+ * Where a fork branched off its parent (the `atSeq` of its `parent` link), on its audit_sessions row;
+ * null for every other session. No backfill: forks began with this step.
+ */
+export const auditForkPointMigration: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("audit_sessions").addColumn("parent_at_seq", "integer").execute();
+  },
+};
+
+/**
  * The audit read models: compactions, failures, which message each compaction took out and put in, and
  * the lineage of sessions, projected from the log by the audit projector (audit-projector.ts), which
  * keeps its place in `audit_checkpoints`. Every table but that one is keyed by `session_id` first, so the

@@ -35,6 +35,7 @@ export function auditRows(facts: AuditFacts): AuditRows {
         model: s?.model ?? null,
         parent_session_id: s?.parentSessionId ?? null,
         relation: s?.relation ?? null,
+        parent_at_seq: s?.parentAtSeq ?? null,
         handed_off_to: h?.toSessionId ?? null,
         handed_off_at: h?.handedOffAt ?? null,
         handed_off_seq: h?.seq ?? null,

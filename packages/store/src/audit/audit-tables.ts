@@ -17,6 +17,8 @@ export interface AuditSessionsTable {
   model: string | null;
   parent_session_id: string | null;
   relation: string | null;
+  /** A fork's branch point: the parent's seq its view was copied at. */
+  parent_at_seq: number | null;
   handed_off_to: string | null;
   handed_off_at: Timestamp | null;
   handed_off_seq: number | null;

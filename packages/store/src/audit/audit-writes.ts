@@ -37,6 +37,7 @@ export function writeFactStatements(db: Kysely<StoreDatabase>, facts: AuditFacts
           model: keep("model"),
           parent_session_id: keep("parent_session_id"),
           relation: keep("relation"),
+          parent_at_seq: keep("parent_at_seq"),
           handed_off_to: keep("handed_off_to"),
           handed_off_at: keep("handed_off_at"),
           handed_off_seq: keep("handed_off_seq"),

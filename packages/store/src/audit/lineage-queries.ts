@@ -10,8 +10,10 @@ export interface LineageNode {
   startedAt: string | null;
   model: string | null;
   parentSessionId: string | null;
-  /** How it relates to its parent: "handoff" or "subagent". */
+  /** How it relates to its parent: "handoff", "subagent" or "fork". */
   relation: string | null;
+  /** A fork's branch point: the parent's seq its view was copied at (null for other sessions). */
+  parentAtSeq: number | null;
   handedOffTo: string | null;
   /** Steps from the session asked about (1 = parent, or child). */
   depth: number;
@@ -39,11 +41,12 @@ type NodeRow = {
   model: string | null;
   parent_session_id: string | null;
   relation: string | null;
+  parent_at_seq: number | null;
   handed_off_to: string | null;
   depth: number;
 };
 
-const COLUMNS = sql`s.session_id, s.started_at, s.model, s.parent_session_id, s.relation, s.handed_off_to`;
+const COLUMNS = sql`s.session_id, s.started_at, s.model, s.parent_session_id, s.relation, s.parent_at_seq, s.handed_off_to`;
 
 /**
  * The lineage of a session, answered in SQL over the audit read model by recursive queries: ancestors
@@ -100,6 +103,7 @@ function toNode(row: NodeRow): LineageNode {
     model: row.model,
     parentSessionId: row.parent_session_id,
     relation: row.relation,
+    parentAtSeq: row.parent_at_seq === null ? null : Number(row.parent_at_seq),
     handedOffTo: row.handed_off_to,
     depth: Number(row.depth),
   };

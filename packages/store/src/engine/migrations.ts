@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { type Migration, Migrator } from "kysely/migration";
-import { auditMigration } from "../audit/audit-migration.ts";
+import { auditForkPointMigration, auditMigration } from "../audit/audit-migration.ts";
 import { addHandoffCompletion, createHandoffsTable } from "../handoff/handoff-migration.ts";
 import { createMirrorTables } from "../mirror/mirror-migration.ts";
 import type { StoreDatabase } from "./database-schema.ts";
@@ -150,6 +150,7 @@ function createMigrations(engine: Engine): Record<string, Migration> {
       },
     },
     "0012_mirror": { up: (db: Kysely<unknown>) => createMirrorTables(db, engine) },
+    "0013_audit_fork_point": auditForkPointMigration,
   };
 }
 

@@ -46,13 +46,13 @@ export async function backfillSessionNames(db: Kysely<unknown>, engine: Engine):
   // The JSON is read only in SET, evaluated after WHERE has left out the escaped rows: the order in which
   // PostgreSQL evaluates a WHERE clause's conditions is the planner's.
   if (engine === "postgres") {
-    await sql`UPDATE sessions SET name = CASE WHEN (e.data #>> '{parent,relation}') IS DISTINCT FROM 'handoff'
+    await sql`UPDATE sessions SET name = CASE WHEN COALESCE(e.data #>> '{parent,relation}', '') NOT IN ('handoff', 'fork')
         THEN NULLIF(e.data #>> '{source,externalId}', '') END
       FROM events e
       WHERE e.session_id = sessions.session_id AND e.seq = 1 AND e.type = 'session.started'
         AND strpos(e.data::text, ${unicodeEscape}) = 0`.execute(db);
   } else {
-    await sql`UPDATE sessions SET name = CASE WHEN json_extract(e.data, '$.parent.relation') IS NOT 'handoff'
+    await sql`UPDATE sessions SET name = CASE WHEN COALESCE(json_extract(e.data, '$.parent.relation'), '') NOT IN ('handoff', 'fork')
         THEN NULLIF(json_extract(e.data, '$.source.externalId'), '') END
       FROM events e
       WHERE e.session_id = sessions.session_id AND e.seq = 1 AND e.type = 'session.started'

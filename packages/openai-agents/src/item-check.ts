@@ -1,0 +1,74 @@
+import type { AgentInputItem } from "@openai/agents-core";
+import { MAX_JSON_DEPTH, ValidationError } from "@palimpsest/core";
+
+/** The SDK's schema of a model item (`protocol.ModelItem`, a zod schema), loaded with the SDK. */
+export interface ItemSchema {
+  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly ItemIssue[] } };
+}
+
+/** One problem the schema found. */
+interface ItemIssue {
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+/**
+ * Checks items as `addItems` and the history transactions take them, before anything is written: each
+ * must be an item the SDK's own schema accepts (an unknown `type` is VALIDATION), and JSON data that
+ * survives the store unchanged. Returns copies as they are stored: keys whose value is `undefined` are
+ * dropped (JSON has no undefined); a `Uint8Array`, `URL`, `Date` or any other non-plain object, a
+ * function, a bigint, a non-finite number or an `undefined` array element is VALIDATION naming its path
+ * (the Runner's own batches never hold them: it turns bytes into data URLs first).
+ */
+export function checkItems(schema: ItemSchema, items: unknown, path: string): AgentInputItem[] {
+  if (!Array.isArray(items)) {
+    throw new ValidationError(`${path} must be an array of items`, [`${path}: ${typeof items}`], { path });
+  }
+  return items.map((item, i) => {
+    const at = `${path}[${i}]`;
+    const copy = jsonCopy(item, at, 0);
+    const parsed = schema.safeParse(copy);
+    if (!parsed.success) {
+      const type = (copy as { type?: unknown } | null)?.type;
+      throw new ValidationError(
+        `${at} is not an item the OpenAI Agents SDK produces${type === undefined ? "" : ` (type ${JSON.stringify(type)})`}`,
+        parsed.error.issues.slice(0, 5).map((i) => `${[at, ...i.path.map(String)].join(".")}: ${i.message}`),
+        { path: at },
+      );
+    }
+    return copy as AgentInputItem;
+  });
+}
+
+/** A JSON copy of `value` (undefined-valued keys dropped), or VALIDATION at the first value JSON cannot hold. */
+function jsonCopy(value: unknown, path: string, depth: number): unknown {
+  if (depth > MAX_JSON_DEPTH) throw unsafe(path, `value nested deeper than ${MAX_JSON_DEPTH} levels (or circular)`);
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") {
+    if (Number.isFinite(value)) return value;
+    throw unsafe(path, String(value));
+  }
+  if (Array.isArray(value)) {
+    return value.map((v, i) => {
+      if (v === undefined) throw unsafe(`${path}[${i}]`, "undefined");
+      return jsonCopy(v, `${path}[${i}]`, depth + 1);
+    });
+  }
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) throw unsafe(path, value.constructor?.name ?? "object");
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value))
+      if (v !== undefined) out[key] = jsonCopy(v, `${path}.${key}`, depth + 1);
+    return out;
+  }
+  throw unsafe(path, typeof value);
+}
+
+function unsafe(path: string, what: string): ValidationError {
+  return new ValidationError(
+    `${path} is a ${what}, which a JSON store cannot keep as it is (give bytes as a base64 or data: URL string, a URL as its href)`,
+    [`${path}: ${what}`],
+    { path },
+  );
+}

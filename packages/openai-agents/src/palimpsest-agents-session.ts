@@ -1,0 +1,366 @@
+import { randomUUID } from "node:crypto";
+import type {
+  AgentInputItem,
+  OpenAIResponsesCompactionArgs,
+  OpenAIResponsesCompactionAwareSession,
+  OpenAIResponsesCompactionResult,
+  RequestUsage,
+  RunContext,
+  RunContextAwareSession,
+  SessionHistoryRewriteArgs,
+  SessionHistoryRewriteAwareSession,
+  SessionHistoryTransactionArgs,
+  SessionHistoryTransactionAwareSession,
+} from "@openai/agents-core";
+import {
+  ConcurrencyConflict,
+  checkId,
+  foldEvents,
+  IdempotencyMismatch,
+  InvariantViolation,
+  initialState,
+  type SessionState,
+  type Usage,
+  ValidationError,
+} from "@palimpsest/core";
+import { type CompactionSettings, compact, type Palimpsest, type Session } from "@palimpsest/store";
+import { type FunctionCallMutation, mutateItems } from "./history-mutations.ts";
+import {
+  checkSuffix,
+  type HistoryWrite,
+  planAppend,
+  planClear,
+  planCompactionImport,
+  planMutation,
+  planPop,
+  planReplaceSuffix,
+} from "./history-plan.ts";
+import { checkItems, type ItemSchema } from "./item-check.ts";
+import { itemsOfMessages } from "./item-rendering.ts";
+
+/** What the adapter uses of the SDK at run time (loaded on first use: it is an optional peer dependency). */
+export interface AgentsSdk {
+  /** `protocol.ModelItem`: every item written is checked against it. */
+  itemSchema: ItemSchema;
+  /** The SDK's RequestUsage class, for the usage of a summary `runCompaction` returns. */
+  RequestUsage: new (input: {
+    inputTokens: number;
+    outputTokens: number;
+    totalTokens: number;
+  }) => RequestUsage;
+}
+
+/** Everything a PalimpsestAgentsSession is built from (see openAgentsSession). */
+export interface AgentsSessionParts {
+  runtime: Palimpsest;
+  session: Session;
+  sdk: AgentsSdk;
+  /** How `runCompaction` compacts (policy, profile, summarizer, window). */
+  compaction: CompactionSettings;
+  /** Close the runtime with this session (it opened it). */
+  ownsRuntime: boolean;
+}
+
+/**
+ * Where a fork starts: after the parent's event `atSeq`, or before its (N+1)-th user message (`atTurn:
+ * N`); `toSessionId` names the fork (forking again to it returns the same fork).
+ */
+export type ForkPoint = ({ atSeq: number } | { atTurn: number }) & { toSessionId?: string };
+
+const ATTEMPTS = 4;
+
+/**
+ * An OpenAI Agents SDK `Session` on a Palimpsest session: `run(agent, input, { session })`. Items are
+ * kept verbatim in the messages' metadata; every write goes through the decider, so a stored history is
+ * always a valid model input (calls with their results, nothing twice). `popItem` and `clearSession`
+ * retract (the log keeps the originals), `runCompaction` completes the turn and compacts with the
+ * session's policy when the view is over its threshold, and `fork` branches the history.
+ */
+export class PalimpsestAgentsSession
+  implements
+    RunContextAwareSession,
+    SessionHistoryTransactionAwareSession,
+    SessionHistoryRewriteAwareSession,
+    OpenAIResponsesCompactionAwareSession
+{
+  /** The Runner passes its RunContext to every call: `runCompaction` reads the turn's usage from it. */
+  readonly acceptsRunContext = true as const;
+  /** The Palimpsest session behind it (view, history, expand, audit). */
+  readonly session: Session;
+  /** The runtime it runs on (share it with other sessions: `openAgentsSession({ runtime })`). */
+  readonly runtime: Palimpsest;
+  readonly #parts: AgentsSessionParts;
+  #turnId: string | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  /** Wraps a Palimpsest session; use openAgentsSession to get one. */
+  constructor(parts: AgentsSessionParts) {
+    this.#parts = parts;
+    this.session = parts.session;
+    this.runtime = parts.runtime;
+  }
+
+  /** The Palimpsest session id. */
+  async getSessionId(): Promise<string> {
+    return this.session.id;
+  }
+
+  /** The active view as items (with `limit`, its newest `limit` items, oldest first; `[]` for `limit <= 0`). */
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    return this.#serial(async () => {
+      this.#open();
+      await this.session.refresh();
+      const items = itemsOfMessages(this.session.view().messages);
+      if (limit === undefined) return items;
+      return limit > 0 ? items.slice(-limit) : [];
+    });
+  }
+
+  /**
+   * Appends items: grouped into messages so calls stand with their results; a run of calls waiting for
+   * results that the batch continues is joined with it, and one it abandons (new input instead of the
+   * results: a dropped approval) is withdrawn unanswered first, its items kept. VALIDATION for an item
+   * the SDK would not produce; INVARIANT_VIOLATED (`tool-result-without-live-call`, ...) for a result
+   * without a waiting call; nothing is written then.
+   */
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    const checked = checkItems(this.#parts.sdk.itemSchema, items, "items");
+    await this.#write((state) => planAppend(state, checked, { turnId: this.#turn() }));
+  }
+
+  /** Removes the newest item and returns it: a retraction, so `expand` still shows it. */
+  async popItem(): Promise<AgentInputItem | undefined> {
+    let popped: AgentInputItem | undefined;
+    await this.#write((state) => {
+      const plan = planPop(state);
+      popped = plan.item;
+      return plan.write;
+    });
+    return popped;
+  }
+
+  /** Withdraws every item from the view: one retraction (never a deletion; the log and audit keep them). */
+  async clearSession(): Promise<void> {
+    await this.#write((state) => planClear(state));
+    this.#turnId = undefined;
+  }
+
+  /**
+   * Replaces the history with a provider compaction item and the suffix it keeps, recorded as an
+   * imported compaction (the superseded messages stay one `expand` away). A no-op when the history is
+   * already exactly `items`.
+   */
+  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    const checked = checkItems(this.#parts.sdk.itemSchema, items, "items");
+    await this.#write((state) => planCompactionImport(state, checked));
+  }
+
+  /**
+   * Applies a history transaction atomically, idempotent by `operationId` (the write's idempotency key):
+   * repeated with the same body it changes nothing; with another body it is IDEMPOTENCY_MISMATCH and
+   * changes nothing. `replace_suffix` is VALIDATION when the history does not end with `expectedSuffix`.
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs, _runContext?: RunContext): Promise<void> {
+    const operationId = checkId(args?.operationId, "operationId");
+    const transaction = args.transaction;
+    const body =
+      transaction?.type === "append_items"
+        ? {
+            type: "append" as const,
+            items: checkItems(this.#parts.sdk.itemSchema, transaction.items, "transaction.items"),
+          }
+        : transaction?.type === "replace_suffix"
+          ? {
+              type: "replace" as const,
+              expected: checkItems(
+                this.#parts.sdk.itemSchema,
+                transaction.expectedSuffix,
+                "transaction.expectedSuffix",
+              ),
+              items: checkItems(this.#parts.sdk.itemSchema, transaction.replacement, "transaction.replacement"),
+            }
+          : undefined;
+    if (body === undefined) {
+      throw new ValidationError("unknown history transaction", [`transaction.type: ${String(transaction?.type)}`], {
+        path: "transaction.type",
+      });
+    }
+    // No turn id: a retry from another process (a resumed RunState) must be the identical write.
+    const options = { idempotencyKey: operationId };
+    await this.#write(async (current) => {
+      const before = await this.#stateBefore(operationId);
+      const state = before ?? current;
+      try {
+        if (body.type === "append") return planAppend(state, body.items, options);
+        checkSuffix(state, body.expected);
+        return planReplaceSuffix(state, body.expected.length, body.items, options);
+      } catch (error) {
+        if (before !== undefined) throw new IdempotencyMismatch(this.session.id, operationId);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Applies `replace_function_call` mutations (approval argument overrides): as in 0.20, the first
+   * `function_call` with the call id becomes the replacement and later ones are dropped; with an
+   * `expected` item, only the latest call equal to it is replaced, and none is VALIDATION. One retraction.
+   */
+  async applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void> {
+    const mutations: FunctionCallMutation[] = (args?.mutations ?? []).map((m, i) => ({
+      ...m,
+      replacement: checkItems(
+        this.#parts.sdk.itemSchema,
+        [m.replacement],
+        `mutations[${i}].replacement`,
+      )[0] as AgentInputItem,
+      ...("expected" in m && m.expected !== undefined
+        ? { expected: checkItems(this.#parts.sdk.itemSchema, [m.expected], `mutations[${i}].expected`)[0] }
+        : {}),
+    }));
+    await this.#write((state) => {
+      const change = mutateItems(state, mutations);
+      return change === undefined ? undefined : planMutation(state, change);
+    });
+  }
+
+  /**
+   * The Runner's hook after each persisted turn: completes the turn (with the model's usage from the
+   * run context, when it reported any), then runs the session's compaction policy, which compacts only
+   * when the view is over its threshold (or `force`). Returns the summarizer's usage when a summary was
+   * written, else null. A compaction another process committed first is not an error.
+   */
+  async runCompaction(
+    args?: OpenAIResponsesCompactionArgs,
+    runContext?: RunContext,
+  ): Promise<OpenAIResponsesCompactionResult | null> {
+    return this.#serial(async () => {
+      this.#open();
+      await this.session.refresh();
+      const turnId = this.#turnId;
+      this.#turnId = undefined;
+      if (turnId !== undefined && this.session.state.turnIds.has(turnId)) {
+        const usage = usageOf(runContext);
+        await this.session.completeTurn(turnId, usage);
+      }
+      try {
+        const outcome = await compact(this.session, {
+          ...this.#parts.compaction,
+          trigger: args?.force === true ? "manual" : "auto",
+          ...(args?.force === true ? { force: true } : {}),
+        });
+        if (outcome.status !== "compacted") return null;
+        const { auxTokensIn, auxTokensOut } =
+          outcome.event.type === "messages.superseded" ? outcome.event.data.stats : {};
+        if (auxTokensIn === undefined && auxTokensOut === undefined) return null;
+        const inputTokens = auxTokensIn ?? 0;
+        const outputTokens = auxTokensOut ?? 0;
+        return {
+          usage: new this.#parts.sdk.RequestUsage({
+            inputTokens,
+            outputTokens,
+            totalTokens: inputTokens + outputTokens,
+          }),
+        };
+      } catch (error) {
+        if (!(error instanceof ConcurrencyConflict)) throw error;
+        await this.session.refresh();
+        return null;
+      }
+    });
+  }
+
+  /**
+   * A new session on the same runtime whose history is this one's as it stood at `at` (lineage `fork`):
+   * writes to either never show in the other.
+   */
+  async fork(at: ForkPoint): Promise<PalimpsestAgentsSession> {
+    return this.#serial(async () => {
+      this.#open();
+      await this.session.refresh();
+      const forked = await this.runtime.fork(this.session.id, at);
+      return new PalimpsestAgentsSession({ ...this.#parts, session: forked, ownsRuntime: false });
+    });
+  }
+
+  /** Closes the store when this session opened it (a shared runtime stays open); later calls are VALIDATION. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#queue.catch(() => {});
+    if (this.#parts.ownsRuntime) await this.runtime.close();
+  }
+
+  /** The open turn's id: the appends of one run name it, and runCompaction completes it. */
+  #turn(): string {
+    this.#turnId ??= randomUUID();
+    return this.#turnId;
+  }
+
+  /** The state before the first event a keyed write stored, when the key was used. */
+  async #stateBefore(key: string): Promise<SessionState | undefined> {
+    const log = await this.runtime.store.readStream(this.session.id);
+    const first = log.find((e) => e.idempotencyKey === key);
+    return first === undefined ? undefined : foldEvents(initialState(this.session.id), log.slice(0, first.seq - 1));
+  }
+
+  /**
+   * Plans a write on the freshly read state and commits it. When the commit is refused and the log moved
+   * meanwhile (another process wrote), plans again on the new state: a plan is only valid on the state it
+   * was made from.
+   */
+  async #write(
+    plan: (state: Readonly<SessionState>) => HistoryWrite | undefined | Promise<HistoryWrite | undefined>,
+  ): Promise<void> {
+    await this.#serial(async () => {
+      this.#open();
+      for (let attempt = 1; ; attempt++) {
+        await this.session.refresh();
+        const seq = this.session.state.lastSeq;
+        const write = await plan(this.session.state);
+        if (write === undefined) return;
+        try {
+          if (write.kind === "append") {
+            const { messages, kind: _, ...options } = write;
+            await this.session.append(messages, options);
+          } else {
+            // Planned on this view: a compaction committed meanwhile makes it CONCURRENCY_CONFLICT, and it is planned again.
+            const basis =
+              write.rewrite.idempotencyKey === undefined ? { viewVersion: this.session.state.viewVersion } : {};
+            await this.session.rewrite({ ...write.rewrite, ...basis });
+          }
+          return;
+        } catch (error) {
+          const retry = error instanceof ConcurrencyConflict || error instanceof InvariantViolation;
+          if (!retry || attempt >= ATTEMPTS) throw error;
+          await this.session.refresh();
+          if (this.session.state.lastSeq === seq) throw error;
+        }
+      }
+    });
+  }
+
+  /** Runs `task` after every earlier call of this object (the Runner awaits each, but a caller may not). */
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new ValidationError("this session is closed", ["session: closed"]);
+  }
+}
+
+/** The turn's usage as Palimpsest records it: the last model request's, when the run context has one with tokens. */
+function usageOf(runContext: RunContext | undefined): Usage | undefined {
+  const last = runContext?.usage?.requestUsageEntries?.at(-1);
+  if (last === undefined || last.inputTokens <= 0) return undefined;
+  const cached = last.inputTokensDetails?.cached_tokens;
+  return {
+    promptTokens: last.inputTokens,
+    completionTokens: last.outputTokens,
+    ...(typeof cached === "number" && cached > 0 ? { cacheReadTokens: cached } : {}),
+  };
+}
