@@ -7,10 +7,10 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openConversation, type UISaveOutcome } from "@palimpsest/ai-sdk";
 import { stepCountIs, streamText, tool, type UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { openPalimpsest } from "palimpsest";
+import { openConversation, type UISaveOutcome } from "palimpsest/ai-sdk";
 import { z } from "zod";
 
 const url = process.argv[2] ?? join(mkdtempSync(join(tmpdir(), "palimpsest-ai-")), "chat.db"); // or postgres://…
