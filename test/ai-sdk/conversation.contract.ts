@@ -113,6 +113,31 @@ export function describeConversations(backend: ConversationBackend): void {
         role: "assistant",
         content: [{ type: "text", text: "City 11 is sunny." }],
       });
+      // The summary has no source to restore: it is rendered from its projection, as plain text.
+      const summary = loaded.messages.find((m) => JSON.stringify(m).includes("CONTEXT SUMMARY"));
+      expect(summary?.content).toEqual([{ type: "text", text: expect.stringContaining("CONTEXT SUMMARY") }]);
+      await expectAccepted(loaded);
+    });
+
+    it("a stub that replaced a tool output (trimmed on append) renders as that call's result", async () => {
+      const db = await database();
+      const conversation = await db.open({ compaction: { trimOnAppend: true, profile: "local" } });
+      const model = scriptedModel([result([call("big", "weather", { city: "Oslo" })]), result([text("Long.")])]);
+      await turn(conversation, "The whole forecast?", model, 2_000);
+      const [, , entry] = conversation.session.state.live;
+      expect(entry?.placedBy?.kind).toBe("stub");
+      const loaded = await conversation.load();
+      expect(loaded.messages[2]).toEqual({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "big",
+            toolName: "weather",
+            output: { type: "text", value: expect.stringContaining("elided from this tool output") },
+          },
+        ],
+      });
       await expectAccepted(loaded);
     });
 
