@@ -37,6 +37,16 @@ const EXPECTED: Record<string, string[]> = {
   ],
   "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
   "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
+  "ai-sdk.ts": [
+    "turn 1: Sunny, 21°C.",
+    "8 messages: user, assistant, tool, assistant, user, assistant, tool, assistant",
+    'UI stream complete: {"saved":true}',
+    'UI stream cancelled: {"saved":false,"reason":"cancelled"}',
+    "compactions: auto summary",
+    "one a summary: true",
+    "fork after turn 1: 4 messages, parent fork",
+    "handed off: 4 messages, from the fork true",
+  ],
   "openai-agents.ts": [
     "24 items in session",
     "fork: Only Oslo, then. 6 items; the parent keeps 24",

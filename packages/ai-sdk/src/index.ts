@@ -1,2 +1,10 @@
-/** placeholder until the adapter lands */
-export {};
+export {
+  Conversation,
+  type ResponseEvent,
+  type UISaveOutcome,
+} from "./conversation.ts";
+export type { LoadedConversation } from "./load-messages.ts";
+export { type OpenConversationOptions, openConversation } from "./open-conversation.ts";
+export type { AiSdkMetadata, StoredApprovals } from "./stored-metadata.ts";
+export type { UIMessageStreamEnd } from "./ui-messages.ts";
+export { TAG_KEY } from "./value-codec.ts";

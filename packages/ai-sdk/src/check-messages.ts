@@ -1,0 +1,34 @@
+import { ValidationError } from "@palimpsest/core";
+import type { ModelMessage } from "ai";
+import type { AiModule } from "./ai-module.ts";
+import { encodeValue } from "./value-codec.ts";
+
+/** A checked ModelMessage, its stored (tag-encoded) form, and the id of the UI message it came from. */
+export interface CheckedMessage {
+  message: ModelMessage;
+  encoded: ModelMessage;
+  ui?: string;
+}
+
+/**
+ * Checks caller input as ModelMessages (the AI SDK's own `modelMessageSchema`) and returns each with
+ * its tag-encoded copy, the form that is stored. ValidationError at `messages[i]` for a list that is not
+ * an array, a message the schema refuses, or a value JSON cannot hold (value-codec.ts); nothing is
+ * written then.
+ */
+export function checkModelMessages(ai: AiModule, input: unknown, what: string): CheckedMessage[] {
+  if (!Array.isArray(input)) {
+    throw new ValidationError(`${what} must be an array of ModelMessages`, [`${what}: ${typeof input}`], {
+      path: what,
+    });
+  }
+  return input.map((message: unknown, i) => {
+    const path = `${what}[${i}]`;
+    const parsed = ai.modelMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => `${[path, ...issue.path].join(".")}: ${issue.message}`);
+      throw new ValidationError(`${path} is not a ModelMessage`, issues, { cause: parsed.error, path });
+    }
+    return { message: message as ModelMessage, encoded: encodeValue(message, path) as ModelMessage };
+  });
+}

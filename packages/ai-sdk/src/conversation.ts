@@ -1,0 +1,292 @@
+import { randomUUID } from "node:crypto";
+import { isPalimpsestError, type Usage, ValidationError } from "@palimpsest/core";
+import {
+  type CompactionSettings,
+  type CompactOutcome,
+  compact,
+  type ForkOptions,
+  type MessageInput,
+  type Palimpsest,
+  type Session,
+} from "@palimpsest/store";
+import type { LanguageModelUsage, ModelMessage, UIMessage } from "ai";
+import type { AiModule } from "./ai-module.ts";
+import { type CheckedMessage, checkModelMessages } from "./check-messages.ts";
+import { type LoadedConversation, loadMessages } from "./load-messages.ts";
+import { projectMessage, type SaveStep } from "./project-message.ts";
+import { type ApprovalStep, recordApprovals } from "./record-approvals.ts";
+import { aiSdkMetadata } from "./stored-metadata.ts";
+import { unsavedPart } from "./ui-dedup.ts";
+import { incompleteReason, streamingPart, type UIMessageStreamEnd } from "./ui-messages.ts";
+
+/** What saveResponse takes: generateText's result, or the `onFinish` event of generateText or streamText. */
+export interface ResponseEvent {
+  /** Every step's messages (not the deprecated `response.messages`, which holds the final step only). */
+  responseMessages: readonly ModelMessage[];
+  /** The final step's usage is recorded with the turn (the size of the last request). */
+  steps?: readonly { usage: LanguageModelUsage }[];
+  usage?: LanguageModelUsage;
+}
+
+/** What a saved UI stream outcome did: stored, or passed over (cancelled, aborted, still streaming). */
+export type UISaveOutcome = { saved: true } | { saved: false; reason: string };
+
+/** What a Conversation needs from openConversation. */
+export interface ConversationContext {
+  ai: AiModule;
+  runtime: Palimpsest;
+  session: Session;
+  compaction: CompactionSettings;
+  /** Close the runtime with the conversation (it was opened for it). */
+  ownsRuntime: boolean;
+}
+
+/**
+ * One AI SDK conversation on a Palimpsest session: what a route handler loads before `generateText` /
+ * `streamText` and saves after. See docs/ai-sdk.md.
+ */
+export class Conversation {
+  /** The Palimpsest session id: pass it back as `sessionId` to continue the conversation in any process. */
+  readonly sessionId: string;
+  readonly #ctx: ConversationContext;
+  /** The turn the current request's messages are appended under, from the first save to saveResponse. */
+  #turnId: string | undefined;
+  /** How many of this turn's response messages prepareStep has saved already. */
+  #savedResponses = 0;
+
+  /** Wraps an open session; use openConversation. */
+  constructor(ctx: ConversationContext) {
+    this.#ctx = ctx;
+    this.sessionId = ctx.session.id;
+  }
+
+  /** The underlying Palimpsest session (views, history, expand, audit). */
+  get session(): Session {
+    return this.#ctx.session;
+  }
+
+  /**
+   * The conversation as the AI SDK takes it, read fresh from the log (another process may have written):
+   * `generateText({ model, instructions, messages })`. Compacted history is what the model gets.
+   */
+  async load(): Promise<LoadedConversation> {
+    await this.#ctx.session.refresh();
+    return loadMessages(this.#ctx.session.view().messages);
+  }
+
+  /**
+   * Saves messages the caller adds (the user's input, a tool approval response, client tool results), in
+   * one append. A user message starts a new turn. ValidationError for a value that is not a ModelMessage,
+   * INVARIANT_VIOLATED for one the log refuses (a tool result for a call that is not live): nothing is
+   * stored then.
+   */
+  async save(messages: readonly ModelMessage[]): Promise<void> {
+    const checked = checkModelMessages(this.#ctx.ai, messages, "messages");
+    if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
+    await this.#write(checked);
+  }
+
+  /**
+   * Saves a response: `responseMessages` of generateText's result or of the onFinish event of generateText
+   * / streamText, every step's messages (what prepareStep already saved is skipped). Then completes the
+   * turn with the final step's usage, and compacts when the view is over its threshold (the runtime's
+   * automatic compaction, when it is on).
+   */
+  async saveResponse(event: ResponseEvent): Promise<void> {
+    const fresh = checkModelMessages(this.#ctx.ai, event.responseMessages, "responseMessages").slice(
+      this.#savedResponses,
+    );
+    const usage = event.steps?.at(-1)?.usage ?? event.usage;
+    await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
+  }
+
+  /**
+   * Saves complete UI messages the caller adds (the user's message from `useChat`; an assistant message
+   * that gained a client tool's output or an approval), converted with the AI SDK's
+   * `convertToModelMessages`. What a message id already stored is not stored again (ui-dedup.ts), so
+   * sending a message again, or a grown one, saves only what is new. ValidationError for a message with
+   * a part still streaming.
+   */
+  async saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
+    const checked: CheckedMessage[] = [];
+    for (const message of messages) {
+      const streaming = streamingPart(message);
+      if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
+      checked.push(...(await this.#fromUI(message)));
+    }
+    if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
+    await this.#write(checked);
+  }
+
+  /**
+   * Saves the response of a UI message stream, only when it is complete: a cancelled, aborted or
+   * unfinished stream (the AI SDK calls onFinish with the partial message then) stores nothing and says
+   * why. A response that continues the last message saves only its new part. Completes the turn.
+   */
+  async saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
+    const reason = incompleteReason(event);
+    if (reason !== undefined) return { saved: false, reason };
+    await this.#finishTurn(await this.#fromUI(event.responseMessage), undefined);
+    return { saved: true };
+  }
+
+  /**
+   * Options for `result.toUIMessageStream(...)`: `originalMessages`, and an `onFinish` that saves the
+   * response when it is complete (saveUIResponse). `onSaved` hears each outcome (and is awaited: close
+   * the conversation there).
+   */
+  uiMessageStreamOptions(
+    originalMessages: readonly UIMessage[],
+    onSaved?: (outcome: UISaveOutcome) => void | Promise<void>,
+  ): { originalMessages: UIMessage[]; onFinish: (event: UIMessageStreamEnd) => Promise<void> } {
+    return {
+      originalMessages: [...originalMessages],
+      onFinish: async (event) => {
+        const outcome = await this.saveUIResponse(event);
+        await onSaved?.(outcome);
+      },
+    };
+  }
+
+  /**
+   * A `prepareStep` for generateText / streamText that compacts inside a multi-step loop: from the second
+   * step on, it saves the steps so far and, when the view is over its threshold, compacts and hands the
+   * model the compacted view (`messages`, which carry forward to later steps). saveResponse then saves only
+   * the rest.
+   */
+  readonly prepareStep = async (options: {
+    stepNumber: number;
+    responseMessages: readonly ModelMessage[];
+  }): Promise<{ messages?: ModelMessage[] }> => {
+    if (options.stepNumber === 0) return {};
+    const fresh = options.responseMessages.slice(this.#savedResponses);
+    if (fresh.length > 0) {
+      await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
+      this.#savedResponses = options.responseMessages.length;
+    }
+    const outcome = await this.compact({ trigger: "auto" });
+    if (outcome.status !== "compacted") return {};
+    return { messages: loadMessages(this.#ctx.session.view().messages).messages };
+  };
+
+  /**
+   * Runs the compaction policy once (the conversation's `compaction` settings): a summary or prune of the
+   * middle when the view is over its threshold, or always with `force`. Another writer compacting first is
+   * not an error: the outcome is `skipped`.
+   */
+  async compact(options: { force?: boolean; trigger?: "manual" | "auto" } = {}): Promise<CompactOutcome> {
+    const session = this.#ctx.session;
+    try {
+      return await compact(session, { ...this.#ctx.compaction, ...options });
+    } catch (error) {
+      if (!isPalimpsestError(error, "CONCURRENCY_CONFLICT")) throw error;
+      await session.refresh();
+      return { status: "skipped", reason: "another writer compacted first" };
+    }
+  }
+
+  /**
+   * A new conversation holding this one's view as it stood at a point (Palimpsest.fork): after the log's
+   * event `atSeq`, or after `atTurn` turns (before the (N+1)-th user message; 0: empty); neither, the
+   * whole log. Lineage `fork` at that seq. Writes to either never show in the other. It shares this
+   * conversation's store: close this one last.
+   */
+  async fork(at: ForkOptions = {}): Promise<Conversation> {
+    const session = await this.#ctx.runtime.fork(this.sessionId, at);
+    return new Conversation({ ...this.#ctx, session, ownsRuntime: false });
+  }
+
+  /** Closes the store, when openConversation opened it (not a runtime passed in, nor a fork's). */
+  async close(): Promise<void> {
+    if (this.#ctx.ownsRuntime) await this.#ctx.runtime.close();
+  }
+
+  /** A UI message as checked ModelMessages tagged with its id, less what that id already stored. */
+  async #fromUI(message: UIMessage): Promise<CheckedMessage[]> {
+    const converted = await this.#ctx.ai.convertToModelMessages([message]);
+    const checked = checkModelMessages(this.#ctx.ai, converted, `UI message ${message.id}`);
+    if (message.id === "") return checked; // a response the server named nothing: new by definition
+    const tagged = checked.map((item) => ({ ...item, ui: message.id }));
+    await this.#ctx.session.refresh();
+    return unsavedPart(tagged, this.#ctx.session.view().messages, message.id);
+  }
+
+  /** Appends a response under the current turn, completes the turn, and starts the next one afresh. */
+  async #finishTurn(checked: CheckedMessage[], usage: Usage | undefined) {
+    const turnId = this.#currentTurn();
+    await this.#write(checked, turnId);
+    this.#turnId = undefined;
+    this.#savedResponses = 0;
+    // A turn completes only when an append named it (a response of approval responses alone names none).
+    if (this.#ctx.session.state.turnIds.has(turnId)) await this.#ctx.session.completeTurn(turnId, usage);
+  }
+
+  #newTurn(): string {
+    this.#turnId = randomUUID();
+    this.#savedResponses = 0;
+    return this.#turnId;
+  }
+
+  #currentTurn(): string {
+    return this.#turnId ?? this.#newTurn();
+  }
+
+  /**
+   * Stores checked messages in order: the messages before the first approval responses in one append;
+   * each approval step as one rewrite that records the responses on the assistant message that asked
+   * and appends the messages after them (record-approvals.ts). Every approval is checked against the view
+   * and the batch before anything is written.
+   */
+  async #write(checked: readonly CheckedMessage[], turnId?: string): Promise<void> {
+    const steps: SaveStep[] = checked.flatMap((item) => projectMessage(item, randomUUID()));
+    const session = this.#ctx.session;
+    // Approvals are matched against the view: read what other writers added first.
+    if (steps.some((step) => step.kind === "approvals")) await session.refresh();
+    this.#checkApprovals(steps);
+    const turn = turnId ?? this.#currentTurn();
+    const segments: { approval?: ApprovalStep; messages: MessageInput[] }[] = [{ messages: [] }];
+    for (const step of steps) {
+      if (step.kind === "approvals") segments.push({ approval: step, messages: [] });
+      else segments.at(-1)?.messages.push(step.message);
+    }
+    for (const { approval, messages } of segments) {
+      if (approval !== undefined) await recordApprovals(session, approval, messages, turn);
+      else if (messages.length > 0) await session.append(messages, { turnId: turn });
+    }
+  }
+
+  /** ValidationError before anything is written when an approval response answers no request in the view or batch. */
+  #checkApprovals(steps: readonly SaveStep[]): void {
+    const asked = new Set<string>();
+    const collect = (source: unknown) => {
+      const content = (source as { content?: unknown } | undefined)?.content;
+      if (!Array.isArray(content)) return;
+      for (const part of content) if (part?.type === "tool-approval-request") asked.add(String(part.approvalId));
+    };
+    for (const { message } of this.#ctx.session.state.live) collect(aiSdkMetadata(message)?.message);
+    for (const step of steps) {
+      if (step.kind === "append") collect(aiSdkMetadata(step.message)?.message);
+      else {
+        const unknown = step.approvalIds.filter((id) => !asked.has(id));
+        if (unknown.length > 0) {
+          throw new ValidationError(
+            `tool approval responses for approvals nobody asked for: ${unknown.join(", ")}`,
+            unknown.map((id) => `approvalId ${id}: no tool-approval-request in the conversation`),
+            { path: "approvalId" },
+          );
+        }
+      }
+    }
+  }
+}
+
+/** The AI SDK's usage as Palimpsest records it with a turn. */
+function toUsage(usage: LanguageModelUsage): Usage {
+  const out: Usage = {};
+  if (usage.inputTokens !== undefined) out.promptTokens = usage.inputTokens;
+  if (usage.outputTokens !== undefined) out.completionTokens = usage.outputTokens;
+  const { cacheReadTokens, cacheWriteTokens } = usage.inputTokenDetails ?? {};
+  if (cacheReadTokens !== undefined) out.cacheReadTokens = cacheReadTokens;
+  if (cacheWriteTokens !== undefined) out.cacheWriteTokens = cacheWriteTokens;
+  return out;
+}

@@ -1,0 +1,514 @@
+import { type Conversation, openConversation } from "@palimpsest/ai-sdk";
+import { isPalimpsestError } from "@palimpsest/core";
+import { generateText, type ModelMessage, stepCountIs, streamText, type UIMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterEach, describe, expect, it } from "vitest";
+import { startScript } from "../support/child-script.ts";
+import type { ConversationBackend } from "./conversation-backends.ts";
+import { everyPartKind, normalized } from "./every-part-kind.ts";
+import { expectAccepted, expectValidMessages, expectValidRequests } from "./request-checks.ts";
+import { call, result, scriptedModel, streamingToolModel, text } from "./scripted-model.ts";
+import { askTool, deleteTool, weatherTool } from "./tools.ts";
+
+/** The conversation suite on one engine: every test on a database of its own. */
+export function describeConversations(backend: ConversationBackend): void {
+  describe.skipIf(backend.skip !== undefined)(`AI SDK conversations on ${backend.name}`, () => {
+    let cleanups: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+      cleanups = [];
+    });
+
+    /** A fresh database; `open` opens conversations on it, closed after the test. */
+    async function database() {
+      const { url, drop } = await backend.create();
+      cleanups.push(drop);
+      return {
+        url,
+        async open(options: Parameters<typeof openConversation>[0] = {}): Promise<Conversation> {
+          const conversation = await openConversation({ url, ...options });
+          cleanups.push(() => conversation.close());
+          return conversation;
+        },
+      };
+    }
+
+    /** One turn: save the user's message, run the tool loop, save the response. */
+    async function turn(conversation: Conversation, question: string, model: MockLanguageModelV4, size = 0) {
+      await conversation.save([{ role: "user", content: question }]);
+      const answer = await generateText({
+        model,
+        tools: { weather: weatherTool(size) },
+        ...(await conversation.load()),
+        stopWhen: stepCountIs(5),
+      });
+      await conversation.saveResponse(answer);
+      return answer;
+    }
+
+    it("saves a multi-step tool loop, loads it in a new process, and continues it there", async () => {
+      const db = await database();
+      const conversation = await db.open({ model: "gpt-4o" });
+      const model = scriptedModel([
+        result([
+          { type: "reasoning", text: "need weather", providerMetadata: { openai: { itemId: "rs_1", enc: "e" } } },
+          call("c1", "weather", { city: "Oslo" }),
+          call("c2", "weather", { city: "Rome" }),
+        ]),
+        result([text("Both sunny.")]),
+      ]);
+      const answer = await turn(conversation, "Weather in Oslo and Rome?", model);
+      expect(answer.steps).toHaveLength(2);
+      const saved: ModelMessage[] = [
+        { role: "user", content: "Weather in Oslo and Rome?" },
+        ...answer.responseMessages,
+      ];
+      expect((await conversation.load()).messages).toEqual(saved);
+      expectValidRequests(model);
+      // The projection: one assistant message with both calls and the reasoning, one tool message per result.
+      const view = conversation.session.view().messages;
+      expect(view.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "assistant"]);
+      expect(view[1]?.toolCalls?.map((c) => c.id)).toEqual(["c1", "c2"]);
+      expect(view[1]?.reasoning).toBeDefined();
+
+      const child = startScript("test/ai-sdk/continue-child.script.ts", [db.url, conversation.sessionId]);
+      const exit = await child.exited;
+      expect(exit, child.stderr()).toEqual({ code: 0, signal: null });
+      const [loadedThere, continued] = child.messages as [
+        { loaded: { messages: ModelMessage[] } },
+        { text: string; prompts: { role: string; content: unknown }[][] },
+      ];
+      expect(loadedThere.loaded.messages).toEqual(JSON.parse(JSON.stringify(saved)));
+      expect(continued.text).toBe("Paris is sunny too.");
+      expect(continued.prompts.map((p) => p.map((m) => m.role).join(","))).toEqual([
+        "user,assistant,tool,assistant,user",
+        "user,assistant,tool,assistant,user,assistant,tool",
+      ]);
+
+      const after = await conversation.load();
+      expect(after.messages.slice(0, saved.length)).toEqual(saved);
+      expect(after.messages.slice(saved.length).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      await expectAccepted(after);
+    });
+
+    it("compacts a long tool loop under a small window: every request stays valid and fits", async () => {
+      const db = await database();
+      const conversation = await db.open({ model: "gpt-4o", contextWindow: 4_000 });
+      const requests: MockLanguageModelV4[] = [];
+      for (let i = 0; i < 12; i++) {
+        const model = scriptedModel([
+          result([call(`w${i}`, "weather", { city: `city ${i}` })]),
+          result([text(`City ${i} is sunny.`)]),
+        ]);
+        requests.push(model);
+        await turn(conversation, `Weather in city ${i}?`, model, 300);
+      }
+      const history = await conversation.session.history();
+      expect(history.length).toBeGreaterThan(0);
+      expect(history.every((h) => h.trigger === "auto")).toBe(true);
+      for (const model of requests) expectValidRequests(model);
+      expect(conversation.session.state.liveTokens).toBeLessThan(4_000);
+      const loaded = await conversation.load();
+      expect(loaded.messages.at(-1)).toEqual({
+        role: "assistant",
+        content: [{ type: "text", text: "City 11 is sunny." }],
+      });
+      // The summary has no source to restore: it is rendered from its projection, as plain text.
+      const summary = loaded.messages.find((m) => JSON.stringify(m).includes("CONTEXT SUMMARY"));
+      expect(summary?.content).toEqual([{ type: "text", text: expect.stringContaining("CONTEXT SUMMARY") }]);
+      await expectAccepted(loaded);
+    });
+
+    it("a stub that replaced a tool output (trimmed on append) renders as that call's result", async () => {
+      const db = await database();
+      const conversation = await db.open({ compaction: { trimOnAppend: true, profile: "local" } });
+      const model = scriptedModel([result([call("big", "weather", { city: "Oslo" })]), result([text("Long.")])]);
+      await turn(conversation, "The whole forecast?", model, 2_000);
+      const [, , entry] = conversation.session.state.live;
+      expect(entry?.placedBy?.kind).toBe("stub");
+      const loaded = await conversation.load();
+      expect(loaded.messages[2]).toEqual({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "big",
+            toolName: "weather",
+            output: { type: "text", value: expect.stringContaining("elided from this tool output") },
+          },
+        ],
+      });
+      await expectAccepted(loaded);
+    });
+
+    it("prepareStep compacts inside one multi-step loop, and saveResponse saves only the rest", async () => {
+      const db = await database();
+      const conversation = await db.open({ model: "gpt-4o", contextWindow: 4_000 });
+      const steps = Array.from({ length: 10 }, (_, i) => result([call(`s${i}`, "weather", { city: `c${i}` })]));
+      const model = scriptedModel([...steps, result([text("Done.")])]);
+      await conversation.save([{ role: "user", content: "Check ten cities" }]);
+      const answer = await generateText({
+        model,
+        tools: { weather: weatherTool(300) },
+        ...(await conversation.load()),
+        stopWhen: stepCountIs(20),
+        prepareStep: conversation.prepareStep,
+      });
+      await conversation.saveResponse(answer);
+      expect(answer.text).toBe("Done.");
+      expect((await conversation.session.history()).length).toBeGreaterThan(0);
+      expectValidRequests(model);
+      // The last request carried a summary and the newest results, not all ten outputs.
+      const lastPrompt = model.doGenerateCalls.at(-1)?.prompt ?? [];
+      expect(model.doGenerateCalls).toHaveLength(11);
+      expect(lastPrompt.filter((m) => m.role === "tool").length).toBeLessThan(5);
+      const loaded = await conversation.load();
+      // Every call stored once: no step saved twice by prepareStep and saveResponse.
+      const calls = conversation.session.state.live.flatMap((e) => e.message.toolCalls ?? []).map((c) => c.id);
+      expect(new Set(calls).size).toBe(calls.length);
+      expect(loaded.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "Done." }] });
+      await expectAccepted(loaded);
+    });
+
+    it("round-trips every part kind deep-equal, in a new handle and in a new process", async () => {
+      const db = await database();
+      const first = await db.open();
+      const { instructions, messages } = everyPartKind();
+      await first.save([...instructions, ...messages]);
+      const again = await db.open({ sessionId: first.sessionId });
+      const loaded = await again.load();
+      expect(loaded.instructions).toEqual(instructions);
+      expect(loaded.messages).toEqual(messages);
+      // Bytes come back as bytes and URLs as URLs (toEqual alone would not tell).
+      const user = loaded.messages[1] as { content: { image?: unknown; data?: unknown }[] };
+      expect(user.content[2]?.image).toBeInstanceOf(URL);
+      expect(user.content[3]?.image).toBeInstanceOf(Uint8Array);
+      expectValidMessages(loaded.messages);
+      await first.close(); // the other process reads the file (SQLite) or the database on its own
+
+      const child = startScript("test/ai-sdk/load-child.script.ts", [db.url, first.sessionId]);
+      expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
+      expect(child.messages).toEqual([normalized({ instructions, messages })]);
+    });
+
+    it("a tool approval: the request saved, the response recorded on the asking message, the run resumed", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      await conversation.save([{ role: "user", content: "Delete /tmp/x" }]);
+      const model = scriptedModel([
+        result([call("d1", "delete_file", { path: "/tmp/x" })]),
+        result([text("Deleted.")]),
+      ]);
+      const asked = await generateText({ model, tools: { delete_file: deleteTool }, ...(await conversation.load()) });
+      await conversation.saveResponse(asked);
+      const request = asked.responseMessages[0]?.content as { type: string; approvalId?: string }[];
+      const approvalId = request.find((p) => p.type === "tool-approval-request")?.approvalId ?? "";
+      expect(approvalId).not.toBe("");
+
+      const other = await db.open({ sessionId: conversation.sessionId }); // the approval arrives in another request
+      await other.save([{ role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: true }] }]);
+      const resumed = await generateText({ model, tools: { delete_file: deleteTool }, ...(await other.load()) });
+      expect(resumed.text).toBe("Deleted.");
+      await other.saveResponse(resumed);
+      const loaded = await other.load();
+      expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "assistant"]);
+      expect(loaded.messages[2]).toEqual({
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId, approved: true }],
+      });
+      expect(loaded.messages[3]?.content).toMatchObject([{ type: "tool-result", toolCallId: "d1" }]);
+      // Recorded as a retract supersede: the original asking message is one expand away.
+      const [record] = await other.session.history();
+      expect(record?.mode).toBe("retract");
+      await expectAccepted(loaded);
+    });
+
+    it("UI messages: a complete stream is saved, a cancelled one is not", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const user: UIMessage = { id: "u1", role: "user", parts: [{ type: "text", text: "Hello" }] };
+      await conversation.saveUIMessages([user]);
+      const complete = streamText({ model: streamingModel(true), ...(await conversation.load()) });
+      const saved = await consume(conversation, complete.toUIMessageStream.bind(complete), [user], false);
+      expect(saved).toEqual({ saved: true });
+      const afterComplete = await conversation.load();
+      expect(afterComplete.messages).toEqual([
+        { role: "user", content: [{ type: "text", text: "Hello" }] },
+        { role: "assistant", content: [{ type: "text", text: "Hi there." }] },
+      ]);
+
+      const user2: UIMessage = { id: "u2", role: "user", parts: [{ type: "text", text: "Tell me more" }] };
+      await conversation.saveUIMessages([user2]);
+      const lastSeq = conversation.session.state.lastSeq;
+      const cancelled = streamText({ model: streamingModel(false), ...(await conversation.load()) });
+      const outcome = await consume(conversation, cancelled.toUIMessageStream.bind(cancelled), [user, user2], true);
+      expect(outcome).toEqual({ saved: false, reason: "cancelled" });
+      // Aborted on the server side (a timeout, a stop button): not saved either.
+      const abort = new AbortController();
+      const aborted = streamText({
+        model: streamingModel(false),
+        ...(await conversation.load()),
+        abortSignal: abort.signal,
+      });
+      const abortedOutcome = await consume(
+        conversation,
+        aborted.toUIMessageStream.bind(aborted),
+        [user, user2],
+        false,
+        () => abort.abort(),
+      );
+      expect(abortedOutcome).toEqual({ saved: false, reason: "aborted" });
+      await conversation.session.refresh();
+      expect(conversation.session.state.lastSeq).toBe(lastSeq);
+      const loaded = await conversation.load();
+      expect(loaded.messages.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: "Tell me more" }] });
+      await expect(
+        conversation.saveUIMessages([
+          { id: "a9", role: "assistant", parts: [{ type: "text", text: "Part", state: "streaming" }] },
+        ]),
+      ).rejects.toMatchObject({ code: "VALIDATION" });
+    });
+
+    it("UI messages that grow (a client tool's output, an approval) and their continued responses are saved once", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const user: UIMessage = { id: "u1", role: "user", parts: [{ type: "text", text: "Ask me, then delete /x" }] };
+      await conversation.saveUIMessages([user]);
+      await conversation.saveUIMessages([user]); // sent again (a retry): nothing new
+      const model = streamingToolModel("ask", { question: "Sure?" });
+      const tools = { ask: askTool };
+      const first = streamText({ model, tools, ...(await conversation.load()) });
+      const asked = await responseOf(conversation, first.toUIMessageStream.bind(first), [user]);
+      const part = asked.parts.find((p) => p.type === "tool-ask");
+      expect(part).toMatchObject({ state: "input-available" });
+
+      // The client ran the tool: the same assistant message, grown by its output, comes back.
+      const answered = {
+        ...asked,
+        parts: asked.parts.map((p) => (p === part ? { ...p, state: "output-available", output: "yes" } : p)),
+      } as UIMessage;
+      await conversation.saveUIMessages([answered]);
+      const continued = streamText({ model, tools, ...(await conversation.load()) });
+      const final = await responseOf(conversation, continued.toUIMessageStream.bind(continued), [user, answered]);
+      expect(final.id).toBe(asked.id);
+      const loaded = await conversation.load();
+      expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(loaded.messages[2]?.content).toMatchObject([
+        { type: "tool-result", output: { type: "text", value: "yes" } },
+      ]);
+      expect(loaded.messages[3]).toEqual({ role: "assistant", content: [{ type: "text", text: "Thanks." }] });
+      await expectAccepted(loaded);
+
+      // A tool that needs approval: the request streamed, the approval added to that message, the run resumed.
+      const user2: UIMessage = { id: "u2", role: "user", parts: [{ type: "text", text: "Now delete /x" }] };
+      await conversation.saveUIMessages([user2]);
+      const deleting = streamingToolModel("delete_file", { path: "/x" });
+      const dangerous = { delete_file: deleteTool };
+      const history = [user, final, user2];
+      const third = streamText({ model: deleting, tools: dangerous, ...(await conversation.load()) });
+      const request = await responseOf(conversation, third.toUIMessageStream.bind(third), history, "a2");
+      const pending = request.parts.find((p) => p.type === "tool-delete_file") as { approval?: { id: string } };
+      expect(pending).toMatchObject({ state: "approval-requested" });
+      const approved = {
+        ...request,
+        parts: request.parts.map((p) =>
+          p === pending
+            ? { ...p, state: "approval-responded", approval: { id: pending.approval?.id, approved: true } }
+            : p,
+        ),
+      } as UIMessage;
+      await conversation.saveUIMessages([approved]);
+      const fourth = streamText({ model: deleting, tools: dangerous, ...(await conversation.load()) });
+      const done = await responseOf(conversation, fourth.toUIMessageStream.bind(fourth), [...history, approved], "a2");
+      expect(done.parts.find((p) => p.type === "tool-delete_file")).toMatchObject({ output: "deleted /x" });
+      const afterApproval = await conversation.load();
+      expect(afterApproval.messages.slice(4).map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+      ]);
+      expect(afterApproval.messages[7]?.content).toMatchObject([
+        { type: "tool-result", output: { value: "deleted /x" } },
+      ]);
+      await expectAccepted(afterApproval);
+    });
+
+    it("forks at a turn and at a seq: the fork is the parent's view then, and writes never cross", async () => {
+      const db = await database();
+      const parent = await db.open({ model: "gpt-4o" });
+      const model = () =>
+        scriptedModel([result([call(`c${Math.random()}`, "weather", { city: "Oslo" })]), result([text("Sunny.")])]);
+      await turn(parent, "first", model());
+      const atTurnOne = await parent.load();
+      const seq = parent.session.state.lastSeq;
+      await turn(parent, "second", model());
+
+      const byTurn = await parent.fork({ atTurn: 1 });
+      const bySeq = await parent.fork({ atSeq: seq });
+      expect(byTurn.sessionId).not.toBe(parent.sessionId);
+      expect(bySeq.session.state.started?.parent).toEqual({
+        sessionId: parent.sessionId,
+        relation: "fork",
+        atSeq: seq,
+      });
+      expect(await byTurn.load()).toEqual(atTurnOne);
+      expect(await bySeq.load()).toEqual(atTurnOne);
+      expect((await (await parent.fork({ atTurn: 0 })).load()).messages).toEqual([]);
+
+      await byTurn.save([{ role: "user", content: "only in the fork" }]);
+      await parent.save([{ role: "user", content: "only in the parent" }]);
+      const forkText = JSON.stringify(await byTurn.load());
+      const parentText = JSON.stringify(await parent.load());
+      expect(forkText).toContain("only in the fork");
+      expect(forkText).not.toContain("only in the parent");
+      expect(forkText).not.toContain("second");
+      expect(parentText).not.toContain("only in the fork");
+      const reopened = await db.open({ sessionId: byTurn.sessionId });
+      expect(JSON.stringify(await reopened.load())).toBe(forkText);
+      await expectAccepted(await bySeq.load());
+    });
+
+    it("bad input is a typed error and stores nothing", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      await turn(
+        conversation,
+        "Weather?",
+        scriptedModel([result([call("c1", "weather", { city: "x" })]), result([text("ok")])]),
+      );
+      const before = await conversation.load();
+      const seq = conversation.session.state.lastSeq;
+      const attempts: [string, unknown][] = [
+        ["VALIDATION", [{ role: "robot", content: "hi" }]],
+        ["VALIDATION", [{ role: "user", content: [{ type: "video", data: "x" }] }]],
+        ["VALIDATION", { role: "user", content: "not a list" }],
+        ["VALIDATION", [{ role: "user", content: "hi", providerOptions: { x: { when: new Date() } } }]],
+        ["VALIDATION", [{ role: "user", content: "hi", providerOptions: { x: { $aiSdk: "url" } } }]],
+        [
+          "VALIDATION",
+          [{ role: "tool", content: [{ type: "tool-approval-response", approvalId: "nope", approved: true }] }],
+        ],
+        [
+          "INVARIANT_VIOLATED",
+          [
+            { role: "user", content: "this one would be lost with the next" },
+            {
+              role: "tool",
+              content: [
+                { type: "tool-result", toolCallId: "nope", toolName: "weather", output: { type: "text", value: "x" } },
+              ],
+            },
+          ],
+        ],
+        [
+          "INVARIANT_VIOLATED",
+          [
+            {
+              role: "tool",
+              content: [
+                {
+                  type: "tool-result",
+                  toolCallId: "c1",
+                  toolName: "weather",
+                  output: { type: "text", value: "again" },
+                },
+              ],
+            },
+          ],
+        ],
+      ];
+      for (const [code, input] of attempts) {
+        const error = await conversation.save(input as ModelMessage[]).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(isPalimpsestError(error), String(error)).toBe(true);
+        expect((error as { code: string }).code, JSON.stringify(input)).toBe(code);
+      }
+      await conversation.session.refresh();
+      expect(conversation.session.state.lastSeq).toBe(seq);
+      expect(await conversation.load()).toEqual(before);
+      await expect(openConversation({ url: db.url, sessionId: "x", modle: "gpt-4o" } as never)).rejects.toMatchObject({
+        code: "VALIDATION",
+        details: { path: "modle" },
+      });
+    });
+  });
+}
+
+/** A streaming mock: the whole answer (`finish`), or a first delta and then nothing, as a slow model does. */
+function streamingModel(finish: boolean): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          controller.enqueue({ type: "stream-start", warnings: [] });
+          controller.enqueue({ type: "text-start", id: "t1" });
+          controller.enqueue({ type: "text-delta", id: "t1", delta: finish ? "Hi there." : "Partial " });
+          if (!finish) return;
+          controller.enqueue({ type: "text-end", id: "t1" });
+          const usage = {
+            inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 3, text: 3, reasoning: 0 },
+          };
+          controller.enqueue({ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage });
+          controller.close();
+        },
+      }),
+    }),
+  });
+}
+
+/**
+ * Reads a UI message stream made with the conversation's options to its end, or (`cancel`) cancels it
+ * after the first text delta, as a client that went away (`onDelta` hears each delta); resolves with what the save did.
+ */
+async function consume(
+  conversation: Conversation,
+  toStream: (options: ReturnType<Conversation["uiMessageStreamOptions"]>) => ReadableStream<{ type: string }>,
+  original: UIMessage[],
+  cancel: boolean,
+  onDelta: () => void = () => {},
+): Promise<unknown> {
+  let report: (outcome: unknown) => void = () => {};
+  const saved = new Promise((resolve) => {
+    report = resolve;
+  });
+  const reader = toStream(conversation.uiMessageStreamOptions(original, report)).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (value.type === "text-delta") onDelta();
+    if (cancel && value.type === "text-delta") {
+      await reader.cancel("client went away");
+      break;
+    }
+  }
+  return saved;
+}
+
+/** Reads a UI message stream made with the conversation's options (response ids named) to its end; the saved response. */
+async function responseOf(
+  conversation: Conversation,
+  toStream: (
+    options: ReturnType<Conversation["uiMessageStreamOptions"]> & { generateMessageId: () => string },
+  ) => ReadableStream<unknown>,
+  original: UIMessage[],
+  id = "a1",
+): Promise<UIMessage> {
+  let response: UIMessage | undefined;
+  const options = conversation.uiMessageStreamOptions(original);
+  const reader = toStream({
+    ...options,
+    generateMessageId: () => id,
+    onFinish: async (event) => {
+      response = event.responseMessage;
+      await options.onFinish(event);
+    },
+  }).getReader();
+  while (!(await reader.read()).done) {}
+  if (response === undefined) throw new Error("the stream finished without onFinish");
+  return response;
+}

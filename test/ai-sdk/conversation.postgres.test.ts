@@ -1,0 +1,4 @@
+import { describeConversations } from "./conversation.contract.ts";
+import { postgresConversations } from "./conversation-backends.ts";
+
+describeConversations(postgresConversations());

@@ -1,0 +1,4 @@
+import { describeConversations } from "./conversation.contract.ts";
+import { sqliteConversations } from "./conversation-backends.ts";
+
+describeConversations(sqliteConversations);
