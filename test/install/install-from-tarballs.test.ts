@@ -21,9 +21,16 @@ interface SessionPage {
   next: string | null;
 }
 
-const PACKAGES = ["core", "projections", "store", "summarizers", "cli", "claude-agent-sdk"].map(
-  (p) => `@palimpsest/${p}`,
-);
+const PACKAGES = [
+  "core",
+  "projections",
+  "store",
+  "summarizers",
+  "cli",
+  "claude-agent-sdk",
+  "openai-agents",
+  "ai-sdk",
+].map((p) => `@palimpsest/${p}`);
 
 /** A Claude Code session id for the SessionStore program. */
 const SDK_SESSION = "9d3c0a52-5b8e-4f0e-9a51-2f6f3c1a7e10";
@@ -104,6 +111,49 @@ console.log(JSON.stringify({
   erased: (await store.runtime.store.getSession(sessionId)).erasedAt !== undefined,
 }));
 await store.close();
+`;
+
+/** Without @openai/agents-core installed: openAgentsSession says what to install. */
+const NO_AGENTS_PROGRAM = `
+import { openAgentsSession } from "palimpsest/openai-agents";
+try {
+  await openAgentsSession({ url: ":memory:" });
+  console.log("opened");
+} catch (error) {
+  console.log(JSON.stringify({ code: error.code, message: error.message }));
+}
+`;
+
+/** The real Runner with its scripted model over the installed session: a turn with a tool call, then (argv "next") a turn resumed from the file. */
+const AGENTS_PROGRAM = `
+import { Agent, Runner, setTracingDisabled, tool } from "@openai/agents-core";
+import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents-core/testing";
+import { openAgentsSession } from "palimpsest/openai-agents";
+import { z } from "zod";
+
+setTracingDisabled(true);
+const first = process.argv[2] === "first";
+const weather = tool({
+  name: "get_weather",
+  description: "The weather of a city",
+  parameters: z.object({ city: z.string() }),
+  execute: async ({ city }) => "sunny in " + city,
+});
+const model = new ScriptedModel(
+  first
+    ? [[functionCall("get_weather", { city: "Oslo" }, { callId: "call_1" })], [assistantMessage("Sunny.")]]
+    : [[assistantMessage("Still sunny.")]],
+);
+const agent = new Agent({ name: "assistant", model, tools: [weather] });
+const session = await openAgentsSession({ url: "agents.db", sessionId: "install-check", model: "gpt-4.1" });
+const result = await new Runner({ tracingDisabled: true }).run(agent, first ? "Weather in Oslo?" : "And now?", { session });
+const items = await session.getItems();
+console.log(JSON.stringify({
+  output: result.finalOutput,
+  stored: items.map((i) => i.type ?? "message"),
+  sent: model.calls.at(-1).request.input.map((i) => i.type ?? "message"),
+}));
+await session.close();
 `;
 
 /** The embedded default (no URL), a session, a compaction and the view, through `import ... from "palimpsest"`. */
@@ -190,9 +240,11 @@ describe("installed from the packed tarballs with plain npm", () => {
   it("packs one tarball per library package, each with only its build, README and LICENSE", () => {
     expect(project.tarballs).toEqual([
       "palimpsest-0.1.0.tgz",
+      "palimpsest-ai-sdk-0.1.0.tgz",
       "palimpsest-claude-agent-sdk-0.1.0.tgz",
       "palimpsest-cli-0.1.0.tgz",
       "palimpsest-core-0.1.0.tgz",
+      "palimpsest-openai-agents-0.1.0.tgz",
       "palimpsest-projections-0.1.0.tgz",
       "palimpsest-store-0.1.0.tgz",
       "palimpsest-summarizers-0.1.0.tgz",
@@ -287,6 +339,33 @@ describe("installed from the packed tarballs with plain npm", () => {
       view: ["user", "assistant", "tool", "assistant"],
       afterDelete: null,
       erased: true,
+    });
+  }, 300_000);
+
+  it("runs the OpenAI Agents SDK's Runner on an installed session once the SDK is beside it, and resumes it in a new process", async () => {
+    const cwd = join(project.dir, "agents");
+    await mkdir(cwd);
+    await writeFile(join(cwd, "no-agents.mjs"), NO_AGENTS_PROGRAM);
+    const missing = JSON.parse((await runOk(process.execPath, ["no-agents.mjs"], { cwd })).stdout);
+    expect(missing.code).toBe("VALIDATION");
+    expect(missing.message).toContain("npm install @openai/agents-core");
+    await runOk("npm", ["install", "--no-audit", "--no-fund", "@openai/agents-core@0.20.0", "zod@4.6.7"], {
+      cwd: project.dir,
+    });
+    await writeFile(join(cwd, "agents.mjs"), AGENTS_PROGRAM);
+    const turn = (phase: string) => runOk(process.execPath, ["agents.mjs", phase], { cwd });
+    const first = await turn("first");
+    expect(first.stderr).toBe("");
+    expect(JSON.parse(first.stdout)).toEqual({
+      output: "Sunny.",
+      stored: ["message", "function_call", "function_call_result", "message"],
+      sent: ["message", "function_call", "function_call_result"],
+    });
+    const next = JSON.parse((await turn("next")).stdout);
+    expect(next).toEqual({
+      output: "Still sunny.",
+      stored: ["message", "function_call", "function_call_result", "message", "message", "message"],
+      sent: ["message", "function_call", "function_call_result", "message", "message"],
     });
   }, 300_000);
 

@@ -1,5 +1,5 @@
-import { checkOptionKeys, isPalimpsestError, ValidationError } from "@palimpsest/core";
-import { type CompactionSettings, openPalimpsest, type Palimpsest, type Session } from "@palimpsest/store";
+import { checkOptionKeys, ValidationError } from "@palimpsest/core";
+import { type CompactionSettings, openPalimpsest, type Palimpsest } from "@palimpsest/store";
 import { loadAi } from "./ai-module.ts";
 import { Conversation } from "./conversation.ts";
 
@@ -53,31 +53,10 @@ export async function openConversation(options: OpenConversationOptions = {}): P
       ...(model === undefined ? {} : { model }),
       ...(contextWindow === undefined ? {} : { contextWindow }),
     };
-    const session = await openSession(runtime, sessionId, start);
+    const session = await runtime.resumeOrStart(sessionId, start);
     return new Conversation({ ai, runtime, session, compaction, ownsRuntime: given === undefined });
   } catch (error) {
     if (given === undefined) await runtime.close();
     throw error;
-  }
-}
-
-/** The session `sessionId` names (resumed), or a new one started under it; another process starting it first is fine. */
-async function openSession(
-  runtime: Palimpsest,
-  sessionId: string | undefined,
-  start: { model?: string; contextWindow?: number },
-): Promise<Session> {
-  if (sessionId === undefined) return runtime.startSession(start);
-  try {
-    return await runtime.resume(sessionId);
-  } catch (error) {
-    if (!isPalimpsestError(error, "NOT_FOUND")) throw error;
-  }
-  try {
-    return await runtime.startSession({ ...start, sessionId });
-  } catch (error) {
-    if (!isPalimpsestError(error, "INVARIANT_VIOLATED") || error.details.rule !== "session-already-started")
-      throw error;
-    return runtime.resume(sessionId);
   }
 }

@@ -162,6 +162,28 @@ export class Palimpsest {
   }
 
   /**
+   * The session `idOrName` names (by id or name, resumed), or a new one started with `options` under that
+   * id when none has it; without `idOrName`, a new session. What an adapter does when a caller hands it a
+   * session id that may or may not exist yet. Another process starting the same id first is fine: that
+   * session is resumed.
+   */
+  async resumeOrStart(idOrName: string | undefined, options: StartSessionOptions = {}): Promise<Session> {
+    if (idOrName === undefined) return this.startSession(options);
+    try {
+      return await this.resume(await this.resolveSession(idOrName));
+    } catch (error) {
+      if (!isPalimpsestError(error, "NOT_FOUND")) throw error;
+    }
+    try {
+      return await this.startSession({ ...options, sessionId: idOrName });
+    } catch (error) {
+      const raced = isPalimpsestError(error, "INVARIANT_VIOLATED") && error.details.rule === "session-already-started";
+      if (!raced) throw error;
+      return this.resume(idOrName);
+    }
+  }
+
+  /**
    * The id of the session `nameOrId` names: a session id names itself; otherwise it is a name, the
    * external id of the session's source (a Claude Code session id, a subagent's agent id, an SDK's
    * session id), and names the one session started with it (a hand-off successor takes no name: the name
