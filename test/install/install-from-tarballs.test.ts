@@ -113,16 +113,18 @@ console.log(JSON.stringify({
 await store.close();
 `;
 
-/** Without @openai/agents-core installed: openAgentsSession says what to install. */
-const NO_AGENTS_PROGRAM = `
-import { openAgentsSession } from "palimpsest/openai-agents";
+/** An adapter's opener called before its SDK is installed: it should say what to install. */
+function noSdkProgram(subpath: string, opener: string): string {
+  return `
+import { ${opener} } from "palimpsest/${subpath}";
 try {
-  await openAgentsSession({ url: ":memory:" });
+  await ${opener}({ url: ":memory:" });
   console.log("opened");
 } catch (error) {
   console.log(JSON.stringify({ code: error.code, message: error.message }));
 }
 `;
+}
 
 /** The real Runner with its scripted model over the installed session: a turn with a tool call, then (argv "next") a turn resumed from the file. */
 const AGENTS_PROGRAM = `
@@ -154,6 +156,45 @@ console.log(JSON.stringify({
   sent: model.calls.at(-1).request.input.map((i) => i.type ?? "message"),
 }));
 await session.close();
+`;
+
+/** The real generateText with the AI SDK's mock model over an installed conversation: a tool loop, then (argv "next") one more turn from the file. */
+const AI_PROGRAM = `
+import { generateText, stepCountIs, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { openConversation } from "palimpsest/ai-sdk";
+import { z } from "zod";
+
+const first = process.argv[2] === "first";
+const usage = {
+  inputTokens: { total: 50, noCache: 50, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 10, text: 10, reasoning: 0 },
+};
+const model = new MockLanguageModelV4({
+  doGenerate: async ({ prompt }) => {
+    const answered = prompt.at(-1)?.role === "tool";
+    const content = answered
+      ? [{ type: "text", text: "Sunny." }]
+      : [{ type: "tool-call", toolCallId: "call-" + prompt.length, toolName: "weather", input: '{"city":"Oslo"}' }];
+    return { content, finishReason: { unified: answered ? "stop" : "tool-calls", raw: undefined }, usage, warnings: [] };
+  },
+});
+const weather = tool({
+  description: "The weather in a city",
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => ({ city, sky: "sunny" }),
+});
+const conversation = await openConversation({ url: "chat.db", sessionId: "install-chat" });
+await conversation.save([{ role: "user", content: first ? "Weather in Oslo?" : "And tomorrow?" }]);
+const result = await generateText({ model, tools: { weather }, ...(await conversation.load()), stopWhen: stepCountIs(5) });
+await conversation.saveResponse(result);
+const { messages } = await conversation.load();
+console.log(JSON.stringify({
+  text: result.text,
+  stored: messages.map((m) => m.role),
+  sent: model.doGenerateCalls.at(-1).prompt.map((m) => m.role),
+}));
+await conversation.close();
 `;
 
 /** The embedded default (no URL), a session, a compaction and the view, through `import ... from "palimpsest"`. */
@@ -345,7 +386,7 @@ describe("installed from the packed tarballs with plain npm", () => {
   it("runs the OpenAI Agents SDK's Runner on an installed session once the SDK is beside it, and resumes it in a new process", async () => {
     const cwd = join(project.dir, "agents");
     await mkdir(cwd);
-    await writeFile(join(cwd, "no-agents.mjs"), NO_AGENTS_PROGRAM);
+    await writeFile(join(cwd, "no-agents.mjs"), noSdkProgram("openai-agents", "openAgentsSession"));
     const missing = JSON.parse((await runOk(process.execPath, ["no-agents.mjs"], { cwd })).stdout);
     expect(missing.code).toBe("VALIDATION");
     expect(missing.message).toContain("npm install @openai/agents-core");
@@ -366,6 +407,29 @@ describe("installed from the packed tarballs with plain npm", () => {
       output: "Still sunny.",
       stored: ["message", "function_call", "function_call_result", "message", "message", "message"],
       sent: ["message", "function_call", "function_call_result", "message", "message"],
+    });
+  }, 300_000);
+
+  it("saves and continues an AI SDK tool loop on an installed conversation once ai is beside it", async () => {
+    const cwd = join(project.dir, "ai");
+    await mkdir(cwd);
+    await writeFile(join(cwd, "no-ai.mjs"), noSdkProgram("ai-sdk", "openConversation"));
+    const missing = JSON.parse((await runOk(process.execPath, ["no-ai.mjs"], { cwd })).stdout);
+    expect(missing).toMatchObject({ code: "VALIDATION", message: expect.stringContaining("npm install ai") });
+    // ai declares node >= 22: npm warns (EBADENGINE) on Node 20 and installs it.
+    await runOk("npm", ["install", "--no-audit", "--no-fund", "ai@7.0.173", "zod@4.6.7"], { cwd: project.dir });
+    await writeFile(join(cwd, "ai.mjs"), AI_PROGRAM);
+    const turn = async (phase: string) =>
+      JSON.parse((await runOk(process.execPath, ["ai.mjs", phase], { cwd })).stdout);
+    expect(await turn("first")).toEqual({
+      text: "Sunny.",
+      stored: ["user", "assistant", "tool", "assistant"],
+      sent: ["user", "assistant", "tool"],
+    });
+    expect(await turn("next")).toEqual({
+      text: "Sunny.",
+      stored: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"],
+      sent: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"],
     });
   }, 300_000);
 
