@@ -84,5 +84,41 @@ for (const engine of engines()) {
       expect(JSON.stringify(items)).not.toContain("signature");
       expect(items[10]).toMatchObject({ name: "grep", output: { type: "text", text: "3 matches" } });
     });
+
+    it("a pruned computer or tool search result is rendered as the result kind its call expects", async () => {
+      const ours = await (await fresh()).open();
+      await ours.addItems([
+        { type: "message", role: "user", content: "look and search" },
+        { type: "computer_call", callId: "cc", status: "completed", action: { type: "screenshot" } },
+        { type: "tool_search_call", call_id: "ts", execution: "client", arguments: { q: "x" } } as AgentInputItem,
+        {
+          type: "computer_call_result",
+          callId: "cc",
+          output: { type: "computer_screenshot", data: "data:image/png;base64,iVBORw0KGgo=" },
+        },
+        { type: "tool_search_output", call_id: "ts", execution: "client", tools: [{ name: "g" }] } as AgentInputItem,
+      ]);
+      const results = ours.session.view().messages.slice(2);
+      await ours.session.rewrite({
+        mode: "retract",
+        targets: results.map((m) => m.id),
+        replacements: results.map((m) => ({
+          role: "tool" as const,
+          toolCallId: m.toolCallId as string,
+          content: `[output pruned] ${m.toolCallId}`,
+        })),
+      });
+      const items = await ours.getItems();
+      expect(shapes(items)).toEqual([
+        "message/user",
+        "computer_call:cc",
+        "tool_search_call",
+        "computer_call_result:cc",
+        "tool_search_output",
+      ]);
+      for (const item of items) expect(protocol.ModelItem.safeParse(item).success, JSON.stringify(item)).toBe(true);
+      expect(items[3]).toMatchObject({ output: { type: "computer_screenshot" } });
+      expect(items[4]).toMatchObject({ call_id: "ts", execution: "client", tools: [] });
+    });
   });
 }

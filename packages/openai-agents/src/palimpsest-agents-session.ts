@@ -113,7 +113,8 @@ export class PalimpsestAgentsSession
       await this.session.refresh();
       const items = itemsOfMessages(this.session.view().messages);
       if (limit === undefined) return items;
-      return limit > 0 ? items.slice(-limit) : [];
+      // As MemorySession counts: a fractional limit rounds the start down, NaN is everything.
+      return limit <= 0 ? [] : items.slice(Math.max(items.length - limit, 0));
     });
   }
 
