@@ -45,6 +45,32 @@ for (const engine of engines()) {
       }
     });
 
+    it("a popped tool result given again (corrected) answers its call again, as MemorySession takes it", async () => {
+      const call = (callId: string): AgentInputItem => ({ type: "function_call", callId, name: "f", arguments: "{}" });
+      const result = (callId: string, output: string): AgentInputItem => ({
+        type: "function_call_result",
+        callId,
+        name: "f",
+        status: "completed",
+        output,
+      });
+      const memory = new MemorySession();
+      const ours = await (await fresh()).open();
+      for (const session of [memory, ours] as Session[]) {
+        await session.addItems([user("q"), call("a"), call("b"), result("a", "1"), result("b", "2")]);
+        await session.popItem();
+        await session.addItems([result("b", "corrected")]);
+        await session.popItem();
+        await session.popItem();
+        await session.addItems([result("a", "1"), result("b", "corrected again")]);
+      }
+      expect(await ours.getItems()).toEqual(await memory.getItems());
+      const view = ours.session.view().messages;
+      expect(view.flatMap((m) => m.toolCalls ?? []).map((c) => c.id)).toEqual(["a", "b"]);
+      expect(view.filter((m) => m.role === "tool").map((m) => m.toolCallId)).toEqual(["a", "b"]);
+      expect(inputProblems(await ours.getItems())).toEqual([]);
+    });
+
     it("clearSession empties the view by one retraction; expand returns the originals; the run goes on", async () => {
       const db = await fresh();
       const ours = await db.open();
