@@ -3,6 +3,7 @@
  * each a valid `protocol.ModelItem`, a stub of the result kind its call expects, reasoning dropped.
  */
 import { type AgentInputItem, protocol } from "@openai/agents-core";
+import type { PalimpsestAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
 import { shapes } from "./agents-harness.ts";
 import { databases, engines } from "./engines.ts";
@@ -23,6 +24,21 @@ const results: AgentInputItem[] = [
   { type: "function_call_result", callId: "fn", name: "lookup", status: "completed", output: "found" },
 ];
 
+/** A stub for every message of the view from `from` on, as a prune writes them: same tool call id, no items of their own. */
+async function stubResults(ours: PalimpsestAgentsSession, from: number): Promise<void> {
+  const results = ours.session.view().messages.slice(from);
+  await ours.session.rewrite({
+    mode: "retract",
+    targets: results.map((m) => m.id),
+    replacements: results.map((m) => ({
+      role: "tool" as const,
+      toolCallId: m.toolCallId as string,
+      content: `[output pruned] ${m.toolCallId}`,
+      ...(m.isError === undefined ? {} : { isError: m.isError }),
+    })),
+  });
+}
+
 for (const engine of engines()) {
   describe.skipIf(engine.skip !== undefined)(`items rendered from the projection (${engine.name})`, () => {
     const fresh = databases(engine);
@@ -33,17 +49,7 @@ for (const engine of engines()) {
       const view = ours.session.view().messages;
       expect(view.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "tool"]);
       expect(view[3]?.isError).toBe(true);
-      // A stub for every result, as a prune writes them: same tool call id, no items of their own.
-      await ours.session.rewrite({
-        mode: "retract",
-        targets: view.slice(2).map((m) => m.id),
-        replacements: view.slice(2).map((m) => ({
-          role: "tool" as const,
-          toolCallId: m.toolCallId as string,
-          content: `[output pruned] ${m.toolCallId}`,
-          ...(m.isError === undefined ? {} : { isError: m.isError }),
-        })),
-      });
+      await stubResults(ours, 2);
       await ours.session.append([
         {
           role: "user",
@@ -98,16 +104,7 @@ for (const engine of engines()) {
         },
         { type: "tool_search_output", call_id: "ts", execution: "client", tools: [{ name: "g" }] } as AgentInputItem,
       ]);
-      const results = ours.session.view().messages.slice(2);
-      await ours.session.rewrite({
-        mode: "retract",
-        targets: results.map((m) => m.id),
-        replacements: results.map((m) => ({
-          role: "tool" as const,
-          toolCallId: m.toolCallId as string,
-          content: `[output pruned] ${m.toolCallId}`,
-        })),
-      });
+      await stubResults(ours, 2);
       const items = await ours.getItems();
       expect(shapes(items)).toEqual([
         "message/user",
