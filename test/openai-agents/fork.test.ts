@@ -8,6 +8,7 @@ import type { PalimpsestAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
 import { inputItems, inputProblems, scripted, turnSteps } from "./agents-harness.ts";
 import { databases, engines } from "./engines.ts";
+import { expectRejection } from "./expect-error.ts";
 
 /** Runs turn `turn` (two calls) on `session`; the model's inputs. */
 async function turn(session: PalimpsestAgentsSession, t: number, tag = ""): Promise<AgentInputItem[][]> {
@@ -52,6 +53,23 @@ for (const engine of engines()) {
       expect(await reopened.getItems()).toEqual(forkItems);
       await byTurn.close();
       expect(await parent.getItems()).toEqual(parentItems);
+    });
+
+    it("the runtime a parent opened stays open for its forks until the last of them closes", async () => {
+      const db = await fresh();
+      const parent = await db.open();
+      await turn(parent, 1);
+      const fork = await parent.fork({ atTurn: 1 });
+      const again = await fork.fork({ atTurn: 0 });
+      await parent.close();
+      await parent.close();
+      await turn(fork, 2, " (fork)");
+      expect(JSON.stringify(await fork.getItems())).toContain("(fork)");
+      await fork.close();
+      expect(await again.getItems()).toEqual([]);
+      await again.close();
+      await expectRejection(again.getItems(), { code: "VALIDATION" });
+      await expectRejection(parent.runtime.resolveSession(parent.session.id), { code: "STORAGE" });
     });
   });
 }

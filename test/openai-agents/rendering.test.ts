@@ -3,6 +3,7 @@
  * each a valid `protocol.ModelItem`, a stub of the result kind its call expects, reasoning dropped.
  */
 import { type AgentInputItem, protocol } from "@openai/agents-core";
+import type { PalimpsestAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
 import { shapes } from "./agents-harness.ts";
 import { databases, engines } from "./engines.ts";
@@ -23,6 +24,21 @@ const results: AgentInputItem[] = [
   { type: "function_call_result", callId: "fn", name: "lookup", status: "completed", output: "found" },
 ];
 
+/** A stub for every message of the view from `from` on, as a prune writes them: same tool call id, no items of their own. */
+async function stubResults(ours: PalimpsestAgentsSession, from: number): Promise<void> {
+  const results = ours.session.view().messages.slice(from);
+  await ours.session.rewrite({
+    mode: "retract",
+    targets: results.map((m) => m.id),
+    replacements: results.map((m) => ({
+      role: "tool" as const,
+      toolCallId: m.toolCallId as string,
+      content: `[output pruned] ${m.toolCallId}`,
+      ...(m.isError === undefined ? {} : { isError: m.isError }),
+    })),
+  });
+}
+
 for (const engine of engines()) {
   describe.skipIf(engine.skip !== undefined)(`items rendered from the projection (${engine.name})`, () => {
     const fresh = databases(engine);
@@ -33,17 +49,7 @@ for (const engine of engines()) {
       const view = ours.session.view().messages;
       expect(view.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "tool"]);
       expect(view[3]?.isError).toBe(true);
-      // A stub for every result, as a prune writes them: same tool call id, no items of their own.
-      await ours.session.rewrite({
-        mode: "retract",
-        targets: view.slice(2).map((m) => m.id),
-        replacements: view.slice(2).map((m) => ({
-          role: "tool" as const,
-          toolCallId: m.toolCallId as string,
-          content: `[output pruned] ${m.toolCallId}`,
-          ...(m.isError === undefined ? {} : { isError: m.isError }),
-        })),
-      });
+      await stubResults(ours, 2);
       await ours.session.append([
         {
           role: "user",
@@ -83,6 +89,33 @@ for (const engine of engines()) {
       });
       expect(JSON.stringify(items)).not.toContain("signature");
       expect(items[10]).toMatchObject({ name: "grep", output: { type: "text", text: "3 matches" } });
+    });
+
+    it("a pruned computer or tool search result is rendered as the result kind its call expects", async () => {
+      const ours = await (await fresh()).open();
+      await ours.addItems([
+        { type: "message", role: "user", content: "look and search" },
+        { type: "computer_call", callId: "cc", status: "completed", action: { type: "screenshot" } },
+        { type: "tool_search_call", call_id: "ts", execution: "client", arguments: { q: "x" } } as AgentInputItem,
+        {
+          type: "computer_call_result",
+          callId: "cc",
+          output: { type: "computer_screenshot", data: "data:image/png;base64,iVBORw0KGgo=" },
+        },
+        { type: "tool_search_output", call_id: "ts", execution: "client", tools: [{ name: "g" }] } as AgentInputItem,
+      ]);
+      await stubResults(ours, 2);
+      const items = await ours.getItems();
+      expect(shapes(items)).toEqual([
+        "message/user",
+        "computer_call:cc",
+        "tool_search_call",
+        "computer_call_result:cc",
+        "tool_search_output",
+      ]);
+      for (const item of items) expect(protocol.ModelItem.safeParse(item).success, JSON.stringify(item)).toBe(true);
+      expect(items[3]).toMatchObject({ output: { type: "computer_screenshot" } });
+      expect(items[4]).toMatchObject({ call_id: "ts", execution: "client", tools: [] });
     });
   });
 }

@@ -11,12 +11,13 @@ export type LooseItem = Record<string, unknown>;
  */
 export type ItemRole = "input" | "output" | "call" | "result";
 
+// A `program` and its `program_output` are outputs: the program's own calls and results come between
+// them, which a waiting Palimpsest tool call could not have (the SDK pairs them in model input itself).
 const CALL_TYPES: ReadonlySet<string> = new Set([
   "function_call",
   "computer_call",
   "shell_call",
   "apply_patch_call",
-  "program",
   "tool_search_call",
 ]);
 const RESULT_TYPES: ReadonlySet<string> = new Set([
@@ -24,7 +25,6 @@ const RESULT_TYPES: ReadonlySet<string> = new Set([
   "computer_call_result",
   "shell_call_output",
   "apply_patch_call_output",
-  "program_output",
   "tool_search_output",
 ]);
 

@@ -1,7 +1,7 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { type LiveEntry, type SessionState, ValidationError } from "@palimpsest/core";
 import type { MessageInput, RewriteRequest } from "@palimpsest/store";
-import { callIdOf, itemRole, type StoredItems, sameItems } from "./agent-item.ts";
+import { callIdOf, type ItemRole, itemRole, type StoredItems, sameItems, storedItems } from "./agent-item.ts";
 import type { MutatedItems } from "./history-mutations.ts";
 import { messagesOfItems } from "./item-projection.ts";
 import { itemsPerMessage } from "./item-rendering.ts";
@@ -27,7 +27,8 @@ function itemsFrom(perMessage: readonly AgentInputItem[][], start: number): Agen
  * The write that appends `items` to the view of `state`. Plain, unless calls are waiting and the batch
  * leaves one unanswered before other items: then the waiting run (and the results it already has) is rewritten
  * together with the batch, so a continuing run of calls joins it (D1) and an abandoned approval's calls
- * are withdrawn unanswered before the new input (D2), with every item kept.
+ * are withdrawn unanswered before the new input (D2), with every item kept. So is the view's last run
+ * when it was withdrawn with a call the batch answers (its result popped, then given again).
  */
 export function planAppend(
   state: Readonly<SessionState>,
@@ -36,15 +37,32 @@ export function planAppend(
 ): HistoryWrite | undefined {
   if (items.length === 0) return undefined;
   const owner = [...state.pendingCalls.values()][0];
-  if (owner === undefined || !abandons(state.pendingCalls, items)) {
-    return { kind: "append", messages: messagesOfItems(items, NO_CALLS), ...options };
-  }
-  const start = state.live.findIndex((e) => e.message.id === owner);
+  const start =
+    owner === undefined
+      ? reopens(state, items)
+      : abandons(state.pendingCalls, items)
+        ? state.live.findIndex((e) => e.message.id === owner)
+        : undefined;
+  if (start === undefined) return { kind: "append", messages: messagesOfItems(items, NO_CALLS), ...options };
   const tail = state.live.slice(start);
   const tailItems = itemsFrom(liveItems(state), start);
-  const messages = messagesOfItems([...tailItems, ...items], NO_CALLS);
+  const messages = messagesOfItems([...tailItems, ...items], state.answeredCalls);
   const carried = coveringCount(messages, tailItems.length);
   return tailWrite(tail, messages.slice(0, carried), messages.slice(carried), options);
+}
+
+/**
+ * The index of the view's last message when it is a withdrawn run holding, unanswered, the call the
+ * batch's first item answers (nothing waits on it, so a plain append of the result would be refused).
+ */
+function reopens(state: Readonly<SessionState>, items: readonly AgentInputItem[]): number | undefined {
+  const first = items[0] as AgentInputItem;
+  const id = itemRole(first) === "result" ? callIdOf(first) : undefined;
+  const last = state.live.length - 1;
+  const run = storedItems(state.live[last]?.message.metadata);
+  if (id === undefined || run === undefined) return undefined;
+  const holds = (role: ItemRole) => run.some((item) => itemRole(item) === role && callIdOf(item) === id);
+  return holds("call") && !holds("result") ? last : undefined;
 }
 
 /**

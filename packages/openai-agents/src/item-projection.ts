@@ -129,7 +129,7 @@ function toolCallOf(item: AgentInputItem): ToolCall {
   if (fields.type === "function_call") {
     return { id, name: String(fields.name), arguments: String(fields.arguments) };
   }
-  const action = fields.action ?? fields.actions ?? fields.operation ?? fields.code ?? fields.arguments ?? {};
+  const action = fields.action ?? fields.actions ?? fields.operation ?? fields.arguments ?? {};
   return { id, name: String(fields.type), arguments: typeof action === "string" ? action : JSON.stringify(action) };
 }
 

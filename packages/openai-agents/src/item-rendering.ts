@@ -1,6 +1,10 @@
 import type { AgentInputItem } from "@openai/agents-core";
-import { type ContentPart, type Message, messageText } from "@palimpsest/core";
+import { type ContentPart, type ImagePart, type Message, messageText } from "@palimpsest/core";
 import { callIdOf, itemRole, loose, storedItems } from "./agent-item.ts";
+
+/** A 1x1 transparent PNG: the screenshot of a rendered computer result whose stub has none. */
+const BLANK_PNG =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 /** What a call item was, by call id: a rendered result must be the kind its call expects. */
 type CallKinds = Map<string, { type: string; name: string }>;
@@ -9,7 +13,8 @@ type CallKinds = Map<string, { type: string; name: string }>;
  * The items a view stands for, in order: a message an adapter wrote returns its items verbatim (a deep
  * copy); any other (a summary, a prune stub, an imported or handed-off message) is rendered from its
  * projection: text as `input_text`/`output_text` messages, tool calls as `function_call`s, tool results
- * as the result kind their call expects (a `function_call_result`, or a shell, patch or program output).
+ * as the result kind their call expects (a `function_call_result`, or a shell, patch, computer or tool
+ * search output).
  * `reasoning` is dropped: another provider's signed thinking means nothing to this one.
  */
 export function itemsOfMessages(messages: readonly Message[]): AgentInputItem[] {
@@ -84,8 +89,14 @@ function renderResult(message: Message, body: string, kinds: CallKinds): AgentIn
         status: message.isError === true ? "failed" : "completed",
         output: body,
       };
-    case "program":
-      return { type: "program_output", callId, output: body, status: "completed" };
+    case "computer_call": {
+      // The output must be a screenshot: the stub's image, else a blank one (the pruned screenshot is in the log).
+      const image = message.content.find((p) => p.type === "image");
+      const data = image === undefined ? BLANK_PNG : imageUrl(image);
+      return { type: "computer_call_result", callId, output: { type: "computer_screenshot", data } };
+    }
+    case "tool_search_call":
+      return { type: "tool_search_output", call_id: callId, execution: "client", status: "completed", tools: [] };
     default: {
       const images = message.content.filter((p) => p.type === "image");
       return {
@@ -106,8 +117,10 @@ function renderResult(message: Message, body: string, kinds: CallKinds): AgentIn
 
 function userPart(part: ContentPart): { type: "input_text"; text: string } | { type: "input_image"; image: string } {
   if (part.type === "text") return { type: "input_text", text: part.text };
-  return {
-    type: "input_image",
-    image: part.url ?? `data:${part.mediaType ?? "image/png"};base64,${part.data ?? ""}`,
-  };
+  return { type: "input_image", image: imageUrl(part) };
+}
+
+/** An image part as the SDK takes it: its URL, or its data as a data URL. */
+function imageUrl(part: ImagePart): string {
+  return part.url ?? `data:${part.mediaType ?? "image/png"};base64,${part.data ?? ""}`;
 }

@@ -59,7 +59,13 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
     (await openPalimpsest({ ...(options.url === undefined ? {} : { url: options.url }), compaction: settings }));
   try {
     const session = await openOrStart(runtime, options, settings);
-    return new PalimpsestAgentsSession({ runtime, session, sdk, compaction: settings, ownsRuntime });
+    return new PalimpsestAgentsSession({
+      runtime,
+      session,
+      sdk,
+      compaction: settings,
+      holders: ownsRuntime ? { open: 1 } : undefined,
+    });
   } catch (error) {
     if (ownsRuntime) await runtime.close();
     throw error;

@@ -57,8 +57,11 @@ export interface AgentsSessionParts {
   sdk: AgentsSdk;
   /** How `runCompaction` compacts (policy, profile, summarizer, window). */
   compaction: CompactionSettings;
-  /** Close the runtime with this session (it opened it). */
-  ownsRuntime: boolean;
+  /**
+   * Set when the runtime was opened for this session: how many open sessions (it and its forks) hold
+   * it; the last of them to close closes it. Undefined for a runtime the caller shares.
+   */
+  holders: { open: number } | undefined;
 }
 
 /**
@@ -113,7 +116,8 @@ export class PalimpsestAgentsSession
       await this.session.refresh();
       const items = itemsOfMessages(this.session.view().messages);
       if (limit === undefined) return items;
-      return limit > 0 ? items.slice(-limit) : [];
+      // As MemorySession counts: a fractional limit rounds the start down, NaN is everything.
+      return limit <= 0 ? [] : items.slice(Math.max(items.length - limit, 0));
     });
   }
 
@@ -280,16 +284,21 @@ export class PalimpsestAgentsSession
       this.#open();
       await this.session.refresh();
       const forked = await this.runtime.fork(this.session.id, at);
-      return new PalimpsestAgentsSession({ ...this.#parts, session: forked, ownsRuntime: false });
+      if (this.#parts.holders !== undefined) this.#parts.holders.open++;
+      return new PalimpsestAgentsSession({ ...this.#parts, session: forked });
     });
   }
 
-  /** Closes the store when this session opened it (a shared runtime stays open); later calls are VALIDATION. */
+  /**
+   * Closes the store when this session opened it and no fork of it is still open (a shared runtime
+   * stays open); later calls are VALIDATION.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#queue.catch(() => {});
-    if (this.#parts.ownsRuntime) await this.runtime.close();
+    const holders = this.#parts.holders;
+    if (holders !== undefined && --holders.open === 0) await this.runtime.close();
   }
 
   /** The open turn's id: the appends of one run name it, and runCompaction completes it. */
