@@ -88,7 +88,7 @@ async function runWorker(
   }
 }
 
-for (const database of faultDatabases("adapter-kills")) {
+for (const database of faultDatabases("adapter_kills")) {
   describe.skipIf(database.skip !== undefined)(`SDK adapters killed mid-write (${database.name})`, () => {
     let url: string;
     beforeAll(async () => {
