@@ -98,6 +98,26 @@ for (const backend of runtimeBackends()) {
       expect(ids(session)).toHaveLength(8);
     });
 
+    it("with expectedSeq, refuses to be decided again on a log another writer moved", async () => {
+      const session = await twoExchanges();
+      const seen = session.state.lastSeq;
+      const elsewhere = await other.resume(session.id);
+      await elsewhere.append({ id: "u3", role: "user", content: "meanwhile" });
+      // `session` has not seen u3: its append fails on the stream version, and the rewrite is not re-decided.
+      const moved = await rejection(session.rewrite({ mode: "retract", targets: ["r2"], expectedSeq: seen }));
+      expect(moved).toMatchObject({
+        code: "CONCURRENCY_CONFLICT",
+        details: { subject: "stream-version", expected: seen },
+      });
+      await session.refresh();
+      expect(ids(session).slice(-2)).toEqual(["r2", "u3"]);
+      // Without it, the same rewrite is decided again on the moved log and lands.
+      const again = await other.resume(session.id);
+      await session.append({ id: "u4", role: "user", content: "and again" });
+      await again.rewrite({ mode: "retract", targets: ["u3"] });
+      expect(ids(again).slice(-2)).toEqual(["r2", "u4"]);
+    });
+
     it("replays a keyed rewrite in another process, and refuses another body under the same key", async () => {
       const session = await twoExchanges();
       const request = {
@@ -139,6 +159,7 @@ for (const backend of runtimeBackends()) {
         [{ mode: "retract", targets: [] }, "targets"],
         [{ mode: "retract", targets: ["r2"], extra: 1 }, "extra"],
         [{ mode: "retract", targets: ["r2"], append: "text" }, "append"],
+        [{ mode: "retract", targets: ["r2"], expectedSeq: 1.5 }, "expectedSeq"],
       ] as const) {
         const error = await rejection(session.rewrite(request as never));
         expect(error).toMatchObject({ code: "VALIDATION", details: { path } });

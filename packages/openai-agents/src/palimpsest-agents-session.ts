@@ -196,9 +196,15 @@ export class PalimpsestAgentsSession
       const before = await this.#stateBefore(operationId);
       const state = before ?? current;
       try {
-        if (body.type === "append") return planAppend(state, body.items, options);
-        checkSuffix(state, body.expected);
-        return planReplaceSuffix(state, body.expected.length, body.items, options);
+        if (body.type === "replace") checkSuffix(state, body.expected);
+        const write =
+          body.type === "append"
+            ? planAppend(state, body.items, options)
+            : planReplaceSuffix(state, body.expected.length, body.items, options);
+        // A retry is decided on the log before its key (as the store replays it), not on the current one.
+        return before === undefined || write?.kind !== "rewrite"
+          ? write
+          : { ...write, rewrite: { ...write.rewrite, expectedSeq: before.lastSeq } };
       } catch (error) {
         if (before !== undefined) throw new IdempotencyMismatch(this.session.id, operationId);
         throw error;
@@ -334,10 +340,9 @@ export class PalimpsestAgentsSession
             const { messages, kind: _, ...options } = write;
             await this.session.append(messages, options);
           } else {
-            // Planned on this view: a compaction committed meanwhile makes it CONCURRENCY_CONFLICT, and it is planned again.
-            const basis =
-              write.rewrite.idempotencyKey === undefined ? { viewVersion: this.session.state.viewVersion } : {};
-            await this.session.rewrite({ ...write.rewrite, ...basis });
+            // Planned on this log: anything committed meanwhile (another process's append or compaction)
+            // makes it CONCURRENCY_CONFLICT, and it is planned again on the moved log.
+            await this.session.rewrite({ expectedSeq: seq, ...write.rewrite });
           }
           return;
         } catch (error) {

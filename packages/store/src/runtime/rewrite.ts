@@ -1,4 +1,5 @@
 import {
+  ConcurrencyConflict,
   type CountedMessage,
   checkId,
   checkOptionKeys,
@@ -38,6 +39,13 @@ export interface RewriteRequest {
   idempotencyKey?: string;
   /** The view version the request was computed from; a moved view is CONCURRENCY_CONFLICT. Default: the current one. */
   viewVersion?: number;
+  /**
+   * The log's last seq the request was computed from: when any event landed after it (another process
+   * appended), CONCURRENCY_CONFLICT (`stream-version`) and nothing is written, instead of the rewrite
+   * being decided again on the moved log. For a rewrite that is only right on the tail it saw (pop the
+   * newest item, replace an expected suffix). Default: decided again on whatever the log holds.
+   */
+  expectedSeq?: number;
   /** `producer.policy` of the compaction (default: the mode). */
   policy?: string;
 }
@@ -50,6 +58,7 @@ const REQUEST_KEYS: { [K in keyof Required<RewriteRequest>]: true } = {
   turnId: true,
   idempotencyKey: true,
   viewVersion: true,
+  expectedSeq: true,
   policy: true,
 };
 
@@ -78,6 +87,9 @@ export async function prepareRewrite(request: RewriteRequest, counter: TokenCoun
   const kind = request.mode === "import" ? "summary" : "stub";
   const targets = new Set(request.targets);
   return (state) => {
+    if (request.expectedSeq !== undefined && state.lastSeq !== request.expectedSeq) {
+      throw new ConcurrencyConflict(state.sessionId, "stream-version", request.expectedSeq, state.lastSeq);
+    }
     const removed = state.live.reduce((n, e) => (targets.has(e.message.id) ? n + e.tokens : n), 0);
     const added = replacements.reduce((n, r) => n + r.tokens, 0);
     const supersede: MessagesSuperseded = {
@@ -128,9 +140,9 @@ function checkRequest(request: RewriteRequest): void {
   }
   if (request.idempotencyKey !== undefined) checkId(request.idempotencyKey, "idempotencyKey");
   if (request.turnId !== undefined) checkId(request.turnId, "turnId");
-  if (request.viewVersion !== undefined && !Number.isInteger(request.viewVersion)) {
-    throw new ValidationError("viewVersion must be an integer", [`viewVersion: ${request.viewVersion}`], {
-      path: "viewVersion",
-    });
+  for (const field of ["viewVersion", "expectedSeq"] as const) {
+    if (request[field] !== undefined && !Number.isInteger(request[field])) {
+      throw new ValidationError(`${field} must be an integer`, [`${field}: ${request[field]}`], { path: field });
+    }
   }
 }
