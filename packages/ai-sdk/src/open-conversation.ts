@@ -1,5 +1,5 @@
-import { checkOptionKeys, ValidationError } from "@palimpsest/core";
-import { type CompactionSettings, openPalimpsest, type Palimpsest } from "@palimpsest/store";
+import { checkOptionKeys } from "@palimpsest/core";
+import { type CompactionSettings, openRuntimeSession, type Palimpsest } from "@palimpsest/store";
 import { loadAi } from "./ai-module.ts";
 import { Conversation } from "./conversation.ts";
 
@@ -39,24 +39,16 @@ const OPTION_KEYS: { [K in keyof Required<OpenConversationOptions>]: true } = {
 export async function openConversation(options: OpenConversationOptions = {}): Promise<Conversation> {
   checkOptionKeys("openConversation", options, OPTION_KEYS);
   const { url, sessionId, model, contextWindow, compaction = {}, runtime: given } = options;
-  if (given !== undefined && url !== undefined) {
-    throw new ValidationError("openConversation takes url or runtime, not both", ["url: given with runtime"], {
-      path: "url",
-    });
-  }
   const ai = await loadAi();
-  const runtime =
-    given ??
-    (await openPalimpsest({ ...(url === undefined ? {} : { url }), compaction: { auto: true, ...compaction } }));
-  try {
-    const start = {
+  const { runtime, session, ownsRuntime } = await openRuntimeSession("openConversation", {
+    ...(url === undefined ? {} : { url }),
+    ...(given === undefined ? {} : { runtime: given }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    compaction: { auto: true, ...compaction },
+    start: {
       ...(model === undefined ? {} : { model }),
       ...(contextWindow === undefined ? {} : { contextWindow }),
-    };
-    const session = await runtime.resumeOrStart(sessionId, start);
-    return new Conversation({ ai, runtime, session, compaction, ownsRuntime: given === undefined });
-  } catch (error) {
-    if (given === undefined) await runtime.close();
-    throw error;
-  }
+    },
+  });
+  return new Conversation({ ai, runtime, session, compaction, ownsRuntime });
 }

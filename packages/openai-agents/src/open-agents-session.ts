@@ -1,5 +1,5 @@
-import { checkOptionKeys, isPalimpsestError, ValidationError } from "@palimpsest/core";
-import { type CompactionSettings, openPalimpsest, type Palimpsest, type Session } from "@palimpsest/store";
+import { checkOptionKeys, ValidationError } from "@palimpsest/core";
+import { type CompactionSettings, openRuntimeSession, type Palimpsest } from "@palimpsest/store";
 import { type AgentsSdk, PalimpsestAgentsSession } from "./palimpsest-agents-session.ts";
 
 /**
@@ -41,11 +41,6 @@ const OPTION_KEYS: { [K in keyof Required<OpenAgentsSessionOptions>]: true } = {
  */
 export async function openAgentsSession(options: OpenAgentsSessionOptions = {}): Promise<PalimpsestAgentsSession> {
   checkOptionKeys("openAgentsSession", options, OPTION_KEYS);
-  if (options.url !== undefined && options.runtime !== undefined) {
-    throw new ValidationError("openAgentsSession takes url or runtime, not both", ["url: given with runtime"], {
-      path: "url",
-    });
-  }
   const sdk = await loadSdk();
   const settings: CompactionSettings = {
     ...options.compaction,
@@ -53,51 +48,25 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
       ? {}
       : { contextWindow: options.contextWindow }),
   };
-  const ownsRuntime = options.runtime === undefined;
-  const runtime =
-    options.runtime ??
-    (await openPalimpsest({ ...(options.url === undefined ? {} : { url: options.url }), compaction: settings }));
-  try {
-    const session = await openOrStart(runtime, options, settings);
-    return new PalimpsestAgentsSession({
-      runtime,
-      session,
-      sdk,
-      compaction: settings,
-      holders: ownsRuntime ? { open: 1 } : undefined,
-    });
-  } catch (error) {
-    if (ownsRuntime) await runtime.close();
-    throw error;
-  }
-}
-
-/** The session `sessionId` names, or a new one (another process starting the same id first is fine). */
-async function openOrStart(
-  runtime: Palimpsest,
-  options: OpenAgentsSessionOptions,
-  settings: CompactionSettings,
-): Promise<Session> {
-  const { sessionId } = options;
-  if (sessionId !== undefined) {
-    try {
-      return await runtime.resume(await runtime.resolveSession(sessionId));
-    } catch (error) {
-      if (!isPalimpsestError(error, "NOT_FOUND")) throw error;
-    }
-  }
   const profile = typeof settings.profile === "string" ? settings.profile : (settings.profile?.name ?? "openai");
-  try {
-    return await runtime.startSession({
+  const { runtime, session, ownsRuntime } = await openRuntimeSession("openAgentsSession", {
+    ...(options.url === undefined ? {} : { url: options.url }),
+    ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    compaction: settings,
+    start: {
       profile,
-      ...(sessionId === undefined ? {} : { sessionId }),
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
-    });
-  } catch (error) {
-    if (sessionId === undefined || !isPalimpsestError(error, "INVARIANT_VIOLATED")) throw error;
-    return runtime.resume(sessionId);
-  }
+    },
+  });
+  return new PalimpsestAgentsSession({
+    runtime,
+    session,
+    sdk,
+    compaction: settings,
+    holders: ownsRuntime ? { open: 1 } : undefined,
+  });
 }
 
 /** The SDK's runtime values, loaded on first use: it is an optional peer dependency. */

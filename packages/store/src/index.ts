@@ -12,6 +12,7 @@ export * from "./runtime/load-session.ts";
 export * from "./runtime/message-input.ts";
 export * from "./runtime/micro-compact.ts";
 export * from "./runtime/open-palimpsest.ts";
+export * from "./runtime/open-runtime-session.ts";
 export * from "./runtime/palimpsest.ts";
 export * from "./runtime/rewrite.ts";
 export * from "./runtime/session.ts";

@@ -1,0 +1,50 @@
+import { ValidationError } from "@palimpsest/core";
+import type { CompactionSettings } from "./compaction-settings.ts";
+import { openPalimpsest } from "./open-palimpsest.ts";
+import type { Palimpsest, StartSessionOptions } from "./palimpsest.ts";
+import type { Session } from "./session.ts";
+
+/** Where an SDK adapter's session lives and how a new one starts: what every adapter's opener takes. */
+export interface RuntimeSessionOptions {
+  /** `postgres://…`, a SQLite file path, or `:memory:`; default `./.palimpsest/palimpsest.db`. Not with `runtime`. */
+  url?: string;
+  /** A runtime to share (several sessions, one store); the caller keeps it and closes it. */
+  runtime?: Palimpsest;
+  /** The compaction settings of the runtime opened for `url` (a given runtime keeps its own). */
+  compaction?: CompactionSettings;
+  /** A session id or name to continue; a new session (with this id, when given) otherwise. */
+  sessionId?: string;
+  /** What a new session starts with. */
+  start?: StartSessionOptions;
+}
+
+/** The runtime and session an adapter wraps, and whether the runtime was opened for it (then it closes it). */
+export interface RuntimeSession {
+  runtime: Palimpsest;
+  session: Session;
+  ownsRuntime: boolean;
+}
+
+/**
+ * Opens the runtime at `url` (or takes the given one) and resumes the session `sessionId` names, or
+ * starts it (Palimpsest.resumeOrStart). `url` with `runtime` is VALIDATION naming `fn`. A runtime opened
+ * here is closed again when the session cannot be had.
+ */
+export async function openRuntimeSession(fn: string, options: RuntimeSessionOptions): Promise<RuntimeSession> {
+  const { url, runtime: given, compaction, sessionId, start } = options;
+  if (url !== undefined && given !== undefined) {
+    throw new ValidationError(`${fn} takes url or runtime, not both`, ["url: given with runtime"], { path: "url" });
+  }
+  const runtime =
+    given ??
+    (await openPalimpsest({
+      ...(url === undefined ? {} : { url }),
+      ...(compaction === undefined ? {} : { compaction }),
+    }));
+  try {
+    return { runtime, session: await runtime.resumeOrStart(sessionId, start), ownsRuntime: given === undefined };
+  } catch (error) {
+    if (given === undefined) await runtime.close();
+    throw error;
+  }
+}
