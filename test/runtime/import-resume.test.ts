@@ -93,6 +93,21 @@ for (const backend of runtimeBackends()) {
       expect(view.at(-1)?.id).toMatch(new RegExp(`^${grown.message.id}~r\\d+$`));
     });
 
+    it("an import of an older version of a message the log holds grown (a fold that read the key before another process's fold wrote more) takes nothing back", async () => {
+      const { v1, v2, grown } = versions("stale-fold");
+      const sessionId = "00000000-0000-8000-a000-00000000057a";
+      await importSession(runtime, v2, { sessionId, revise: true });
+      const before = await runtime.store.readStream(sessionId);
+      await importSession(runtime, v1, { sessionId, revise: true });
+      expect(await runtime.store.readStream(sessionId)).toEqual(before);
+      expect((await runtime.resume(sessionId)).view().messages.at(-1)?.content).toEqual(grown.message.content);
+      // The other way round, the grown version still revises the older one.
+      const other = "00000000-0000-8000-a000-00000000057b";
+      await importSession(runtime, { ...v1, externalId: "stale-fold-2" }, { sessionId: other, revise: true });
+      await importSession(runtime, { ...v2, externalId: "stale-fold-2" }, { sessionId: other, revise: true });
+      expect((await runtime.resume(other)).view().messages.at(-1)?.content).toEqual(grown.message.content);
+    });
+
     it("two first imports at once of the same items with different starts (a title line arrived in between): the later conflicts, never an idempotency mismatch", async () => {
       const { v1 } = versions("titled-late");
       const error = await importRacing(

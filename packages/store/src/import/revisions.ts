@@ -30,9 +30,32 @@ export function revisedMessages(state: SessionState, items: readonly ImportItem[
     if (item.kind !== "message" || item.message.role !== "assistant") continue;
     const live = standing.get(item.message.id);
     if (live === undefined || canonicalJson({ ...live, id: item.message.id }) === canonicalJson(item.message)) continue;
+    // A source version the live one already extends is stale: a fold that read the key before another
+    // process's fold wrote more (a Claude Code message only grows, block by block) must not take it back.
+    if (grownFrom(item.message, { ...live, id: item.message.id })) continue;
     revisions.push({ targetId: live.id, message: item.message });
   }
   return revisions;
+}
+
+/**
+ * Whether `newer` is `older` with blocks appended: its content parts, tool calls and reasoning blocks
+ * begin with `older`'s, and everything else is the same.
+ */
+function grownFrom(older: Message, newer: Message): boolean {
+  const prefix = (a: unknown, b: unknown): boolean => {
+    if (a === undefined) return true;
+    if (!Array.isArray(a) || !Array.isArray(b)) return canonicalJson(a) === canonicalJson(b);
+    return a.length <= b.length && a.every((x, i) => canonicalJson(x) === canonicalJson(b[i]));
+  };
+  const { content, toolCalls, reasoning, ...rest } = older;
+  const { content: newContent, toolCalls: newCalls, reasoning: newReasoning, ...newRest } = newer;
+  return (
+    canonicalJson(rest) === canonicalJson(newRest) &&
+    prefix(content, newContent) &&
+    prefix(toolCalls, newCalls) &&
+    prefix(reasoning, newReasoning)
+  );
 }
 
 /** The suffix revisionId adds. */
