@@ -1,0 +1,57 @@
+/**
+ * The migration steps a database records, by name and in order. kysely refuses to open a database that
+ * recorded a step the code no longer has, or whose next step sorts before one it applied: renaming,
+ * renumbering or reordering a step would lock every existing user out of their data. A new step goes at
+ * the end with the next number (0003 was never used and stays free).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresServer } from "../support/postgres-server.ts";
+import { postgresBackend, type StoreBackend, sqliteBackend } from "../support/store-backends.ts";
+
+const APPLIED = [
+  "0001_event_log",
+  "0002_precompaction_candidates",
+  "0004_handoffs",
+  "0005_audit_read_models",
+  "0006_events_global_order",
+  "0007_handoff_completion",
+  "0008_events_recorded_at",
+  "0009_sessions_listing",
+  "0010_session_erasure",
+  "0011_session_names",
+  "0012_mirror",
+  "0013_audit_fork_point",
+];
+
+/** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */
+interface MigrationTable {
+  selectFrom(table: "kysely_migration"): {
+    select(column: "name"): { orderBy(column: "name"): { execute(): Promise<{ name: string }[]> } };
+  };
+}
+
+const server = postgresServer();
+const backends: [string, () => Promise<StoreBackend>, string | undefined][] = [
+  ["sqlite", sqliteBackend, undefined],
+  ["postgres", () => postgresBackend((server as { url: string }).url), "skip" in server ? server.skip : undefined],
+];
+
+for (const [name, make, skip] of backends) {
+  describe.skipIf(skip !== undefined)(`migration steps (${name})`, () => {
+    let backend: StoreBackend;
+    beforeAll(async () => {
+      backend = await make();
+    });
+    afterAll(() => backend.dispose());
+
+    it("a new database records every step, by these names, in this order", async () => {
+      const store = await backend.open();
+      const rows = await (store.database as unknown as MigrationTable)
+        .selectFrom("kysely_migration")
+        .select("name")
+        .orderBy("name")
+        .execute();
+      expect(rows.map((r) => r.name)).toEqual(APPLIED);
+    });
+  });
+}
