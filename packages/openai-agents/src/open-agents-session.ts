@@ -1,5 +1,10 @@
-import { checkOptionKeys, ValidationError } from "@palimpsest/core";
-import { type CompactionSettings, openRuntimeSession, type Palimpsest } from "@palimpsest/store";
+import { ValidationError } from "@palimpsest/core";
+import {
+  type AdapterSessionOptions,
+  type CompactionSettings,
+  checkAdapterOptions,
+  openRuntimeSession,
+} from "@palimpsest/store";
 import { type AgentsSdk, PalimpsestAgentsSession } from "./palimpsest-agents-session.ts";
 
 /**
@@ -8,30 +13,12 @@ import { type AgentsSdk, PalimpsestAgentsSession } from "./palimpsest-agents-ses
  */
 export type AgentsCompactionSettings = Omit<CompactionSettings, "auto">;
 
-/** Options of openAgentsSession. Exact: an unknown key is VALIDATION. */
-export interface OpenAgentsSessionOptions {
-  /** `postgres://…`, a SQLite file path, or `:memory:`; default `./.palimpsest/palimpsest.db`. Not with `runtime`. */
-  url?: string;
-  /** A session id or name (its source's id) to continue; a new session (with this id, when given) otherwise. */
-  sessionId?: string;
-  /** The model a new session is started with (it picks the tokenizer). */
-  model?: string;
-  /** The model's context window: a new session's, and the window compaction keeps the view within. */
-  contextWindow?: number;
-  /** How the session compacts (default: the `openai` profile's policy with the offline summarizer). */
-  compaction?: AgentsCompactionSettings;
-  /** A runtime to share (several sessions, one store); closing the session leaves it open. */
-  runtime?: Palimpsest;
-}
-
-const OPTION_KEYS: { [K in keyof Required<OpenAgentsSessionOptions>]: true } = {
-  url: true,
-  sessionId: true,
-  model: true,
-  contextWindow: true,
-  compaction: true,
-  runtime: true,
-};
+/**
+ * Options of openAgentsSession (exact: an unknown key is VALIDATION). A new session takes the `openai`
+ * profile unless `compaction.profile` names another; `contextWindow` is also the window compaction keeps
+ * the view within.
+ */
+export type OpenAgentsSessionOptions = AdapterSessionOptions<AgentsCompactionSettings>;
 
 /**
  * Opens an OpenAI Agents SDK session on Palimpsest: `run(agent, input, { session: await
@@ -40,7 +27,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenAgentsSessionOptions>]: true } = {
  * without it.
  */
 export async function openAgentsSession(options: OpenAgentsSessionOptions = {}): Promise<PalimpsestAgentsSession> {
-  checkOptionKeys("openAgentsSession", options, OPTION_KEYS);
+  checkAdapterOptions("openAgentsSession", options);
   const sdk = await loadSdk();
   const settings: CompactionSettings = {
     ...options.compaction,

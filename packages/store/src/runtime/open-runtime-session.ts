@@ -1,8 +1,41 @@
-import { ValidationError } from "@palimpsest/core";
+import { checkOptionKeys, ValidationError } from "@palimpsest/core";
 import type { CompactionSettings } from "./compaction-settings.ts";
 import { openPalimpsest } from "./open-palimpsest.ts";
 import type { Palimpsest, StartSessionOptions } from "./palimpsest.ts";
 import type { Session } from "./session.ts";
+
+/**
+ * What every SDK adapter's opener takes from its caller (`openAgentsSession`, `openConversation`), with
+ * the adapter's own kind of compaction settings. Exact: see checkAdapterOptions.
+ */
+export interface AdapterSessionOptions<Compaction = CompactionSettings> {
+  /** `postgres://…`, a SQLite file path, or `:memory:`; default `./.palimpsest/palimpsest.db`. Not with `runtime`. */
+  url?: string;
+  /** A session id or name (an imported session's source id) to continue; a new session (under this id, when given) otherwise. */
+  sessionId?: string | undefined;
+  /** The model a new session starts with (it picks the tokenizer). */
+  model?: string;
+  /** The model's context window: a new session's, and the window compaction keeps the view within. */
+  contextWindow?: number;
+  /** How the session compacts (policy, profile, summarizer, …; see docs/compaction.md). */
+  compaction?: Compaction;
+  /** A runtime to share (several sessions, one store); closing the adapter leaves it open. */
+  runtime?: Palimpsest;
+}
+
+const ADAPTER_OPTION_KEYS: { [K in keyof Required<AdapterSessionOptions>]: true } = {
+  url: true,
+  sessionId: true,
+  model: true,
+  contextWindow: true,
+  compaction: true,
+  runtime: true,
+};
+
+/** Refuses an adapter opener's options with a key AdapterSessionOptions does not have: VALIDATION naming `fn`. */
+export function checkAdapterOptions(fn: string, options: object): void {
+  checkOptionKeys(fn, options, ADAPTER_OPTION_KEYS);
+}
 
 /** Where an SDK adapter's session lives and how a new one starts: what every adapter's opener takes. */
 export interface RuntimeSessionOptions {
