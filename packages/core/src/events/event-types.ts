@@ -9,10 +9,24 @@ import {
   TurnCompletedSchema,
 } from "./event-data.ts";
 
+/** Turns data stored at one schema version into data of the next. */
+export type Upcaster = (data: unknown) => unknown;
+
 /**
- * Every event kind with its current schema version and data schema. Bump `version` and register an
- * upcaster (see upcast.ts) when a kind's data changes shape; stored events are never rewritten (but by an
- * erasure, which replaces their data by its skeleton: see erase-event.ts).
+ * One event kind: its current schema version, its data schema and, once the version is past 1, the
+ * upcasters that lift stored data to it (`upcasters[v - 1]` lifts version v to v + 1).
+ */
+export interface EventKind {
+  readonly version: number;
+  readonly schema: z.ZodType;
+  readonly upcasters?: readonly Upcaster[];
+}
+
+/**
+ * Every event kind with its current schema version and data schema. When a kind's data changes shape,
+ * bump `version` and add the upcaster from the old version to its `upcasters` (see upcast.ts); stored
+ * events are never rewritten (but by an erasure, which replaces their data by its skeleton: see
+ * erase-event.ts).
  */
 export const EVENT_KINDS = {
   "session.started": { version: 1, schema: SessionStartedSchema },
@@ -22,7 +36,7 @@ export const EVENT_KINDS = {
   "compaction.failed": { version: 1, schema: CompactionFailedSchema },
   "session.handed-off": { version: 1, schema: SessionHandedOffSchema },
   "session.erased": { version: 1, schema: SessionErasedSchema },
-} as const;
+} as const satisfies Record<string, EventKind>;
 
 /** The name of an event kind. */
 export type EventType = keyof typeof EVENT_KINDS;
@@ -38,8 +52,6 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 /** Data of a session-started event. */
 export type SessionStarted = EventData<"session.started">;
-/** Data of a message-appended event. */
-export type MessageAppended = EventData<"message.appended">;
 /** Data of a turn-completed event. */
 export type TurnCompleted = EventData<"turn.completed">;
 /** Data of the compaction event. */

@@ -24,8 +24,6 @@ export const ImagePartSchema = z
 export const ContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema]);
 /** One content part of a message. */
 export type ContentPart = z.infer<typeof ContentPartSchema>;
-/** A text part. */
-export type TextPart = z.infer<typeof TextPartSchema>;
 /** An image part. */
 export type ImagePart = z.infer<typeof ImagePartSchema>;
 

@@ -1,6 +1,7 @@
-import { type CacheRules, estimateCache, type PromptMessage, type ProviderRequest } from "@palimpsest/core";
+import type { CacheRules, PromptMessage, ProviderRequest } from "@palimpsest/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { estimateCache } from "./fold-cache.ts";
 import { AUTOMATIC, EXPLICIT, NONE } from "./rules.ts";
 
 const messageArb: fc.Arbitrary<PromptMessage> = fc.record({

@@ -1,5 +1,6 @@
-import { cacheCost, estimateCache } from "@palimpsest/core";
+import { cacheCost } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
+import { estimateCache } from "./fold-cache.ts";
 import { AUTOMATIC, EXPLICIT, msg, NONE, PRICES, req } from "./rules.ts";
 
 const sys = msg("sys", 2000, "h-sys");

@@ -3,10 +3,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 const EVENT_TYPES = "../../src/events/event-types.ts";
 
 /**
- * Loads a fresh copy of core in which `turn.completed` is at a fake version 2, so upcasters can be
- * registered without leaking into the real module graph (or any other test).
+ * Loads a fresh copy of core in which `turn.completed` is at a fake version 2, lifted from 1 by
+ * `upcaster` when one is given, without leaking into the real module graph (or any other test).
  */
-async function coreWithTurnV2() {
+async function coreWithTurnV2(upcaster?: (data: unknown) => unknown) {
   vi.resetModules();
   vi.doMock(EVENT_TYPES, async (importOriginal) => {
     const original = await importOriginal<typeof import("../../src/events/event-types.ts")>();
@@ -14,7 +14,11 @@ async function coreWithTurnV2() {
       ...original,
       EVENT_KINDS: {
         ...original.EVENT_KINDS,
-        "turn.completed": { ...original.EVENT_KINDS["turn.completed"], version: 2 },
+        "turn.completed": {
+          ...original.EVENT_KINDS["turn.completed"],
+          version: 2,
+          ...(upcaster === undefined ? {} : { upcasters: [upcaster] }),
+        },
       },
     };
   });
@@ -56,9 +60,8 @@ afterEach(() => {
 });
 
 describe("upcast", () => {
-  it("lifts v1 data through a registered upcaster, then validates it at v2", async () => {
-    const core = await coreWithTurnV2();
-    core.registerUpcaster("turn.completed", 1, (data) => {
+  it("lifts v1 data through the kind's upcaster, then validates it at v2", async () => {
+    const core = await coreWithTurnV2((data) => {
       const { id, prompt } = data as { id: string; prompt: number };
       return { turnId: id, usage: { promptTokens: prompt } };
     });
@@ -78,16 +81,17 @@ describe("upcast", () => {
 
   it("rejects v1 data when the 1→2 step is missing", async () => {
     const core = await coreWithTurnV2();
-    expect(expectValidation(core, () => core.parseStoredEvent(v1Raw))).toEqual(["register one for turn.completed@1"]);
+    expect(expectValidation(core, () => core.parseStoredEvent(v1Raw))).toEqual([
+      'add one to EVENT_KINDS["turn.completed"].upcasters',
+    ]);
   });
 
   it("rejects data the upcaster leaves invalid", async () => {
-    const core = await coreWithTurnV2();
-    core.registerUpcaster("turn.completed", 1, (data) => data);
+    const core = await coreWithTurnV2((data) => data);
     expect(expectValidation(core, () => core.parseStoredEvent(v1Raw))[0]).toMatch(/^turnId: /);
   });
 
-  it("leaves the real registry untouched: there, version 2 is newer than the code", async () => {
+  it("leaves the real event kinds untouched: there, version 2 is newer than the code", async () => {
     const core = await import("@palimpsest/core");
     expect(core.EVENT_KINDS["turn.completed"].version).toBe(1);
     expect(expectValidation(core, () => core.upcast("turn.completed", 2, {}))).toEqual([

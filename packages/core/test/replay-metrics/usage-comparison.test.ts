@@ -1,5 +1,6 @@
-import { compareWithUsage, estimateCache, estimateFigures, usageFigures } from "@palimpsest/core";
+import { compareWithUsage, estimateFigures, usageFigures } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
+import { estimateCache } from "../cache-model/fold-cache.ts";
 
 describe("compareWithUsage", () => {
   const estimated = [
