@@ -37,6 +37,33 @@ describe("palimpsest run in process (runCli with its own IO)", () => {
     expect(unknown.stderr).toContain("(Did you mean sessions?)");
   });
 
+  it("reports usage errors commander finds like every other error: code VALIDATION, exit 2, JSON with --json", async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ["sessions", "--limit", "0"],
+        /option '--limit <n>' argument '0' is invalid\. It must be a whole number from 1 to/,
+      ],
+      [["fork", "s1", "--turn", "1", "--seq", "2"], /option '--turn <n>' cannot be used with option '--seq <n>'/],
+      [["view", "s1", "--format", "gemini"], /argument 'gemini' is invalid\. Allowed choices are openai, anthropic/],
+      [["audit", "totals", "--by", "mode,colour"], /Unknown colour: allowed are /],
+      [
+        ["audit", "view", "s1", "--seq", "1", "--turn", "2"],
+        /option '--seq <n>' cannot be used with option '--turn <n>'/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const text = await runPalimpsest(["--db", ":memory:", ...args]);
+      expect(text.code, text.stderr).toBe(2);
+      expect(text.stderr).toMatch(/^error \[VALIDATION\] /);
+      expect(text.stderr).toMatch(message);
+      const json = await runPalimpsest(["--db", ":memory:", "--json", ...args]);
+      expect(json.code).toBe(2);
+      const { error } = JSON.parse(json.stderr) as { error: { code: string; message: string } };
+      expect(error.code).toBe("VALIDATION");
+      expect(error.message).toMatch(message);
+    }
+  });
+
   it("reads the database URL and relative paths from its IO's env and cwd, and leaves the process as it was", async () => {
     const before = processState();
     const cwd = join(db.dir, "work");

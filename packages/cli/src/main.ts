@@ -1,4 +1,4 @@
-import { formatError, isPalimpsestError, reportError } from "@palimpsest/core";
+import { formatError, isPalimpsestError, reportError, ValidationError } from "@palimpsest/core";
 import { Command, CommanderError } from "commander";
 import { type CliIo, processIo } from "./cli-io.ts";
 import { commandsFor, type RegisterCommand } from "./commands/command-loaders.ts";
@@ -10,7 +10,12 @@ export function buildProgram(io: CliIo, commands: readonly RegisterCommand[]): C
     .description("an event-sourced transcript store for LLM agents")
     .option("--db <url>", "postgres://… URL, SQLite file path or :memory: (default: ./.palimpsest/palimpsest.db)")
     .option("--json", "print machine-readable JSON")
-    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+    // commander's own usage errors are printed like every other error, by runCli (outputError stays quiet)
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      outputError: () => {},
+    })
     .exitOverride();
   for (const register of commands) register(program, io);
   return program;
@@ -25,8 +30,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   try {
     await program.parseAsync(argv, { from: "user" });
     return 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+  } catch (thrown) {
+    if (thrown instanceof CommanderError && HELP_CODES.has(thrown.code)) return thrown.exitCode === 0 ? 0 : 2;
+    const error = thrown instanceof CommanderError ? usageError(thrown) : thrown;
     if (error instanceof Interrupted) {
       io.stderr(`interrupted: ${error.message}\n`);
       return error.exitCode;
@@ -35,6 +41,15 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     io.stderr(`${json ? JSON.stringify({ error: reportError(error) }) : formatError(error)}\n`);
     return isPalimpsestError(error, "VALIDATION") ? 2 : 1;
   }
+}
+
+/** commander's exits that printed help or a version, not an error. */
+const HELP_CODES = new Set(["commander.help", "commander.helpDisplayed", "commander.version"]);
+
+/** A usage error commander found (unknown option, bad choice, conflicting flags, …) as a VALIDATION error. */
+function usageError(error: CommanderError): ValidationError {
+  const message = error.message.replace(/^error: /, "");
+  return new ValidationError(message, ["--help lists the command's arguments and flags"]);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

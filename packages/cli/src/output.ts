@@ -1,3 +1,4 @@
+import stringWidth from "string-width";
 import type { CliIo } from "./cli-io.ts";
 
 /** Global options every command sees. */
@@ -11,14 +12,17 @@ export function emit<T>(io: CliIo, options: GlobalOptions, data: T, render: (dat
   io.stdout(options.json === true ? `${JSON.stringify(data, null, 2)}\n` : `${render(data)}\n`);
 }
 
-/** A plain left-aligned text table with a header row. */
+/**
+ * A plain left-aligned text table with a header row, padded by the width a terminal shows (wide CJK
+ * characters and emoji take two columns, combining marks none), not by string length.
+ */
 export function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
   const cells = [header, ...rows].map((row) => row.map(String));
-  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? "").length)));
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => stringWidth(row[i] ?? ""))));
   return cells
     .map((row) =>
       row
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .map((c, i) => c + " ".repeat(Math.max(0, (widths[i] ?? 0) - stringWidth(c))))
         .join("  ")
         .trimEnd(),
     )

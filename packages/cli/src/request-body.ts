@@ -1,14 +1,17 @@
-import { type Message, ValidationError } from "@palimpsest/core";
+import type { Message } from "@palimpsest/core";
 import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
+import { Option } from "commander";
 import type { CliIo } from "./cli-io.ts";
 
 /** The provider request formats a view can be printed as. */
 export type RequestFormat = "openai" | "anthropic";
 
-/** A `--format` flag value: undefined when absent; ValidationError when it names no format. */
-export function requestFormat(format: string | undefined): RequestFormat | undefined {
-  if (format === undefined || format === "openai" || format === "anthropic") return format;
-  throw new ValidationError(`unknown format ${format}: expected openai or anthropic`, ["--format"]);
+/** `--format openai|anthropic`: print a view as that provider's request body. */
+export function requestFormatOption(): Option {
+  return new Option("--format <format>", "print the view as this provider's request body (JSON)").choices([
+    "openai",
+    "anthropic",
+  ] satisfies RequestFormat[]);
 }
 
 /** Prints messages as the request body of a provider (JSON on the run's stdout). */

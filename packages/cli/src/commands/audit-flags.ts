@@ -1,8 +1,8 @@
 import { ValidationError } from "@palimpsest/core";
 import type { AsOf } from "@palimpsest/projections";
 import type { CompactionFilter, FailureFilter } from "@palimpsest/store";
-import type { Command } from "commander";
-import { integerFlag } from "../flags.ts";
+import { type Command, Option } from "commander";
+import { integerOption } from "../flags.ts";
 import { type SessionLookup, sessionIdByPrefix } from "../id-prefix.ts";
 
 /** The filter flags of the audit commands, as commander parses them. */
@@ -67,15 +67,25 @@ function defined<T extends Record<string, string | undefined>>(fields: T): { [K 
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
 }
 
-/** The point in time of --seq, --time or --turn (exactly one). */
-export function asOf(flags: { seq?: string; time?: string; turn?: string }): AsOf {
-  const given = [flags.seq, flags.time, flags.turn].filter((f) => f !== undefined).length;
-  if (given !== 1) {
-    throw new ValidationError("give exactly one of --seq, --time or --turn", [
-      "point in time: --seq, --time or --turn",
-    ]);
-  }
-  if (flags.seq !== undefined) return { seq: integerFlag(flags.seq, "--seq", 0) };
-  if (flags.turn !== undefined) return { turn: integerFlag(flags.turn, "--turn", 1) };
-  return { time: flags.time ?? "" };
+/** The flags of one point in time: --seq, --time and --turn, which exclude each other. */
+export interface AsOfFlags {
+  seq?: number;
+  time?: string;
+  turn?: number;
+}
+
+/** Adds --seq, --time and --turn (at most one; commander refuses two). */
+export function withAsOf(command: Command): Command {
+  return command
+    .addOption(integerOption("--seq <n>", "just after this event of the session", 0).conflicts(["time", "turn"]))
+    .addOption(new Option("--time <iso>", "at this time (the last event at or before it)").conflicts("turn"))
+    .addOption(integerOption("--turn <n>", "at the end of the n-th completed turn (1 = first)", 1));
+}
+
+/** The point in time the flags name (exactly one of them). */
+export function asOf(flags: AsOfFlags): AsOf {
+  if (flags.seq !== undefined) return { seq: flags.seq };
+  if (flags.turn !== undefined) return { turn: flags.turn };
+  if (flags.time !== undefined) return { time: flags.time };
+  throw new ValidationError("give one of --seq, --time or --turn", ["point in time: --seq, --time or --turn"]);
 }

@@ -3,16 +3,18 @@ import { AuditReadModels, COMPACTION_GROUPS, FAILURE_GROUPS, type openEventStore
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { openCommandStore } from "../database.ts";
-import { integerFlag, listFlag } from "../flags.ts";
+import { integerOption, listOption } from "../flags.ts";
 import { sessionIdByPrefix, uniqueByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions } from "../output.ts";
-import { printRequestBody, requestFormat } from "../request-body.ts";
+import { printRequestBody, type RequestFormat, requestFormatOption } from "../request-body.ts";
 import {
+  type AsOfFlags,
   asOf,
   compactionFilter,
   type FilterFlags,
   failureFilter,
   optionalSession,
+  withAsOf,
   withCompactionFilters,
   withTimeFilters,
 } from "./audit-flags.ts";
@@ -36,18 +38,20 @@ export function registerAudit(program: Command, io: CliIo): void {
   const audit = program
     .command("audit")
     .description("audit compactions across sessions: filters, totals, trails, lineage, point-in-time views")
-    .option(
-      "--visibility-wait-ms <ms>",
-      "PostgreSQL: how long to wait for commits an open transaction still hides before answering",
-      "5000",
+    .addOption(
+      integerOption(
+        "--visibility-wait-ms <ms>",
+        "PostgreSQL: how long to wait for commits an open transaction still hides before answering",
+        0,
+      ).default(5000),
     );
   const options = (): AuditOptions => ({ ...program.opts<GlobalOptions>(), ...audit.opts<AuditOptions>() });
 
   withCompactionFilters(audit.command("compactions"))
     .description("list compactions (oldest first) matching the filters")
-    .option("--limit <n>", "at most this many")
-    .action(async (flags: FilterFlags & { limit?: string }) => {
-      const limit = flags.limit === undefined ? undefined : integerFlag(flags.limit, "--limit", 1);
+    .addOption(integerOption("--limit <n>", "at most this many", 1))
+    .action(async (flags: FilterFlags & { limit?: number }) => {
+      const { limit } = flags;
       await answer(
         io,
         options(),
@@ -58,9 +62,9 @@ export function registerAudit(program: Command, io: CliIo): void {
 
   withCompactionFilters(audit.command("totals"))
     .description("count compactions and sum the tokens they reclaimed, per group")
-    .option("--by <groups>", `comma-separated: ${COMPACTION_GROUPS.join(", ")}`, "")
-    .action(async (flags: FilterFlags & { by: string }) => {
-      const groups = listFlag(flags.by, "--by", COMPACTION_GROUPS);
+    .addOption(listOption("--by <groups>", "group by", COMPACTION_GROUPS, []))
+    .action(async (flags: FilterFlags & { by: (typeof COMPACTION_GROUPS)[number][] }) => {
+      const groups = flags.by;
       await answer(
         io,
         options(),
@@ -73,9 +77,9 @@ export function registerAudit(program: Command, io: CliIo): void {
     .description("count failed compaction attempts, by reason class unless --by says otherwise")
     .option("--mode <mode>", "only this compaction mode")
     .option("--reason <reason>", "only this failure class (timeout, auth, rate-limited, …)")
-    .option("--by <groups>", `comma-separated: ${FAILURE_GROUPS.join(", ")}`, "reason")
-    .action(async (flags: FilterFlags & { by: string }) => {
-      const groups = listFlag(flags.by, "--by", FAILURE_GROUPS);
+    .addOption(listOption("--by <groups>", "group by", FAILURE_GROUPS, ["reason"]))
+    .action(async (flags: FilterFlags & { by: (typeof FAILURE_GROUPS)[number][] }) => {
+      const groups = flags.by;
       await answer(
         io,
         options(),
@@ -133,11 +137,10 @@ export function registerAudit(program: Command, io: CliIo): void {
   audit
     .command("lineage [session]")
     .description("a session's ancestors, descendants and hand-off tip; without one, every lineage tree")
-    .option("--limit <n>", "without a session: at most this many trees")
-    .action(async (id: string | undefined, flags: { limit?: string }) => {
+    .addOption(integerOption("--limit <n>", "without a session: at most this many trees", 1))
+    .action(async (id: string | undefined, flags: { limit?: number }) => {
       if (id === undefined) {
-        const limit = flags.limit === undefined ? undefined : integerFlag(flags.limit, "--limit", 1);
-        await answer(io, options(), (models) => models.lineageTrees(limit), renderLineageTrees);
+        await answer(io, options(), (models) => models.lineageTrees(flags.limit), renderLineageTrees);
         return;
       }
       await answer(
@@ -148,16 +151,12 @@ export function registerAudit(program: Command, io: CliIo): void {
       );
     });
 
-  audit
-    .command("view <session>")
+  withAsOf(audit.command("view <session>"))
     .description("the active view as it stood after an event (--seq), at a time (--time) or after a turn (--turn)")
-    .option("--seq <n>", "just after this event of the session")
-    .option("--time <iso>", "at this time (the last event at or before it)")
-    .option("--turn <n>", "at the end of the n-th completed turn (1 = first)")
-    .option("--format <format>", "openai | anthropic (print the view as that provider's request body)")
-    .action(async (id: string, flags: { seq?: string; time?: string; turn?: string; format?: string }) => {
+    .addOption(requestFormatOption())
+    .action(async (id: string, flags: AsOfFlags & { format?: RequestFormat }) => {
       const at = asOf(flags);
-      const format = requestFormat(flags.format);
+      const { format } = flags;
       const global = options();
       const result = await withAudit(io, global, async (models) =>
         models.viewAsOf(await sessionIdByPrefix(models.store, id), at),
@@ -188,7 +187,7 @@ export function registerAudit(program: Command, io: CliIo): void {
 
 /** Opens the store and its audit read models, runs `work`, and always closes the store. */
 async function withAudit<T>(io: CliIo, global: AuditOptions, work: (models: AuditModels) => Promise<T>): Promise<T> {
-  const visibilityWaitMs = integerFlag(global.visibilityWaitMs ?? "5000", "--visibility-wait-ms", 0);
+  const { visibilityWaitMs } = global;
   const store = await openCommandStore(global, io, "read");
   try {
     return await work(Object.assign(new AuditReadModels(store, { visibilityWaitMs }), { store }));
@@ -200,7 +199,7 @@ async function withAudit<T>(io: CliIo, global: AuditOptions, work: (models: Audi
 type AuditModels = AuditReadModels & { store: Awaited<ReturnType<typeof openEventStore>> };
 
 /** The global options and the audit command's own. */
-type AuditOptions = GlobalOptions & { visibilityWaitMs?: string };
+type AuditOptions = GlobalOptions & { visibilityWaitMs: number };
 
 /** Answers one question and prints it (as JSON with --json). */
 async function answer<T>(

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
-import { integerFlag } from "../flags.ts";
+import { integerOption } from "../flags.ts";
 import { sessionIdByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
@@ -14,14 +14,20 @@ export function registerFork(program: Command, io: CliIo): void {
   program
     .command("fork <session>")
     .description("branch a session (by id, unique prefix or name): a new session with its view at a turn or seq")
-    .option("--turn <n>", "fork after this many turns: before the (n+1)-th user message (0: before the first)")
-    .option("--seq <n>", "fork with the session's log up to and including this seq")
+    .addOption(
+      integerOption(
+        "--turn <n>",
+        "fork after this many turns: before the (n+1)-th user message (0: before the first)",
+        0,
+      ).conflicts("seq"),
+    )
+    .addOption(integerOption("--seq <n>", "fork with the session's log up to and including this seq", 1))
     .option("--to <id>", "the fork's session id (default a new one); forking again to it returns it")
-    .action(async (id: string, flags: { turn?: string; seq?: string; to?: string }) => {
+    .action(async (id: string, flags: { turn?: number; seq?: number; to?: string }) => {
       const global = program.opts<GlobalOptions>();
       const options = {
-        ...(flags.turn === undefined ? {} : { atTurn: integerFlag(flags.turn, "--turn", 0) }),
-        ...(flags.seq === undefined ? {} : { atSeq: integerFlag(flags.seq, "--seq", 1) }),
+        ...(flags.turn === undefined ? {} : { atTurn: flags.turn }),
+        ...(flags.seq === undefined ? {} : { atSeq: flags.seq }),
         ...(flags.to === undefined ? {} : { toSessionId: flags.to }),
       };
       const fork = await withRuntime(

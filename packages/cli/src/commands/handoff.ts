@@ -1,17 +1,16 @@
-import { ValidationError } from "@palimpsest/core";
 import type { Handoff, HandoffClaim, HandoffStatus } from "@palimpsest/store";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
-import { integerFlag } from "../flags.ts";
+import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { handoffIdByPrefix, resumeByPrefix, withRuntime } from "../runtime.ts";
 
 const STATUSES: readonly HandoffStatus[] = ["pending", "claimed", "completed", "failed"];
 const DEFAULT_LEASE_MS = 60_000;
 
-/** A whole number of milliseconds from `--lease-ms`, at least 1. */
-function leaseMs(value: string | undefined): number {
-  return value === undefined ? DEFAULT_LEASE_MS : integerFlag(value, "--lease-ms", 1);
+/** `--lease-ms`: a whole number of milliseconds, at least 1. */
+function leaseOption(description: string): Option {
+  return integerOption("--lease-ms <ms>", description, 1).default(DEFAULT_LEASE_MS);
 }
 
 function claimText(claim: HandoffClaim | null): string {
@@ -70,11 +69,11 @@ export function registerHandoff(program: Command, io: CliIo): void {
     .command("claim")
     .description("claim the oldest pending (or lease-expired) hand-off; prints its token")
     .requiredOption("--claimant <name>", "who claims it (kept on the hand-off)")
-    .option("--lease-ms <ms>", `how long the claim holds without renewal (default ${DEFAULT_LEASE_MS})`)
+    .addOption(leaseOption("how long the claim holds without renewal"))
     .option("--target <target>", "only hand-offs addressed to this target")
-    .action(async (flags: { claimant: string; leaseMs?: string; target?: string }) => {
+    .action(async (flags: { claimant: string; leaseMs: number; target?: string }) => {
       const global = program.opts<GlobalOptions>();
-      const lease = leaseMs(flags.leaseMs);
+      const lease = flags.leaseMs;
       const claim = await withRuntime(global, io, (runtime) =>
         runtime.handoffs.claim({
           claimant: flags.claimant,
@@ -89,10 +88,10 @@ export function registerHandoff(program: Command, io: CliIo): void {
     .command("renew <handoff>")
     .description("extend a claim's lease")
     .requiredOption("--token <token>", "the token the claim printed")
-    .option("--lease-ms <ms>", `the new lease, from now (default ${DEFAULT_LEASE_MS})`)
-    .action(async (handoffId: string, flags: { token: string; leaseMs?: string }) => {
+    .addOption(leaseOption("the new lease, from now"))
+    .action(async (handoffId: string, flags: { token: string; leaseMs: number }) => {
       const global = program.opts<GlobalOptions>();
-      const lease = leaseMs(flags.leaseMs);
+      const lease = flags.leaseMs;
       const claim = await withRuntime(global, io, async (runtime) =>
         runtime.handoffs.renew({ handoffId: await handoffIdByPrefix(runtime, handoffId), token: flags.token }, lease),
       );
@@ -137,13 +136,10 @@ export function registerHandoff(program: Command, io: CliIo): void {
   handoff
     .command("list")
     .description("list hand-offs, oldest first")
-    .option("--status <status>", STATUSES.join(" | "))
-    .action(async (flags: { status?: string }) => {
+    .addOption(new Option("--status <status>", "only hand-offs in this status").choices(STATUSES))
+    .action(async (flags: { status?: HandoffStatus }) => {
       const global = program.opts<GlobalOptions>();
-      const status = flags.status as HandoffStatus | undefined;
-      if (status !== undefined && !STATUSES.includes(status)) {
-        throw new ValidationError(`unknown status ${status}`, [`--status: ${STATUSES.join(" | ")}`]);
-      }
+      const { status } = flags;
       const list = await withRuntime(global, io, (runtime) =>
         runtime.handoffs.list(status === undefined ? {} : { status }),
       );

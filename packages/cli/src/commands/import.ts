@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { type ImportFormat, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
 import { importSessions } from "@palimpsest/store";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { Interrupted, onInterrupt } from "../interrupted.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
@@ -30,12 +30,9 @@ export function registerImport(program: Command, io: CliIo): void {
   program
     .command("import <file>")
     .description("import a transcript (format detected when --format is omitted)")
-    .option("--format <format>", "openai | claude-code | openhands | swe-agent | tau-bench")
+    .addOption(new Option("--format <format>", "the transcript's format (default: detected)").choices(FORMATS))
     .action(async (file: string, opts: { format?: ImportFormat }) => {
       const global = program.opts<GlobalOptions>();
-      if (opts.format !== undefined && !FORMATS.includes(opts.format)) {
-        throw new ValidationError(`unknown format ${opts.format}: expected ${FORMATS.join(", ")}`, ["--format"]);
-      }
       const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
         throw new NotFoundError("file", file, { cause });
       });

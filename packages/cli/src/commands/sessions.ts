@@ -2,7 +2,7 @@ import { DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE } from "@palimpsest/st
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { openCommandStore } from "../database.ts";
-import { integerFlag } from "../flags.ts";
+import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { type SessionRowsPage, sessionRows } from "../session-rows.ts";
 
@@ -15,17 +15,18 @@ export function registerSessions(program: Command, io: CliIo): void {
   program
     .command("sessions")
     .description("list sessions (newest first, a page at a time) with live messages, live tokens and compactions")
-    .option(
-      "--limit <n>",
-      `at most this many sessions (1 to ${MAX_SESSION_PAGE_SIZE}, default ${DEFAULT_SESSION_PAGE_SIZE})`,
+    .addOption(
+      integerOption(
+        "--limit <n>",
+        `at most this many sessions (1 to ${MAX_SESSION_PAGE_SIZE})`,
+        1,
+        MAX_SESSION_PAGE_SIZE,
+      ).default(DEFAULT_SESSION_PAGE_SIZE),
     )
     .option("--after <cursor>", "the page after this cursor (printed as `next` by the previous page)")
-    .action(async (flags: { limit?: string; after?: string }) => {
+    .action(async (flags: { limit: number; after?: string }) => {
       const global = program.opts<GlobalOptions>();
-      const limit =
-        flags.limit === undefined
-          ? DEFAULT_SESSION_PAGE_SIZE
-          : integerFlag(flags.limit, "--limit", 1, MAX_SESSION_PAGE_SIZE);
+      const { limit } = flags;
       const store = await openCommandStore(global, io, "read");
       let page: SessionRowsPage;
       try {

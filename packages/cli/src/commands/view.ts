@@ -2,7 +2,7 @@ import { messageText } from "@palimpsest/core";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { emit, type GlobalOptions, preview } from "../output.ts";
-import { printRequestBody, requestFormat } from "../request-body.ts";
+import { printRequestBody, type RequestFormat, requestFormatOption } from "../request-body.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 /** `view <session> [--format openai|anthropic]`: the active prompt view. */
@@ -10,10 +10,10 @@ export function registerView(program: Command, io: CliIo): void {
   program
     .command("view <session>")
     .description("show the active view; --format prints it as an OpenAI or Anthropic request body")
-    .option("--format <format>", "openai | anthropic (JSON request body)")
-    .action(async (id: string, opts: { format?: string }) => {
+    .addOption(requestFormatOption())
+    .action(async (id: string, opts: { format?: RequestFormat }) => {
       const global = program.opts<GlobalOptions>();
-      const format = requestFormat(opts.format);
+      const { format } = opts;
       const view = await withRuntime(global, io, async (runtime) => (await resumeByPrefix(runtime, id)).view());
       if (format !== undefined) return printRequestBody(io, view.messages, format);
       emit(io, global, view, (v) =>

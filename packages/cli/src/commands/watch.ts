@@ -5,14 +5,14 @@ import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { openCommandStore } from "../database.ts";
 import { eventLine } from "../event-line.ts";
-import { integerFlag } from "../flags.ts";
+import { integerOption } from "../flags.ts";
 import { sessionIdByPrefix } from "../id-prefix.ts";
 import type { GlobalOptions } from "../output.ts";
 
 interface WatchFlags {
-  fromSeq?: string;
+  fromSeq?: number;
   after?: string;
-  count?: string;
+  count?: number;
 }
 
 /**
@@ -24,12 +24,12 @@ export function registerWatch(program: Command, io: CliIo): void {
   program
     .command("watch [session]")
     .description("print a session's events (or every session's) as they are committed, by any process")
-    .option("--from-seq <n>", "with a session: start at this seq (default: after its last event)")
+    .addOption(integerOption("--from-seq <n>", "with a session: start at this seq (default: after its last event)", 1))
     .option("--after <checkpoint>", 'without a session: start after this global checkpoint ("" = the start)')
-    .option("--count <n>", "stop after printing this many events")
+    .addOption(integerOption("--count <n>", "stop after printing this many events", 1))
     .action(async (id: string | undefined, flags: WatchFlags) => {
       const global = program.opts<GlobalOptions>();
-      const count = flags.count === undefined ? undefined : integerFlag(flags.count, "--count", 1);
+      const { count } = flags;
       checkFlagsApply(id, flags);
       const store = await openCommandStore(global, io, "read");
       try {
@@ -63,10 +63,7 @@ async function watchTarget(store: Store, id: string | undefined, flags: WatchFla
     return { all: true, after: flags.after ?? (await store.globalHead()) };
   }
   const sessionId = await sessionIdByPrefix(store, id);
-  const fromSeq =
-    flags.fromSeq === undefined
-      ? ((await store.getSession(sessionId))?.version ?? 0) + 1
-      : integerFlag(flags.fromSeq, "--from-seq", 1);
+  const fromSeq = flags.fromSeq ?? ((await store.getSession(sessionId))?.version ?? 0) + 1;
   return { sessionId, fromSeq };
 }
 

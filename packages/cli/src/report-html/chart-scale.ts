@@ -12,15 +12,19 @@ export function linearScale(max: number, from: number, to: number): Scale {
   return scale;
 }
 
-/** About `count` round tick values from 0 to at least `max` (steps of 1, 2 or 5 × 10ⁿ). */
+/**
+ * At most `count` round steps from 0 to at least `max` (steps of 1, 2 or 5 × 10ⁿ, never finer than
+ * max / count, so an axis of whole request numbers never gets half steps). Each tick is computed as
+ * i × step, rounded to the step's decimals, so no float drift accumulates.
+ */
 export function ticks(max: number, count: number): number[] {
   if (max <= 0) return [0];
   const raw = max / count;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = ([1, 2, 5, 10].find((m) => m * magnitude >= raw) ?? 10) * magnitude;
-  const out: number[] = [];
-  for (let v = 0; v < max + step; v += step) out.push(v);
-  return out;
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+  const steps = Math.ceil(max / step - 1e-9);
+  return Array.from({ length: steps + 1 }, (_, i) => Number((i * step).toFixed(decimals)));
 }
 
 /** A token count for an axis or a tooltip: 950, 12.5k, 1.2M. */
