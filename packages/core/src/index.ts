@@ -1,4 +1,5 @@
 export * from "./cache-model/index.ts";
+export * from "./candidates/index.ts";
 export * from "./compaction/index.ts";
 export * from "./errors.ts";
 export * from "./events/index.ts";
@@ -9,8 +10,7 @@ export * from "./invariants/index.ts";
 export * from "./messages/index.ts";
 export * from "./micro/index.ts";
 export * from "./ports/index.ts";
-export * from "./precompact/index.ts";
 export * from "./replay-metrics/index.ts";
 export * from "./session/index.ts";
-export * from "./summarizers/index.ts";
-export * from "./telemetry/index.ts";
+export * from "./summary/index.ts";
+export * from "./telemetry-lines/index.ts";

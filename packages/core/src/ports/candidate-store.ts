@@ -1,4 +1,4 @@
-import type { PrecompactionCandidate } from "../precompact/candidate.ts";
+import type { PrecompactionCandidate } from "../candidates/candidate.ts";
 
 /**
  * Where background pre-compaction keeps its candidates: at most one per session, a disposable cache
