@@ -1,7 +1,29 @@
+import type { z } from "zod";
 import type { Usage } from "../events/event-data.ts";
 import type { ContentPart, Message } from "../messages/message.ts";
-import { arr, isObject, type JsonObject, num, obj, str } from "./json-fields.ts";
 import { invalidInput } from "./json-input.ts";
+import { flagField, listField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
+
+/** A content block of a Claude message, the fields the importer reads. */
+const ClaudeBlock = recordOf({
+  type: textField,
+  text: textField,
+  source: recordOf({ media_type: textField, data: textField, url: textField }),
+  id: textField,
+  name: textField,
+  input: rawField,
+  tool_use_id: textField,
+  content: rawField,
+  is_error: flagField,
+});
+
+/** Claude's usage object on an assistant message. */
+const ClaudeUsage = recordOf({
+  input_tokens: numberField,
+  output_tokens: numberField,
+  cache_read_input_tokens: numberField,
+  cache_creation_input_tokens: numberField,
+});
 
 /** A source message of a Claude Code thread, before repairs; assistant entries grow as lines merge. */
 export interface ClaudeEntry {
@@ -15,18 +37,16 @@ export interface ClaudeEntry {
 export function claudeContent(raw: unknown, path: string): ContentPart[] {
   if (typeof raw === "string") return raw.length > 0 ? [{ type: "text", text: raw }] : [];
   const parts: ContentPart[] = [];
-  for (const block of arr(raw)) {
-    const b = obj(block);
-    if (b.type === "text") parts.push({ type: "text", text: str(b.text) ?? "" });
-    else if (b.type === "image") parts.push(imagePart(obj(b.source), path));
+  for (const block of read(listField, raw)) {
+    const b = read(ClaudeBlock, block);
+    if (b.type === "text") parts.push({ type: "text", text: b.text ?? "" });
+    else if (b.type === "image") parts.push(imagePart(b.source, path));
   }
   return parts;
 }
 
-function imagePart(source: JsonObject, path: string): ContentPart {
-  const mediaType = str(source.media_type);
-  const data = str(source.data);
-  const url = str(source.url);
+function imagePart(source: z.output<typeof ClaudeBlock>["source"], path: string): ContentPart {
+  const { media_type: mediaType, data, url } = source;
   if (data === undefined && url === undefined) throw invalidInput(path, "an image block needs data or url");
   return {
     type: "image",
@@ -42,11 +62,10 @@ function imagePart(source: JsonObject, path: string): ContentPart {
  */
 export function mergeAssistantBlocks(message: Message, raw: unknown, path: string): void {
   message.content.push(...claudeContent(raw, path));
-  for (const block of arr(raw)) {
-    const b = obj(block);
+  for (const block of read(listField, raw)) {
+    const b = read(ClaudeBlock, block);
     if (b.type === "tool_use") {
-      const id = str(b.id);
-      const name = str(b.name);
+      const { id, name } = b;
       if (id === undefined || id.length === 0 || name === undefined || name.length === 0) {
         throw invalidInput(path, "a tool_use block needs an id and a name");
       }
@@ -61,13 +80,12 @@ export function mergeAssistantBlocks(message: Message, raw: unknown, path: strin
  * The messages of one user line: a tool message per `tool_result` block (content string or blocks,
  * `is_error` kept), then one user message with the line's text and image blocks, if any.
  */
-export function userLineMessages(line: JsonObject, uuid: string, path: string): Message[] {
-  const raw = obj(line.message).content;
+export function userLineMessages(raw: unknown, uuid: string, path: string): Message[] {
   const out: Message[] = [];
-  for (const block of arr(raw)) {
-    const b = obj(block);
+  for (const block of read(listField, raw)) {
+    const b = read(ClaudeBlock, block);
     if (b.type !== "tool_result") continue;
-    const toolCallId = str(b.tool_use_id);
+    const toolCallId = b.tool_use_id;
     if (toolCallId === undefined || toolCallId.length === 0)
       throw invalidInput(path, "a tool_result needs tool_use_id");
     out.push({
@@ -85,17 +103,18 @@ export function userLineMessages(line: JsonObject, uuid: string, path: string): 
 
 /** Claude usage as Palimpsest usage: the prompt counts cached reads and cache writes too. */
 export function claudeUsage(raw: unknown): Usage | undefined {
-  if (!isObject(raw)) return undefined;
-  const input = num(raw.input_tokens);
-  const output = num(raw.output_tokens);
-  const read = num(raw.cache_read_input_tokens);
-  const write = num(raw.cache_creation_input_tokens);
+  const {
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_input_tokens: cacheRead,
+    cache_creation_input_tokens: cacheWrite,
+  } = read(ClaudeUsage, raw);
   const usage: Usage = {};
-  if (input !== undefined || read !== undefined || write !== undefined) {
-    usage.promptTokens = (input ?? 0) + (read ?? 0) + (write ?? 0);
+  if (input !== undefined || cacheRead !== undefined || cacheWrite !== undefined) {
+    usage.promptTokens = (input ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0);
   }
   if (output !== undefined) usage.completionTokens = output;
-  if (read !== undefined) usage.cacheReadTokens = read;
-  if (write !== undefined) usage.cacheWriteTokens = write;
+  if (cacheRead !== undefined) usage.cacheReadTokens = cacheRead;
+  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
   return Object.keys(usage).length > 0 ? usage : undefined;
 }

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Message } from "../messages/message.ts";
 import {
   type ClaudeEntry,
@@ -6,10 +7,32 @@ import {
   mergeAssistantBlocks,
   userLineMessages,
 } from "./claude-code-blocks.ts";
-import { fileStem, isObject, type JsonObject, num, obj, str, textDigest } from "./json-fields.ts";
+import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines } from "./json-input.ts";
+import { flagField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
+
+/** One line of a Claude Code session file, the fields the importer reads. */
+const ClaudeLine = recordOf({
+  type: textField,
+  subtype: textField,
+  summary: textField,
+  sessionId: textField,
+  slug: textField,
+  uuid: textField,
+  parentUuid: textField,
+  agentId: textField,
+  isSidechain: flagField,
+  isCompactSummary: flagField,
+  timestamp: textField,
+  compactMetadata: recordOf({ preTokens: numberField, trigger: textField }),
+  message: recordOf({ id: textField, model: textField, content: rawField, usage: rawField }),
+});
+type ClaudeLine = z.output<typeof ClaudeLine>;
+
+/** What a `compact_boundary` line says about the compaction its summary line completes. */
+type Boundary = ClaudeLine["compactMetadata"];
 
 type Step =
   | { kind: "message"; entry: ClaudeEntry }
@@ -20,7 +43,7 @@ interface Thread {
   parentExternalId?: string;
   steps: Step[];
   assistants: Map<string, ClaudeEntry>;
-  boundary: JsonObject | undefined;
+  boundary: Boundary | undefined;
   model?: string;
 }
 
@@ -41,16 +64,17 @@ export function parseClaudeCode(text: string, options: ParseOptions = {}): Impor
   const threadOfUuid = new Map<string, string>();
   let sessionId: string | undefined;
   let title: string | undefined;
-  for (const { value, line } of parseJsonLines(text, fileName, onProgress)) {
+  for (const { value: raw, line } of parseJsonLines(text, fileName, onProgress)) {
     const path = inputPath(fileName, line);
-    if (!isObject(value)) throw invalidInput(path, "a line must be a JSON object");
+    if (!isObject(raw)) throw invalidInput(path, "a line must be a JSON object");
+    const value = read(ClaudeLine, raw);
     if (value.type === "summary") {
-      title ??= str(value.summary);
+      title ??= value.summary;
       continue;
     }
-    sessionId ??= str(value.sessionId);
-    title ??= str(value.slug);
-    const uuid = str(value.uuid);
+    sessionId ??= value.sessionId;
+    title ??= value.slug;
+    const { uuid } = value;
     if (uuid !== undefined && threadOfUuid.has(uuid)) continue;
     const key = threadKey(value, threadOfUuid, fileAgent);
     if (uuid !== undefined) threadOfUuid.set(uuid, key);
@@ -62,11 +86,11 @@ export function parseClaudeCode(text: string, options: ParseOptions = {}): Impor
       threads.set(key, thread);
     }
     if (value.type === "system") {
-      if (value.subtype === "compact_boundary") thread.boundary = obj(value.compactMetadata);
+      if (value.subtype === "compact_boundary") thread.boundary = value.compactMetadata;
     } else if (value.type === "assistant") addAssistantLine(thread, value, id, path);
     else if (value.isCompactSummary === true) addCompaction(thread, value, id, path);
     else
-      for (const message of userLineMessages(value, id, path))
+      for (const message of userLineMessages(value.message.content, id, path))
         thread.steps.push({ kind: "message", entry: { message, ...timeOf(value) } });
   }
   const ordered = [...threads.values()].sort(
@@ -75,24 +99,24 @@ export function parseClaudeCode(text: string, options: ParseOptions = {}): Impor
   return ordered.map((thread) => buildSession(thread, thread.parentExternalId === undefined ? title : undefined));
 }
 
-function threadKey(line: JsonObject, threadOfUuid: Map<string, string>, fileAgent: string | undefined): string {
-  const agent = str(line.agentId) ?? (line.isSidechain === true ? fileAgent : undefined);
+function threadKey(line: ClaudeLine, threadOfUuid: Map<string, string>, fileAgent: string | undefined): string {
+  const agent = line.agentId ?? (line.isSidechain === true ? fileAgent : undefined);
   if (agent !== undefined) return `agent:${agent}`;
   if (line.isSidechain !== true) return "main";
-  const parent = threadOfUuid.get(str(line.parentUuid) ?? "");
-  return parent !== undefined && parent !== "main" ? parent : `side:${str(line.uuid) ?? ""}`;
+  const parent = threadOfUuid.get(line.parentUuid ?? "");
+  return parent !== undefined && parent !== "main" ? parent : `side:${line.uuid ?? ""}`;
 }
 
-function newThread(key: string, line: JsonObject, sessionId: string): Thread {
+function newThread(key: string, line: ClaudeLine, sessionId: string): Thread {
   const base = { steps: [], assistants: new Map(), boundary: undefined };
   if (key === "main") return { ...base, externalId: sessionId };
-  const externalId = key.startsWith("agent:") ? key.slice("agent:".length) : `${sessionId}:sidechain:${str(line.uuid)}`;
+  const externalId = key.startsWith("agent:") ? key.slice("agent:".length) : `${sessionId}:sidechain:${line.uuid}`;
   return { ...base, externalId, parentExternalId: sessionId };
 }
 
-function addAssistantLine(thread: Thread, line: JsonObject, id: string, path: string): void {
-  const message = obj(line.message);
-  const key = str(message.id) ?? id;
+function addAssistantLine(thread: Thread, line: ClaudeLine, id: string, path: string): void {
+  const { message } = line;
+  const key = message.id ?? id;
   let entry = thread.assistants.get(key);
   if (entry === undefined) {
     entry = { message: { id: key, role: "assistant", content: [] }, ...timeOf(line) };
@@ -102,15 +126,15 @@ function addAssistantLine(thread: Thread, line: JsonObject, id: string, path: st
   mergeAssistantBlocks(entry.message, message.content, path);
   const usage = claudeUsage(message.usage);
   if (usage !== undefined) entry.usage = usage;
-  const model = str(message.model);
+  const { model } = message;
   if (model !== undefined && model !== "<synthetic>") thread.model ??= model;
 }
 
-function addCompaction(thread: Thread, line: JsonObject, id: string, path: string): void {
-  const meta = thread.boundary ?? {};
+function addCompaction(thread: Thread, line: ClaudeLine, id: string, path: string): void {
+  const meta: Boundary = thread.boundary ?? {};
   thread.boundary = undefined;
-  const summary: Message = { id, role: "user", content: claudeContent(obj(line.message).content, path) };
-  const preTokens = num(meta.preTokens);
+  const summary: Message = { id, role: "user", content: claudeContent(line.message.content, path) };
+  const { preTokens } = meta;
   const trigger = meta.trigger === "manual" ? "manual" : "auto";
   thread.steps.push({
     kind: "compaction",
@@ -122,8 +146,8 @@ function addCompaction(thread: Thread, line: JsonObject, id: string, path: strin
 }
 
 /** The line's `timestamp` as `{ occurredAt }` when it is a readable time, else nothing. */
-function timeOf(line: JsonObject): { occurredAt?: string } {
-  const raw = str(line.timestamp);
+function timeOf(line: ClaudeLine): { occurredAt?: string } {
+  const raw = line.timestamp;
   const ms = raw === undefined ? Number.NaN : Date.parse(raw);
   return Number.isNaN(ms) ? {} : { occurredAt: new Date(ms).toISOString() };
 }

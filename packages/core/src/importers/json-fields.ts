@@ -6,26 +6,6 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The value if it is a string, else undefined. */
-export function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
-/** The value if it is a finite number, else undefined. */
-export function num(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-/** The value if it is an array, else an empty array. */
-export function arr(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-/** The value if it is an object, else an empty object. */
-export function obj(value: unknown): JsonObject {
-  return isObject(value) ? value : {};
-}
-
 /** The file name without folders and without its last extension, for ids derived from a file. */
 export function fileStem(fileName: string | undefined): string | undefined {
   if (fileName === undefined) return undefined;

@@ -1,7 +1,11 @@
-import { arr, fileStem, isObject, str, textDigest } from "./json-fields.ts";
+import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines, tryParseJson } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
+import { listField, read, recordOf, textField } from "./source-fields.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
+
+/** An OpenAI chat document: its messages and, when present, its id, title and model. */
+const ChatDocument = recordOf({ id: textField, title: textField, model: textField, messages: listField });
 
 /**
  * Parses an OpenAI chat transcript: a JSON array of messages, an object with `messages` (its `id`,
@@ -11,16 +15,15 @@ import type { ImportedSession, ParseOptions } from "./types.ts";
 export function parseOpenAiChat(text: string, options: ParseOptions = {}): ImportedSession[] {
   const { fileName, onProgress } = options;
   const whole = tryParseJson(text);
-  const externalId = (doc: unknown) =>
-    (isObject(doc) ? str(doc.id) : undefined) ?? fileStem(fileName) ?? `openai-${textDigest(text)}`;
+  const fallbackId = () => fileStem(fileName) ?? `openai-${textDigest(text)}`;
   if (Array.isArray(whole) || (isObject(whole) && Array.isArray(whole.messages))) {
-    const messages = Array.isArray(whole) ? whole : arr(whole.messages);
+    const doc = read(ChatDocument, whole);
+    const messages = Array.isArray(whole) ? whole : doc.messages;
     const key = Array.isArray(whole) ? "" : ".messages";
-    const title = isObject(whole) ? str(whole.title) : undefined;
-    const model = isObject(whole) ? str(whole.model) : undefined;
+    const { title, model } = doc;
     return [
       openAiSession(messages, {
-        externalId: externalId(whole),
+        externalId: doc.id ?? fallbackId(),
         format: "openai",
         ...(title === undefined ? {} : { title }),
         ...(model === undefined ? {} : { model }),
@@ -35,7 +38,7 @@ export function parseOpenAiChat(text: string, options: ParseOptions = {}): Impor
     openAiSession(
       lines.map((l) => l.value),
       {
-        externalId: externalId(undefined),
+        externalId: fallbackId(),
         format: "openai",
         pathOf: (i) => inputPath(fileName, lines[i]?.line),
       },

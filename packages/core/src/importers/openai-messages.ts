@@ -1,8 +1,38 @@
+import { z } from "zod";
 import type { ContentPart, Message, ToolCall } from "../messages/message.ts";
-import { arr, isObject, type JsonObject, obj, str } from "./json-fields.ts";
+import { isObject } from "./json-fields.ts";
 import { invalidInput } from "./json-input.ts";
+import { listField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";
 import type { ImportedSession, ImportFormat } from "./types.ts";
+
+/** An OpenAI chat message, the fields the importer reads. */
+const OpenAiMessage = recordOf({
+  role: rawField,
+  content: rawField,
+  name: textField,
+  tool_calls: listField,
+  function_call: rawField,
+  tool_call_id: textField,
+  tool_call_ids: listField,
+  reasoning_content: rawField,
+  reasoning: rawField,
+});
+type OpenAiMessage = z.output<typeof OpenAiMessage>;
+
+/** An OpenAI tool call: `arguments` is a JSON string (or, in some exports, the object itself). */
+const OpenAiToolCall = recordOf({ id: textField, function: recordOf({ name: textField, arguments: rawField }) });
+
+/** One OpenAI content part; `image_url` is a URL string or `{ url }`. */
+const OpenAiPart = recordOf({
+  type: rawField,
+  text: textField,
+  refusal: textField,
+  image_url: z
+    .union([z.string(), z.object({ url: z.string() }).transform((o) => o.url)])
+    .optional()
+    .catch(undefined),
+});
 
 /** Where an OpenAI-form message list came from: its session fields and how to name an element's position. */
 export interface OpenAiSource {
@@ -40,9 +70,9 @@ export function openAiSession(messages: readonly unknown[], source: OpenAiSource
  */
 function openAiMessage(raw: unknown, id: string, path: string, legacyCalls: Map<string, string>): Message[] {
   if (!isObject(raw)) throw invalidInput(path, "a message must be an object");
-  const role = raw.role;
-  const content = contentParts(raw.content, path);
-  const name = str(raw.name);
+  const message = read(OpenAiMessage, raw);
+  const { role, name } = message;
+  const content = contentParts(message.content, path);
   const named = name === undefined ? {} : { name };
   switch (role) {
     case "system":
@@ -51,9 +81,9 @@ function openAiMessage(raw: unknown, id: string, path: string, legacyCalls: Map<
     case "developer":
       return [{ id, role: "system", content, ...named, metadata: { sourceRole: "developer" } }];
     case "assistant":
-      return [{ ...assistantMessage(raw, id, content, path, legacyCalls), ...named }];
+      return [{ ...assistantMessage(message, id, content, path, legacyCalls), ...named }];
     case "tool":
-      return toolCallIds(raw, path).map((toolCallId, k) => ({
+      return toolCallIds(message, path).map((toolCallId, k) => ({
         id: k === 0 ? id : `${id}:${k}`,
         role: "tool",
         content,
@@ -70,13 +100,13 @@ function openAiMessage(raw: unknown, id: string, path: string, legacyCalls: Map<
 }
 
 function assistantMessage(
-  raw: JsonObject,
+  raw: OpenAiMessage,
   id: string,
   content: ContentPart[],
   path: string,
   legacyCalls: Map<string, string>,
 ): Message {
-  const toolCalls = arr(raw.tool_calls).map((call, k) => toolCall(call, `${path}.tool_calls[${k}]`));
+  const toolCalls = raw.tool_calls.map((call, k) => toolCall(call, `${path}.tool_calls[${k}]`));
   if (isObject(raw.function_call)) {
     const call = toolCall({ id: `${id}:function_call`, function: raw.function_call }, `${path}.function_call`);
     legacyCalls.set(call.name, call.id);
@@ -91,20 +121,18 @@ function assistantMessage(
 
 /** An OpenAI tool call; object arguments are serialized, string arguments kept exactly. */
 export function toolCall(raw: unknown, path: string): ToolCall {
-  const call = obj(raw);
-  const fn = obj(call.function);
-  const id = str(call.id);
-  const name = str(fn.name);
+  const { id, function: fn } = read(OpenAiToolCall, raw);
+  const { name } = fn;
   if (id === undefined || id.length === 0) throw invalidInput(path, "a tool call needs an id");
   if (name === undefined || name.length === 0) throw invalidInput(path, "a tool call needs a function name");
   const args = fn.arguments;
   return { id, name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
 }
 
-function toolCallIds(raw: JsonObject, path: string): string[] {
-  const single = str(raw.tool_call_id);
+function toolCallIds(raw: OpenAiMessage, path: string): string[] {
+  const single = raw.tool_call_id;
   if (single !== undefined && single.length > 0) return [single];
-  const many = arr(raw.tool_call_ids).filter((v): v is string => typeof v === "string" && v.length > 0);
+  const many = raw.tool_call_ids.filter((v): v is string => typeof v === "string" && v.length > 0);
   if (many.length > 0) return many;
   throw invalidInput(path, "a tool message needs tool_call_id");
 }
@@ -115,15 +143,11 @@ export function contentParts(raw: unknown, path: string): ContentPart[] {
   if (typeof raw === "string") return [{ type: "text", text: raw }];
   if (!Array.isArray(raw)) throw invalidInput(path, "content must be a string or an array of parts");
   return raw.map((part, k): ContentPart => {
-    const p = obj(part);
+    const p = read(OpenAiPart, part);
     const type = p.type;
-    if (type === "text" || type === "input_text" || type === "output_text")
-      return { type: "text", text: str(p.text) ?? "" };
-    if (type === "refusal") return { type: "text", text: str(p.refusal) ?? "" };
-    if (type === "image_url") {
-      const url = str(p.image_url) ?? str(obj(p.image_url).url);
-      if (url !== undefined) return { type: "image", url };
-    }
+    if (type === "text" || type === "input_text" || type === "output_text") return { type: "text", text: p.text ?? "" };
+    if (type === "refusal") return { type: "text", text: p.refusal ?? "" };
+    if (type === "image_url" && p.image_url !== undefined) return { type: "image", url: p.image_url };
     throw invalidInput(`${path}.content[${k}]`, `unsupported content part ${JSON.stringify(type)}`);
   });
 }

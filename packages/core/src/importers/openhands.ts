@@ -1,10 +1,58 @@
+import type { z } from "zod";
 import type { Usage } from "../events/event-data.ts";
 import type { Message } from "../messages/message.ts";
-import { arr, isObject, type JsonObject, num, obj, str } from "./json-fields.ts";
+import { isObject } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines } from "./json-input.ts";
 import { contentParts, toolCall } from "./openai-messages.ts";
+import { listField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
+
+/** An OpenAI-style model response kept on an OpenHands action. */
+const ModelResponse = recordOf({
+  id: textField,
+  model: textField,
+  choices: listField,
+  usage: recordOf({
+    prompt_tokens: numberField,
+    completion_tokens: numberField,
+    prompt_tokens_details: recordOf({ cached_tokens: numberField }),
+  }),
+});
+type ModelResponse = z.output<typeof ModelResponse>;
+
+/** The assistant message of a model response's first choice. */
+const ResponseChoice = recordOf({
+  message: recordOf({ content: rawField, tool_calls: listField, reasoning_content: rawField }),
+});
+
+/** One event of an instance's history, the fields the importer reads. */
+const HistoryEvent = recordOf({
+  id: numberField,
+  observation: textField,
+  action: textField,
+  source: textField,
+  content: textField,
+  message: textField,
+  /** The action's arguments, kept whole: a call rebuilt from them serializes them as they were. */
+  args: rawField,
+  tool_call_metadata: recordOf({
+    tool_call_id: textField,
+    function_name: textField,
+    model_response: rawField,
+  }),
+});
+type HistoryEvent = z.output<typeof HistoryEvent>;
+
+/** One instance (one line) of OpenHands output. */
+const Instance = recordOf({
+  instance_id: textField,
+  history: listField,
+  metadata: recordOf({ llm_config: recordOf({ model: textField }) }),
+});
+
+/** The `content` of an action's arguments, when it is text. */
+const ActionArgs = recordOf({ content: textField });
 
 /**
  * Parses OpenHands evaluation output (JSONL, one instance per line) into one session per instance.
@@ -19,42 +67,43 @@ export function parseOpenHands(text: string, options: ParseOptions = {}): Import
     const path = inputPath(fileName, line);
     if (!isObject(value) || !Array.isArray(value.history))
       throw invalidInput(path, "an instance needs a history array");
-    const externalId = str(value.instance_id) ?? `line-${line}`;
+    const instance = read(Instance, value);
+    const externalId = instance.instance_id ?? `line-${line}`;
     const builder = new TranscriptBuilder(externalId);
     const responses = new Set<string>();
-    let model = str(obj(obj(value.metadata).llm_config).model);
-    arr(value.history).forEach((event, index) => {
-      const e = obj(event);
-      const id = `${externalId}:${num(e.id) ?? index}`;
+    let model = instance.metadata.llm_config.model;
+    instance.history.forEach((event, index) => {
+      const e = read(HistoryEvent, event);
+      const id = `${externalId}:${e.id ?? index}`;
       const eventPath = `${path}.history[${index}]`;
-      const metadata = obj(e.tool_call_metadata);
-      if (str(e.observation) !== undefined) {
-        const toolCallId = str(metadata.tool_call_id);
+      const metadata = e.tool_call_metadata;
+      if (e.observation !== undefined) {
+        const toolCallId = metadata.tool_call_id;
         if (toolCallId === undefined) return;
-        const name = str(metadata.function_name);
+        const name = metadata.function_name;
         builder.add({
           id,
           role: "tool",
-          content: contentParts(str(e.content) ?? str(e.message) ?? "", eventPath),
+          content: contentParts(e.content ?? e.message ?? "", eventPath),
           toolCallId,
           ...(name === undefined ? {} : { name }),
           ...(e.observation === "error" ? { isError: true } : {}),
         });
         return;
       }
-      const action = str(e.action);
-      const content = contentParts(str(obj(e.args).content) ?? str(e.message) ?? "", eventPath);
+      const { action } = e;
+      const content = contentParts(read(ActionArgs, e.args).content ?? e.message ?? "", eventPath);
       if (action === "system") builder.add({ id, role: "system", content });
       else if (action === "message" && e.source === "user") builder.add({ id, role: "user", content });
       else if (isObject(metadata.model_response)) {
-        const response = metadata.model_response;
-        const responseId = str(response.id) ?? id;
+        const response = read(ModelResponse, metadata.model_response);
+        const responseId = response.id ?? id;
         if (responses.has(responseId)) return;
         responses.add(responseId);
-        model ??= str(response.model);
-        builder.add(responseMessage(response, id, eventPath), usageOf(obj(response.usage)));
+        model ??= response.model;
+        builder.add(responseMessage(response, id, eventPath), usageOf(response.usage));
       } else if (action === "message" && e.source === "agent") builder.add({ id, role: "assistant", content });
-      else if (str(metadata.tool_call_id) !== undefined) builder.add(bareCall(e, metadata, id, content, eventPath));
+      else if (metadata.tool_call_id !== undefined) builder.add(bareCall(e, id, content, eventPath));
     });
     return builder.finish({
       externalId,
@@ -65,11 +114,10 @@ export function parseOpenHands(text: string, options: ParseOptions = {}): Import
   });
 }
 
-function responseMessage(response: JsonObject, id: string, path: string): Message {
-  const choice = obj(arr(response.choices)[0]);
-  const raw = obj(choice.message);
+function responseMessage(response: ModelResponse, id: string, path: string): Message {
+  const raw = read(ResponseChoice, response.choices[0]).message;
   const message: Message = { id, role: "assistant", content: contentParts(raw.content, path) };
-  const calls = arr(raw.tool_calls).map((c, k) => toolCall(c, `${path}.model_response.tool_calls[${k}]`));
+  const calls = raw.tool_calls.map((c, k) => toolCall(c, `${path}.model_response.tool_calls[${k}]`));
   if (calls.length > 0) message.toolCalls = calls;
   const reasoning = raw.reasoning_content;
   if (reasoning !== undefined && reasoning !== null) message.reasoning = reasoning;
@@ -77,19 +125,17 @@ function responseMessage(response: JsonObject, id: string, path: string): Messag
 }
 
 /** An action that kept its tool call id but not the model response: the call rebuilt from its args. */
-function bareCall(event: JsonObject, metadata: JsonObject, id: string, content: Message["content"], path: string) {
-  const call = toolCall(
-    { id: metadata.tool_call_id, function: { name: metadata.function_name, arguments: obj(event.args) } },
-    path,
-  );
+function bareCall(event: HistoryEvent, id: string, content: Message["content"], path: string) {
+  const { tool_call_id: callId, function_name: name } = event.tool_call_metadata;
+  const args = isObject(event.args) ? event.args : {};
+  const call = toolCall({ id: callId, function: { name, arguments: args } }, path);
   return { id, role: "assistant" as const, content, toolCalls: [call] };
 }
 
-function usageOf(raw: JsonObject): Usage | undefined {
+function usageOf(raw: ModelResponse["usage"]): Usage | undefined {
   const usage: Usage = {};
-  const prompt = num(raw.prompt_tokens);
-  const completion = num(raw.completion_tokens);
-  const cached = num(obj(raw.prompt_tokens_details).cached_tokens);
+  const { prompt_tokens: prompt, completion_tokens: completion } = raw;
+  const cached = raw.prompt_tokens_details.cached_tokens;
   if (prompt !== undefined) usage.promptTokens = prompt;
   if (completion !== undefined) usage.completionTokens = completion;
   if (cached !== undefined) usage.cacheReadTokens = cached;

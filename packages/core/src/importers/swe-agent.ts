@@ -1,7 +1,14 @@
-import { arr, fileStem, isObject, obj, str, textDigest } from "./json-fields.ts";
+import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText, tryParseJson } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
+import { listField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
+
+/** The replay config of a trajectory (a JSON string or the object): the agent's name and model. */
+const ReplayConfig = recordOf({ agent: recordOf({ name: textField, model: recordOf({ name: textField }) }) });
+
+/** A SWE-agent trajectory: its OpenAI-chat history and replay config. */
+const Trajectory = recordOf({ history: listField, replay_config: rawField });
 
 /**
  * Parses a SWE-agent `.traj` file: its `history[]` is OpenAI chat already (tool messages carry
@@ -14,12 +21,13 @@ export function parseSweAgent(text: string, options: ParseOptions = {}): Importe
   if (!isObject(doc) || !Array.isArray(doc.history)) {
     throw invalidInput(inputPath(fileName), "a SWE-agent trajectory needs a history array");
   }
-  const config = typeof doc.replay_config === "string" ? tryParseJson(doc.replay_config) : doc.replay_config;
-  const agent = obj(obj(config).agent);
-  const model = str(obj(agent.model).name);
-  const title = str(agent.name);
+  const trajectory = read(Trajectory, doc);
+  const raw = trajectory.replay_config;
+  const { agent } = read(ReplayConfig, typeof raw === "string" ? tryParseJson(raw) : raw);
+  const model = agent.model.name;
+  const title = agent.name;
   return [
-    openAiSession(arr(doc.history), {
+    openAiSession(trajectory.history, {
       externalId: fileStem(fileName) ?? `swe-agent-${textDigest(text)}`,
       format: "swe-agent",
       ...(title === undefined ? {} : { title }),

@@ -1,7 +1,17 @@
-import { arr, fileStem, isObject, num, str } from "./json-fields.ts";
+import { z } from "zod";
+import { fileStem, isObject } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
+import { listField, numberField, read, recordOf } from "./source-fields.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
+
+/** One tau-bench result: the task (a number or a name), the trial, the reward and the trajectory. */
+const TauEntry = recordOf({
+  task_id: z.union([z.number(), z.string()]).optional().catch(undefined),
+  trial: numberField,
+  reward: numberField,
+  traj: listField,
+});
 
 /**
  * Parses tau-bench results: a JSON array of `{task_id, reward, info, traj, trial, source_index?}`, one
@@ -17,12 +27,10 @@ export function parseTauBench(text: string, options: ParseOptions = {}): Importe
     const path = `${inputPath(fileName)}[${index}]`;
     if (!isObject(entry) || !Array.isArray(entry.traj))
       throw invalidInput(path, "a tau-bench entry needs a traj array");
-    const task = num(entry.task_id) ?? str(entry.task_id);
-    const trial = num(entry.trial);
+    const { task_id: task, trial, reward, traj } = read(TauEntry, entry);
     const local = task === undefined ? `entry-${index}` : `task-${task}-trial-${trial ?? 0}`;
     const externalId = stem === undefined ? local : `${stem}:${local}`;
-    const reward = num(entry.reward);
-    const session = openAiSession(arr(entry.traj), {
+    const session = openAiSession(traj, {
       externalId,
       format: "tau-bench",
       title: `tau-bench ${local}${reward === undefined ? "" : ` (reward ${reward})`}`,
