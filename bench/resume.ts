@@ -2,7 +2,10 @@
  * Resume: loading a session's state with loadSession, by full replay and from a snapshot saved near
  * the end, for sessions of 1k, 10k and 100k messages with a summary compaction every tenth.
  */
+import { createRequire } from "node:module";
 import { loadSession, openEventStore } from "@palimpsest/store";
+import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
 import { median, progress, timed } from "./stats.ts";
 import { buildSession } from "./workload.ts";
 
@@ -19,6 +22,65 @@ export interface ResumeResult {
   replayedAfterSnapshot: number;
   /** Size of the snapshot's JSON state. */
   snapshotBytes: number;
+  /** Of which the sets of every id the log ever held (message ids, answered calls, compaction and turn ids). */
+  idSetBytes: number;
+  /** Of which the live view at the snapshot's point. */
+  liveBytes: number;
+  /** A raw read (the driver, no store) of the rows holding the loaded state's live messages, JSON parsed. */
+  rawLiveMs: number;
+}
+
+/** Reads the data of the given events of a session with the bare driver and parses it: the floor of any resume. */
+type RawRows = (sessionId: string, seqs: readonly number[]) => Promise<number>;
+
+const Database = createRequire(new URL("../packages/store/package.json", import.meta.url))(
+  "better-sqlite3",
+) as typeof BetterSqlite3;
+
+async function rawRowsReader(
+  engine: "postgres" | "sqlite",
+  url: string,
+): Promise<{ read: RawRows; close(): Promise<void> }> {
+  if (engine === "postgres") {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return {
+      read: async (sessionId, seqs) => {
+        const { rows } = await client.query<{ data: unknown }>(
+          "SELECT data::text AS data FROM events WHERE session_id = $1 AND seq = ANY($2::bigint[]) ORDER BY seq",
+          [sessionId, [...seqs]],
+        );
+        for (const row of rows) JSON.parse(String(row.data));
+        return rows.length;
+      },
+      close: () => client.end(),
+    };
+  }
+  const db = new Database(url, { readonly: true });
+  return {
+    read: async (sessionId, seqs) => {
+      const rows = db
+        .prepare(
+          `SELECT data FROM events WHERE session_id = ? AND seq IN (${seqs.map(() => "?").join(",")}) ORDER BY seq`,
+        )
+        .all(sessionId, ...seqs) as { data: string }[];
+      for (const row of rows) JSON.parse(row.data);
+      return rows.length;
+    },
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+/** Bytes of the snapshot's id sets and of its live view. */
+function snapshotParts(text: string): { idSetBytes: number; liveBytes: number } {
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  const size = (key: string) => JSON.stringify(raw[key] ?? null).length;
+  return {
+    idSetBytes: size("messageSeq") + size("answeredCalls") + size("compactionIds") + size("turnIds"),
+    liveBytes: size("live"),
+  };
 }
 
 /** Messages appended after the snapshot, so a snapshot load still replays a short tail. */
@@ -32,6 +94,7 @@ export async function runResumeBench(
 ): Promise<ResumeResult[]> {
   const sizes = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
   const store = await openEventStore(url);
+  const raw = await rawRowsReader(engine, url);
   const results: ResumeResult[] = [];
   try {
     for (const messages of sizes) {
@@ -41,15 +104,18 @@ export async function runResumeBench(
       const reps = messages >= 100_000 ? 3 : messages >= 10_000 ? 5 : 9;
       const replay: number[] = [];
       const snapshot: number[] = [];
+      const rawLive: number[] = [];
       let replayedAfterSnapshot = 0;
-      await loadSession(store, sessionId, false); // warmup
+      const { state } = await loadSession(store, sessionId, false); // warmup
+      const liveSeqs = [...new Set(state.live.map((entry) => entry.seq))];
       for (let rep = 0; rep < reps; rep++) {
         replay.push((await timed(() => loadSession(store, sessionId, false))).ms);
         const fromSnapshot = await timed(() => loadSession(store, sessionId, true));
         snapshot.push(fromSnapshot.ms);
         replayedAfterSnapshot = fromSnapshot.value.replayedEvents;
+        rawLive.push((await timed(() => raw.read(sessionId, liveSeqs))).ms);
       }
-      const { state } = await loadSession(store, sessionId, false);
+      const snapshotText = (await store.loadSnapshot(sessionId))?.state ?? "{}";
       results.push({
         engine,
         messages,
@@ -59,13 +125,16 @@ export async function runResumeBench(
         replayMs: median(replay),
         snapshotMs: median(snapshot),
         replayedAfterSnapshot,
-        snapshotBytes: Buffer.byteLength((await store.loadSnapshot(sessionId))?.state ?? ""),
+        snapshotBytes: Buffer.byteLength(snapshotText),
+        ...snapshotParts(snapshotText),
+        rawLiveMs: median(rawLive),
       });
       progress(
         `resume ${engine} ${messages}: replay ${median(replay).toFixed(1)} ms, snapshot ${median(snapshot).toFixed(1)} ms`,
       );
     }
   } finally {
+    await raw.close();
     await store.close();
   }
   return results;

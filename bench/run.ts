@@ -76,7 +76,10 @@ function resumeTable(rows: readonly ResumeResult[]): string {
       "from snapshot",
       "growth",
       "snapshot size",
+      "of which id sets / live view",
       "replay / snapshot",
+      "raw read of the live rows",
+      "snapshot / raw live",
     ],
     rows.map((r, i) => {
       const previous = rows[i - 1]?.engine === r.engine ? rows[i - 1] : undefined;
@@ -91,7 +94,10 @@ function resumeTable(rows: readonly ResumeResult[]): string {
         `${ms(r.snapshotMs)} (+${r.replayedAfterSnapshot} events)`,
         growth(r.snapshotMs, previous?.snapshotMs),
         `${num(r.snapshotBytes / 1e6, 1)} MB`,
+        `${num(r.idSetBytes / 1e6, 2)} / ${num(r.liveBytes / 1e6, 2)} MB`,
         ratio(r.replayMs / r.snapshotMs),
+        ms(r.rawLiveMs),
+        ratio(r.snapshotMs / r.rawLiveMs),
       ];
     }),
   );
