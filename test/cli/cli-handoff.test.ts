@@ -76,7 +76,7 @@ for (const [name, make] of databases) {
 
       const wrong = await cli("handoff", "complete", claim.handoffId, "--token", "not-the-token");
       expect(wrong.code).toBe(1);
-      expect(jsonError(wrong)).toMatchObject({ code: "CONCURRENCY_CONFLICT", details: { reason: "token-mismatch" } });
+      expect(jsonError(wrong)).toMatchObject({ code: "CLAIM_LOST", details: { reason: "token-mismatch" } });
 
       const done = await cli("handoff", "complete", claim.handoffId, "--token", claim.token);
       expect(done).toMatchObject({ code: 0, stderr: "" });

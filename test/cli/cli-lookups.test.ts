@@ -81,7 +81,10 @@ for (const [name, make] of databases) {
       expect(expanded.code, expanded.stderr).toBe(0);
       expect((JSON.parse(expanded.stdout) as unknown[]).length).toBeGreaterThanOrEqual(3);
       expect(ambiguous.code).toBe(2);
-      expect(jsonError(ambiguous)).toMatchObject({ code: "VALIDATION", details: { issues: [first, second].sort() } });
+      expect(jsonError(ambiguous)).toMatchObject({
+        code: "VALIDATION",
+        details: { issues: [first, second].sort().map((message) => ({ code: "custom", message })) },
+      });
     });
   });
 }

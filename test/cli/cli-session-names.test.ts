@@ -74,7 +74,10 @@ for (const [name, make] of databases) {
       const [view, erase] = await Promise.all([cli("view", shared), cli("erase", shared, "--yes")]);
       for (const result of [view, erase]) {
         expect(result.code).toBe(2);
-        expect(jsonError(result)).toMatchObject({ code: "VALIDATION", details: { issues: twins } });
+        expect(jsonError(result)).toMatchObject({
+          code: "VALIDATION",
+          details: { issues: twins.map((message) => ({ code: "custom", message })) },
+        });
         expect(jsonError(result).message).toContain(shared);
       }
       for (const id of twins) expect(JSON.parse((await cli("view", id)).stdout)).toMatchObject({ sessionId: id });

@@ -10,8 +10,6 @@ const databases: [string, (() => Promise<CliDatabase>) | undefined][] = [
   ["PostgreSQL", "skip" in server ? undefined : () => postgresCliDatabase(server.url)],
 ];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 for (const [name, make] of databases) {
   describe.skipIf(make === undefined)(`palimpsest watch (${name})`, () => {
     let db: CliDatabase;
@@ -28,8 +26,14 @@ for (const [name, make] of databases) {
     it("prints a session's events from a seq, then those another store commits, and stops at --count", async () => {
       const sid = newSessionId("watch");
       await store.append(sid, [started(), userMessage("m2", "before")], { expectedVersion: "no-stream" });
-      const watching = runPalimpsest(["--db", db.url, "--json", "watch", sid, "--from-seq", "2", "--count", "4"]);
-      await sleep(500);
+      let printed: () => void = () => {};
+      const caughtUp = new Promise<void>((resolve) => {
+        printed = resolve;
+      });
+      const watching = runPalimpsest(["--db", db.url, "--json", "watch", sid, "--from-seq", "2", "--count", "4"], {
+        onStdout: () => printed(),
+      });
+      await caughtUp; // it printed seq 2, read after subscribing to the feed: what follows comes live
       for (const [seq, text] of [
         [2, "after one"],
         [3, "after two"],

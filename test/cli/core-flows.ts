@@ -184,8 +184,10 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       const error = jsonError(ambiguous);
       expect(error.code).toBe("VALIDATION");
       expect(error.message).toContain("ambiguous");
-      expect(error.details?.issues).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${prefix}`))]));
-      expect((error.details?.issues as string[] | undefined)?.length).toBeGreaterThanOrEqual(2);
+      expect(error.details?.issues).toEqual(
+        expect.arrayContaining([expect.objectContaining({ message: expect.stringMatching(new RegExp(`^${prefix}`)) })]),
+      );
+      expect((error.details?.issues as unknown[] | undefined)?.length).toBeGreaterThanOrEqual(2);
       const unknown = await cli("view", "ffffffff-nope");
       expect(unknown).toMatchObject({ code: 1, stdout: "" });
       expect(unknown.stderr).toBe("error [NOT_FOUND] session not found: ffffffff-nope\n");

@@ -23,6 +23,8 @@ export interface CliResult {
 export interface CliOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
+  /** runPalimpsest only: told each piece of stdout as the CLI writes it (to act while it runs). */
+  onStdout?: (text: string) => void;
 }
 
 /** The environment of a run: the test process's, without PALIMPSEST_DATABASE_URL, then `options.env`. */
@@ -43,7 +45,10 @@ export async function runPalimpsest(args: readonly string[], options: CliOptions
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runCli(args, {
-    stdout: (text) => stdout.push(text),
+    stdout: (text) => {
+      stdout.push(text);
+      options.onStdout?.(text);
+    },
     stderr: (text) => stderr.push(text),
     env: cliEnv(options),
     cwd: options.cwd ?? ROOT,

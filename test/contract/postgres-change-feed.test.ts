@@ -44,6 +44,17 @@ describe.skipIf("skip" in server)("cross-process change notification on PostgreS
           "WHERE datname = current_database() AND application_name = 'palimpsest-changes'",
       )
     ).rows[0]?.n;
+  /** Resolves once a connection on the test database waits for a lock (polled: there is no event to wait on). */
+  const untilWaitingOnLock = async () => {
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const { rowCount } = await admin.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      );
+      if ((rowCount ?? 0) > 0) return;
+      if (Date.now() > deadline) throw new Error("no connection waited for a lock");
+      await sleep(5);
+    }
+  };
 
   beforeAll(async () => {
     database = await createScratchDatabase("url" in server ? server.url : "", "changes");
@@ -68,10 +79,13 @@ describe.skipIf("skip" in server)("cross-process change notification on PostgreS
     await a.append(sid, [started()], { expectedVersion: "no-stream" });
     await a.append(sid, [userMessage("m1", "one"), userMessage("m2", "two")], { expectedVersion: 1 });
     await until(() => onB.of(sid).length === 2);
-    await sleep(200);
+    // A marker committed after: once both have heard it, nothing more of the first two is on its way.
+    await a.append(sid, [userMessage("m3", "three")], { expectedVersion: 3 });
+    await until(() => onB.of(sid).length >= 3 && onA.of(sid).length >= 3);
     expect(onB.of(sid)).toEqual([
       { sessionId: sid, version: 1 },
       { sessionId: sid, version: 3 },
+      { sessionId: sid, version: 4 },
     ]);
     // A told its own listener in process and skips its own notifications: no duplicates.
     expect(onA.of(sid)).toEqual(onB.of(sid));
@@ -93,7 +107,8 @@ describe.skipIf("skip" in server)("cross-process change notification on PostgreS
     await holder.query("BEGIN");
     await holder.query("UPDATE sessions SET updated_at = now() WHERE session_id = $1", [sid]);
     const blocked = a.append(sid, [userMessage("m1", "one")], { expectedVersion: 1 });
-    await sleep(300);
+    await untilWaitingOnLock();
+    await untilHeard(a, b); // B hears a later commit, and still nothing of the blocked append
     expect(onB.of(sid)).toHaveLength(1);
     await holder.query("COMMIT");
     await blocked;
@@ -108,7 +123,7 @@ describe.skipIf("skip" in server)("cross-process change notification on PostgreS
       [sid],
     );
     const conflicting = a.append(sid, [userMessage("m2", "two")], { expectedVersion: 2, idempotencyKey: "k" });
-    await sleep(300);
+    await untilWaitingOnLock(); // past its pg_notify, waiting on the key the holder inserted
     await holder.query("COMMIT");
     await expect(conflicting).rejects.toThrow();
     await holder.end();

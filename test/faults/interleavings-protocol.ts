@@ -49,9 +49,12 @@ export const RACE_RULES: ReadonlySet<string> = new Set([
   "supersede-target-not-live", // a compaction planned on messages the other worker compacted first
 ]);
 
-/** Whether an error is one a race may end in: a conflict, a legitimate rule, or a range compacted away. */
+/**
+ * Whether an error is one a race may end in: a conflict, a claim another worker took over (its lease ran
+ * out under load), a legitimate rule, or a range compacted away.
+ */
 export function isRaceError(error: ReportedError): boolean {
-  if (error.code === "CONCURRENCY_CONFLICT") return true;
+  if (error.code === "CONCURRENCY_CONFLICT" || error.code === "CLAIM_LOST") return true;
   if (error.code === "INVARIANT_VIOLATED") return error.rule !== undefined && RACE_RULES.has(error.rule);
   return false;
 }

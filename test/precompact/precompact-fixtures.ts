@@ -73,27 +73,48 @@ export function recording(): { summarizer: Summarizer; calls: { request: Summary
   };
 }
 
-/** The offline summarizer held at a gate: `started` resolves when a call arrives, `release` lets calls finish. */
-export function gated(): { summarizer: Summarizer; started: Promise<void>; release: () => void } {
+/**
+ * The offline summarizer held at a gate: `started` resolves when a call arrives, `arrived(n)` once `n` calls
+ * have, `release` lets calls finish; `calls` and `maxActive` count calls made and the most in flight at once.
+ */
+export function gated(): {
+  summarizer: Summarizer;
+  started: Promise<void>;
+  arrived: (n: number) => Promise<void>;
+  release: () => void;
+  calls: () => number;
+  maxActive: () => number;
+} {
   const inner = new OfflineSummarizer();
   let release = () => {};
-  let arrived = () => {};
   const gate = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const started = new Promise<void>((resolve) => {
-    arrived = resolve;
-  });
+  let calls = 0;
+  let active = 0;
+  let max = 0;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const arrived = (n: number) =>
+    calls >= n ? Promise.resolve() : new Promise<void>((resolve) => void waiters.push({ n, resolve }));
   return {
-    started,
+    started: arrived(1),
+    arrived,
     release,
+    calls: () => calls,
+    maxActive: () => max,
     summarizer: {
       model: inner.model,
       promptVersion: inner.promptVersion,
       async summarize(request, options) {
-        arrived();
-        await gate;
-        return inner.summarize(request, options);
+        calls++;
+        max = Math.max(max, ++active);
+        for (const w of waiters) if (calls >= w.n) w.resolve();
+        try {
+          await gate;
+          return await inner.summarize(request, options);
+        } finally {
+          active--;
+        }
       },
     },
   };

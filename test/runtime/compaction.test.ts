@@ -161,17 +161,22 @@ for (const backend of runtimeBackends()) {
         release = resolve;
       });
       let seen: SummaryRequest | undefined;
+      let summarizing: () => void = () => {};
+      const called = new Promise<void>((resolve) => {
+        summarizing = resolve;
+      });
       const slow: Summarizer = {
         model: "slow",
         promptVersion: "v1",
         summarize: async (request) => {
           seen = request;
+          summarizing();
           await gate;
           return { text: "the work so far" };
         },
       };
       const running = compact(session, { policy: "summary", summarizer: slow });
-      await new Promise((r) => setTimeout(r, 50));
+      await called; // the compaction has read its view and is writing the summary
       await grow(other, 40, 2);
       release();
       expect((await running).status).toBe("compacted");

@@ -53,14 +53,16 @@ for (const backend of watchBackends()) {
           // Writes go on while the follower is busy: it must get them too, each once, in order.
           await writer.append(sid, [userMessage("late-1", "y"), userMessage("late-2", "y")], { expectedVersion: 600 });
           await until(() => handled.length === 602, 20_000);
-          await sleep(50);
-          expect(handled).toEqual(Array.from({ length: 602 }, (_, i) => i + 1));
+          // A marker appended after: once it is handled, nothing of the first 602 is still to come.
+          await writer.append(sid, [userMessage("marker", "y")], { expectedVersion: 602 });
+          await until(() => handled.includes(603), 20_000);
+          expect(handled).toEqual(Array.from({ length: 603 }, (_, i) => i + 1));
           expect(overlapped).toBe(false);
           expect(Math.max(...progress.map((p, i) => p.handled - (progress[i - 1]?.handled ?? 0)))).toBeLessThanOrEqual(
             40,
           );
           expect(progress.some((p) => p.caughtUp)).toBe(true);
-          expect(progress.at(-1)).toMatchObject({ handled: 602, position: { lastSeq: 602 } });
+          expect(progress.at(-1)).toMatchObject({ handled: 603, position: { lastSeq: 603 } });
         } finally {
           subscription.unsubscribe();
         }
@@ -90,8 +92,9 @@ for (const backend of watchBackends()) {
         ).subscribe();
         try {
           await until(() => first.length + rest.length >= 120, 10_000);
-          await sleep(50);
-          expect([...first, ...rest]).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+          await writer.append(sid, [userMessage("marker", "x")], { expectedVersion: 120 }); // arrives after the rest
+          await until(() => rest.includes(121), 10_000);
+          expect([...first, ...rest]).toEqual(Array.from({ length: 121 }, (_, i) => i + 1));
         } finally {
           two.unsubscribe();
         }

@@ -74,7 +74,7 @@ for (const backend of runtimeBackends()) {
         () => first.handoffs.fail(old, "x"),
       ]) {
         expect(await rejection(attempt())).toMatchObject({
-          code: "CONCURRENCY_CONFLICT",
+          code: "CLAIM_LOST",
           details: { handoffId: requested.handoffId, reason: "token-mismatch" },
         });
       }
@@ -94,7 +94,7 @@ for (const backend of runtimeBackends()) {
       if (claim === undefined) throw new Error("no claim");
       now += 500;
       expect(await rejection(clock.handoffs.renew(claim, 500))).toMatchObject({
-        code: "CONCURRENCY_CONFLICT",
+        code: "CLAIM_LOST",
         details: { reason: "lease-expired", status: "claimed" },
       });
       expect(await rejection(clock.handoffs.complete(claim))).toMatchObject({ details: { reason: "lease-expired" } });

@@ -142,7 +142,7 @@ for (const backend of runtimeBackends()) {
       expect(await runtime.store.getSession(requested.successorSessionId)).toBeUndefined();
       const lost = await rejection(worker.handoffs.complete(claim));
       expect(lost).toMatchObject({
-        code: "CONCURRENCY_CONFLICT",
+        code: "CLAIM_LOST",
         details: { reason: "not-claimed", status: "failed" },
       });
       expect(await runtime.handoffs.request(source)).toMatchObject({ status: "pending" });
@@ -195,7 +195,7 @@ for (const backend of runtimeBackends()) {
         () => worker.handoffs.fail(forged, "x"),
       ]) {
         expect(await rejection(attempt())).toMatchObject({
-          code: "CONCURRENCY_CONFLICT",
+          code: "CLAIM_LOST",
           details: { handoffId: claim.handoffId, reason: "token-mismatch", status: "claimed" },
         });
       }

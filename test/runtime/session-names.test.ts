@@ -69,7 +69,12 @@ for (const backend of runtimeBackends()) {
       expect(await runtime.resolveSession(named.state.started?.source?.externalId ?? "")).toBe(named.id);
       const ambiguous = await rejection(runtime.resolveSession(shared.externalId));
       expect(ambiguous.code).toBe("VALIDATION");
-      expect(ambiguous.details).toMatchObject({ issues: twins.map((s) => s.id).sort() });
+      expect(ambiguous.details).toMatchObject({
+        issues: twins
+          .map((s) => s.id)
+          .sort()
+          .map((id) => ({ path: "", code: "custom", message: id })),
+      });
       expect(ambiguous.message).toContain(shared.externalId);
       const unknown = await rejection(runtime.resolveSession(`no-such-${randomUUID()}`));
       expect(unknown).toMatchObject({ code: "NOT_FOUND", details: { kind: "session" } });

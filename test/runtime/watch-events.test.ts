@@ -104,8 +104,10 @@ for (const backend of watchBackends() as WatchBackend[]) {
         expect(seqs(watcher.seen)).toEqual([3, 4, 5]);
         await appendMessages(other, sid, 5, 2);
         await until(() => watcher.seen.length === 5);
-        await sleep(100);
-        expect(seqs(watcher.seen)).toEqual([3, 4, 5, 6, 7]);
+        // A marker appended after: once it arrives, anything the first commits could still bring has come.
+        await appendMessages(store, sid, 7, 1);
+        await until(() => seqs(watcher.seen).includes(8));
+        expect(seqs(watcher.seen)).toEqual([3, 4, 5, 6, 7, 8]);
       } finally {
         watcher.stop();
       }
@@ -149,9 +151,11 @@ for (const backend of watchBackends() as WatchBackend[]) {
         expect(child.stderr()).toBe("");
         await until(() => session.seen.length === 30);
         await until(() => all.seen.filter((e) => e.sessionId === sid).length === 29);
-        await sleep(100);
-        expect(seqs(session.seen)).toEqual(range(1, 30));
-        expect(seqs(all.seen.filter((e) => e.sessionId === sid))).toEqual(range(2, 30));
+        await appendMessages(store, sid, 30, 1); // a marker: everything before it has arrived once it has
+        const marked = (events: StoredEvent[]) => events.some((e) => e.sessionId === sid && e.seq === 31);
+        await until(() => marked(session.seen) && marked(all.seen));
+        expect(seqs(session.seen)).toEqual(range(1, 31));
+        expect(seqs(all.seen.filter((e) => e.sessionId === sid))).toEqual(range(2, 31));
       } finally {
         session.stop();
         all.stop();
@@ -200,12 +204,20 @@ for (const backend of watchBackends() as WatchBackend[]) {
         const total = versions.reduce((sum, v) => sum + v, 0);
         const ours = () => all.seen.filter((e) => sessions.includes(e.sessionId));
         await until(() => ours().length === total && one.seen.length === versions[0]);
-        await sleep(100);
-        expect(ours()).toHaveLength(total);
+        // A marker on the first session, committed after the burst: when both watchers have it, nothing
+        // from the burst is still on its way.
+        const first = sessions[0] ?? "";
+        const last = versions[0] ?? 0;
+        await store.append(first, [userMessage("marker", "x")], { expectedVersion: last });
+        const marked = (events: StoredEvent[]) => events.some((e) => e.sessionId === first && e.seq === last + 1);
+        await until(() => marked(all.seen) && marked(one.seen));
+        expect(ours()).toHaveLength(total + 1);
         for (const [w, sid] of sessions.entries()) {
-          expect(seqs(ours().filter((e) => e.sessionId === sid))).toEqual(range(1, versions[w] ?? 0));
+          expect(seqs(ours().filter((e) => e.sessionId === sid))).toEqual(
+            range(1, (versions[w] ?? 0) + (w === 0 ? 1 : 0)),
+          );
         }
-        expect(seqs(one.seen)).toEqual(range(1, versions[0] ?? 0));
+        expect(seqs(one.seen)).toEqual(range(1, last + 1));
         const ids = all.seen.map((e) => e.eventId);
         expect(new Set(ids).size).toBe(ids.length);
       } finally {
@@ -219,14 +231,17 @@ for (const backend of watchBackends() as WatchBackend[]) {
       async () => {
         const sid = newSessionId("hidden");
         const { checkpoint } = await store.readAll();
-        const all = collect(watchEvents(store, { all: true, after: checkpoint }));
+        const { proxy, stats } = instrumented(store);
+        const all = collect(watchEvents(proxy, { all: true, after: checkpoint }));
         const holder = new pg.Client({ connectionString: url });
         await holder.connect();
         try {
           await holder.query("BEGIN");
           await holder.query("SELECT pg_current_xact_id()"); // an older xid: the barrier stops below it
           await other.append(sid, [started()], { expectedVersion: "no-stream" }); // its wake-up reads nothing yet
-          await sleep(200);
+          // A read the watcher began after that commit, and finished (one read in flight at most).
+          const readsBefore = stats.reads;
+          await until(() => stats.reads > readsBefore && stats.inFlight === 0);
           expect(all.seen.filter((e) => e.sessionId === sid)).toEqual([]);
           await holder.query("COMMIT"); // writes nothing, notifies no one
           await until(() => all.seen.some((e) => e.sessionId === sid), 5_000);
@@ -252,17 +267,28 @@ for (const backend of watchBackends() as WatchBackend[]) {
         ),
       );
       await until(() => slow.seen.length === 41);
-      await sleep(100);
-      expect(seqs(slow.seen)).toEqual(range(1, 41));
+      await store.append(sid, [userMessage("marker", "x")], { expectedVersion: 41 }); // arrives after all the rest
+      await until(() => slow.seen.length >= 42 && slow.seen.at(-1)?.seq === 42);
+      expect(seqs(slow.seen)).toEqual(range(1, 42));
       expect(stats.maxInFlight).toBe(1);
-      // 40 wake-ups, most of them heard while a read was in flight: they collapse into far fewer reads.
-      expect(stats.reads - readsBefore).toBeLessThan(30);
+      // 41 wake-ups, most of them heard while a read was in flight: they collapse into far fewer reads.
+      expect(stats.reads - readsBefore).toBeLessThan(31);
       expect(stats.listeners).toBe(1);
       slow.stop();
       expect(stats.listeners).toBe(0);
-      await store.append(sid, [userMessage("after", "x")], { expectedVersion: 41 });
-      await sleep(100);
-      expect(slow.seen).toHaveLength(41);
+      const readsStopped = stats.reads;
+      // Another listener hears the next commit: the stopped watcher would have been woken by then.
+      const heard = new Promise<void>((resolve) => {
+        const off = store.subscribe((change) => {
+          if (change.sessionId !== sid) return;
+          off();
+          resolve();
+        });
+      });
+      await store.append(sid, [userMessage("after", "x")], { expectedVersion: 42 });
+      await heard;
+      expect(slow.seen).toHaveLength(42);
+      expect(stats.reads).toBe(readsStopped);
     });
   });
 }

@@ -18,6 +18,8 @@ export interface StoreBackend {
   readonly name: string;
   /** Opens another store (its own connections) on this backend's database; closed by dispose. */
   open(): Promise<TestStore>;
+  /** PostgreSQL only: the database's URL, for a test's own connections. */
+  readonly url?: string;
   /** PostgreSQL only: starts a session's first append in a raw transaction and leaves it uncommitted. */
   holdOpenAppend?: (sessionId: string) => Promise<HeldAppend>;
   /** Closes every store it opened and deletes the database. */
@@ -61,6 +63,7 @@ export async function postgresBackend(baseUrl: string): Promise<StoreBackend> {
   const clients: pg.Client[] = [];
   return {
     name: "postgres",
+    url: url.href,
     open: stores.open,
     async holdOpenAppend(sessionId) {
       const client = new pg.Client({ connectionString: url.href });

@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { describeIssues, ValidationError } from "@palimpsest/core";
 import type { ModelMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
 import { encodeValue } from "./value-codec.ts";
@@ -18,16 +18,20 @@ export interface CheckedMessage {
  */
 export function checkModelMessages(ai: AiModule, input: unknown, what: string): CheckedMessage[] {
   if (!Array.isArray(input)) {
-    throw new ValidationError(`${what} must be an array of ModelMessages`, [`${what}: ${typeof input}`], {
-      path: what,
-    });
+    throw new ValidationError(
+      `${what} must be an array of ModelMessages`,
+      [{ path: what, code: "custom", message: typeof input }],
+      { path: what },
+    );
   }
   return input.map((message: unknown, i) => {
     const path = `${what}[${i}]`;
     const parsed = ai.modelMessageSchema.safeParse(message);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${[path, ...issue.path].join(".")}: ${issue.message}`);
-      throw new ValidationError(`${path} is not a ModelMessage`, issues, { cause: parsed.error, path });
+      throw new ValidationError(`${path} is not a ModelMessage`, describeIssues(parsed.error, path), {
+        cause: parsed.error,
+        path,
+      });
     }
     return { message: message as ModelMessage, encoded: encodeValue(message, path) as ModelMessage };
   });

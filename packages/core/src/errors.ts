@@ -3,28 +3,66 @@ export type ErrorCode =
   | "VALIDATION"
   | "INVARIANT_VIOLATED"
   | "CONCURRENCY_CONFLICT"
+  | "CLAIM_LOST"
+  | "PROJECTION_MOVED"
   | "IDEMPOTENCY_MISMATCH"
   | "NOT_FOUND"
   | "STORAGE"
   | "SUMMARIZER";
 
-/** Base of every error Palimpsest raises: data first (a `code` and typed `details`), message second. */
+/** What every error constructor takes last: the error that caused this one, kept as `cause`. */
+export interface CauseOptions {
+  cause?: unknown;
+}
+
+/**
+ * Base of every error Palimpsest raises: data first (a `code` and typed `details`), message second.
+ * `retryable` says whether making the same call again may succeed (after re-reading, for a conflict);
+ * each code fixes it (see docs/library.md, "Errors"), STORAGE and SUMMARIZER by their details.
+ */
 export class PalimpsestError<D extends object = Record<string, unknown>> extends Error {
   readonly code: ErrorCode;
   readonly details: D;
+  readonly retryable: boolean;
 
-  constructor(code: ErrorCode, message: string, details: D, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, details: D, options?: CauseOptions & { retryable?: boolean }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.details = details;
+    this.retryable = options?.retryable ?? false;
   }
 }
 
-/** Input that does not match a schema: bad role, malformed line, missing field. */
-export class ValidationError extends PalimpsestError<{ issues: readonly string[]; path?: string }> {
-  constructor(message: string, issues: readonly string[], options?: { cause?: unknown; path?: string }) {
-    super("VALIDATION", message, options?.path === undefined ? { issues } : { issues, path: options.path }, options);
+/**
+ * One problem found in input: where (`path`, e.g. `messages[0].content[1].text`; empty when the input as a
+ * whole is wrong), zod's issue `code` (`custom` for the ones Palimpsest writes itself) and what is wrong.
+ */
+export interface ValidationIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * Input that does not match a schema: bad role, malformed line, missing field. Each issue is structured
+ * (ValidationIssue); one given as a string is a `custom` issue with that message and no path.
+ */
+export class ValidationError extends PalimpsestError<{ issues: readonly ValidationIssue[]; path?: string }> {
+  constructor(
+    message: string,
+    issues: readonly (ValidationIssue | string)[],
+    options?: CauseOptions & { path?: string },
+  ) {
+    const structured = issues.map((issue) =>
+      typeof issue === "string" ? { path: "", code: "custom", message: issue } : issue,
+    );
+    super(
+      "VALIDATION",
+      message,
+      options?.path === undefined ? { issues: structured } : { issues: structured, path: options.path },
+      { cause: options?.cause },
+    );
   }
 }
 
@@ -56,12 +94,20 @@ export class InvariantViolation extends PalimpsestError<{
   sessionId?: string;
   ids?: readonly string[];
 }> {
-  constructor(rule: InvariantRule, message: string, details: { sessionId?: string; ids?: readonly string[] } = {}) {
-    super("INVARIANT_VIOLATED", message, { rule, ...details });
+  constructor(
+    rule: InvariantRule,
+    message: string,
+    details: { sessionId?: string; ids?: readonly string[] } = {},
+    options?: CauseOptions,
+  ) {
+    super("INVARIANT_VIOLATED", message, { rule, ...details }, { cause: options?.cause });
   }
 }
 
-/** Optimistic concurrency lost: the stream or the view moved since the caller read it. */
+/**
+ * Optimistic concurrency lost: the stream or the view moved since the caller read it; nothing was written.
+ * Retryable: read again (refresh the session) and decide again on what is there now.
+ */
 export class ConcurrencyConflict extends PalimpsestError<{
   sessionId: string;
   subject: "stream-version" | "view-version";
@@ -73,11 +119,13 @@ export class ConcurrencyConflict extends PalimpsestError<{
     subject: "stream-version" | "view-version",
     expected: number | "any" | "no-stream",
     actual: number,
+    options?: CauseOptions,
   ) {
     super(
       "CONCURRENCY_CONFLICT",
       `${subject} conflict on session ${sessionId}: expected ${String(expected)}, actual ${actual}`,
       { sessionId, subject, expected, actual },
+      { cause: options?.cause, retryable: true },
     );
   }
 }
@@ -85,24 +133,29 @@ export class ConcurrencyConflict extends PalimpsestError<{
 /** Why a hand-off claim no longer holds: another claim replaced it, its lease ran out, or the row is not claimed. */
 export type ClaimLostReason = "token-mismatch" | "lease-expired" | "not-claimed";
 
-/** A hand-off claimer acted on a claim that no longer holds (fencing); nothing was changed. */
+/**
+ * A hand-off claimer acted on a claim that no longer holds (fencing); nothing was changed. Not retryable:
+ * the claim is gone for good; claim again to get a new one.
+ */
 export class ClaimLost extends PalimpsestError<{ handoffId: string; reason: ClaimLostReason; status: string }> {
-  constructor(handoffId: string, reason: ClaimLostReason, status: string) {
-    super("CONCURRENCY_CONFLICT", `the claim on hand-off ${handoffId} no longer holds (${reason}, status ${status})`, {
-      handoffId,
-      reason,
-      status,
-    });
+  constructor(handoffId: string, reason: ClaimLostReason, status: string, options?: CauseOptions) {
+    super(
+      "CLAIM_LOST",
+      `the claim on hand-off ${handoffId} no longer holds (${reason}, status ${status})`,
+      { handoffId, reason, status },
+      { cause: options?.cause },
+    );
   }
 }
 
 /** An idempotency key was reused with different content. */
 export class IdempotencyMismatch extends PalimpsestError<{ sessionId: string; idempotencyKey: string }> {
-  constructor(sessionId: string, idempotencyKey: string) {
+  constructor(sessionId: string, idempotencyKey: string, options?: CauseOptions) {
     super(
       "IDEMPOTENCY_MISMATCH",
       `idempotency key ${idempotencyKey} was already used on session ${sessionId} with different content`,
       { sessionId, idempotencyKey },
+      { cause: options?.cause },
     );
   }
 }
@@ -115,9 +168,9 @@ export class NotFoundError extends PalimpsestError<{
   constructor(
     kind: "session" | "message" | "compaction" | "file" | "handoff" | "event",
     id: string,
-    options?: { cause?: unknown },
+    options?: CauseOptions,
   ) {
-    super("NOT_FOUND", `${kind} not found: ${id}`, { kind, id }, options);
+    super("NOT_FOUND", `${kind} not found: ${id}`, { kind, id }, { cause: options?.cause });
   }
 }
 
@@ -127,15 +180,32 @@ export class NotFoundError extends PalimpsestError<{
  * call may be made again, and an append retried with its idempotency key completes without a duplicate.
  */
 export class StorageError extends PalimpsestError<{ operation: string; retryable: boolean }> {
-  constructor(operation: string, message: string, options?: { cause?: unknown; retryable?: boolean }) {
-    super("STORAGE", `${operation}: ${message}`, { operation, retryable: options?.retryable ?? false }, options);
+  constructor(operation: string, message: string, options?: CauseOptions & { retryable?: boolean }) {
+    const retryable = options?.retryable ?? false;
+    super("STORAGE", `${operation}: ${message}`, { operation, retryable }, { cause: options?.cause, retryable });
   }
 }
 
 /** Why a summarizer call failed, classified so cooldowns and telemetry can depend on the class. */
 export type SummarizerFailure = "timeout" | "auth" | "rate-limited" | "empty" | "truncated" | "refused" | "other";
 
-/** A summarizer call failed; `reason` is the class, `retryAfterMs` what the provider asked for, if anything. */
+/**
+ * The failure classes for which calling the summarizer again may succeed (after a cooldown, see
+ * anti-thrash.ts): not `auth` (it fails until the configuration changes) nor `refused` (the same input is
+ * refused again).
+ */
+const RETRYABLE_SUMMARIZER_FAILURES: ReadonlySet<SummarizerFailure> = new Set([
+  "timeout",
+  "rate-limited",
+  "empty",
+  "truncated",
+  "other",
+]);
+
+/**
+ * A summarizer call failed; `reason` is the class, `retryAfterMs` what the provider asked for, if anything.
+ * Retryable unless the reason is `auth` or `refused`.
+ */
 export class SummarizerError extends PalimpsestError<{
   reason: SummarizerFailure;
   provider: string;
@@ -145,7 +215,7 @@ export class SummarizerError extends PalimpsestError<{
     reason: SummarizerFailure,
     provider: string,
     message: string,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: CauseOptions & { retryAfterMs?: number },
   ) {
     super(
       "SUMMARIZER",
@@ -153,15 +223,18 @@ export class SummarizerError extends PalimpsestError<{
       options?.retryAfterMs === undefined
         ? { reason, provider }
         : { reason, provider, retryAfterMs: options.retryAfterMs },
-      options,
+      { cause: options?.cause, retryable: RETRYABLE_SUMMARIZER_FAILURES.has(reason) },
     );
   }
 }
 
-/** A read model's projector found its checkpoint moved by another projector mid-work; nothing was written. */
+/**
+ * A read model's projector found its checkpoint moved by another projector mid-work; nothing was written.
+ * Retryable: run the same work again.
+ */
 export class ProjectionMoved extends PalimpsestError<{ projector: string }> {
-  constructor(projector: string, message: string) {
-    super("CONCURRENCY_CONFLICT", message, { projector });
+  constructor(projector: string, message: string, options?: CauseOptions) {
+    super("PROJECTION_MOVED", message, { projector }, { cause: options?.cause, retryable: true });
   }
 }
 

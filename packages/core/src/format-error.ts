@@ -1,9 +1,10 @@
-import { isPalimpsestError } from "./errors.ts";
+import { isPalimpsestError, type ValidationIssue } from "./errors.ts";
 
-/** A plain, JSON-safe form of any error: what CLIs print and logs keep. */
+/** A plain, JSON-safe form of any error: what CLIs print and logs keep (`retryable` for Palimpsest errors). */
 export interface ErrorReport {
   code: string;
   message: string;
+  retryable?: boolean;
   details?: Record<string, unknown>;
   cause?: ErrorReport;
 }
@@ -11,7 +12,12 @@ export interface ErrorReport {
 /** Turns any thrown value into an ErrorReport, following the `cause` chain. */
 export function reportError(error: unknown, depth = 0): ErrorReport {
   if (isPalimpsestError(error)) {
-    const report: ErrorReport = { code: error.code, message: error.message, details: { ...error.details } };
+    const report: ErrorReport = {
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable,
+      details: { ...error.details },
+    };
     if (error.cause !== undefined && depth < 5) report.cause = reportError(error.cause, depth + 1);
     return report;
   }
@@ -23,13 +29,20 @@ export function reportError(error: unknown, depth = 0): ErrorReport {
   return { code: "INTERNAL", message: String(error) };
 }
 
-/** One readable line per error in the chain (plus its first validation issues), for terminals. */
+/** One readable line per error in the chain (plus its first validation issues, `path: message`), for terminals. */
 export function formatError(error: unknown): string {
   const lines: string[] = [];
   for (let r: ErrorReport | undefined = reportError(error); r; r = r.cause) {
     lines.push(`${lines.length === 0 ? "error" : "  caused by"} [${r.code}] ${r.message}`);
     const issues = r.details?.issues;
-    if (Array.isArray(issues)) for (const issue of issues.slice(0, 10)) lines.push(`  - ${String(issue)}`);
+    if (Array.isArray(issues)) for (const issue of issues.slice(0, 10)) lines.push(`  - ${issueLine(issue)}`);
   }
   return lines.join("\n");
+}
+
+/** A validation issue as one line: `path: message`, or the message alone for an issue without a path. */
+function issueLine(issue: unknown): string {
+  if (typeof issue !== "object" || issue === null) return String(issue);
+  const { path, message } = issue as Partial<ValidationIssue>;
+  return path === undefined || path === "" ? String(message) : `${path}: ${String(message)}`;
 }

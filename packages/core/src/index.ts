@@ -1,6 +1,7 @@
 export * from "./cache-model/index.ts";
 export * from "./candidates/index.ts";
 export * from "./compaction/index.ts";
+export * from "./defined-fields.ts";
 export * from "./errors.ts";
 export * from "./events/index.ts";
 export * from "./format-error.ts";

@@ -1,15 +1,9 @@
 import type { AgentInputItem } from "@openai/agents-core";
-import { MAX_JSON_DEPTH, ValidationError } from "@palimpsest/core";
+import { describeIssues, MAX_JSON_DEPTH, ValidationError, type ZodLikeError } from "@palimpsest/core";
 
 /** The SDK's schema of a model item (`protocol.ModelItem`, a zod schema), loaded with the SDK. */
 export interface ItemSchema {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly ItemIssue[] } };
-}
-
-/** One problem the schema found. */
-interface ItemIssue {
-  path: readonly PropertyKey[];
-  message: string;
+  safeParse(value: unknown): { success: true } | { success: false; error: ZodLikeError };
 }
 
 /**
@@ -22,7 +16,9 @@ interface ItemIssue {
  */
 export function checkItems(schema: ItemSchema, items: unknown, path: string): AgentInputItem[] {
   if (!Array.isArray(items)) {
-    throw new ValidationError(`${path} must be an array of items`, [`${path}: ${typeof items}`], { path });
+    throw new ValidationError(`${path} must be an array of items`, [{ path, code: "custom", message: typeof items }], {
+      path,
+    });
   }
   return items.map((item, i) => {
     const at = `${path}[${i}]`;
@@ -32,8 +28,8 @@ export function checkItems(schema: ItemSchema, items: unknown, path: string): Ag
       const type = (copy as { type?: unknown } | null)?.type;
       throw new ValidationError(
         `${at} is not an item the OpenAI Agents SDK produces${type === undefined ? "" : ` (type ${JSON.stringify(type)})`}`,
-        parsed.error.issues.slice(0, 5).map((i) => `${[at, ...i.path.map(String)].join(".")}: ${i.message}`),
-        { path: at },
+        describeIssues(parsed.error, at, 5),
+        { cause: parsed.error, path: at },
       );
     }
     return copy as AgentInputItem;
@@ -68,7 +64,7 @@ function jsonCopy(value: unknown, path: string, depth: number): unknown {
 function unsafe(path: string, what: string): ValidationError {
   return new ValidationError(
     `${path} is a ${what}, which a JSON store cannot keep as it is (give bytes as a base64 or data: URL string, a URL as its href)`,
-    [`${path}: ${what}`],
+    [{ path, code: "custom", message: what }],
     { path },
   );
 }

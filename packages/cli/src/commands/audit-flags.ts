@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { definedFields, ValidationError } from "@palimpsest/core";
 import type { AsOf } from "@palimpsest/projections";
 import type { CompactionFilter, FailureFilter } from "@palimpsest/store";
 import { type Command, Option } from "commander";
@@ -43,28 +43,24 @@ export async function compactionFilter(store: SessionLookup, flags: FilterFlags)
   const { model, promptVersion, ...rest } = flags;
   return {
     ...(await timeFilter(store, rest)),
-    ...defined({ mode: flags.mode, policy: flags.policy, profile: flags.profile, trigger: flags.trigger }),
-    ...defined({ summarizerModel: model, promptVersion }),
+    ...definedFields({ mode: flags.mode, policy: flags.policy, profile: flags.profile, trigger: flags.trigger }),
+    ...definedFields({ summarizerModel: model, promptVersion }),
   };
 }
 
 /** The failure filter the flags ask for. */
 export async function failureFilter(store: SessionLookup, flags: FilterFlags): Promise<FailureFilter> {
-  return { ...(await timeFilter(store, flags)), ...defined({ mode: flags.mode, reason: flags.reason }) };
+  return { ...(await timeFilter(store, flags)), ...definedFields({ mode: flags.mode, reason: flags.reason }) };
 }
 
 async function timeFilter(store: SessionLookup, flags: FilterFlags) {
   const sessionId = await optionalSession(store, flags.session);
-  return defined({ sessionId, since: flags.since, until: flags.until });
+  return definedFields({ sessionId, since: flags.since, until: flags.until });
 }
 
 /** A session flag resolved to a full id (undefined when absent). */
 export async function optionalSession(store: SessionLookup, id: string | undefined): Promise<string | undefined> {
   return id === undefined ? undefined : sessionIdByPrefix(store, id);
-}
-
-function defined<T extends Record<string, string | undefined>>(fields: T): { [K in keyof T]?: string } {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
 }
 
 /** The flags of one point in time: --seq, --time and --turn, which exclude each other. */

@@ -1,6 +1,5 @@
-import type { z } from "zod";
 import { ValidationError } from "../errors.ts";
-import { formatPath } from "../input/parse-input.ts";
+import { describeIssues } from "../input/describe-issues.ts";
 import type { RawStoredEvent } from "./envelope.ts";
 import { type DomainEvent, EVENT_KINDS, type EventType, isEventType } from "./event-types.ts";
 import { upcast } from "./upcast.ts";
@@ -8,24 +7,21 @@ import { upcast } from "./upcast.ts";
 /** A stored event whose data is validated and at its current version. */
 export type StoredEvent = Omit<RawStoredEvent, "type" | "data"> & DomainEvent;
 
-/** Formats zod issues as short `path: message` lines. */
-export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((i) => `${formatPath("", i.path)}: ${i.message}`);
-}
-
 /** Validates a domain event's data against its kind's current schema; throws ValidationError. */
 export function validateEvent(event: { type: string; data: unknown }): DomainEvent {
   if (!isEventType(event.type)) {
-    throw new ValidationError(`unknown event type: ${event.type}`, [
-      `type: not one of ${Object.keys(EVENT_KINDS).join(", ")}`,
-    ]);
+    throw new ValidationError(
+      `unknown event type: ${event.type}`,
+      [{ path: "type", code: "custom", message: `not one of ${Object.keys(EVENT_KINDS).join(", ")}` }],
+      { path: "type" },
+    );
   }
   const parsed = EVENT_KINDS[event.type].schema.safeParse(event.data);
   if (!parsed.success) {
-    const path = formatPath("", parsed.error.issues[0]?.path ?? []);
-    throw new ValidationError(`invalid ${event.type} event`, describeIssues(parsed.error), {
+    const issues = describeIssues(parsed.error);
+    throw new ValidationError(`invalid ${event.type} event`, issues, {
       cause: parsed.error,
-      path,
+      path: issues[0]?.path ?? "(root)",
     });
   }
   return { type: event.type, data: parsed.data } as DomainEvent;

@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors.ts";
 import type { Usage } from "../events/event-data.ts";
-import { describeIssues } from "../events/parse-event.ts";
+import { describeIssues } from "../input/describe-issues.ts";
 import { isEmptyMessage, type Message, MessageSchema } from "../messages/message.ts";
 import type { ImportedSession, ImportItem, ImportRepairs } from "./types.ts";
 

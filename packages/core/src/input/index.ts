@@ -1,3 +1,4 @@
+export * from "./describe-issues.ts";
 export * from "./id-schema.ts";
 export * from "./json-depth.ts";
 export * from "./option-keys.ts";

@@ -1,3 +1,5 @@
+import { definedFields } from "../defined-fields.ts";
+
 /** How micro-compaction runs: the off switch, its cadence, the defrag limit and the poison-exchange bound. */
 export interface MicroSettings {
   /** The store-wide off switch (a session can also opt out with `settings.microCompact: false`). */
@@ -20,14 +22,10 @@ export const DEFAULT_MICRO_SETTINGS: MicroSettings = {
 
 /** Fills in the defaults and clamps the cadence and attempts to at least 1. */
 export function resolveMicroSettings(settings: Partial<MicroSettings> = {}): MicroSettings {
-  const merged = { ...DEFAULT_MICRO_SETTINGS, ...definedOnly(settings) };
+  const merged = { ...DEFAULT_MICRO_SETTINGS, ...definedFields(settings) };
   return {
     ...merged,
     everyNTurns: Math.max(1, Math.floor(merged.everyNTurns)),
     maxAttempts: Math.max(1, Math.floor(merged.maxAttempts)),
   };
-}
-
-function definedOnly(settings: Partial<MicroSettings>): Partial<MicroSettings> {
-  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
 }

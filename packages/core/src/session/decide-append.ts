@@ -1,6 +1,6 @@
 import { InvariantViolation, ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/event-types.ts";
-import { describeIssues } from "../events/parse-event.ts";
+import { describeIssues } from "../input/describe-issues.ts";
 import { isEmptyMessage, MessageSchema } from "../messages/message.ts";
 import type { CountedMessage } from "./commands.ts";
 import type { SessionState } from "./session-state.ts";

@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import { InvariantViolation } from "../errors.ts";
 import { type DomainEvent, type MessagesSuperseded, validateEvent } from "../events/index.ts";
 import type { SessionCommand } from "./commands.ts";
@@ -82,5 +83,5 @@ function checked(event: { type: string; data: unknown }): DomainEvent {
 
 function stripUndefined<T extends { type: string }>(command: T): Omit<T, "type"> {
   const { type: _type, ...rest } = command;
-  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<T, "type">;
+  return definedFields(rest) as Omit<T, "type">;
 }

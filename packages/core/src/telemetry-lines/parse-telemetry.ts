@@ -1,5 +1,5 @@
-import { ValidationError } from "../errors.ts";
-import { describeIssues } from "../events/parse-event.ts";
+import { ValidationError, type ValidationIssue } from "../errors.ts";
+import { describeIssues } from "../input/describe-issues.ts";
 import { type TelemetryLine, TelemetryLineSchema } from "./telemetry-line.ts";
 
 /** Options of reading a JSON-lines telemetry file: `source` names it in errors; `skipInvalid` counts bad lines. */
@@ -32,23 +32,26 @@ export function parseTelemetryLines(text: string, options: ParseTelemetryOptions
       skipped += 1;
       continue;
     }
-    const where = `line ${index + 1}${options.source === undefined ? "" : ` of ${options.source}`}`;
+    const line = `line ${index + 1}`;
+    const where = `${line}${options.source === undefined ? "" : ` of ${options.source}`}`;
     throw new ValidationError(
       `malformed telemetry at ${where}`,
-      read.issues.map((i) => `line ${index + 1}: ${i}`),
-      options.source === undefined ? {} : { path: options.source },
+      read.issues.map((i) => ({ ...i, path: i.path === "" ? line : `${line}: ${i.path}` })),
+      options.source === undefined ? { cause: read.cause } : { cause: read.cause, path: options.source },
     );
   }
   return { lines, skipped };
 }
 
-function readLine(raw: string): { line: TelemetryLine } | { issues: string[] } {
+/** One line parsed, or its issues (each path within the line; "" for the line as a whole) and the error behind them. */
+function readLine(raw: string): { line: TelemetryLine } | { issues: ValidationIssue[]; cause: unknown } {
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    return { issues: [`not JSON (${error instanceof Error ? error.message : String(error)})`] };
+    const message = `not JSON (${error instanceof Error ? error.message : String(error)})`;
+    return { issues: [{ path: "", code: "custom", message }], cause: error };
   }
   const parsed = TelemetryLineSchema.safeParse(value);
-  return parsed.success ? { line: parsed.data } : { issues: describeIssues(parsed.error) };
+  return parsed.success ? { line: parsed.data } : { issues: describeIssues(parsed.error), cause: parsed.error };
 }

@@ -1,5 +1,6 @@
+import { definedFields } from "../defined-fields.ts";
 import { ValidationError } from "../errors.ts";
-import { describeIssues } from "../events/parse-event.ts";
+import { describeIssues } from "../input/describe-issues.ts";
 import {
   type RunningTotals,
   TELEMETRY_VERSION,
@@ -53,10 +54,10 @@ export class TelemetryTotals {
       wastedMs: roundMs(pass.wastedMs),
       totals,
     };
-    const parsed = TelemetryLineSchema.safeParse(
-      Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)),
-    );
-    if (!parsed.success) throw new ValidationError("invalid telemetry pass", describeIssues(parsed.error));
+    const parsed = TelemetryLineSchema.safeParse(definedFields(raw));
+    if (!parsed.success) {
+      throw new ValidationError("invalid telemetry pass", describeIssues(parsed.error), { cause: parsed.error });
+    }
     this.#bySession.set(pass.sessionId, totals);
     return parsed.data;
   }

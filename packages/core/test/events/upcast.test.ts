@@ -29,7 +29,8 @@ type Core = typeof import("@palimpsest/core");
 
 /**
  * Expects `fn` to throw a VALIDATION error of `core`'s own copy of the error classes (a fresh module
- * graph has its own classes, so `instanceof` against the test's import would fail). Returns its issues.
+ * graph has its own classes, so `instanceof` against the test's import would fail). Returns its issues'
+ * messages, each after its path when it has one (`path: message`).
  */
 function expectValidation(core: Core, fn: () => unknown): readonly string[] {
   let thrown: unknown;
@@ -39,7 +40,8 @@ function expectValidation(core: Core, fn: () => unknown): readonly string[] {
     thrown = error;
   }
   expect(core.isPalimpsestError(thrown, "VALIDATION")).toBe(true);
-  return (thrown as InstanceType<Core["ValidationError"]>).details.issues;
+  const { issues } = (thrown as InstanceType<Core["ValidationError"]>).details;
+  return issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`));
 }
 
 const v1Raw = {

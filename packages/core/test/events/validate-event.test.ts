@@ -1,9 +1,16 @@
-import { EVENT_KINDS, isPalimpsestError, parseStoredEvent, type RawStoredEvent, validateEvent } from "@palimpsest/core";
+import {
+  EVENT_KINDS,
+  isPalimpsestError,
+  parseStoredEvent,
+  type RawStoredEvent,
+  type ValidationIssue,
+  validateEvent,
+} from "@palimpsest/core";
 import { startedData, toStoredEvents, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { expectError } from "../support/expect-error.ts";
 
-const issuesOf = (fn: () => unknown) => (expectError(fn, "VALIDATION").details as { issues: string[] }).issues;
+const issuesOf = (fn: () => unknown) => (expectError(fn, "VALIDATION").details as { issues: ValidationIssue[] }).issues;
 
 describe("validateEvent", () => {
   it("accepts every kind's valid data and strips nothing it knows", () => {
@@ -15,11 +22,11 @@ describe("validateEvent", () => {
   it("rejects an unknown type, listing the known ones", () => {
     const issues = issuesOf(() => validateEvent({ type: "message.deleted", data: {} }));
     expect(issues).toHaveLength(1);
-    expect(issues[0]).toMatch(/^type: not one of /);
-    for (const kind of Object.keys(EVENT_KINDS)) expect(issues[0]).toContain(kind);
+    expect(issues[0]).toMatchObject({ path: "type", code: "custom", message: expect.stringMatching(/^not one of /) });
+    for (const kind of Object.keys(EVENT_KINDS)) expect(issues[0]?.message).toContain(kind);
   });
 
-  it("rejects bad data with issues that name each path, and keeps the zod error as cause", () => {
+  it("rejects bad data with zod's issues, each with its path and code, and keeps the zod error as cause", () => {
     let caught: unknown;
     try {
       validateEvent({
@@ -30,23 +37,25 @@ describe("validateEvent", () => {
       caught = error;
     }
     expect(isPalimpsestError(caught, "VALIDATION")).toBe(true);
-    const error = caught as Error & { details: { issues: string[]; path?: string } };
-    const paths = error.details.issues.map((i) => i.split(":")[0]);
+    const error = caught as Error & { details: { issues: ValidationIssue[]; path?: string } };
     // the content part is discriminated by its type, so zod names the bad field inside it
-    expect(paths).toEqual(["message.id", "message.content[0].text", "tokens"]);
+    expect(error.details.issues.map((i) => i.path)).toEqual(["message.id", "message.content[0].text", "tokens"]);
+    expect(error.details.issues.map((i) => i.code)).toEqual(["too_small", "invalid_type", "too_small"]);
+    for (const issue of error.details.issues) expect(issue.message).not.toBe("");
     expect(error.details.path).toBe("message.id");
-    expect(error.cause).toBeDefined();
+    expect(error.cause).toBeInstanceOf(Error);
+    expect((error.cause as { issues?: unknown[] }).issues).toHaveLength(3);
   });
 
   it("names the refinement path of a tool message without toolCallId", () => {
     const issues = issuesOf(() =>
       validateEvent({ type: "message.appended", data: { message: { id: "t", role: "tool", content: [] }, tokens: 0 } }),
     );
-    expect(issues.some((i) => i.startsWith("message.toolCallId:"))).toBe(true);
+    expect(issues.some((i) => i.path === "message.toolCallId")).toBe(true);
   });
 
   it("names the root when data is not an object", () => {
-    expect(issuesOf(() => validateEvent({ type: "turn.completed", data: "t1" }))[0]).toMatch(/^\(root\): /);
+    expect(issuesOf(() => validateEvent({ type: "turn.completed", data: "t1" }))[0]?.path).toBe("(root)");
   });
 
   it("rejects a supersede without targets, naming `targets`", () => {
@@ -60,7 +69,7 @@ describe("validateEvent", () => {
       stats: { tokensBefore: 1, tokensAfter: 0 },
       trigger: "manual",
     };
-    expect(issuesOf(() => validateEvent({ type: "messages.superseded", data }))[0]).toMatch(/^targets: /);
+    expect(issuesOf(() => validateEvent({ type: "messages.superseded", data }))[0]?.path).toBe("targets");
   });
 });
 
@@ -75,11 +84,13 @@ describe("parseStoredEvent", () => {
   });
 
   it("rejects an unknown type in the log with VALIDATION naming seq and session", () => {
-    expect(issuesOf(() => parseStoredEvent(raw({ type: "turn.exploded" })))).toEqual(["seq 1 of s1"]);
+    expect(issuesOf(() => parseStoredEvent(raw({ type: "turn.exploded" })))).toEqual([
+      { path: "", code: "custom", message: "seq 1 of s1" },
+    ]);
   });
 
   it("rejects stored data that no longer validates", () => {
-    expect(issuesOf(() => parseStoredEvent(raw({ data: { turnId: "" } })))[0]).toMatch(/^turnId: /);
+    expect(issuesOf(() => parseStoredEvent(raw({ data: { turnId: "" } })))[0]?.path).toBe("turnId");
   });
 
   it("rejects a schema version newer than this code", () => {

@@ -6,6 +6,7 @@ import {
   type Message,
   type SessionCommand,
   type SessionState,
+  type ValidationIssue,
 } from "@palimpsest/core";
 import {
   appendCommand,
@@ -59,7 +60,7 @@ describe("decide: start", () => {
   it("refuses start data that fails the schema with VALIDATION", () => {
     const bad = { type: "start", data: { encoding: "latin1" } } as unknown as SessionCommand;
     const error = expectError(() => decide(initialState(SID), bad), "VALIDATION");
-    expect((error.details as { issues: string[] }).issues.some((i) => i.startsWith("encoding"))).toBe(true);
+    expect((error.details as { issues: ValidationIssue[] }).issues.some((i) => i.path === "encoding")).toBe(true);
   });
 });
 
@@ -82,9 +83,9 @@ describe("decide: append", () => {
   it.each([["wizard"], [""]])("refuses role %j with VALIDATION naming the message", (role) => {
     const message = { id: "x1", role, content: [{ type: "text", text: "hi" }] } as unknown as Message;
     const error = expectError(() => decide(given(), append(message)), "VALIDATION");
-    const details = error.details as { issues: string[]; path?: string };
+    const details = error.details as { issues: ValidationIssue[]; path?: string };
     expect(details.path).toBe("messages[0]");
-    expect(details.issues.some((i) => i.startsWith("role"))).toBe(true);
+    expect(details.issues.some((i) => i.path === "role")).toBe(true);
   });
 
   it("refuses a negative or fractional token count with VALIDATION", () => {

@@ -1,4 +1,4 @@
-import { type ChangeFeed, type EventStore, StorageError, type StoredEvent } from "@palimpsest/core";
+import { type ChangeFeed, type EventStore, isPalimpsestError, type StoredEvent } from "@palimpsest/core";
 import { Observable } from "rxjs";
 import { AwaitedChanges } from "./awaited-changes.ts";
 import { type LogPosition, logCursor, type WatchTarget } from "./log-cursor.ts";
@@ -26,7 +26,7 @@ const MAX_RETRY_MS = 1_000;
 
 /** True for a read that may succeed if made again (a dropped connection, a restarting server, a busy file). */
 function retryable(error: unknown): boolean {
-  return error instanceof StorageError && error.details.retryable;
+  return isPalimpsestError(error) && error.retryable;
 }
 
 /**
@@ -35,8 +35,9 @@ function retryable(error: unknown): boolean {
  * collapse into one more round; each round reads from the last event emitted, never from a payload.
  * The feed is subscribed before the first read, so no commit falls between catching up and going live.
  * With `handle`, each page is handled (awaited) before the next read, so a slow consumer holds one page.
- * A read that fails with a retryable STORAGE error is made again from the same place, backing off, for as
- * long as the watcher is subscribed; any other error ends the Observable with it.
+ * A read that fails with a retryable error (`retryable`: in practice a transient STORAGE failure) is made
+ * again from the same place, backing off, for as long as the watcher is subscribed; any other error ends
+ * the Observable with it.
  */
 export function watchLog(
   store: EventStore & ChangeFeed,

@@ -151,7 +151,7 @@ class ListeningConnection {
       if (message.channel === CHANGES_CHANNEL) this.#onNotification(message);
     });
     client.on("error", (error) => this.#lost(client, error));
-    client.on("end", () => this.#lost(client, new Error("the connection ended")));
+    client.on("end", () => this.#lost(client, "the connection ended"));
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);

@@ -1,3 +1,5 @@
+import { definedFields } from "@palimpsest/core";
+
 /** How background pre-compaction runs: the global off switch and its cost controls. */
 export interface PrecompactSettings {
   /** The global off switch (a session can be switched off alone with `scheduler.setSessionEnabled`). */
@@ -25,8 +27,7 @@ export const DEFAULT_PRECOMPACT_SETTINGS: PrecompactSettings = {
 
 /** Fills in the defaults; the concurrency is at least 1 and the debounce at least 0. */
 export function resolvePrecompactSettings(settings: Partial<PrecompactSettings> = {}): PrecompactSettings {
-  const defined = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
-  const merged: PrecompactSettings = { ...DEFAULT_PRECOMPACT_SETTINGS, ...defined };
+  const merged: PrecompactSettings = { ...DEFAULT_PRECOMPACT_SETTINGS, ...definedFields(settings) };
   return {
     ...merged,
     concurrency: Math.max(1, Math.floor(merged.concurrency)),

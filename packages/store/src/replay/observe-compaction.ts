@@ -1,3 +1,4 @@
+import assert from "node:assert";
 import type { CompactionObservation, LiveEntry } from "@palimpsest/core";
 import type { CompactOutcome } from "../runtime/compact.ts";
 
@@ -13,7 +14,7 @@ export function observeCompaction(
   requestIndex: number,
 ): CompactionObservation {
   const { plan, event } = outcome;
-  if (event.type !== "messages.superseded") throw new Error(`compaction committed a ${event.type} event`);
+  assert(event.type === "messages.superseded", `compaction committed a ${event.type} event`); // a defect, not an input
   const { stats, replacements } = event.data;
   const targets = new Set(plan.targets);
   const earliestChangedIndex = viewBefore.findIndex((e) => targets.has(e.message.id));

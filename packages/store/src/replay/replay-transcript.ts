@@ -7,6 +7,7 @@ import {
   type ProviderProfile,
   type Summarizer,
   type UsageComparison,
+  ValidationError,
 } from "@palimpsest/core";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import { resolveCompaction, resolveProfile } from "../runtime/compaction-settings.ts";
@@ -14,7 +15,7 @@ import { openPalimpsest } from "../runtime/open-palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { type PolicyReplay, policyReplay } from "./policy-replay.ts";
-import { type ReplayRun, type ReplayRunName, replayRun } from "./replay-policy.ts";
+import { REPLAY_RUN_NAMES, type ReplayRun, type ReplayRunName, replayRun } from "./replay-policy.ts";
 import { replaySession, type SessionReplay } from "./replay-session.ts";
 
 /** Where a long replay stands: which policy, which session (1-based of `sessions`), requests done of `requests`. */
@@ -143,6 +144,7 @@ export async function replayTranscript(
 
 function runNamed(name: ReplayRunName): ReplayRun {
   const run = replayRun(name);
-  if (run === undefined) throw new Error(`unknown replay run ${name}`);
+  if (run === undefined)
+    throw new ValidationError(`unknown replay run ${name}`, [`policies: ${REPLAY_RUN_NAMES.join(", ")}`]);
   return run;
 }
