@@ -1,3 +1,4 @@
+import { definedFields } from "@palimpsest/core";
 import { type AdapterSessionOptions, checkAdapterOptions, openRuntimeSession } from "@palimpsest/store";
 import { loadAi } from "./ai-module.ts";
 import { Conversation } from "./conversation.ts";
@@ -19,13 +20,10 @@ export async function openConversation(options: OpenConversationOptions = {}): P
   const { url, sessionId, model, contextWindow, compaction = {}, runtime: given } = options;
   const ai = await loadAi();
   const { runtime, session, ownsRuntime } = await openRuntimeSession("openConversation", {
-    ...(url === undefined ? {} : { url }),
-    ...(given === undefined ? {} : { runtime: given }),
-    ...(sessionId === undefined ? {} : { sessionId }),
+    ...definedFields({ url, runtime: given, sessionId }),
     compaction: { auto: true, ...compaction },
     start: {
-      ...(model === undefined ? {} : { model }),
-      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...definedFields({ model, contextWindow }),
     },
   });
   return new Conversation({ ai, runtime, session, compaction, ownsRuntime });

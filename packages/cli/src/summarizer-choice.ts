@@ -1,4 +1,4 @@
-import { OfflineSummarizer, type Summarizer, ValidationError } from "@palimpsest/core";
+import { definedFields, OfflineSummarizer, type Summarizer, ValidationError } from "@palimpsest/core";
 import type { CliIo } from "./cli-io.ts";
 
 /** Where a provider summarizer is: model and endpoint from flags, else the environment. */
@@ -25,8 +25,7 @@ export async function chooseSummarizer(flags: SummarizerFlags, io: CliIo): Promi
       const apiKey = env.OPENAI_API_KEY;
       return new OpenAICompatibleSummarizer({
         model: model ?? "gpt-4.1-mini",
-        ...(baseURL === undefined ? {} : { baseURL }),
-        ...(apiKey === undefined ? {} : { apiKey }),
+        ...definedFields({ baseURL, apiKey }),
       });
     }
     case "anthropic": {
@@ -35,8 +34,7 @@ export async function chooseSummarizer(flags: SummarizerFlags, io: CliIo): Promi
       const apiKey = env.ANTHROPIC_API_KEY;
       return new AnthropicSummarizer({
         model: model ?? "claude-3-5-haiku-latest",
-        ...(baseURL === undefined ? {} : { baseURL }),
-        ...(apiKey === undefined ? {} : { apiKey }),
+        ...definedFields({ baseURL, apiKey }),
       });
     }
     default:

@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { definedFields, ValidationError } from "@palimpsest/core";
 import {
   type AdapterSessionOptions,
   type CompactionSettings,
@@ -37,14 +37,11 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
   };
   const profile = typeof settings.profile === "string" ? settings.profile : (settings.profile?.name ?? "openai");
   const { runtime, session, ownsRuntime } = await openRuntimeSession("openAgentsSession", {
-    ...(options.url === undefined ? {} : { url: options.url }),
-    ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
-    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ...definedFields({ url: options.url, runtime: options.runtime, sessionId: options.sessionId }),
     compaction: settings,
     start: {
       profile,
-      ...(options.model === undefined ? {} : { model: options.model }),
-      ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+      ...definedFields({ model: options.model, contextWindow: options.contextWindow }),
     },
   });
   return new PalimpsestAgentsSession({

@@ -1,3 +1,4 @@
+import { definedFields } from "@palimpsest/core";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { integerOption } from "../flags.ts";
@@ -26,9 +27,7 @@ export function registerFork(program: Command, io: CliIo): void {
     .action(async (id: string, flags: { turn?: number; seq?: number; to?: string }) => {
       const global = program.opts<GlobalOptions>();
       const options = {
-        ...(flags.turn === undefined ? {} : { atTurn: flags.turn }),
-        ...(flags.seq === undefined ? {} : { atSeq: flags.seq }),
-        ...(flags.to === undefined ? {} : { toSessionId: flags.to }),
+        ...definedFields({ atTurn: flags.turn, atSeq: flags.seq, toSessionId: flags.to }),
       };
       const fork = await withRuntime(
         global,

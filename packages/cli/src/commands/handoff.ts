@@ -1,3 +1,4 @@
+import { definedFields } from "@palimpsest/core";
 import type { Handoff, HandoffClaim, HandoffStatus } from "@palimpsest/store";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
@@ -53,8 +54,7 @@ export function registerHandoff(program: Command, io: CliIo): void {
       const global = program.opts<GlobalOptions>();
       const requested = await withRuntime(global, io, async (runtime) =>
         runtime.handoffs.request(await resumeByPrefix(runtime, id), {
-          ...(flags.target === undefined ? {} : { target: flags.target }),
-          ...(flags.reason === undefined ? {} : { reason: flags.reason }),
+          ...definedFields({ target: flags.target, reason: flags.reason }),
         }),
       );
       emit(

@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import type { Message } from "../messages/message.ts";
 import type { DomainEvent } from "./event-types.ts";
 
@@ -17,8 +18,7 @@ export function tombstoneMessage(message: Message): Message {
     ...(message.toolCalls === undefined
       ? {}
       : { toolCalls: message.toolCalls.map((c) => ({ id: c.id, name: ERASED_TOOL_NAME, arguments: "" })) }),
-    ...(message.toolCallId === undefined ? {} : { toolCallId: message.toolCallId }),
-    ...(message.isError === undefined ? {} : { isError: message.isError }),
+    ...definedFields({ toolCallId: message.toolCallId, isError: message.isError }),
   };
 }
 

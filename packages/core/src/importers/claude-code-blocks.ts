@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { definedFields } from "../defined-fields.ts";
 import type { Usage } from "../events/event-data.ts";
 import type { ContentPart, Message } from "../messages/message.ts";
 import { invalidInput } from "./json-input.ts";
@@ -50,9 +51,7 @@ function imagePart(source: z.output<typeof ClaudeBlock>["source"], path: string)
   if (data === undefined && url === undefined) throw invalidInput(path, "an image block needs data or url");
   return {
     type: "image",
-    ...(mediaType === undefined ? {} : { mediaType }),
-    ...(data === undefined ? {} : { data }),
-    ...(url === undefined ? {} : { url }),
+    ...definedFields({ mediaType, data, url }),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { definedFields } from "../defined-fields.ts";
 import type { Message } from "../messages/message.ts";
 import {
   type ClaudeEntry,
@@ -162,8 +163,6 @@ function buildSession(thread: Thread, title: string | undefined): ImportedSessio
   return builder.finish({
     externalId,
     format: "claude-code",
-    ...(title === undefined ? {} : { title }),
-    ...(model === undefined ? {} : { model }),
-    ...(parentExternalId === undefined ? {} : { parentExternalId }),
+    ...definedFields({ title, model, parentExternalId }),
   });
 }

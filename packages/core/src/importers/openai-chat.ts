@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines, tryParseJson } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
@@ -25,8 +26,7 @@ export function parseOpenAiChat(text: string, options: ParseOptions = {}): Impor
       openAiSession(messages, {
         externalId: doc.id ?? fallbackId(),
         format: "openai",
-        ...(title === undefined ? {} : { title }),
-        ...(model === undefined ? {} : { model }),
+        ...definedFields({ title, model }),
         pathOf: (i) => `${inputPath(fileName)}${key}[${i}]`,
         ...(onProgress === undefined ? {} : { onProgress }),
       }),

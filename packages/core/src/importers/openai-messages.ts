@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { definedFields } from "../defined-fields.ts";
 import type { ContentPart, Message, ToolCall } from "../messages/message.ts";
 import { isObject } from "./json-fields.ts";
 import { invalidInput } from "./json-input.ts";
@@ -58,8 +59,7 @@ export function openAiSession(messages: readonly unknown[], source: OpenAiSource
   return builder.finish({
     externalId,
     format,
-    ...(title === undefined ? {} : { title }),
-    ...(model === undefined ? {} : { model }),
+    ...definedFields({ title, model }),
   });
 }
 

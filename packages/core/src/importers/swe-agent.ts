@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText, tryParseJson } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
@@ -30,8 +31,7 @@ export function parseSweAgent(text: string, options: ParseOptions = {}): Importe
     openAiSession(trajectory.history, {
       externalId: fileStem(fileName) ?? `swe-agent-${textDigest(text)}`,
       format: "swe-agent",
-      ...(title === undefined ? {} : { title }),
-      ...(model === undefined ? {} : { model }),
+      ...definedFields({ title, model }),
       pathOf: (i) => `${inputPath(fileName)}.history[${i}]`,
       ...(onProgress === undefined ? {} : { onProgress }),
     }),

@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import type { EventOf, StoredEvent } from "../events/index.ts";
 import { pendingCallsOf } from "./pending-calls.ts";
 import { BATCH_MODES, type LiveEntry, RECENT_LIMIT, type SessionState } from "./session-state.ts";
@@ -33,8 +34,7 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
       keepRecent(state.recentFailures, {
         reason,
         at: Date.parse(event.occurredAt),
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        ...(configKey === undefined ? {} : { configKey }),
+        ...definedFields({ retryAfterMs, configKey }),
       });
       break;
     }
