@@ -10,11 +10,11 @@ import {
   validateCandidate,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
-import { type CompactOptions, type CompactOutcome, compact } from "../runtime/compact.ts";
-import { type ResolvedCompaction, resolveCompaction } from "../runtime/compaction-settings.ts";
+import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
+import { type CompactOptions, type CompactOutcome, compact } from "../compaction/compact.ts";
+import { type ResolvedCompaction, resolveCompaction } from "../compaction/compaction-settings.ts";
+import { summarizeEntries } from "../compaction/summarize-entries.ts";
 import type { Session } from "../runtime/session.ts";
-import { summarizeEntries } from "../runtime/summarize-entries.ts";
 import type { PrecompactEvent, PrecompactMiss, PrecompactMonitor } from "./precompact-monitor.ts";
 
 /** Options of a compaction that may use the session's background candidate. */

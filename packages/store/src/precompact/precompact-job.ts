@@ -1,8 +1,8 @@
 import { type CandidateStore, candidateIsFresh, planCandidate, SummarizerError } from "@palimpsest/core";
-import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
-import { type CompactionSettings, resolveCompaction } from "../runtime/compaction-settings.ts";
+import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
+import { type CompactionSettings, resolveCompaction } from "../compaction/compaction-settings.ts";
+import { summarizeEntries } from "../compaction/summarize-entries.ts";
 import type { Session } from "../runtime/session.ts";
-import { summarizeEntries } from "../runtime/summarize-entries.ts";
 import type { JobOutcome } from "./precompact-monitor.ts";
 import type { PrecompactSettings } from "./precompact-settings.ts";
 

@@ -1,4 +1,4 @@
-import type { PolicyName } from "../runtime/compaction-settings.ts";
+import type { PolicyName } from "../compaction/compaction-settings.ts";
 
 /** A batch policy a replay can run: a runtime policy, or `none` (never compact: the baseline). */
 export type ReplayPolicy = PolicyName | "none";

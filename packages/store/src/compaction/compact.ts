@@ -7,9 +7,9 @@ import {
   type SummaryResult,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import type { Session } from "../runtime/session.ts";
 import { batchPolicyInput } from "./batch-policy-input.ts";
 import { type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
-import type { Session } from "./session.ts";
 import { summarizeEntries, summaryFailure } from "./summarize-entries.ts";
 
 /** Options of one compaction run. */

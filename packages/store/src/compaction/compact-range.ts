@@ -7,7 +7,7 @@ import {
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import type { Session } from "./session.ts";
+import type { Session } from "../runtime/session.ts";
 
 /** An explicit compaction: replace the live messages from `fromId` to `toId` with a summary text. */
 export interface CompactRangeRequest {

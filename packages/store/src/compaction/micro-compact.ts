@@ -20,8 +20,8 @@ import {
   tailBudget,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import type { Session } from "../runtime/session.ts";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
-import type { Session } from "./session.ts";
 import { type SummaryFailure, summaryFailure } from "./summarize-entries.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */
