@@ -11,6 +11,7 @@ export * from "./summary-note.ts";
 export * from "./summary-plan.ts";
 export * from "./summary-policy.ts";
 export * from "./summary-role.ts";
+export * from "./supersede-for.ts";
 export * from "./threshold.ts";
 export * from "./tool-stub.ts";
 export * from "./trim.ts";

@@ -1,16 +1,9 @@
-import {
-  type CompactionPlan,
-  formatSummaryMessage,
-  type Message,
-  type StoredEvent,
-  type SummarizerError,
-  type SummaryResult,
-} from "@palimpsest/core";
+import { type CompactionPlan, type StoredEvent, type SummarizerError, summaryReplacementFor } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { Session } from "../runtime/session.ts";
 import { batchPolicyInput } from "./batch-policy-input.ts";
 import { type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
-import { summarizeEntries, summaryFailure } from "./summarize-entries.ts";
+import { commitSupersede, measuredAtPlan, summarizeAndSupersede } from "./execute-compaction.ts";
 
 /** Options of one compaction run. */
 export interface CompactOptions extends CompactionSettings {
@@ -41,71 +34,47 @@ export async function compact(session: Session, options: CompactOptions = {}): P
   const trigger = options.trigger ?? "manual";
   const producer = { policy: settings.policy.name, profile: settings.profile.name };
   if (plan.kind === "prune") {
-    const [event] = await session.supersede({
+    const event = await commitSupersede(session, {
       compactionId: uuidv7(),
+      mode: "prune",
+      trigger,
+      producer,
       targets: plan.targets,
       replacements: plan.replacements,
-      mode: "prune",
       basis: { viewVersion: state.viewVersion },
-      producer,
-      stats: { tokensBefore: plan.tokensBefore, tokensAfter: plan.tokensAfter, durationMs: Date.now() - started },
-      trigger,
-    });
-    return { status: "compacted", plan, event: event as StoredEvent, durationMs: Date.now() - started };
-  }
-  const basis = { viewVersion: state.viewVersion };
-  const removed = targetTokens(session, plan.targets);
-  let result: SummaryResult;
-  try {
-    ({ result } = await summarizeEntries({
-      summarizer: settings.summarizer,
-      entries: plan.input,
-      maxOutputTokens: plan.maxSummaryTokens,
-      timeoutMs: settings.summaryTimeoutMs,
-      ...(plan.previousSummary === undefined ? {} : { previousSummary: plan.previousSummary }),
-    }));
-  } catch (error) {
-    const failure = summaryFailure(error, settings.summarizer);
-    const [event] = await session.recordCompactionFailure({
-      ...failure,
-      mode: "summary",
-      attempt: consecutiveFailures(session) + 1,
-      targets: plan.targets,
-    });
-    return { status: "failed", reason: failure.reason, error, event: event as StoredEvent };
-  }
-  const message: Message = {
-    id: uuidv7(),
-    role: plan.role,
-    content: [{ type: "text", text: formatSummaryMessage(result.text) }],
-  };
-  const tokens = counter.countMessage(message);
-  const [event] = await session.supersede({
-    compactionId: uuidv7(),
-    targets: plan.targets,
-    replacements: [{ kind: "summary", message, tokens }],
-    mode: "summary",
-    basis,
-    producer: {
-      ...producer,
-      summarizerModel: settings.summarizer.model,
-      promptVersion: settings.summarizer.promptVersion,
-    },
-    stats: {
       tokensBefore: plan.tokensBefore,
-      tokensAfter: plan.tokensBefore - removed + tokens,
+      tokensAfter: plan.tokensAfter,
       durationMs: Date.now() - started,
-      ...(result.inputTokens === undefined ? {} : { auxTokensIn: result.inputTokens }),
-      ...(result.outputTokens === undefined ? {} : { auxTokensOut: result.outputTokens }),
-    },
-    trigger,
+    });
+    return { status: "compacted", plan, event, durationMs: Date.now() - started };
+  }
+  // Measured when planned: the removed tokens are those of the targets before the summary is written.
+  const measured = { ...measuredAtPlan(state, plan.targets), tokensBefore: plan.tokensBefore };
+  const outcome = await summarizeAndSupersede(session, {
+    using: settings,
+    span: plan,
+    failure: () => ({ mode: "summary", attempt: consecutiveFailures(session) + 1, targets: plan.targets }),
+    replacement: (text) => summaryReplacementFor(plan, uuidv7(), text, (m) => counter.countMessage(m)),
+    spec: (replacement, result) => ({
+      compactionId: uuidv7(),
+      mode: "summary",
+      trigger,
+      producer: {
+        ...producer,
+        summarizerModel: settings.summarizer.model,
+        promptVersion: settings.summarizer.promptVersion,
+      },
+      targets: plan.targets,
+      replacements: [replacement],
+      ...measured,
+      durationMs: Date.now() - started,
+      aux: { in: result.inputTokens, out: result.outputTokens },
+    }),
   });
-  return { status: "compacted", plan, event: event as StoredEvent, durationMs: Date.now() - started };
-}
-
-function targetTokens(session: Session, targets: readonly string[]): number {
-  const set = new Set(targets);
-  return session.state.live.reduce((n, e) => (set.has(e.message.id) ? n + e.tokens : n), 0);
+  if (outcome.status === "failed") {
+    return { status: "failed", reason: outcome.failure.reason, error: outcome.error, event: outcome.event };
+  }
+  return { status: "compacted", plan, event: outcome.event, durationMs: Date.now() - started };
 }
 
 function consecutiveFailures(session: Session): number {
