@@ -3,6 +3,14 @@ export * from "./compaction/compact.ts";
 export * from "./compaction/compact-range.ts";
 export * from "./compaction/compaction-settings.ts";
 export * from "./compaction/micro-compact.ts";
+export type { CreatePolicyOptions, PolicyDefinition } from "./compaction/policies/policy-definition.ts";
+export {
+  defaultPolicyName,
+  isPolicyName,
+  POLICIES,
+  POLICY_NAMES,
+  policyNamed,
+} from "./compaction/policies/registry.ts";
 export * from "./engine/index.ts";
 export * from "./handoff/index.ts";
 export * from "./import/import-sessions.ts";

@@ -1,6 +1,5 @@
 export * from "./anti-thrash.ts";
 export * from "./derived-id.ts";
-export * from "./policy-for-profile.ts";
 export * from "./policy-gate.ts";
 export * from "./policy-types.ts";
 export * from "./provider-profile.ts";
