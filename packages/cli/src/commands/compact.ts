@@ -1,24 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { NotFoundError, PROVIDER_PROFILES, type StoredEvent, ValidationError } from "@palimpsest/core";
-import {
-  type CompactOutcome,
-  compact,
-  compactRange,
-  POLICIES,
-  POLICY_NAMES,
-  type PolicyName,
-  profileNamed,
-} from "@palimpsest/store";
-import type { Command } from "commander";
+import { type CompactOutcome, compact, compactRange, POLICIES, POLICY_NAMES, type PolicyName } from "@palimpsest/store";
+import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { compactionLine } from "../event-line.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 import { chooseSummarizer, SUMMARIZER_NAMES, type SummarizerFlags } from "../summarizer-choice.ts";
-import { choiceOption, integerOption } from "./flag-options.ts";
-
-const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
+import { integerOption } from "./flag-options.ts";
 
 interface CompactFlags extends SummarizerFlags {
   summaryFile?: string;
@@ -48,17 +38,15 @@ export function registerCompact(program: Command, io: CliIo): void {
     .command("compact <session>")
     .description("compact a session now: by policy, or explicitly with --summary-file --from --to")
     .addOption(
-      choiceOption(
+      new Option(
         "--policy <policy>",
         `${POLICIES.map((p) => `${p.name}: ${p.summary}`).join("; ")} (default: the profile's preference)`,
-        POLICY_NAMES,
-        (value) => {
-          throw new ValidationError(`unknown policy ${value}`, [`--policy: ${POLICY_NAMES.join(" | ")}`]);
-        },
-      ),
+      ).choices(POLICY_NAMES),
     )
     .addOption(
-      choiceOption("--profile <profile>", "default: the session's, else anthropic", PROFILE_NAMES, profileNamed),
+      new Option("--profile <profile>", "default: the session's, else anthropic").choices(
+        Object.keys(PROVIDER_PROFILES),
+      ),
     )
     .addOption(
       integerOption(
@@ -68,9 +56,7 @@ export function registerCompact(program: Command, io: CliIo): void {
       ),
     )
     .addOption(
-      choiceOption("--summarizer <name>", "default offline; keys from the environment", SUMMARIZER_NAMES, (value) => {
-        throw new ValidationError(`unknown summarizer ${value}`, [`--summarizer: ${SUMMARIZER_NAMES.join(" | ")}`]);
-      }),
+      new Option("--summarizer <name>", "default offline; keys from the environment").choices(SUMMARIZER_NAMES),
     )
     .option("--summarizer-model <model>", "model for an openai/anthropic summarizer (or PALIMPSEST_SUMMARIZER_MODEL)")
     .option("--summarizer-url <url>", "base URL of an OpenAI-compatible or Anthropic endpoint")

@@ -9,7 +9,6 @@ import {
 } from "@palimpsest/core";
 import {
   type PolicyReplay,
-  profileNamed,
   REPLAY_RUN_NAMES,
   type ReplayRun,
   replayRun,
@@ -17,13 +16,13 @@ import {
   type TranscriptReplay,
   withMicro,
 } from "@palimpsest/store";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
 import { writeReport } from "../report-sources/write-report.ts";
-import { choiceOption, integerOption } from "./flag-options.ts";
+import { integerOption } from "./flag-options.ts";
 
 const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
 
@@ -52,9 +51,9 @@ export function registerReplay(program: Command, io: CliIo): void {
     .command("replay <file>")
     .description("replay a transcript through the store under compaction policies and compare what they cost")
     .addOption(
-      choiceOption("--policy <policy>", "the run (with --micro: the backstop)", REPLAY_RUN_NAMES, parseRuns).default(
-        "summary",
-      ),
+      new Option("--policy <policy>", "the run (with --micro: the backstop)")
+        .choices(REPLAY_RUN_NAMES)
+        .default("summary"),
     )
     .addOption(
       new Option("--compare <policies>", "comma-separated runs to compare side by side (overrides --policy)").argParser(
@@ -63,9 +62,7 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .option("--micro", "micro-compaction after every request in every run (no backstop unless --policy or --compare)")
     .option("--precompact", "background pre-compaction in every run with a batch policy (hits, misses, sync ms)")
-    .addOption(
-      choiceOption("--profile <profile>", "the provider profile", PROFILE_NAMES, profileNamed).default("anthropic"),
-    )
+    .addOption(new Option("--profile <profile>", "the provider profile").choices(PROFILE_NAMES).default("anthropic"))
     .addOption(integerOption("--context-window <tokens>", "the model's context window", 1).default(200_000))
     .addOption(
       integerOption(
@@ -105,12 +102,12 @@ export function registerReplay(program: Command, io: CliIo): void {
     });
 }
 
-/** The runs of a comma-separated list (`--compare`, `--policy`); ValidationError naming the unknown ones. */
+/** The runs of a comma-separated list (`--compare`, `--policy`); a usage error naming the unknown ones. */
 function parseRuns(list: string): ReplayRun[] {
   const names = list.split(",").map((s) => s.trim());
   const unknown = names.filter((n) => replayRun(n) === undefined);
-  if (unknown.length > 0 || names.length === 0) {
-    throw new ValidationError(`unknown policy ${unknown.join(", ")}`, [`policies: ${REPLAY_RUN_NAMES.join(", ")}`]);
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(`unknown policy ${unknown.join(", ")}; runs: ${REPLAY_RUN_NAMES.join(", ")}.`);
   }
   return names.map((n) => replayRun(n) as ReplayRun);
 }
