@@ -12,6 +12,7 @@ import { type AgentInputItem, MemorySession, type Session } from "@openai/agents
 import { ScriptedModel } from "@openai/agents-core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openAgentsSession } from "@palimpsest/openai-agents";
+import { POLICY_NAMES } from "@palimpsest/store";
 import { inputItems, readFile, scripted, turnSteps } from "../test/openai-agents/agents-harness.ts";
 import type { ClaudeEntry } from "./claude-entries.ts";
 import { postgresRawTable, type RawEntryTable, sqliteRawTable } from "./raw-entry-table.ts";
@@ -218,7 +219,7 @@ export async function runAgentsTokensBench(url: string, quick: boolean): Promise
   progress(`agents-session tokens: ${turns} turns on MemorySession`);
   const memoryInputs = await scriptedRun(new MemorySession(), turns);
   const results: AgentsTokensResult[] = [];
-  for (const policy of ["summary", "prune-first"] as const) {
+  for (const policy of POLICY_NAMES) {
     progress(`agents-session tokens: ${turns} turns, ${policy}`);
     const ours = await openAgentsSession({ url, model: "gpt-4o", contextWindow: window, compaction: { policy } });
     try {

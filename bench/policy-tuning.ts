@@ -14,7 +14,7 @@ import {
   type ProviderProfile,
   parseTranscript,
 } from "@palimpsest/core";
-import { replayTranscript } from "@palimpsest/store";
+import { defaultPolicyName, type PolicyName, replayTranscript } from "@palimpsest/store";
 
 const SPOTTER = join(import.meta.dirname, "../../shared/transcripts/claude-code/spotter");
 const SESSIONS = ["258c7280", "4d5611e5", "8463c716", "ae4a77f8"];
@@ -30,6 +30,9 @@ function runwayOnly(profile: ProviderProfile): ProviderProfile {
   return customProfile({ name: profile.name, protectedTools: HERMES_TOOLS }, profile);
 }
 
+/** The baseline each profile's default policy is measured against. */
+const BASELINE = "summary" satisfies PolicyName;
+
 async function row(label: string, profile: ProviderProfile, window: number): Promise<string> {
   let summary = 0;
   let prune = 0;
@@ -42,7 +45,11 @@ async function row(label: string, profile: ProviderProfile, window: number): Pro
       (s) => s.parentExternalId === undefined,
     );
     const [s, p] = (
-      await replayTranscript(sessions, { policies: ["summary", "prune-first"], profile, contextWindow: window })
+      await replayTranscript(sessions, {
+        policies: [BASELINE, defaultPolicyName(profile)],
+        profile,
+        contextWindow: window,
+      })
     ).policies;
     if (s === undefined || p === undefined) continue;
     summary += s.estimatedCost;

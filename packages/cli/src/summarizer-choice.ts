@@ -1,6 +1,9 @@
 import { definedFields, OfflineSummarizer, type Summarizer, ValidationError } from "@palimpsest/core";
 import type { CliIo } from "./cli-io.ts";
 
+/** The summarizers `--summarizer` names. */
+export const SUMMARIZER_NAMES = ["offline", "openai", "anthropic"] as const;
+
 /** Where a provider summarizer is: model and endpoint from flags, else the environment. */
 export interface SummarizerFlags {
   summarizer?: string;
@@ -38,6 +41,6 @@ export async function chooseSummarizer(flags: SummarizerFlags, io: CliIo): Promi
       });
     }
     default:
-      throw new ValidationError(`unknown summarizer ${name}`, ["--summarizer: offline | openai | anthropic"]);
+      throw new ValidationError(`unknown summarizer ${name}`, [`--summarizer: ${SUMMARIZER_NAMES.join(" | ")}`]);
   }
 }

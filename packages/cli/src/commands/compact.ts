@@ -1,26 +1,24 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { NotFoundError, type StoredEvent, ValidationError } from "@palimpsest/core";
-import { type CompactOutcome, compact, compactRange, type PolicyName } from "@palimpsest/store";
-import type { Command } from "commander";
+import { NotFoundError, PROVIDER_PROFILES, type StoredEvent, ValidationError } from "@palimpsest/core";
+import { type CompactOutcome, compact, compactRange, POLICIES, POLICY_NAMES, type PolicyName } from "@palimpsest/store";
+import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { compactionLine } from "../event-line.ts";
-import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
-import { chooseSummarizer, type SummarizerFlags } from "../summarizer-choice.ts";
+import { chooseSummarizer, SUMMARIZER_NAMES, type SummarizerFlags } from "../summarizer-choice.ts";
+import { integerOption } from "./flag-options.ts";
 
 interface CompactFlags extends SummarizerFlags {
   summaryFile?: string;
   from?: string;
   to?: string;
-  policy?: string;
+  policy?: PolicyName;
   profile?: string;
-  contextWindow?: string;
+  contextWindow?: number;
   force?: boolean;
 }
-
-const POLICIES: readonly PolicyName[] = ["summary", "prune-first"];
 
 function describe(event: StoredEvent): string {
   return event.type === "messages.superseded" ? compactionLine(event.data) : `recorded ${event.type}`;
@@ -31,11 +29,6 @@ function outcomeText(outcome: Exclude<CompactOutcome, { status: "failed" }>): st
   return `${describe(outcome.event)}\n${outcome.plan.reason}`;
 }
 
-function contextWindow(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  return integerFlag(value, "--context-window", 1_000);
-}
-
 /**
  * `compact <session>`: one compaction now. With `--summary-file --from --to`, an explicit one over that
  * range; otherwise the policy runs (forced with `--force`) and prints what it superseded and reclaimed.
@@ -44,10 +37,27 @@ export function registerCompact(program: Command, io: CliIo): void {
   program
     .command("compact <session>")
     .description("compact a session now: by policy, or explicitly with --summary-file --from --to")
-    .option("--policy <policy>", "summary | prune-first (default: the profile's preference)")
-    .option("--profile <profile>", "anthropic | openai | local (default: the session's, else anthropic)")
-    .option("--context-window <tokens>", "the model's context window (default: the session's, else 200000)")
-    .option("--summarizer <name>", "offline | openai | anthropic (default offline; keys from the environment)")
+    .addOption(
+      new Option(
+        "--policy <policy>",
+        `${POLICIES.map((p) => `${p.name}: ${p.summary}`).join("; ")} (default: the profile's preference)`,
+      ).choices(POLICY_NAMES),
+    )
+    .addOption(
+      new Option("--profile <profile>", "default: the session's, else anthropic").choices(
+        Object.keys(PROVIDER_PROFILES),
+      ),
+    )
+    .addOption(
+      integerOption(
+        "--context-window <tokens>",
+        "the model's context window (default: the session's, else 200000)",
+        1_000,
+      ),
+    )
+    .addOption(
+      new Option("--summarizer <name>", "default offline; keys from the environment").choices(SUMMARIZER_NAMES),
+    )
     .option("--summarizer-model <model>", "model for an openai/anthropic summarizer (or PALIMPSEST_SUMMARIZER_MODEL)")
     .option("--summarizer-url <url>", "base URL of an OpenAI-compatible or Anthropic endpoint")
     .option("--force", "compact even under the threshold or while backing off")
@@ -60,16 +70,13 @@ export function registerCompact(program: Command, io: CliIo): void {
         await explicit(io, global, id, flags);
         return;
       }
-      if (flags.policy !== undefined && !POLICIES.includes(flags.policy as PolicyName)) {
-        throw new ValidationError(`unknown policy ${flags.policy}`, [`--policy: ${POLICIES.join(" | ")}`]);
-      }
       const summarizer = await chooseSummarizer(flags, io);
-      const window = contextWindow(flags.contextWindow);
+      const window = flags.contextWindow;
       const outcome = await withRuntime(global, io, async (runtime) =>
         compact(await resumeByPrefix(runtime, id), {
           summarizer,
           force: flags.force === true,
-          ...(flags.policy === undefined ? {} : { policy: flags.policy as PolicyName }),
+          ...(flags.policy === undefined ? {} : { policy: flags.policy }),
           ...(flags.profile === undefined ? {} : { profile: flags.profile }),
           ...(window === undefined ? {} : { contextWindow: window }),
         }),

@@ -1,6 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
-import { type FieldComparison, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
+import {
+  type FieldComparison,
+  NotFoundError,
+  PROVIDER_PROFILES,
+  parseTranscript,
+  ValidationError,
+} from "@palimpsest/core";
 import {
   type PolicyReplay,
   REPLAY_RUN_NAMES,
@@ -10,22 +16,24 @@ import {
   type TranscriptReplay,
   withMicro,
 } from "@palimpsest/store";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
-import { integerFlag } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
 import { writeReport } from "../report-sources/write-report.ts";
+import { integerOption } from "./flag-options.ts";
+
+const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
 
 interface ReplayFlags {
   policy: string;
-  compare?: string;
+  compare?: ReplayRun[];
   micro?: boolean;
   precompact?: boolean;
   profile: string;
-  contextWindow: string;
-  maxOutputTokens?: string;
+  contextWindow: number;
+  maxOutputTokens?: number;
   mainOnly?: boolean;
   html?: string;
 }
@@ -42,21 +50,35 @@ export function registerReplay(program: Command, io: CliIo): void {
   program
     .command("replay <file>")
     .description("replay a transcript through the store under compaction policies and compare what they cost")
-    .option("--policy <policy>", `${REPLAY_RUN_NAMES.join(" | ")} (with --micro: the backstop)`, "summary")
-    .option("--compare <policies>", "comma-separated runs to compare side by side (overrides --policy)")
+    .addOption(
+      new Option("--policy <policy>", "the run (with --micro: the backstop)")
+        .choices(REPLAY_RUN_NAMES)
+        .default("summary"),
+    )
+    .addOption(
+      new Option("--compare <policies>", "comma-separated runs to compare side by side (overrides --policy)").argParser(
+        parseRuns,
+      ),
+    )
     .option("--micro", "micro-compaction after every request in every run (no backstop unless --policy or --compare)")
     .option("--precompact", "background pre-compaction in every run with a batch policy (hits, misses, sync ms)")
-    .option("--profile <profile>", "anthropic | openai | local", "anthropic")
-    .option("--context-window <tokens>", "the model's context window", "200000")
-    .option("--max-output-tokens <tokens>", "tokens reserved for the answer (default: the profile's, ≤ window/4)")
+    .addOption(new Option("--profile <profile>", "the provider profile").choices(PROFILE_NAMES).default("anthropic"))
+    .addOption(integerOption("--context-window <tokens>", "the model's context window", 1).default(200_000))
+    .addOption(
+      integerOption(
+        "--max-output-tokens <tokens>",
+        "tokens reserved for the answer (default: the profile's, ≤ window/4)",
+        1,
+      ),
+    )
     .option("--main-only", "replay only the main sessions, not subagent threads")
     .option("--html <file>", "write the comparison as a self-contained HTML report to <file>")
     .action(async (file: string, opts: ReplayFlags, command: Command) => {
       const global = program.opts<GlobalOptions>();
       const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
-      const names = parseRuns(opts.compare ?? (opts.micro === true && !backstopGiven ? "none" : opts.policy));
+      const names = opts.compare ?? parseRuns(opts.micro === true && !backstopGiven ? "none" : opts.policy);
       const policies = names.map((run) => (opts.micro === true ? withMicro(run) : run).name);
-      const contextWindow = integerFlag(opts.contextWindow, "--context-window", 1);
+      const contextWindow = opts.contextWindow;
       const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
         throw new NotFoundError("file", file, { cause });
       });
@@ -66,9 +88,7 @@ export function registerReplay(program: Command, io: CliIo): void {
       const options = {
         profile: opts.profile,
         contextWindow,
-        ...(opts.maxOutputTokens === undefined
-          ? {}
-          : { maxOutputTokens: integerFlag(opts.maxOutputTokens, "--max-output-tokens", 1) }),
+        ...(opts.maxOutputTokens === undefined ? {} : { maxOutputTokens: opts.maxOutputTokens }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(io),
       };
@@ -82,11 +102,12 @@ export function registerReplay(program: Command, io: CliIo): void {
     });
 }
 
+/** The runs of a comma-separated list (`--compare`, `--policy`); a usage error naming the unknown ones. */
 function parseRuns(list: string): ReplayRun[] {
   const names = list.split(",").map((s) => s.trim());
   const unknown = names.filter((n) => replayRun(n) === undefined);
-  if (unknown.length > 0 || names.length === 0) {
-    throw new ValidationError(`unknown policy ${unknown.join(", ")}`, [`policies: ${REPLAY_RUN_NAMES.join(", ")}`]);
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(`unknown policy ${unknown.join(", ")}; runs: ${REPLAY_RUN_NAMES.join(", ")}.`);
   }
   return names.map((n) => replayRun(n) as ReplayRun);
 }

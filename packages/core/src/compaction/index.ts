@@ -1,6 +1,5 @@
 export * from "./anti-thrash.ts";
 export * from "./derived-id.ts";
-export * from "./policy-for-profile.ts";
 export * from "./policy-gate.ts";
 export * from "./policy-types.ts";
 export * from "./provider-profile.ts";
@@ -11,6 +10,7 @@ export * from "./summary-note.ts";
 export * from "./summary-plan.ts";
 export * from "./summary-policy.ts";
 export * from "./summary-role.ts";
+export * from "./supersede-for.ts";
 export * from "./threshold.ts";
 export * from "./tool-stub.ts";
 export * from "./trim.ts";

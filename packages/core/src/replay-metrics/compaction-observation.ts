@@ -1,7 +1,9 @@
+import type { CompactionPlan } from "../compaction/policy-types.ts";
+
 /** One compaction a replayed policy committed: what it cost and where it changed the prompt. */
 export interface CompactionObservation {
-  /** `prune` needs no summarizer; `summary` makes one auxiliary summarizer call. */
-  kind: "prune" | "summary";
+  /** The plan's kind: `prune` needs no summarizer; `summary` makes one auxiliary summarizer call. */
+  kind: Exclude<CompactionPlan["kind"], "none">;
   tokensBefore: number;
   tokensAfter: number;
   /** Summarizer tokens read and written (0 for a prune). */

@@ -5,7 +5,6 @@ import {
   DEFAULT_RUNWAY_RULE,
   LOCAL_PROFILE,
   OPENAI_PROFILE,
-  policyForProfile,
   runwayTarget,
   tailBudget,
 } from "@palimpsest/core";
@@ -69,12 +68,5 @@ describe("provider profiles", () => {
     expect(profile.runway).toEqual({ pruneMinimumTokens: 5_000, ratio: 0.45 });
     expect(profile.protectedTools).toEqual(["grep"]);
     expect(profile.cache).toEqual(ANTHROPIC_PROFILE.cache);
-  });
-
-  it("given a profile, then its preferred policy is prune-first where a cache is at stake and the summary baseline otherwise", () => {
-    const options = { countTokens: () => 1 };
-    expect(policyForProfile(ANTHROPIC_PROFILE, options).name).toBe("prune-first");
-    expect(policyForProfile(OPENAI_PROFILE, options).name).toBe("prune-first");
-    expect(policyForProfile(LOCAL_PROFILE, options).name).toBe("summary");
   });
 });

@@ -3,4 +3,3 @@ export { HandoffQueue } from "./handoff-queue.ts";
 export type { Handoff, HandoffClaim, HandoffClaimRef } from "./handoff-record.ts";
 export type { HandoffStatus } from "./handoff-table.ts";
 export type { Clock } from "./handoff-time.ts";
-export { type HandoffRuntime, Handoffs, type RequestHandoffOptions } from "./handoffs.ts";

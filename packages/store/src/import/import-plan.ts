@@ -9,6 +9,7 @@ import {
   type SessionStarted,
   type SessionState,
   type StoredEvent,
+  supersedeFor,
   type TokenCounter,
 } from "@palimpsest/core";
 import { type Revision, revisionId } from "./revisions.ts";
@@ -51,22 +52,18 @@ export function planImport(
     const revision = { ...message, id: revisionId(message.id, state.lastSeq + 1) };
     const tokens = counter.countMessage(message); // ids are not counted: the source's message counts the same
     const target = state.live.find((e) => e.message.id === targetId);
-    apply(
-      {
-        type: "supersede",
-        data: {
-          compactionId: `${revision.id}:revision`,
-          targets: [targetId],
-          replacements: [{ kind: "stub", message: revision, tokens, at: targetId }],
-          mode: "import",
-          basis: { viewVersion: state.viewVersion },
-          producer: { policy: `${source.format}-revision` },
-          stats: { tokensBefore: target?.tokens ?? 0, tokensAfter: tokens },
-          trigger: "import",
-        },
-      },
-      undefined,
-    );
+    // A revision's stats are its target's: the tokens it replaces and the revision's own.
+    const data = supersedeFor(state, {
+      compactionId: `${revision.id}:revision`,
+      mode: "import",
+      trigger: "import",
+      producer: { policy: `${source.format}-revision` },
+      targets: [targetId],
+      replacements: [{ kind: "stub", message: revision, tokens, at: targetId }],
+      tokensBefore: target?.tokens ?? 0,
+      tokensAfter: tokens,
+    });
+    apply({ type: "supersede", data }, undefined);
   }
   let turn: { counted: CountedMessage; time: string | undefined }[] = [];
   const flush = (turnId?: string): void => {
@@ -92,22 +89,17 @@ export function planImport(
     }
     flush();
     const tokens = counter.countMessage(item.summary);
-    apply(
-      {
-        type: "supersede",
-        data: {
-          compactionId: `${item.summary.id}:compaction`,
-          targets: state.live.map((e) => e.message.id),
-          replacements: [{ kind: "summary", message: item.summary, tokens }],
-          mode: "import",
-          basis: { viewVersion: state.viewVersion },
-          producer: { policy: `${source.format}-import` },
-          stats: { tokensBefore: state.liveTokens, tokensAfter: tokens },
-          trigger: item.trigger === "manual" ? "manual" : "auto",
-        },
-      },
-      item.occurredAt,
-    );
+    // The whole view leaves: what stays is the summary.
+    const data = supersedeFor(state, {
+      compactionId: `${item.summary.id}:compaction`,
+      mode: "import",
+      trigger: item.trigger === "manual" ? "manual" : "auto",
+      producer: { policy: `${source.format}-import` },
+      targets: state.live.map((e) => e.message.id),
+      replacements: [{ kind: "summary", message: item.summary, tokens }],
+      tokensAfter: tokens,
+    });
+    apply({ type: "supersede", data }, item.occurredAt);
   }
   flush();
   return plan;

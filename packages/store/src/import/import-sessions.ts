@@ -8,7 +8,7 @@ import {
   type TokenCounter,
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
-import type { Palimpsest } from "../runtime/palimpsest.ts";
+import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { planImport } from "./import-plan.ts";
 import { canonicalJson, type Revision, revisedMessages } from "./revisions.ts";
 

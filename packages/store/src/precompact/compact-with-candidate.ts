@@ -1,20 +1,19 @@
 import {
   type CandidateStore,
-  formatSummaryMessage,
-  type Message,
   type PrecompactionCandidate,
   planDelta,
   type StoredEvent,
   type SummaryPlan,
   type SummaryResult,
+  summaryReplacementFor,
   validateCandidate,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
-import { type CompactOptions, type CompactOutcome, compact } from "../runtime/compact.ts";
-import { type ResolvedCompaction, resolveCompaction } from "../runtime/compaction-settings.ts";
+import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
+import { type CompactOptions, type CompactOutcome, compact } from "../compaction/compact.ts";
+import { type ResolvedCompaction, resolveCompaction } from "../compaction/compaction-settings.ts";
+import { commitSupersede, summarizeSpan } from "../compaction/execute-compaction.ts";
 import type { Session } from "../runtime/session.ts";
-import { summarizeEntries } from "../runtime/summarize-entries.ts";
 import type { PrecompactEvent, PrecompactMiss, PrecompactMonitor } from "./precompact-monitor.ts";
 
 /** Options of a compaction that may use the session's background candidate. */
@@ -81,12 +80,9 @@ export async function compactWithCandidate(
   let deltaMs = 0;
   if (delta.input.length > 0) {
     try {
-      ({ result: deltaResult, ms: deltaMs } = await summarizeEntries({
-        summarizer: settings.summarizer,
-        entries: delta.input,
-        previousSummary: delta.previousSummary,
-        maxOutputTokens: plan.maxSummaryTokens,
-        timeoutMs: settings.summaryTimeoutMs,
+      ({ result: deltaResult, ms: deltaMs } = await summarizeSpan(settings, {
+        ...delta,
+        maxSummaryTokens: plan.maxSummaryTokens,
       }));
       text = deltaResult.text;
     } catch (error) {
@@ -128,48 +124,31 @@ interface HitCommit {
 async function commit(session: Session, hit: HitCommit): Promise<StoredEvent> {
   const { settings, plan, candidate, deltaResult } = hit;
   const counter = await session.tokenCounter();
-  const message: Message = {
-    id: uuidv7(),
-    role: plan.role,
-    content: [{ type: "text", text: formatSummaryMessage(hit.text) }],
-  };
-  const tokens = counter.countMessage(message);
-  const targets = new Set(plan.targets);
-  const removed = session.state.live.reduce((n, e) => (targets.has(e.message.id) ? n + e.tokens : n), 0);
+  const replacement = summaryReplacementFor(plan, uuidv7(), hit.text, (m) => counter.countMessage(m));
   const auxIn = (candidate.auxTokensIn ?? 0) + (deltaResult?.inputTokens ?? 0);
   const auxOut = (candidate.auxTokensOut ?? 0) + (deltaResult?.outputTokens ?? 0);
-  const [event] = await session.supersede({
+  // tokensBefore is the plan's; the removed tokens are counted at commit, on the state the hit commits to.
+  return commitSupersede(session, {
     compactionId: uuidv7(),
-    targets: plan.targets,
-    replacements: [{ kind: "summary", message, tokens }],
     mode: "precompact",
-    basis: hit.basis,
+    trigger: hit.trigger,
     producer: {
       policy: settings.policy.name,
       profile: settings.profile.name,
       summarizerModel: settings.summarizer.model,
       promptVersion: settings.summarizer.promptVersion,
     },
-    stats: {
-      tokensBefore: plan.tokensBefore,
-      tokensAfter: plan.tokensBefore - removed + tokens,
-      durationMs: performance.now() - hit.started,
-      ...(auxIn > 0 ? { auxTokensIn: auxIn } : {}),
-      ...(auxOut > 0 ? { auxTokensOut: auxOut } : {}),
-    },
-    trigger: hit.trigger,
+    targets: plan.targets,
+    replacements: [replacement],
+    basis: hit.basis,
+    tokensBefore: plan.tokensBefore,
+    durationMs: performance.now() - hit.started,
+    aux: { in: auxIn > 0 ? auxIn : undefined, out: auxOut > 0 ? auxOut : undefined },
   });
-  return event as StoredEvent;
 }
 
 /** Times the summary a cold compaction of the same plan would write (the text is thrown away). */
 async function timeCold(settings: ResolvedCompaction, plan: SummaryPlan): Promise<number> {
-  const { ms } = await summarizeEntries({
-    summarizer: settings.summarizer,
-    entries: plan.input,
-    maxOutputTokens: plan.maxSummaryTokens,
-    timeoutMs: settings.summaryTimeoutMs,
-    ...(plan.previousSummary === undefined ? {} : { previousSummary: plan.previousSummary }),
-  });
+  const { ms } = await summarizeSpan(settings, plan);
   return ms;
 }

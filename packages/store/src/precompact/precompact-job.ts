@@ -1,8 +1,8 @@
 import { type CandidateStore, candidateIsFresh, planCandidate, SummarizerError } from "@palimpsest/core";
-import { batchPolicyInput } from "../runtime/batch-policy-input.ts";
-import { type CompactionSettings, resolveCompaction } from "../runtime/compaction-settings.ts";
+import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
+import { type CompactionSettings, resolveCompaction } from "../compaction/compaction-settings.ts";
+import { summarizeSpan } from "../compaction/execute-compaction.ts";
 import type { Session } from "../runtime/session.ts";
-import { summarizeEntries } from "../runtime/summarize-entries.ts";
 import type { JobOutcome } from "./precompact-monitor.ts";
 import type { PrecompactSettings } from "./precompact-settings.ts";
 
@@ -76,16 +76,9 @@ export async function runPrecompactJob(
   }
   if (signal.aborted) return report("cancelled", "cancelled before summarizing");
   const started = performance.now();
-  let summary: Awaited<ReturnType<typeof summarizeEntries>>;
+  let summary: Awaited<ReturnType<typeof summarizeSpan>>;
   try {
-    summary = await summarizeEntries({
-      summarizer: settings.summarizer,
-      entries: plan.input,
-      maxOutputTokens: plan.maxSummaryTokens,
-      timeoutMs: settings.summaryTimeoutMs,
-      signal,
-      ...(plan.previousSummary === undefined ? {} : { previousSummary: plan.previousSummary }),
-    });
+    summary = await summarizeSpan(settings, plan, signal);
   } catch (error) {
     const ms = performance.now() - started;
     if (signal.aborted) return report("cancelled", "cancelled while summarizing", ms, ms);

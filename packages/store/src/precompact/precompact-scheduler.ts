@@ -1,6 +1,6 @@
 import { type CandidateStore, isPalimpsestError, resolveMicroSettings, softThreshold } from "@palimpsest/core";
 import { debounceTime, filter, groupBy, mergeMap, Observable, Subject, type Subscription } from "rxjs";
-import { type CompactionSettings, resolveCompaction } from "../runtime/compaction-settings.ts";
+import { type CompactionSettings, resolveCompaction } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
 import {
   type CompactWithCandidateOptions,

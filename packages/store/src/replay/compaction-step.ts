@@ -1,8 +1,8 @@
 import type { MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
+import { compact } from "../compaction/compact.ts";
+import { microCompact } from "../compaction/micro-compact.ts";
 import type { PrecompactOutcome, PrecompactUse } from "../precompact/compact-with-candidate.ts";
 import type { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
-import { compact } from "../runtime/compact.ts";
-import { microCompact } from "../runtime/micro-compact.ts";
 import type { Session } from "../runtime/session.ts";
 import { observeCompaction } from "./observe-compaction.ts";
 import { observeMicro, type ReplayCompaction } from "./observe-micro.ts";

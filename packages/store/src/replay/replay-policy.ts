@@ -1,4 +1,4 @@
-import type { PolicyName } from "../runtime/compaction-settings.ts";
+import { POLICY_NAMES, type PolicyName } from "../compaction/policies/registry.ts";
 
 /** A batch policy a replay can run: a runtime policy, or `none` (never compact: the baseline). */
 export type ReplayPolicy = PolicyName | "none";
@@ -6,14 +6,12 @@ export type ReplayPolicy = PolicyName | "none";
 /** A compared run's name: a batch policy, `micro` alone, or `micro+<policy>` (micro passes with that backstop). */
 export type ReplayRunName = ReplayPolicy | "micro" | `micro+${PolicyName}`;
 
-/** Every run name `--compare` accepts, in the order they are listed. */
+/** Every run name `--compare` accepts, in the order they are listed: none, the policies, micro, micro with each. */
 export const REPLAY_RUN_NAMES: readonly ReplayRunName[] = [
   "none",
-  "summary",
-  "prune-first",
+  ...POLICY_NAMES,
   "micro",
-  "micro+summary",
-  "micro+prune-first",
+  ...POLICY_NAMES.map((name) => `micro+${name}` as const),
 ];
 
 /** What a run name means: the batch backstop (`none` for none) and whether micro passes run. */

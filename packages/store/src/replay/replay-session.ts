@@ -10,7 +10,7 @@ import {
   type UsageFigures,
   usageFigures,
 } from "@palimpsest/core";
-import type { Palimpsest } from "../runtime/palimpsest.ts";
+import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
 import { cacheRulesForProfile } from "./cache-rules-for-profile.ts";
 import { type CompactionStepOptions, compactionStep, type SyncCompaction } from "./compaction-step.ts";

@@ -9,9 +9,9 @@ import {
   type UsageComparison,
   ValidationError,
 } from "@palimpsest/core";
+import { resolveCompaction, resolveProfile } from "../compaction/compaction-settings.ts";
+import { openPalimpsest } from "../palimpsest/open-palimpsest.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
-import { resolveCompaction, resolveProfile } from "../runtime/compaction-settings.ts";
-import { openPalimpsest } from "../runtime/open-palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { type PolicyReplay, policyReplay } from "./policy-replay.ts";

@@ -4,9 +4,9 @@ import {
   checkId,
   checkOptionKeys,
   derivedId,
-  type MessagesSuperseded,
   type SessionCommand,
   type SessionState,
+  supersedeFor,
   type TokenCounter,
   ValidationError,
 } from "@palimpsest/core";
@@ -85,23 +85,20 @@ export async function prepareRewrite(request: RewriteRequest, counter: TokenCoun
   const append = await counted(request.append, "append", "a");
   const compactionId = key === undefined ? uuidv7() : derivedId(key, "rewrite");
   const kind = request.mode === "import" ? "summary" : "stub";
-  const targets = new Set(request.targets);
   return (state) => {
     if (request.expectedSeq !== undefined && state.lastSeq !== request.expectedSeq) {
       throw new ConcurrencyConflict(state.sessionId, "stream-version", request.expectedSeq, state.lastSeq);
     }
-    const removed = state.live.reduce((n, e) => (targets.has(e.message.id) ? n + e.tokens : n), 0);
-    const added = replacements.reduce((n, r) => n + r.tokens, 0);
-    const supersede: MessagesSuperseded = {
+    // Decided again on every retry: the basis (unless given) and stats are the state's at that attempt.
+    const supersede = supersedeFor(state, {
       compactionId,
-      targets: [...request.targets],
-      replacements: replacements.map((r) => ({ kind, ...r })),
       mode: request.mode,
-      basis: { viewVersion: request.viewVersion ?? state.viewVersion },
-      producer: { policy: request.policy ?? request.mode },
-      stats: { tokensBefore: state.liveTokens, tokensAfter: state.liveTokens - removed + added },
       trigger: request.mode === "import" ? "import" : "manual",
-    };
+      producer: { policy: request.policy ?? request.mode },
+      targets: request.targets,
+      replacements: replacements.map((r) => ({ kind, ...r })),
+      ...(request.viewVersion === undefined ? {} : { basis: { viewVersion: request.viewVersion } }),
+    });
     const commands: SessionCommand[] = [{ type: "supersede", data: supersede }];
     if (append.length > 0) {
       commands.push({

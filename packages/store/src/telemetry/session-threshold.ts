@@ -1,5 +1,5 @@
 import { compactionThreshold } from "@palimpsest/core";
-import { type CompactionSettings, resolveCompaction } from "../runtime/compaction-settings.ts";
+import { type CompactionSettings, resolveCompaction } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
 
 /** The compaction threshold a session runs under with `settings` (its own window and profile by default). */

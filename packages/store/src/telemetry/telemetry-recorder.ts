@@ -1,7 +1,7 @@
 import { type RunningTotals, type TelemetryLine, type TelemetryPass, TelemetryTotals } from "@palimpsest/core";
+import type { CompactOutcome } from "../compaction/compact.ts";
+import type { MicroOutcome } from "../compaction/micro-compact.ts";
 import type { PrecompactOutcome } from "../precompact/compact-with-candidate.ts";
-import type { CompactOutcome } from "../runtime/compact.ts";
-import type { MicroOutcome } from "../runtime/micro-compact.ts";
 import type { Session } from "../runtime/session.ts";
 import { stderrJsonSink, type TelemetrySink } from "./telemetry-sink.ts";
 

@@ -7,16 +7,14 @@ import {
   OfflineSummarizer,
   PROVIDER_PROFILES,
   type ProviderProfile,
-  pruneFirstPolicy,
   type SessionStarted,
   type SessionState,
   type Summarizer,
-  summaryPolicy,
   ValidationError,
 } from "@palimpsest/core";
+import { defaultPolicyName, type PolicyName, policyNamed } from "./policies/registry.ts";
 
-/** The batch compaction policies a session can run. */
-export type PolicyName = "summary" | "prune-first";
+export type { PolicyName } from "./policies/registry.ts";
 
 /** How a runtime compacts: every field optional, defaults from the session and its profile. */
 export interface CompactionSettings {
@@ -85,10 +83,10 @@ export function resolveCompaction(
 ): ResolvedCompaction {
   const profile = resolveProfile(settings, state.started);
   const antiThrash = settings.antiThrash === undefined ? {} : { antiThrash: settings.antiThrash };
-  const policyName = settings.policy ?? (profile.preferPrune ? "prune-first" : "summary");
+  const policy = policyNamed(settings.policy ?? defaultPolicyName(profile));
   const contextWindow = settings.contextWindow ?? state.started?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   return {
-    policy: policyName === "summary" ? summaryPolicy(antiThrash) : pruneFirstPolicy({ ...antiThrash, countTokens }),
+    policy: policy.create({ ...antiThrash, countTokens }),
     profile,
     contextWindow,
     maxOutputTokens:

@@ -7,9 +7,9 @@ import {
   parseTranscript,
 } from "@palimpsest/core";
 import { importSession } from "../import/import-sessions.ts";
-import type { Palimpsest } from "../runtime/palimpsest.ts";
+import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
+import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { eraseSessions, KEY_DELETED } from "./mirror-erase.ts";
-import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
 
 /** How a fold treats the key's last assistant message. */
 export interface MirrorFoldOptions {

@@ -1,5 +1,4 @@
 import {
-  type CompactionFailed,
   type MicroAbsorbPlan,
   type MicroDefragPlan,
   type MicroPlan,
@@ -8,21 +7,19 @@ import {
   OfflineSummarizer,
   planMicro,
   type Replacement,
-  redactSecrets,
   resolveMicroSettings,
   rollingSummaryReplacement,
   type StoredEvent,
   type Summarizer,
-  type SummaryRequest,
   type SummaryResult,
-  serializeForSummary,
+  type SupersedeSpec,
   type TokenCounter,
   tailBudget,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import type { Session } from "../runtime/session.ts";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
-import type { Session } from "./session.ts";
-import { type SummaryFailure, summaryFailure } from "./summarize-entries.ts";
+import { summarizeAndSupersede } from "./execute-compaction.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */
 export interface MicroCompactOptions
@@ -73,7 +70,7 @@ export async function microCompact(session: Session, options: MicroCompactOption
   const pass: Pass = {
     session,
     summarizer: options.summarizer ?? new OfflineSummarizer(),
-    timeoutMs: options.summaryTimeoutMs ?? 120_000,
+    summaryTimeoutMs: options.summaryTimeoutMs ?? 120_000,
     counter: await session.tokenCounter(),
     producer: { policy: "micro", profile: profile.name },
     trigger: options.trigger ?? "auto",
@@ -99,7 +96,7 @@ function microSettings(options: MicroCompactOptions): MicroSettings {
 interface Pass {
   session: Session;
   summarizer: Summarizer;
-  timeoutMs: number;
+  summaryTimeoutMs: number;
   counter: TokenCounter;
   producer: { policy: string; profile: string };
   trigger: "manual" | "auto";
@@ -113,84 +110,66 @@ type StepOutcome = Pick<MicroOutcome, "outcome" | "reason" | "exchangeTokens" | 
 async function absorb(pass: Pass, plan: MicroAbsorbPlan): Promise<StepOutcome> {
   const exchangeTokens = plan.exchange.reduce((n, e) => n + e.tokens, 0);
   const exchange = plan.exchange.map((e) => e.message.id);
-  const request: SummaryRequest = {
-    messages: serializeForSummary(plan.exchange.map((e) => e.message)),
-    maxOutputTokens: plan.maxSummaryTokens,
-    ...(plan.previousSummary === undefined ? {} : { previousSummary: redactSecrets(plan.previousSummary) }),
-  };
-  const result = await summarize(pass, request);
-  if (!("text" in result)) {
-    const attempt = pass.session.state.micro.failedExchanges.filter((id) => id === exchange[0]).length + 1;
-    const event = await recordFailure(pass, { ...result, mode: "micro", attempt, targets: exchange });
-    return { outcome: "failed", reason: result.detail, exchangeTokens, event };
-  }
-  const replacement = rollingSummaryReplacement(uuidv7(), redactSecrets(result.text), countWith(pass), plan.at);
-  const event = await commit(pass, "micro", plan.targets, replacement, result);
-  return { outcome: "absorbed", reason: plan.reason, exchangeTokens, rollingSummaryTokens: replacement.tokens, event };
+  const attempt = () => pass.session.state.micro.failedExchanges.filter((id) => id === exchange[0]).length + 1;
+  const outcome = await summarizeAndSupersede(pass.session, {
+    using: pass,
+    span: { input: plan.exchange, previousSummary: plan.previousSummary, maxSummaryTokens: plan.maxSummaryTokens },
+    failure: () => ({ mode: "micro", attempt: attempt(), targets: exchange }),
+    replacement: (text) => rollingSummaryReplacement(uuidv7(), text, countWith(pass), plan.at),
+    spec: (replacement, result) => specOf(pass, "micro", plan.targets, replacement, result),
+  });
+  if (outcome.status === "failed")
+    return { outcome: "failed", reason: outcome.failure.detail, exchangeTokens, event: outcome.event };
+  const rollingSummaryTokens = outcome.replacement.tokens;
+  return { outcome: "absorbed", reason: plan.reason, exchangeTokens, rollingSummaryTokens, event: outcome.event };
 }
 
 async function defrag(pass: Pass, plan: MicroDefragPlan): Promise<StepOutcome> {
   const targets = [plan.marker.message.id];
-  const result = await summarize(pass, {
-    messages: [],
-    previousSummary: redactSecrets(plan.summary),
-    maxOutputTokens: plan.maxSummaryTokens,
+  const outcome = await summarizeAndSupersede(pass.session, {
+    using: pass,
+    span: { input: [], previousSummary: plan.summary, maxSummaryTokens: plan.maxSummaryTokens },
+    failure: () => ({ mode: "defrag", attempt: 1, targets }),
+    replacement: (text) => rollingSummaryReplacement(uuidv7(), text, countWith(pass)),
+    reject: (replacement) =>
+      replacement.tokens >= plan.marker.tokens
+        ? `defrag did not shrink the rolling summary (${plan.marker.tokens} → ${replacement.tokens} tokens)`
+        : undefined,
+    spec: (replacement, result) => specOf(pass, "defrag", targets, replacement, result),
   });
-  if (!("text" in result)) {
-    const event = await recordFailure(pass, { ...result, mode: "defrag", attempt: 1, targets });
-    return { outcome: "failed", reason: result.detail, event };
+  const rollingSummaryTokens = outcome.replacement?.tokens;
+  if (outcome.status === "failed") {
+    const failed = { outcome: "failed" as const, reason: outcome.failure.detail, event: outcome.event };
+    return rollingSummaryTokens === undefined ? failed : { ...failed, rollingSummaryTokens };
   }
-  const replacement = rollingSummaryReplacement(uuidv7(), redactSecrets(result.text), countWith(pass));
-  if (replacement.tokens >= plan.marker.tokens) {
-    const detail = `defrag did not shrink the rolling summary (${plan.marker.tokens} → ${replacement.tokens} tokens)`;
-    const event = await recordFailure(pass, { reason: "other", detail, mode: "defrag", attempt: 1, targets });
-    return { outcome: "failed", reason: detail, rollingSummaryTokens: replacement.tokens, event };
-  }
-  const event = await commit(pass, "defrag", targets, replacement, result);
-  return { outcome: "defragged", reason: plan.reason, rollingSummaryTokens: replacement.tokens, event };
+  return {
+    outcome: "defragged",
+    reason: plan.reason,
+    rollingSummaryTokens: outcome.replacement.tokens,
+    event: outcome.event,
+  };
 }
 
-async function summarize(pass: Pass, request: SummaryRequest): Promise<SummaryResult | SummaryFailure> {
-  try {
-    return await pass.summarizer.summarize(request, { signal: AbortSignal.timeout(pass.timeoutMs) });
-  } catch (error) {
-    return summaryFailure(error, pass.summarizer);
-  }
-}
-
-async function recordFailure(pass: Pass, failure: CompactionFailed): Promise<StoredEvent> {
-  const [event] = await pass.session.recordCompactionFailure(failure);
-  return event as StoredEvent;
-}
-
-async function commit(
+/** A micro or defrag supersede, decided at commit on the view it planned from (the compare-and-set basis). */
+function specOf(
   pass: Pass,
   mode: "micro" | "defrag",
   targets: string[],
   replacement: Replacement,
   result: SummaryResult,
-): Promise<StoredEvent> {
-  const { session, summarizer } = pass;
-  const live = new Set(targets);
-  const removed = session.state.live.reduce((n, e) => (live.has(e.message.id) ? n + e.tokens : n), 0);
-  const tokensBefore = session.state.liveTokens;
-  const [event] = await session.supersede({
+): SupersedeSpec {
+  const { summarizer } = pass;
+  return {
     compactionId: uuidv7(),
+    mode,
+    trigger: pass.trigger,
+    producer: { ...pass.producer, summarizerModel: summarizer.model, promptVersion: summarizer.promptVersion },
     targets,
     replacements: [replacement],
-    mode,
     basis: { viewVersion: pass.basis },
-    producer: { ...pass.producer, summarizerModel: summarizer.model, promptVersion: summarizer.promptVersion },
-    stats: {
-      tokensBefore,
-      tokensAfter: tokensBefore - removed + replacement.tokens,
-      durationMs: Date.now() - pass.started,
-      ...(result.inputTokens === undefined ? {} : { auxTokensIn: result.inputTokens }),
-      ...(result.outputTokens === undefined ? {} : { auxTokensOut: result.outputTokens }),
-    },
-    trigger: pass.trigger,
-  });
-  return event as StoredEvent;
+    durationMs: Date.now() - pass.started,
+    aux: { in: result.inputTokens, out: result.outputTokens },
+  };
 }
 
 function countWith(pass: Pass): (message: Replacement["message"]) => number {

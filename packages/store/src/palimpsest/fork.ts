@@ -10,8 +10,8 @@ import {
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import type { HandOffRuntime } from "./hand-off.ts";
-import type { Session } from "./session.ts";
+import type { Session } from "../runtime/session.ts";
+import type { SuccessorRuntime } from "./hand-off-session.ts";
 
 /** Where a fork branches off its parent: exactly one of `atSeq` and `atTurn`, or neither (the whole log). */
 export interface ForkOptions {
@@ -35,7 +35,7 @@ const OPTION_KEYS: { [K in keyof Required<ForkOptions>]: true } = { atSeq: true,
  * before the fork point come as they were shown). From then on the two are independent: writes to
  * either never show in the other, each compacts and is erased on its own.
  */
-export async function forkSession(runtime: HandOffRuntime, parentId: string, options: ForkOptions): Promise<Session> {
+export async function forkSession(runtime: SuccessorRuntime, parentId: string, options: ForkOptions): Promise<Session> {
   checkId(parentId, "sessionId");
   checkOptionKeys("fork", options, OPTION_KEYS);
   const toSessionId = options.toSessionId === undefined ? uuidv7() : checkId(options.toSessionId, "toSessionId");
@@ -97,7 +97,7 @@ function forkPoint(log: readonly StoredEvent[], options: ForkOptions): number {
 
 /** The session `toSessionId` when it exists as this very fork; session-already-started when it is anything else. */
 async function existingFork(
-  runtime: HandOffRuntime,
+  runtime: SuccessorRuntime,
   toSessionId: string,
   link: { sessionId: string; atSeq: number },
 ): Promise<Session | undefined> {

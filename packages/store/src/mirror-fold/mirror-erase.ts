@@ -1,6 +1,6 @@
 import type { EraseOptions, ErasureResult } from "@palimpsest/core";
-import type { Palimpsest } from "../runtime/palimpsest.ts";
-import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
+import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
+import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 
 /** The reason recorded when a session is erased because its mirrored key was deleted (by a crashed delete, or under a fold). */
 export const KEY_DELETED = "mirror key deleted";

@@ -7,7 +7,8 @@ import {
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import type { Session } from "./session.ts";
+import type { Session } from "../runtime/session.ts";
+import { commitSupersede, measuredAtPlan } from "./execute-compaction.ts";
 
 /** An explicit compaction: replace the live messages from `fromId` to `toId` with a summary text. */
 export interface CompactRangeRequest {
@@ -30,30 +31,31 @@ function indexOfLive(live: readonly LiveEntry[], id: string): number {
  */
 export async function compactRange(session: Session, request: CompactRangeRequest): Promise<StoredEvent[]> {
   checkRequest(request);
-  const { live, viewVersion, liveTokens } = session.state;
+  const { live } = session.state;
   const from = indexOfLive(live, request.fromId);
   let to = indexOfLive(live, request.toId);
   if (to < from) throw new ValidationError("--from comes after --to in the view", [`from ${from}, to ${to}`]);
   while (live[to + 1]?.message.role === "tool") to++;
   if (request.summary.trim().length === 0) throw new ValidationError("the summary is empty", ["summary: empty"]);
-  const range = live.slice(from, to + 1);
+  const targets = live.slice(from, to + 1).map((e) => e.message.id);
+  const measured = measuredAtPlan(session.state, targets); // before the await below
   const summary = {
     id: uuidv7(),
     role: chooseSummaryRole(live[from - 1]?.message),
     content: [{ type: "text" as const, text: request.summary }],
   };
   const tokens = (await session.tokenCounter()).countMessage(summary);
-  const removed = range.reduce((n, e) => n + e.tokens, 0);
-  return session.supersede({
-    compactionId: uuidv7(),
-    targets: range.map((e) => e.message.id),
-    replacements: [{ kind: "summary", message: summary, tokens }],
-    mode: "summary",
-    basis: { viewVersion },
-    producer: { policy: request.policy ?? "explicit" },
-    stats: { tokensBefore: liveTokens, tokensAfter: liveTokens - removed + tokens },
-    trigger: "manual",
-  });
+  return [
+    await commitSupersede(session, {
+      compactionId: uuidv7(),
+      mode: "summary",
+      trigger: "manual",
+      producer: { policy: request.policy ?? "explicit" },
+      targets,
+      replacements: [{ kind: "summary", message: summary, tokens }],
+      ...measured,
+    }),
+  ];
 }
 
 /** Checks the request before anything reads it: ids (see IdSchema), a text summary, a text policy. */

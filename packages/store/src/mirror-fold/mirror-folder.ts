@@ -1,6 +1,6 @@
-import type { Palimpsest } from "../runtime/palimpsest.ts";
+import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
+import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { foldMirrorKey } from "./mirror-fold.ts";
-import type { MirrorKey, MirrorLog } from "./mirror-log.ts";
 
 /** Options of a MirrorFolder. */
 export interface MirrorFolderOptions {

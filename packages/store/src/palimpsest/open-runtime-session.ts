@@ -1,8 +1,8 @@
 import { checkOptionKeys, ValidationError } from "@palimpsest/core";
-import type { CompactionSettings } from "./compaction-settings.ts";
+import type { CompactionSettings } from "../compaction/compaction-settings.ts";
+import type { Session } from "../runtime/session.ts";
 import { openPalimpsest } from "./open-palimpsest.ts";
 import type { Palimpsest, StartSessionOptions } from "./palimpsest.ts";
-import type { Session } from "./session.ts";
 
 /**
  * What every SDK adapter's opener takes from its caller (`openAgentsSession`, `openConversation`), with

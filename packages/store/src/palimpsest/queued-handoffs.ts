@@ -1,10 +1,10 @@
 import { InvariantViolation, ValidationError } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import { isSuccessorRefused } from "../runtime/hand-off.ts";
+import type { ClaimOptions, HandoffQueue } from "../handoff/handoff-queue.ts";
+import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "../handoff/handoff-record.ts";
+import type { HandoffStatus } from "../handoff/handoff-table.ts";
 import type { Session } from "../runtime/session.ts";
-import type { ClaimOptions, HandoffQueue } from "./handoff-queue.ts";
-import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "./handoff-record.ts";
-import type { HandoffStatus } from "./handoff-table.ts";
+import { isSuccessorRefused } from "./hand-off-session.ts";
 
 /**
  * What the hand-off service needs from the runtime: loading sessions and the one hand-off path (without
@@ -13,7 +13,7 @@ import type { HandoffStatus } from "./handoff-table.ts";
 export interface HandoffRuntime {
   resume(sessionId: string): Promise<Session>;
   handOff(from: Session, options: { toSessionId: string; reason?: string }): Promise<Session>;
-  /** Refuses a successor id a hand-off of `fromId` could never start (see checkSuccessorId in hand-off.ts). */
+  /** Refuses a successor id a hand-off of `fromId` could never start (see checkSuccessorId in hand-off-session.ts). */
   checkSuccessorId(fromId: string, toSessionId: string): Promise<void>;
 }
 

@@ -21,25 +21,25 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
+import { type CompactOutcome, compact } from "../compaction/compact.ts";
+import { type CompactionSettings, resolveProfile } from "../compaction/compaction-settings.ts";
+import { type MicroCompactOptions, microCompact } from "../compaction/micro-compact.ts";
 import type { HandoffQueue } from "../handoff/handoff-queue.ts";
 import type { Clock } from "../handoff/handoff-time.ts";
-import { Handoffs } from "../handoff/handoffs.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
+import { loadSession } from "../runtime/load-session.ts";
+import type { MessageInput } from "../runtime/message-input.ts";
+import { Session, type SessionContext } from "../runtime/session.ts";
 import { sessionThreshold } from "../telemetry/session-threshold.ts";
 import type { TelemetryRecorder } from "../telemetry/telemetry-recorder.ts";
-import { type CompactOutcome, compact } from "./compact.ts";
-import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
 import { type ForkOptions, forkSession } from "./fork.ts";
-import { checkSuccessorId, type HandOffOptions, type HandOffRuntime, handOffSession } from "./hand-off.ts";
-import { loadSession } from "./load-session.ts";
-import type { MessageInput } from "./message-input.ts";
-import { type MicroCompactOptions, microCompact } from "./micro-compact.ts";
-import { Session, type SessionContext } from "./session.ts";
+import { checkSuccessorId, type HandOffOptions, handOffSession, type SuccessorRuntime } from "./hand-off-session.ts";
+import { Handoffs } from "./queued-handoffs.ts";
 import { sessionByIdOrName } from "./session-by-name.ts";
 
 export type { ForkOptions } from "./fork.ts";
-export type { HandOffOptions } from "./hand-off.ts";
+export type { HandOffOptions } from "./hand-off-session.ts";
 
 /** How a new session starts; everything is optional. */
 export interface StartSessionOptions extends Partial<Omit<SessionStarted, "encoding">> {
@@ -100,7 +100,7 @@ export class Palimpsest {
   readonly handoffs: Handoffs;
   readonly #deps: RuntimeDeps;
   /** What the hand-off path uses of this runtime (successors start with their view in one append). */
-  readonly #handOffRuntime: HandOffRuntime;
+  readonly #successorRuntime: SuccessorRuntime;
 
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
   constructor(deps: RuntimeDeps) {
@@ -114,7 +114,7 @@ export class Palimpsest {
             precompact: deps.precompact,
             ...(deps.compaction === undefined ? {} : { compaction: deps.compaction }),
           });
-    this.#handOffRuntime = {
+    this.#successorRuntime = {
       store: this.store,
       resume: (sessionId) => this.resume(sessionId),
       startSessionWith: (options, messages, idempotencyKey) => this.#start(options, messages, idempotencyKey),
@@ -124,7 +124,7 @@ export class Palimpsest {
       resume: (sessionId: string) => this.resume(sessionId),
       handOff: (from: Session, options: HandOffOptions) => this.#handOff(from, options),
       checkSuccessorId: (fromId: string, toSessionId: string) =>
-        checkSuccessorId(this.#handOffRuntime, fromId, toSessionId),
+        checkSuccessorId(this.#successorRuntime, fromId, toSessionId),
     };
     this.handoffs = new Handoffs(runtime, deps.handoffClock === undefined ? queue : queue.withClock(deps.handoffClock));
   }
@@ -224,12 +224,12 @@ export class Palimpsest {
    * one). Forking again to the same `toSessionId` returns that fork.
    */
   async fork(sessionId: string, options: ForkOptions = {}): Promise<Session> {
-    return forkSession(this.#handOffRuntime, await this.resolveSession(sessionId), options);
+    return forkSession(this.#successorRuntime, await this.resolveSession(sessionId), options);
   }
 
-  /** The one hand-off path, of direct and queued hand-offs (see hand-off.ts). */
+  /** The one hand-off path, of direct and queued hand-offs (see hand-off-session.ts). */
   #handOff(from: Session, options: HandOffOptions): Promise<Session> {
-    return handOffSession(this.#handOffRuntime, from, options);
+    return handOffSession(this.#successorRuntime, from, options);
   }
 
   /** The tokenizer of an encoding, for writers that decide events outside a Session (an import plans a whole session). */

@@ -9,8 +9,8 @@ import {
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import type { MessageInput } from "./message-input.ts";
-import type { Session } from "./session.ts";
+import type { MessageInput } from "../runtime/message-input.ts";
+import type { Session } from "../runtime/session.ts";
 
 /** Options of a hand-off. */
 export interface HandOffOptions {
@@ -26,8 +26,11 @@ export interface HandOffOptions {
   portable?: boolean;
 }
 
-/** What a hand-off needs from the runtime: the catalogue, loading sessions and starting the successor. */
-export interface HandOffRuntime {
+/**
+ * What starting a session from another one's view needs (a hand-off's successor, a fork): the catalogue,
+ * loading sessions and starting one with messages. Not HandoffRuntime (queued-handoffs.ts), the queue's needs.
+ */
+export interface SuccessorRuntime {
   readonly store: Pick<EventStore, "getSession" | "readStream">;
   resume(sessionId: string): Promise<Session>;
   /** Starts a session with `messages` in the same append as its start (see Session.startWith). */
@@ -40,7 +43,7 @@ export interface HandOffRuntime {
 
 /** The one hand-off path, of direct and queued hand-offs: seal, then start the successor with its view. */
 export async function handOffSession(
-  runtime: HandOffRuntime,
+  runtime: SuccessorRuntime,
   from: Session,
   options: HandOffOptions,
 ): Promise<Session> {
@@ -89,7 +92,7 @@ function portableDrops(from: Session): { reasoning: number; metadata: number } {
  * Refuses a successor id that a hand-off of `fromId` could never start: empty or the source's own
  * (ValidationError), or an existing session not linked back to `fromId` by a hand-off (`session-already-started`).
  */
-export async function checkSuccessorId(runtime: HandOffRuntime, fromId: string, toSessionId: string): Promise<void> {
+export async function checkSuccessorId(runtime: SuccessorRuntime, fromId: string, toSessionId: string): Promise<void> {
   checkId(toSessionId, "toSessionId");
   if (toSessionId === fromId) {
     throw new ValidationError(`session ${fromId} cannot be handed off to itself`, [`toSessionId is ${fromId}`]);
@@ -135,7 +138,7 @@ async function seal(from: Session, toSessionId: string, reason: string | undefin
  * started with the view in the same append as its start, so it never exists without it; or resumed.
  */
 async function successorOf(
-  runtime: HandOffRuntime,
+  runtime: SuccessorRuntime,
   from: Session,
   toSessionId: string,
   carry: Carry,
@@ -166,7 +169,7 @@ async function successorOf(
 }
 
 /** Whether an append with `key` reached `sessionId`'s log (the start's first, where a hand-off puts it). */
-async function keyUsed(runtime: HandOffRuntime, sessionId: string, key: string): Promise<boolean> {
+async function keyUsed(runtime: SuccessorRuntime, sessionId: string, key: string): Promise<boolean> {
   const [start] = await runtime.store.readStream(sessionId, { toSeq: 1 });
   if (start?.idempotencyKey === key) return true;
   return (await runtime.store.readStream(sessionId)).some((e) => e.idempotencyKey === key);
@@ -174,7 +177,7 @@ async function keyUsed(runtime: HandOffRuntime, sessionId: string, key: string):
 
 /** The session `toSessionId` if it exists, linked back to `fromId` by a hand-off; else an error. */
 async function existingSuccessor(
-  runtime: HandOffRuntime,
+  runtime: SuccessorRuntime,
   fromId: string,
   toSessionId: string,
 ): Promise<Session | undefined> {

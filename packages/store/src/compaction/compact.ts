@@ -1,0 +1,29 @@
+import type { Session } from "../runtime/session.ts";
+import { batchPolicyInput } from "./batch-policy-input.ts";
+import { type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
+import { type CompactOutcome, executePlan } from "./execute-plan.ts";
+
+/** Options of one compaction run. */
+export interface CompactOptions extends CompactionSettings {
+  /** Run even below the threshold or while backing off. */
+  force?: boolean;
+  trigger?: "manual" | "auto";
+}
+
+export type { CompactOutcome } from "./execute-plan.ts";
+
+/**
+ * Runs the session's compaction policy once and commits exactly one supersede event, compare-and-set on
+ * the view version the plan was made from. Messages appended while a summary is written survive
+ * verbatim after it; a failed summary is recorded as a compaction-failed event and the view is untouched.
+ * A concurrent compaction makes this one throw ConcurrencyConflict, never corrupt the view.
+ */
+export async function compact(session: Session, options: CompactOptions = {}): Promise<CompactOutcome> {
+  const started = Date.now();
+  const counter = await session.tokenCounter();
+  const settings = resolveCompaction(options, session.state, (m) => counter.countMessage(m));
+  const state = session.state;
+  const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true));
+  if (plan.kind === "none") return { status: "skipped", reason: plan.reason };
+  return executePlan(session, plan, { settings, counter, trigger: options.trigger ?? "manual", started });
+}

@@ -1,0 +1,35 @@
+import { type ProviderProfile, ValidationError } from "@palimpsest/core";
+import type { PolicyDefinition } from "./policy-definition.ts";
+import { pruneFirstDefinition } from "./prune-first.ts";
+import { summaryDefinition } from "./summary.ts";
+
+/**
+ * Every batch compaction policy, in the order the CLI and replays list them. A policy whose plans are of
+ * the existing kinds (summary, prune, none) is one file here and one line in this list.
+ */
+export const POLICIES = [summaryDefinition, pruneFirstDefinition] as const satisfies readonly PolicyDefinition[];
+
+/** The batch compaction policies a session can run. */
+export type PolicyName = (typeof POLICIES)[number]["name"];
+
+/** The policies' names, in POLICIES order. */
+export const POLICY_NAMES: readonly PolicyName[] = POLICIES.map((p) => p.name);
+
+/** True when `name` names a policy. */
+export function isPolicyName(name: string): name is PolicyName {
+  return (POLICY_NAMES as readonly string[]).includes(name);
+}
+
+/** The policy named `name`; ValidationError listing the names for any other. */
+export function policyNamed(name: string): PolicyDefinition {
+  const policy = POLICIES.find((p) => p.name === name);
+  if (policy === undefined) {
+    throw new ValidationError(`unknown policy ${name}`, [`policy: one of ${POLICY_NAMES.join(", ")}`]);
+  }
+  return policy;
+}
+
+/** The policy a profile runs by default: the first that prefers it, else the summary baseline. */
+export function defaultPolicyName(profile: ProviderProfile): PolicyName {
+  return POLICIES.find((p) => "preferred" in p && p.preferred(profile))?.name ?? summaryDefinition.name;
+}

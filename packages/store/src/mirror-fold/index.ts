@@ -1,0 +1,8 @@
+export { eraseLeftovers, eraseMirrorKey, eraseWithMirror, type MirrorErasure } from "./mirror-erase.ts";
+export { foldMirrorKey, type MirrorFoldOptions, mirrorSessionId } from "./mirror-fold.ts";
+export {
+  DEFAULT_FOLD_DELAY_MS,
+  DEFAULT_SETTLE_MS,
+  MirrorFolder,
+  type MirrorFolderOptions,
+} from "./mirror-folder.ts";

@@ -1,0 +1,1 @@
+export { type HandoffRuntime, Handoffs, type RequestHandoffOptions } from "./queued-handoffs.ts";

@@ -1,0 +1,51 @@
+import {
+  ANTHROPIC_PROFILE,
+  isPalimpsestError,
+  LOCAL_PROFILE,
+  OPENAI_PROFILE,
+  type ProviderProfile,
+} from "@palimpsest/core";
+import { defaultPolicyName, POLICIES, POLICY_NAMES, policyNamed, REPLAY_RUN_NAMES, replayRun } from "@palimpsest/store";
+import { describe, expect, it } from "vitest";
+
+describe("the compaction policy registry", () => {
+  it("lists summary then prune-first, and each definition makes a policy of its own name", () => {
+    expect(POLICY_NAMES).toEqual(["summary", "prune-first"]);
+    for (const definition of POLICIES) {
+      expect(definition.create({ countTokens: () => 1 }).name).toBe(definition.name);
+      expect(policyNamed(definition.name)).toBe(definition);
+    }
+  });
+
+  it("given a profile, then its default is prune-first where a cache is at stake and the summary baseline otherwise", () => {
+    const profiles: [ProviderProfile, string][] = [
+      [ANTHROPIC_PROFILE, "prune-first"],
+      [OPENAI_PROFILE, "prune-first"],
+      [LOCAL_PROFILE, "summary"],
+    ];
+    for (const [profile, name] of profiles) expect(defaultPolicyName(profile)).toBe(name);
+  });
+
+  it("refuses an unknown policy with a ValidationError naming the policies", () => {
+    expect.assertions(2);
+    try {
+      policyNamed("bogus");
+    } catch (error) {
+      expect(isPalimpsestError(error, "VALIDATION")).toBe(true);
+      expect(String((error as Error).message)).toContain("unknown policy bogus");
+    }
+  });
+
+  it("derives the replay run names in the order they had when listed by hand", () => {
+    expect(REPLAY_RUN_NAMES).toEqual(["none", "summary", "prune-first", "micro", "micro+summary", "micro+prune-first"]);
+    expect(REPLAY_RUN_NAMES.map((name) => replayRun(name))).toEqual([
+      { name: "none", policy: "none", micro: false },
+      { name: "summary", policy: "summary", micro: false },
+      { name: "prune-first", policy: "prune-first", micro: false },
+      { name: "micro", policy: "none", micro: true },
+      { name: "micro+summary", policy: "summary", micro: true },
+      { name: "micro+prune-first", policy: "prune-first", micro: true },
+    ]);
+    expect(replayRun("micro+bogus")).toBeUndefined();
+  });
+});
