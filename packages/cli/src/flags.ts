@@ -1,4 +1,3 @@
-import { ValidationError } from "@palimpsest/core";
 import { InvalidArgumentError, Option } from "commander";
 
 /**
@@ -41,14 +40,4 @@ export function listOption<T extends string>(
       }
       return items as T[];
     });
-}
-
-/** A whole-number flag value from `min` to `max`; ValidationError naming the flag otherwise. */
-export function integerFlag(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
-    throw new ValidationError(`${flag} must be a whole number ${range}`, [`${flag}: ${value}`]);
-  }
-  return n;
 }

@@ -5,10 +5,10 @@ import { type CompactOutcome, compact, compactRange, POLICIES, POLICY_NAMES, typ
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { compactionLine } from "../event-line.ts";
+import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 import { chooseSummarizer, SUMMARIZER_NAMES, type SummarizerFlags } from "../summarizer-choice.ts";
-import { integerOption } from "./flag-options.ts";
 
 interface CompactFlags extends SummarizerFlags {
   summaryFile?: string;

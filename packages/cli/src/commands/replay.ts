@@ -18,11 +18,11 @@ import {
 } from "@palimpsest/store";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
 import { writeReport } from "../report-sources/write-report.ts";
-import { integerOption } from "./flag-options.ts";
 
 const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
 
