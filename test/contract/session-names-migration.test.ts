@@ -3,6 +3,7 @@ import type { DomainEvent } from "@palimpsest/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { postgresBackend, type StoreBackend, sqliteBackend, type TestStore } from "../support/store-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 import { userMessage } from "./fixtures.ts";
 
 const server = postgresServer();
@@ -36,7 +37,7 @@ interface Downgrading {
  * after it (0012's mirror tables are dropped: the migrator applies migrations in order only).
  */
 async function downgradeTo0010(store: TestStore): Promise<void> {
-  const db = store.database;
+  const db = databaseOf(store);
   for (const table of ["mirror_sessions", "mirror_entries", "mirror_keys"]) await db.schema.dropTable(table).execute();
   await db.schema.dropIndex("sessions_name").execute();
   await db.schema.alterTable("sessions").dropColumn("name").execute();

@@ -3,6 +3,8 @@ export * from "./engine/index.ts";
 export * from "./handoff/index.ts";
 export * from "./import/import-sessions.ts";
 export * from "./mirror/index.ts";
+export { DEFAULT_DATABASE_PATH, openEventStore } from "./open/open-event-store.ts";
+export type { OpenedEventStore } from "./open/opened-event-store.ts";
 export * from "./precompact/index.ts";
 export * from "./replay/index.ts";
 export * from "./runtime/compact.ts";

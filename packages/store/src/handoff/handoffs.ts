@@ -2,7 +2,7 @@ import { InvariantViolation, ValidationError } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import { isSuccessorRefused } from "../runtime/hand-off.ts";
 import type { Session } from "../runtime/session.ts";
-import type { ClaimOptions, HandoffQueue } from "./handoff-queue.ts";
+import type { ClaimOptions, HandoffQueuePort } from "./handoff-queue-port.ts";
 import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "./handoff-record.ts";
 import type { HandoffStatus } from "./handoff-table.ts";
 
@@ -34,10 +34,10 @@ export interface RequestHandoffOptions {
  */
 export class Handoffs {
   readonly #runtime: HandoffRuntime;
-  readonly #queue: HandoffQueue;
+  readonly #queue: HandoffQueuePort;
 
   /** Use it as `runtime.handoffs`. */
-  constructor(runtime: HandoffRuntime, queue: HandoffQueue) {
+  constructor(runtime: HandoffRuntime, queue: HandoffQueuePort) {
     this.#runtime = runtime;
     this.#queue = queue;
   }

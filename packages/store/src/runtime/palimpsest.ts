@@ -21,7 +21,7 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
-import type { HandoffQueue } from "../handoff/handoff-queue.ts";
+import type { HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
 import type { Clock } from "../handoff/handoff-time.ts";
 import { Handoffs } from "../handoff/handoffs.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
@@ -61,7 +61,7 @@ export type RuntimeStore = EventStore &
   SnapshotStore &
   ChangeFeed &
   CandidateStore & {
-    readonly handoffQueue: HandoffQueue;
+    readonly handoffQueue: HandoffQueuePort;
     /** The ids of the sessions named `name` (their source's external id); ValidationError for a non-id. */
     sessionsNamed(name: string): Promise<string[]>;
   };
