@@ -1,18 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "@palimpsest/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { postgresServer } from "../support/postgres-server.ts";
-import { postgresBackend, type StoreBackend, sqliteBackend, type TestStore } from "../support/store-backends.ts";
+import { type StoreBackend, storeBackends, type TestStore } from "../support/store-backends.ts";
 import { databaseOf } from "../support/store-database.ts";
 import { userMessage } from "./fixtures.ts";
 
-const server = postgresServer();
-const backends: { name: string; make: () => Promise<StoreBackend>; skip?: string }[] = [
-  { name: "sqlite", make: sqliteBackend },
-  "skip" in server
-    ? { name: "postgres", make: () => Promise.reject(new Error(server.skip)), skip: server.skip }
-    : { name: "postgres", make: () => postgresBackend(server.url) },
-];
+const backends = storeBackends();
 
 /** A session start with `data` beside the encoding. */
 function start(data: Record<string, unknown>): DomainEvent {

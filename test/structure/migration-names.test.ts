@@ -9,8 +9,7 @@ import { postgresDialect } from "../../packages/store/src/engine/postgres/postgr
 import { sqliteDialect } from "../../packages/store/src/engine/sqlite/sqlite-dialect.ts";
 import { mergeMigrations } from "../../packages/store/src/engine/store-feature.ts";
 import { storeMigrations } from "../../packages/store/src/open/store-features.ts";
-import { postgresServer } from "../support/postgres-server.ts";
-import { postgresBackend, type StoreBackend, sqliteBackend } from "../support/store-backends.ts";
+import { type StoreBackend, storeBackends } from "../support/store-backends.ts";
 import { databaseOf } from "../support/store-database.ts";
 
 const APPLIED = [
@@ -48,13 +47,7 @@ describe("migration steps registered", () => {
   });
 });
 
-const server = postgresServer();
-const backends: [string, () => Promise<StoreBackend>, string | undefined][] = [
-  ["sqlite", sqliteBackend, undefined],
-  ["postgres", () => postgresBackend((server as { url: string }).url), "skip" in server ? server.skip : undefined],
-];
-
-for (const [name, make, skip] of backends) {
+for (const { name, make, skip } of storeBackends()) {
   describe.skipIf(skip !== undefined)(`migration steps (${name})`, () => {
     let backend: StoreBackend;
     beforeAll(async () => {
