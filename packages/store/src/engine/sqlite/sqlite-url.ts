@@ -55,7 +55,7 @@ const SQLITE_MAGIC = "SQLite format 3\0";
  * StorageError naming the file when it is not a SQLite database, or is shorter than its header says
  * (truncated, and no write-ahead log to finish it). A missing or empty file passes when `create`.
  */
-export function checkSqliteFile(path: string, create: boolean): void {
+function checkSqliteFile(path: string, create: boolean): void {
   if (!existsSync(path)) {
     if (create) return;
     throw new NotFoundError("file", path);
