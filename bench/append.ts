@@ -1,5 +1,5 @@
 /**
- * Append throughput: KyselyEventStore.append with 1, 10 and 100 message.appended events per
+ * Append throughput: OpenedEventStore.append with 1, 10 and 100 message.appended events per
  * transaction, against a raw multi-row INSERT of the same rows into a bare table with the same columns
  * and keys, on the same database, timed alternately in the same run.
  */

@@ -7,10 +7,11 @@ import type { DomainEvent } from "@palimpsest/core";
 import {
   AUDIT_ROW_TABLES,
   AuditReadModels,
-  type KyselyEventStore,
   loadSession,
+  type OpenedEventStore,
   openEventStore,
 } from "@palimpsest/store";
+import { databaseOf } from "../test/support/store-database.ts";
 import { forkBenchChild } from "./bench-child.ts";
 import { median, progress, timed } from "./stats.ts";
 import { benchMessage, buildSession, messageEvents, messageText, STARTED } from "./workload.ts";
@@ -71,7 +72,7 @@ const LONG = "audit-long";
 const CHAIN = 10;
 
 /** Writes the log: one long session, `others` sessions of 5,000 messages, and a hand-off chain of 10. */
-async function buildAuditLog(store: KyselyEventStore, long: number, others: number): Promise<void> {
+async function buildAuditLog(store: OpenedEventStore, long: number, others: number): Promise<void> {
   await buildSession(store, LONG, { messages: long, compact: true, batch: 500 });
   for (let s = 0; s < others; s++) await buildSession(store, `audit-${s}`, { messages: 5_000, compact: true });
   for (let k = 0; k < CHAIN; k++) {
@@ -99,12 +100,12 @@ function turnEvents(from: number, turnId: string): DomainEvent[] {
 }
 
 /** Empties every audit table and the checkpoint, so the next catch-up starts from the first event. */
-async function resetAudit(store: KyselyEventStore): Promise<void> {
-  for (const table of AUDIT_TABLES) await store.database.deleteFrom(table).execute();
+async function resetAudit(store: OpenedEventStore): Promise<void> {
+  for (const table of AUDIT_TABLES) await databaseOf(store).deleteFrom(table).execute();
 }
 
 /** Pages the whole log with readAll alone: the baseline of a catch-up (and of a global watcher). */
-export async function readWholeLog(store: KyselyEventStore, pageSize = PAGE): Promise<number> {
+export async function readWholeLog(store: OpenedEventStore, pageSize = PAGE): Promise<number> {
   let after = "";
   let events = 0;
   for (;;) {
@@ -115,8 +116,8 @@ export async function readWholeLog(store: KyselyEventStore, pageSize = PAGE): Pr
   }
 }
 
-async function countRows(store: KyselyEventStore, table: "audit_compactions" | "audit_supersessions") {
-  const row = await store.database
+async function countRows(store: OpenedEventStore, table: "audit_compactions" | "audit_supersessions") {
+  const row = await databaseOf(store)
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();
@@ -125,7 +126,7 @@ async function countRows(store: KyselyEventStore, table: "audit_compactions" | "
 
 async function catchUpFigures(
   engine: AuditCatchUpResult["engine"],
-  store: KyselyEventStore,
+  store: OpenedEventStore,
   quick: boolean,
 ): Promise<AuditCatchUpResult> {
   const audit = new AuditReadModels(store);
@@ -178,7 +179,7 @@ async function catchUpFigures(
 
 async function queryFigures(
   engine: AuditQueryResult["engine"],
-  store: KyselyEventStore,
+  store: OpenedEventStore,
   quick: boolean,
 ): Promise<AuditQueryResult[]> {
   const current = new AuditReadModels(store, { catchUpOnRead: false });
@@ -218,7 +219,7 @@ async function queryFigures(
 /** Appends in transactions of 10 events: alone, beside a readAll reader, and beside the projector (other process). */
 async function appendFigures(
   engine: AuditAppendResult["engine"],
-  store: KyselyEventStore,
+  store: OpenedEventStore,
   url: string,
   quick: boolean,
 ): Promise<AuditAppendResult> {

@@ -3,6 +3,7 @@
  * store and connections) draining the same queue, timed alternately; every hand-off claimed exactly once.
  */
 import { openEventStore } from "@palimpsest/store";
+import { databaseOf } from "../test/support/store-database.ts";
 import { median, progress, timed } from "./stats.ts";
 
 /** Claims per second with one claimer and with `racers` claimers on one engine. */
@@ -43,11 +44,13 @@ async function drain(
     throw new Error(`handoff bench: ${claimed.length} claims of ${count} hand-offs, ${new Set(claimed).size} distinct`);
   }
   // As completions would: claimed rows left open would make every later claim skip past them.
-  await stores[0]?.database
-    .updateTable("handoffs")
-    .set({ status: "completed" })
-    .where("status", "=", "claimed")
-    .execute();
+  const first = stores[0];
+  if (first !== undefined)
+    await databaseOf(first)
+      .updateTable("handoffs")
+      .set({ status: "completed" })
+      .where("status", "=", "claimed")
+      .execute();
   return (count / run.ms) * 1000;
 }
 

@@ -4,7 +4,7 @@
  * watchEvents({all}) consumer catching up on the log against paging it with readAll alone.
  */
 import { watchEvents } from "@palimpsest/projections/live";
-import { type KyselyEventStore, openEventStore } from "@palimpsest/store";
+import { type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import { readWholeLog } from "./audit.ts";
 import { forkBenchChild, wallClock } from "./bench-child.ts";
 import { median, progress, timed } from "./stats.ts";
@@ -52,7 +52,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * period) and measures commit-to-emission for each: from the time the append returned to its writer.
  */
 async function wakeLatencies(
-  store: KyselyEventStore,
+  store: OpenedEventStore,
   url: string,
   sessionId: string,
   samples: number,

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { foldEvents, initialState, parseTranscript, type StoredEvent } from "@palimpsest/core";
 import { activeView, compactionHistory } from "@palimpsest/projections";
-import { AuditReadModels, importSessions, type KyselyEventStore, type Palimpsest } from "@palimpsest/store";
+import { AuditReadModels, importSessions, type Palimpsest } from "@palimpsest/store";
 import { generatedSessionArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,7 +34,7 @@ for (const backend of runtimeBackends()) {
     beforeAll(async () => {
       await backend.setup();
       runtime = await backend.open();
-      audit = new AuditReadModels(runtime.store as KyselyEventStore, { catchUpOnRead: false });
+      audit = new AuditReadModels(runtime.store, { catchUpOnRead: false });
     });
     afterAll(() => backend.dispose());
 

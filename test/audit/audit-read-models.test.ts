@@ -1,9 +1,10 @@
 import { foldEvents, initialState, type StoredEvent, type Summarizer, SummarizerError } from "@palimpsest/core";
 import { activeView, compactionHistory } from "@palimpsest/projections";
-import { AuditReadModels, compact, type KyselyEventStore, type Palimpsest, type Session } from "@palimpsest/store";
+import { AuditReadModels, compact, type OpenedEventStore, type Palimpsest, type Session } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { turn, WINDOW } from "../precompact/precompact-fixtures.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 
 /** Appends `count` completed turns of about 1,500 tokens each, numbered from `from`. */
 async function grow(session: Session, from: number, count: number): Promise<void> {
@@ -34,7 +35,7 @@ for (const backend of runtimeBackends()) {
       await backend.setup();
       runtime = await backend.open();
       other = await backend.open(); // a second "process" with its own connections
-      audit = new AuditReadModels(runtime.store as KyselyEventStore);
+      audit = new AuditReadModels(runtime.store);
 
       source = await runtime.startSession({ contextWindow: WINDOW, profile: "local", model: "gpt-4o" });
       await grow(source, 0, 40);
@@ -187,7 +188,7 @@ for (const backend of runtimeBackends()) {
         differenceCount: 0,
         replaced: false,
       });
-      const db = (runtime.store as KyselyEventStore).database;
+      const db = databaseOf(runtime.store);
       const [c] = await audit.compactions({ sessionId: source.id });
       await db
         .updateTable("audit_compactions")
@@ -210,7 +211,7 @@ for (const backend of runtimeBackends()) {
     });
 
     it("keeps a row for a stream without a session.started event, and a rebuild agrees", async () => {
-      const store = runtime.store as KyselyEventStore;
+      const store = runtime.store as OpenedEventStore;
       const sid = `raw-${source.id}`;
       const message = { id: "raw-1", role: "user" as const, content: [{ type: "text" as const, text: "hi" }] };
       await store.append(sid, [{ type: "message.appended", data: { message, tokens: 1 } }], {
@@ -221,7 +222,7 @@ for (const backend of runtimeBackends()) {
     });
 
     it("follows commits in the background, from this process and another, until stopped", async () => {
-      const follower = new AuditReadModels(runtime.store as KyselyEventStore, { catchUpOnRead: false });
+      const follower = new AuditReadModels(runtime.store, { catchUpOnRead: false });
       const stop = follower.follow();
       try {
         const s = await other.startSession({ contextWindow: WINDOW, profile: "local" });
@@ -238,7 +239,7 @@ for (const backend of runtimeBackends()) {
     });
 
     it("stays equal to a rebuild when two processes project while sessions keep appending", async () => {
-      const otherAudit = new AuditReadModels(other.store as KyselyEventStore, { catchUpOnRead: false });
+      const otherAudit = new AuditReadModels(other.store, { catchUpOnRead: false });
       const writers = [0, 1, 2].map(async () => {
         const s = await other.startSession({ contextWindow: WINDOW, profile: "local" });
         await grow(s, 0, 12);

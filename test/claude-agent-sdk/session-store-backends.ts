@@ -6,7 +6,7 @@ import {
   openSessionStore,
   type PalimpsestSessionStore,
 } from "@palimpsest/claude-agent-sdk";
-import { type KyselyEventStore, openEventStore } from "@palimpsest/store";
+import { type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import { afterEach } from "vitest";
 import { type DatabaseDump, dumpDatabase } from "../support/database-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
@@ -64,7 +64,7 @@ export function isolatedDatabases(backend: SessionStoreBackend): () => Promise<I
   return async () => {
     const database = await backend.create();
     cleanups.push(database.drop);
-    let scanner: KyselyEventStore | undefined;
+    let scanner: OpenedEventStore | undefined;
     return {
       url: database.url,
       async open(options = {}) {

@@ -1,17 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "@palimpsest/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { postgresServer } from "../support/postgres-server.ts";
-import { postgresBackend, type StoreBackend, sqliteBackend, type TestStore } from "../support/store-backends.ts";
+import { type StoreBackend, storeBackends, type TestStore } from "../support/store-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 import { userMessage } from "./fixtures.ts";
 
-const server = postgresServer();
-const backends: { name: string; make: () => Promise<StoreBackend>; skip?: string }[] = [
-  { name: "sqlite", make: sqliteBackend },
-  "skip" in server
-    ? { name: "postgres", make: () => Promise.reject(new Error(server.skip)), skip: server.skip }
-    : { name: "postgres", make: () => postgresBackend(server.url) },
-];
+const backends = storeBackends();
 
 /** A session start with `data` beside the encoding. */
 function start(data: Record<string, unknown>): DomainEvent {
@@ -36,7 +30,7 @@ interface Downgrading {
  * after it (0012's mirror tables are dropped: the migrator applies migrations in order only).
  */
 async function downgradeTo0010(store: TestStore): Promise<void> {
-  const db = store.database;
+  const db = databaseOf(store);
   for (const table of ["mirror_sessions", "mirror_entries", "mirror_keys"]) await db.schema.dropTable(table).execute();
   await db.schema.dropIndex("sessions_name").execute();
   await db.schema.alterTable("sessions").dropColumn("name").execute();

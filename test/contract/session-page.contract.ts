@@ -2,6 +2,7 @@ import type { SessionSummary } from "@palimpsest/core";
 import { MAX_SESSION_PAGE_SIZE } from "@palimpsest/store";
 import { describe, expect, it } from "vitest";
 import type { TestStore } from "../support/store-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 import { type ContractContext, newSessionId, started } from "./fixtures.ts";
 
 /** Every page from the newest, following `next` until the last. */
@@ -24,7 +25,7 @@ export function sessionPageContract(ctx: ContractContext): void {
       const ids = Array.from({ length: 7 }, (_, i) => newSessionId(`page-${i}`));
       await Promise.all(ids.map((id) => store.append(id, [started()], { expectedVersion: "no-stream" })));
       // Four sessions created in the same millisecond: the cursor must order them by id.
-      await store.database
+      await databaseOf(store)
         .updateTable("sessions")
         .set({ created_at: "2000-01-01T00:00:00.000Z" })
         .where("session_id", "in", ids.slice(0, 4))

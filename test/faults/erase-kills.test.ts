@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type KyselyEventStore, openPalimpsest } from "@palimpsest/store";
+import { type OpenedEventStore, openPalimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { populatedSession, uniqueMarker } from "../runtime/erase-fixtures.ts";
 import { type DatabaseDump, dumpDatabase, occurrences, rowsMentioning } from "../support/database-scan.ts";
@@ -27,7 +27,7 @@ for (const database of faultDatabases("erase")) {
       const url = await database.create();
       const random = seededRandom(seed);
       const runtime = await openPalimpsest({ url });
-      const store = runtime.store as KyselyEventStore;
+      const store = runtime.store as OpenedEventStore;
       const sessions: { id: string; marker: string }[] = [];
       for (let i = 0; i < SESSIONS; i++) {
         const marker = uniqueMarker(`k${i}`);
@@ -73,7 +73,7 @@ for (const database of faultDatabases("erase")) {
 
 /** Problems with any session that is neither wholly erased nor exactly as it was. */
 async function checkSessions(
-  store: KyselyEventStore,
+  store: OpenedEventStore,
   sessions: readonly { id: string; marker: string }[],
   before: DatabaseDump,
 ): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
 import { encodeState, foldEvents, initialState, type SessionState, type StoredEvent } from "@palimpsest/core";
-import { AuditReadModels, type KyselyEventStore, openEventStore, Palimpsest } from "@palimpsest/store";
+import { AuditReadModels, type OpenedEventStore, openEventStore, Palimpsest } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
 import { viewProblems } from "../support/view-invariants.ts";
 import { cheapCounter } from "./fault-workload.ts";
@@ -155,7 +155,7 @@ export interface CheckOptions {
 
 /** The checks of checkDatabase through an open runtime (the caller's connections), without the file's integrity check. */
 export async function checkStore(
-  store: KyselyEventStore,
+  store: OpenedEventStore,
   runtime: Palimpsest,
   acked: Acknowledged,
   options: CheckOptions,
@@ -223,7 +223,7 @@ export async function checkStore(
 
 /** The summaries of `ids` and of every session they were sealed to, transitively (unknown ids left out). */
 async function known(
-  store: KyselyEventStore,
+  store: OpenedEventStore,
   ids: readonly string[],
 ): Promise<{ sessionId: string; version: number }[]> {
   const found: { sessionId: string; version: number }[] = [];

@@ -10,7 +10,7 @@ import { countMessageTokens } from "@palimpsest/core/tokenizer";
 import {
   type CompactionSettings,
   type HandoffQueue,
-  type KyselyEventStore,
+  type OpenedEventStore,
   openEventStore,
   Palimpsest,
   type RuntimeDeps,
@@ -74,7 +74,7 @@ function appendHookName(events: readonly { type: string }[]): string {
  * Calls `hook` before every write the runtime makes through `store`: appends (named by their event type),
  * snapshots, audit projection writes and the hand-off queue's decisions.
  */
-export function hookWrites(store: KyselyEventStore, hook: Hook): void {
+export function hookWrites(store: OpenedEventStore, hook: Hook): void {
   const append = store.append.bind(store);
   store.append = async (sessionId, events, options) => {
     await hook(appendHookName(events));
@@ -124,7 +124,7 @@ export async function openWorkerRuntime(
   url: string,
   hook: Hook,
   options: WorkerRuntimeOptions = {},
-): Promise<{ store: KyselyEventStore; runtime: Palimpsest }> {
+): Promise<{ store: OpenedEventStore; runtime: Palimpsest }> {
   const store = await openEventStore(url);
   hookWrites(store, hook);
   const runtime = new Palimpsest({

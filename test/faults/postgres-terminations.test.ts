@@ -8,6 +8,7 @@ import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import type { TestStore } from "../support/store-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 import { faultCount, faultSeed } from "./fault-scale.ts";
 import {
   startFaultWriter,
@@ -111,7 +112,7 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the writer's backends term
   it("a transaction whose connection drops between statements fails, and the process and the next call survive", async () => {
     const store = await probeStore();
     try {
-      const failure = await store.database
+      const failure = await databaseOf(store)
         .transaction()
         .execute(async (trx) => {
           await trx.selectFrom("sessions").select("session_id").execute();

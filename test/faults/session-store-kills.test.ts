@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
 import { StorageError } from "@palimpsest/core";
-import { type KyselyEventStore, type MirrorKey, MirrorLog } from "@palimpsest/store";
+import { type MirrorKey, MirrorLog, type OpenedEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { fileNameOf, importerViews, jsonLines, mirrorViews, unrevised } from "../claude-agent-sdk/claude-code-files.ts";
@@ -73,7 +73,7 @@ const toMirror = (key: SessionKey): MirrorKey => ({
 async function freshStore(url: string) {
   const foldErrors: unknown[] = [];
   const store = await openSessionStore({ url, settleMs: 60_000, onError: (error) => foldErrors.push(error) });
-  const events = store.runtime.store as KyselyEventStore;
+  const events = store.runtime.store as OpenedEventStore;
   return { store, events, log: new MirrorLog(events), foldErrors };
 }
 
@@ -421,7 +421,7 @@ describe.skipIf("skip" in server || !HAVE_TRANSCRIPTS)(
           await retried(() => store.append(key, lines.slice(100)));
           await retried(() => store.append(key, lines.slice(100)));
           expect(await retried(() => store.load(key))).toEqual(lines);
-          const events = store.runtime.store as KyselyEventStore;
+          const events = store.runtime.store as OpenedEventStore;
           await expectImporterViews(store, new MirrorLog(events), key, scenario.name);
           // A background fold whose connection was terminated too failed retryable; the next fold caught up.
           for (const e of foldErrors) expect(e instanceof StorageError && e.details.retryable, String(e)).toBe(true);

@@ -6,6 +6,7 @@ import { AuditReadModels, openEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newSessionId, started, textOf, userMessage } from "../contract/fixtures.ts";
 import type { TestStore } from "../support/store-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 import { appendUntilStored } from "./append-until-stored.ts";
 import { faultCount, faultSeed } from "./fault-scale.ts";
 import { forkSqliteProcess, type SqliteProcess } from "./sqlite-process.ts";
@@ -141,7 +142,7 @@ describe(`SQLite: two processes on one file (seed ${seed})`, () => {
           patient.loadSnapshot(sessionId),
           patient.loadCandidate(sessionId),
           patient.handoffQueue.list({}),
-          patient.database.selectFrom("audit_checkpoints").selectAll().execute(),
+          databaseOf(patient).selectFrom("audit_checkpoints").selectAll().execute(),
         ]);
       const before = await stored();
       const write = writes(hasty, sessionId, `fail-${kind}`)[kind] as () => Promise<unknown>;

@@ -1,39 +1,26 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type OpenAgentsSessionOptions,
   openAgentsSession,
   type PalimpsestAgentsSession,
 } from "@palimpsest/openai-agents";
 import { afterEach } from "vitest";
-import { postgresServer } from "../support/postgres-server.ts";
-import { createScratchDatabase } from "../support/scratch-postgres.ts";
+import { testEngines } from "../support/test-engines.ts";
 
 /** An engine the adapter's tests run on; each test gets a database of its own. */
 export interface Engine {
-  readonly name: "sqlite" | "postgres";
+  readonly name: string;
   /** Why the engine is skipped (no PostgreSQL server), when it is. */
   readonly skip?: string;
   create(): Promise<{ url: string; drop(): Promise<void> }>;
 }
 
-const sqlite: Engine = {
-  name: "sqlite",
-  async create() {
-    const dir = await mkdtemp(join(tmpdir(), "palimpsest-oa-"));
-    return { url: join(dir, "store.db"), drop: () => rm(dir, { recursive: true, force: true }) };
-  },
-};
-
-/** SQLite on a real file, and PostgreSQL on a scratch database (skipped, loudly, without TEST_DATABASE_URL). */
+/** Every test engine (SQLite on a real file, PostgreSQL on a scratch database, skipped loudly without one). */
 export function engines(): Engine[] {
-  const server = postgresServer();
-  const postgres: Engine =
-    "skip" in server
-      ? { name: "postgres", skip: server.skip, create: () => Promise.reject(new Error(server.skip)) }
-      : { name: "postgres", create: () => createScratchDatabase(server.url, "oaagents") };
-  return [sqlite, postgres];
+  return testEngines().map((engine) => ({
+    name: engine.name,
+    ...(engine.skip === undefined ? {} : { skip: engine.skip }),
+    create: () => engine.create("oaagents"),
+  }));
 }
 
 /** One test's database: its URL, and sessions opened on it (each with its own runtime: a "process"). */

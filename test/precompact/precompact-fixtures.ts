@@ -18,7 +18,7 @@ export function thresholds(session: Session): { hard: number; soft: number } {
   return { hard, soft: Math.floor(0.65 * hard) };
 }
 
-/** The runtime's store as the candidate store it also is (openEventStore returns a KyselyEventStore). */
+/** The runtime's store as the candidate store it also is (openEventStore returns a OpenedEventStore). */
 export function candidateStore(runtime: Palimpsest): RuntimeStore & CandidateStore {
   return runtime.store as RuntimeStore & CandidateStore;
 }

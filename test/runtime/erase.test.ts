@@ -1,6 +1,6 @@
 import { type InvariantViolation, isPalimpsestError, type PalimpsestError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { AuditReadModels, type KyselyEventStore, Palimpsest, type Session } from "@palimpsest/store";
+import { AuditReadModels, type OpenedEventStore, Palimpsest, type Session } from "@palimpsest/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { dumpDatabase, occurrences, rowsMentioning } from "../support/database-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
@@ -49,7 +49,7 @@ for (const backend of backends) {
     });
 
     /** A store of this test's own, and a runtime on it that snapshots after every write. */
-    async function fresh(): Promise<{ runtime: Palimpsest; store: KyselyEventStore; audit: AuditReadModels }> {
+    async function fresh(): Promise<{ runtime: Palimpsest; store: OpenedEventStore; audit: AuditReadModels }> {
       const made = await backend.make();
       disposers.push(() => made.dispose());
       const store = await made.open();

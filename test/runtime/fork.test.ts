@@ -1,6 +1,6 @@
 import { foldEvents, initialState } from "@palimpsest/core";
 import { activeView } from "@palimpsest/projections";
-import { AuditReadModels, compactRange, type KyselyEventStore, type Palimpsest, type Session } from "@palimpsest/store";
+import { AuditReadModels, compactRange, type Palimpsest, type Session } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";
@@ -66,7 +66,7 @@ for (const backend of runtimeBackends()) {
       expect((await runtime.fork(parent.id, { atTurn: 0 })).view().messages).toEqual([]);
       expect((await runtime.fork(parent.id, { atTurn: 3 })).view().messages).toHaveLength(12);
       expect((await runtime.fork(parent.id)).view().messages).toEqual(parent.view().messages);
-      const audit = new AuditReadModels(runtime.store as KyselyEventStore); // the backends open the real store
+      const audit = new AuditReadModels(runtime.store); // the backends open the real store
       const lineage = await audit.lineage(atTurn1.id);
       expect(lineage.ancestors.map((n) => [n.sessionId, n.relation])).toEqual([[parent.id, null]]);
       expect(lineage.session).toMatchObject({ sessionId: atTurn1.id, relation: "fork", parentAtSeq: 5 });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseTranscript } from "@palimpsest/core";
-import { AuditReadModels, importSessions, type KyselyEventStore, type Palimpsest } from "@palimpsest/store";
+import { AuditReadModels, importSessions, type Palimpsest } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
@@ -64,7 +64,7 @@ for (const backend of runtimeBackends()) {
           const started = events[0];
           expect(started?.occurredAt).toBe(messages[0]?.occurredAt);
         }
-        const audit = new AuditReadModels(runtime.store as KyselyEventStore);
+        const audit = new AuditReadModels(runtime.store);
         const byDay = await audit.compactionTotals({}, ["day"]);
         expect(byDay.map((t) => [t.group.day, t.compactions])).toEqual([
           ["2026-02-11", 1],

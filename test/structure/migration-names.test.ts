@@ -5,8 +5,12 @@
  * the end with the next number (0003 was never used and stays free).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresServer } from "../support/postgres-server.ts";
-import { postgresBackend, type StoreBackend, sqliteBackend } from "../support/store-backends.ts";
+import { postgresDialect } from "../../packages/store/src/engine/postgres/postgres-dialect.ts";
+import { sqliteDialect } from "../../packages/store/src/engine/sqlite/sqlite-dialect.ts";
+import { mergeMigrations } from "../../packages/store/src/engine/store-feature.ts";
+import { storeMigrations } from "../../packages/store/src/open/store-features.ts";
+import { type StoreBackend, storeBackends } from "../support/store-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 
 const APPLIED = [
   "0001_event_log",
@@ -30,13 +34,20 @@ interface MigrationTable {
   };
 }
 
-const server = postgresServer();
-const backends: [string, () => Promise<StoreBackend>, string | undefined][] = [
-  ["sqlite", sqliteBackend, undefined],
-  ["postgres", () => postgresBackend((server as { url: string }).url), "skip" in server ? server.skip : undefined],
-];
+describe("migration steps registered", () => {
+  it("the log's and every feature's steps merge into these names, in this order (kysely runs them sorted)", () => {
+    for (const dialect of [postgresDialect, sqliteDialect]) {
+      expect(Object.keys(storeMigrations(dialect)).sort()).toEqual(APPLIED);
+    }
+  });
 
-for (const [name, make, skip] of backends) {
+  it("a step two of them define is refused", () => {
+    const step = { up: async () => {} };
+    expect(() => mergeMigrations([{ "0014_x": step }, { "0014_x": step }])).toThrow(/0014_x is defined twice/);
+  });
+});
+
+for (const { name, make, skip } of storeBackends()) {
   describe.skipIf(skip !== undefined)(`migration steps (${name})`, () => {
     let backend: StoreBackend;
     beforeAll(async () => {
@@ -46,7 +57,7 @@ for (const [name, make, skip] of backends) {
 
     it("a new database records every step, by these names, in this order", async () => {
       const store = await backend.open();
-      const rows = await (store.database as unknown as MigrationTable)
+      const rows = await (databaseOf(store) as unknown as MigrationTable)
         .selectFrom("kysely_migration")
         .select("name")
         .orderBy("name")

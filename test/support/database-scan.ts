@@ -1,4 +1,5 @@
-import type { KyselyEventStore } from "@palimpsest/store";
+import type { OpenedEventStore } from "@palimpsest/store";
+import { databaseOf } from "./store-database.ts";
 
 /** The part of kysely's query builder a scan uses, over any table name (kysely is a store dependency only). */
 interface AnyTables {
@@ -20,8 +21,8 @@ export type DatabaseDump = Map<string, string[]>;
  * each row whole (`SELECT *`), so a table added later is scanned without anyone listing it. Blobs and
  * bytea columns are decoded as UTF-8; rows are sorted so two dumps compare regardless of scan order.
  */
-export async function dumpDatabase(store: KyselyEventStore): Promise<DatabaseDump> {
-  const db = store.database as unknown as AnyTables;
+export async function dumpDatabase(store: OpenedEventStore): Promise<DatabaseDump> {
+  const db = databaseOf(store) as unknown as AnyTables;
   const names =
     store.engine === "sqlite"
       ? (await db.selectFrom("sqlite_master").select("name").where("type", "=", "table").execute()).map((r) =>

@@ -1,9 +1,8 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest, type RuntimeDeps } from "@palimpsest/store";
-import { postgresServer } from "./postgres-server.ts";
-import { postgresBackend, type StoreBackend, sqliteBackend } from "./store-backends.ts";
+import { type StoreBackend, storeBackends } from "./store-backends.ts";
 
-/** A backend for runtime-level tests: SQLite always, PostgreSQL when a server is found (see postgres-server.ts). */
+/** A backend for runtime-level tests: one per test engine (see test-engines.ts); PostgreSQL when a server is found. */
 export interface RuntimeBackend {
   readonly name: string;
   /** Why the backend is skipped, when it is. */
@@ -35,13 +34,7 @@ function runtimeOver(name: string, make: () => Promise<StoreBackend>, skip?: str
   return skip === undefined ? base : { ...base, skip };
 }
 
-/** The runtime backends every integration test runs on; PostgreSQL skips (loudly) when there is no server. */
+/** The runtime backends every integration test runs on (one per test engine); PostgreSQL skips (loudly) without a server. */
 export function runtimeBackends(): RuntimeBackend[] {
-  const server = postgresServer();
-  return [
-    runtimeOver("sqlite", sqliteBackend),
-    "skip" in server
-      ? runtimeOver("postgres", () => Promise.reject(new Error(server.skip)), server.skip)
-      : runtimeOver("postgres", () => postgresBackend(server.url)),
-  ];
+  return storeBackends().map((b) => runtimeOver(b.name, b.make, b.skip));
 }

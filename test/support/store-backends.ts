@@ -1,9 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { createScratchDatabase } from "./scratch-postgres.ts";
+import { type TestEngine, testEngine, testEngines } from "./test-engines.ts";
 
 /** A store as openEventStore returns it: EventStore, SnapshotStore, subscribe and engine. */
 export type TestStore = Awaited<ReturnType<typeof openEventStore>>;
@@ -38,54 +37,66 @@ function tracking(open: () => Promise<TestStore>) {
   };
 }
 
-/** A SQLite backend on a real file in a fresh temporary folder. */
-export async function sqliteBackend(): Promise<StoreBackend> {
-  const dir = await mkdtemp(join(tmpdir(), "palimpsest-contract-"));
-  const stores = tracking(() => openEventStore(join(dir, "nested", "store.db")));
-  return {
-    name: "sqlite",
-    open: stores.open,
-    async dispose() {
-      await stores.closeAll();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/**
- * A PostgreSQL backend on a database of its own, created on the server of `baseUrl` (normally
- * TEST_DATABASE_URL or a testcontainers server) and dropped by dispose, so test files and runs can go in parallel.
- */
-export async function postgresBackend(baseUrl: string): Promise<StoreBackend> {
-  const database = await createScratchDatabase(baseUrl, "test");
-  const url = new URL(database.url);
-  const stores = tracking(() => openEventStore(url.href));
+/** A backend on a database of its own created by `engine` (`file`: SQLite's path in its folder). */
+async function backendOn(engine: TestEngine, file?: string): Promise<StoreBackend> {
+  const database = await engine.create("test", file);
+  const stores = tracking(() => openEventStore(database.url));
   const clients: pg.Client[] = [];
   return {
-    name: "postgres",
-    url: url.href,
+    name: engine.name,
+    ...(engine.name === "postgres" ? { url: database.url } : {}),
     open: stores.open,
-    async holdOpenAppend(sessionId) {
-      const client = new pg.Client({ connectionString: url.href });
-      clients.push(client);
-      await client.connect();
-      await client.query("BEGIN");
-      await client.query(
-        `INSERT INTO sessions (session_id, version, view_version, created_at, updated_at, tenant_id)
-         VALUES ($1, 1, 0, now(), now(), 'default')`,
-        [sessionId],
-      );
-      await client.query(
-        `INSERT INTO events (event_id, session_id, seq, type, schema_version, occurred_at, content_hash, tenant_id, data)
-         VALUES (gen_random_uuid(), $1, 1, 'session.started', 1, now(), 'held', 'default', $2)`,
-        [sessionId, JSON.stringify({ encoding: "o200k_base" })],
-      );
-      return { commit: async () => void (await client.query("COMMIT")) };
-    },
+    ...(engine.name === "postgres"
+      ? { holdOpenAppend: (id: string) => holdOpenAppend(database.url, id, clients) }
+      : {}),
     async dispose() {
       await Promise.all(clients.map((c) => c.end()));
       await stores.closeAll();
       await database.drop();
     },
   };
+}
+
+/** Where a SQLite backend's file is, in its temporary folder: in a folder the store creates. */
+const SQLITE_FILE = join("nested", "store.db");
+
+/** A SQLite backend on a real file in a fresh temporary folder. */
+export function sqliteBackend(): Promise<StoreBackend> {
+  return backendOn(testEngine("sqlite"), SQLITE_FILE);
+}
+
+/**
+ * A PostgreSQL backend on a database of its own, created on the server of `baseUrl` (normally
+ * TEST_DATABASE_URL or a testcontainers server) and dropped by dispose, so test files and runs can go in parallel.
+ */
+export function postgresBackend(baseUrl: string): Promise<StoreBackend> {
+  return backendOn({ name: "postgres", create: (label) => createScratchDatabase(baseUrl, label) });
+}
+
+/** A store backend per test engine (see test-engines.ts): `make` creates it, `skip` says why it cannot. */
+export function storeBackends(): { name: string; skip?: string; make: () => Promise<StoreBackend> }[] {
+  return testEngines().map((engine) => ({
+    name: engine.name,
+    ...(engine.skip === undefined ? {} : { skip: engine.skip }),
+    make: () => backendOn(engine, SQLITE_FILE),
+  }));
+}
+
+/** PostgreSQL: starts a session's first append in a raw transaction on its own client and leaves it uncommitted. */
+async function holdOpenAppend(url: string, sessionId: string, clients: pg.Client[]): Promise<HeldAppend> {
+  const client = new pg.Client({ connectionString: url });
+  clients.push(client);
+  await client.connect();
+  await client.query("BEGIN");
+  await client.query(
+    `INSERT INTO sessions (session_id, version, view_version, created_at, updated_at, tenant_id)
+     VALUES ($1, 1, 0, now(), now(), 'default')`,
+    [sessionId],
+  );
+  await client.query(
+    `INSERT INTO events (event_id, session_id, seq, type, schema_version, occurred_at, content_hash, tenant_id, data)
+     VALUES (gen_random_uuid(), $1, 1, 'session.started', 1, now(), 'held', 'default', $2)`,
+    [sessionId, JSON.stringify({ encoding: "o200k_base" })],
+  );
+  return { commit: async () => void (await client.query("COMMIT")) };
 }

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { DEFAULT_DATABASE_PATH, type KyselyEventStore, openEventStore } from "@palimpsest/store";
+import { DEFAULT_DATABASE_PATH, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import type { CliIo } from "./cli-io.ts";
 import type { GlobalOptions } from "./output.ts";
 
@@ -23,6 +23,6 @@ export type DatabaseMode = "read" | "write";
  * Opens the command's store. A `read` command never creates a database: a SQLite file that does not
  * exist is NotFoundError (a mistyped `--db` does not leave an empty database behind).
  */
-export function openCommandStore(options: GlobalOptions, io: CliIo, mode: DatabaseMode): Promise<KyselyEventStore> {
+export function openCommandStore(options: GlobalOptions, io: CliIo, mode: DatabaseMode): Promise<OpenedEventStore> {
   return openEventStore(databaseUrl(options, io), { create: mode === "write" });
 }

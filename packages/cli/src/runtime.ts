@@ -1,5 +1,5 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { type KyselyEventStore, Palimpsest, type Session } from "@palimpsest/store";
+import { type OpenedEventStore, Palimpsest, type Session } from "@palimpsest/store";
 import type { CliIo } from "./cli-io.ts";
 import { type DatabaseMode, openCommandStore } from "./database.ts";
 import { sessionIdByPrefix, uniqueByPrefix } from "./id-prefix.ts";
@@ -9,7 +9,7 @@ import type { GlobalOptions } from "./output.ts";
 export async function withRuntime<T>(
   options: GlobalOptions,
   io: CliIo,
-  work: (runtime: Palimpsest, store: KyselyEventStore) => Promise<T>,
+  work: (runtime: Palimpsest, store: OpenedEventStore) => Promise<T>,
   mode: DatabaseMode = "read",
 ): Promise<T> {
   const store = await openCommandStore(options, io, mode);

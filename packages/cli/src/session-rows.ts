@@ -1,5 +1,5 @@
 import { resumeState } from "@palimpsest/projections";
-import { type KyselyEventStore, loadSession, type SessionPageOptions } from "@palimpsest/store";
+import { loadSession, type OpenedEventStore, type SessionPageOptions } from "@palimpsest/store";
 
 /** One row of `sessions`: the catalogue entry and what its state says of the view and lineage. */
 export interface SessionRow {
@@ -27,7 +27,7 @@ export interface SessionRowsPage {
  * of its sessions loaded from its snapshot plus newer events. The cost follows the page, never the
  * number of sessions in the store.
  */
-export async function sessionRows(store: KyselyEventStore, options: SessionPageOptions): Promise<SessionRowsPage> {
+export async function sessionRows(store: OpenedEventStore, options: SessionPageOptions): Promise<SessionRowsPage> {
   const page = await store.listSessionPage(options);
   const sessions: SessionRow[] = [];
   for (const summary of page.sessions) {

@@ -16,6 +16,8 @@ export * from "./handoff/index.ts";
 export * from "./import/import-sessions.ts";
 export * from "./mirror/index.ts";
 export * from "./mirror-fold/index.ts";
+export { DEFAULT_DATABASE_PATH, openEventStore } from "./open/open-event-store.ts";
+export type { OpenedEventStore } from "./open/opened-event-store.ts";
 export * from "./palimpsest/index.ts";
 export * from "./palimpsest/open-palimpsest.ts";
 export * from "./palimpsest/open-runtime-session.ts";

@@ -1,7 +1,6 @@
 import { ValidationError } from "@palimpsest/core";
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
-import type { StoreDatabase } from "../engine/database-schema.ts";
-import type { Engine } from "../engine/engine-adapter.ts";
+import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
+import type { AuditDatabase } from "./audit-source.ts";
 
 /** Which compactions a question is about; every field narrows, none is required. */
 export interface CompactionFilter {
@@ -44,7 +43,7 @@ type Table = "audit_compactions" | "audit_failures";
 
 /** The WHERE clause of a compaction filter. */
 export function compactionWhere(
-  eb: ExpressionBuilder<StoreDatabase, "audit_compactions">,
+  eb: ExpressionBuilder<AuditDatabase, "audit_compactions">,
   filter: CompactionFilter,
 ): Expression<SqlBool> {
   return where(eb, filter, COMPACTION_COLUMNS);
@@ -52,18 +51,18 @@ export function compactionWhere(
 
 /** The WHERE clause of a failure filter. */
 export function failureWhere(
-  eb: ExpressionBuilder<StoreDatabase, "audit_failures">,
+  eb: ExpressionBuilder<AuditDatabase, "audit_failures">,
   filter: FailureFilter,
 ): Expression<SqlBool> {
   return where(eb, filter, FAILURE_COLUMNS);
 }
 
 function where<T extends Table>(
-  eb: ExpressionBuilder<StoreDatabase, T>,
+  eb: ExpressionBuilder<AuditDatabase, T>,
   filter: CompactionFilter | FailureFilter,
   columns: Record<string, string>,
 ): Expression<SqlBool> {
-  const e = eb as unknown as ExpressionBuilder<StoreDatabase, "audit_compactions">;
+  const e = eb as unknown as ExpressionBuilder<AuditDatabase, "audit_compactions">;
   const terms: Expression<SqlBool>[] = [];
   for (const [field, column] of Object.entries(columns)) {
     const value = (filter as Record<string, unknown>)[field];
@@ -83,11 +82,4 @@ export function isoTime(value: string | Date, name: string): string {
     ]);
   }
   return date.toISOString();
-}
-
-/** The UTC day (YYYY-MM-DD) of an `occurred_at` column, in the engine's SQL. */
-export function dayOf(engine: Engine) {
-  return engine === "postgres"
-    ? sql<string>`to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD')`
-    : sql<string>`substr(occurred_at, 1, 10)`;
 }

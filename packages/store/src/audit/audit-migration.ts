@@ -1,12 +1,13 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
-import type { Engine } from "../engine/engine-adapter.ts";
+import type { Dialect } from "../engine/dialect.ts";
+import type { StoreFeature } from "../engine/store-feature.ts";
 
 /**
  * Where a fork branched off its parent (the `atSeq` of its `parent` link), on its audit_sessions row;
  * null for every other session. No backfill: forks began with this step.
  */
-export const auditForkPointMigration: Migration = {
+const auditForkPointMigration: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable("audit_sessions").addColumn("parent_at_seq", "integer").execute();
   },
@@ -16,12 +17,10 @@ export const auditForkPointMigration: Migration = {
  * The audit read models: compactions, failures, which message each compaction took out and put in, and
  * the lineage of sessions, projected from the log by the audit projector (audit-projector.ts), which
  * keeps its place in `audit_checkpoints`. Every table but that one is keyed by `session_id` first, so the
- * schema distributes by session like the log (see migrations.ts); `audit_checkpoints` is a reference table.
+ * schema distributes by session like the log (see log-migrations.ts); `audit_checkpoints` is a reference table.
  */
-export function auditMigration(engine: Engine): Migration {
-  const pg = engine === "postgres";
-  const timestamp = pg ? sql`timestamptz` : sql`text`;
-  const real = pg ? sql`double precision` : sql`real`;
+function auditMigration(dialect: Dialect): Migration {
+  const { timestamp, real } = dialect.types;
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -104,3 +103,12 @@ export function auditMigration(engine: Engine): Migration {
     },
   };
 }
+
+/** The audit read models' tables (migrations 0005 and 0013), kept by the projector from the log. */
+export const auditFeature: StoreFeature = {
+  name: "audit",
+  migrations: (dialect) => ({
+    "0005_audit_read_models": auditMigration(dialect),
+    "0013_audit_fork_point": auditForkPointMigration,
+  }),
+};

@@ -1,7 +1,7 @@
 import type { GlobalCheckpoint } from "@palimpsest/core";
 import { addAuditFacts, emptyAuditFacts } from "@palimpsest/projections";
-import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
+import type { AuditSource } from "./audit-source.ts";
 import { AUDIT_PROJECTOR, moveCheckpoint, writeFactStatements } from "./audit-writes.ts";
 
 /** Events read from the log per transaction of the projector. */
@@ -41,17 +41,17 @@ export type AuditProgress = (progress: { events: number }) => void;
  * the page's rows. The checkpoint move is a compare-and-set, so projectors in several processes never
  * write a page twice; the one that loses reads again from the winner's checkpoint.
  */
-export async function catchUpAudit(store: KyselyEventStore, options: CatchUpOptions = {}): Promise<CatchUpResult> {
-  const db = store.database;
-  const complete = await store.awaitVisible(options.visibilityWaitMs ?? AUDIT_VISIBILITY_WAIT_MS);
+export async function catchUpAudit(source: AuditSource, options: CatchUpOptions = {}): Promise<CatchUpResult> {
+  const { db, log } = source;
+  const complete = await source.awaitVisible(options.visibilityWaitMs ?? AUDIT_VISIBILITY_WAIT_MS);
   const pageSize = options.pageSize ?? AUDIT_PAGE_SIZE;
   let events = 0;
   for (;;) {
-    const from = await readAuditCheckpoint(store);
-    const page = await store.readAll({ after: from, limit: pageSize });
+    const from = await readAuditCheckpoint(source);
+    const page = await log.readAll({ after: from, limit: pageSize });
     if (page.events.length === 0) return { events, checkpoint: from, complete };
     const facts = addAuditFacts(emptyAuditFacts(), page.events);
-    const moved = await store.writeGuarded(moveCheckpoint(db, from, page.checkpoint), writeFactStatements(db, facts));
+    const moved = await source.writeGuarded(moveCheckpoint(db, from, page.checkpoint), writeFactStatements(db, facts));
     if (moved) {
       events += page.events.length;
       options.onProgress?.({ events });
@@ -60,9 +60,9 @@ export async function catchUpAudit(store: KyselyEventStore, options: CatchUpOpti
 }
 
 /** Where the audit projector stands ("" before its first page); creates its row on first use only. */
-export async function readAuditCheckpoint(store: KyselyEventStore): Promise<GlobalCheckpoint> {
+export async function readAuditCheckpoint(source: AuditSource): Promise<GlobalCheckpoint> {
   return guardStorage("audit", async () => {
-    const db = store.database;
+    const { db } = source;
     const read = () =>
       db
         .selectFrom("audit_checkpoints")

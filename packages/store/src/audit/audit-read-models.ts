@@ -1,10 +1,10 @@
 import { NotFoundError } from "@palimpsest/core";
 import { type AsOf, type ViewAsOf, viewAsOf } from "@palimpsest/projections";
-import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import type { CompactionFilter, FailureFilter } from "./audit-filters.ts";
 import { type AuditProgress, type CatchUpOptions, type CatchUpResult, catchUpAudit } from "./audit-projector.ts";
 import { type RebuildReport, rebuildAudit } from "./audit-rebuild.ts";
+import { type AuditSource, type AuditStore, auditSource } from "./audit-source.ts";
 import {
   type AuditedCompaction,
   type CompactionGroup,
@@ -39,13 +39,16 @@ export interface AuditOptions {
  * compaction took a message out and what replaced it; lineage; and the view as of any point.
  */
 export class AuditReadModels {
-  readonly #store: KyselyEventStore;
+  readonly #source: AuditSource;
   readonly #catchUpOnRead: boolean;
   readonly #visibilityWaitMs: number | undefined;
 
-  /** Wraps a store; opening costs nothing (the first question catches the models up). */
-  constructor(store: KyselyEventStore, options: AuditOptions = {}) {
-    this.#store = store;
+  /**
+   * Wraps a store openEventStore opened (ValidationError for another object); opening costs nothing (the
+   * first question catches the models up).
+   */
+  constructor(store: AuditStore, options: AuditOptions = {}) {
+    this.#source = auditSource(store);
     this.#catchUpOnRead = options.catchUpOnRead !== false;
     this.#visibilityWaitMs = options.visibilityWaitMs;
   }
@@ -53,7 +56,7 @@ export class AuditReadModels {
   /** Projects every event committed since the last catch-up (in pages of `pageSize`, each one transaction). */
   catchUp(options: CatchUpOptions = {}): Promise<CatchUpResult> {
     const wait = this.#visibilityWaitMs;
-    return catchUpAudit(this.#store, wait === undefined ? options : { visibilityWaitMs: wait, ...options });
+    return catchUpAudit(this.#source, wait === undefined ? options : { visibilityWaitMs: wait, ...options });
   }
 
   /**
@@ -83,7 +86,7 @@ export class AuditReadModels {
         running = undefined;
       })();
     };
-    const unsubscribe = this.#store.subscribe(wake);
+    const unsubscribe = this.#source.log.subscribe(wake);
     wake();
     return async () => {
       stopped = true;
@@ -95,7 +98,7 @@ export class AuditReadModels {
   /** Compactions matching `filter`, oldest first. */
   async compactions(filter: CompactionFilter = {}, limit?: number): Promise<AuditedCompaction[]> {
     await this.#fresh();
-    return guardStorage("audit", () => listCompactions(this.#store.database, filter, limit));
+    return guardStorage("audit", () => listCompactions(this.#source.db, filter, limit));
   }
 
   /** Compaction counts and tokens reclaimed, per group (one total when `groupBy` is empty). */
@@ -104,7 +107,7 @@ export class AuditReadModels {
     groupBy: readonly CompactionGroup[] = [],
   ): Promise<CompactionTotals[]> {
     await this.#fresh();
-    return guardStorage("audit", () => compactionTotals(this.#store.database, this.#store.engine, filter, groupBy));
+    return guardStorage("audit", () => compactionTotals(this.#source.db, this.#source.dialect, filter, groupBy));
   }
 
   /** Failed compaction attempts per group (by reason class unless told otherwise). */
@@ -113,37 +116,37 @@ export class AuditReadModels {
     groupBy: readonly FailureGroup[] = ["reason"],
   ): Promise<FailureTotals[]> {
     await this.#fresh();
-    return guardStorage("audit", () => failureTotals(this.#store.database, this.#store.engine, filter, groupBy));
+    return guardStorage("audit", () => failureTotals(this.#source.db, this.#source.dialect, filter, groupBy));
   }
 
   /** Which compaction superseded a message and what replaced it, and what a replacement stands for. */
   async message(messageId: string, sessionId?: string): Promise<MessageTrail[]> {
     await this.#fresh();
-    return guardStorage("audit", () => messageTrail(this.#store.database, messageId, sessionId));
+    return guardStorage("audit", () => messageTrail(this.#source.db, messageId, sessionId));
   }
 
   /** A compaction by id: what it took out and what it put in (one per session holding that id). */
   async compaction(compactionId: string, sessionId?: string): Promise<CompactionTrail[]> {
     await this.#fresh();
-    return guardStorage("audit", () => compactionTrails(this.#store.database, compactionId, sessionId));
+    return guardStorage("audit", () => compactionTrails(this.#source.db, compactionId, sessionId));
   }
 
   /** A session's ancestors, descendants and hand-off tip; NotFoundError for an unknown session. */
   async lineage(sessionId: string): Promise<Lineage> {
     await this.#fresh();
-    return guardStorage("audit", () => lineage(this.#store.database, sessionId));
+    return guardStorage("audit", () => lineage(this.#source.db, sessionId));
   }
 
   /** Every lineage tree: its root, size, depth and hand-off tip (sessions by lineage), oldest first. */
   async lineageTrees(limit?: number): Promise<LineageTree[]> {
     await this.#fresh();
-    return guardStorage("audit", () => lineageTrees(this.#store.database, limit));
+    return guardStorage("audit", () => lineageTrees(this.#source.db, limit));
   }
 
   /** The session's active view as it stood at a seq, a time or the end of a turn (read from the log). */
   async viewAsOf(sessionId: string, at: AsOf): Promise<ViewAsOf> {
-    const events = await this.#store.readStream(sessionId, "seq" in at ? { toSeq: Math.max(0, at.seq) } : {});
-    if (events.length === 0 && (await this.#store.getSession(sessionId)) === undefined) {
+    const events = await this.#source.log.readStream(sessionId, "seq" in at ? { toSeq: Math.max(0, at.seq) } : {});
+    if (events.length === 0 && (await this.#source.log.getSession(sessionId)) === undefined) {
       throw new NotFoundError("session", sessionId);
     }
     return viewAsOf(sessionId, events, at);
@@ -151,7 +154,7 @@ export class AuditReadModels {
 
   /** Rebuilds every read model from the log and reports whether the rebuilt state equals the live one. */
   rebuild(options: { checkOnly?: boolean; onProgress?: AuditProgress } = {}): Promise<RebuildReport> {
-    return rebuildAudit(this.#store, options);
+    return rebuildAudit(this.#source, options);
   }
 
   async #fresh(): Promise<void> {

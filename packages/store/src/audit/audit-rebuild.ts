@@ -1,9 +1,9 @@
 import { type GlobalCheckpoint, ProjectionMoved } from "@palimpsest/core";
 import { addAuditFacts, emptyAuditFacts } from "@palimpsest/projections";
-import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { AUDIT_PAGE_SIZE, type AuditProgress, catchUpAudit, readAuditCheckpoint } from "./audit-projector.ts";
 import { AUDIT_ROW_TABLES, type AuditRowTable, auditRows } from "./audit-rows.ts";
+import type { AuditSource } from "./audit-source.ts";
 import { clearStatements, moveCheckpoint, writeFactStatements } from "./audit-writes.ts";
 
 /** A row the live read models and a rebuild from the log disagree on (null: missing on that side). */
@@ -52,17 +52,17 @@ type Row = Record<string, unknown>;
  * moved the live models meanwhile: run it again).
  */
 export async function rebuildAudit(
-  store: KyselyEventStore,
+  source: AuditSource,
   options: { checkOnly?: boolean; pageSize?: number; onProgress?: AuditProgress } = {},
 ): Promise<RebuildReport> {
-  await catchUpAudit(store, options.pageSize === undefined ? {} : { pageSize: options.pageSize });
-  const { checkpoint: liveCheckpoint, tables: live } = await readLiveRows(store);
+  await catchUpAudit(source, options.pageSize === undefined ? {} : { pageSize: options.pageSize });
+  const { checkpoint: liveCheckpoint, tables: live } = await readLiveRows(source);
 
   const facts = emptyAuditFacts();
   let checkpoint = "";
   let events = 0;
   for (;;) {
-    const page = await store.readAll({ after: checkpoint, limit: options.pageSize ?? AUDIT_PAGE_SIZE });
+    const page = await source.log.readAll({ after: checkpoint, limit: options.pageSize ?? AUDIT_PAGE_SIZE });
     if (page.events.length === 0) break;
     addAuditFacts(facts, page.events);
     checkpoint = page.checkpoint;
@@ -73,8 +73,8 @@ export async function rebuildAudit(
   const differences = compare(live, rebuilt);
 
   if (options.checkOnly !== true) {
-    const db = store.database;
-    const swapped = await store.writeGuarded(moveCheckpoint(db, liveCheckpoint, checkpoint), [
+    const { db } = source;
+    const swapped = await source.writeGuarded(moveCheckpoint(db, liveCheckpoint, checkpoint), [
       ...clearStatements(db),
       ...writeFactStatements(db, facts),
     ]);
@@ -97,17 +97,15 @@ export async function rebuildAudit(
  * checkpoint, again until it holds still (only a projector's page moves it, and rows with it).
  */
 async function readLiveRows(
-  store: KyselyEventStore,
+  source: AuditSource,
 ): Promise<{ checkpoint: GlobalCheckpoint; tables: Record<AuditRowTable, Row[]> }> {
   for (;;) {
-    const checkpoint = await readAuditCheckpoint(store);
+    const checkpoint = await readAuditCheckpoint(source);
     const tables = {} as Record<AuditRowTable, Row[]>;
     for (const table of AUDIT_ROW_TABLES) {
-      tables[table] = (await guardStorage("audit", () =>
-        store.database.selectFrom(table).selectAll().execute(),
-      )) as Row[];
+      tables[table] = (await guardStorage("audit", () => source.db.selectFrom(table).selectAll().execute())) as Row[];
     }
-    if ((await readAuditCheckpoint(store)) === checkpoint) return { checkpoint, tables };
+    if ((await readAuditCheckpoint(source)) === checkpoint) return { checkpoint, tables };
   }
 }
 

@@ -79,11 +79,11 @@ export interface AuditReplacementsTable {
 }
 
 /** The audit read models' tables, as kysely sees them. */
-export interface AuditTables {
+export type AuditTables = {
   audit_checkpoints: AuditCheckpointsTable;
   audit_sessions: AuditSessionsTable;
   audit_compactions: AuditCompactionsTable;
   audit_failures: AuditFailuresTable;
   audit_supersessions: AuditSupersessionsTable;
   audit_replacements: AuditReplacementsTable;
-}
+};

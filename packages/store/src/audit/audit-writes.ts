@@ -1,8 +1,8 @@
 import type { GlobalCheckpoint } from "@palimpsest/core";
 import type { AuditFacts } from "@palimpsest/projections";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
-import type { StoreDatabase } from "../engine/database-schema.ts";
 import { AUDIT_ROW_TABLES, type AuditRowTable, auditRows } from "./audit-rows.ts";
+import type { AuditDatabase } from "./audit-source.ts";
 
 /** The projector's row in `audit_checkpoints`. */
 export const AUDIT_PROJECTOR = "audit";
@@ -11,7 +11,7 @@ export const AUDIT_PROJECTOR = "audit";
 const ROWS_PER_INSERT = 500;
 
 /** The compare-and-set that moves the audit checkpoint from `from` to `to` (changes no row if it moved). */
-export function moveCheckpoint(db: Kysely<StoreDatabase>, from: GlobalCheckpoint, to: GlobalCheckpoint): CompiledQuery {
+export function moveCheckpoint(db: Kysely<AuditDatabase>, from: GlobalCheckpoint, to: GlobalCheckpoint): CompiledQuery {
   return db
     .updateTable("audit_checkpoints")
     .set({ checkpoint: to })
@@ -25,7 +25,7 @@ export function moveCheckpoint(db: Kysely<StoreDatabase>, from: GlobalCheckpoint
  * row inserts skip rows already there, and a session row merges what it learns (its start, its hand-off,
  * the highest seq seen), whichever order pages bring a session's events in.
  */
-export function writeFactStatements(db: Kysely<StoreDatabase>, facts: AuditFacts): CompiledQuery[] {
+export function writeFactStatements(db: Kysely<AuditDatabase>, facts: AuditFacts): CompiledQuery[] {
   const rows = auditRows(facts);
   const statements = chunks(rows.audit_sessions).map((chunk) =>
     db
@@ -64,11 +64,11 @@ function chunks<T>(rows: readonly T[]): T[][] {
 }
 
 /** The statements that empty every audit row table (a rebuild's first step). */
-export function clearStatements(db: Kysely<StoreDatabase>): CompiledQuery[] {
+export function clearStatements(db: Kysely<AuditDatabase>): CompiledQuery[] {
   return AUDIT_ROW_TABLES.map((table) => db.deleteFrom(table).compile());
 }
 
-function inserts(db: Kysely<StoreDatabase>, table: AuditRowTable, rows: readonly object[]): CompiledQuery[] {
+function inserts(db: Kysely<AuditDatabase>, table: AuditRowTable, rows: readonly object[]): CompiledQuery[] {
   return chunks(rows).map((chunk) =>
     db
       .insertInto(table)

@@ -1,17 +1,16 @@
 import { ValidationError } from "@palimpsest/core";
 import type { CompactionFact } from "@palimpsest/projections";
 import { type Kysely, type Selectable, sql } from "kysely";
-import type { StoreDatabase } from "../engine/database-schema.ts";
-import type { Engine } from "../engine/engine-adapter.ts";
+import type { Dialect } from "../engine/dialect.ts";
 import { toIso } from "../engine/row-mapping.ts";
 import {
   COMPACTION_COLUMNS,
   type CompactionFilter,
   compactionWhere,
-  dayOf,
   type FailureFilter,
   failureWhere,
 } from "./audit-filters.ts";
+import type { AuditDatabase } from "./audit-source.ts";
 import type { AuditCompactionsTable } from "./audit-tables.ts";
 
 /** One compaction, as the audit read model answers it (the fact the projector stored). */
@@ -64,7 +63,7 @@ const GROUP_COLUMNS: Record<Exclude<CompactionGroup, "day">, keyof AuditCompacti
 
 /** Compactions matching `filter`, oldest first (at most `limit`). */
 export async function listCompactions(
-  db: Kysely<StoreDatabase>,
+  db: Kysely<AuditDatabase>,
   filter: CompactionFilter,
   limit?: number,
 ): Promise<AuditedCompaction[]> {
@@ -106,13 +105,13 @@ export function toAuditedCompaction(row: Selectable<AuditCompactionsTable>): Aud
 
 /** Compaction totals per group (all matching compactions in one group when `groupBy` is empty). */
 export async function compactionTotals(
-  db: Kysely<StoreDatabase>,
-  engine: Engine,
+  db: Kysely<AuditDatabase>,
+  dialect: Dialect,
   filter: CompactionFilter,
   groupBy: readonly CompactionGroup[],
 ): Promise<CompactionTotals[]> {
   checkGroups(groupBy, COMPACTION_GROUPS);
-  const keys = groupBy.map((g) => (g === "day" ? dayOf(engine) : sql.ref(GROUP_COLUMNS[g])));
+  const keys = groupBy.map((g) => (g === "day" ? dialect.utcDay("occurred_at") : sql.ref(GROUP_COLUMNS[g])));
   const rows = await db
     .selectFrom("audit_compactions")
     .select((eb) => [
@@ -152,13 +151,15 @@ export async function compactionTotals(
 
 /** Failed attempts per group (by reason class, mode, session or day). */
 export async function failureTotals(
-  db: Kysely<StoreDatabase>,
-  engine: Engine,
+  db: Kysely<AuditDatabase>,
+  dialect: Dialect,
   filter: FailureFilter,
   groupBy: readonly FailureGroup[],
 ): Promise<FailureTotals[]> {
   checkGroups(groupBy, FAILURE_GROUPS);
-  const keys = groupBy.map((g) => (g === "day" ? dayOf(engine) : sql.ref(g === "session" ? "session_id" : g)));
+  const keys = groupBy.map((g) =>
+    g === "day" ? dialect.utcDay("occurred_at") : sql.ref(g === "session" ? "session_id" : g),
+  );
   const rows = await db
     .selectFrom("audit_failures")
     .select((eb) => [

@@ -1,7 +1,7 @@
 import { NotFoundError } from "@palimpsest/core";
 import { type Kysely, sql } from "kysely";
-import type { StoreDatabase } from "../engine/database-schema.ts";
 import { toIso } from "../engine/row-mapping.ts";
+import type { AuditDatabase } from "./audit-source.ts";
 
 /** One session in a lineage answer: its links, and its distance from the session asked about. */
 export interface LineageNode {
@@ -53,7 +53,7 @@ const COLUMNS = sql`s.session_id, s.started_at, s.model, s.parent_session_id, s.
  * through parent links, descendants through children, and the hand-off chain to its tip. NotFoundError
  * when the read model has no such session.
  */
-export async function lineage(db: Kysely<StoreDatabase>, sessionId: string): Promise<Lineage> {
+export async function lineage(db: Kysely<AuditDatabase>, sessionId: string): Promise<Lineage> {
   const self = await db.selectFrom("audit_sessions").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
   if (self === undefined) throw new NotFoundError("session", sessionId);
 
@@ -123,7 +123,7 @@ export interface LineageTree {
 }
 
 /** Every lineage tree (a session without a parent and everything descended from it), oldest root first. */
-export async function lineageTrees(db: Kysely<StoreDatabase>, limit?: number): Promise<LineageTree[]> {
+export async function lineageTrees(db: Kysely<AuditDatabase>, limit?: number): Promise<LineageTree[]> {
   const rows = await sql<{
     root_id: string;
     started_at: Date | string | null;

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { StoreDatabase } from "../engine/database-schema.ts";
+import type { AuditDatabase } from "./audit-source.ts";
 import { type AuditedCompaction, toAuditedCompaction } from "./compaction-queries.ts";
 
 /** A message a compaction put into the view, and what kind of replacement it is. */
@@ -32,7 +32,7 @@ export interface MessageTrail {
  * (narrowed by `sessionId`); empty when no compaction ever touched it.
  */
 export async function messageTrail(
-  db: Kysely<StoreDatabase>,
+  db: Kysely<AuditDatabase>,
   messageId: string,
   sessionId?: string,
 ): Promise<MessageTrail[]> {
@@ -65,7 +65,7 @@ export async function messageTrail(
 
 /** One compaction with its targets and replacements; undefined when the read model has no such compaction. */
 export async function compactionTrail(
-  db: Kysely<StoreDatabase>,
+  db: Kysely<AuditDatabase>,
   sessionId: string,
   compactionId: string,
 ): Promise<CompactionTrail | undefined> {
@@ -101,7 +101,7 @@ export async function compactionTrail(
 
 /** Every session's compaction with this id (ids are unique within a session, not across sessions). */
 export async function compactionTrails(
-  db: Kysely<StoreDatabase>,
+  db: Kysely<AuditDatabase>,
   compactionId: string,
   sessionId?: string,
 ): Promise<CompactionTrail[]> {

@@ -1,5 +1,5 @@
 import type { PreparedBatch } from "./append-batch.ts";
-import type { Engine } from "./engine-adapter.ts";
+import type { Dialect } from "./dialect.ts";
 
 /**
  * The append's SQL, written by hand rather than through kysely: it runs on every append, and its text
@@ -8,16 +8,16 @@ import type { Engine } from "./engine-adapter.ts";
  */
 export class SqlParams {
   readonly values: unknown[] = [];
-  readonly #engine: Engine;
+  readonly #dialect: Dialect;
 
-  constructor(engine: Engine) {
-    this.#engine = engine;
+  constructor(dialect: Dialect) {
+    this.#dialect = dialect;
   }
 
-  /** Adds a parameter; returns its placeholder (`?` on SQLite, `$n::type` on PostgreSQL). */
+  /** Adds a parameter; returns its placeholder in the dialect (`?` on SQLite, `$n::type` on PostgreSQL). */
   add(value: unknown, pgType: string): string {
     this.values.push(value);
-    return this.#engine === "postgres" ? `$${this.values.length}::${pgType}` : "?";
+    return this.#dialect.placeholder(this.values.length, pgType);
   }
 }
 

@@ -1,7 +1,4 @@
 import type { ColumnType, Generated } from "kysely";
-import type { AuditTables } from "../audit/audit-tables.ts";
-import type { HandoffTables } from "../handoff/handoff-table.ts";
-import type { MirrorTables } from "../mirror/mirror-tables.ts";
 
 /** A timestamp: written as an ISO string; read back as a Date (PostgreSQL) or the same string (SQLite). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -58,8 +55,8 @@ export interface SnapshotsTable {
   checksum: string;
 }
 
-/** The kysely view of the whole database. */
-export interface StoreDatabase extends AuditTables, HandoffTables, MirrorTables {
+/** The kysely view of the log's tables; each feature adds its own to a handle (`withTables`). */
+export interface StoreDatabase {
   events: EventsTable;
   sessions: SessionsTable;
   idempotency_keys: IdempotencyKeysTable;

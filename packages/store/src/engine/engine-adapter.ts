@@ -2,11 +2,9 @@ import type { Kysely } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
+import type { Dialect } from "./dialect.ts";
 import type { GlobalHead, GlobalLogReader, VisibilityWait } from "./global-log.ts";
 import type { GuardedWrite, LockedWrite } from "./guarded-write.ts";
-
-/** The database engines the store runs on. */
-export type Engine = "postgres" | "sqlite";
 
 /** What an append wrote: the stream's new version and each event's position, in batch order. */
 export interface WrittenBatch {
@@ -17,10 +15,12 @@ export interface WrittenBatch {
 /**
  * What differs between engines, and nothing else: how a batch is written under the per-session lock
  * (one statement on PostgreSQL, a `BEGIN IMMEDIATE` transaction on SQLite), how global readers page
- * the log, and how other processes' commits are heard. Every other query is shared.
+ * the log, and how other processes' commits are heard.
+ * Every other query is shared, written against the adapter's Dialect.
  */
 export interface EngineAdapter {
-  readonly engine: Engine;
+  /** The engine's SQL where it differs from the others' (the log's and the features' queries use it). */
+  readonly dialect: Dialect;
   readonly db: Kysely<StoreDatabase>;
   /**
    * Claims the next versions and writes the batch atomically. Returns undefined, having written nothing,

@@ -9,14 +9,9 @@ import {
 } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import { uuidv7 } from "uuidv7";
-import { OPEN_STATUSES } from "../handoff/handoff-migration.ts";
-import { deleteCandidateQuery } from "../precompact/candidate-queries.ts";
 import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
-import type { Engine } from "./engine-adapter.ts";
-import { CHANGES_CHANNEL, sessionRef } from "./postgres-changes.ts";
-
-/** What an erasure leaves of a hand-off's failure text, and the failure of the open hand-offs it ends. */
-const ERASED = "session erased";
+import type { Dialect } from "./dialect.ts";
+import type { StoreFeature } from "./store-feature.ts";
 
 /** The events row columns an erasure reads back: what it rewrites, and the text it compares against. */
 export interface ErasedRow {
@@ -44,14 +39,15 @@ export interface ErasurePlan {
  *
  * The writes: each event whose data differs from its skeleton is rewritten to it, every content hash of
  * the session is cleared (a hash of content is derived from content: it could confirm a guess), the
- * session.erased event is inserted; the snapshot, the pre-compaction candidate and the idempotency keys'
- * hashes are deleted (caches and retry records: an erased session takes no writes to retry); hand-off
- * reasons and failure texts of the session's queue rows are cleared and its open hand-offs failed; on
- * PostgreSQL other processes are woken as by an append.
+ * session.erased event is inserted; the snapshot and the idempotency keys' hashes are deleted (a cache
+ * and retry records: an erased session takes no writes to retry); then each feature's statements run (the
+ * pre-compaction candidate deleted, hand-off texts cleared and open hand-offs failed), and last the
+ * dialect's (on PostgreSQL other processes are woken as by an append).
  */
 export function planErasure(
   db: Kysely<StoreDatabase>,
-  engine: Engine,
+  dialect: Dialect,
+  features: readonly StoreFeature[],
   session: Selectable<SessionsTable>,
   events: readonly { stored: StoredEvent; row: ErasedRow }[],
   options: EraseOptions,
@@ -69,7 +65,7 @@ export function planErasure(
     if (data !== row.data || row.schema_version !== version) rewrites.push({ seq: row.seq, data, version });
   }
   for (let start = 0; start < rewrites.length; start += ROWS_PER_UPDATE) {
-    statements.push(rewriteQuery(db, engine, sessionId, rewrites.slice(start, start + ROWS_PER_UPDATE)));
+    statements.push(rewriteQuery(db, dialect, sessionId, rewrites.slice(start, start + ROWS_PER_UPDATE)));
   }
   statements.push(
     db
@@ -105,34 +101,9 @@ export function planErasure(
       .compile(),
     db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),
-    deleteCandidateQuery(db, sessionId),
-    db
-      .updateTable("handoffs")
-      .set({
-        reason: null,
-        failure_reason: sql<string | null>`CASE WHEN failure_reason IS NULL THEN NULL ELSE ${ERASED} END`,
-      })
-      .where("source_session_id", "=", sessionId)
-      .compile(),
-    // An open hand-off of an erased session can never seal it: it fails now (a claimer's next step is
-    // ClaimLost), unless its completion began, after which a hand-off can only complete.
-    db
-      .updateTable("handoffs")
-      .set({
-        status: "failed",
-        failure_reason: ERASED,
-        claim_token: null,
-        lease_expires_at_ms: null,
-        updated_at_ms: Date.parse(now),
-      })
-      .where("source_session_id", "=", sessionId)
-      .where(OPEN_STATUSES)
-      .where("completion_started_at_ms", "is", null)
-      .compile(),
   );
-  if (engine === "postgres") {
-    statements.push(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${seq} ${sessionRef(sessionId)}`})`.compile(db));
-  }
+  for (const feature of features) statements.push(...(feature.eraseStatements?.(db, dialect, sessionId, now) ?? []));
+  statements.push(...dialect.afterEraseStatements(db, sessionId, seq));
   const guard = db
     .updateTable("sessions")
     .set({ version: seq, updated_at: now, erased_at: now })
@@ -153,14 +124,14 @@ export function planErasure(
  */
 function rewriteQuery(
   db: Kysely<StoreDatabase>,
-  engine: Engine,
+  dialect: Dialect,
   sessionId: string,
   rows: readonly { seq: number; data: string; version: number }[],
 ): CompiledQuery {
   const values = sql.join(
     rows.map((r) => sql`(cast(${r.seq} as integer), cast(${r.data} as text), cast(${r.version} as integer))`),
   );
-  const data = engine === "postgres" ? sql`cast(v.data as json)` : sql`v.data`;
+  const data = dialect.jsonFromText(sql`v.data`);
   return sql`UPDATE events SET data = ${data}, schema_version = v.version
     FROM (SELECT column1 AS seq, column2 AS data, column3 AS version FROM (VALUES ${values}) AS vals) AS v
     WHERE events.session_id = ${sessionId} AND events.seq = v.seq`.compile(db);

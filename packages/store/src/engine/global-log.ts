@@ -1,7 +1,7 @@
 import { type GlobalCheckpoint, ValidationError } from "@palimpsest/core";
-import { type Kysely, type Selectable, sql } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import type { EventsTable, StoreDatabase } from "./database-schema.ts";
-import { EVENT_COLUMNS } from "./row-mapping.ts";
+import type { EVENT_COLUMNS } from "./row-mapping.ts";
 
 /** One row of the global log as readers select it. */
 export type GlobalRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
@@ -20,54 +20,11 @@ export type GlobalLogReader = (
 ) => Promise<GlobalRows>;
 
 /** A checkpoint this engine cannot have written. */
-function foreignCheckpoint(checkpoint: string, expected: string): ValidationError {
+export function foreignCheckpoint(checkpoint: string, expected: string): ValidationError {
   return new ValidationError(`not a global checkpoint of this store: ${JSON.stringify(checkpoint)}`, [
     `expected "" or ${expected}`,
   ]);
 }
-
-/**
- * SQLite: one writer at a time, so commit order is position order; the checkpoint is the last position
- * read, in decimal.
- */
-export const readSqliteGlobalLog: GlobalLogReader = async (db, after, limit) => {
-  if (after !== "" && !/^\d+$/.test(after)) throw foreignCheckpoint(after, "a position");
-  const rows = await db
-    .selectFrom("events")
-    .select(EVENT_COLUMNS)
-    .where("position", ">", after === "" ? 0 : Number(after))
-    .orderBy("position")
-    .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0))
-    .execute();
-  const last = rows.at(-1);
-  return { rows, checkpoint: last === undefined ? after : String(last.position) };
-};
-
-/**
- * PostgreSQL, as Emmett reads it: an append's xid is taken before its events get positions, so two
- * concurrent appends can commit in xid order different from position order. Rows are read in
- * (transaction_id, position) order, only below the oldest open transaction (every xid under it has
- * finished), so a row that becomes visible later always sorts after every row already read. The
- * checkpoint is `<xid>:<position>` of the last row read.
- */
-export const readPostgresGlobalLog: GlobalLogReader = async (db, after, limit) => {
-  const cursor = /^(\d+):(\d+)$/.exec(after);
-  if (after !== "" && cursor === null) throw foreignCheckpoint(after, "<xid>:<position>");
-  const rows = await db
-    .selectFrom("events")
-    .select(EVENT_COLUMNS)
-    .select(sql<string>`transaction_id::text`.as("xid"))
-    .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
-    .$if(cursor !== null, (qb) =>
-      qb.where(sql<boolean>`(transaction_id, position) > (${cursor?.[1]}::xid8, ${cursor?.[2]}::bigint)`),
-    )
-    .orderBy(sql`transaction_id`)
-    .orderBy("position")
-    .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0))
-    .execute();
-  const last = rows.at(-1);
-  return { rows, checkpoint: last === undefined ? after : `${last.xid}:${last.position}` };
-};
 
 /**
  * Waits until every commit made so far is visible to global readers, or `timeoutMs` passed; true when
@@ -76,50 +33,5 @@ export const readPostgresGlobalLog: GlobalLogReader = async (db, after, limit) =
  */
 export type VisibilityWait = (db: Kysely<StoreDatabase>, timeoutMs: number) => Promise<boolean>;
 
-/** SQLite: commits are visible to global readers as soon as they are made. */
-export const sqliteVisibilityWait: VisibilityWait = async () => true;
-
-/** Longest pause between two checks of the barrier, in ms. */
-const MAX_VISIBILITY_POLL_MS = 200;
-
-/**
- * PostgreSQL: finds the newest committed xid still hidden by the barrier (rows at or above the oldest
- * open transaction), then waits, backing off, until the barrier has passed it.
- */
-export const postgresVisibilityWait: VisibilityWait = async (db, timeoutMs) => {
-  const hidden = await sql<{ xid: string | null }>`
-    SELECT max(transaction_id)::text AS xid FROM events
-    WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())`.execute(db);
-  const xid = hidden.rows[0]?.xid ?? null;
-  if (xid === null) return true;
-  const deadline = Date.now() + timeoutMs;
-  for (let pause = 5; ; pause = Math.min(pause * 2, MAX_VISIBILITY_POLL_MS)) {
-    const passed = await sql<{ passed: boolean }>`
-      SELECT pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 AS passed`.execute(db);
-    if (passed.rows[0]?.passed === true) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
-  }
-};
-
 /** The checkpoint just after the last event global readers can see now ("" for an empty log). */
 export type GlobalHead = (db: Kysely<StoreDatabase>) => Promise<GlobalCheckpoint>;
-
-/** SQLite: the last position. */
-export const sqliteGlobalHead: GlobalHead = async (db) => {
-  const row = await db.selectFrom("events").select(sql<number | null>`max(position)`.as("last")).executeTakeFirst();
-  return row?.last == null ? "" : String(row.last);
-};
-
-/** PostgreSQL: the last row below the visibility barrier in (transaction_id, position) order. */
-export const postgresGlobalHead: GlobalHead = async (db) => {
-  const row = await db
-    .selectFrom("events")
-    .select([sql<string>`transaction_id::text`.as("xid"), "position"])
-    .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
-    .orderBy(sql`transaction_id`, "desc")
-    .orderBy("position", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row === undefined ? "" : `${row.xid}:${row.position}`;
-};

@@ -1,7 +1,6 @@
 import type {
   AppendOptions,
   AppendResult,
-  CandidateStore,
   ChangeFeed,
   ChangeListener,
   DomainEvent,
@@ -10,7 +9,6 @@ import type {
   EventStore,
   GlobalCheckpoint,
   GlobalPage,
-  PrecompactionCandidate,
   ReadAllOptions,
   ReadStreamOptions,
   SessionSummary,
@@ -19,14 +17,13 @@ import type {
   StoredEvent,
 } from "@palimpsest/core";
 import { checkId, NotFoundError, StorageError, ValidationError } from "@palimpsest/core";
-import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
-import { HandoffQueue } from "../handoff/handoff-queue.ts";
-import { deleteCandidateRow, loadCandidateRow, saveCandidateRow } from "../precompact/candidate-queries.ts";
+import { type CompiledQuery, type Selectable, sql } from "kysely";
 import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
-import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
-import type { Engine, EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
+import type { SessionsTable } from "./database-schema.ts";
+import type { Engine } from "./dialect.ts";
+import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { earlierErasure, planErasure } from "./erase-session.ts";
 import type { LockedPlan, ReadRows } from "./guarded-write.ts";
 import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
@@ -39,35 +36,40 @@ import {
   sessionPageLimit,
 } from "./session-page.ts";
 import { guardStorage } from "./storage-guard.ts";
+import { grantAccess } from "./store-access.ts";
+import type { StoreFeature } from "./store-feature.ts";
 
 /** Write attempts per append when the stream moves between a rejected write and its explanation. */
 const MAX_ATTEMPTS = 5;
 
 /**
- * The one EventStore, SnapshotStore and CandidateStore implementation: shared kysely queries over an engine
- * adapter (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause.
+ * The one EventStore and SnapshotStore implementation: shared kysely queries over an engine adapter
+ * (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause. Features keep
+ * their tables beside the log through storeAccess; an erasure runs their erase statements in its write.
  */
-export class KyselyEventStore implements EventStore, SnapshotStore, CandidateStore, ChangeFeed {
+export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readonly #adapter: EngineAdapter;
+  readonly #features: readonly StoreFeature[];
   readonly #changes: ChangeNotifier;
-  /** The durable hand-off queue on this store's database (see handoff/handoff-queue.ts). */
-  readonly handoffQueue: HandoffQueue;
   #closed = false;
 
-  constructor(adapter: EngineAdapter) {
+  /** The store over `adapter`, whose database holds the tables of `features` (migrated by the opener). */
+  constructor(adapter: EngineAdapter, features: readonly StoreFeature[]) {
     this.#adapter = adapter;
+    this.#features = features;
     this.#changes = new ChangeNotifier(adapter.listen);
-    this.handoffQueue = new HandoffQueue(adapter.db, adapter.engine);
+    grantAccess(this, {
+      db: adapter.db,
+      dialect: adapter.dialect,
+      writeGuarded: (guard, statements) => this.writeGuarded(guard, statements),
+      writeLocked: (reads, plan) => this.writeLocked(reads, plan),
+      awaitVisible: (timeoutMs) => this.awaitVisible(timeoutMs),
+    });
   }
 
   /** Which engine this store runs on. */
   get engine(): Engine {
-    return this.#adapter.engine;
-  }
-
-  /** The kysely handle, for store modules keeping their own tables beside the log (the audit read models). */
-  get database(): Kysely<StoreDatabase> {
-    return this.#adapter.db;
+    return this.#adapter.dialect.engine;
   }
 
   /** The checkpoint just after the last event `readAll` can return now: where a reader of only new events starts. */
@@ -209,11 +211,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
         throw new ValidationError("an erasure's reason must be text", ["reason: not a string"], { path: "reason" });
       }
       const db = this.#adapter.db;
-      const engine = this.#adapter.engine;
+      const dialect = this.#adapter.dialect;
       const session = db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId);
       // Read and rewritten under the session's lock: an append waits, then finds the session erased.
       const reads = [
-        (engine === "postgres" ? session.forUpdate() : session).compile(),
+        dialect.lockRows(session).compile(),
         db.selectFrom("events").select(EVENT_COLUMNS).where("session_id", "=", sessionId).orderBy("seq").compile(),
       ];
       const result = await this.#adapter.writeErasure(reads, ([sessions, rows]) => {
@@ -227,7 +229,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
             result: earlierErasure(events.at(-1)?.stored, sessionId, toIso(row.erased_at)),
           };
         }
-        const plan = planErasure(db, engine, row, events, options);
+        const plan = planErasure(db, dialect, this.#features, row, events, options);
         return { guard: plan.guard, statements: plan.statements, result: plan.result };
       });
       if (result.erased) this.#changes.notify({ sessionId, version: result.seq });
@@ -290,18 +292,6 @@ export class KyselyEventStore implements EventStore, SnapshotStore, CandidateSto
     return guardStorage("deleteSnapshot", async () => {
       await this.#adapter.db.deleteFrom("snapshots").where("session_id", "=", sessionId).execute();
     });
-  }
-
-  saveCandidate(candidate: PrecompactionCandidate): Promise<boolean> {
-    return guardStorage("saveCandidate", () => saveCandidateRow(this.#adapter.db, candidate));
-  }
-
-  loadCandidate(sessionId: string): Promise<PrecompactionCandidate | undefined> {
-    return guardStorage("loadCandidate", () => loadCandidateRow(this.#adapter.db, sessionId));
-  }
-
-  deleteCandidate(sessionId: string): Promise<void> {
-    return guardStorage("deleteCandidate", () => deleteCandidateRow(this.#adapter.db, sessionId));
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { checkId, type DomainEvent, IdSchema } from "@palimpsest/core";
 import { type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "./database-schema.ts";
-import type { Engine } from "./engine-adapter.ts";
+import type { Dialect } from "./dialect.ts";
 
 /**
  * The name a session's start gives it: its source's external id (a Claude Code session id, a subagent's
@@ -37,29 +37,21 @@ export async function sessionIdsNamed(db: Kysely<StoreDatabase>, name: unknown):
 
 /**
  * Migration 0011's backfill: every session gets the name of its start event (seq 1), as nameOfStart
- * gives it. The SQL path reads the external id with the engine's JSON functions; events whose text holds
+ * gives it. The SQL path reads the external id with the dialect's JSON functions; events whose text holds
  * a `\u` escape (a NUL or a lone surrogate that PostgreSQL's JSON functions refuse, among rarer harmless
  * ones) are named by nameOfStart itself, one by one.
  */
-export async function backfillSessionNames(db: Kysely<unknown>, engine: Engine): Promise<void> {
+export async function backfillSessionNames(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const unicodeEscape = "\\u";
+  const field = (path: readonly string[]) => dialect.jsonPath("e.data", path);
   // The JSON is read only in SET, evaluated after WHERE has left out the escaped rows: the order in which
   // PostgreSQL evaluates a WHERE clause's conditions is the planner's.
-  if (engine === "postgres") {
-    await sql`UPDATE sessions SET name = CASE WHEN COALESCE(e.data #>> '{parent,relation}', '') NOT IN ('handoff', 'fork')
-        THEN NULLIF(e.data #>> '{source,externalId}', '') END
+  await sql`UPDATE sessions SET name = CASE WHEN COALESCE(${field(["parent", "relation"])}, '') NOT IN ('handoff', 'fork')
+        THEN NULLIF(${field(["source", "externalId"])}, '') END
       FROM events e
       WHERE e.session_id = sessions.session_id AND e.seq = 1 AND e.type = 'session.started'
-        AND strpos(e.data::text, ${unicodeEscape}) = 0`.execute(db);
-  } else {
-    await sql`UPDATE sessions SET name = CASE WHEN COALESCE(json_extract(e.data, '$.parent.relation'), '') NOT IN ('handoff', 'fork')
-        THEN NULLIF(json_extract(e.data, '$.source.externalId'), '') END
-      FROM events e
-      WHERE e.session_id = sessions.session_id AND e.seq = 1 AND e.type = 'session.started'
-        AND instr(e.data, ${unicodeEscape}) = 0`.execute(db);
-  }
-  const contains =
-    engine === "postgres" ? sql`strpos(data::text, ${unicodeEscape}) > 0` : sql`instr(data, ${unicodeEscape}) > 0`;
+        AND ${dialect.textPosition("e.data", unicodeEscape)} = 0`.execute(db);
+  const contains = sql`${dialect.textPosition("data", unicodeEscape)} > 0`;
   const escaped = await sql<{ session_id: string; data: string }>`SELECT session_id, data FROM events
     WHERE seq = 1 AND type = 'session.started' AND ${contains}`.execute(db);
   for (const row of escaped.rows) {

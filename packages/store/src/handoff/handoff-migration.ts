@@ -1,5 +1,7 @@
 import { type Kysely, sql } from "kysely";
-import type { Engine } from "../engine/engine-adapter.ts";
+import type { Dialect } from "../engine/dialect.ts";
+import type { StoreFeature } from "../engine/store-feature.ts";
+import type { HandoffTables } from "./handoff-table.ts";
 
 /** The statuses of a hand-off that are still open: at most one per source session (a partial unique index). */
 export const OPEN_STATUSES = sql<boolean>`status in ('pending', 'claimed')`;
@@ -9,8 +11,8 @@ export const OPEN_STATUSES = sql<boolean>`status in ('pending', 'claimed')`;
  * milliseconds (the database's clock unless a test injects one). The queue is claimed across sessions, so
  * on a distributed PostgreSQL it is a reference table (Citus) or stays on the coordinator, not sharded.
  */
-export async function createHandoffsTable(db: Kysely<unknown>, engine: Engine): Promise<void> {
-  const ms = engine === "postgres" ? "bigint" : "integer";
+async function createHandoffsTable(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const ms = dialect.types.epochMs;
   await db.schema
     .createTable("handoffs")
     .addColumn("handoff_id", "text", (c) => c.primaryKey())
@@ -43,8 +45,8 @@ export async function createHandoffsTable(db: Kysely<unknown>, engine: Engine): 
  * the hand-off can only complete; and the claim's order over the open rows as partial indexes, so a claim
  * walks the open rows oldest first (all of them, or one target's) instead of sorting every pending row.
  */
-export async function addHandoffCompletion(db: Kysely<unknown>, engine: Engine): Promise<void> {
-  const ms = engine === "postgres" ? "bigint" : "integer";
+async function addHandoffCompletion(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const ms = dialect.types.epochMs;
   await db.schema.alterTable("handoffs").addColumn("completion_started_at_ms", ms).execute();
   await db.schema
     .createIndex("handoffs_open_order")
@@ -59,3 +61,46 @@ export async function addHandoffCompletion(db: Kysely<unknown>, engine: Engine):
     .where(OPEN_STATUSES)
     .execute();
 }
+
+/** What an erasure leaves of a hand-off's failure text, and the failure of the open hand-offs it ends. */
+const ERASED = "session erased";
+
+/**
+ * The hand-off queue's table (migrations 0004 and 0007). An erasure clears the reasons and failure texts
+ * of the session's hand-offs and fails its open ones.
+ */
+export const handoffFeature: StoreFeature = {
+  name: "handoff",
+  migrations: (dialect) => ({
+    "0004_handoffs": { up: (db: Kysely<unknown>) => createHandoffsTable(db, dialect) },
+    "0007_handoff_completion": { up: (db: Kysely<unknown>) => addHandoffCompletion(db, dialect) },
+  }),
+  eraseStatements(store, _dialect, sessionId, now) {
+    const db = store.withTables<HandoffTables>();
+    return [
+      db
+        .updateTable("handoffs")
+        .set({
+          reason: null,
+          failure_reason: sql<string | null>`CASE WHEN failure_reason IS NULL THEN NULL ELSE ${ERASED} END`,
+        })
+        .where("source_session_id", "=", sessionId)
+        .compile(),
+      // An open hand-off of an erased session can never seal it: it fails now (a claimer's next step is
+      // ClaimLost), unless its completion began, after which a hand-off can only complete.
+      db
+        .updateTable("handoffs")
+        .set({
+          status: "failed",
+          failure_reason: ERASED,
+          claim_token: null,
+          lease_expires_at_ms: null,
+          updated_at_ms: Date.parse(now),
+        })
+        .where("source_session_id", "=", sessionId)
+        .where(OPEN_STATUSES)
+        .where("completion_started_at_ms", "is", null)
+        .compile(),
+    ];
+  },
+};

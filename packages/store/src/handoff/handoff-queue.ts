@@ -2,9 +2,10 @@ import { ClaimLost, InvariantViolation, NotFoundError, ValidationError } from "@
 import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { StoreDatabase } from "../engine/database-schema.ts";
-import type { Engine } from "../engine/engine-adapter.ts";
+import type { Dialect } from "../engine/dialect.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { OPEN_STATUSES } from "./handoff-migration.ts";
+import type { ClaimOptions, Finish, HandoffQueuePort, NewHandoff } from "./handoff-queue-port.ts";
 import {
   type Handoff,
   type HandoffClaim,
@@ -13,57 +14,41 @@ import {
   toClaim,
   toHandoff,
 } from "./handoff-record.ts";
-import type { HandoffStatus } from "./handoff-table.ts";
+import type { HandoffStatus, HandoffTables } from "./handoff-table.ts";
 import { type Clock, checkLease, leaseEnd, nowSql } from "./handoff-time.ts";
 
-/** A new row of the queue. */
-export interface NewHandoff {
-  sourceSessionId: string;
-  successorSessionId: string;
-  target?: string;
-  reason?: string;
-}
-
-/** What a claimer asks for: who it is, how long its lease runs, and optionally which target it serves. */
-export interface ClaimOptions {
-  claimant: string;
-  leaseMs: number;
-  /** Only hand-offs addressed to this target; without it, any hand-off. */
-  target?: string;
-}
-
-/** The end of a claimed hand-off: completed, or failed with a reason. */
-export type Finish = { status: "completed" } | { status: "failed"; failureReason: string };
+/** The log's tables and the queue's. */
+type HandoffDatabase = StoreDatabase & HandoffTables;
 
 /**
- * The hand-off queue's SQL, shared by both engines. Claiming is one UPDATE whose subquery picks the
- * oldest claimable row: on PostgreSQL `FOR UPDATE SKIP LOCKED`, so concurrent claimers never take the
+ * The hand-off queue's SQL, shared by the engines. Claiming is one UPDATE whose subquery picks the
+ * oldest claimable row, locked skipping the rows others hold where the dialect can (claimSkipLocked): on PostgreSQL `FOR UPDATE SKIP LOCKED`, so concurrent claimers never take the
  * same row; on SQLite the write statement holds the database's write lock from before it reads (as
  * BEGIN IMMEDIATE does), so the choice and the claim are one step. Every later transition is an UPDATE
  * fenced by the claim token and an unexpired lease, but marking completed a hand-off already sealed (see
  * markCompleted). Times come from the database's clock, or `clock`.
  */
-export class HandoffQueue {
-  readonly #db: Kysely<StoreDatabase>;
-  readonly #engine: Engine;
+export class HandoffQueue implements HandoffQueuePort {
+  readonly #db: Kysely<HandoffDatabase>;
+  readonly #dialect: Dialect;
   readonly #clock: Clock | undefined;
 
   /** Wraps the store's database; `clock` replaces the database's clock (for tests of lease expiry). */
-  constructor(db: Kysely<StoreDatabase>, engine: Engine, clock?: Clock) {
+  constructor(db: Kysely<HandoffDatabase>, dialect: Dialect, clock?: Clock) {
     this.#db = db;
-    this.#engine = engine;
+    this.#dialect = dialect;
     this.#clock = clock;
   }
 
   /** The same queue reading time from `clock` instead of the database. */
   withClock(clock: Clock): HandoffQueue {
-    return new HandoffQueue(this.#db, this.#engine, clock);
+    return new HandoffQueue(this.#db, this.#dialect, clock);
   }
 
   /** Adds a pending hand-off; InvariantViolation `handoff-open` when its source already has an open one. */
   insert(input: NewHandoff): Promise<Handoff> {
     return guardStorage("requestHandoff", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db
         .insertInto("handoffs")
         .values({
@@ -94,7 +79,7 @@ export class HandoffQueue {
     checkLease(options.leaseMs);
     if (options.claimant.trim() === "") throw new ValidationError("a claimant is required", ["claimant is empty"]);
     return guardStorage("claimHandoff", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       // Walks the open rows oldest first through a partial index (handoffs_open_order, or
       // handoffs_open_target_order with a target): no sort of every pending row per claim.
       const next = this.#db
@@ -106,7 +91,7 @@ export class HandoffQueue {
         .orderBy("created_at_ms")
         .orderBy("handoff_id")
         .limit(1)
-        .$if(this.#engine === "postgres", (qb) => qb.forUpdate().skipLocked());
+        .$call((qb) => this.#dialect.claimSkipLocked(qb));
       const row = await this.#db
         .updateTable("handoffs")
         .set((eb) => ({
@@ -128,7 +113,7 @@ export class HandoffQueue {
   async renew(claim: HandoffClaimRef, leaseMs: number): Promise<HandoffClaim> {
     checkLease(leaseMs);
     return guardStorage("renewHandoff", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#fenced(claim, now, { lease_expires_at_ms: leaseEnd(now, leaseMs), updated_at_ms: now });
       return toClaim(row);
     });
@@ -137,7 +122,7 @@ export class HandoffQueue {
   /** Fails with ClaimLost (or NotFoundError) unless the claim still holds; changes nothing but `updated_at`. */
   check(claim: HandoffClaimRef): Promise<HandoffClaim> {
     return guardStorage("checkHandoffClaim", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       return toClaim(await this.#fenced(claim, now, { updated_at_ms: now }));
     });
   }
@@ -148,7 +133,7 @@ export class HandoffQueue {
    */
   startCompletion(claim: HandoffClaimRef): Promise<Handoff> {
     return guardStorage("startHandoffCompletion", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#fenced(claim, now, {
         completion_started_at_ms: sql<number>`coalesce(completion_started_at_ms, ${now})`,
         updated_at_ms: now,
@@ -165,9 +150,9 @@ export class HandoffQueue {
    */
   finish(claim: HandoffClaimRef, end: Finish, evenIfCompleting = false): Promise<Handoff> {
     return guardStorage("finishHandoff", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       const failing = end.status === "failed";
-      const set: UpdateObject<StoreDatabase, "handoffs"> = {
+      const set: UpdateObject<HandoffDatabase, "handoffs"> = {
         status: end.status,
         failure_reason: failing ? end.failureReason : null,
         lease_expires_at_ms: null,
@@ -191,7 +176,7 @@ export class HandoffQueue {
    */
   markCompleted(handoffId: string): Promise<Handoff> {
     return guardStorage("completeHandoff", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db
         .updateTable("handoffs")
         .set({ status: "completed", failure_reason: null, lease_expires_at_ms: null, updated_at_ms: now })
@@ -213,7 +198,7 @@ export class HandoffQueue {
    */
   cancel(handoffId: string, failureReason: string): Promise<Handoff | undefined> {
     return guardStorage("cancelHandoff", async () => {
-      const now = nowSql(this.#engine, this.#clock);
+      const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db
         .updateTable("handoffs")
         .set({ status: "failed", failure_reason: failureReason, lease_expires_at_ms: null, updated_at_ms: now })
@@ -265,7 +250,7 @@ export class HandoffQueue {
   async #fenced(
     claim: HandoffClaimRef,
     now: RawBuilder<number>,
-    set: UpdateObject<StoreDatabase, "handoffs">,
+    set: UpdateObject<HandoffDatabase, "handoffs">,
     notCompleting = false,
   ): Promise<HandoffRow> {
     const row = await this.#db

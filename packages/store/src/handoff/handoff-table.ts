@@ -25,6 +25,6 @@ export interface HandoffsTable {
 }
 
 /** The hand-off tables, merged into the store's kysely database type. */
-export interface HandoffTables {
+export type HandoffTables = {
   handoffs: HandoffsTable;
-}
+};

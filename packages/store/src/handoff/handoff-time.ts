@@ -1,16 +1,14 @@
 import { ValidationError } from "@palimpsest/core";
 import { type RawBuilder, sql } from "kysely";
-import type { Engine } from "../engine/engine-adapter.ts";
+import type { Dialect } from "../engine/dialect.ts";
 
 /** The current time in epoch milliseconds, as a test clock gives it. */
 export type Clock = () => number;
 
 /** Now as an SQL expression (epoch ms): the database's clock, or the injected clock's value. */
-export function nowSql(engine: Engine, clock: Clock | undefined): RawBuilder<number> {
+export function nowSql(dialect: Dialect, clock: Clock | undefined): RawBuilder<number> {
   if (clock !== undefined) return sql<number>`cast(${clock()} as bigint)`;
-  return engine === "postgres"
-    ? sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`
-    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+  return dialect.nowMs();
 }
 
 /** A lease must be a positive, finite number of milliseconds. */

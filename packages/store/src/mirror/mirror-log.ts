@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
 import { StorageError } from "@palimpsest/core";
-import { type CompiledQuery, type Selectable, sql } from "kysely";
-import type { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
+import type { StoreDatabase } from "../engine/database-schema.ts";
+import type { Dialect } from "../engine/dialect.ts";
+import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
-import type { MirrorKeysTable } from "./mirror-tables.ts";
+import { storeAccess } from "../engine/store-access.ts";
+import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
 /** A mirrored transcript: an external agent's session (`subpath` absent) or a file beside it. */
 export interface MirrorKey {
@@ -39,8 +42,12 @@ export interface MirrorKeyRow {
   summary: string | null;
 }
 
-/** The part of the store the mirror writes through. */
-export type MirrorDatabase = Pick<KyselyEventStore, "database" | "engine" | "writeLocked">;
+/** What the mirror writes through: its tables, the engine's dialect, and the store's locked write. */
+export interface MirrorDatabase {
+  readonly db: Kysely<StoreDatabase & MirrorTables>;
+  readonly dialect: Dialect;
+  readonly writeLocked: LockedWrite;
+}
 
 /** Rows per INSERT of entries: 7 parameters each, far below either engine's limit. */
 const ENTRIES_PER_INSERT = 500;
@@ -49,15 +56,21 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 
 /**
  * The verbatim log of mirrored transcripts: entries in the order they were stored, a uuid stored once
- * per key. Appends to one key are serialized under the key's row lock (PostgreSQL `FOR UPDATE`, SQLite
- * `BEGIN IMMEDIATE`), so two processes appending at once both land, each entry once, and the summary is
+ * per key. Appends to one key are serialized under the key's row lock (the dialect's lockRows: PostgreSQL
+ * `FOR UPDATE`, SQLite `BEGIN IMMEDIATE`), so two processes appending at once both land, each entry once, and the summary is
  * folded from the one before it.
  */
 export class MirrorLog {
   readonly #store: MirrorDatabase;
 
-  constructor(store: MirrorDatabase) {
-    this.#store = store;
+  /** The mirror in the database of a store openEventStore opened (ValidationError for any other object). */
+  constructor(store: object) {
+    const access = storeAccess(store);
+    this.#store = {
+      db: access.db.withTables<MirrorTables>(),
+      dialect: access.dialect,
+      writeLocked: access.writeLocked,
+    };
   }
 
   /**
@@ -81,7 +94,7 @@ export class MirrorLog {
     const written = await this.#appendLocked(key, entries, summarize);
     if (written !== undefined) return written;
     // The key's first append: its row is created (by whichever process comes first), then locked.
-    await this.#store.database
+    await this.#store.db
       .insertInto("mirror_keys")
       .values({
         project_key: key.project,
@@ -107,13 +120,13 @@ export class MirrorLog {
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
   ): Promise<MirrorAppendResult | undefined> {
-    const db = this.#store.database;
+    const db = this.#store.db;
     const subpath = key.subpath ?? "";
     const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
     // Only a batch without uuids is recognised as a retry by its hash (see newEntries).
     const batchHash = uuids.length === 0 ? sha256(JSON.stringify(entries.map((e) => e.text))) : null;
     const keyRow = this.#keyQuery(key);
-    const reads: CompiledQuery[] = [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()];
+    const reads: CompiledQuery[] = [this.#store.dialect.lockRows(keyRow).compile()];
     if (uuids.length > 0) {
       reads.push(
         db
@@ -185,7 +198,7 @@ export class MirrorLog {
   /** The JSON texts of the key's entries in the current generation, in the order they were stored (up to `toSeq`). */
   async entries(key: MirrorKey, generation: number, toSeq?: number): Promise<string[]> {
     return guardStorage("mirror.entries", async () => {
-      const rows = await this.#store.database
+      const rows = await this.#store.db
         .selectFrom("mirror_entries")
         .select("entry")
         .where((eb) => eb.and(keyColumns(key)))
@@ -200,7 +213,7 @@ export class MirrorLog {
   /** The keys of one session (its main key and every subpath) holding entries, main first. */
   async sessionKeys(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
     return guardStorage("mirror.sessionKeys", async () => {
-      const rows = await this.#store.database
+      const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
         .where("project_key", "=", project)
@@ -215,7 +228,7 @@ export class MirrorLog {
   /** Every key of one session, written or emptied: its main key (when it has one) and its subpaths. */
   async allKeysOf(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
     return guardStorage("mirror.allKeysOf", async () => {
-      const rows = await this.#store.database
+      const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
         .where("project_key", "=", project)
@@ -228,7 +241,7 @@ export class MirrorLog {
   /** The main keys of a project holding entries. */
   async projectSessions(project: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
     return guardStorage("mirror.projectSessions", async () => {
-      const rows = await this.#store.database
+      const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
         .where("project_key", "=", project)
@@ -242,7 +255,7 @@ export class MirrorLog {
   /** Keys (of any project) holding entries not yet folded: what a crash left for the folder. */
   async unfolded(): Promise<(MirrorKey & MirrorKeyRow)[]> {
     return guardStorage("mirror.unfolded", async () => {
-      const rows = await this.#store.database
+      const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
         .whereRef("folded_seq", "<", "next_seq")
@@ -257,7 +270,7 @@ export class MirrorLog {
    */
   async unerasedSessions(): Promise<string[]> {
     return guardStorage("mirror.unerasedSessions", async () => {
-      const rows = await this.#store.database
+      const rows = await this.#store.db
         .selectFrom("mirror_sessions as m")
         .innerJoin("mirror_keys as k", (j) =>
           j
@@ -277,7 +290,7 @@ export class MirrorLog {
   /** Records that the key's entries up to `seq` of `generation` are folded (never moves back). */
   async markFolded(key: MirrorKey, generation: number, seq: number): Promise<void> {
     return guardStorage("mirror.markFolded", async () => {
-      await this.#store.database
+      await this.#store.db
         .updateTable("mirror_keys")
         .set({ folded_seq: sql<number>`case when folded_seq < ${seq} then ${seq} else folded_seq end` })
         .where((eb) => eb.and(keyColumns(key)))
@@ -292,36 +305,33 @@ export class MirrorLog {
    */
   async dropGeneration(key: MirrorKey, generation: number): Promise<boolean> {
     return guardStorage("mirror.dropGeneration", async () => {
-      const db = this.#store.database;
+      const db = this.#store.db;
       const keyRow = this.#keyQuery(key);
-      return this.#store.writeLocked(
-        [(this.#store.engine === "postgres" ? keyRow.forUpdate() : keyRow).compile()],
-        ([keys]) => {
-          const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
-          if (row === undefined || row.generation !== generation) {
-            return { guard: undefined, statements: [], result: false };
-          }
-          const guard = db
-            .updateTable("mirror_keys")
-            .set({
-              generation: generation + 1,
-              next_seq: 0,
-              folded_seq: 0,
-              summary: null,
-              last_batch: null,
-              mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
-            })
-            .where((eb) => eb.and(keyColumns(key)))
-            .where("generation", "=", generation)
-            .compile();
-          const remove = db
-            .deleteFrom("mirror_entries")
-            .where((eb) => eb.and(keyColumns(key)))
-            .where("generation", "=", generation)
-            .compile();
-          return { guard, statements: [remove], result: true };
-        },
-      );
+      return this.#store.writeLocked([this.#store.dialect.lockRows(keyRow).compile()], ([keys]) => {
+        const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
+        if (row === undefined || row.generation !== generation) {
+          return { guard: undefined, statements: [], result: false };
+        }
+        const guard = db
+          .updateTable("mirror_keys")
+          .set({
+            generation: generation + 1,
+            next_seq: 0,
+            folded_seq: 0,
+            summary: null,
+            last_batch: null,
+            mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
+          })
+          .where((eb) => eb.and(keyColumns(key)))
+          .where("generation", "=", generation)
+          .compile();
+        const remove = db
+          .deleteFrom("mirror_entries")
+          .where((eb) => eb.and(keyColumns(key)))
+          .where("generation", "=", generation)
+          .compile();
+        return { guard, statements: [remove], result: true };
+      });
     });
   }
 
@@ -331,7 +341,7 @@ export class MirrorLog {
    */
   async registerSession(key: MirrorKey, generation: number, sessionId: string): Promise<boolean> {
     return guardStorage("mirror.registerSession", async () => {
-      const db = this.#store.database;
+      const db = this.#store.db;
       const subpath = key.subpath ?? "";
       const current = db
         .selectFrom("mirror_keys")
@@ -361,7 +371,7 @@ export class MirrorLog {
   /** The key whose current generation `sessionId` was folded from, if any. */
   async keyOfSession(sessionId: string): Promise<MirrorKey | undefined> {
     const row = await guardStorage("mirror.keyOfSession", () =>
-      this.#store.database
+      this.#store.db
         .selectFrom("mirror_sessions as m")
         .innerJoin("mirror_keys as k", (j) =>
           j
@@ -394,7 +404,7 @@ export class MirrorLog {
 
   #sessionsWhere(key: MirrorKey, op: "=" | "<", generation: number): Promise<string[]> {
     return guardStorage("mirror.sessions", async () => {
-      const rows = await this.#store.database
+      const rows = await this.#store.db
         .selectFrom("mirror_sessions")
         .select("session_id")
         .where((eb) => eb.and(keyColumns(key)))
@@ -405,7 +415,7 @@ export class MirrorLog {
   }
 
   #keyQuery(key: MirrorKey) {
-    return this.#store.database
+    return this.#store.db
       .selectFrom("mirror_keys")
       .selectAll()
       .where((eb) => eb.and(keyColumns(key)));

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { Engine } from "../engine/engine-adapter.ts";
+import type { Dialect } from "../engine/dialect.ts";
+import type { StoreFeature } from "../engine/store-feature.ts";
 
 /** The columns naming one mirrored transcript, leading every key and index of the mirror tables. */
 export const MIRROR_KEY_COLUMNS = ["project_key", "session_key", "subpath"] as const;
@@ -10,8 +11,8 @@ export const MIRROR_KEY_COLUMNS = ["project_key", "session_key", "subpath"] as c
  * (a partial unique index: entries without one repeat freely). `mirror_sessions` lists the sessions each
  * key and generation was folded into, so an erasure finds them all.
  */
-export async function createMirrorTables(db: Kysely<unknown>, engine: Engine): Promise<void> {
-  const ms = engine === "postgres" ? "bigint" : "integer";
+async function createMirrorTables(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const ms = dialect.types.epochMs;
   await db.schema
     .createTable("mirror_keys")
     .addColumn("project_key", "text", (c) => c.notNull())
@@ -53,3 +54,9 @@ export async function createMirrorTables(db: Kysely<unknown>, engine: Engine): P
     .addPrimaryKeyConstraint("mirror_sessions_pkey", [...MIRROR_KEY_COLUMNS, "generation", "session_id"])
     .execute();
 }
+
+/** The mirror's tables (migration 0012); its erasure is the fold's (mirror-erase.ts), not the log's. */
+export const mirrorFeature: StoreFeature = {
+  name: "mirror",
+  migrations: (dialect) => ({ "0012_mirror": { up: (db: Kysely<unknown>) => createMirrorTables(db, dialect) } }),
+};

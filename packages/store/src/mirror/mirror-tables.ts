@@ -43,8 +43,8 @@ export interface MirrorSessionsTable {
 }
 
 /** The mirror tables, merged into the store's kysely database type. */
-export interface MirrorTables {
+export type MirrorTables = {
   mirror_keys: MirrorKeysTable;
   mirror_entries: MirrorEntriesTable;
   mirror_sessions: MirrorSessionsTable;
-}
+};

@@ -1,6 +1,6 @@
 import { checkOptionKeys } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore } from "../engine/open-event-store.ts";
+import { openEventStore } from "../open/open-event-store.ts";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 
 /**

@@ -24,7 +24,7 @@ import { uuidv7 } from "uuidv7";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
 import { type CompactionSettings, resolveProfile } from "../compaction/compaction-settings.ts";
 import { type MicroCompactOptions, microCompact } from "../compaction/micro-compact.ts";
-import type { HandoffQueue } from "../handoff/handoff-queue.ts";
+import type { HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
 import type { Clock } from "../handoff/handoff-time.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
@@ -61,7 +61,7 @@ export type RuntimeStore = EventStore &
   SnapshotStore &
   ChangeFeed &
   CandidateStore & {
-    readonly handoffQueue: HandoffQueue;
+    readonly handoffQueue: HandoffQueuePort;
     /** The ids of the sessions named `name` (their source's external id); ValidationError for a non-id. */
     sessionsNamed(name: string): Promise<string[]>;
   };

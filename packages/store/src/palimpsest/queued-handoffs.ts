@@ -1,6 +1,6 @@
 import { InvariantViolation, ValidationError } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import type { ClaimOptions, HandoffQueue } from "../handoff/handoff-queue.ts";
+import type { ClaimOptions, HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
 import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "../handoff/handoff-record.ts";
 import type { HandoffStatus } from "../handoff/handoff-table.ts";
 import type { Session } from "../runtime/session.ts";
@@ -34,10 +34,10 @@ export interface RequestHandoffOptions {
  */
 export class Handoffs {
   readonly #runtime: HandoffRuntime;
-  readonly #queue: HandoffQueue;
+  readonly #queue: HandoffQueuePort;
 
   /** Use it as `runtime.handoffs`. */
-  constructor(runtime: HandoffRuntime, queue: HandoffQueue) {
+  constructor(runtime: HandoffRuntime, queue: HandoffQueuePort) {
     this.#runtime = runtime;
     this.#queue = queue;
   }

@@ -1,6 +1,7 @@
-import type { PrecompactionCandidate } from "@palimpsest/core";
+import type { CandidateStore, PrecompactionCandidate } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
 
 /** One row of `precompaction_candidates` (migration 0002): the key's columns, then the cached summary. */
 interface CandidateRow {
@@ -38,8 +39,13 @@ const COLUMN_TYPES: Record<keyof CandidateRow, string> = {
 };
 const COLUMNS = Object.keys(COLUMN_TYPES) as (keyof CandidateRow)[];
 
+/** The candidate table, added to the log's tables of a handle by withCandidates. */
+type CandidateTables = {
+  precompaction_candidates: CandidateRow;
+};
+
 function withCandidates(db: Kysely<StoreDatabase>) {
-  return db.withTables<{ precompaction_candidates: CandidateRow }>();
+  return db.withTables<CandidateTables>();
 }
 
 function toRow(c: PrecompactionCandidate): CandidateRow {
@@ -86,7 +92,7 @@ function fromRow(row: CandidateRow): PrecompactionCandidate {
  * catalogue row at the candidate's basis view version: when a compaction moved the view first, nothing
  * is written and this returns false.
  */
-export async function saveCandidateRow(db: Kysely<StoreDatabase>, candidate: PrecompactionCandidate): Promise<boolean> {
+async function saveCandidateRow(db: Kysely<StoreDatabase>, candidate: PrecompactionCandidate): Promise<boolean> {
   const row = toRow(candidate);
   const t = withCandidates(db);
   const result = await t
@@ -112,7 +118,7 @@ export async function saveCandidateRow(db: Kysely<StoreDatabase>, candidate: Pre
 }
 
 /** The session's candidate, if one is stored. */
-export async function loadCandidateRow(
+async function loadCandidateRow(
   db: Kysely<StoreDatabase>,
   sessionId: string,
 ): Promise<PrecompactionCandidate | undefined> {
@@ -125,11 +131,20 @@ export async function loadCandidateRow(
 }
 
 /** Deletes the session's candidate (a no-op when there is none). */
-export async function deleteCandidateRow(db: Kysely<StoreDatabase>, sessionId: string): Promise<void> {
+async function deleteCandidateRow(db: Kysely<StoreDatabase>, sessionId: string): Promise<void> {
   await withCandidates(db).deleteFrom("precompaction_candidates").where("session_id", "=", sessionId).execute();
 }
 
 /** The statement that drops the session's candidate, for a caller running it inside its own transaction. */
 export function deleteCandidateQuery(db: Kysely<StoreDatabase>, sessionId: string): CompiledQuery {
   return withCandidates(db).deleteFrom("precompaction_candidates").where("session_id", "=", sessionId).compile();
+}
+
+/** The CandidateStore over the store's database: one candidate per session, never for a moved view. */
+export function candidateStore(db: Kysely<StoreDatabase>): CandidateStore {
+  return {
+    saveCandidate: (candidate) => guardStorage("saveCandidate", () => saveCandidateRow(db, candidate)),
+    loadCandidate: (sessionId) => guardStorage("loadCandidate", () => loadCandidateRow(db, sessionId)),
+    deleteCandidate: (sessionId) => guardStorage("deleteCandidate", () => deleteCandidateRow(db, sessionId)),
+  };
 }

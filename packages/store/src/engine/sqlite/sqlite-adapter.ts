@@ -1,14 +1,15 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely } from "kysely";
-import type { PreparedBatch } from "./append-batch.ts";
-import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
-import type { StoreDatabase } from "./database-schema.ts";
-import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
-import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./global-log.ts";
-import { sqliteErasureWrite, sqliteGuardedWrite, sqliteLockedWrite } from "./guarded-write.ts";
+import type { PreparedBatch } from "../append-batch.ts";
+import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "../append-sql.ts";
+import type { StoreDatabase } from "../database-schema.ts";
+import type { EngineAdapter, WrittenBatch } from "../engine-adapter.ts";
 import { retryWhileBusy } from "./sqlite-busy.ts";
 import { sqliteChangeSource } from "./sqlite-changes.ts";
-import { LockWaitingSqliteDialect } from "./sqlite-dialect.ts";
+import { sqliteDialect } from "./sqlite-dialect.ts";
+import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./sqlite-global-log.ts";
+import { sqliteErasureWrite, sqliteGuardedWrite, sqliteLockedWrite } from "./sqlite-guarded-write.ts";
+import { LockWaitingSqliteDialect } from "./sqlite-kysely-dialect.ts";
 
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
@@ -58,7 +59,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
   const insertSql = (rows: number) =>
     `INSERT INTO events (${INSERT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => ROW_PLACEHOLDERS).join(", ")}`;
   const write = database.transaction((batch: PreparedBatch): WrittenBatch => {
-    const params = new SqlParams("sqlite");
+    const params = new SqlParams(sqliteDialect);
     const claim = claimVersionSql(batch, params);
     const claimed =
       claim === undefined ? undefined : (prepare(claim).get(params.values) as { version: number } | undefined);
@@ -101,7 +102,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     return { version, positions };
   });
   return {
-    engine: "sqlite",
+    dialect: sqliteDialect,
     db,
     readGlobalLog: readSqliteGlobalLog,
     awaitVisible: sqliteVisibilityWait,

@@ -1,13 +1,15 @@
 import { createHash } from "node:crypto";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import type { PreparedBatch } from "./append-batch.ts";
-import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "./append-sql.ts";
-import type { StoreDatabase } from "./database-schema.ts";
-import type { EngineAdapter } from "./engine-adapter.ts";
-import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./global-log.ts";
-import { postgresGuardedWrite, postgresLockedWrite } from "./guarded-write.ts";
-import { CHANGES_CHANNEL, postgresChangeSource, sessionRef } from "./postgres-changes.ts";
+import type { PreparedBatch } from "../append-batch.ts";
+import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "../append-sql.ts";
+import type { StoreDatabase } from "../database-schema.ts";
+import type { EngineAdapter } from "../engine-adapter.ts";
+import { CHANGES_CHANNEL, sessionRef } from "./change-channel.ts";
+import { postgresChangeSource } from "./postgres-changes.ts";
+import { postgresDialect } from "./postgres-dialect.ts";
+import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./postgres-global-log.ts";
+import { postgresGuardedWrite, postgresLockedWrite } from "./postgres-guarded-write.ts";
 
 const INT8_OID = 20;
 const JSON_OID = 114;
@@ -69,7 +71,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     return name;
   };
   return {
-    engine: "postgres",
+    dialect: postgresDialect,
     db,
     readGlobalLog: readPostgresGlobalLog,
     awaitVisible: postgresVisibilityWait,
@@ -79,7 +81,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     writeLocked: postgresLockedWrite(pool),
     writeErasure: postgresLockedWrite(pool),
     async writeBatch(batch) {
-      const params = new SqlParams("postgres");
+      const params = new SqlParams(postgresDialect);
       const text = writeSql(batch, params);
       if (text === undefined) return undefined;
       const count = batch.events.length;

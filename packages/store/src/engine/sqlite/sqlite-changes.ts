@@ -1,5 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
-import type { ChangeSource } from "./change-notifier.ts";
+import type { ChangeSource } from "../change-notifier.ts";
 import { isSqliteBusy } from "./sqlite-busy.ts";
 
 /** How often, by default, a SQLite store with listeners checks for commits made by other connections. */

@@ -1,23 +1,9 @@
-import { createHash } from "node:crypto";
 import type { StoreChange } from "@palimpsest/core";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
-import type { ChangeSource } from "./change-notifier.ts";
-import type { StoreDatabase } from "./database-schema.ts";
-
-/**
- * Cross-process change notification on PostgreSQL. Every append's statement also runs
- * `pg_notify(CHANGES_CHANNEL, '<version> <session ref>')`, so the notification is sent on commit and
- * never for a rolled-back append. Notifications are wake-ups only, and the ones sent while the listening
- * connection was down are made up for when it is back: it re-reads which sessions changed since (see
- * ListeningConnection), so a watcher misses nothing across a dropped connection or a restart. They do not work
- * through poolers in transaction mode (PgBouncer drops LISTEN), and notifying commits take a global lock
- * at commit, so very high append concurrency on one database serializes its commits there.
- */
-export const CHANGES_CHANNEL = "palimpsest_changes";
-
-/** Session ids up to this many UTF-8 bytes travel whole; longer ones as a hash (payloads must stay < 8,000 bytes). */
-const MAX_INLINE_SESSION_ID_BYTES = 2000;
+import type { ChangeSource } from "../change-notifier.ts";
+import type { StoreDatabase } from "../database-schema.ts";
+import { CHANGES_CHANNEL, MAX_INLINE_SESSION_ID_BYTES } from "./change-channel.ts";
 
 /** The listening connection's application_name, so operators can tell it apart. */
 const LISTENER_NAME = "palimpsest-changes";
@@ -25,13 +11,6 @@ const LISTENER_NAME = "palimpsest-changes";
 /** Reconnection backoff after the listening connection drops: first and longest wait. */
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 10_000;
-
-/** How an append names its session in the payload: `=<id>`, or `#<sha-256 hex>` for a long id. */
-export function sessionRef(sessionId: string): string {
-  return Buffer.byteLength(sessionId) <= MAX_INLINE_SESSION_ID_BYTES
-    ? `=${sessionId}`
-    : `#${createHash("sha256").update(sessionId).digest("hex")}`;
-}
 
 /**
  * The change source of a store on `pool`: one dedicated pg.Client LISTENing on CHANGES_CHANNEL while it

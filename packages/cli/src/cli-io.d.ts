@@ -1,0 +1,16 @@
+/**
+ * What one CLI run writes to and reads from: its two output streams, its environment and its working
+ * directory. The bin passes the process's own; tests run the CLI in process with their own.
+ */
+export interface CliIo {
+  /** Writes text to standard output as given (no newline added). */
+  stdout(text: string): void;
+  /** Writes text to standard error as given (no newline added). */
+  stderr(text: string): void;
+  /** The environment variables the run sees (PALIMPSEST_DATABASE_URL, summarizer keys and endpoints). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The folder relative paths (files, the default database, `--db` paths) are resolved against. */
+  readonly cwd: string;
+}
+/** The IO of this process: its stdout, stderr, environment and working directory. */
+export declare function processIo(): CliIo;

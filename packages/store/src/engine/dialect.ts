@@ -1,0 +1,52 @@
+import type { CompiledQuery, CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder } from "kysely";
+
+/** The database engines the store runs on (each has a folder beside this file). */
+export type Engine = "postgres" | "sqlite";
+
+/** A column's type as kysely's schema builder takes it. */
+export type SqlType = Parameters<CreateTableBuilder<string, never>["addColumn"]>[1];
+
+/** A builder of the events table of migration 0001, given its shared columns. */
+export type EventsTableBuilder = CreateTableBuilder<"events", string>;
+
+/**
+ * Everything in the SQL of the log and the features that differs between engines: column types, the
+ * events table's engine-only columns and indexes, placeholders, row locks, the database clock, dates and
+ * JSON. Features write their queries once against it; each engine folder (postgres/, sqlite/) has one.
+ */
+export interface Dialect {
+  readonly engine: Engine;
+  /** Column types: times (ISO text or timestamptz), epoch milliseconds, floats, verbatim JSON text, uuids. */
+  readonly types: {
+    readonly timestamp: SqlType;
+    readonly epochMs: SqlType;
+    readonly real: SqlType;
+    readonly json: SqlType;
+    readonly uuid: SqlType;
+  };
+  /**
+   * Migration 0001's events table: the engine's `position` column first, then `columns` (the shared ones
+   * and their constraints), then the engine's key (and on PostgreSQL `transaction_id` and the position index).
+   */
+  createEventsTable(db: Kysely<unknown>, columns: (table: EventsTableBuilder) => EventsTableBuilder): Promise<void>;
+  /** Migration 0006: the index global readers page by, where the engine needs one. */
+  createGlobalOrderIndex(db: Kysely<unknown>): Promise<void>;
+  /** The placeholder of the `index`th (1-based) parameter of hand-written SQL, typed `pgType` where the engine needs it. */
+  placeholder(index: number, pgType: string): string;
+  /** A SELECT that locks the rows it reads until the transaction ends (the first read of a LockedWrite). */
+  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** A queue claim's row choice: locked, skipping rows other claimers hold, where the engine can. */
+  claimSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** The database clock in epoch milliseconds. */
+  nowMs(): RawBuilder<number>;
+  /** The UTC day (YYYY-MM-DD) of a timestamp column. */
+  utcDay(column: string): RawBuilder<string>;
+  /** Text (a parameter or column) as a value of the events' `data` column type. */
+  jsonFromText(text: RawBuilder<unknown>): RawBuilder<string>;
+  /** The text at `path` in a JSON column, null when absent. */
+  jsonPath(column: string, path: readonly string[]): RawBuilder<string | null>;
+  /** Where `text` first occurs in a JSON or text column's text (1-based), 0 when it does not. */
+  textPosition(column: string, text: string): RawBuilder<number>;
+  /** Statements an erasure runs last, inside its locked write (PostgreSQL wakes other processes). */
+  afterEraseStatements<DB>(db: Kysely<DB>, sessionId: string, seq: number): CompiledQuery[];
+}

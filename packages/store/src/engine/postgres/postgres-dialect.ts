@@ -1,0 +1,41 @@
+import { sql } from "kysely";
+import type { Dialect } from "../dialect.ts";
+import { CHANGES_CHANNEL, sessionRef } from "./change-channel.ts";
+
+/** PostgreSQL's SQL where the engines differ (see Dialect). */
+export const postgresDialect: Dialect = {
+  engine: "postgres",
+  types: {
+    timestamp: sql`timestamptz`,
+    epochMs: "bigint",
+    real: sql`double precision`,
+    json: sql`json`,
+    uuid: "uuid",
+  },
+  async createEventsTable(db, columns) {
+    // position: identity (unique by construction, no key); the key is (session_id, seq); transaction_id
+    // orders global readers (see postgres-global-log.ts).
+    const events = columns(
+      db.schema.createTable("events").addColumn("position", "bigint", (c) => c.notNull().generatedAlwaysAsIdentity()),
+    )
+      .addColumn("transaction_id", sql`xid8`, (c) => c.notNull().defaultTo(sql`pg_current_xact_id()`))
+      .addPrimaryKeyConstraint("events_pkey", ["session_id", "seq"]);
+    await events.execute();
+    await db.schema.createIndex("events_position").on("events").column("position").execute();
+  },
+  async createGlobalOrderIndex(db) {
+    // Global readers page by (transaction_id, position); see postgres-global-log.ts.
+    await db.schema.createIndex("events_global_order").on("events").columns(["transaction_id", "position"]).execute();
+  },
+  placeholder: (index, pgType) => `$${index}::${pgType}`,
+  lockRows: (query) => query.forUpdate(),
+  claimSkipLocked: (query) => query.forUpdate().skipLocked(),
+  nowMs: () => sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`,
+  utcDay: (column) => sql<string>`to_char(${sql.raw(column)} at time zone 'UTC', 'YYYY-MM-DD')`,
+  jsonFromText: (text) => sql<string>`cast(${text} as json)`,
+  jsonPath: (column, path) => sql<string | null>`${sql.raw(column)} #>> ${sql.raw(`'{${path.join(",")}}'`)}`,
+  textPosition: (column, text) => sql<number>`strpos(${sql.raw(column)}::text, ${text})`,
+  afterEraseStatements: (db, sessionId, seq) => [
+    sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${seq} ${sessionRef(sessionId)}`})`.compile(db),
+  ],
+};

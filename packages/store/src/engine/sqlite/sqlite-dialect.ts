@@ -1,0 +1,33 @@
+import { sql } from "kysely";
+import type { Dialect } from "../dialect.ts";
+
+/** SQLite's SQL where the engines differ (see Dialect): one writer at a time, so locks are the write lock. */
+export const sqliteDialect: Dialect = {
+  engine: "sqlite",
+  types: {
+    timestamp: sql`text`,
+    epochMs: "integer",
+    real: sql`real`,
+    json: "text",
+    uuid: "text",
+  },
+  async createEventsTable(db, columns) {
+    // position: AUTOINCREMENT, so the rows of one insert get consecutive positions (see sqlite-adapter.ts).
+    const events = columns(
+      db.schema.createTable("events").addColumn("position", "integer", (c) => c.primaryKey().autoIncrement()),
+    ).addUniqueConstraint("events_session_seq", ["session_id", "seq"]);
+    await events.execute();
+  },
+  // Global readers page by position, the primary key.
+  async createGlobalOrderIndex() {},
+  placeholder: () => "?",
+  // The write statement or BEGIN IMMEDIATE holds the database's write lock from before it reads.
+  lockRows: (query) => query,
+  claimSkipLocked: (query) => query,
+  nowMs: () => sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`,
+  utcDay: (column) => sql<string>`substr(${sql.raw(column)}, 1, 10)`,
+  jsonFromText: (text) => sql<string>`${text}`,
+  jsonPath: (column, path) => sql<string | null>`json_extract(${sql.raw(column)}, ${sql.raw(`'$.${path.join(".")}'`)})`,
+  textPosition: (column, text) => sql<number>`instr(${sql.raw(column)}, ${text})`,
+  afterEraseStatements: () => [],
+};

@@ -1,0 +1,67 @@
+import type BetterSqlite3 from "better-sqlite3";
+import type { CompiledQuery } from "kysely";
+import { type GuardedWrite, GuardFailed, type LockedWrite } from "../guarded-write.ts";
+import { retryWhileBusy } from "./sqlite-busy.ts";
+
+/**
+ * SQLite: one `BEGIN IMMEDIATE` transaction run synchronously from begin to commit, like an append, so
+ * no other statement of this process can slip into it (a kysely transaction would hold the connection's
+ * transaction open across awaits, and an append in between would become part of it). While another
+ * process holds the write lock, the transaction is tried again on a timer, up to `busyTimeoutMs`.
+ */
+export function sqliteGuardedWrite(database: BetterSqlite3.Database, busyTimeoutMs: number): GuardedWrite {
+  const run = database.transaction((guard: CompiledQuery, statements: readonly CompiledQuery[]) => {
+    if (database.prepare(guard.sql).run(guard.parameters).changes === 0) throw new GuardFailed();
+    for (const s of statements) database.prepare(s.sql).run(s.parameters);
+  });
+  return async (guard, statements) => {
+    try {
+      await retryWhileBusy(database, busyTimeoutMs, "writeGuarded", () => run.immediate(guard, statements));
+      return true;
+    } catch (error) {
+      if (error instanceof GuardFailed) return false;
+      throw error;
+    }
+  };
+}
+
+/** SQLite: the reads, the plan and its writes in one `BEGIN IMMEDIATE` transaction run synchronously (see sqliteGuardedWrite). */
+export function sqliteLockedWrite(database: BetterSqlite3.Database, busyTimeoutMs: number): LockedWrite {
+  return (reads, plan) => {
+    const run = database.transaction(() => {
+      const rows = reads.map((q) => database.prepare(q.sql).all(q.parameters) as Record<string, unknown>[]);
+      const planned = plan(rows);
+      if (planned.guard === undefined) return planned.result;
+      if (database.prepare(planned.guard.sql).run(planned.guard.parameters).changes === 0) throw new GuardFailed();
+      for (const s of planned.statements) database.prepare(s.sql).run(s.parameters);
+      return planned.result;
+    });
+    return retryWhileBusy(database, busyTimeoutMs, "writeLocked", () => run.immediate());
+  };
+}
+
+/**
+ * SQLite, for an erasure: the locked write with `secure_delete` on (the space the old texts leave is
+ * overwritten with zeros, not left in free pages), then a checkpoint that truncates the WAL, whose frames
+ * still hold the pages as they were. The checkpoint is best effort: a reader of an older page keeps those
+ * frames until it ends, and the next checkpoint (SQLite's automatic one included) overwrites them.
+ */
+export function sqliteErasureWrite(database: BetterSqlite3.Database, busyTimeoutMs: number): LockedWrite {
+  const write = sqliteLockedWrite(database, busyTimeoutMs);
+  return async (reads, plan) => {
+    const before = database.pragma("secure_delete", { simple: true });
+    database.pragma("secure_delete = ON");
+    let result: Awaited<ReturnType<typeof plan>["result"]>;
+    try {
+      result = await write(reads, plan);
+    } finally {
+      database.pragma(`secure_delete = ${Number(before) === 1 ? "ON" : "OFF"}`);
+    }
+    try {
+      database.pragma("wal_checkpoint(TRUNCATE)");
+    } catch {
+      // The erasure is committed; the frames are overwritten by the next checkpoint that can run.
+    }
+    return result;
+  };
+}

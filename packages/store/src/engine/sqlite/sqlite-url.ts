@@ -1,0 +1,126 @@
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { NotFoundError, StorageError, ValidationError } from "@palimpsest/core";
+import type BetterSqlite3 from "better-sqlite3";
+import type { EngineOpener } from "../engine-opener.ts";
+import { DEFAULT_SQLITE_BUSY_TIMEOUT_MS, retryWhileBusy } from "./sqlite-busy.ts";
+import { DEFAULT_SQLITE_POLL_MS } from "./sqlite-changes.ts";
+
+/** Where a SQLite URL points: an in-memory database or a file. */
+type SqliteLocation = { memory: true } | { memory: false; path: string };
+
+/** A URL scheme of two letters or more (`C:\…` stays a path). */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:/;
+
+/**
+ * SQLite's URLs: `:memory:` or `memory:`; `file:` followed by a path (`file:./x.db`) or a file URL
+ * (`file:///abs/x.db`); or a plain file path (no scheme). The adapter (and better-sqlite3) load on open.
+ */
+export const sqliteOpener: EngineOpener = {
+  engine: "sqlite",
+  forms: ["file:<path>", "a SQLite file path", ":memory:"],
+  matches: (url) =>
+    url === ":memory:" || url === "memory:" || url.startsWith("file:") || (url.length > 0 && !SCHEME.test(url)),
+  async open(url, options) {
+    const location = sqliteLocation(url);
+    const path = location.memory ? ":memory:" : location.path;
+    if (!location.memory) checkSqliteFile(path, options.create !== false);
+    const [driver, { sqliteAdapter }] = await Promise.all([import("better-sqlite3"), import("./sqlite-adapter.ts")]);
+    const busyTimeoutMs = options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
+    const database = await openSqlite(driver.default, path, busyTimeoutMs);
+    return sqliteAdapter(database, { pollMs: options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS, busyTimeoutMs });
+  },
+  explain: namingTheFile,
+};
+
+/** Reads a SQLite URL (one `matches` took); ValidationError for a `file:` URL with a query or no path. */
+function sqliteLocation(url: string): SqliteLocation {
+  if (url === ":memory:" || url === "memory:") return { memory: true };
+  if (url.startsWith("file:")) {
+    const rest = url.slice("file:".length);
+    if (rest.includes("?") || rest.includes("#") || rest.length === 0) {
+      throw new ValidationError(`database URL ${url}: a file: URL takes a path and no query`, [`--db: ${url}`]);
+    }
+    return { memory: false, path: rest.startsWith("//") ? fileURLToPath(url) : rest };
+  }
+  return { memory: false, path: url };
+}
+
+/** The first bytes of every SQLite database file. */
+const SQLITE_MAGIC = "SQLite format 3\0";
+
+/**
+ * Checks a SQLite file before opening it: NotFoundError when it is absent and may not be created;
+ * StorageError naming the file when it is not a SQLite database, or is shorter than its header says
+ * (truncated, and no write-ahead log to finish it). A missing or empty file passes when `create`.
+ */
+function checkSqliteFile(path: string, create: boolean): void {
+  if (!existsSync(path)) {
+    if (create) return;
+    throw new NotFoundError("file", path);
+  }
+  const size = statSync(path).size;
+  if (size === 0) return; // a file SQLite has not written yet
+  const header = Buffer.alloc(100);
+  const fd = openSync(path, "r");
+  let read: number;
+  try {
+    read = readSync(fd, header, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (read < 100 || header.toString("latin1", 0, 16) !== SQLITE_MAGIC) {
+    throw new StorageError("open", `${path} is not a SQLite database (damaged, or another kind of file)`);
+  }
+  const pageSize = header.readUInt16BE(16) === 1 ? 65_536 : header.readUInt16BE(16);
+  const pages = header.readUInt32BE(28);
+  const headerCountValid = header.readUInt32BE(24) === header.readUInt32BE(92);
+  const wal = `${path}-wal`;
+  const walPending = existsSync(wal) && statSync(wal).size > 0;
+  if (headerCountValid && !walPending && pages * pageSize > size) {
+    throw new StorageError(
+      "open",
+      `${path} is damaged: its header counts ${pages * pageSize} bytes of pages, the file has ${size} (truncated?)`,
+    );
+  }
+}
+
+/** A StorageError from opening the SQLite file at `url`, reworded to name the file (others unchanged). */
+function namingTheFile(error: unknown, url: string): unknown {
+  if (!(error instanceof StorageError)) return error;
+  let location: SqliteLocation;
+  try {
+    location = sqliteLocation(url);
+  } catch {
+    return error;
+  }
+  if (location.memory || error.message.includes(location.path)) return error;
+  const { operation, retryable } = error.details;
+  const reason = error.message.slice(operation.length + 2);
+  return new StorageError(operation, `${location.path}: ${reason}`, { cause: error.cause ?? error, retryable });
+}
+
+/**
+ * Opens a SQLite database durably: WAL journal, fsync on every commit. SQLite's own busy wait is off
+ * (busy_timeout 0, it would sleep inside the call): the store waits for locks on timers (retryWhileBusy).
+ */
+async function openSqlite(
+  Database: typeof BetterSqlite3,
+  url: string,
+  busyTimeoutMs: number,
+): Promise<BetterSqlite3.Database> {
+  const inMemory = url === ":memory:" || url === "memory:";
+  if (!inMemory) mkdirSync(dirname(resolve(url)), { recursive: true });
+  const database = new Database(inMemory ? ":memory:" : url);
+  try {
+    database.pragma("busy_timeout = 0");
+    // Switching a fresh file to WAL takes its lock: processes opening it at once wait for each other.
+    await retryWhileBusy(database, busyTimeoutMs, "open", () => database.pragma("journal_mode = WAL"));
+    database.pragma("synchronous = FULL");
+    return database;
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import { ValidationError } from "@palimpsest/core";
+import type { Kysely } from "kysely";
+import type { StoreDatabase } from "./database-schema.ts";
+import type { Dialect } from "./dialect.ts";
+import type { GuardedWrite, LockedWrite } from "./guarded-write.ts";
+
+/**
+ * What a feature keeping its own tables beside the log (audit, hand-offs, candidates, the mirror) writes
+ * through: the kysely handle (typed with the log's tables; a feature adds its own with `withTables`), the
+ * engine's dialect, the store's guarded and locked writes, and its wait for commits global readers cannot
+ * see yet. Not on the public store: features and tests get it from storeAccess.
+ */
+export interface StoreAccess {
+  readonly db: Kysely<StoreDatabase>;
+  readonly dialect: Dialect;
+  readonly writeGuarded: GuardedWrite;
+  readonly writeLocked: LockedWrite;
+  readonly awaitVisible: (timeoutMs: number) => Promise<boolean>;
+}
+
+const accesses = new WeakMap<object, StoreAccess>();
+
+/** Records the access of a store the engine built (called once, by its constructor). */
+export function grantAccess(store: object, access: StoreAccess): void {
+  accesses.set(store, access);
+}
+
+/** The access of a store openEventStore opened; ValidationError for any other object. */
+export function storeAccess(store: object): StoreAccess {
+  const access = accesses.get(store);
+  if (access === undefined) {
+    throw new ValidationError("not a store opened by openEventStore", ["store: expected what openEventStore returned"]);
+  }
+  return access;
+}

@@ -1,0 +1,35 @@
+import type { CompiledQuery, Kysely } from "kysely";
+import type { Migration } from "kysely/migration";
+import type { StoreDatabase } from "./database-schema.ts";
+import type { Dialect } from "./dialect.ts";
+
+/**
+ * A feature keeping its own tables beside the log (the audit read models, the hand-off queue, the
+ * pre-compaction candidates, the mirror): its migrations, in the one sequence of names every database
+ * records (see mergeMigrations), and what an erasure must also write in its tables.
+ */
+export interface StoreFeature {
+  readonly name: string;
+  /** The feature's migration steps, by name, built for the engine's dialect. */
+  migrations(dialect: Dialect): Record<string, Migration>;
+  /**
+   * The statements an erasure of `sessionId` runs in the feature's tables, inside the erasure's one
+   * locked write (see erase-session.ts); `now` is the erasure's time (ISO text).
+   */
+  eraseStatements?(db: Kysely<StoreDatabase>, dialect: Dialect, sessionId: string, now: string): CompiledQuery[];
+}
+
+/**
+ * The log's and every feature's migrations as one set, as kysely's Migrator takes it (it sorts by name).
+ * A name two of them define throws: each step has one owner.
+ */
+export function mergeMigrations(sets: readonly Record<string, Migration>[]): Record<string, Migration> {
+  const merged: Record<string, Migration> = {};
+  for (const set of sets) {
+    for (const [name, migration] of Object.entries(set)) {
+      if (name in merged) throw new Error(`migration ${name} is defined twice`);
+      merged[name] = migration;
+    }
+  }
+  return merged;
+}

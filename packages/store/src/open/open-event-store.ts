@@ -1,0 +1,31 @@
+import type { OpenEventStoreOptions } from "../engine/engine-opener.ts";
+import { openerFor } from "../engine/engines.ts";
+import { migrateToLatest } from "../engine/migrate.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
+import { OpenedEventStore } from "./opened-event-store.ts";
+import { storeMigrations } from "./store-features.ts";
+
+/** Where `palimpsest` keeps its log when no database URL is given. */
+export const DEFAULT_DATABASE_PATH = "./.palimpsest/palimpsest.db";
+
+/**
+ * Opens (and migrates: the log's and every feature's steps) the store at `url`: PostgreSQL, in-memory
+ * SQLite, or a SQLite file path or `file:` URL (see engines.ts; an unknown scheme is a ValidationError);
+ * default DEFAULT_DATABASE_PATH. A damaged SQLite file is a StorageError naming it.
+ */
+export async function openEventStore(
+  url: string = DEFAULT_DATABASE_PATH,
+  options: OpenEventStoreOptions = {},
+): Promise<OpenedEventStore> {
+  const opener = openerFor(url);
+  const adapter = await guardStorage("open", () => opener.open(url, options)).catch((error: unknown) => {
+    throw opener.explain(error, url);
+  });
+  try {
+    await guardStorage("migrate", () => migrateToLatest(adapter.db, storeMigrations(adapter.dialect)));
+  } catch (error) {
+    await adapter.db.destroy().catch(() => {}); // the migration's error is the one to report
+    throw opener.explain(error, url);
+  }
+  return new OpenedEventStore(adapter);
+}

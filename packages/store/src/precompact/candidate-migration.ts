@@ -1,0 +1,34 @@
+import type { Kysely } from "kysely";
+import type { StoreFeature } from "../engine/store-feature.ts";
+import { deleteCandidateQuery } from "./candidate-queries.ts";
+
+/**
+ * The pre-compaction candidates' table (migration 0002): one cached summary per session. An erasure
+ * deletes the session's.
+ */
+export const candidateFeature: StoreFeature = {
+  name: "precompact",
+  migrations: (dialect) => ({
+    "0002_precompaction_candidates": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("precompaction_candidates")
+          .addColumn("session_id", "text", (c) => c.primaryKey())
+          .addColumn("last_message_id", "text", (c) => c.notNull())
+          .addColumn("prefix_hash", "text", (c) => c.notNull())
+          .addColumn("system_prompt_hash", "text", (c) => c.notNull())
+          .addColumn("summarizer_model", "text", (c) => c.notNull())
+          .addColumn("prompt_version", "text", (c) => c.notNull())
+          .addColumn("targets", "text", (c) => c.notNull())
+          .addColumn("summary", "text", (c) => c.notNull())
+          .addColumn("basis_view_version", "integer", (c) => c.notNull())
+          .addColumn("created_at_ms", dialect.types.epochMs, (c) => c.notNull())
+          .addColumn("summary_ms", "integer", (c) => c.notNull())
+          .addColumn("aux_tokens_in", "integer")
+          .addColumn("aux_tokens_out", "integer")
+          .execute();
+      },
+    },
+  }),
+  eraseStatements: (db, _dialect, sessionId) => [deleteCandidateQuery(db, sessionId)],
+};

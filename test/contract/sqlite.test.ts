@@ -1,4 +1,0 @@
-import { sqliteBackend } from "../support/store-backends.ts";
-import { describeEventStoreContract } from "./event-store-contract.ts";
-
-describeEventStoreContract("SQLite (temporary file)", sqliteBackend);

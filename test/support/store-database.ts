@@ -1,0 +1,13 @@
+/**
+ * The testing entry to a store's kysely handle, which the public store does not expose: tests and
+ * benches that read or write tables directly (dumps, migration checks, fault injection) get it here.
+ */
+import type { AuditTables } from "../../packages/store/src/audit/audit-tables.ts";
+import { storeAccess } from "../../packages/store/src/engine/store-access.ts";
+import type { HandoffTables } from "../../packages/store/src/handoff/handoff-table.ts";
+import type { MirrorTables } from "../../packages/store/src/mirror/mirror-tables.ts";
+
+/** The kysely handle of a store openEventStore opened, typed with the log's and the features' tables. */
+export function databaseOf(store: object) {
+  return storeAccess(store).db.withTables<AuditTables & HandoffTables & MirrorTables>();
+}
