@@ -16,7 +16,9 @@ const ENGINE = join(STORE_SRC, "engine");
 const DIALECT_FOLDERS = ["postgres", "sqlite"].map((d) => join(ENGINE, d) + sep);
 
 /** The store's folders above the engine: features and what uses them. */
-const NOT_ENGINE = ["audit", "handoff", "import", "mirror", "open", "precompact", "replay", "runtime", "telemetry"];
+const NOT_ENGINE = readdirSync(STORE_SRC).filter(
+  (name) => name !== "engine" && statSync(join(STORE_SRC, name)).isDirectory(),
+);
 
 /** SQL and branches only a dialect folder may hold. */
 const DIALECT_SPECIFIC: [string, RegExp][] = [

@@ -1,10 +1,10 @@
 import type { CandidateStore, PrecompactionCandidate } from "@palimpsest/core";
+import { candidateStore } from "../candidate-store/candidate-queries.ts";
 import type { EngineAdapter } from "../engine/engine-adapter.ts";
 import { KyselyEventStore } from "../engine/kysely-event-store.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import type { HandoffTables } from "../handoff/handoff-table.ts";
-import { candidateStore } from "../precompact/candidate-queries.ts";
 import { STORE_FEATURES } from "./store-features.ts";
 
 /**

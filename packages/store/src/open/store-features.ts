@@ -1,11 +1,11 @@
 import type { Migration } from "kysely/migration";
 import { auditFeature } from "../audit/audit-migration.ts";
+import { candidateFeature } from "../candidate-store/candidate-feature.ts";
 import type { Dialect } from "../engine/dialect.ts";
 import { logMigrations } from "../engine/log-migrations.ts";
 import { mergeMigrations, type StoreFeature } from "../engine/store-feature.ts";
 import { handoffFeature } from "../handoff/handoff-migration.ts";
 import { mirrorFeature } from "../mirror/mirror-migration.ts";
-import { candidateFeature } from "../precompact/candidate-migration.ts";
 
 /**
  * Every feature keeping tables beside the log, always all of them: a database records every step it ran,
