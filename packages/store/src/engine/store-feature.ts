@@ -1,3 +1,4 @@
+import assert from "node:assert";
 import type { CompiledQuery, Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { StoreDatabase } from "./database-schema.ts";
@@ -21,13 +22,13 @@ export interface StoreFeature {
 
 /**
  * The log's and every feature's migrations as one set, as kysely's Migrator takes it (it sorts by name).
- * A name two of them define throws: each step has one owner.
+ * A name two of them define is a defect of the code, not of input (an AssertionError): each step has one owner.
  */
 export function mergeMigrations(sets: readonly Record<string, Migration>[]): Record<string, Migration> {
   const merged: Record<string, Migration> = {};
   for (const set of sets) {
     for (const [name, migration] of Object.entries(set)) {
-      if (name in merged) throw new Error(`migration ${name} is defined twice`);
+      assert(!(name in merged), `migration ${name} is defined twice`);
       merged[name] = migration;
     }
   }
