@@ -12,20 +12,9 @@ import { describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 import { adapterTurn } from "./adapter-operations.ts";
-import { terminateBackends, withApplicationName } from "./postgres-fault-writer.ts";
+import { retriedWhileRetryable, terminateBackends, withApplicationName } from "./postgres-fault-writer.ts";
 
 const server = postgresServer();
-
-/** `call`, retried while it fails retryable (a pool may hand out one more terminated connection), 3 attempts. */
-async function retried<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof StorageError && error.details.retryable) || attempt >= 3) throw error;
-    }
-  }
-}
 
 const WRITES = [
   { name: "addItems", keyed: false },
@@ -72,9 +61,9 @@ describe.skipIf("skip" in server)("an agents session on PostgreSQL: a backend te
         expect(error, String(error)).toBeInstanceOf(StorageError);
         expect((error as StorageError).details.retryable).toBe(true);
         await locker.query("ROLLBACK");
-        expect(await retried(() => session.getItems())).toEqual(adapterTurn(1));
-        await retried(run);
-        if (write.keyed) await retried(run); // the same operation again: a no-op
+        expect(await retriedWhileRetryable(() => session.getItems())).toEqual(adapterTurn(1));
+        await retriedWhileRetryable(run);
+        if (write.keyed) await retriedWhileRetryable(run); // the same operation again: a no-op
         const reopened = await openAgentsSession({ url: database.url, sessionId: session.session.id });
         expect(await reopened.getItems()).toEqual([...adapterTurn(1), ...adapterTurn(2)]);
         await reopened.close();

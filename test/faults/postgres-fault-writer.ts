@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { StorageError } from "@palimpsest/core";
 import type { Palimpsest } from "@palimpsest/store";
 import type pg from "pg";
 import { type ChildExit, type ChildScript, startScript } from "../support/child-script.ts";
@@ -107,4 +108,18 @@ export async function writerOutcome(
     invalid: viewProblems(resumed, log),
     resumeMatches: digest === view,
   };
+}
+
+/**
+ * `call`, made again (3 attempts in all) while it fails with a retryable STORAGE error: a pool may hand out
+ * one more connection a termination closed.
+ */
+export async function retriedWhileRetryable<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof StorageError && error.details.retryable) || attempt >= 3) throw error;
+    }
+  }
 }

@@ -23,7 +23,7 @@ import { faultDatabases } from "./fault-databases.ts";
 import { Worker, type WorkerMessage, type WorkerScript } from "./fault-process.ts";
 import { FaultRandom } from "./fault-random.ts";
 import { faultCount, faultSeed } from "./fault-scale.ts";
-import { terminateBackends, withApplicationName } from "./postgres-fault-writer.ts";
+import { retriedWhileRetryable, terminateBackends, withApplicationName } from "./postgres-fault-writer.ts";
 import type { StoreOperation, WorkerRequest } from "./session-store-worker.ts";
 
 const seed = faultSeed();
@@ -340,17 +340,6 @@ for (const database of faultDatabases("sdkkills")) {
 
 const server = postgresServer();
 
-/** Runs `call`, again (up to 3 attempts in all) while it fails with a retryable STORAGE error. */
-async function retried<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof StorageError && error.details.retryable) || attempt >= 3) throw error;
-    }
-  }
-}
-
 /** Where a terminated call waits: what the other connection holds, and the call that waits on it. */
 const TERMINATIONS = [
   {
@@ -417,10 +406,10 @@ describe.skipIf("skip" in server || !HAVE_TRANSCRIPTS)(
           await locker.query("ROLLBACK");
           // The termination took the pool's idle connections too: a call may meet one and fail retryable
           // once more, so calls are retried as the SDK retries a rejected append (3 attempts).
-          expect(await retried(() => store.load(key))).toEqual(lines.slice(0, 100));
-          await retried(() => store.append(key, lines.slice(100)));
-          await retried(() => store.append(key, lines.slice(100)));
-          expect(await retried(() => store.load(key))).toEqual(lines);
+          expect(await retriedWhileRetryable(() => store.load(key))).toEqual(lines.slice(0, 100));
+          await retriedWhileRetryable(() => store.append(key, lines.slice(100)));
+          await retriedWhileRetryable(() => store.append(key, lines.slice(100)));
+          expect(await retriedWhileRetryable(() => store.load(key))).toEqual(lines);
           const events = store.runtime.store as OpenedEventStore;
           await expectImporterViews(store, new MirrorLog(events), key, scenario.name);
           // A background fold whose connection was terminated too failed retryable; the next fold caught up.
