@@ -4,6 +4,7 @@ import { appendReadContract } from "./append-read.contract.ts";
 import { concurrencyContract } from "./concurrency.contract.ts";
 import type { ContractContext } from "./fixtures.ts";
 import { idempotencyValidationContract } from "./idempotency-validation.contract.ts";
+import { logKeysContract } from "./log-keys.contract.ts";
 import { payloadsSnapshotsContract } from "./payloads-snapshots.contract.ts";
 import { sessionPageContract } from "./session-page.contract.ts";
 
@@ -26,6 +27,7 @@ export function describeEventStoreContract(name: string, createBackend: () => Pr
     appendReadContract(ctx);
     concurrencyContract(ctx);
     idempotencyValidationContract(ctx);
+    logKeysContract(ctx);
     payloadsSnapshotsContract(ctx);
     sessionPageContract(ctx);
   });

@@ -27,11 +27,13 @@ interface Downgrading {
 
 /**
  * Takes the database back to migration 0010: no name column, no index, 0011 not applied, nor any migration
- * after it (0012's mirror tables are dropped: the migrator applies migrations in order only).
+ * after it (0012's mirror tables and 0014's log keys are dropped: the migrator applies migrations in order only).
  */
 async function downgradeTo0010(store: TestStore): Promise<void> {
   const db = databaseOf(store);
-  for (const table of ["mirror_sessions", "mirror_entries", "mirror_keys"]) await db.schema.dropTable(table).execute();
+  for (const table of ["mirror_sessions", "mirror_entries", "mirror_keys", "log_keys"]) {
+    await db.schema.dropTable(table).execute();
+  }
   await db.schema.dropIndex("sessions_name").execute();
   await db.schema.alterTable("sessions").dropColumn("name").execute();
   await db.schema.alterTable("audit_sessions").dropColumn("parent_at_seq").execute(); // 0013, undone too

@@ -4,6 +4,7 @@
  * lanes of sessions, reporting each acknowledgement (the API call returned) to the parent before going on.
  * Its first step may be a retry of the step a kill interrupted: same ids, same idempotency key.
  */
+import { messageKey } from "@palimpsest/core";
 import { AuditReadModels, compact, compactRange, type Session } from "@palimpsest/store";
 import { exchange } from "../support/exchange.ts";
 import { type CrashConfig, type CrashEffect, crashStep, type RetryOutcome } from "./crash-protocol.ts";
@@ -67,7 +68,7 @@ async function appendTurn(step: number, session: Session, retry: boolean): Promi
   const ids = messages.map((m) => m.id);
   const turnId = `turn${step}`;
   await session.refresh();
-  const already = retry && ids.every((id) => session.state.messageSeq.has(id));
+  const already = retry && (await store.knownKeys(session.id, ids.map(messageKey))).size === ids.length;
   // A retry of an append that had committed returns the original result (defect 3 refused it).
   await session.append(messages, { idempotencyKey: `k${step}`, turnId });
   if (already) await retried(step, "replayed");

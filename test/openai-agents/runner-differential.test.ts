@@ -54,7 +54,9 @@ for (const engine of engines()) {
         const roles = ours.session.view().messages.map((m) => m.role);
         expect(roles.filter((r) => r === "tool")).toHaveLength(3 + 1 + 4 + 2);
         expect(roles.filter((r) => r === "user")).toHaveLength(4);
-        expect(ours.session.state.turnIds.size).toBe(4);
+        const log = await ours.runtime.store.readStream(ours.session.id);
+        const turns = new Set(log.flatMap((e) => (e.type === "message.appended" ? (e.data.turnId ?? []) : [])));
+        expect(turns.size).toBe(4);
 
         const reopened = await db.open({ sessionId: await ours.getSessionId() });
         expect(await reopened.getItems()).toEqual(expectedItems);

@@ -88,6 +88,57 @@ for (const backend of runtimeBackends()) {
       expect((await runtime.resume(session.id)).view()).toEqual(expected);
     });
 
+    it("snapshots right after a summary, with no id set, and keeps ids unique over the history it dropped", async () => {
+      const session = await backend.open({ snapshotEvery: 1_000 }).then((r) => r.startSession({ model: "gpt-4o" }));
+      for (let n = 0; n < 4; n++) await session.append(exchange(n), { turnId: `turn${n}` });
+      await session.completeTurn("turn0");
+      const [compaction] = await compactRange(session, { fromId: "u0", toId: "r2", summary: "turns 0-2" });
+      const snapshot = await runtime.store.loadSnapshot(session.id);
+      // Taken at the compaction (not 1,000 events later): it holds the small view, and no set of past ids.
+      expect(snapshot?.seq).toBe(compaction?.seq);
+      const saved = JSON.parse(snapshot?.state ?? "{}") as Record<string, unknown>;
+      expect(Object.keys(saved).filter((k) => /messageSeq|answeredCalls|compactionIds|turnIds/.test(k))).toEqual([]);
+      expect((saved.live as unknown[]).length).toBe(session.state.live.length);
+
+      const resumed = await (await backend.open()).resume(session.id);
+      expect(resumed.state.live.some((e) => e.message.id === "u0")).toBe(false); // absorbed by the summary
+      const rule = async (write: Promise<unknown>) => (await rejection(write)).details.rule;
+      expect(await rule(resumed.append({ id: "u0", role: "user", content: "again" }))).toBe("duplicate-message-id");
+      expect(
+        await rule(
+          resumed.append({
+            id: "a9",
+            role: "assistant",
+            content: "",
+            toolCalls: [{ id: "c1", name: "grep", arguments: "{}" }],
+          }),
+        ),
+      ).toBe("duplicate-tool-call-id");
+      const replacement = {
+        kind: "summary" as const,
+        message: { id: "s-new", role: "user" as const, content: [{ type: "text" as const, text: "x" }] },
+        tokens: 1,
+      };
+      const reused = {
+        compactionId: compaction?.type === "messages.superseded" ? compaction.data.compactionId : "",
+        targets: ["u3"],
+        replacements: [replacement],
+        mode: "summary" as const,
+        basis: { viewVersion: resumed.state.viewVersion },
+        producer: { policy: "test" },
+        stats: { tokensBefore: 0, tokensAfter: 0 },
+        trigger: "manual" as const,
+      };
+      expect(await rule(resumed.supersede(reused))).toBe("supersede-invalid");
+      expect(await resumed.completeTurn("turn0")).toEqual([]); // completed before the snapshot: a no-op
+      expect(await resumed.isTurnOpen("turn1")).toBe(true);
+      expect(await resumed.isTurnOpen("turn0")).toBe(false);
+      expect(await resumed.isTurnOpen("never")).toBe(false);
+      expect(await resumed.answeredCalls(["c0", "c3", "c9"])).toEqual(new Set(["c0", "c3"]));
+      // Nothing refused was written.
+      expect((await runtime.store.readStream(session.id)).length).toBe(session.state.lastSeq);
+    });
+
     it("replays a log longer than one read page (2,000 events) to the same state", async () => {
       const session = await runtime.startSession();
       for (let batch = 0; batch < 5; batch++) {

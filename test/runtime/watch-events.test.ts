@@ -61,6 +61,7 @@ function instrumented(store: TestStore, readDelayMs = 0) {
   const proxy: EventStore & ChangeFeed = {
     append: (sessionId, events, options) => store.append(sessionId, events, options),
     readStream: (sessionId, options) => track(() => store.readStream(sessionId, options)),
+    knownKeys: (sessionId, keys) => store.knownKeys(sessionId, keys),
     readAll: (options) => track(() => store.readAll(options)),
     globalHead: () => store.globalHead(),
     getSession: (sessionId) => store.getSession(sessionId),

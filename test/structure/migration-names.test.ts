@@ -25,6 +25,7 @@ const APPLIED = [
   "0011_session_names",
   "0012_mirror",
   "0013_audit_fork_point",
+  "0014_log_keys",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

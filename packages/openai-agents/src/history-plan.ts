@@ -28,10 +28,12 @@ function itemsFrom(perMessage: readonly AgentInputItem[][], start: number): Agen
  * leaves one unanswered before other items: then the waiting run (and the results it already has) is rewritten
  * together with the batch, so a continuing run of calls joins it (D1) and an abandoned approval's calls
  * are withdrawn unanswered before the new input (D2), with every item kept. So is the view's last run
- * when it was withdrawn with a call the batch answers (its result popped, then given again).
+ * when it was withdrawn with a call the batch answers (its result popped, then given again). `answered`
+ * (here and below): which call ids of the view and the batch have a result in the log (see answeredCalls).
  */
 export function planAppend(
   state: Readonly<SessionState>,
+  answered: ReadonlySet<string>,
   items: readonly AgentInputItem[],
   options: { turnId?: string; idempotencyKey?: string },
 ): HistoryWrite | undefined {
@@ -46,7 +48,7 @@ export function planAppend(
   if (start === undefined) return { kind: "append", messages: messagesOfItems(items, NO_CALLS), ...options };
   const tail = state.live.slice(start);
   const tailItems = itemsFrom(liveItems(state), start);
-  const messages = messagesOfItems([...tailItems, ...items], state.answeredCalls);
+  const messages = messagesOfItems([...tailItems, ...items], answered);
   const carried = coveringCount(messages, tailItems.length);
   return tailWrite(tail, messages.slice(0, carried), messages.slice(carried), options);
 }
@@ -87,11 +89,12 @@ function abandons(pending: ReadonlyMap<string, string>, items: readonly AgentInp
  */
 export function planReplaceSuffix(
   state: Readonly<SessionState>,
+  answered: ReadonlySet<string>,
   count: number,
   replacement: readonly AgentInputItem[],
   options: { turnId?: string; idempotencyKey?: string },
 ): HistoryWrite | undefined {
-  if (count === 0) return planAppend(state, replacement, options);
+  if (count === 0) return planAppend(state, answered, replacement, options);
   const perMessage = liveItems(state);
   let start = state.live.length;
   for (let left = count; start > 0 && left > 0; ) left -= (perMessage[--start] as AgentInputItem[]).length;
@@ -100,7 +103,7 @@ export function planReplaceSuffix(
   const tailItems = itemsFrom(perMessage, start);
   const kept = tailItems.slice(0, tailItems.length - count);
   if (kept.length === 0) return tailWrite(tail, [], messagesOfItems(replacement, NO_CALLS), options);
-  return tailWrite(tail, messagesOfItems([...kept, ...replacement], state.answeredCalls), [], options);
+  return tailWrite(tail, messagesOfItems([...kept, ...replacement], answered), [], options);
 }
 
 /** The items of the view, each with the index of the live message it comes from. */
@@ -113,7 +116,11 @@ export function viewItems(state: Readonly<SessionState>): { items: AgentInputIte
  * The write of mutated items: the live messages whose items changed (widened to whole runs, with the
  * results that answer them) are replaced by messages holding their new items, in one retraction.
  */
-export function planMutation(state: Readonly<SessionState>, change: MutatedItems): HistoryWrite | undefined {
+export function planMutation(
+  state: Readonly<SessionState>,
+  answered: ReadonlySet<string>,
+  change: MutatedItems,
+): HistoryWrite | undefined {
   const start = runStart(state.live, change.from);
   let end = change.to;
   while (end + 1 < state.live.length && state.live[end + 1]?.message.role === "tool") end++;
@@ -121,7 +128,7 @@ export function planMutation(state: Readonly<SessionState>, change: MutatedItems
     (item, i): item is AgentInputItem =>
       item !== undefined && (change.owners[i] as number) >= start && (change.owners[i] as number) <= end,
   );
-  return tailWrite(state.live.slice(start, end + 1), messagesOfItems(items, state.answeredCalls), [], {});
+  return tailWrite(state.live.slice(start, end + 1), messagesOfItems(items, answered), [], {});
 }
 
 /** The expected suffix check of a `replace_suffix` transaction: VALIDATION when the view does not end with it. */
@@ -178,7 +185,10 @@ function tailWrite(
 }
 
 /** The write that removes the view's newest item (its run rewritten without it), and that item; nothing on an empty view. */
-export function planPop(state: Readonly<SessionState>): { write?: HistoryWrite; item?: AgentInputItem } {
+export function planPop(
+  state: Readonly<SessionState>,
+  answered: ReadonlySet<string>,
+): { write?: HistoryWrite; item?: AgentInputItem } {
   if (state.live.length === 0) return {};
   // Back to the run of the newest message that has an item (one that renders to none, say an imported
   // message of reasoning alone, is withdrawn with it).
@@ -191,7 +201,7 @@ export function planPop(state: Readonly<SessionState>): { write?: HistoryWrite; 
   }
   const tail = state.live.slice(start);
   const item = tailItems.pop();
-  const write = tailWrite(tail, messagesOfItems(tailItems, state.answeredCalls), [], {});
+  const write = tailWrite(tail, messagesOfItems(tailItems, answered), [], {});
   return write === undefined ? {} : item === undefined ? { write } : { write, item };
 }
 

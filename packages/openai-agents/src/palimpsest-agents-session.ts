@@ -14,16 +14,19 @@ import type {
 } from "@openai/agents-core";
 import {
   ConcurrencyConflict,
+  callsAnsweredIn,
   checkId,
   foldEvents,
   IdempotencyMismatch,
   InvariantViolation,
   initialState,
+  keysOfEvents,
   type SessionState,
   type Usage,
   ValidationError,
 } from "@palimpsest/core";
 import { type CompactionSettings, compact, type Palimpsest, type Session } from "@palimpsest/store";
+import { callIdOf } from "./agent-item.ts";
 import { type FunctionCallMutation, mutateItems } from "./history-mutations.ts";
 import {
   checkSuffix,
@@ -34,6 +37,7 @@ import {
   planMutation,
   planPop,
   planReplaceSuffix,
+  viewItems,
 } from "./history-plan.ts";
 import { checkItems, type ItemSchema } from "./item-check.ts";
 import { itemsOfMessages } from "./item-rendering.ts";
@@ -130,14 +134,14 @@ export class PalimpsestAgentsSession
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
     const checked = checkItems(this.#parts.sdk.itemSchema, items, "items");
-    await this.#write((state) => planAppend(state, checked, { turnId: this.#turn() }));
+    await this.#write((state, answered) => planAppend(state, answered, checked, { turnId: this.#turn() }), checked);
   }
 
   /** Removes the newest item and returns it: a retraction, so `expand` still shows it. */
   async popItem(): Promise<AgentInputItem | undefined> {
     let popped: AgentInputItem | undefined;
-    await this.#write((state) => {
-      const plan = planPop(state);
+    await this.#write((state, answered) => {
+      const plan = planPop(state, answered);
       popped = plan.item;
       return plan.write;
     });
@@ -192,19 +196,20 @@ export class PalimpsestAgentsSession
     }
     // No turn id: a retry from another process (a resumed RunState) must be the identical write.
     const options = { idempotencyKey: operationId };
-    await this.#write(async (current) => {
+    await this.#write(async (current, answeredNow) => {
       const before = await this.#stateBefore(operationId);
-      const state = before ?? current;
+      const state = before?.state ?? current;
+      const answered = before?.answered ?? answeredNow;
       try {
         if (body.type === "replace") checkSuffix(state, body.expected);
         const write =
           body.type === "append"
-            ? planAppend(state, body.items, options)
-            : planReplaceSuffix(state, body.expected.length, body.items, options);
+            ? planAppend(state, answered, body.items, options)
+            : planReplaceSuffix(state, answered, body.expected.length, body.items, options);
         // A retry is decided on the log before its key (as the store replays it), not on the current one.
         return before === undefined || write?.kind !== "rewrite"
           ? write
-          : { ...write, rewrite: { ...write.rewrite, expectedSeq: before.lastSeq } };
+          : { ...write, rewrite: { ...write.rewrite, expectedSeq: before.state.lastSeq } };
       } catch (error) {
         if (before !== undefined) throw new IdempotencyMismatch(this.session.id, operationId);
         throw error;
@@ -229,9 +234,9 @@ export class PalimpsestAgentsSession
         ? { expected: checkItems(this.#parts.sdk.itemSchema, [m.expected], `mutations[${i}].expected`)[0] }
         : {}),
     }));
-    await this.#write((state) => {
+    await this.#write((state, answered) => {
       const change = mutateItems(state, mutations);
-      return change === undefined ? undefined : planMutation(state, change);
+      return change === undefined ? undefined : planMutation(state, answered, change);
     });
   }
 
@@ -250,7 +255,7 @@ export class PalimpsestAgentsSession
       await this.session.refresh();
       const turnId = this.#turnId;
       this.#turnId = undefined;
-      if (turnId !== undefined && this.session.state.turnIds.has(turnId)) {
+      if (turnId !== undefined && (await this.session.isTurnOpen(turnId))) {
         const usage = usageOf(runContext);
         await this.session.completeTurn(turnId, usage);
       }
@@ -314,10 +319,13 @@ export class PalimpsestAgentsSession
   }
 
   /** The state before the first event a keyed write stored, when the key was used. */
-  async #stateBefore(key: string): Promise<SessionState | undefined> {
+  async #stateBefore(key: string): Promise<{ state: SessionState; answered: ReadonlySet<string> } | undefined> {
     const log = await this.runtime.store.readStream(this.session.id);
     const first = log.find((e) => e.idempotencyKey === key);
-    return first === undefined ? undefined : foldEvents(initialState(this.session.id), log.slice(0, first.seq - 1));
+    if (first === undefined) return undefined;
+    const before = log.slice(0, first.seq - 1);
+    const answered = callsAnsweredIn(keysOfEvents(before));
+    return { state: foldEvents(initialState(this.session.id), before), answered };
   }
 
   /**
@@ -326,14 +334,21 @@ export class PalimpsestAgentsSession
    * was made from.
    */
   async #write(
-    plan: (state: Readonly<SessionState>) => HistoryWrite | undefined | Promise<HistoryWrite | undefined>,
+    plan: (
+      state: Readonly<SessionState>,
+      answered: ReadonlySet<string>,
+    ) => HistoryWrite | undefined | Promise<HistoryWrite | undefined>,
+    items: readonly AgentInputItem[] = [],
   ): Promise<void> {
     await this.#serial(async () => {
       this.#open();
       for (let attempt = 1; ; attempt++) {
         await this.session.refresh();
         const seq = this.session.state.lastSeq;
-        const write = await plan(this.session.state);
+        const state = this.session.state;
+        // The calls of every item the view holds (a withdrawn run keeps its calls as items only) and of the batch.
+        const calls = [...viewItems(state).items, ...items].flatMap((item) => callIdOf(item) ?? []);
+        const write = await plan(state, await this.session.answeredCalls(calls));
         if (write === undefined) return;
         try {
           if (write.kind === "append") {

@@ -6,8 +6,15 @@ import {
   type Replacement,
   type SessionCommand,
   type SessionState,
+  turnDoneKey,
+  turnKey,
 } from "@palimpsest/core";
 import type { SessionStep } from "./session-steps.ts";
+import { knownKeysOf } from "./stored-events.ts";
+
+/** Whether the keys hold `turnId` as named by an append and not completed. */
+const isOpenTurn = (keys: ReadonlySet<string>, turnId: string) =>
+  keys.has(turnKey(turnId)) && !keys.has(turnDoneKey(turnId));
 
 /**
  * Turns an abstract step into a command valid against `state`, or undefined when the step does not
@@ -38,8 +45,8 @@ export function commandForStep(state: SessionState, step: SessionStep): SessionC
       };
     }
     case "turn":
-      // Only a turn an append named and not yet completed can complete.
-      if (state.pendingCalls.size > 0 || state.turnIds.get(turnId) !== false) return undefined;
+      // Only a turn an append named and not yet completed can complete (asked of the keys execute kept).
+      if (state.pendingCalls.size > 0 || !isOpenTurn(knownKeysOf(state), turnId)) return undefined;
       return step.withUsage
         ? { type: "complete-turn", turnId, usage: { promptTokens: state.liveTokens, completionTokens: 1 } }
         : { type: "complete-turn", turnId };

@@ -3,6 +3,7 @@ import {
   decide,
   EVENT_KINDS,
   evolve,
+  logKeysOf,
   type SessionCommand,
   type SessionState,
   type StoredEvent,
@@ -41,12 +42,33 @@ export function toStoredEvents(
   });
 }
 
+/** The log keys of the in-memory logs `execute` ran, by state (the store keeps them beside its log). */
+const keysByState = new WeakMap<SessionState, Set<string>>();
+
 /**
- * Runs one command against an in-memory state the way a store would: decide, stamp the events after
- * `state.lastSeq`, evolve the state in place. Returns the stored events; decide's errors propagate.
+ * The log keys of everything `execute` recorded on `state` (what a store's knownKeys would answer): what
+ * a pure test passes to `decide` as `known`. Empty for a state `execute` never ran on.
+ */
+export function knownKeysOf(state: SessionState): Set<string> {
+  let keys = keysByState.get(state);
+  if (keys === undefined) {
+    keys = new Set();
+    keysByState.set(state, keys);
+  }
+  return keys;
+}
+
+/**
+ * Runs one command against an in-memory state the way a store would: decide (told the keys of what it
+ * recorded before), stamp the events after `state.lastSeq`, evolve the state in place and keep their
+ * keys. Returns the stored events; decide's errors propagate.
  */
 export function execute(state: SessionState, command: SessionCommand): StoredEvent[] {
-  const stored = toStoredEvents(state.sessionId, decide(state, command), { firstSeq: state.lastSeq + 1 });
-  for (const event of stored) evolve(state, event);
+  const keys = knownKeysOf(state);
+  const stored = toStoredEvents(state.sessionId, decide(state, command, keys), { firstSeq: state.lastSeq + 1 });
+  for (const event of stored) {
+    evolve(state, event);
+    for (const key of logKeysOf(event)) keys.add(key);
+  }
   return stored;
 }

@@ -1,6 +1,7 @@
 import type { EventMetadata } from "../events/envelope.ts";
 import type { DomainEvent } from "../events/event-types.ts";
 import type { StoredEvent } from "../events/parse-event.ts";
+import type { LogKey } from "../session/log-keys.ts";
 
 /** What the writer believes the stream's version (its last seq) to be. */
 export type ExpectedVersion = "any" | "no-stream" | number;
@@ -115,6 +116,11 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<GlobalPage>;
   /** The checkpoint just after the last event `readAll` can return now: where a reader of only new events starts. */
   globalHead(): Promise<GlobalCheckpoint>;
+  /**
+   * Which of `keys` (core's log keys: ids that must stay unique over the session's whole log) the log of
+   * `sessionId` holds; what the decider is given as `known` (see commandKeys). Empty for an unknown session.
+   */
+  knownKeys(sessionId: string, keys: readonly LogKey[]): Promise<Set<LogKey>>;
   /** The session's version and view version, or undefined when it has no events. */
   getSession(sessionId: string): Promise<SessionSummary | undefined>;
   /** All sessions, newest first. */

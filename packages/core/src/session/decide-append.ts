@@ -3,13 +3,20 @@ import type { DomainEvent } from "../events/event-types.ts";
 import { describeIssues } from "../input/describe-issues.ts";
 import { isEmptyMessage, MessageSchema } from "../messages/message.ts";
 import type { CountedMessage } from "./commands.ts";
+import { type KnownKeys, messageKey, resultKey } from "./log-keys.ts";
 import type { SessionState } from "./session-state.ts";
 
 /**
  * Decides an append of messages: each must be a valid message with a fresh id; a tool result must
- * answer a pending call of the newest assistant message; nothing else may follow unanswered calls.
+ * answer a pending call of the newest assistant message; nothing else may follow unanswered calls. `known`:
+ * the log keys of the batch the log already holds (see commandKeys).
  */
-export function decideAppend(state: SessionState, messages: readonly CountedMessage[], turnId?: string): DomainEvent[] {
+export function decideAppend(
+  state: SessionState,
+  known: KnownKeys,
+  messages: readonly CountedMessage[],
+  turnId?: string,
+): DomainEvent[] {
   const sessionId = state.sessionId;
   const pending = new Map(state.pendingCalls);
   const batchIds = new Set<string>();
@@ -26,7 +33,7 @@ export function decideAppend(state: SessionState, messages: readonly CountedMess
       throw new ValidationError(`message ${index} has an invalid token count`, [`tokens: ${tokens}`]);
     }
     const message = parsed.data;
-    if (state.messageSeq.has(message.id) || batchIds.has(message.id)) {
+    if (known.has(messageKey(message.id)) || batchIds.has(message.id)) {
       throw new InvariantViolation("duplicate-message-id", `message id ${message.id} is already in the log`, {
         sessionId,
         ids: [message.id],
@@ -41,7 +48,7 @@ export function decideAppend(state: SessionState, messages: readonly CountedMess
     if (message.role === "tool") {
       const callId = message.toolCallId ?? "";
       if (!pending.delete(callId)) {
-        const rule = state.answeredCalls.has(callId) ? "duplicate-tool-result" : "tool-result-without-live-call";
+        const rule = known.has(resultKey(callId)) ? "duplicate-tool-result" : "tool-result-without-live-call";
         throw new InvariantViolation(rule, `tool result ${message.id} answers call ${callId}, which is not waiting`, {
           sessionId,
           ids: [message.id, callId],
@@ -56,7 +63,7 @@ export function decideAppend(state: SessionState, messages: readonly CountedMess
         );
       }
       for (const call of message.toolCalls ?? []) {
-        if (state.answeredCalls.has(call.id) || pending.has(call.id)) {
+        if (known.has(resultKey(call.id)) || pending.has(call.id)) {
           throw new InvariantViolation("duplicate-tool-call-id", `tool call id ${call.id} is already used`, {
             sessionId,
             ids: [call.id],

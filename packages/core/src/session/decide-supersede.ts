@@ -3,6 +3,7 @@ import { ConcurrencyConflict, InvariantViolation } from "../errors.ts";
 import type { CompactionMode, DomainEvent, MessagesSuperseded } from "../events/index.ts";
 import { checkToolPairs } from "../invariants/tool-pairs.ts";
 import { applySupersede } from "./evolve.ts";
+import { compactionKey, type KnownKeys, messageKey } from "./log-keys.ts";
 import { pendingCallsOf } from "./pending-calls.ts";
 import type { SessionState } from "./session-state.ts";
 
@@ -12,13 +13,14 @@ import type { SessionState } from "./session-state.ts";
  * (only the newest marker is live), a micro compaction must not absorb a real user message, no
  * compaction may absorb the last real user message or the last assistant reply, and the resulting view
  * must keep every tool call with its results (a retraction may withdraw calls still waiting for results).
+ * `known`: the log keys of the compaction the log already holds (see commandKeys).
  */
-export function decideSupersede(state: SessionState, data: MessagesSuperseded): DomainEvent[] {
+export function decideSupersede(state: SessionState, known: KnownKeys, data: MessagesSuperseded): DomainEvent[] {
   const sessionId = state.sessionId;
   if (data.basis.viewVersion !== state.viewVersion) {
     throw new ConcurrencyConflict(sessionId, "view-version", data.basis.viewVersion, state.viewVersion);
   }
-  if (state.compactionIds.has(data.compactionId)) {
+  if (known.has(compactionKey(data.compactionId))) {
     throw new InvariantViolation("supersede-invalid", `compaction id ${data.compactionId} is already used`, {
       sessionId,
       ids: [data.compactionId],
@@ -35,7 +37,7 @@ export function decideSupersede(state: SessionState, data: MessagesSuperseded): 
   }
   const replacementIds = new Set<string>();
   for (const r of data.replacements) {
-    const reused = state.messageSeq.has(r.message.id) || replacementIds.has(r.message.id);
+    const reused = known.has(messageKey(r.message.id)) || replacementIds.has(r.message.id);
     replacementIds.add(r.message.id);
     if (reused || (r.at !== undefined && !targets.has(r.at))) {
       throw new InvariantViolation("supersede-invalid", `replacement ${r.message.id} reuses an id or sits off-target`, {

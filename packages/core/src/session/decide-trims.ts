@@ -1,6 +1,7 @@
 import { InvariantViolation } from "../errors.ts";
 import type { DomainEvent } from "../events/index.ts";
 import type { CountedMessage, InsertionTrim } from "./commands.ts";
+import { type KnownKeys, messageKey } from "./log-keys.ts";
 import type { SessionState } from "./session-state.ts";
 
 /**
@@ -10,6 +11,7 @@ import type { SessionState } from "./session-state.ts";
  */
 export function decideTrims(
   state: SessionState,
+  known: KnownKeys,
   batch: readonly CountedMessage[],
   trims: readonly InsertionTrim[],
 ): DomainEvent[] {
@@ -18,7 +20,7 @@ export function decideTrims(
   const seen = new Set<string>();
   for (const { targetId, stub } of trims) {
     const target = byId.get(targetId)?.message;
-    const fresh = !state.messageSeq.has(stub.message.id) && !byId.has(stub.message.id) && !seen.has(stub.message.id);
+    const fresh = !known.has(messageKey(stub.message.id)) && !byId.has(stub.message.id) && !seen.has(stub.message.id);
     if (target?.role !== "tool" || stub.message.toolCallId !== target.toolCallId || !fresh || seen.has(targetId)) {
       throw new InvariantViolation(
         "supersede-invalid",

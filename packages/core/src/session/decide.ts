@@ -2,20 +2,22 @@ import { definedFields } from "../defined-fields.ts";
 import { InvariantViolation } from "../errors.ts";
 import { type DomainEvent, type MessagesSuperseded, validateEvent } from "../events/index.ts";
 import type { SessionCommand } from "./commands.ts";
-
-type CompleteTurn = Extract<SessionCommand, { type: "complete-turn" }>;
-
 import { decideAppend } from "./decide-append.ts";
 import { decideSupersede } from "./decide-supersede.ts";
 import { decideTrims } from "./decide-trims.ts";
+import { type KnownKeys, turnDoneKey, turnKey } from "./log-keys.ts";
 import type { SessionState } from "./session-state.ts";
+
+type CompleteTurn = Extract<SessionCommand, { type: "complete-turn" }>;
 
 /**
  * The session decider: turns a command into the events that record it, or throws a typed error
  * (ValidationError, InvariantViolation, ConcurrencyConflict) when it would break an invariant.
- * Pure: the state is not changed; the caller appends the events and then evolves the state.
+ * Pure: the state is not changed; the caller appends the events and then evolves the state. `known` holds
+ * which of the command's keys (`commandKeys(command)`) the log already has: ids must stay unique across
+ * the whole history, which the state does not carry.
  */
-export function decide(state: SessionState, command: SessionCommand): DomainEvent[] {
+export function decide(state: SessionState, command: SessionCommand, known: KnownKeys): DomainEvent[] {
   const sessionId = state.sessionId;
   if (state.erasedAt !== undefined) {
     throw new InvariantViolation("session-erased", `session ${sessionId} was erased at ${state.erasedAt}`, {
@@ -41,14 +43,15 @@ export function decide(state: SessionState, command: SessionCommand): DomainEven
   switch (command.type) {
     case "append-messages":
       return [
-        ...decideAppend(state, command.messages, command.turnId),
-        ...decideTrims(state, command.messages, command.trims ?? []).map(checked),
+        ...decideAppend(state, known, command.messages, command.turnId),
+        ...decideTrims(state, known, command.messages, command.trims ?? []).map(checked),
       ];
     case "complete-turn":
-      return decideCompleteTurn(state, command);
+      return decideCompleteTurn(state, known, command);
     case "supersede":
       return decideSupersede(
         state,
+        known,
         checked({ type: "messages.superseded", data: command.data }).data as MessagesSuperseded,
       );
     case "record-compaction-failure":
@@ -62,11 +65,10 @@ export function decide(state: SessionState, command: SessionCommand): DomainEven
  * A turn completes once: completing a turn no append named is `unknown-turn`; completing it again is a
  * no-op (no event), so a retry after a crash between the commit and its answer succeeds.
  */
-function decideCompleteTurn(state: SessionState, command: CompleteTurn): DomainEvent[] {
+function decideCompleteTurn(state: SessionState, known: KnownKeys, command: CompleteTurn): DomainEvent[] {
   const event = checked({ type: "turn.completed", data: stripUndefined(command) });
-  const completed = state.turnIds.get(command.turnId);
-  if (completed === true) return [];
-  if (completed === undefined) {
+  if (known.has(turnDoneKey(command.turnId))) return [];
+  if (!known.has(turnKey(command.turnId))) {
     throw new InvariantViolation(
       "unknown-turn",
       `turn ${command.turnId} was never named by an append (append with { turnId: ${JSON.stringify(command.turnId)} } first)`,

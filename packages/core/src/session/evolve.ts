@@ -16,7 +16,6 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
     case "turn.completed":
       state.turns += 1;
       state.lastTurn = event.data;
-      state.turnIds.set(event.data.turnId, true);
       break;
     case "messages.superseded":
       supersede(state, event.data, event.seq);
@@ -70,13 +69,10 @@ export function foldEvents(state: SessionState, events: Iterable<StoredEvent>): 
 
 function appendMessage(state: SessionState, data: EventOf<"message.appended">["data"], seq: number): void {
   const { message } = data;
-  if (data.turnId !== undefined && !state.turnIds.has(data.turnId)) state.turnIds.set(data.turnId, false);
   state.live.push({ message, tokens: data.tokens, seq });
   state.liveTokens += data.tokens;
-  state.messageSeq.set(message.id, seq);
   if (message.role === "tool" && message.toolCallId !== undefined) {
     state.pendingCalls.delete(message.toolCallId);
-    state.answeredCalls.add(message.toolCallId);
   } else {
     state.pendingCalls.clear();
     for (const call of message.toolCalls ?? []) state.pendingCalls.set(call.id, message.id);
@@ -119,13 +115,8 @@ function supersede(state: SessionState, data: EventOf<"messages.superseded">["da
     state.liveTokens += entry.tokens;
     if (entry.placedBy?.kind === "summary" || entry.placedBy?.kind === "rolling-summary") state.liveSummaries += 1;
   }
-  for (const r of data.replacements) {
-    state.messageSeq.set(r.message.id, seq);
-    if (r.message.toolCallId !== undefined) state.answeredCalls.add(r.message.toolCallId);
-  }
   state.pendingCalls = pendingCallsOf(state.live);
   state.viewVersion += 1;
-  state.compactionIds.add(data.compactionId);
   state.compactionsByMode[data.mode] = (state.compactionsByMode[data.mode] ?? 0) + 1;
   if (BATCH_MODES.has(data.mode)) state.micro = { failedExchanges: [], staleDefrags: [] };
   state.lastCompaction = {

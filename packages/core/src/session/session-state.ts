@@ -63,7 +63,9 @@ export const RECENT_LIMIT = 8;
 
 /**
  * The fold of one session's log: the live view and what the decider needs to keep the invariants.
- * Plain data, so it can be snapshotted; `evolve` updates it in place for speed on long logs.
+ * Plain data, so it can be snapshotted; `evolve` updates it in place for speed on long logs. Nothing in it
+ * grows with the history once compactions bound the view: the ids that must stay unique across the whole
+ * log are its keys (log-keys.ts), kept by the store and given to the decider, not carried here.
  */
 export interface SessionState {
   sessionId: string;
@@ -75,15 +77,9 @@ export interface SessionState {
   liveTokens: number;
   /** Live entries a compaction placed as a summary or rolling-summary marker (lets scans for them stop early). */
   liveSummaries: number;
-  /** Every message id ever appended or placed, with the seq that introduced it. */
-  messageSeq: Map<string, number>;
   /** Tool calls of the newest assistant message still waiting for results: call id → message id. */
   pendingCalls: Map<string, string>;
-  /** Tool call ids that have a result in the log. */
-  answeredCalls: Set<string>;
   lastCompaction: LastCompaction | undefined;
-  /** Every compaction id committed (a compaction id names one compaction only). */
-  compactionIds: Set<string>;
   /** Committed compactions by mode (trims are compactions too, but do not shrink the head). */
   compactionsByMode: Partial<Record<CompactionMode, number>>;
   /** The last RECENT_LIMIT compactions and failures, oldest first (micro and defrag failures are kept in `micro`). */
@@ -93,8 +89,6 @@ export interface SessionState {
   micro: MicroFailures;
   lastTurn: TurnCompleted | undefined;
   turns: number;
-  /** Every turn id an append named: true once the turn is completed (a turn completes once). */
-  turnIds: Map<string, boolean>;
   handedOffTo: string | undefined;
   /** When the session's content was erased (its session.erased event); it takes no more writes. */
   erasedAt: string | undefined;
@@ -110,11 +104,8 @@ export function initialState(sessionId: string): SessionState {
     live: [],
     liveTokens: 0,
     liveSummaries: 0,
-    messageSeq: new Map(),
     pendingCalls: new Map(),
-    answeredCalls: new Set(),
     lastCompaction: undefined,
-    compactionIds: new Set(),
     compactionsByMode: {},
     recentCompactions: [],
     recentFailures: [],
@@ -122,7 +113,6 @@ export function initialState(sessionId: string): SessionState {
     micro: { failedExchanges: [], staleDefrags: [] },
     lastTurn: undefined,
     turns: 0,
-    turnIds: new Map(),
     handedOffTo: undefined,
     erasedAt: undefined,
   };
@@ -136,14 +126,10 @@ export function cloneState(state: SessionState): SessionState {
   return {
     ...state,
     live: [...state.live],
-    messageSeq: new Map(state.messageSeq),
     pendingCalls: new Map(state.pendingCalls),
-    answeredCalls: new Set(state.answeredCalls),
-    compactionIds: new Set(state.compactionIds),
     compactionsByMode: { ...state.compactionsByMode },
     recentCompactions: [...state.recentCompactions],
     recentFailures: [...state.recentFailures],
     micro: { failedExchanges: [...state.micro.failedExchanges], staleDefrags: [...state.micro.staleDefrags] },
-    turnIds: new Map(state.turnIds),
   };
 }

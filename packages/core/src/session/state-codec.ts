@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { SessionState } from "./session-state.ts";
 
 /** Version of the snapshot format; a snapshot in any other format is ignored and the log replayed. */
-export const STATE_FORMAT = 8;
+export const STATE_FORMAT = 9;
 
 /** A state in plain JSON form, with its checksum, ready to be kept as a snapshot. */
 export interface EncodedState {
@@ -17,16 +17,9 @@ export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** Serializes a state for a snapshot (Maps and Sets become arrays). */
+/** Serializes a state for a snapshot (the pending calls' Map becomes an array). */
 export function encodeState(state: SessionState): EncodedState {
-  const text = JSON.stringify({
-    ...state,
-    messageSeq: [...state.messageSeq],
-    pendingCalls: [...state.pendingCalls],
-    answeredCalls: [...state.answeredCalls],
-    compactionIds: [...state.compactionIds],
-    turnIds: [...state.turnIds],
-  });
+  const text = JSON.stringify({ ...state, pendingCalls: [...state.pendingCalls] });
   return { format: STATE_FORMAT, seq: state.lastSeq, state: text, checksum: sha256(text) };
 }
 
@@ -46,11 +39,7 @@ export function decodeState(encoded: EncodedState, sessionId: string): SessionSt
       lastTurn: (raw.lastTurn as SessionState["lastTurn"]) ?? undefined,
       handedOffTo: (raw.handedOffTo as string | undefined) ?? undefined,
       erasedAt: (raw.erasedAt as string | undefined) ?? undefined,
-      messageSeq: new Map(raw.messageSeq as [string, number][]),
       pendingCalls: new Map(raw.pendingCalls as [string, string][]),
-      answeredCalls: new Set(raw.answeredCalls as string[]),
-      compactionIds: new Set(raw.compactionIds as string[]),
-      turnIds: new Map(raw.turnIds as [string, boolean][]),
     };
   } catch {
     return undefined;

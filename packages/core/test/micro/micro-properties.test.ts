@@ -1,8 +1,9 @@
-import { checkToolPairs, type SessionState } from "@palimpsest/core";
+import { checkToolPairs, type SessionState, turnDoneKey, turnKey } from "@palimpsest/core";
 import {
   execute,
   type GeneratedSession,
   generatedSessionArb,
+  knownKeysOf,
   runSteps,
   sessionStepArb,
   startedData,
@@ -32,8 +33,9 @@ function userIds(state: SessionState): Set<string> {
 /** Runs the passes and checks the invariants after each; returns how many exchanges were absorbed. */
 function runPasses(session: GeneratedSession, answers: readonly Answer[], tailTokens: number): number {
   const { state } = session;
-  const open = [...state.turnIds].find(([, completed]) => !completed)?.[0];
-  if (open !== undefined) execute(state, { type: "complete-turn", turnId: open });
+  const keys = knownKeysOf(state);
+  const open = `t${state.turns + 1}`; // the kit names each turn after the ones completed before it
+  if (keys.has(turnKey(open)) && !keys.has(turnDoneKey(open))) execute(state, { type: "complete-turn", turnId: open });
   const micro = settings({ defragLimitTokens: 300, maxAttempts: 2 });
   let absorbed = 0;
   for (const answer of answers) {

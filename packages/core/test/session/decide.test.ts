@@ -12,6 +12,7 @@ import {
   appendCommand,
   assistantMessage,
   execute,
+  knownKeysOf,
   startedData,
   stubReplacement,
   summaryReplacement,
@@ -21,6 +22,9 @@ import {
 } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { decidePure, expectError, expectViolation } from "../support/expect-error.ts";
+
+/** Decides as a store would: told the keys of what the kit recorded on `state`. */
+const decideKnown = (state: SessionState, command: SessionCommand) => decide(state, command, knownKeysOf(state));
 
 const SID = "s-decide";
 
@@ -59,7 +63,7 @@ describe("decide: start", () => {
 
   it("refuses start data that fails the schema with VALIDATION", () => {
     const bad = { type: "start", data: { encoding: "latin1" } } as unknown as SessionCommand;
-    const error = expectError(() => decide(initialState(SID), bad), "VALIDATION");
+    const error = expectError(() => decideKnown(initialState(SID), bad), "VALIDATION");
     expect((error.details as { issues: ValidationIssue[] }).issues.some((i) => i.path === "encoding")).toBe(true);
   });
 });
@@ -82,7 +86,7 @@ describe("decide: append", () => {
 
   it.each([["wizard"], [""]])("refuses role %j with VALIDATION naming the message", (role) => {
     const message = { id: "x1", role, content: [{ type: "text", text: "hi" }] } as unknown as Message;
-    const error = expectError(() => decide(given(), append(message)), "VALIDATION");
+    const error = expectError(() => decideKnown(given(), append(message)), "VALIDATION");
     const details = error.details as { issues: ValidationIssue[]; path?: string };
     expect(details.path).toBe("messages[0]");
     expect(details.issues.some((i) => i.path === "role")).toBe(true);
@@ -93,12 +97,12 @@ describe("decide: append", () => {
       type: "append-messages",
       messages: [{ message: userMessage("u1", "x"), tokens: -1 }],
     };
-    expectError(() => decide(given(), command), "VALIDATION");
+    expectError(() => decideKnown(given(), command), "VALIDATION");
     const fractional: SessionCommand = {
       type: "append-messages",
       messages: [{ message: userMessage("u1", "x"), tokens: 1.5 }],
     };
-    expectError(() => decide(given(), fractional), "VALIDATION");
+    expectError(() => decideKnown(given(), fractional), "VALIDATION");
   });
 
   it("refuses an empty message with empty-message", () => {
@@ -298,7 +302,7 @@ describe("decide: supersede", () => {
     const state = given(...exchange, ...closing, summaryOf(["a1", "r1", "r2", "a2"]));
     const before = structuredClone(state);
     const error = expectError(
-      () => decide(state, { type: "supersede", data: supersedeData("k2", ["u1"], [], 0) }),
+      () => decideKnown(state, { type: "supersede", data: supersedeData("k2", ["u1"], [], 0) }),
       "CONCURRENCY_CONFLICT",
     );
     expect(error.details).toEqual({ sessionId: SID, subject: "view-version", expected: 0, actual: 1 });
@@ -622,7 +626,7 @@ describe("decide: supersede", () => {
 
   it("refuses supersede data that fails the schema with VALIDATION", () => {
     const command = { type: "supersede", data: { ...supersedeData("k1", [], [], 0) } } satisfies SessionCommand;
-    expectError(() => decide(given(...exchange), command), "VALIDATION");
+    expectError(() => decideKnown(given(...exchange), command), "VALIDATION");
   });
 });
 
@@ -640,7 +644,7 @@ describe("decide: insertion trims", () => {
   });
 
   it("refuses a trim whose supersede event fails the schema with VALIDATION", () => {
-    expectError(() => decide(given(append(userMessage("u1", "go"))), trimmed(-1)), "VALIDATION");
+    expectError(() => decideKnown(given(append(userMessage("u1", "go"))), trimmed(-1)), "VALIDATION");
   });
 });
 

@@ -1,5 +1,6 @@
 import type { ErrorCode, InvariantRule, SessionCommand, SessionState } from "@palimpsest/core";
 import { decide, PalimpsestError } from "@palimpsest/core";
+import { knownKeysOf } from "@palimpsest/testing";
 import { expect } from "vitest";
 
 /** Runs `fn`, expects a PalimpsestError of `code`, and returns it for further checks. */
@@ -22,7 +23,7 @@ export function expectError(fn: () => unknown, code: ErrorCode): PalimpsestError
  */
 export function expectViolation(state: SessionState, command: SessionCommand, rule: InvariantRule) {
   const before = structuredClone(state);
-  const error = expectError(() => decide(state, command), "INVARIANT_VIOLATED");
+  const error = expectError(() => decide(state, command, knownKeysOf(state)), "INVARIANT_VIOLATED");
   expect(error.details.rule).toBe(rule);
   expect(state).toStrictEqual(before);
   return error.details as { rule: InvariantRule; sessionId?: string; ids?: readonly string[] };
@@ -31,7 +32,7 @@ export function expectViolation(state: SessionState, command: SessionCommand, ru
 /** Decides `command` and checks that deciding did not touch the state; returns the events. */
 export function decidePure(state: SessionState, command: SessionCommand) {
   const before = structuredClone(state);
-  const events = decide(state, command);
+  const events = decide(state, command, knownKeysOf(state));
   expect(state).toStrictEqual(before);
   return events;
 }

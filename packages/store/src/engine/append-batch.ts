@@ -5,6 +5,7 @@ import {
   type DomainEvent,
   EVENT_KINDS,
   type ExpectedVersion,
+  keysOfEvents,
   ValidationError,
   validateEvent,
 } from "@palimpsest/core";
@@ -45,6 +46,8 @@ export interface PreparedBatch {
   /** How far the view version moves when it is compare-and-set: one per compaction in the batch (at least 1). */
   viewSteps: number;
   events: PreparedEvent[];
+  /** The log keys the batch's events add (core's logKeysOf), written beside them; ones already there are kept. */
+  keys: string[];
 }
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
@@ -94,6 +97,7 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
     expectedViewVersion: options.viewVersion?.expected,
     viewSteps: Math.max(1, prepared.filter((e) => e.event.type === "messages.superseded").length),
     events: prepared,
+    keys: [...keysOfEvents(prepared.map((e) => e.event))],
   };
 }
 

@@ -46,6 +46,15 @@ export interface IdempotencyKeysTable {
   last_seq: number;
 }
 
+/**
+ * The ids one session's log holds that must stay unique across its history (migration 0014): message,
+ * answered call, compaction and turn keys (core's log-keys.ts), written by the append that adds them.
+ */
+export interface LogKeysTable {
+  session_id: string;
+  key: string;
+}
+
 /** The latest view snapshot per session (a cache, never the truth). */
 export interface SnapshotsTable {
   session_id: string;
@@ -55,10 +64,11 @@ export interface SnapshotsTable {
   checksum: string;
 }
 
-/** The kysely view of the log's tables; each feature adds its own to a handle (`withTables`). */
+/** The kysely view of the log's five tables; each feature adds its own to a handle (`withTables`). */
 export interface StoreDatabase {
   events: EventsTable;
   sessions: SessionsTable;
   idempotency_keys: IdempotencyKeysTable;
   snapshots: SnapshotsTable;
+  log_keys: LogKeysTable;
 }

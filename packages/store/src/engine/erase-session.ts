@@ -101,6 +101,7 @@ export function planErasure(
       .compile(),
     db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),
+    db.deleteFrom("log_keys").where("session_id", "=", sessionId).compile(),
   );
   for (const feature of features) statements.push(...(feature.eraseStatements?.(db, dialect, sessionId, now) ?? []));
   statements.push(...dialect.afterEraseStatements(db, sessionId, seq));

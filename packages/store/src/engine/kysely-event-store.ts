@@ -9,6 +9,7 @@ import type {
   EventStore,
   GlobalCheckpoint,
   GlobalPage,
+  LogKey,
   ReadAllOptions,
   ReadStreamOptions,
   SessionSummary,
@@ -38,6 +39,9 @@ import {
 import { guardStorage } from "./storage-guard.ts";
 import { grantAccess } from "./store-access.ts";
 import type { StoreFeature } from "./store-feature.ts";
+
+/** Keys looked up per query (one parameter each, well under SQLite's bound-parameter limit). */
+const KEYS_PER_LOOKUP = 500;
 
 /** Write attempts per append when the stream moves between a rejected write and its explanation. */
 const MAX_ATTEMPTS = 5;
@@ -120,6 +124,24 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
         if (replay !== undefined) return replay;
       }
       throw new StorageError("append", `session ${sessionId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+    });
+  }
+
+  knownKeys(sessionId: string, keys: readonly LogKey[]): Promise<Set<LogKey>> {
+    return guardStorage("knownKeys", async () => {
+      checkId(sessionId, "sessionId");
+      const known = new Set<LogKey>();
+      const unique = [...new Set(keys)];
+      for (let start = 0; start < unique.length; start += KEYS_PER_LOOKUP) {
+        const rows = await this.#adapter.db
+          .selectFrom("log_keys")
+          .select("key")
+          .where("session_id", "=", sessionId)
+          .where("key", "in", unique.slice(start, start + KEYS_PER_LOOKUP))
+          .execute();
+        for (const row of rows) known.add(row.key);
+      }
+      return known;
     });
   }
 

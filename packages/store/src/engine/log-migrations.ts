@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { Dialect } from "./dialect.ts";
+import { backfillLogKeys } from "./log-keys-backfill.ts";
 import { backfillSessionNames } from "./session-name.ts";
 
 /**
@@ -103,6 +104,20 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable("sessions").addColumn("name", "text").execute();
         await db.schema.createIndex("sessions_name").on("sessions").column("name").execute();
         await backfillSessionNames(db, dialect);
+      },
+    },
+    "0014_log_keys": {
+      async up(db: Kysely<unknown>) {
+        // The ids that must stay unique over the whole log (core's log-keys.ts), so the session state need
+        // not carry them: an append writes its keys beside its events; the decider is told which a command's
+        // ids already are. Keyed like the rest by session_id first.
+        await db.schema
+          .createTable("log_keys")
+          .addColumn("session_id", "text", (c) => c.notNull())
+          .addColumn("key", "text", (c) => c.notNull())
+          .addPrimaryKeyConstraint("log_keys_pkey", ["session_id", "key"])
+          .execute();
+        await backfillLogKeys(db);
       },
     },
   };

@@ -5,6 +5,7 @@ import {
   evolve,
   type ImportedSession,
   type ImportItem,
+  logKeysOf,
   type SessionCommand,
   type SessionStarted,
   type SessionState,
@@ -24,25 +25,27 @@ export interface ImportPlan {
 }
 
 /**
- * Decides the events that bring `state` (a copy: it is folded in place) up to date with `items`: the
+ * Decides the events that bring `log` (the session's state and keys, folded in place) up to date with `items`: the
  * start when `started` is given, each revision as a supersede of the live message it replaces by the
  * source's version under a new id (see revisions.ts), then messages in turns (a message with provider usage closes its turn),
  * and each compaction boundary as one supersede of everything live before it. Every command goes through
  * the decider, so the plan is exactly what a Session would have appended, in one batch.
  */
 export function planImport(
-  state: SessionState,
+  log: { state: SessionState; keys: Set<string> },
   source: ImportedSession,
   items: readonly ImportItem[],
   counter: TokenCounter,
   started?: SessionStarted,
   revised: readonly Revision[] = [],
 ): ImportPlan {
+  const { state, keys } = log;
   const plan: ImportPlan = { events: [], times: [], viewVersion: undefined };
   const apply = (command: SessionCommand, time: string | undefined): void => {
-    for (const event of decide(state, command)) {
+    for (const event of decide(state, command, keys)) {
       if (event.type === "messages.superseded") plan.viewVersion ??= state.viewVersion;
       evolve(state, inMemory(state, event, time));
+      for (const key of logKeysOf(event)) keys.add(key);
       plan.events.push(event);
       plan.times.push(time);
     }

@@ -3,7 +3,9 @@ import {
   foldEvents,
   type ImportedSession,
   initialState,
+  keysOfEvents,
   type Message,
+  messageKey,
   type SessionStarted,
   type TokenCounter,
 } from "@palimpsest/core";
@@ -119,19 +121,21 @@ export async function importSession(
     resumed: false,
     ...(parentSessionId === undefined ? {} : { parentSessionId }),
   };
-  const state = foldEvents(initialState(sessionId), await runtime.store.readStream(sessionId));
+  const log = await runtime.store.readStream(sessionId);
+  const state = foldEvents(initialState(sessionId), log);
+  const keys = keysOfEvents(log);
   const existing = state.lastSeq > 0;
   const started: SessionStarted | undefined = existing ? undefined : startOf(source, parentSessionId, target.file);
   const encoding = (state.started ?? started)?.encoding ?? encodingForModel(source.model);
   // Items already in the log (an earlier import, or one cut short) are passed over: ids are deterministic.
   const pending = source.items.filter(
-    (item) => !state.messageSeq.has(item.kind === "message" ? item.message.id : item.summary.id),
+    (item) => !keys.has(messageKey(item.kind === "message" ? item.message.id : item.summary.id)),
   );
   const revised = target.revise === true ? revisedMessages(state, source.items) : [];
   if (pending.length === 0 && revised.length === 0) return result;
   const fromSeq = state.lastSeq;
   const counter = await precounted(await runtime.tokenCounter(encoding), pending, revised);
-  const plan = planImport(state, source, pending, counter, started, revised);
+  const plan = planImport({ state, keys }, source, pending, counter, started, revised);
   const written = await runtime.store.append(sessionId, plan.events, {
     expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
     idempotencyKey: importKey(fromSeq, started, pending, revised),

@@ -1,19 +1,23 @@
 import {
   type AppendResult,
+  BATCH_MODES,
   type CompactionFailed,
   ConcurrencyConflict,
   type CountedMessage,
   checkId,
+  commandKeys,
   type DomainEvent,
-  decide,
   decideSequence,
   type EventStore,
   foldEvents,
   IdempotencyMismatch,
   type InsertionTrim,
   initialState,
+  type KnownKeys,
+  keysOfEvents,
   type MessagesSuperseded,
   planTrim,
+  resultKey,
   type SessionCommand,
   type SessionHandedOff,
   type SessionStarted,
@@ -21,6 +25,8 @@ import {
   type SnapshotStore,
   type StoredEvent,
   type TokenCounter,
+  turnDoneKey,
+  turnKey,
   type Usage,
 } from "@palimpsest/core";
 import {
@@ -111,7 +117,7 @@ export class Session {
     options: AppendMessagesOptions = {},
   ): Promise<StoredEvent[]> {
     const command = await this.#appendCommand(input, options);
-    return this.#commit((state) => decideSequence(state, [{ type: "start", data }, command]), options.idempotencyKey);
+    return this.#commit(() => [{ type: "start", data }, command], options.idempotencyKey);
   }
 
   /** Appends messages, counting each one's tokens once with the session's tokenizer. */
@@ -147,7 +153,7 @@ export class Session {
    */
   async rewrite(request: RewriteRequest): Promise<StoredEvent[]> {
     const commands = await prepareRewrite(request, await this.#ctx.counter());
-    return this.#commit((state) => decideSequence(state, commands(state)), request.idempotencyKey);
+    return this.#commit(commands, request.idempotencyKey);
   }
 
   /** Records a failed compaction attempt; the view is untouched. */
@@ -225,24 +231,54 @@ export class Session {
     });
   }
 
+  /**
+   * Whether `turnId` is a turn an append named and nothing has completed yet (what `completeTurn` would
+   * record), asked of the log's keys: the state does not carry every turn id.
+   */
+  async isTurnOpen(turnId: string): Promise<boolean> {
+    const named = turnKey(turnId);
+    const done = turnDoneKey(turnId);
+    const known = await this.#ctx.store.knownKeys(this.id, [named, done]);
+    return known.has(named) && !known.has(done);
+  }
+
+  /** Which of `callIds` have a tool result in the log (live or since superseded), asked of the log's keys. */
+  async answeredCalls(callIds: Iterable<string>): Promise<Set<string>> {
+    const ids = [...new Set(callIds)];
+    if (ids.length === 0) return new Set();
+    const known = await this.#ctx.store.knownKeys(this.id, ids.map(resultKey));
+    return new Set(ids.filter((id) => known.has(resultKey(id))));
+  }
+
   /** Decides one command, appends and folds (see #commit). */
   async #execute(command: SessionCommand, idempotencyKey?: string): Promise<StoredEvent[]> {
-    return this.#commit((state) => decide(state, command), idempotencyKey);
+    return this.#commit(() => [command], idempotencyKey);
+  }
+
+  /** Decides `commands` on `state`, told which of their log keys the log already holds. */
+  async #decide(state: SessionState, commands: readonly SessionCommand[]): Promise<DomainEvent[]> {
+    const keys = commands.flatMap(commandKeys);
+    const known = keys.length === 0 ? new Set<string>() : await this.#ctx.store.knownKeys(this.id, keys);
+    return decideSequence(state, commands, known);
   }
 
   /**
-   * Decides (`decideOn` the current state), appends the batch in one append, and folds. A batch holding a
+   * Decides the commands `plan` gives for the current state (told which of their ids the log already
+   * holds), appends the batch in one append, and folds. A batch holding a
    * compaction is compare-and-set on the view version it was decided from; when another writer moved the
    * stream first, it re-reads and decides again. A keyed write the decider refuses, or the store refuses
    * as a mismatch, may be the retry of one already committed: then the log decides (see #replay).
    */
-  async #commit(decideOn: (state: SessionState) => DomainEvent[], idempotencyKey?: string): Promise<StoredEvent[]> {
+  async #commit(
+    plan: (state: SessionState) => readonly SessionCommand[],
+    idempotencyKey?: string,
+  ): Promise<StoredEvent[]> {
     for (let attempt = 0; ; attempt++) {
       let events: DomainEvent[];
       try {
-        events = decideOn(this.#state);
+        events = await this.#decide(this.#state, plan(this.#state));
       } catch (error) {
-        const replayed = idempotencyKey === undefined ? undefined : await this.#replay(decideOn, idempotencyKey);
+        const replayed = idempotencyKey === undefined ? undefined : await this.#replay(plan, idempotencyKey);
         if (replayed === undefined) throw error;
         return replayed;
       }
@@ -259,7 +295,7 @@ export class Session {
         // Decided on a state other than the keyed write's (this handle missed it): the log decides.
         const replayed =
           idempotencyKey !== undefined && error instanceof IdempotencyMismatch
-            ? await this.#replay(decideOn, idempotencyKey)
+            ? await this.#replay(plan, idempotencyKey)
             : undefined;
         if (replayed !== undefined) return replayed;
         const streamMoved = error instanceof ConcurrencyConflict && error.details.subject === "stream-version";
@@ -276,15 +312,18 @@ export class Session {
    * hash and returns the original result, or throws IdempotencyMismatch. Undefined when the key is unused.
    */
   async #replay(
-    decideOn: (state: SessionState) => DomainEvent[],
+    plan: (state: SessionState) => readonly SessionCommand[],
     idempotencyKey: string,
   ): Promise<StoredEvent[] | undefined> {
     const log = await this.#ctx.store.readStream(this.id);
     const first = log.find((e) => e.idempotencyKey === idempotencyKey);
     if (first === undefined) return undefined;
+    const before = log.slice(0, first.seq - 1);
     let events: DomainEvent[];
     try {
-      events = decideOn(foldEvents(initialState(this.id), log.slice(0, first.seq - 1)));
+      const state = foldEvents(initialState(this.id), before);
+      const known: KnownKeys = keysOfEvents(before);
+      events = decideSequence(state, plan(state), known);
     } catch {
       // The original was decided on that state: a command refused there is not the same content.
       throw new IdempotencyMismatch(this.id, idempotencyKey);
@@ -301,13 +340,23 @@ export class Session {
   async #applied(result: AppendResult): Promise<StoredEvent[]> {
     if (result.replayed) await this.refresh();
     else foldEvents(this.#state, result.events);
-    await this.#maybeSnapshot();
+    await this.#maybeSnapshot(result.events.some(compactsBatch));
     return result.events;
   }
 
-  async #maybeSnapshot(): Promise<void> {
-    if (this.#state.lastSeq - this.#snapshotSeq < this.#ctx.snapshotEvery) return;
+  /**
+   * Snapshots every `snapshotEvery` events, and right after a batch compaction (summary, prune,
+   * pre-compaction): the view is then at its smallest, so a resume reads the least.
+   */
+  async #maybeSnapshot(compacted: boolean): Promise<void> {
+    if (this.#state.lastSeq === this.#snapshotSeq) return;
+    if (!compacted && this.#state.lastSeq - this.#snapshotSeq < this.#ctx.snapshotEvery) return;
     this.#snapshotSeq = this.#state.lastSeq;
     await saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError);
   }
+}
+
+/** Whether a committed event is a batch compaction (one that shrinks the view's head). */
+function compactsBatch(event: StoredEvent): boolean {
+  return event.type === "messages.superseded" && BATCH_MODES.has(event.data.mode);
 }

@@ -115,6 +115,11 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
       `SELECT ${p.add(batch.sessionId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
       `${p.add(batch.contentHash, "text")}, claimed.version - ${count} + 1, claimed.version FROM claimed)`
     : "";
+  // Every batch writes its keys (an empty array when it adds none), so the text depends on the shape alone.
+  const logKeys =
+    ", logged AS (INSERT INTO log_keys (session_id, key) " +
+    `SELECT ${p.add(batch.sessionId, "text")}, k FROM claimed, unnest(${p.add(batch.keys, "text[]")}) AS k ` +
+    "ON CONFLICT DO NOTHING)";
   const notify =
     `, notified AS (SELECT pg_notify('${CHANGES_CHANNEL}', claimed.version || ' ' || ` +
     `${p.add(sessionRef(batch.sessionId), "text")}) FROM claimed)`;
@@ -162,7 +167,7 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
       `AS v(event_id, type, schema_version, data, occurred_at, ${keyed ? "content_hash, " : ""}ord)`;
   }
   return (
-    `WITH claimed AS (${claim})${recordKey}${notify} INSERT INTO events (${INSERT_COLUMNS}) ` +
+    `WITH claimed AS (${claim})${recordKey}${logKeys}${notify} INSERT INTO events (${INSERT_COLUMNS}) ` +
     `${select} FROM claimed, notified, ${source} ORDER BY v.ord RETURNING position, seq`
   );
 }

@@ -99,6 +99,11 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       const last = Number(prepare(`insert events ${rows}`, () => insertSql(rows)).run(values).lastInsertRowid);
       for (let r = rows - 1; r >= 0; r--) positions.push(last - r);
     }
+    if (batch.keys.length > 0) {
+      prepare(
+        "INSERT INTO log_keys (session_id, key) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
+      ).run(batch.sessionId, JSON.stringify(batch.keys));
+    }
     return { version, positions };
   });
   return {

@@ -1,0 +1,110 @@
+import { compactionKey, type DomainEvent, messageKey, resultKey, turnDoneKey, turnKey } from "@palimpsest/core";
+import { describe, expect, it } from "vitest";
+import { type ContractContext, newSessionId, started, userMessage } from "./fixtures.ts";
+
+/** An assistant message calling `callId`, and its result, in turn `turnId`. */
+function exchange(id: string, callId: string, turnId: string): DomainEvent[] {
+  return [
+    {
+      type: "message.appended",
+      data: {
+        message: { id, role: "assistant", content: [], toolCalls: [{ id: callId, name: "ls", arguments: "{}" }] },
+        tokens: 5,
+        turnId,
+      },
+    },
+    {
+      type: "message.appended",
+      data: {
+        message: { id: `${id}-result`, role: "tool", toolCallId: callId, content: [{ type: "text", text: "a" }] },
+        tokens: 1,
+        turnId,
+      },
+    },
+  ];
+}
+
+/** A summary of `targets` under `compactionId`, placing `summaryId`. */
+function summary(compactionId: string, targets: string[], summaryId: string, viewVersion: number): DomainEvent {
+  return {
+    type: "messages.superseded",
+    data: {
+      compactionId,
+      targets,
+      replacements: [
+        {
+          kind: "summary",
+          message: { id: summaryId, role: "user", content: [{ type: "text", text: "s" }] },
+          tokens: 1,
+        },
+      ],
+      mode: "summary",
+      basis: { viewVersion },
+      producer: { policy: "contract" },
+      stats: { tokensBefore: 0, tokensAfter: 0 },
+      trigger: "auto",
+    },
+  };
+}
+
+/** The log keys every append writes beside its events: what `knownKeys` answers, on every backend. */
+export function logKeysContract(ctx: ContractContext): void {
+  describe("log keys", () => {
+    it("knows every id the log ever held, superseded or not, and nothing else", async () => {
+      const sid = newSessionId("keys");
+      const store = ctx.store();
+      await store.append(sid, [started(), userMessage("u1", "hi"), ...exchange("a1", "c1", "t1")], {
+        expectedVersion: "no-stream",
+      });
+      await store.append(sid, [summary("k1", ["u1", "a1", "a1-result"], "s1", 0)], {
+        expectedVersion: 4,
+        viewVersion: { expected: 0 },
+      });
+      await store.append(sid, [{ type: "turn.completed", data: { turnId: "t1" } }], { expectedVersion: 5 });
+      const asked = [
+        messageKey("u1"),
+        messageKey("a1"),
+        messageKey("a1-result"),
+        messageKey("s1"),
+        resultKey("c1"),
+        compactionKey("k1"),
+        turnKey("t1"),
+        turnDoneKey("t1"),
+      ];
+      const unknown = [messageKey("u2"), resultKey("a1"), compactionKey("s1"), turnKey("t2"), turnDoneKey("t2")];
+      expect(await store.knownKeys(sid, [...asked, ...unknown])).toEqual(new Set(asked));
+      expect(await store.knownKeys(newSessionId("other"), asked)).toEqual(new Set());
+      expect(await store.knownKeys(sid, [])).toEqual(new Set());
+    });
+
+    it("a refused append writes no key; a batch of more keys than one lookup takes is answered whole", async () => {
+      const sid = newSessionId("keys-many");
+      const store = ctx.store();
+      await store.append(sid, [started()], { expectedVersion: "no-stream" });
+      await expect(store.append(sid, [userMessage("late", "x")], { expectedVersion: 7 })).rejects.toMatchObject({
+        code: "CONCURRENCY_CONFLICT",
+      });
+      expect(await store.knownKeys(sid, [messageKey("late")])).toEqual(new Set());
+      const ids = Array.from({ length: 1_200 }, (_, i) => `m${i}`);
+      await store.append(
+        sid,
+        ids.map((id) => userMessage(id, id)),
+        { expectedVersion: 1 },
+      );
+      const asked = [...ids, "m-none", "m1200"].map(messageKey);
+      const known = await store.knownKeys(sid, asked);
+      expect(known.size).toBe(1_200);
+      expect(known.has(messageKey("m1199"))).toBe(true);
+      expect(known.has(messageKey("m1200"))).toBe(false);
+    });
+
+    it("an erasure drops the session's keys with its content", async () => {
+      const sid = newSessionId("keys-erased");
+      const store = ctx.store();
+      await store.append(sid, [started(), userMessage("gone", "secret")], { expectedVersion: "no-stream" });
+      expect((await store.knownKeys(sid, [messageKey("gone")])).size).toBe(1);
+      await store.erase(sid);
+      expect(await store.knownKeys(sid, [messageKey("gone")])).toEqual(new Set());
+    });
+  });
+}
