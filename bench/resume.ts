@@ -1,6 +1,7 @@
 /**
- * Resume: loading a session's state with loadSession, by full replay and from a snapshot saved near
- * the end, for sessions of 1k, 10k and 100k messages with a summary compaction every tenth.
+ * Resume: loading a session's state with loadSession, by full replay and from the snapshot the runtime
+ * saves right after a compaction, for sessions of 1k, 10k and 100k messages with a summary compaction
+ * every tenth and 50 more messages after the last one.
  */
 import { createRequire } from "node:module";
 import { loadSession, openEventStore } from "@palimpsest/store";
@@ -22,8 +23,6 @@ export interface ResumeResult {
   replayedAfterSnapshot: number;
   /** Size of the snapshot's JSON state. */
   snapshotBytes: number;
-  /** Of which the sets of every id the log ever held (message ids, answered calls, compaction and turn ids). */
-  idSetBytes: number;
   /** Of which the live view at the snapshot's point. */
   liveBytes: number;
   /** A raw read (the driver, no store) of the rows holding the loaded state's live messages, JSON parsed. */
@@ -73,17 +72,13 @@ async function rawRowsReader(
   };
 }
 
-/** Bytes of the snapshot's id sets and of its live view. */
-function snapshotParts(text: string): { idSetBytes: number; liveBytes: number } {
+/** Bytes of the snapshot's live view. */
+function liveBytesOf(text: string): number {
   const raw = JSON.parse(text) as Record<string, unknown>;
-  const size = (key: string) => JSON.stringify(raw[key] ?? null).length;
-  return {
-    idSetBytes: size("messageSeq") + size("answeredCalls") + size("compactionIds") + size("turnIds"),
-    liveBytes: size("live"),
-  };
+  return JSON.stringify(raw.live ?? null).length;
 }
 
-/** Messages appended after the snapshot, so a snapshot load still replays a short tail. */
+/** Messages appended after the last compaction (and its snapshot), so a snapshot load replays a short tail. */
 const TAIL = 50;
 
 /** Builds one session per size and times both kinds of load, alternating, after a warmup. */
@@ -100,7 +95,13 @@ export async function runResumeBench(
     for (const messages of sizes) {
       const sessionId = `resume-${messages}`;
       progress(`resume ${engine}: building ${messages.toLocaleString("en-US")} messages`);
-      await buildSession(store, sessionId, { messages, compact: true, snapshotAt: messages - TAIL, batch: 500 });
+      await buildSession(store, sessionId, {
+        messages,
+        compact: true,
+        snapshotAfterCompactions: true,
+        tail: TAIL,
+        batch: 500,
+      });
       const reps = messages >= 100_000 ? 3 : messages >= 10_000 ? 5 : 9;
       const replay: number[] = [];
       const snapshot: number[] = [];
@@ -126,7 +127,7 @@ export async function runResumeBench(
         snapshotMs: median(snapshot),
         replayedAfterSnapshot,
         snapshotBytes: Buffer.byteLength(snapshotText),
-        ...snapshotParts(snapshotText),
+        liveBytes: liveBytesOf(snapshotText),
         rawLiveMs: median(rawLive),
       });
       progress(

@@ -61,8 +61,10 @@ export interface BuildOptions {
   messages: number;
   /** Summarize the messages of each completed tenth of the session (all but its last cycle). */
   compact: boolean;
-  /** Save a snapshot once this many messages are in (the rest is replayed on top of it). */
-  snapshotAt?: number;
+  /** Save a snapshot right after each compaction, as the runtime does (the tail is replayed on top of it). */
+  snapshotAfterCompactions?: boolean;
+  /** Messages appended after the last cycle, with no compaction (default none). */
+  tail?: number;
   batch?: number;
 }
 
@@ -72,7 +74,7 @@ export async function buildSession(
   sessionId: string,
   options: BuildOptions,
 ): Promise<void> {
-  const { messages, compact, snapshotAt, batch = 500 } = options;
+  const { messages, compact, snapshotAfterCompactions = false, tail = 0, batch = 500 } = options;
   const tenth = Math.max(8, Math.floor(messages / 40) * 4);
   let version = (await store.append(sessionId, [STARTED], { expectedVersion: "no-stream" })).nextExpectedVersion;
   let viewVersion = 0;
@@ -83,14 +85,17 @@ export async function buildSession(
     });
     version = result.nextExpectedVersion;
   };
-  for (let i = 0; i < messages; ) {
-    const stops = [messages, i + batch, compact ? (Math.floor(i / tenth) + 1) * tenth : messages];
-    if (snapshotAt !== undefined && snapshotAt > i) stops.push(snapshotAt);
+  const total = messages + tail;
+  for (let i = 0; i < total; ) {
+    const stops = [total, i + batch];
+    if (compact && i < messages) stops.push((Math.floor(i / tenth) + 1) * tenth);
     const next = Math.min(...stops);
     await append(messageEvents(i, next));
     i = next;
-    if (compact && i % tenth === 0) await append([summaryEvent(i - tenth, i - 4, viewVersion)], viewVersion++);
-    if (i === snapshotAt) await saveSnapshot(store, (await loadSession(store, sessionId, false)).state);
+    if (compact && i <= messages && i % tenth === 0) {
+      await append([summaryEvent(i - tenth, i - 4, viewVersion)], viewVersion++);
+      if (snapshotAfterCompactions) await saveSnapshot(store, (await loadSession(store, sessionId, false)).state);
+    }
   }
 }
 

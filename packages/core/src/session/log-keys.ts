@@ -77,12 +77,13 @@ export function commandKeys(command: SessionCommand): LogKey[] {
   };
   switch (command.type) {
     case "append-messages":
-      for (const { message } of command.messages ?? []) {
+      for (const entry of Array.isArray(command.messages) ? command.messages : []) {
+        const message = entry?.message;
         text(message?.id, messageKey);
         if (message?.role === "tool") text(message.toolCallId, resultKey);
         for (const call of Array.isArray(message?.toolCalls) ? message.toolCalls : []) text(call?.id, resultKey);
       }
-      for (const trim of command.trims ?? []) text(trim?.stub?.message?.id, messageKey);
+      for (const trim of Array.isArray(command.trims) ? command.trims : []) text(trim?.stub?.message?.id, messageKey);
       break;
     case "supersede":
       text(command.data?.compactionId, compactionKey);
