@@ -59,9 +59,13 @@ export function idempotencyValidationContract(ctx: ContractContext): void {
       const bad = { type: "message.appended", data: { message: { id: "m", role: "robot", content: [] }, tokens: -1 } };
       const attempt = store.append(sid, [started(), bad as never], { expectedVersion: "no-stream" });
       await expect(attempt).rejects.toBeInstanceOf(ValidationError);
-      await expect(attempt).rejects.toMatchObject({ code: "VALIDATION" });
+      // The path names the event in the batch and the field inside it.
+      await expect(attempt).rejects.toMatchObject({
+        code: "VALIDATION",
+        details: { path: expect.stringMatching(/^events\[1\]\.message\./) },
+      });
       const unknown = store.append(sid, [{ type: "no.such.event", data: {} } as never], { expectedVersion: "any" });
-      await expect(unknown).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(unknown).rejects.toMatchObject({ code: "VALIDATION", details: { path: "events[0].type" } });
       await expect(store.append(sid, [], { expectedVersion: "any" })).rejects.toMatchObject({ code: "VALIDATION" });
       expect(await store.readStream(sid)).toEqual([]);
       expect(await store.getSession(sid)).toBeUndefined();

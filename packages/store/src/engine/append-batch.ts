@@ -69,8 +69,13 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
     try {
       valid = validateEvent(event);
     } catch (error) {
-      if (error instanceof ValidationError)
-        throw new ValidationError(`event ${i}: ${error.message}`, error.details.issues, { cause: error });
+      if (error instanceof ValidationError) {
+        const inner = error.details.path;
+        throw new ValidationError(`event ${i}: ${error.message}`, error.details.issues, {
+          cause: error,
+          path: inner === undefined ? `events[${i}]` : `events[${i}].${inner}`,
+        });
+      }
       throw error;
     }
     const data = JSON.stringify(valid.data);
