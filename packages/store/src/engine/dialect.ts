@@ -29,6 +29,11 @@ export interface Dialect {
    * and their constraints), then the engine's key (and on PostgreSQL `transaction_id` and the position index).
    */
   createEventsTable(db: Kysely<unknown>, columns: (table: EventsTableBuilder) => EventsTableBuilder): Promise<void>;
+  /**
+   * A table whose rows are their primary key alone, stored as that key (SQLite: `WITHOUT ROWID`, one
+   * B-tree instead of a table and its key's index; PostgreSQL has no such table kind: unchanged).
+   */
+  keyOnly<T extends string>(table: CreateTableBuilder<T, string>): CreateTableBuilder<T, string>;
   /** Migration 0006: the index global readers page by, where the engine needs one. */
   createGlobalOrderIndex(db: Kysely<unknown>): Promise<void>;
   /** The placeholder of the `index`th (1-based) parameter of hand-written SQL, typed `pgType` where the engine needs it. */

@@ -111,11 +111,14 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
         // The ids that must stay unique over the whole log (core's log-keys.ts), so the session state need
         // not carry them: an append writes its keys beside its events; the decider is told which a command's
         // ids already are. Keyed like the rest by session_id first.
-        await db.schema
-          .createTable("log_keys")
-          .addColumn("session_id", "text", (c) => c.notNull())
-          .addColumn("key", "text", (c) => c.notNull())
-          .addPrimaryKeyConstraint("log_keys_pkey", ["session_id", "key"])
+        await dialect
+          .keyOnly(
+            db.schema
+              .createTable("log_keys")
+              .addColumn("session_id", "text", (c) => c.notNull())
+              .addColumn("key", "text", (c) => c.notNull())
+              .addPrimaryKeyConstraint("log_keys_pkey", ["session_id", "key"]),
+          )
           .execute();
         await backfillLogKeys(db);
       },

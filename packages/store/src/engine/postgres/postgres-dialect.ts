@@ -23,6 +23,7 @@ export const postgresDialect: Dialect = {
     await events.execute();
     await db.schema.createIndex("events_position").on("events").column("position").execute();
   },
+  keyOnly: (table) => table,
   async createGlobalOrderIndex(db) {
     // Global readers page by (transaction_id, position); see postgres-global-log.ts.
     await db.schema.createIndex("events_global_order").on("events").columns(["transaction_id", "position"]).execute();

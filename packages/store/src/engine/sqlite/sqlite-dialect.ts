@@ -18,6 +18,7 @@ export const sqliteDialect: Dialect = {
     ).addUniqueConstraint("events_session_seq", ["session_id", "seq"]);
     await events.execute();
   },
+  keyOnly: (table) => table.modifyEnd(sql`without rowid`),
   // Global readers page by position, the primary key.
   async createGlobalOrderIndex() {},
   placeholder: () => "?",
