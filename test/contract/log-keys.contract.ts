@@ -98,6 +98,32 @@ export function logKeysContract(ctx: ContractContext): void {
       expect(known.has(messageKey("m1200"))).toBe(false);
     });
 
+    it("an append whose fresh keys the log holds writes nothing and names them; one whose keys are new commits", async () => {
+      const sid = newSessionId("keys-fresh");
+      const store = ctx.store();
+      await store.append(sid, [started(), userMessage("u1", "hi")], {
+        expectedVersion: "no-stream",
+        freshKeys: [messageKey("u1")], // a new session holds no keys
+      });
+      for (const expectedVersion of [2, "any"] as const) {
+        const taken = store.append(sid, [userMessage("u1", "again")], {
+          expectedVersion,
+          freshKeys: [messageKey("u1"), messageKey("u9")],
+        });
+        await expect(taken).rejects.toMatchObject({
+          code: "INVARIANT_VIOLATED",
+          details: { rule: "log-key-taken", sessionId: sid, ids: [messageKey("u1")] },
+        });
+      }
+      expect(await store.readStream(sid)).toHaveLength(2);
+      // A stream that moved is reported first: the caller must read again before anything else.
+      await expect(
+        store.append(sid, [userMessage("u1", "x")], { expectedVersion: 1, freshKeys: [messageKey("u1")] }),
+      ).rejects.toMatchObject({ code: "CONCURRENCY_CONFLICT" });
+      await store.append(sid, [userMessage("u2", "new")], { expectedVersion: 2, freshKeys: [messageKey("u2")] });
+      expect(await store.readStream(sid)).toHaveLength(3);
+    });
+
     it("an erasure drops the session's keys with its content", async () => {
       const sid = newSessionId("keys-erased");
       const store = ctx.store();

@@ -85,6 +85,7 @@ export type InvariantRule =
   | "micro-absorbs-user-message"
   | "supersede-absorbs-last-exchange"
   | "unknown-turn"
+  | "log-key-taken"
   | "handoff-open"
   | "handoff-completing";
 

@@ -16,6 +16,12 @@ export interface AppendOptions {
    * while the view version is `expected`, and sets it to `expected + 1`. Used by supersede commits.
    */
   viewVersion?: { expected: number };
+  /**
+   * Log keys (see log-keys.ts) the session's log must not hold yet, checked under the per-session lock:
+   * when one is held, nothing is written and the append throws InvariantViolation `log-key-taken` naming
+   * them. What lets the runtime decide on its state alone and leave uniqueness over the history to the log.
+   */
+  freshKeys?: readonly LogKey[];
   metadata?: EventMetadata;
   tenantId?: string;
   /**

@@ -59,6 +59,30 @@ export function logKeysOf(event: Pick<DomainEvent, "type" | "data">): LogKey[] {
   return keys;
 }
 
+/**
+ * The keys a decided batch needs the log not to hold yet, for the store to check under the session's lock
+ * (AppendOptions.freshKeys): each message id it appends or places, each call an appended assistant
+ * message opens (no result of it may be in the log), its compaction ids and the turns it completes: the
+ * keys whose presence makes the decider refuse. A result answering a waiting call is accepted whatever the
+ * log holds (a call a retraction reopened is answered again), so it is not among them. A decision made
+ * without the log's keys is right exactly when none of these is taken.
+ */
+export function freshKeysOf(events: Iterable<Pick<DomainEvent, "type" | "data">>): LogKey[] {
+  const keys = new Set<LogKey>();
+  for (const event of events) {
+    const e = event as DomainEvent;
+    if (e.type === "message.appended") {
+      const { message } = e.data;
+      keys.add(messageKey(message.id));
+      for (const call of message.toolCalls ?? []) keys.add(resultKey(call.id));
+    } else if (e.type === "messages.superseded") {
+      keys.add(compactionKey(e.data.compactionId));
+      for (const r of e.data.replacements) keys.add(messageKey(r.message.id));
+    } else if (e.type === "turn.completed") keys.add(turnDoneKey(e.data.turnId));
+  }
+  return [...keys];
+}
+
 /** Every key a run of events adds, in one set (the known keys of an in-memory log). */
 export function keysOfEvents(events: Iterable<Pick<DomainEvent, "type" | "data">>): Set<LogKey> {
   const keys = new Set<LogKey>();

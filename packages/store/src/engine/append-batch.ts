@@ -48,6 +48,8 @@ export interface PreparedBatch {
   events: PreparedEvent[];
   /** The log keys the batch's events add (core's logKeysOf), written beside them; ones already there are kept. */
   keys: string[];
+  /** Keys the session's log must not hold for the batch to apply (AppendOptions.freshKeys). */
+  freshKeys: readonly string[];
 }
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
@@ -103,6 +105,7 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
     viewSteps: Math.max(1, prepared.filter((e) => e.event.type === "messages.superseded").length),
     events: prepared,
     keys: [...keysOfEvents(prepared.map((e) => e.event))],
+    freshKeys: options.freshKeys ?? [],
   };
 }
 

@@ -12,17 +12,22 @@ import type { StoreDatabase } from "./database-schema.ts";
 /** Reads seqs `fromSeq..toSeq` of one session (the store's readStream). */
 type ReadRange = (sessionId: string, fromSeq: number, toSeq: number) => Promise<StoredEvent[]>;
 
+/** Which of the keys one session's log holds (the store's knownKeys). */
+type KnownKeys = (sessionId: string, keys: readonly string[]) => Promise<Set<string>>;
+
 /**
  * Finds out why a batch was not written, in the port's order of precedence: an erased session
  * (InvariantViolation `session-erased`: its writes are refused, retries included), a used idempotency key
  * (returns the original result, or throws IdempotencyMismatch), then the stream version, then the view
- * version (ConcurrencyConflict with the actual value). Undefined when nothing stands in the way any
- * more: the stream moved between the write and this check, and the caller may try again.
+ * version (ConcurrencyConflict with the actual value), then the fresh keys (InvariantViolation
+ * `log-key-taken` naming the ones the log holds). Undefined when nothing stands in the way any more: the
+ * stream moved between the write and this check, and the caller may try again.
  */
 export async function explainRejection(
   db: Kysely<StoreDatabase>,
   batch: PreparedBatch,
   readRange: ReadRange,
+  knownKeys: KnownKeys,
 ): Promise<AppendResult | undefined> {
   const { sessionId, idempotencyKey } = batch;
   const erased = await db
@@ -62,6 +67,13 @@ export async function explainRejection(
   const view = session?.view_version ?? 0;
   if (batch.expectedViewVersion !== undefined && view !== batch.expectedViewVersion) {
     throw new ConcurrencyConflict(sessionId, "view-version", batch.expectedViewVersion, view);
+  }
+  if (batch.freshKeys.length > 0 && session !== undefined) {
+    const taken = await knownKeys(sessionId, batch.freshKeys);
+    if (taken.size > 0) {
+      const ids = [...taken];
+      throw new InvariantViolation("log-key-taken", `the log already holds ${ids.join(", ")}`, { sessionId, ids });
+    }
   }
   return undefined;
 }

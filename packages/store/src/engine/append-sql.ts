@@ -8,16 +8,16 @@ import type { Dialect } from "./dialect.ts";
  */
 export class SqlParams {
   readonly values: unknown[] = [];
-  readonly #dialect: Dialect;
+  readonly dialect: Dialect;
 
   constructor(dialect: Dialect) {
-    this.#dialect = dialect;
+    this.dialect = dialect;
   }
 
   /** Adds a parameter; returns its placeholder in the dialect (`?` on SQLite, `$n::type` on PostgreSQL). */
   add(value: unknown, pgType: string): string {
     this.values.push(value);
-    return this.#dialect.placeholder(this.values.length, pgType);
+    return this.dialect.placeholder(this.values.length, pgType);
   }
 }
 
@@ -25,7 +25,8 @@ export class SqlParams {
  * The statement that claims the batch's versions on the sessions row, returning the new version, or no
  * row when the expected version or view version does not hold. The row lock it takes (insert-or-update
  * or update) is the per-session lock. An erased session (erased_at set) never matches: it takes no more
- * events. The insert writes the session's name (batch.name); an update never touches it. Undefined when
+ * events. The insert writes the session's name (batch.name); an update never touches it. An existing
+ * session also needs none of the batch's fresh keys in its log (a new one has no keys). Undefined when
  * the batch can never apply (a new stream has view 0).
  */
 export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | undefined {
@@ -37,6 +38,11 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
     `${p.add(batch.sessionId, "text")}, ${p.add(count, "int")}, ${p.add(view === undefined ? 0 : view + 1, "int")}, ` +
     `${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.tenantId, "text")}, ` +
     `${p.add(batch.name, "text")})`;
+  const freshKeys = () =>
+    batch.freshKeys.length === 0
+      ? ""
+      : " AND NOT EXISTS (SELECT 1 FROM log_keys WHERE log_keys.session_id = sessions.session_id AND " +
+        `${p.dialect.inTextList("log_keys.key", batch.freshKeys, (value, pgType) => p.add(value, pgType))})`;
   const set = () =>
     `SET version = sessions.version + ${p.add(count, "int")}, updated_at = ${p.add(batch.recordedAt, "timestamptz")}` +
     (view === undefined ? "" : `, view_version = ${p.add(view + batch.viewSteps, "int")}`);
@@ -47,13 +53,13 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
   if (expected === "any" && (view === undefined || view === 0)) {
     const insert = newRow();
     const update = `ON CONFLICT (session_id) DO UPDATE ${set()}`;
-    const where = ` WHERE sessions.erased_at IS NULL${view === undefined ? "" : ` AND sessions.view_version = ${p.add(view, "int")}`}`;
+    const where = ` WHERE sessions.erased_at IS NULL${view === undefined ? "" : ` AND sessions.view_version = ${p.add(view, "int")}`}${freshKeys()}`;
     return `${insert} ${update}${where} RETURNING version`;
   }
   const update = `UPDATE sessions ${set()} WHERE session_id = ${p.add(batch.sessionId, "text")} AND erased_at IS NULL`;
   const version = expected === "any" ? "" : ` AND version = ${p.add(expected, "int")}`;
   const viewCheck = view === undefined ? "" : ` AND view_version = ${p.add(view, "int")}`;
-  return `${update}${version}${viewCheck} RETURNING version`;
+  return `${update}${version}${viewCheck}${freshKeys()} RETURNING version`;
 }
 
 /** The events columns an append writes, in insert order. */

@@ -38,6 +38,11 @@ export interface Dialect {
   createGlobalOrderIndex(db: Kysely<unknown>): Promise<void>;
   /** The placeholder of the `index`th (1-based) parameter of hand-written SQL, typed `pgType` where the engine needs it. */
   placeholder(index: number, pgType: string): string;
+  /**
+   * Hand-written SQL's test that `column` is one of `values`, bound as one parameter (`add` binds it and
+   * returns its placeholder): PostgreSQL `= ANY($n::text[])`, SQLite `IN (SELECT value FROM json_each(?))`.
+   */
+  inTextList(column: string, values: readonly string[], add: (value: unknown, pgType: string) => string): string;
   /** A SELECT that locks the rows it reads until the transaction ends (the first read of a LockedWrite). */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** A queue claim's row choice: locked, skipping rows other claimers hold, where the engine can. */

@@ -118,8 +118,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const written = await this.#adapter.writeBatch(batch);
         if (written !== undefined) return this.#committed(batch, written);
-        const replay = await explainRejection(this.#adapter.db, batch, (id, fromSeq, toSeq) =>
-          this.readStream(id, { fromSeq, toSeq }),
+        const replay = await explainRejection(
+          this.#adapter.db,
+          batch,
+          (id, fromSeq, toSeq) => this.readStream(id, { fromSeq, toSeq }),
+          (id, keys) => this.knownKeys(id, keys),
         );
         if (replay !== undefined) return replay;
       }

@@ -10,12 +10,15 @@ import {
   decideSequence,
   type EventStore,
   foldEvents,
+  freshKeysOf,
   IdempotencyMismatch,
   type InsertionTrim,
+  InvariantViolation,
   initialState,
   type KnownKeys,
   keysOfEvents,
   type MessagesSuperseded,
+  NO_KEYS,
   planTrim,
   resultKey,
   type SessionCommand,
@@ -255,10 +258,14 @@ export class Session {
     return this.#commit(() => [command], idempotencyKey);
   }
 
-  /** Decides `commands` on `state`, told which of their log keys the log already holds. */
-  async #decide(state: SessionState, commands: readonly SessionCommand[]): Promise<DomainEvent[]> {
-    const keys = commands.flatMap(commandKeys);
-    const known = keys.length === 0 ? new Set<string>() : await this.#ctx.store.knownKeys(this.id, keys);
+  /**
+   * Decides `commands` on `state`: with `askKeys`, told which of their log keys the log already holds;
+   * without, on the state alone (every id the view does not hold taken as new, which the append's fresh
+   * keys then make the store check).
+   */
+  async #decide(state: SessionState, commands: readonly SessionCommand[], askKeys: boolean): Promise<DomainEvent[]> {
+    const keys = askKeys ? commands.flatMap(commandKeys) : [];
+    const known = keys.length === 0 ? NO_KEYS : await this.#ctx.store.knownKeys(this.id, keys);
     return decideSequence(state, commands, known);
   }
 
@@ -273,11 +280,19 @@ export class Session {
     plan: (state: SessionState) => readonly SessionCommand[],
     idempotencyKey?: string,
   ): Promise<StoredEvent[]> {
+    // First decided on the state alone: the append's fresh keys leave uniqueness over the history to the
+    // log, in the same round trip. A refusal (by the decider, or a key the log holds) asks the log's keys
+    // and decides again, so it names the rule a decider knowing the whole history names.
+    let askKeys = false;
     for (let attempt = 0; ; attempt++) {
       let events: DomainEvent[];
       try {
-        events = await this.#decide(this.#state, plan(this.#state));
+        events = await this.#decide(this.#state, plan(this.#state), askKeys);
       } catch (error) {
+        if (!askKeys && historyMayExplain(error)) {
+          askKeys = true;
+          continue;
+        }
         const replayed = idempotencyKey === undefined ? undefined : await this.#replay(plan, idempotencyKey);
         if (replayed === undefined) throw error;
         return replayed;
@@ -289,6 +304,7 @@ export class Session {
           expectedVersion: this.#state.lastSeq === 0 ? "no-stream" : this.#state.lastSeq,
           ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
           ...(viewVersion === undefined ? {} : { viewVersion: { expected: viewVersion } }),
+          freshKeys: freshKeysOf(events),
         });
         return await this.#applied(result);
       } catch (error) {
@@ -298,6 +314,10 @@ export class Session {
             ? await this.#replay(plan, idempotencyKey)
             : undefined;
         if (replayed !== undefined) return replayed;
+        if (!askKeys && error instanceof InvariantViolation && error.details.rule === "log-key-taken") {
+          askKeys = true;
+          continue;
+        }
         const streamMoved = error instanceof ConcurrencyConflict && error.details.subject === "stream-version";
         if (!streamMoved || attempt >= MAX_RETRIES) throw error;
         await this.refresh();
@@ -359,4 +379,13 @@ export class Session {
 /** Whether a committed event is a batch compaction (one that shrinks the view's head). */
 function compactsBatch(event: StoredEvent): boolean {
   return event.type === "messages.superseded" && BATCH_MODES.has(event.data.mode);
+}
+
+/**
+ * Whether a refusal of a decision made on the state alone is decided again with the log's keys: every
+ * invariant refusal is (a result of a call answered long ago, a turn completed before, or which of two
+ * broken rules comes first may depend on the history), so it is the one a decider knowing all of it gives.
+ */
+function historyMayExplain(error: unknown): boolean {
+  return error instanceof InvariantViolation;
 }

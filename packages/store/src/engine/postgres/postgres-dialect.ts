@@ -29,6 +29,7 @@ export const postgresDialect: Dialect = {
     await db.schema.createIndex("events_global_order").on("events").columns(["transaction_id", "position"]).execute();
   },
   placeholder: (index, pgType) => `$${index}::${pgType}`,
+  inTextList: (column, values, add) => `${column} = ANY(${add(values, "text[]")})`,
   lockRows: (query) => query.forUpdate(),
   claimSkipLocked: (query) => query.forUpdate().skipLocked(),
   nowMs: () => sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`,

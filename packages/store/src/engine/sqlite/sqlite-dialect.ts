@@ -22,6 +22,8 @@ export const sqliteDialect: Dialect = {
   // Global readers page by position, the primary key.
   async createGlobalOrderIndex() {},
   placeholder: () => "?",
+  inTextList: (column, values, add) =>
+    `${column} IN (SELECT value FROM json_each(${add(JSON.stringify(values), "text")}))`,
   // The write statement or BEGIN IMMEDIATE holds the database's write lock from before it reads.
   lockRows: (query) => query,
   claimSkipLocked: (query) => query,
