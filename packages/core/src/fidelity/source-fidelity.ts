@@ -1,0 +1,49 @@
+import type { ImportedSession } from "../importers/types.ts";
+import type { Message } from "../messages/message.ts";
+import { FidelityAccumulator } from "./fidelity-accumulator.ts";
+import type { CompactionFidelity, FidelitySummary } from "./fidelity-figures.ts";
+import { type FidelityEntry, FidelityTracker } from "./fidelity-tracker.ts";
+
+/** One of the source's own compactions (Claude Code's), by the request index it came before. */
+export interface SourceCompactionFidelity extends CompactionFidelity {
+  requestIndex: number;
+  trigger: "auto" | "manual";
+}
+
+/** The fidelity of a transcript's own compactions and the prompts it actually sent. */
+export interface SourceFidelity {
+  summary: FidelitySummary;
+  compactions: SourceCompactionFidelity[];
+}
+
+/**
+ * The fidelity of what the source agent itself did: each request's prompt is every message since its last
+ * compaction, behind that compaction's summary (Claude Code drops the whole history and keeps its summary);
+ * each compaction is measured on what it dropped. `tokens` sizes a message (the summary and the removed
+ * messages alike). A transcript without compactions has recall 1 throughout.
+ */
+export function sourceFidelity(session: ImportedSession, tokens: (message: Message) => number): SourceFidelity {
+  const tracker = new FidelityTracker();
+  const accumulator = new FidelityAccumulator();
+  const compactions: SourceCompactionFidelity[] = [];
+  let prompt: FidelityEntry[] = [];
+  let requests = 0;
+  for (const item of session.items) {
+    if (item.kind === "compaction") {
+      prompt = [{ message: item.summary, tokens: tokens(item.summary), placedBy: "source-compaction" }];
+      const measured = tracker.compaction(prompt);
+      accumulator.recordCompaction(measured);
+      compactions.push({ ...measured, requestIndex: requests, trigger: item.trigger });
+      continue;
+    }
+    if (item.message.role === "assistant") {
+      accumulator.recordRequest(tracker.request(prompt));
+      requests += 1;
+    }
+    const entry = { message: item.message, tokens: tokens(item.message) };
+    prompt.push(entry);
+    tracker.append(entry);
+  }
+  accumulator.recordHeld(tracker.held());
+  return { summary: accumulator.summary(), compactions };
+}
