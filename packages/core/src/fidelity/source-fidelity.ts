@@ -1,7 +1,8 @@
 import type { ImportedSession } from "../importers/types.ts";
 import type { Message } from "../messages/message.ts";
 import { FidelityAccumulator } from "./fidelity-accumulator.ts";
-import type { CompactionFidelity, FidelitySummary } from "./fidelity-figures.ts";
+import type { CompactionFidelity, FidelitySummary, RequestRecall } from "./fidelity-figures.ts";
+import type { PerKind } from "./fidelity-kinds.ts";
 import { type FidelityEntry, FidelityTracker } from "./fidelity-tracker.ts";
 
 /** One of the source's own compactions (Claude Code's), by the request index it came before. */
@@ -14,6 +15,10 @@ export interface SourceCompactionFidelity extends CompactionFidelity {
 export interface SourceFidelity {
   summary: FidelitySummary;
   compactions: SourceCompactionFidelity[];
+  /** Each request's recall, in order (to pool several sessions with a FidelityAccumulator). */
+  recalls: RequestRecall[];
+  /** Distinct items the session held by its end. */
+  held: PerKind<number>;
 }
 
 /**
@@ -26,24 +31,26 @@ export function sourceFidelity(session: ImportedSession, tokens: (message: Messa
   const tracker = new FidelityTracker();
   const accumulator = new FidelityAccumulator();
   const compactions: SourceCompactionFidelity[] = [];
+  const recalls: RequestRecall[] = [];
   let prompt: FidelityEntry[] = [];
-  let requests = 0;
   for (const item of session.items) {
     if (item.kind === "compaction") {
       prompt = [{ message: item.summary, tokens: tokens(item.summary), placedBy: "source-compaction" }];
       const measured = tracker.compaction(prompt);
       accumulator.recordCompaction(measured);
-      compactions.push({ ...measured, requestIndex: requests, trigger: item.trigger });
+      compactions.push({ ...measured, requestIndex: recalls.length, trigger: item.trigger });
       continue;
     }
     if (item.message.role === "assistant") {
-      accumulator.recordRequest(tracker.request(prompt));
-      requests += 1;
+      const recall = tracker.request(prompt);
+      recalls.push(recall);
+      accumulator.recordRequest(recall);
     }
     const entry = { message: item.message, tokens: tokens(item.message) };
     prompt.push(entry);
     tracker.append(entry);
   }
-  accumulator.recordHeld(tracker.held());
-  return { summary: accumulator.summary(), compactions };
+  const held = tracker.held();
+  accumulator.recordHeld(held);
+  return { summary: accumulator.summary(), compactions, recalls, held };
 }
