@@ -5,8 +5,9 @@ import { measuredNumbers } from "./measured-numbers.ts";
 /**
  * The text of a replacement (a summary, a rolling-summary marker, a prune stub) prepared for asking whether
  * it holds an item: user requests and commands must appear verbatim (line endings normalized), file paths
- * as a whole path (not inside a longer name; a relative path may end an absolute one), error names as
- * whole words, numbers canonically (measuredNumbers of the text, so `16 ms` holds `16ms`).
+ * as a whole path or its last two or more segments (`lib/a/b.ex` holds `/home/u/proj/lib/a/b.ex`: the
+ * project-relative form), never inside a longer name, error names as whole words, numbers canonically
+ * (measuredNumbers of the text, so `16 ms` holds `16ms`).
  */
 export class ReplacementText {
   private readonly text: string;
@@ -24,7 +25,7 @@ export class ReplacementText {
       case "commands":
         return this.text.includes(value);
       case "filePaths":
-        return containsBounded(this.text, value, PATH_BEFORE, PATH_AFTER);
+        return pathForms(value).some((form) => containsBounded(this.text, form, PATH_BEFORE, PATH_AFTER));
       case "errorNames":
         this.errors ??= new Set(errorNames(this.text));
         return this.errors.has(value) || containsBounded(this.text, value, WORD, WORD);
@@ -33,6 +34,17 @@ export class ReplacementText {
         return this.numbers.has(value);
     }
   }
+}
+
+/** A path and its tails of two or more segments, longest first (`/a/b/c.ts`, `a/b/c.ts`, `b/c.ts`). */
+function pathForms(path: string): string[] {
+  const segments = path.split("/");
+  const forms = [path];
+  for (let i = 1; i < segments.length - 1; i += 1) {
+    const tail = segments.slice(i).join("/");
+    if (segments[i] !== "" && /[\w]/.test(segments[i] ?? "")) forms.push(tail);
+  }
+  return forms;
 }
 
 const WORD = /[\w]/;

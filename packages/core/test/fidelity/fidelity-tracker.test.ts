@@ -83,6 +83,10 @@ describe("ReplacementText", () => {
     expect(text.holds("filePaths", "/repo/src/a.ts")).toBe(true);
     expect(text.holds("filePaths", "src/a.t")).toBe(false);
     expect(text.holds("filePaths", "rc/a.ts")).toBe(false);
+    // the project-relative form of an absolute path holds it; a bare name does not
+    expect(text.holds("filePaths", "/home/u/repo/src/a.ts")).toBe(true);
+    expect(new ReplacementText("see a.ts").holds("filePaths", "/repo/src/a.ts")).toBe(false);
+    expect(new ReplacementText("see ./a.ts").holds("filePaths", "/repo/src/a.ts")).toBe(false);
     expect(text.holds("errorNames", "KeyError")).toBe(false);
     expect(text.holds("errorNames", "ValueError")).toBe(true);
     expect(text.holds("numbers", "16ms")).toBe(true);
