@@ -1,6 +1,7 @@
 /**
  * Fidelity of compaction on the real transcripts (docs/fidelity.md): each session that can compact is
- * replayed under the offline summary policy with a window of half its own token total (so it compacts),
+ * replayed under the offline summary policy with a window of half its own token total (less if it does
+ * not compact under that),
  * and per transcript file the summaries' keep ratios per kind and their size against what they removed
  * are printed, beside Claude Code's own compactions of the same sessions where the file has them.
  * Standalone: `npx tsx bench/fidelity.ts` (needs ../shared/transcripts); in the suite: `--only fidelity`.
@@ -16,7 +17,7 @@ import {
   sourceFidelity,
 } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import { openPalimpsest, profileNamed, replaySession } from "@palimpsest/store";
+import { openPalimpsest, profileNamed, replaySession, type SessionReplay } from "@palimpsest/store";
 import {
   canCompactInReplay,
   realSessions,
@@ -26,8 +27,11 @@ import {
 } from "../test/support/real-transcripts.ts";
 import { markdownTable, num, progress } from "./stats.ts";
 
-/** The share of each session's own token total the replay window gets: small enough that every one compacts. */
-export const WINDOW_FRACTION = 1 / 2;
+/**
+ * The shares of each session's own token total the replay window gets, tried in turn until the session
+ * compacts: half first (one to a few compactions), smaller when a session's head and tail leave no middle.
+ */
+export const WINDOW_FRACTIONS = [1 / 2, 1 / 3, 1 / 4] as const;
 
 /** The issue's targets for the offline summary: the least share kept per kind, the most size written. */
 export const TARGETS: Partial<Record<FidelityKind, number>> & { size: number } = {
@@ -44,6 +48,8 @@ export interface FidelityResult {
   compactor: "offline summary" | "Claude Code";
   /** Sessions measured (those that compacted), and the windows they were replayed with. */
   sessions: number;
+  /** Sessions long enough to compact that compacted under no window tried (left out of the figures). */
+  uncompacted: number;
   windows: number[];
   fidelity: FidelitySummary;
   ms: number;
@@ -62,12 +68,21 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
       const own = new FidelityAccumulator();
       const windows: number[] = [];
       let replayedSessions = 0;
+      let uncompacted = 0;
       let ownSessions = 0;
       for (const source of sessions) {
-        const contextWindow = await windowFor(source, WINDOW_FRACTION);
-        progress(`fidelity ${file} ${source.externalId.slice(0, 12)}: window ${contextWindow}`);
-        const replay = await replaySession(runtime, source, { policy, profile, contextWindow });
-        if (replay.compactions.length > 0) {
+        let contextWindow = 0;
+        let replay: SessionReplay | undefined;
+        for (const fraction of WINDOW_FRACTIONS) {
+          contextWindow = await windowFor(source, fraction);
+          progress(`fidelity ${file} ${source.externalId.slice(0, 12)}: window ${contextWindow}`);
+          replay = await replaySession(runtime, source, { policy, profile, contextWindow });
+          if (replay.compactions.length > 0) break;
+        }
+        if (replay === undefined || replay.compactions.length === 0) {
+          progress(`fidelity ${file} ${source.externalId.slice(0, 12)}: never compacts, left out`);
+          uncompacted += 1;
+        } else {
           replayedSessions += 1;
           windows.push(contextWindow);
           for (const recall of replay.recalls) replayed.recordRequest(recall);
@@ -88,6 +103,7 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
           file,
           compactor: "offline summary",
           sessions: replayedSessions,
+          uncompacted,
           windows,
           fidelity: replayed.summary(),
           ms,
@@ -98,6 +114,7 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
           file,
           compactor: "Claude Code",
           sessions: ownSessions,
+          uncompacted: 0,
           windows: [],
           fidelity: own.summary(),
           ms,
@@ -151,7 +168,8 @@ export function fidelityTable(results: readonly FidelityResult[]): string {
       return [
         r.file.replace(/^claude-code\//, "cc/").replace(/([0-9a-f]{8})-[0-9a-f-]{27}/, "$1"),
         r.compactor,
-        r.windows.length === 0 ? `${r.sessions}` : `${r.sessions} (${windowsCell(r.windows)})`,
+        (r.windows.length === 0 ? `${r.sessions}` : `${r.sessions} (${windowsCell(r.windows)})`) +
+          (r.uncompacted === 0 ? "" : `; ${r.uncompacted} never compact`),
         f.compactions,
         ...FIDELITY_KINDS.map((k) => keptCell(f, k)),
         f.sizeRatio === null ? "-" : `${num(f.sizeRatio * 100, 1)}%`,

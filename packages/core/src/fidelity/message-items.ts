@@ -5,7 +5,10 @@ import { measuredNumbers } from "./measured-numbers.ts";
 import { shellCommandPaths } from "./shell-paths.ts";
 import { argumentPaths, isFileRead, shellCommand } from "./tool-call-kinds.ts";
 
-/** Text a harness writes in the user's role (Claude Code's notifications, hook output, interruptions): not a request. */
+/**
+ * Text a harness writes in the user's role (Claude Code's notifications, hook output, interruptions, a
+ * loaded skill's body): not a request.
+ */
 const HARNESS_PREFIXES = [
   "<task-notification>",
   "<system-reminder>",
@@ -13,6 +16,7 @@ const HARNESS_PREFIXES = [
   "<local-command-stdout>",
   "<local-command-stderr>",
   "[Request interrupted by user",
+  "Base directory for this skill:",
 ];
 
 /** The text of a user request as fidelity compares it: line endings normalized to `\n`, outer whitespace trimmed. */

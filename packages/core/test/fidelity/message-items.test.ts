@@ -11,10 +11,11 @@ describe("user requests", () => {
       user("Fix the build\r\nthen run the tests  "),
       user("<task-notification>\n<task-id>b1</task-id>\n</task-notification>"),
       user("[Request interrupted by user for tool use]"),
+      user("Base directory for this skill: /home/u/.claude/skills/x\n\n# X"),
       user("[tool result for unknown call x]", { orphanToolResult: true }),
       user("   "),
     ]);
-    expect(items.map((i) => i.userRequests)).toEqual([["Fix the build\nthen run the tests"], [], [], [], []]);
+    expect(items.map((i) => i.userRequests)).toEqual([["Fix the build\nthen run the tests"], [], [], [], [], []]);
   });
 
   it("never come from assistant text or tool results", () => {
