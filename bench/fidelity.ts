@@ -8,12 +8,18 @@
  */
 import { existsSync } from "node:fs";
 import {
+  type CompactionFidelity,
   FIDELITY_KINDS,
   FidelityAccumulator,
   type FidelityKind,
   type FidelitySummary,
+  FidelityTracker,
+  formatSummaryMessage,
   type ImportedSession,
   type Message,
+  OfflineSummarizer,
+  PROVIDER_PROFILES,
+  type Summarizer,
   sourceFidelity,
 } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
@@ -45,7 +51,7 @@ export const TARGETS: Partial<Record<FidelityKind, number>> & { size: number } =
 /** One transcript file: who compacted (the replay's summary policy, or the source agent), and what it kept. */
 export interface FidelityResult {
   file: string;
-  compactor: "offline summary" | "Claude Code";
+  compactor: "offline summary" | "Claude Code" | "offline, Claude Code's span";
   /** Sessions measured (those that compacted), and the windows they were replayed with. */
   sessions: number;
   /** Sessions long enough to compact that compacted under no window tried (left out of the figures). */
@@ -66,6 +72,7 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
       const sessions = realSessions(file).filter(canCompactInReplay);
       const replayed = new FidelityAccumulator();
       const own = new FidelityAccumulator();
+      const sameSpan = new FidelityAccumulator();
       const windows: number[] = [];
       let replayedSessions = 0;
       let uncompacted = 0;
@@ -91,7 +98,9 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
         }
         if (source.items.some((i) => i.kind === "compaction")) {
           ownSessions += 1;
-          const measured = sourceFidelity(source, await tokensOf(source));
+          const tokens = await tokensOf(source);
+          const measured = sourceFidelity(source, tokens);
+          for (const c of await sameSpanFidelity(source, tokens, new OfflineSummarizer())) sameSpan.recordCompaction(c);
           for (const c of measured.compactions) own.recordCompaction(c);
           for (const recall of measured.recalls) own.recordRequest(recall);
           own.recordHeld(measured.held);
@@ -119,12 +128,62 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
           fidelity: own.summary(),
           ms,
         });
+        results.push({
+          file,
+          compactor: "offline, Claude Code's span",
+          sessions: ownSessions,
+          uncompacted: 0,
+          windows: [],
+          fidelity: sameSpan.summary(),
+          ms,
+        });
       }
     }
   } finally {
     await runtime.close();
   }
   return results;
+}
+
+/**
+ * `summarizer` over exactly what each of the source's own compactions removed (the messages since the
+ * previous one, that one's summary passed as the previous summary), measured as the replay measures its
+ * own: the same span, so the two summaries compare directly. The summary budget is the anthropic
+ * profile's (a share of the removed tokens, clamped).
+ */
+async function sameSpanFidelity(
+  source: ImportedSession,
+  tokens: (message: Message) => number,
+  summarizer: Summarizer,
+): Promise<CompactionFidelity[]> {
+  const budget = (PROVIDER_PROFILES.anthropic ?? profileNamed("anthropic")).summary;
+  const out: CompactionFidelity[] = [];
+  const tracker = new FidelityTracker();
+  let since: Message[] = [];
+  let previous: string | undefined;
+  for (const item of source.items) {
+    if (item.kind === "message") {
+      since.push(item.message);
+      tracker.append({ message: item.message, tokens: tokens(item.message) });
+      continue;
+    }
+    const removedTokens = since.reduce((n, m) => n + tokens(m), 0);
+    const maxOutputTokens = Math.min(
+      budget.maxTokens,
+      Math.max(budget.minTokens, Math.floor(budget.ratio * removedTokens)),
+    );
+    const result = await summarizer.summarize({
+      messages: since,
+      maxOutputTokens,
+      ...(previous === undefined ? {} : { previousSummary: previous }),
+    });
+    const text = formatSummaryMessage(result.text);
+    const message: Message = { id: `same-span-${out.length}`, role: "user", content: [{ type: "text", text }] };
+    out.push(tracker.compaction([{ message, tokens: tokens(message), placedBy: "same-span" }]));
+    previous = result.text;
+    since = [];
+  }
+  return out;
 }
 
 /** A message sizer in the encoding the session's model gets (as the replay's store counts). */
@@ -173,7 +232,7 @@ export function fidelityTable(results: readonly FidelityResult[]): string {
         f.compactions,
         ...FIDELITY_KINDS.map((k) => keptCell(f, k)),
         f.sizeRatio === null ? "-" : `${num(f.sizeRatio * 100, 1)}%`,
-        num(f.meanRecall, 2),
+        f.requests === 0 ? "-" : num(f.meanRecall, 2),
         r.compactor === "Claude Code" ? "-" : meetsTargets(f) ? "met" : "short",
       ];
     }),
