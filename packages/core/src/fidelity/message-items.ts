@@ -51,8 +51,8 @@ export class FidelityExtractor {
       items.numbers.push(...measuredNumbers(messageText(message)));
     } else if (message.role === "tool") {
       const call = message.toolCallId === undefined ? undefined : this.calls.get(message.toolCallId);
-      if (call === undefined || !isFileRead(call)) {
-        const text = messageText(message);
+      const text = messageText(message);
+      if ((call === undefined || !isFileRead(call)) && !isFileListing(text)) {
         items.errorNames.push(...errorNames(text));
         items.numbers.push(...measuredNumbers(text));
       }
@@ -75,6 +75,17 @@ export function commandLine(command: string): string {
       .map((l) => l.trim())
       .find((l) => l.length > 0) ?? ""
   );
+}
+
+/**
+ * Whether a tool result shows a file's lines rather than an outcome: most of its non-empty lines start with a
+ * line number (`   12→`, `12\t`, `1457:`, as Read, `cat -n`, editors and SWE-agent's viewer print them).
+ */
+export function isFileListing(text: string): boolean {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim().length > 0);
+  if (lines.length < 3) return false;
+  const numbered = lines.filter((l) => /^\s*\d+(?:[:\t→│|]| {2})/.test(l)).length;
+  return numbered * 2 >= lines.length;
 }
 
 function isRequest(message: Message, text: string): boolean {

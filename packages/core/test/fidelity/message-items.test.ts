@@ -102,6 +102,17 @@ describe("error names", () => {
     ]);
     expect(items.flatMap((i) => i.errorNames)).toEqual(["AssertionError"]);
   });
+
+  it("skip a result that shows a file's numbered lines, whatever tool printed it", () => {
+    const items = conversationItems([
+      assistant("", ["e", "edit", { search: "a", replace: "b" }], ["b", "bash", { command: "python t.py" }]),
+      result("e", "[File: src/f.py (20 lines total)]\n1486:        try:\n1487:    except OverflowError:\n1488:  raise"),
+      result("b", "Traceback (most recent call last):\n  line 3\nOverflowError: 1.5 s"),
+    ]);
+    expect(items.flatMap((i) => i.errorNames)).toEqual(["OverflowError"]);
+    expect(items.flatMap((i) => i.numbers)).toEqual(["1.5s"]);
+    expect(items[1]?.errorNames).toEqual([]);
+  });
 });
 
 describe("measured numbers", () => {
