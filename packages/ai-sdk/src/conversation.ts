@@ -218,7 +218,7 @@ export class Conversation {
     this.#turnId = undefined;
     this.#savedResponses = 0;
     // A turn completes only when an append named it (a response of approval responses alone names none).
-    if (await this.#ctx.session.isTurnOpen(turnId)) await this.#ctx.session.completeTurn(turnId, usage);
+    await this.#ctx.session.completeTurnIfNamed(turnId, usage);
   }
 
   #newTurn(): string {

@@ -26,7 +26,7 @@ import {
   ValidationError,
 } from "@palimpsest/core";
 import { type CompactionSettings, compact, type Palimpsest, type Session } from "@palimpsest/store";
-import { callIdOf } from "./agent-item.ts";
+import { callIdOf, itemRole } from "./agent-item.ts";
 import { type FunctionCallMutation, mutateItems } from "./history-mutations.ts";
 import {
   checkSuffix,
@@ -255,10 +255,7 @@ export class PalimpsestAgentsSession
       await this.session.refresh();
       const turnId = this.#turnId;
       this.#turnId = undefined;
-      if (turnId !== undefined && (await this.session.isTurnOpen(turnId))) {
-        const usage = usageOf(runContext);
-        await this.session.completeTurn(turnId, usage);
-      }
+      if (turnId !== undefined) await this.session.completeTurnIfNamed(turnId, usageOf(runContext));
       try {
         const outcome = await compact(this.session, {
           ...this.#parts.compaction,
@@ -318,7 +315,26 @@ export class PalimpsestAgentsSession
     return this.#turnId;
   }
 
-  /** The state before the first event a keyed write stored, when the key was used. */
+  /**
+   * Which calls of the view's items (a withdrawn run keeps its calls as items only) and of `items` have a
+   * result in the log (the plans' `answered`). A live tool message answers its call; a call the batch
+   * answers is new to the log; only the rest are asked of the log, so a write whose calls are all answered
+   * there costs no lookup.
+   */
+  async #answeredElsewhere(state: Readonly<SessionState>, items: readonly AgentInputItem[]): Promise<Set<string>> {
+    const answered = new Set<string>();
+    for (const entry of state.live) if (entry.message.toolCallId !== undefined) answered.add(entry.message.toolCallId);
+    const inBatch = new Set(items.flatMap((item) => (itemRole(item) === "result" ? (callIdOf(item) ?? []) : [])));
+    const ask = new Set<string>();
+    for (const item of [...viewItems(state).items, ...items]) {
+      const id = itemRole(item) === "call" ? callIdOf(item) : undefined;
+      if (id !== undefined && !answered.has(id) && !inBatch.has(id)) ask.add(id);
+    }
+    if (ask.size > 0) for (const id of await this.session.answeredCalls(ask)) answered.add(id);
+    return answered;
+  }
+
+  /** The state (and which calls its log answered) just before the keyed write `key`, when it is in the log. */
   async #stateBefore(key: string): Promise<{ state: SessionState; answered: ReadonlySet<string> } | undefined> {
     const log = await this.runtime.store.readStream(this.session.id);
     const first = log.find((e) => e.idempotencyKey === key);
@@ -346,9 +362,7 @@ export class PalimpsestAgentsSession
         await this.session.refresh();
         const seq = this.session.state.lastSeq;
         const state = this.session.state;
-        // The calls of every item the view holds (a withdrawn run keeps its calls as items only) and of the batch.
-        const calls = [...viewItems(state).items, ...items].flatMap((item) => callIdOf(item) ?? []);
-        const write = await plan(state, await this.session.answeredCalls(calls));
+        const write = await plan(state, await this.#answeredElsewhere(state, items));
         if (write === undefined) return;
         try {
           if (write.kind === "append") {

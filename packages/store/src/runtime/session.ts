@@ -28,8 +28,6 @@ import {
   type SnapshotStore,
   type StoredEvent,
   type TokenCounter,
-  turnDoneKey,
-  turnKey,
   type Usage,
 } from "@palimpsest/core";
 import {
@@ -235,14 +233,16 @@ export class Session {
   }
 
   /**
-   * Whether `turnId` is a turn an append named and nothing has completed yet (what `completeTurn` would
-   * record), asked of the log's keys: the state does not carry every turn id.
+   * Completes `turnId` as completeTurn does when an append named it; a turn no append named (a response
+   * that wrote nothing under it) is passed over: nothing recorded, [] returned, no compaction check.
    */
-  async isTurnOpen(turnId: string): Promise<boolean> {
-    const named = turnKey(turnId);
-    const done = turnDoneKey(turnId);
-    const known = await this.#ctx.store.knownKeys(this.id, [named, done]);
-    return known.has(named) && !known.has(done);
+  async completeTurnIfNamed(turnId: string, usage?: Usage): Promise<StoredEvent[]> {
+    try {
+      return await this.completeTurn(turnId, usage);
+    } catch (error) {
+      if (error instanceof InvariantViolation && error.details.rule === "unknown-turn") return [];
+      throw error;
+    }
   }
 
   /** Which of `callIds` have a tool result in the log (live or since superseded), asked of the log's keys. */
