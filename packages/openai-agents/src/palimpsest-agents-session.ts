@@ -26,7 +26,7 @@ import {
   ValidationError,
 } from "@palimpsest/core";
 import { type CompactionSettings, compact, type Palimpsest, type Session } from "@palimpsest/store";
-import { callIdOf, itemRole } from "./agent-item.ts";
+import { callIdOf, itemRole, storedItems } from "./agent-item.ts";
 import { type FunctionCallMutation, mutateItems } from "./history-mutations.ts";
 import {
   checkSuffix,
@@ -37,7 +37,6 @@ import {
   planMutation,
   planPop,
   planReplaceSuffix,
-  viewItems,
 } from "./history-plan.ts";
 import { checkItems, type ItemSchema } from "./item-check.ts";
 import { itemsOfMessages } from "./item-rendering.ts";
@@ -326,10 +325,16 @@ export class PalimpsestAgentsSession
     for (const entry of state.live) if (entry.message.toolCallId !== undefined) answered.add(entry.message.toolCallId);
     const inBatch = new Set(items.flatMap((item) => (itemRole(item) === "result" ? (callIdOf(item) ?? []) : [])));
     const ask = new Set<string>();
-    for (const item of [...viewItems(state).items, ...items]) {
+    const consider = (item: AgentInputItem) => {
       const id = itemRole(item) === "call" ? callIdOf(item) : undefined;
       if (id !== undefined && !answered.has(id) && !inBatch.has(id)) ask.add(id);
+    };
+    for (const { message } of state.live) {
+      const stored = storedItems(message.metadata);
+      if (stored !== undefined) stored.forEach(consider);
+      else for (const call of message.toolCalls ?? []) if (!answered.has(call.id)) ask.add(call.id);
     }
+    items.forEach(consider);
     if (ask.size > 0) for (const id of await this.session.answeredCalls(ask)) answered.add(id);
     return answered;
   }
