@@ -71,7 +71,8 @@ export class OfflineSummarizer implements Summarizer {
     const line = supersededLine(messages);
     const span = { ...emptyDoc(), superseded: line === undefined ? [] : [line] };
     const doc = mergeDocs([before, previous, after, span]);
-    if (doc.requests.length + doc.commands.length + doc.carried.length + doc.state.length === 0)
+    const facts = [doc.requests, doc.constraints, doc.files, doc.commands, doc.errors, doc.state, doc.carried];
+    if (facts.every((list) => list.length === 0) && doc.errorNames.length === 0)
       throw new SummarizerError("empty", "offline", "nothing to summarize");
     const fitted = fitDoc(doc, Math.max(1, request.maxOutputTokens), this.#caps.messageChars);
     return { text: redactSecrets(fitted.text) };

@@ -70,7 +70,7 @@ export function emptyDoc(): SummaryDoc {
 const ALSO_NAMED = "Also named: ";
 /** The recovery section's line on how to read superseded messages (the real CLI commands, docs/cli.md). */
 export const HOW_TO_EXPAND =
-  "To read them: `palimpsest history <session> --json` (the compaction whose targets hold these ids), then `palimpsest expand <session> <compaction-id> --deep`.";
+  "To read them: `palimpsest history <session> --json` (find these ids in a compaction's targets), then `palimpsest expand <session> <compaction-id> --deep`.";
 const BUDGET_LINE = "Budget: ";
 const REQUEST_HEADER = /^\[request (\d+)(?: · (.+))?\]$/;
 const FENCE = /^(`{3,})$/;
@@ -172,13 +172,9 @@ export function renderDoc(doc: SummaryDoc, note?: BudgetNote): string {
     note === undefined
       ? []
       : [
-          `- ${BUDGET_LINE}about ${note.tokens} of ${note.budget} tokens${
-            note.tokens > note.budget ? " (over: user requests are never dropped)" : ""
-          }; ${
-            note.dropped === 0
-              ? "nothing dropped"
-              : `${note.dropped} line${note.dropped === 1 ? "" : "s"} dropped to fit, least important first`
-          }.`,
+          `- ${BUDGET_LINE}~${note.tokens} of ${note.budget} tokens${
+            note.tokens > note.budget ? " (over: requests are never dropped)" : ""
+          }; ${note.dropped === 0 ? "nothing dropped" : `${note.dropped} lines dropped, least important first`}.`,
         ];
   section("Recovery", [...doc.superseded.map((s) => `- ${s}`), `- ${HOW_TO_EXPAND}`, ...budget]);
   return blocks.join("\n\n");

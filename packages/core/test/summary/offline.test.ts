@@ -159,6 +159,19 @@ describe("OfflineSummarizer", () => {
     expect(section(merged, "Recovery")).toContain("Superseded 10 messages in 2 compactions: u1 … t5");
   });
 
+  it("summarizes an exchange of file reads only (a micro pass): the files are its content", async () => {
+    const { text: summary } = await summarize([
+      {
+        id: "a1",
+        role: "assistant",
+        content: [],
+        toolCalls: [{ id: "c1", name: "Read", arguments: '{"file_path":"a.ts"}' }],
+      },
+      { id: "t1", role: "tool", toolCallId: "c1", content: text("export {}") },
+    ]);
+    expect(summary).toContain("- `a.ts`: read");
+  });
+
   it("carries a heading-less previous summary as earlier context", async () => {
     const { text: merged } = await summarize(SPAN, 2_000, "We were migrating the store to Kysely.");
     expect(merged).toContain("## Earlier Context\nWe were migrating the store to Kysely.");
