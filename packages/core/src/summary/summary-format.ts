@@ -74,6 +74,8 @@ export const HOW_TO_EXPAND =
 const BUDGET_LINE = "Budget: ";
 const REQUEST_HEADER = /^\[request (\d+)(?: · (.+))?\]$/;
 const FENCE = /^(`{3,})$/;
+/** The placeholder a model writes under an empty section. */
+const NONE = /^\s*(?:[-*]\s+)?(?:none|n\/a)\.?\s*$/i;
 
 /** The recovery line of one span: how many messages it supersedes, first … last id; undefined for none. */
 export function supersededLine(messages: readonly { id: string }[]): string | undefined {
@@ -211,11 +213,11 @@ function readSection(doc: SummaryDoc, title: string, lines: string[]): void {
     return;
   }
   if (title === "Current State") {
-    doc.state.push(...lines.filter((l) => l.trim() !== ""));
+    doc.state.push(...lines.filter((l) => l.trim() !== "" && !NONE.test(l)));
     return;
   }
   for (const line of lines) {
-    if (line.trim() === "") continue;
+    if (line.trim() === "" || NONE.test(line)) continue;
     const text = item(line);
     const read = text === undefined ? false : readItem(doc, title, text);
     if (!read) doc.carried.push(title === EARLIER_CONTEXT ? line : `${title}: ${line.trim()}`);

@@ -172,6 +172,24 @@ describe("OfflineSummarizer", () => {
     expect(summary).toContain("- `a.ts`: read");
   });
 
+  it("updates a model-written summary: its items merged, its None placeholders dropped", async () => {
+    const written = [
+      "## User Requests\n[request 1 · u0]\n```\nShip v2.\n```",
+      "## Constraints & Decisions\nNone",
+      "## Files\n- `src/v2.ts`: edited",
+      "## Commands\n- ✗ `npm run build`: TS2345",
+      "## Errors\n- None",
+      "## Current State\nNone",
+      "## Recovery\n- Superseded 3 messages: m1 … m3",
+    ].join("\n\n");
+    const { text: merged } = await summarize(SPAN, 2_000, written);
+    expect(merged).not.toMatch(/None/);
+    expect(merged.indexOf("Ship v2.")).toBeLessThan(merged.indexOf(MULTI_LINE));
+    expect(section(merged, "Files")).toContain("- `src/v2.ts`: edited\n- `packages/core/src/a.ts`: read, edited");
+    expect(section(merged, "Commands")).toContain("✗ `npm run build`: TS2345");
+    expect(section(merged, "Recovery")).toContain("Superseded 10 messages in 2 compactions: m1 … a2");
+  });
+
   it("carries a heading-less previous summary as earlier context", async () => {
     const { text: merged } = await summarize(SPAN, 2_000, "We were migrating the store to Kysely.");
     expect(merged).toContain("## Earlier Context\nWe were migrating the store to Kysely.");
