@@ -18,6 +18,7 @@ import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
 import { type EraseResult, runEraseBench } from "./erase.ts";
+import { fidelityTable, runFidelityBench } from "./fidelity.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
@@ -45,6 +46,7 @@ const BENCHES = [
   "sqlite-lock",
   "session-store",
   "agents-session",
+  "fidelity",
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -590,6 +592,14 @@ try {
     const runs = await runAgentsTokensBench(folder.path("agents-tokens.db"), quick);
     results.agentsSession = { calls, runs };
     tables.push("## OpenAI Agents SDK Session against MemorySession and a raw table", agentsSessionTables(calls, runs));
+  }
+  if (only.has("fidelity")) {
+    const rows = await runFidelityBench();
+    results.fidelity = rows;
+    tables.push(
+      "## Fidelity: what compaction summaries keep of what they remove (real transcripts)",
+      fidelityTable(rows),
+    );
   }
 } finally {
   await Promise.all(pgDatabases.map((d) => d.drop()));

@@ -1,5 +1,6 @@
-import { type CacheEstimate, type CompactionObservation, customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
+import { type CacheEstimate, customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
 import {
+  type MeasuredCompaction,
   type Palimpsest,
   policyReplay,
   type ReplayPolicy,
@@ -35,7 +36,15 @@ function observed(
   requestIndex: number,
   before: number,
   after: number,
-): CompactionObservation {
+  kept = 0,
+): MeasuredCompaction {
+  const zero = { userRequests: 0, filePaths: 0, errorNames: 0, commands: 0, numbers: 0 };
+  const fidelity = {
+    removed: { ...zero, filePaths: 2 },
+    kept: { ...zero, filePaths: kept },
+    removedTokens: before - after,
+    replacementTokens: 10,
+  };
   const aux =
     kind === "summary"
       ? { auxInputTokens: before - 100, auxOutputTokens: 50 }
@@ -46,11 +55,12 @@ function observed(
     tokensAfter: after,
     earliestChangedIndex: requestIndex % 7,
     requestIndex,
+    fidelity,
     ...aux,
   };
 }
 
-function run(estimates: CacheEstimate[], compactions: CompactionObservation[]): SessionReplay {
+function run(estimates: CacheEstimate[], compactions: MeasuredCompaction[]): SessionReplay {
   return {
     externalId: "x",
     sessionId: "x",
@@ -61,6 +71,11 @@ function run(estimates: CacheEstimate[], compactions: CompactionObservation[]): 
     overflowTurns: 0,
     realCompactionAt: undefined,
     usagePairs: [],
+    recalls: estimates.map((_, i) => ({
+      recall: i % 2 === 0 ? 1 : 0.5,
+      byKind: { userRequests: 1, filePaths: i % 2 === 0 ? 1 : 0, errorNames: null, commands: null, numbers: null },
+    })),
+    held: { userRequests: 1, filePaths: 3, errorNames: 0, commands: 0, numbers: 0 },
   };
 }
 
@@ -88,6 +103,25 @@ describe("policy metrics follow their definitions", () => {
     expect(m.pruneOnlyToFullRatio).toBe(1.5);
     // 150,000 plain input at $1/M, 2,000 output at $10/M, summarizer 7,800 in at $1/M and 100 out at $10/M
     expect(m.estimatedCost).toBeCloseTo(0.15 + 0.02 + 0.0078 + 0.001, 10);
+  });
+
+  it("pools fidelity over sessions: recall over every request, keeps over every compaction", () => {
+    const a = run(
+      Array.from({ length: 4 }, () => estimate(1_000)),
+      [observed("summary", 1, 5_000, 1_000, 2), observed("summary", 2, 5_000, 1_000, 1)],
+    );
+    const b = run([estimate(500), estimate(500)], [observed("prune", 1, 2_000, 1_000, 0)]);
+    const prices = { input: 1, cachedRead: 0, cacheWrite: 0, output: 10 };
+    const { fidelity } = policyReplay({ policy: "p", profile: "t", contextWindow: 1, threshold: 1, prices }, [a, b]);
+    expect(fidelity.requests).toBe(6);
+    expect(fidelity.meanRecall).toBe(0.75); // half the requests at 1, half at 0.5
+    expect(fidelity.meanRecallByKind.filePaths).toBe(0.5);
+    expect(fidelity.meanRecallByKind.commands).toBeNull();
+    expect(fidelity.compactions).toBe(3);
+    expect(fidelity.removed.filePaths).toBe(6);
+    expect(fidelity.keptRatio.filePaths).toBe(0.5); // 2 + 1 + 0 of 6
+    expect(fidelity.sizeRatio).toBe(30 / 9_000);
+    expect(fidelity.held.filePaths).toBe(6);
   });
 });
 
@@ -166,6 +200,17 @@ for (const backend of runtimeBackends()) {
       expect(none.compactions).toEqual([]);
       expect(none.overflowTurns).toBeGreaterThan(0);
       expect(none.estimates.some((e) => e.cacheBreak)).toBe(false);
+      // nothing removed: every request's prompt holds everything the conversation held
+      expect(none.recalls).toHaveLength(none.estimates.length);
+      expect(none.recalls.every((r) => r.recall === 1)).toBe(true);
+      expect(Object.values(none.held).some((n) => n > 0)).toBe(true);
+      for (const c of [...summary.compactions, ...prune.compactions]) {
+        for (const kind of Object.keys(c.fidelity.removed) as (keyof typeof c.fidelity.removed)[]) {
+          expect(c.fidelity.kept[kind]).toBeLessThanOrEqual(c.fidelity.removed[kind]);
+        }
+        expect(c.fidelity.removedTokens).toBeGreaterThan(c.fidelity.replacementTokens);
+      }
+      expect(summary.recalls.every((r) => r.recall >= 0 && r.recall <= 1)).toBe(true);
       expect(summary.compactions.length).toBeGreaterThan(1);
       expect(summary.compactions.every((c) => c.kind === "summary")).toBe(true);
       expect(summary.overflowTurns).toBe(0);

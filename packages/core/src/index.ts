@@ -4,6 +4,7 @@ export * from "./compaction/index.ts";
 export * from "./defined-fields.ts";
 export * from "./errors.ts";
 export * from "./events/index.ts";
+export * from "./fidelity/index.ts";
 export * from "./format-error.ts";
 export * from "./importers/index.ts";
 export * from "./input/index.ts";

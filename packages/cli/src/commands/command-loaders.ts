@@ -16,6 +16,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<RegisterComm
   expand: async () => (await import("./history.ts")).registerHistory,
   compact: async () => (await import("./compact.ts")).registerCompact,
   replay: async () => (await import("./replay.ts")).registerReplay,
+  eval: async () => (await import("./eval.ts")).registerEval,
   report: async () => (await import("./report.ts")).registerReport,
   audit: async () => (await import("./audit.ts")).registerAudit,
   watch: async () => (await import("./watch.ts")).registerWatch,

@@ -18,6 +18,7 @@ import {
 } from "@palimpsest/store";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { fidelityTable } from "../fidelity-table.ts";
 import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
@@ -129,9 +130,13 @@ function progressLine(
 function render(replay: TranscriptReplay): string {
   const { header, rows } = replayMetricsTable(replay.policies);
   const first = replay.policies[0];
+  const fidelity = fidelityTable(replay.policies.map((p) => ({ label: p.policy, fidelity: p.fidelity })));
   const lines = [
     first === undefined ? "" : `profile ${first.profile}, context window ${first.contextWindow}`,
     table(header, rows),
+    "",
+    "fidelity (docs/fidelity.md): mean recall per request, and what compactions kept of what they removed",
+    table(fidelity.header, fidelity.rows),
     ...replay.policies.filter((p) => p.compactions.length > 0).map(changedIndexes),
     ...replay.policies.filter((p) => p.precompact).map(precompactLine),
   ];

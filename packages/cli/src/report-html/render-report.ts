@@ -29,6 +29,9 @@ export function renderReport(data: ReportData): string {
     `<div class="table-scroll">${reclaimedTable(data.series)}</div>`,
     "<h2>Cache metrics</h2>",
     ...data.tables.map((t) => `<div class="table-scroll">${htmlTable(t)}</div>`),
+    ...(data.fidelity === undefined || data.fidelity.length === 0
+      ? []
+      : ["<h2>Fidelity</h2>", ...data.fidelity.map((t) => `<div class="table-scroll">${htmlTable(t)}</div>`)]),
     "</body></html>",
     "",
   ].join("\n");

@@ -47,4 +47,6 @@ export interface ReportData {
   series: ReportSeries[];
   /** Extra tables after the figures: the cache metrics per policy (replay) or model vs usage (session). */
   tables: ReportTable[];
+  /** What the prompts kept of the conversation (docs/fidelity.md), per policy; replay reports only. */
+  fidelity?: ReportTable[];
 }

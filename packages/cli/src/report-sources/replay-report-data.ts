@@ -11,6 +11,7 @@ import {
   resolveProfile,
   type TranscriptReplay,
 } from "@palimpsest/store";
+import { fidelityTable } from "../fidelity-table.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import type { ReportData, ReportSeries, ReportTable } from "../report-html/report-data.ts";
 import { sessionSeries } from "../report-html/session-series.ts";
@@ -81,6 +82,7 @@ export function replayReportData(file: string, replay: TranscriptReplay, series:
   const tables: ReportTable[] = [{ caption: "Cache metrics per policy (as replay --compare prints them)", ...metrics }];
   if (replay.usageComparison !== null) tables.push(usageTable(replay.usageComparison));
   const threshold = first?.threshold ?? null;
+  const fidelity = fidelityTable(replay.policies.map((p) => ({ label: p.policy, fidelity: p.fidelity })));
   return {
     title: `Replay of ${file}`,
     subtitle:
@@ -89,6 +91,12 @@ export function replayReportData(file: string, replay: TranscriptReplay, series:
         : `profile ${first.profile}, context window ${first.contextWindow}${threshold === null ? "" : `, threshold ${threshold}`}; requests of every session in transcript order`,
     series,
     tables,
+    fidelity: [
+      {
+        caption: "Fidelity per policy: mean recall over requests, and what compactions kept of what they removed",
+        ...fidelity,
+      },
+    ],
   };
 }
 

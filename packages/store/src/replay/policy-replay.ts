@@ -1,6 +1,8 @@
 import {
   type CachePrices,
   type CompactionObservation,
+  FidelityAccumulator,
+  type FidelitySummary,
   type ReplayMetrics,
   ReplayMetricsAccumulator,
 } from "@palimpsest/core";
@@ -8,7 +10,7 @@ import type { JobOutcome, PrecompactMiss, PrecompactStats } from "../precompact/
 import { breakEvenOverSessions, breakEvenPass } from "./break-even.ts";
 import type { SyncCompaction } from "./compaction-step.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
-import type { SessionReplay } from "./replay-session.ts";
+import type { MeasuredCompaction, SessionReplay } from "./replay-session.ts";
 
 /** One source session's share of a policy run, without the per-request detail. */
 export interface SessionReplaySummary {
@@ -54,8 +56,13 @@ export interface PolicyReplay extends ReplayMetrics, PrecompactFigures {
    * or when a session ended below zero.
    */
   breakEvenPass: number | null;
-  compactions: ReplayCompaction[];
+  compactions: MeasuredCompaction[];
   sessions: SessionReplaySummary[];
+  /**
+   * What the prompts kept (docs/fidelity.md): the mean recall over requests, each kind apart, and over the
+   * compactions, what they removed, what their replacements kept and their size against what they removed.
+   */
+  fidelity: FidelitySummary;
   /** Every committed batch compaction's synchronous time (ms, start of the call to its commit), marked when it was a hit. */
   syncCompactionMs: SyncCompaction[];
 }
@@ -125,8 +132,20 @@ export function policyReplay(label: PolicyRunLabel, runs: readonly SessionReplay
     compactions,
     sessions,
     syncCompactionMs: runs.flatMap((r) => r.syncCompactions),
+    fidelity: fidelityOf(runs),
     ...precompactFigures(label.precompact),
   };
+}
+
+/** The fidelity of a policy's session replays, pooled: every request's recall and every compaction's keep. */
+function fidelityOf(runs: readonly SessionReplay[]): FidelitySummary {
+  const accumulator = new FidelityAccumulator();
+  for (const run of runs) {
+    for (const recall of run.recalls) accumulator.recordRequest(recall);
+    for (const compaction of run.compactions) accumulator.recordCompaction(compaction.fidelity);
+    accumulator.recordHeld(run.held);
+  }
+  return accumulator.summary();
 }
 
 /** The pre-compaction figures of a run from its scheduler's totals (zeros when it ran without). */

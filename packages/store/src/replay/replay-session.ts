@@ -1,11 +1,15 @@
 import {
   type CacheEstimate,
   type CacheState,
+  type CompactionFidelity,
   estimateFigures,
+  FidelityTracker,
   type ImportedSession,
   initialCacheState,
   type Message,
+  type PerKind,
   type PromptMessage,
+  type RequestRecall,
   stepCache,
   type UsageFigures,
   usageFigures,
@@ -35,6 +39,11 @@ export interface UsagePair {
   real: UsageFigures;
 }
 
+/** A committed compaction of a replay with its fidelity: what it removed of the prompt and what its replacements kept. */
+export interface MeasuredCompaction extends ReplayCompaction {
+  fidelity: CompactionFidelity;
+}
+
 /** What replaying one source session under one policy produced. */
 export interface SessionReplay {
   externalId: string;
@@ -43,7 +52,11 @@ export interface SessionReplay {
   /** The cache estimate of every provider request, in order. */
   estimates: CacheEstimate[];
   /** Every committed compaction in order, batch and micro. */
-  compactions: ReplayCompaction[];
+  compactions: MeasuredCompaction[];
+  /** Each request's recall: what its prompt held of what the conversation had held so far. */
+  recalls: RequestRecall[];
+  /** Distinct fidelity items the source session held by its end. */
+  held: PerKind<number>;
   /** Each committed batch compaction's synchronous time, in order, marked when it used a candidate. */
   syncCompactions: SyncCompaction[];
   /** Summaries that failed, batch or micro (the view was left as it was). */
@@ -88,7 +101,10 @@ export async function replaySession(
     overflowTurns: 0,
     realCompactionAt: undefined,
     usagePairs: [],
+    recalls: [],
+    held: { userRequests: 0, filePaths: 0, errorNames: 0, commands: 0, numbers: 0 },
   };
+  const fidelity = new FidelityTracker();
   const uncompacted: PromptMessage[] = [];
   let cache: CacheState = initialCacheState;
   let baseline: CacheState = initialCacheState;
@@ -97,7 +113,12 @@ export async function replaySession(
     if (messages.length === 0) return;
     const from = session.state.live.length;
     await session.append(messages, turnId === undefined ? {} : { turnId });
-    for (const entry of session.state.live.slice(from)) uncompacted.push(promptMessage(entry));
+    const appended = session.state.live.slice(from);
+    for (const entry of appended) uncompacted.push(promptMessage(entry));
+    // The originals, as the source has them (an insertion-time trim may have stubbed one in the view).
+    const tokens = new Map(appended.map((e) => [e.message.id, e.tokens]));
+    for (const message of messages) fidelity.append({ message, tokens: tokens.get(message.id) ?? 0 });
+    fidelity.compaction(session.state.live);
   };
   for (const item of source.items) {
     if (item.kind === "compaction") {
@@ -112,8 +133,9 @@ export async function replaySession(
     await append(pending);
     pending = [];
     const requestIndex = result.estimates.length;
-    if (requestIndex > 0) await stepBefore(session, options, requestIndex - 1, result);
+    if (requestIndex > 0) await stepBefore(session, options, requestIndex - 1, result, fidelity);
     const prompt = promptMessages(session.state.live);
+    result.recalls.push(fidelity.request(session.state.live));
     const baselinePrompt = [...uncompacted];
     await append([message], message.id);
     const completionTokens = session.state.live.at(-1)?.tokens ?? 0;
@@ -136,21 +158,24 @@ export async function replaySession(
     options.onRequest?.(result.estimates.length);
   }
   await append(pending);
+  result.held = fidelity.held();
   return result;
 }
 
-/** One compaction step before the next request; records what it committed or that a summary failed. */
+/** One compaction step before the next request; records what it committed (with its fidelity) or that a summary failed. */
 async function stepBefore(
   session: Session,
   options: SessionReplayOptions,
   requestIndex: number,
   result: SessionReplay,
+  fidelity: FidelityTracker,
 ): Promise<void> {
   if (options.policy === "none" && options.micro === undefined) return;
   const step = await compactionStep(session, options, requestIndex);
   if (step.failed) result.summaryFailures += 1;
   if (step.sync !== undefined) result.syncCompactions.push(step.sync);
   if (step.committed === undefined) return;
-  result.compactions.push(step.committed);
-  await options.onCompaction?.(session, step.committed);
+  const measured = { ...step.committed, fidelity: fidelity.compaction(session.state.live) };
+  result.compactions.push(measured);
+  await options.onCompaction?.(session, measured);
 }
