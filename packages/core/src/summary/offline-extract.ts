@@ -105,10 +105,15 @@ function shortArguments(call: ToolCall, args: Record<string, unknown> | undefine
   return capText(pairs.join(" "), ARGUMENT_CHARS, true);
 }
 
-/** A call's label: the command line in backticks for shell tools, else `name(arguments)`. */
+/**
+ * A call's label: the command line in backticks for shell tools, `name(path)` for file tools (their
+ * other arguments are file content), else `name(arguments)`.
+ */
 function label(call: ToolCall, args: Record<string, unknown> | undefined): string {
   const command = args?.command ?? args?.cmd;
   if (SHELL_TOOL.test(call.name) && typeof command === "string") return `\`${firstLine(command, COMMAND_CHARS)}\``;
+  const path = PATH_KEYS.map((k) => args?.[k]).find((v) => typeof v === "string");
+  if (FILE_TOOL.test(call.name) && typeof path === "string") return `${call.name}(${firstLine(path, LINE_CHARS)})`;
   return `${call.name}(${shortArguments(call, args)})`;
 }
 

@@ -113,18 +113,18 @@ function fenceFor(text: string): string {
 }
 
 /** One file's line: the path in backticks, then its actions (`read, edited ×2`). */
-export function fileLine(file: FileItem): string {
+function fileLine(file: FileItem): string {
   const actions = file.actions.map(([verb, n]) => (n > 1 ? `${verb} ×${n}` : verb)).join(", ");
   return `- \`${file.path}\`: ${actions}`;
 }
 
 /** One command's line: status, label, and `(×n)` when it ran more than once. */
-export function commandLine(command: CommandItem): string {
+function commandLine(command: CommandItem): string {
   return `- ${command.status} ${command.line}${command.count > 1 ? ` (×${command.count})` : ""}`;
 }
 
 /** The lines of one request: its header and its text between fences, never re-indented. */
-export function requestLines(request: RequestItem, n: number): string[] {
+function requestLines(request: RequestItem, n: number): string[] {
   const fence = fenceFor(request.text);
   return [`[request ${n}]`, fence, request.text, fence];
 }
