@@ -51,9 +51,14 @@ export interface Fitted {
 export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fitted {
   let dropped = 0;
   const render = () => {
-    const first = renderDoc(doc, { tokens: 0, budget, dropped, requestCap });
-    const tokens = estimateTokens(first);
-    return { text: renderDoc(doc, { tokens, budget, dropped, requestCap }), tokens };
+    // The budget line states the summary's own size: render until the number it states is the text's.
+    let tokens = 0;
+    let text = renderDoc(doc, { tokens, budget, dropped, requestCap });
+    for (let i = 0; i < 3 && estimateTokens(text) !== tokens; i++) {
+      tokens = estimateTokens(text);
+      text = renderDoc(doc, { tokens, budget, dropped, requestCap });
+    }
+    return { text, tokens: estimateTokens(text) };
   };
   let current = render();
   const last = doc.state.findIndex((l) => l.startsWith(LAST_MESSAGE));

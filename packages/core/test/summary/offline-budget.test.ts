@@ -60,6 +60,7 @@ describe("the summary budget", () => {
     const messages = manyCommands(150);
     const { text: summary } = await new OfflineSummarizer().summarize({ messages, maxOutputTokens: 1_500 });
     expect(estimateTokens(summary)).toBeLessThanOrEqual(1_500);
+    expect(summary).toContain(`Budget: ~${estimateTokens(summary)} of 1500 tokens;`);
     const dropped = Number(/(\d+) lines dropped, least important first/.exec(summary)?.[1]);
     expect(dropped).toBeGreaterThan(0);
     expect(summary).toContain("Run the whole build.");
