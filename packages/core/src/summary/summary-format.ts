@@ -73,7 +73,8 @@ export const HOW_TO_EXPAND =
   "To read them: `palimpsest history <session> --json` (find these ids in a compaction's targets), then `palimpsest expand <session> <compaction-id> --deep`.";
 const BUDGET_LINE = "Budget: ";
 const REQUEST_HEADER = /^\[request (\d+)(?: · (.+))?\]$/;
-const FENCE = /^(`{3,})$/;
+/** An opening fence: three or more backticks, perhaps an info string (a model may write ```text). */
+const FENCE = /^(`{3,})[\w+-]*$/;
 /** The placeholder a model writes under an empty section. */
 const NONE = /^\s*(?:[-*]\s+)?(?:none|n\/a)\.?\s*$/i;
 

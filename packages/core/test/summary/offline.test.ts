@@ -174,7 +174,7 @@ describe("OfflineSummarizer", () => {
 
   it("updates a model-written summary: its items merged, its None placeholders dropped", async () => {
     const written = [
-      "## User Requests\n[request 1 · u0]\n```\nShip v2.\n```",
+      "## User Requests\n[request 1 · u0]\n```text\nShip v2.\n```",
       "## Constraints & Decisions\nNone",
       "## Files\n- `src/v2.ts`: edited",
       "## Commands\n- ✗ `npm run build`: TS2345",
