@@ -598,7 +598,9 @@ try {
     results.fidelity = rows;
     tables.push(
       "## Fidelity: what compaction summaries keep of what they remove (real transcripts)",
-      fidelityTable(rows),
+      rows.length === 0
+        ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
+        : fidelityTable(rows),
     );
   }
 } finally {

@@ -34,9 +34,6 @@ export function shellCommandPaths(command: string): string[] {
 
 function commandPaths({ words, redirects }: SimpleCommand): string[] {
   const found: string[] = [];
-  const add = (word: string): void => {
-    found.push(...pathOf(word));
-  };
   let at = 0;
   while (at < words.length && /^[A-Za-z_]\w*=/.test(words[at] ?? "")) at += 1;
   for (const prefix of ["sudo", "env", "time", "nohup", "timeout", "xargs"]) {
@@ -44,7 +41,7 @@ function commandPaths({ words, redirects }: SimpleCommand): string[] {
   }
   const program = words[at] ?? "";
   const base = program.split("/").at(-1) ?? program;
-  if (program.includes("/")) add(program);
+  if (program.includes("/")) found.push(...pathOf(program));
   if (base === "git") {
     const sub = words.slice(at + 1).find((w) => !w.startsWith("-"));
     if (sub === undefined || !GIT_FILE_SUBCOMMANDS.has(sub)) return [...found, ...redirects.flatMap(pathOf)];
@@ -63,7 +60,7 @@ function commandPaths({ words, redirects }: SimpleCommand): string[] {
         scriptPending = false;
         continue;
       }
-      add(word);
+      found.push(...pathOf(word));
     }
   }
   return [...found, ...redirects.flatMap(pathOf)];

@@ -66,6 +66,12 @@ describe("file paths", () => {
       "./run.sh",
     ]);
     expect(shellCommandPaths("cd /repo && echo done/yes.txt && python -c 'open(\"x.py\")'")).toEqual([]);
+    expect(shellCommandPaths("make test 2>&1 | tee out.log >> all.log && ./bin/run.sh < in.txt")).toEqual([
+      "out.log",
+      "all.log",
+      "./bin/run.sh",
+      "in.txt",
+    ]);
     expect(shellCommandPaths("curl https://example.com/a.json -o $HOME/x.json && bd show spotter-dov.1")).toEqual([]);
   });
 });
