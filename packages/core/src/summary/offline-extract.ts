@@ -8,7 +8,9 @@ const STATE_CHARS = 900;
 const LINE_CHARS = 200;
 /** A command's first line is kept whole up to this many characters (the serializer cuts arguments at 2,000). */
 const COMMAND_CHARS = 1_000;
-/** What a harness (not the user) writes in the user's role: notifications, hook output, interruptions. */
+/** How Claude Code opens a loaded skill's body in the user's role. */
+const SKILL_PREFIX = "Base directory for this skill:";
+/** What a harness (not the user) writes in the user's role: notifications, hook output, interruptions, skills. */
 const HARNESS_PREFIXES = [
   "<task-notification>",
   "<system-reminder>",
@@ -16,6 +18,7 @@ const HARNESS_PREFIXES = [
   "<local-command-stdout>",
   "<local-command-stderr>",
   "[Request interrupted by user",
+  SKILL_PREFIX,
 ];
 const ARGUMENT_CHARS = 140;
 const CONSTRAINTS_PER_SPAN = 8;
@@ -158,6 +161,11 @@ function todoLine(call: ToolCall, args: Record<string, unknown> | undefined): st
   return `Todo: ${capText(items.join("; "), 600, true)}`;
 }
 
+/** The directory a loaded skill's body names on its first line. */
+function skillRoot(text: string): string {
+  return (text.trimStart().slice(SKILL_PREFIX.length).split("\n")[0] ?? "").trim();
+}
+
 /** Whether a user message is a request: not empty, not written by the harness in the user's role. */
 function isRequest(text: string): boolean {
   const trimmed = text.trim();
@@ -215,6 +223,8 @@ export function extract(messages: readonly Message[]): SummaryDoc {
   let pending: string[] = [];
   for (const message of messages) {
     const text = messageText(message);
+    if (message.role === "user" && text.trimStart().startsWith(SKILL_PREFIX))
+      doc.constraints.push(`Skill loaded: ${capEnd(skillRoot(text), LINE_CHARS)}`);
     if (message.role === "user" && isRequest(text)) {
       if (!doc.requests.some((r) => r.text === text)) doc.requests.push({ id: message.id, text });
       for (const c of constraintsIn(text)) if (doc.constraints.length < CONSTRAINTS_PER_SPAN) doc.constraints.push(c);

@@ -131,9 +131,16 @@ describe("OfflineSummarizer", () => {
   it("does not list what the harness writes in the user's role as a request", async () => {
     const { text: summary } = await summarize([
       { id: "u1", role: "user", content: text("<local-command-stdout>Compacted</local-command-stdout>") },
+      {
+        id: "u3",
+        role: "user",
+        content: text("Base directory for this skill: /skills/hex\n\n# Hex search\nLong body"),
+      },
       { id: "u2", role: "user", content: text("Real request") },
     ]);
     expect(summary).not.toContain("Compacted");
+    expect(summary).not.toContain("Long body");
+    expect(summary).toContain("- Skill loaded: /skills/hex\n");
     expect(summary).toContain("[request 1]\n```\nReal request\n```");
   });
 
