@@ -121,22 +121,18 @@ function label(call: ToolCall, args: Record<string, unknown> | undefined): strin
 }
 
 /**
- * Error lines in a tool output: the first line of an error result, else up to two lines that report one
- * or name an error (never in file contents or search hits), each with the call it came from.
+ * Error lines in a successful tool output: up to two lines that report an error or name one (never in
+ * file contents or search hits), each with the call it came from. A failed call's first error line is
+ * on its ✗ command line instead, and every error name is kept (SummaryDoc.errorNames).
  */
 function errorLines(call: ToolCall, result: Message, from: string): string[] {
-  const text = messageText(result);
+  if (result.isError === true || CONTENT_TOOL.test(call.name)) return [];
   const reports = (l: string) => ERROR_LINE.test(l) || extractErrorNames(l).length > 0;
-  const lines =
-    result.isError === true
-      ? [firstLine(text, LINE_CHARS)]
-      : CONTENT_TOOL.test(call.name)
-        ? []
-        : text
-            .split("\n")
-            .filter(reports)
-            .slice(0, 2)
-            .map((l) => capEnd(l.trim(), LINE_CHARS));
+  const lines = messageText(result)
+    .split("\n")
+    .filter(reports)
+    .slice(0, 2)
+    .map((l) => capEnd(l.trim(), LINE_CHARS));
   const source = from.startsWith("`") ? capEnd(from, 60) : call.name;
   return lines.filter((l) => l !== "").map((l) => `${l} (from ${source})`);
 }

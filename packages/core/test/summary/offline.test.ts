@@ -79,7 +79,8 @@ describe("OfflineSummarizer", () => {
     const commands = section(summary, "Commands");
     expect(commands.indexOf("✗ `npm test`: TypeError: a is not a function")).toBeGreaterThan(-1);
     expect(commands.indexOf("✗ `npm test`")).toBeLessThan(commands.indexOf("✓ `find . -name '*.css'`"));
-    expect(section(summary, "Errors")).toContain("TypeError: a is not a function");
+    expect(section(summary, "Errors")).toContain("- Also named: TypeError");
+    expect(summary.split("TypeError: a is not a function")).toHaveLength(2);
     expect(section(summary, "Current State")).toContain("Next step: Next I will update the README.");
     const recovery = section(summary, "Recovery");
     expect(recovery).toContain("Superseded 7 messages: u1 … a2");
