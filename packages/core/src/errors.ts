@@ -188,7 +188,16 @@ export class StorageError extends PalimpsestError<{ operation: string; retryable
 }
 
 /** Why a summarizer call failed, classified so cooldowns and telemetry can depend on the class. */
-export type SummarizerFailure = "timeout" | "auth" | "rate-limited" | "empty" | "truncated" | "refused" | "other";
+export type SummarizerFailure =
+  | "timeout"
+  | "auth"
+  | "rate-limited"
+  | "empty"
+  | "truncated"
+  | "refused"
+  /** The answer is not a summary of the required shape: a section missing, or over the budget. */
+  | "malformed"
+  | "other";
 
 /**
  * The failure classes for which calling the summarizer again may succeed (after a cooldown, see
@@ -200,6 +209,7 @@ const RETRYABLE_SUMMARIZER_FAILURES: ReadonlySet<SummarizerFailure> = new Set([
   "rate-limited",
   "empty",
   "truncated",
+  "malformed",
   "other",
 ]);
 

@@ -58,7 +58,7 @@ export class AnthropicSummarizer implements Summarizer {
     if (stop === "refusal") throw new SummarizerError("refused", PROVIDER, "stop_reason refusal");
     const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
     const usage = message.usage;
-    return finishSummary(PROVIDER, text, {
+    return finishSummary(PROVIDER, text, request.maxOutputTokens, {
       inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
       outputTokens: usage.output_tokens,
     });

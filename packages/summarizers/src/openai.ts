@@ -67,7 +67,7 @@ export class OpenAICompatibleSummarizer implements Summarizer {
       throw new SummarizerError("refused", PROVIDER, "finish_reason content_filter");
     const refusal = choice?.message.refusal;
     if (typeof refusal === "string" && refusal !== "") throw new SummarizerError("refused", PROVIDER, refusal);
-    return finishSummary(PROVIDER, choice?.message.content ?? "", {
+    return finishSummary(PROVIDER, choice?.message.content ?? "", request.maxOutputTokens, {
       inputTokens: completion.usage?.prompt_tokens,
       outputTokens: completion.usage?.completion_tokens,
     });

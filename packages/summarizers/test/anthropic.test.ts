@@ -3,7 +3,7 @@ import { type AnthropicOptions, AnthropicSummarizer } from "@palimpsest/summariz
 import { afterEach, describe, expect, it } from "vitest";
 import { expectSummarizerError } from "./support/expect-failure.ts";
 import { type CannedResponse, type FakeProvider, startFakeProvider } from "./support/fake-provider.ts";
-import { PLANTED_SECRETS, SAMPLE_REQUEST } from "./support/sample.ts";
+import { PLANTED_SECRETS, SAMPLE_REQUEST, sectionedAnswer } from "./support/sample.ts";
 
 const message = (text: string, stop = "end_turn") => ({
   id: "msg_1",
@@ -40,9 +40,13 @@ async function summarizer(responses: CannedResponse[], options: Partial<Anthropi
 
 describe("AnthropicSummarizer", () => {
   it("sends the system prompt and the redacted input, and reports usage", async () => {
-    const s = await summarizer([{ body: message("## Goal\nDeploy with password=oops-leaked") }]);
+    const s = await summarizer([{ body: message(sectionedAnswer("Deploy with password=oops-leaked")) }]);
     const result = await s.summarize(SAMPLE_REQUEST);
-    expect(result).toEqual({ text: "## Goal\nDeploy with password=[REDACTED]", inputTokens: 120, outputTokens: 40 });
+    expect(result).toEqual({
+      text: sectionedAnswer("Deploy with password=[REDACTED]"),
+      inputTokens: 120,
+      outputTokens: 40,
+    });
     const [request] = provider?.received ?? [];
     expect(request?.url).toBe("/v1/messages");
     expect(request?.headers["x-api-key"] ?? request?.headers.authorization).toMatch(/^(Bearer )?test-key$/);
@@ -74,10 +78,13 @@ describe("AnthropicSummarizer", () => {
   });
 
   it("lets the SDK retry a 500", async () => {
-    const s = await summarizer([error(500, "api_error", { "retry-after-ms": "10" }), { body: message("recovered") }], {
-      maxRetries: 1,
-    });
-    expect((await s.summarize(SAMPLE_REQUEST)).text).toBe("recovered");
+    const s = await summarizer(
+      [error(500, "api_error", { "retry-after-ms": "10" }), { body: message(sectionedAnswer("recovered")) }],
+      {
+        maxRetries: 1,
+      },
+    );
+    expect((await s.summarize(SAMPLE_REQUEST)).text).toBe(sectionedAnswer("recovered"));
     expect(provider?.received).toHaveLength(2);
   });
 

@@ -3,7 +3,7 @@ import { type OpenAICompatibleOptions, OpenAICompatibleSummarizer } from "@palim
 import { afterEach, describe, expect, it } from "vitest";
 import { expectSummarizerError } from "./support/expect-failure.ts";
 import { type CannedResponse, type FakeProvider, startFakeProvider } from "./support/fake-provider.ts";
-import { PLANTED_SECRETS, SAMPLE_REQUEST } from "./support/sample.ts";
+import { PLANTED_SECRETS, SAMPLE_REQUEST, sectionedAnswer } from "./support/sample.ts";
 
 const completion = (content: string | null, finish = "stop", refusal: string | null = null) => ({
   id: "chatcmpl-1",
@@ -38,9 +38,11 @@ async function summarizer(responses: CannedResponse[], options: Partial<OpenAICo
 
 describe("OpenAICompatibleSummarizer", () => {
   it("sends one system prompt and the redacted input, and reports usage", async () => {
-    const s = await summarizer([{ body: completion("## Goal\nDeploy. Key was sk-proj-LeakedLeakedLeaked123") }]);
+    const s = await summarizer([
+      { body: completion(sectionedAnswer("Deploy. Key was sk-proj-LeakedLeakedLeaked123")) },
+    ]);
     const result = await s.summarize(SAMPLE_REQUEST);
-    expect(result).toEqual({ text: "## Goal\nDeploy. Key was [REDACTED]", inputTokens: 321, outputTokens: 45 });
+    expect(result).toEqual({ text: sectionedAnswer("Deploy. Key was [REDACTED]"), inputTokens: 321, outputTokens: 45 });
     expect(s.promptVersion).toBe(SUMMARY_PROMPT_VERSION);
     const [request] = provider?.received ?? [];
     expect(request?.method).toBe("POST");
@@ -67,10 +69,13 @@ describe("OpenAICompatibleSummarizer", () => {
   });
 
   it("lets the SDK retry a 500, and classifies it as other without retries", async () => {
-    const retried = await summarizer([error(500, "boom", { "retry-after-ms": "10" }), { body: completion("fine") }], {
-      maxRetries: 1,
-    });
-    expect((await retried.summarize(SAMPLE_REQUEST)).text).toBe("fine");
+    const retried = await summarizer(
+      [error(500, "boom", { "retry-after-ms": "10" }), { body: completion(sectionedAnswer("fine")) }],
+      {
+        maxRetries: 1,
+      },
+    );
+    expect((await retried.summarize(SAMPLE_REQUEST)).text).toBe(sectionedAnswer("fine"));
     expect(provider?.received).toHaveLength(2);
     const once = await summarizer([error(500, "boom")]);
     expect((await expectSummarizerError(once.summarize(SAMPLE_REQUEST))).details.reason).toBe("other");

@@ -34,6 +34,8 @@ export interface CandidatePlan {
   input: LiveEntry[];
   /** Text of the earlier summaries inside the prefix, which the new one updates rather than nests. */
   previousSummary?: string;
+  /** How many of `input` come before the first earlier summary (see SummaryRequest.previousSummaryAt). */
+  previousSummaryAt?: number;
   maxSummaryTokens: number;
   prefixTokens: number;
   basisViewVersion: number;
@@ -87,6 +89,7 @@ export function planCandidate(input: CandidateInput): CandidatePlan | NoPlan {
   const earlier = prefix.filter(isSummaryEntry);
   if (earlier.length > 0) {
     plan.previousSummary = earlier.map((e) => stripSummaryNote(messageText(e.message))).join("\n\n");
+    plan.previousSummaryAt = prefix.findIndex(isSummaryEntry);
   }
   return plan;
 }

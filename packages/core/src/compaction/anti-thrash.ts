@@ -53,7 +53,14 @@ export const DEFAULT_ANTI_THRASH: AntiThrashConfig = {
   strikes: 2,
   regrowthRatio: 0.25,
   timeoutCooldownsMs: [60_000, 300_000, 900_000],
-  cooldownMs: { "rate-limited": 60_000, empty: 60_000, truncated: 60_000, refused: 300_000, other: 30_000 },
+  cooldownMs: {
+    "rate-limited": 60_000,
+    empty: 60_000,
+    truncated: 60_000,
+    malformed: 60_000,
+    refused: 300_000,
+    other: 30_000,
+  },
 };
 
 /** The verdict: nothing blocked, summaries blocked (a prune needs no summarizer), or every compaction blocked. */

@@ -33,6 +33,8 @@ export interface SummaryPlan {
   input: LiveEntry[];
   /** Text of the summary these targets include, which the new one must update rather than nest. */
   previousSummary?: string;
+  /** How many of `input` come before the first earlier summary (see SummaryRequest.previousSummaryAt). */
+  previousSummaryAt?: number;
   /** The role the summary message takes so that roles stay valid around it. */
   role: "user" | "assistant";
   /** Token budget for the summary. */

@@ -32,8 +32,10 @@ export function planSummary(input: PolicyInput, why: string): SummaryPlan | NoPl
     tokensBefore: input.liveTokens,
     reason: `${why}: summarizing ${middle.length} messages (${spanTokens} tokens) between a head of ${span.headEnd} and a tail of ${view.length - span.tailStart} (${span.pinned.size} pinned)`,
   };
-  if (earlier.length > 0)
+  if (earlier.length > 0) {
     plan.previousSummary = earlier.map((e) => stripSummaryNote(messageText(e.message))).join("\n\n");
+    plan.previousSummaryAt = middle.findIndex(isSummaryEntry);
+  }
   return plan;
 }
 

@@ -126,6 +126,7 @@ export const FailureReasonSchema = z.enum([
   "empty",
   "truncated",
   "refused",
+  "malformed",
   "other",
 ]);
 

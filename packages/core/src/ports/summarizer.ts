@@ -6,6 +6,11 @@ export interface SummaryRequest {
   messages: readonly Message[];
   /** The summary these messages continue: the new summary must update it, not nest it. */
   previousSummary?: string;
+  /**
+   * Where the previous summary sat among `messages`: the first `previousSummaryAt` messages came before
+   * everything it covers (a head message released into the span), the rest after it. Default 0.
+   */
+  previousSummaryAt?: number;
   /** Upper bound on the summary's length, in tokens. */
   maxOutputTokens: number;
 }
@@ -20,7 +25,7 @@ export interface SummaryResult {
 
 /**
  * Writes summaries. Implementations throw SummarizerError with a classified reason (timeout, auth,
- * rate-limited, empty, truncated, refused, other) and never return an empty or truncated summary.
+ * rate-limited, empty, truncated, refused, malformed, other) and never return an empty or truncated summary.
  */
 export interface Summarizer {
   /** The model (or "offline") that writes the summaries: part of every compaction's producer. */

@@ -13,7 +13,14 @@ const FILE_EXTENSIONS = new Set(
 );
 const COMMIT_CONTEXT = /\b(?:commit|merge|revert|cherry-pick|HEAD is now at|^\s*)\s*\(?([0-9a-f]{7,40})\b/gim;
 const PULL_REQUEST = /(?:\bPR\s*#?|\bpull request\s*#?|\/pull\/|(?<![\w&#])#)(\d{1,6})\b/gi;
-const ERROR_NAME = /\b(?:[A-Z][A-Za-z0-9]*(?:Error|Exception)|E[A-Z]{3,10}|TS\d{4})\b/g;
+/** POSIX errno names as Node and libc print them; a bare `E[A-Z]+` word (EPIC, EXIT, EDITOR) is not one. */
+const ERRNO =
+  "ENOENT|EACCES|EEXIST|EISDIR|ENOTDIR|ENOTEMPTY|EPERM|EPIPE|EADDRINUSE|EADDRNOTAVAIL|ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|ENOMEM|EMFILE|ENFILE|EAGAIN|EBUSY|EINVAL|ENOSPC|EROFS|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ELOOP|ENAMETOOLONG|EXDEV|ENOEXEC|ENOTSUP|ESRCH|ECHILD|EBADF";
+/** Error class names, errno names, Node `ERR_…` codes, TypeScript `TS1234`, Rust `E0308`, fatal signals. */
+const ERROR_NAME = new RegExp(
+  `(?<![\\w])(?:[A-Z][A-Za-z0-9]*(?:Error|Exception)|${ERRNO}|ERR_[A-Z0-9_]{3,}|TS\\d{4,5}|E\\d{4}|SIG(?:SEGV|ABRT|KILL|TERM|BUS|FPE|ILL|PIPE|INT|HUP|QUIT))(?![\\w])`,
+  "g",
+);
 
 /** Distinct values in first-seen order. */
 function unique(values: Iterable<string>): string[] {
@@ -56,7 +63,10 @@ export function extractPullRequests(text: string): string[] {
   return unique([...text.matchAll(PULL_REQUEST)].map((m) => `#${m[1] ?? ""}`));
 }
 
-/** Error names and codes: `TypeError`, `SQLException`, `ENOENT`, `TS2345`. */
+/**
+ * Error names and codes: `TypeError`, `SQLException`, `CompileError` (also the last segment of
+ * `Ecto.NoResultsError`), `ENOENT`, `ERR_MODULE_NOT_FOUND`, `TS2345`, `E0308`, `SIGSEGV`.
+ */
 export function extractErrorNames(text: string): string[] {
   return unique([...text.matchAll(ERROR_NAME)].map((m) => m[0]));
 }

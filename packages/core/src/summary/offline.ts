@@ -1,62 +1,42 @@
 import { SummarizerError } from "../errors.ts";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../ports/summarizer.ts";
-import { type Extraction, extract } from "./offline-extract.ts";
+import { addCommand, addFile, extract } from "./offline-extract.ts";
+import { fitDoc } from "./offline-fit.ts";
 import { redactSecrets } from "./redact.ts";
-import { parseSections, renderSections, type SummarySection } from "./sections.ts";
-import { capText, DEFAULT_SUMMARY_CAPS, type SummaryCaps, serializeForSummary } from "./serialize.ts";
+import { DEFAULT_SUMMARY_CAPS, type SummaryCaps, serializeForSummary } from "./serialize.ts";
+import { emptyDoc, foldSuperseded, parseDoc, type SummaryDoc, supersededLine } from "./summary-format.ts";
 
 /** Model name of the offline summarizer, recorded as the producer of its compactions. */
 export const OFFLINE_MODEL = "offline-extractive";
 /** Format version of the offline summary; bump when its sections or extraction change. */
-export const OFFLINE_PROMPT_VERSION = "offline-extractive-v1";
+export const OFFLINE_PROMPT_VERSION = "offline-extractive-v2";
 
-const USER = "User Messages (verbatim)";
-const ACTIONS = "Completed Actions";
-const STATE = "Active State";
-const ERRORS = "Errors & Fixes";
-const FILES = "Relevant Files";
-const INDEX = "Index";
-const EARLIER = "Earlier Context";
-const LIST_TITLES: ReadonlySet<string> = new Set([USER, ACTIONS, STATE, ERRORS, FILES, INDEX]);
-/** Trimmed first when over budget, oldest items first; "*" stands for sections carried from elsewhere. */
-const TRIM_ORDER = [ACTIONS, "*", INDEX, ERRORS, FILES, USER] as const;
+const unique = (values: readonly string[]) => [...new Set(values)];
 
-/** Merges new items after the previous ones, dropping duplicates. */
-function mergeItems(previous: readonly string[], next: readonly string[]): string[] {
-  return [...new Set([...previous, ...next])];
-}
-
-/** Updates the previous summary's sections with a new extraction; unknown sections are carried as they are. */
-function merge(previous: readonly SummarySection[], found: Extraction): SummarySection[] {
-  const old = (title: string) => previous.find((s) => s.title === title)?.items ?? [];
-  const list = (title: string, items: readonly string[]): SummarySection => ({
-    title,
-    kind: "list",
-    items: mergeItems(old(title), items),
-  });
-  const state = found.activeState !== "" ? [found.activeState] : old(STATE);
-  return [
-    list(USER, found.userMessages),
-    ...previous.filter((s) => !LIST_TITLES.has(s.title)),
-    list(ACTIONS, found.actions),
-    { title: STATE, kind: "list", items: state },
-    list(ERRORS, found.errors),
-    list(FILES, found.files),
-    list(INDEX, found.index),
-  ];
-}
-
-/** Drops the least important items (oldest first) until the rendered summary fits `maxChars`. */
-function fit(sections: SummarySection[], maxChars: number): string {
-  const size = () => renderSections(sections).length;
-  for (const title of TRIM_ORDER) {
-    const targets = sections.filter((s) => (title === "*" ? !LIST_TITLES.has(s.title) : s.title === title));
-    for (const section of targets) {
-      const keep = title === USER ? 1 : 0;
-      while (section.items.length > keep && size() > maxChars) section.items.shift();
-    }
+/**
+ * Merges summary documents in chronological order, section by section: a request, constraint, error or
+ * superseded span stays once (first place kept), files and commands are counted together, and the
+ * state is the latest one found.
+ */
+export function mergeDocs(docs: readonly SummaryDoc[]): SummaryDoc {
+  const out = emptyDoc();
+  for (const doc of docs) {
+    for (const r of doc.requests) if (!out.requests.some((o) => o.text === r.text)) out.requests.push({ ...r });
+    out.constraints.push(...doc.constraints);
+    for (const f of doc.files) addFile(out.files, f);
+    for (const c of doc.commands) addCommand(out.commands, c);
+    out.errors.push(...doc.errors);
+    out.errorNames.push(...doc.errorNames);
+    if (doc.state.length > 0) out.state = [...doc.state];
+    out.superseded.push(...doc.superseded);
+    out.carried.push(...doc.carried);
   }
-  return capText(renderSections(sections), maxChars);
+  out.constraints = unique(out.constraints);
+  out.errors = unique(out.errors);
+  const written = out.errors.join("\n");
+  out.errorNames = unique(out.errorNames).filter((n) => n !== "" && !written.includes(n));
+  out.superseded = foldSuperseded(unique(out.superseded));
+  return out;
 }
 
 /** Options of the offline summarizer. */
@@ -66,8 +46,10 @@ export interface OfflineSummarizerOptions {
 }
 
 /**
- * Deterministic extractive summarizer, the embedded default: the user's messages verbatim, tool calls and
- * their outcomes, errors, files, commit/PR/error index and the latest assistant text; no network, no model.
+ * Deterministic extractive summarizer, the embedded default (no network, no model): the user's requests
+ * verbatim and in order, their constraints, the files tool calls touched, every tool call with its
+ * outcome (failures first), errors with their names, the current state and next step, and a recovery
+ * pointer to the superseded messages; within `maxOutputTokens` by dropping the least important lines.
  */
 export class OfflineSummarizer implements Summarizer {
   readonly model = OFFLINE_MODEL;
@@ -81,10 +63,18 @@ export class OfflineSummarizer implements Summarizer {
   /** Summarizes synchronously (wrapped in a promise); an already aborted signal throws "timeout". */
   async summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult> {
     if (options?.signal?.aborted === true) throw new SummarizerError("timeout", "offline", "aborted before start");
-    const found = extract(serializeForSummary(request.messages, this.#caps));
-    const previous = parseSections(redactSecrets(request.previousSummary ?? ""), LIST_TITLES, EARLIER);
-    const text = redactSecrets(fit(merge(previous, found), Math.max(1, request.maxOutputTokens) * 4));
-    if (text.trim() === "") throw new SummarizerError("empty", "offline", "nothing to summarize");
-    return { text };
+    const messages = serializeForSummary(request.messages, this.#caps);
+    const at = Math.min(Math.max(0, request.previousSummaryAt ?? 0), messages.length);
+    const before = extract(messages.slice(0, at));
+    const previous = parseDoc(redactSecrets(request.previousSummary ?? ""));
+    const after = extract(messages.slice(at));
+    const line = supersededLine(messages);
+    const span = { ...emptyDoc(), superseded: line === undefined ? [] : [line] };
+    const doc = mergeDocs([before, previous, after, span]);
+    const facts = [doc.requests, doc.constraints, doc.files, doc.commands, doc.errors, doc.state, doc.carried];
+    if (facts.every((list) => list.length === 0) && doc.errorNames.length === 0)
+      throw new SummarizerError("empty", "offline", "nothing to summarize");
+    const fitted = fitDoc(doc, Math.max(1, request.maxOutputTokens), this.#caps.messageChars);
+    return { text: redactSecrets(fitted.text) };
   }
 }

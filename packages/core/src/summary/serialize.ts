@@ -1,5 +1,7 @@
 import type { ContentPart, Message } from "../messages/message.ts";
 import { messageText } from "../messages/message.ts";
+import { capText } from "./cut.ts";
+import { extractErrorNames } from "./extract.ts";
 import { redactSecrets } from "./redact.ts";
 
 /** Per-message character caps applied before a summarizer reads a message (head + tail kept). */
@@ -19,32 +21,44 @@ export const DEFAULT_SUMMARY_CAPS: SummaryCaps = {
   messageChars: 6_000,
 };
 
-/**
- * Keeps the head and the tail of `text` within `max` characters, marking what was cut. Idempotent: the
- * result is at most `max` characters, so capping it again changes nothing.
- */
-export function capText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const marker = `\n[… ${text.length - max} chars omitted …]\n`;
-  const room = max - marker.length;
-  if (room < 2) return text.slice(0, Math.max(0, max));
-  const head = Math.ceil(room / 2);
-  return `${text.slice(0, head)}${marker}${text.slice(text.length - (room - head))}`;
-}
-
 /** Redacts, then caps (so a cut never leaves half a secret unrecognisable). */
 function clean(text: string, max: number): string {
   return capText(redactSecrets(text), max);
 }
 
+const OMITTED_NAMES = "\n[error names in the omitted part: ";
+
+/** Error names of `text` that `kept` no longer shows, as a note of at most `room` characters ("" if none). */
+function omittedNames(text: string, kept: string, room: number): string {
+  const missing = extractErrorNames(text).filter((n) => !kept.includes(n));
+  let names = "";
+  for (const name of missing) {
+    const next = names === "" ? name : `${names}, ${name}`;
+    if (OMITTED_NAMES.length + next.length + 1 > room) break;
+    names = next;
+  }
+  return names === "" ? "" : `${OMITTED_NAMES}${names}]`;
+}
+
+/** A tool output redacted and capped; error names the cut removed are listed after it, within the cap. */
+function cleanToolOutput(text: string, max: number): string {
+  const redacted = redactSecrets(text);
+  if (redacted.length <= max) return redacted;
+  const room = Math.min(300, Math.floor(max / 4));
+  const reserve = omittedNames(redacted, capText(redacted, max), room).length;
+  const kept = capText(redacted, max - reserve);
+  return `${kept}${omittedNames(redacted, kept, max - kept.length)}`;
+}
+
 /**
  * Prepares messages for a summarizer: secrets redacted, long texts capped head + tail, images reduced to a
- * placeholder, opaque reasoning and metadata dropped. Safe to apply again: nothing more is redacted or cut.
+ * placeholder (a tool output's cut error names listed after it), opaque reasoning and metadata dropped. Safe to apply again: nothing more is redacted or cut.
  */
 export function serializeForSummary(messages: readonly Message[], caps: SummaryCaps = DEFAULT_SUMMARY_CAPS): Message[] {
   return messages.map((message) => {
     const max = message.role === "tool" ? caps.toolOutputChars : caps.messageChars;
-    const text = clean(messageText(message), max);
+    const raw = messageText(message);
+    const text = message.role === "tool" ? cleanToolOutput(raw, max) : clean(raw, max);
     const images = message.content.filter((p) => p.type === "image").length;
     const content: ContentPart[] = [];
     if (text.length > 0) content.push({ type: "text", text });
@@ -64,7 +78,7 @@ export function serializeForSummary(messages: readonly Message[], caps: SummaryC
   });
 }
 
-/** Renders serialized messages as the plain-text transcript a model reads, tool names beside their results. */
+/** Renders serialized messages as the plain-text transcript a model reads: user messages with their ids, tool names beside their results. */
 export function renderTranscript(messages: readonly Message[]): string {
   const toolNames = new Map<string, string>();
   const blocks: string[] = [];
@@ -77,7 +91,8 @@ export function renderTranscript(messages: readonly Message[]): string {
       continue;
     }
     const calls = (message.toolCalls ?? []).map((c) => `[tool call: ${c.name}] ${c.arguments}`);
-    blocks.push([`[${message.role}]`, text, ...calls].filter((s) => s.length > 0).join("\n"));
+    const role = message.role === "user" ? `[user · ${message.id}]` : `[${message.role}]`;
+    blocks.push([role, text, ...calls].filter((s) => s.length > 0).join("\n"));
   }
   return blocks.join("\n\n");
 }

@@ -35,7 +35,7 @@ describe("anti-thrash: ineffective compactions", () => {
       strikes: 2,
       regrowthRatio: 0.5,
       timeoutCooldownsMs: [1],
-      cooldownMs: { "rate-limited": 1, empty: 1, truncated: 1, refused: 1, other: 1 },
+      cooldownMs: { "rate-limited": 1, empty: 1, truncated: 1, malformed: 1, refused: 1, other: 1 },
     };
     expect(assessBackoff({ ...base, compactions: [ineffective(1), ineffective(2)] }, config).blocks).toBe("nothing");
     const tiny = { tokensBefore: 100_000, tokensAfter: 99_500, at: 3 };

@@ -166,7 +166,7 @@ describe("summaryPolicy: the baseline", () => {
     expect(plan).toMatchObject({ kind: "summary", targets: ["a3", "u4", "a5", "u6", "a7"], tokensBefore: 120_100 });
     if (plan.kind !== "summary") throw new Error("expected a summary");
     expect(plan.input.map((e) => e.message.id)).toEqual(plan.targets);
-    expect(plan.maxSummaryTokens).toBe(8_000);
+    expect(plan.maxSummaryTokens).toBe(4_500); // 7.5% of the 60,000 tokens it removes
     expect(plan.previousSummary).toBeUndefined();
   });
 

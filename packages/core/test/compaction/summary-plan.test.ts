@@ -68,6 +68,21 @@ describe("a later summary updates the earlier one", () => {
     expect(plan.targets[0]).toBe("s1");
     expect(ids(plan.input)).not.toContain("s1");
     expect(ids(plan.input)).toEqual(plan.targets.slice(1));
+    expect(plan.previousSummaryAt).toBe(0);
+  });
+
+  it("given head messages released into the span before the earlier summary, then previousSummaryAt counts them", () => {
+    const earlier = live(userMessage("s1", formatSummaryMessage("Goal: ship v2.")), 800, {
+      compactionId: "k1",
+      kind: "summary",
+    });
+    const head = [live(userMessage("h1", "Step 1"), 100), live(assistantMessage("h2", "ok"), 100)];
+    const view = [live(system("sys"), 100), ...head, earlier, ...middleAndTail("m", 6)];
+    const plan = planSummary(policyInput(view, { compactions: 1 }), "test");
+    if (plan.kind !== "summary") throw new Error(plan.reason);
+    expect(plan.targets.slice(0, 3)).toEqual(["h1", "h2", "s1"]);
+    expect(ids(plan.input).slice(0, 2)).toEqual(["h1", "h2"]);
+    expect(plan.previousSummaryAt).toBe(2);
   });
 
   it("given a message that merely looks like a summary, then it is summarized as an ordinary message", () => {

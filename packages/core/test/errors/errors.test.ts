@@ -114,6 +114,7 @@ describe("error classes", () => {
       "rate-limited": true,
       empty: true,
       truncated: true,
+      malformed: true,
       other: true,
       auth: false,
       refused: false,

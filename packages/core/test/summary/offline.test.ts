@@ -1,21 +1,23 @@
-import { type Message, OFFLINE_MODEL, OfflineSummarizer, SummarizerError } from "@palimpsest/core";
+import { type Message, OFFLINE_MODEL, OfflineSummarizer, SUMMARY_SECTIONS, SummarizerError } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];
 
+/** A multi-line request with indentation, a blank line and a fence of its own. */
+const MULTI_LINE =
+  "Fix the failing test in packages/core/src/a.ts.\n  - keep the API\n\n```ts\nconst a = 1;\n```\nNever push to main.";
+
 const SPAN: Message[] = [
-  {
-    id: "u1",
-    role: "user",
-    content: text("Fix the failing test in packages/core/src/a.ts (see PR #42). Key: sk-proj-abcdefghijklmnop1234"),
-  },
+  { id: "u1", role: "user", content: text(`${MULTI_LINE} Key: sk-proj-abcdefghijklmnop1234`) },
   {
     id: "a1",
     role: "assistant",
     content: text("Reading the file."),
     toolCalls: [
-      { id: "c1", name: "read_file", arguments: '{"file_path":"packages/core/src/a.ts"}' },
-      { id: "c2", name: "bash", arguments: '{"command":"npm test"}' },
+      { id: "c1", name: "Read", arguments: '{"file_path":"packages/core/src/a.ts"}' },
+      { id: "c2", name: "Bash", arguments: '{"command":"npm test"}' },
+      { id: "c3", name: "Bash", arguments: `{"command":"find . -name '*.css'"}` },
+      { id: "c4", name: "Edit", arguments: '{"file_path":"packages/core/src/a.ts","old_string":"1","new_string":"2"}' },
     ],
   },
   { id: "t1", role: "tool", toolCallId: "c1", content: text("export const a = 1;") },
@@ -26,13 +28,36 @@ const SPAN: Message[] = [
     isError: true,
     content: text("TypeError: a is not a function\n  at test/a.test.ts:3:1"),
   },
-  { id: "a2", role: "assistant", content: text("Fixed in commit 0ad5bef; all tests pass.") },
+  {
+    id: "t3",
+    role: "tool",
+    toolCallId: "c3",
+    content: text("node_modules/highlight.js/styles/a11y-dark.css\nnode_modules/highlight.js/styles/github.css"),
+  },
+  { id: "t4", role: "tool", toolCallId: "c4", content: text("The file was updated.") },
+  { id: "a2", role: "assistant", content: text("Fixed; all tests pass. Next I will update the README.") },
 ];
 
-const summarize = (messages: Message[], maxOutputTokens = 2_000, previousSummary?: string) =>
-  new OfflineSummarizer().summarize(
-    previousSummary === undefined ? { messages, maxOutputTokens } : { messages, maxOutputTokens, previousSummary },
-  );
+const summarize = (
+  messages: Message[],
+  maxOutputTokens = 2_000,
+  previousSummary?: string,
+  previousSummaryAt?: number,
+) =>
+  new OfflineSummarizer().summarize({
+    messages,
+    maxOutputTokens,
+    ...(previousSummary === undefined ? {} : { previousSummary }),
+    ...(previousSummaryAt === undefined ? {} : { previousSummaryAt }),
+  });
+
+/** The body of one `## title` section (empty when absent). */
+function section(summary: string, title: string): string {
+  const start = summary.indexOf(`## ${title}\n`);
+  if (start === -1) return "";
+  const next = summary.indexOf("\n## ", start + 1);
+  return summary.slice(start, next === -1 ? undefined : next);
+}
 
 describe("OfflineSummarizer", () => {
   it("is deterministic and names itself", async () => {
@@ -42,31 +67,85 @@ describe("OfflineSummarizer", () => {
     expect(new OfflineSummarizer().model).toBe(OFFLINE_MODEL);
   });
 
-  it("writes every section: user messages verbatim, actions with outcomes, state, errors, files, index", async () => {
+  it("writes the sections in order: requests verbatim, constraints, files, commands, errors, state, recovery", async () => {
     const { text: summary } = await summarize(SPAN);
-    for (const heading of [
-      "User Messages (verbatim)",
-      "Completed Actions",
-      "Active State",
-      "Errors & Fixes",
-      "Relevant Files",
-      "Index",
-    ]) {
-      expect(summary).toContain(`## ${heading}`);
-    }
-    expect(summary).toContain("- Fix the failing test in packages/core/src/a.ts (see PR #42). Key: [REDACTED]");
-    expect(summary).toContain("read_file(file_path=packages/core/src/a.ts) → ok");
-    expect(summary).toContain("bash(command=npm test) → error: TypeError: a is not a function");
-    expect(summary).toContain("- packages/core/src/a.ts");
-    expect(summary).toContain("- test/a.test.ts");
-    expect(summary).toContain("- commit 0ad5bef");
-    expect(summary).toContain("- PR/issue #42");
-    expect(summary).toContain("- error TypeError");
-    expect(summary).toContain("Fixed in commit 0ad5bef; all tests pass.");
+    const at = SUMMARY_SECTIONS.map((title) => summary.indexOf(`## ${title}\n`));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((x, y) => x - y)).toEqual(at);
+    expect(summary).toContain(`\n${MULTI_LINE} Key: [REDACTED]\n`);
     expect(summary).not.toContain("abcdefghijklmnop1234");
+    expect(section(summary, "Constraints & Decisions")).toContain("- Never push to main.");
+    expect(section(summary, "Files")).toContain("- `packages/core/src/a.ts`: read, edited");
+    const commands = section(summary, "Commands");
+    expect(commands.indexOf("✗ `npm test`: TypeError: a is not a function")).toBeGreaterThan(-1);
+    expect(commands.indexOf("✗ `npm test`")).toBeLessThan(commands.indexOf("✓ `find . -name '*.css'`"));
+    expect(section(summary, "Errors")).toContain("- Also named: TypeError");
+    expect(summary.split("TypeError: a is not a function")).toHaveLength(2);
+    expect(section(summary, "Current State")).toContain("Next step: Next I will update the README.");
+    const recovery = section(summary, "Recovery");
+    expect(recovery).toContain("Superseded 7 messages: u1 … a2");
+    expect(recovery).toContain("`palimpsest expand <session> <compaction-id> --deep`");
   });
 
-  it("merges a previous summary instead of nesting it", async () => {
+  it("lists the files tool calls touched, not the paths a find printed", async () => {
+    const { text: summary } = await summarize(SPAN);
+    expect(summary).not.toContain("highlight.js");
+    expect(section(summary, "Files").match(/^- /gm)).toHaveLength(1);
+  });
+
+  it("keeps every error name, also one in the middle the serializer cut and one whose line was dropped", async () => {
+    const long = `${"ok\n".repeat(800)}** (CompileError) lib/a.ex:3: undefined function\n${"ok\n".repeat(800)}`;
+    const messages: Message[] = [
+      { id: "u1", role: "user", content: text("build it") },
+      {
+        id: "a1",
+        role: "assistant",
+        content: [],
+        toolCalls: [
+          { id: "c1", name: "Bash", arguments: '{"command":"mix compile"}' },
+          { id: "c2", name: "Bash", arguments: '{"command":"node x.js"}' },
+        ],
+      },
+      { id: "t1", role: "tool", toolCallId: "c1", content: text(long) },
+      {
+        id: "t2",
+        role: "tool",
+        toolCallId: "c2",
+        isError: true,
+        content: text("Error: ENOENT: no such file or directory, open 'x.json'"),
+      },
+    ];
+    const { text: summary } = await summarize(messages);
+    expect(summary).toContain("CompileError");
+    expect(summary).toContain("ENOENT");
+    const filler: Message[] = Array.from({ length: 60 }, (_, i) => ({
+      id: `f${i}`,
+      role: "assistant" as const,
+      content: [],
+      toolCalls: [{ id: `fc${i}`, name: "Bash", arguments: `{"command":"echo step-${i} ${"y".repeat(80)}"}` }],
+    })).flatMap((m, i) => [m, { id: `ft${i}`, role: "tool" as const, toolCallId: `fc${i}`, content: text("ok") }]);
+    const { text: tight } = await summarize([...messages, ...filler], 600);
+    expect(tight).toContain("CompileError");
+    expect(tight).toContain("ENOENT");
+  });
+
+  it("does not list what the harness writes in the user's role as a request", async () => {
+    const { text: summary } = await summarize([
+      { id: "u1", role: "user", content: text("<local-command-stdout>Compacted</local-command-stdout>") },
+      {
+        id: "u3",
+        role: "user",
+        content: text("Base directory for this skill: /skills/hex\n\n# Hex search\nLong body"),
+      },
+      { id: "u2", role: "user", content: text("Real request") },
+    ]);
+    expect(summary).not.toContain("Compacted");
+    expect(summary).not.toContain("Long body");
+    expect(summary).toContain("- Skill loaded: /skills/hex\n");
+    expect(summary).toContain("[request 1]\n```\nReal request\n```");
+  });
+
+  it("merges a previous summary section by section instead of nesting it", async () => {
     const first = await summarize(SPAN);
     const later: Message[] = [
       { id: "u2", role: "user", content: text("Now document it in README.md") },
@@ -74,23 +153,49 @@ describe("OfflineSummarizer", () => {
         id: "a3",
         role: "assistant",
         content: text("Documented."),
-        toolCalls: [{ id: "c3", name: "edit", arguments: '{"path":"README.md"}' }],
+        toolCalls: [{ id: "c5", name: "Edit", arguments: '{"file_path":"packages/core/src/a.ts"}' }],
       },
-      { id: "t3", role: "tool", toolCallId: "c3", content: text("ok") },
+      { id: "t5", role: "tool", toolCallId: "c5", content: text("ok") },
     ];
-    const prefixed = `REFERENCE ONLY: earlier turns, summarized.\n\n${first.text}\n\n## Key Decisions\n- keep the API`;
-    const { text: merged } = await summarize(later, 2_000, prefixed);
-    expect(merged.match(/## User Messages/g)).toHaveLength(1);
-    expect(merged).not.toContain("REFERENCE ONLY");
-    expect(merged).toContain("- Fix the failing test");
-    expect(merged).toContain("- Now document it in README.md");
-    expect(merged).toContain("## Key Decisions\n- keep the API");
-    expect(merged.match(/- packages\/core\/src\/a\.ts/g)).toHaveLength(1);
-    expect(merged).toContain("- README.md");
-    expect(merged).toContain("## Active State\n- Documented.");
+    const { text: merged } = await summarize(later, 2_000, first.text);
+    for (const title of SUMMARY_SECTIONS) expect(merged.split(`## ${title}\n`)).toHaveLength(2);
+    expect(merged.split(MULTI_LINE)).toHaveLength(2);
+    expect(merged.indexOf(MULTI_LINE)).toBeLessThan(merged.indexOf("Now document it in README.md"));
+    expect(section(merged, "Files")).toContain("- `packages/core/src/a.ts`: read, edited ×2");
+    expect(section(merged, "Current State")).toContain("Documented.");
     expect(merged).not.toContain("all tests pass");
-    const again = await summarize(later, 2_000, merged);
-    expect(again.text).toBe(merged);
+    expect(section(merged, "Recovery")).toContain("Superseded 10 messages in 2 compactions: u1 … t5");
+  });
+
+  it("summarizes an exchange of file reads only (a micro pass): the files are its content", async () => {
+    const { text: summary } = await summarize([
+      {
+        id: "a1",
+        role: "assistant",
+        content: [],
+        toolCalls: [{ id: "c1", name: "Read", arguments: '{"file_path":"a.ts"}' }],
+      },
+      { id: "t1", role: "tool", toolCallId: "c1", content: text("export {}") },
+    ]);
+    expect(summary).toContain("- `a.ts`: read");
+  });
+
+  it("updates a model-written summary: its items merged, its None placeholders dropped", async () => {
+    const written = [
+      "## User Requests\n[request 1 · u0]\n```text\nShip v2.\n```",
+      "## Constraints & Decisions\nNone",
+      "## Files\n- `src/v2.ts`: edited",
+      "## Commands\n- ✗ `npm run build`: TS2345",
+      "## Errors\n- None",
+      "## Current State\nNone",
+      "## Recovery\n- Superseded 3 messages: m1 … m3",
+    ].join("\n\n");
+    const { text: merged } = await summarize(SPAN, 2_000, written);
+    expect(merged).not.toMatch(/None/);
+    expect(merged.indexOf("Ship v2.")).toBeLessThan(merged.indexOf(MULTI_LINE));
+    expect(section(merged, "Files")).toContain("- `src/v2.ts`: edited\n- `packages/core/src/a.ts`: read, edited");
+    expect(section(merged, "Commands")).toContain("✗ `npm run build`: TS2345");
+    expect(section(merged, "Recovery")).toContain("Superseded 10 messages in 2 compactions: m1 … a2");
   });
 
   it("carries a heading-less previous summary as earlier context", async () => {
@@ -98,32 +203,15 @@ describe("OfflineSummarizer", () => {
     expect(merged).toContain("## Earlier Context\nWe were migrating the store to Kysely.");
   });
 
-  it("respects the budget by dropping actions first and keeps the latest request and state", async () => {
-    const many: Message[] = [];
-    for (let i = 0; i < 200; i++) {
-      many.push({ id: `u${i}`, role: "user", content: text(`request number ${i}`) });
-      many.push({
-        id: `a${i}`,
-        role: "assistant",
-        content: text(`step ${i}`),
-        toolCalls: [{ id: `c${i}`, name: "bash", arguments: `{"command":"make target-${i}"}` }],
-      });
-      many.push({ id: `t${i}`, role: "tool", toolCallId: `c${i}`, content: text(`built out/file-${i}.js`) });
-    }
-    const { text: small } = await summarize(many, 300);
-    expect(small.length).toBeLessThanOrEqual(1_200);
-    expect(small).toContain("request number 199");
-    expect(small).toContain("## Active State\n- step 199");
-    expect(small).not.toContain("make target-0");
-  });
-
-  it("throws SummarizerError timeout on an aborted signal", async () => {
+  it("throws SummarizerError timeout on an aborted signal, and empty on nothing to summarize", async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await new OfflineSummarizer()
+    const aborted = await new OfflineSummarizer()
       .summarize({ messages: SPAN, maxOutputTokens: 100 }, { signal: controller.signal })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SummarizerError);
-    expect((error as SummarizerError).details.reason).toBe("timeout");
+    expect((aborted as SummarizerError).details.reason).toBe("timeout");
+    const empty = await summarize([]).catch((e: unknown) => e);
+    expect(empty).toBeInstanceOf(SummarizerError);
+    expect((empty as SummarizerError).details.reason).toBe("empty");
   });
 });

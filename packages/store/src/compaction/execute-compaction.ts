@@ -17,6 +17,8 @@ import { type SummaryFailure, summarizeEntries, summaryFailure } from "./summari
 export interface SummarySpan {
   input: readonly LiveEntry[];
   previousSummary?: string | undefined;
+  /** How many of `input` come before the previous summary (SummaryRequest.previousSummaryAt). */
+  previousSummaryAt?: number | undefined;
   maxSummaryTokens: number;
 }
 
@@ -35,6 +37,7 @@ export function summarizeSpan(
     maxOutputTokens: span.maxSummaryTokens,
     timeoutMs: using.summaryTimeoutMs,
     ...(span.previousSummary === undefined ? {} : { previousSummary: span.previousSummary }),
+    ...(span.previousSummaryAt === undefined ? {} : { previousSummaryAt: span.previousSummaryAt }),
     ...(signal === undefined ? {} : { signal }),
   });
 }

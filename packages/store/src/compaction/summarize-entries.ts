@@ -13,6 +13,8 @@ export interface SummarizeCall {
   summarizer: Summarizer;
   entries: readonly LiveEntry[];
   previousSummary?: string;
+  /** How many of `entries` come before the previous summary (SummaryRequest.previousSummaryAt). */
+  previousSummaryAt?: number;
   maxOutputTokens: number;
   timeoutMs: number;
   /** Aborts the call (a cancelled background job). */
@@ -27,6 +29,7 @@ export async function summarizeEntries(call: SummarizeCall): Promise<{ result: S
     messages: serializeForSummary(call.entries.map((e) => e.message)),
     maxOutputTokens: call.maxOutputTokens,
     ...(call.previousSummary === undefined ? {} : { previousSummary: redactSecrets(call.previousSummary) }),
+    ...(call.previousSummaryAt === undefined ? {} : { previousSummaryAt: call.previousSummaryAt }),
   };
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const result = await call.summarizer.summarize(request, { signal });

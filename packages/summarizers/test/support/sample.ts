@@ -1,4 +1,4 @@
-import type { Message, SummaryRequest } from "@palimpsest/core";
+import { type Message, SUMMARY_SECTIONS, type SummaryRequest } from "@palimpsest/core";
 
 /** Secrets planted in the sample transcript; none may appear in a request body. */
 export const PLANTED_SECRETS = [
@@ -46,3 +46,10 @@ export const SAMPLE_REQUEST: SummaryRequest = {
   previousSummary: `## Goal\n- deploy (api_key: "${PLANTED_SECRETS[1]}")`,
   maxOutputTokens: 500,
 };
+
+/** A well-formed answer: every section of SUMMARY_SECTIONS, `state` under Current State, "None" elsewhere. */
+export function sectionedAnswer(state: string, omit: readonly string[] = []): string {
+  return SUMMARY_SECTIONS.filter((title) => !omit.includes(title))
+    .map((title) => `## ${title}\n${title === "Current State" ? state : "None"}`)
+    .join("\n\n");
+}

@@ -1,0 +1,99 @@
+import { capText, estimateTokens } from "./cut.ts";
+import { extractErrorNames } from "./extract.ts";
+import { type CommandItem, type FileItem, renderDoc, type SummaryDoc } from "./summary-format.ts";
+
+/** The state's "Last assistant message:" line is shortened to this first when over budget. */
+const SHORT_STATE_CHARS = 400;
+const LAST_MESSAGE = "Last assistant message:";
+/** Actions that leave a file as it was: the least important files to list. */
+const LOOKS = new Set(["read", "view", "grep", "glob", "search", "ls", "list"]);
+
+const isShell = (c: CommandItem) => c.line.startsWith("`");
+const onlyLooked = (f: FileItem) => f.actions.every(([verb]) => LOOKS.has(verb.replace(" (failed)", "")));
+
+/** One class of droppable lines: which list, which of its items; dropped oldest first. */
+interface DropClass {
+  take(doc: SummaryDoc): { list: unknown[]; pick: (item: never) => boolean };
+}
+
+/**
+ * The order lines are dropped in when over budget, least important first: text carried from a foreign
+ * summary, error lines of successful outputs (their names are kept), successful non-shell tool calls,
+ * successful commands, calls without a result, constraints (the requests hold them verbatim), files only
+ * read, failed commands, the other files, then the state's extra lines. Requests and the recovery
+ * pointer stay.
+ */
+const DROP_ORDER: DropClass[] = [
+  { take: (d) => ({ list: d.carried, pick: () => true }) },
+  { take: (d) => ({ list: d.errors, pick: () => true }) },
+  { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "✓" && !isShell(c) }) },
+  { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "✓" }) },
+  { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "?" }) },
+  { take: (d) => ({ list: d.constraints, pick: () => true }) },
+  { take: (d) => ({ list: d.files, pick: onlyLooked }) },
+  { take: (d) => ({ list: d.commands, pick: () => true }) },
+  { take: (d) => ({ list: d.files, pick: () => true }) },
+  { take: (d) => ({ list: d.state, pick: (line: string) => !line.startsWith(LAST_MESSAGE) }) },
+];
+
+/** A fitted summary: its text, its estimated tokens and how many lines were dropped. */
+export interface Fitted {
+  text: string;
+  tokens: number;
+  dropped: number;
+}
+
+/**
+ * Renders `doc` within `budget` tokens (estimated): the last assistant message shortened, then the least
+ * important lines dropped (DROP_ORDER, oldest first within a class); the recovery section says how many
+ * went. Requests are never cut (beyond the serializer's stated cap): when they alone exceed the budget,
+ * the summary exceeds it and says so.
+ */
+export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fitted {
+  let dropped = 0;
+  const render = () => {
+    // The budget line states the summary's own size: render until the number it states is the text's.
+    let tokens = 0;
+    let text = renderDoc(doc, { tokens, budget, dropped, requestCap });
+    for (let i = 0; i < 3 && estimateTokens(text) !== tokens; i++) {
+      tokens = estimateTokens(text);
+      text = renderDoc(doc, { tokens, budget, dropped, requestCap });
+    }
+    return { text, tokens: estimateTokens(text) };
+  };
+  let current = render();
+  const last = doc.state.findIndex((l) => l.startsWith(LAST_MESSAGE));
+  if (current.tokens > budget && last !== -1) {
+    doc.state[last] = capText(doc.state[last] ?? "", SHORT_STATE_CHARS);
+    current = render();
+  }
+  for (const cls of DROP_ORDER) {
+    while (current.tokens > budget) {
+      const { list, pick } = cls.take(doc);
+      const index = list.findIndex((x) => pick(x as never));
+      if (index === -1) break;
+      const over = current.tokens - budget;
+      // Drop in bulk when far over, so a long span costs a few renders, not one per line.
+      const bulk = Math.max(1, Math.floor(over / 200));
+      let n = 0;
+      for (let i = index; i < list.length && n < bulk; ) {
+        if (pick(list[i] as never)) {
+          const [gone] = list.splice(i, 1);
+          if (list === doc.errors) keepNames(doc, String(gone));
+          n++;
+        } else i++;
+      }
+      dropped += n;
+      current = render();
+    }
+  }
+  return { ...current, dropped };
+}
+
+/** Keeps the error names of a dropped error line in the names list. */
+function keepNames(doc: SummaryDoc, line: string): void {
+  const remaining = doc.errors.join("\n");
+  for (const name of extractErrorNames(line)) {
+    if (!remaining.includes(name) && !doc.errorNames.includes(name)) doc.errorNames.push(name);
+  }
+}

@@ -1,0 +1,311 @@
+/** The section titles of every summary (offline and model-written), in the order they appear. */
+export const SUMMARY_SECTIONS = [
+  "User Requests",
+  "Constraints & Decisions",
+  "Files",
+  "Commands",
+  "Errors",
+  "Current State",
+  "Recovery",
+] as const;
+
+/** One of the summary's section titles. */
+export type SummarySectionTitle = (typeof SUMMARY_SECTIONS)[number];
+
+/** Title of the section that carries, line by line, a previous summary's text in no known section. */
+export const EARLIER_CONTEXT = "Earlier Context";
+
+/** A user request, verbatim, with the id of the message it came from when known (not rendered: Recovery has the ids). */
+export interface RequestItem {
+  id?: string;
+  text: string;
+}
+
+/** A file the agent touched through a tool call, with what happened to it (`read`, `edited` …) and how often. */
+export interface FileItem {
+  path: string;
+  actions: [string, number][];
+}
+
+/** A tool call: its one-line label, whether it failed (`✗`), succeeded (`✓`) or had no result (`?`), how often. */
+export interface CommandItem {
+  status: "✗" | "✓" | "?";
+  line: string;
+  count: number;
+}
+
+/** A summary as structured data: what the offline summarizer writes, merges and fits to its budget. */
+export interface SummaryDoc {
+  requests: RequestItem[];
+  constraints: string[];
+  files: FileItem[];
+  commands: CommandItem[];
+  /** Error lines: name or kind, first line, where it came from. */
+  errors: string[];
+  /** Error names not in any error line (so a dropped line never loses its name). */
+  errorNames: string[];
+  /** The last assistant text, the open todo list, the next step. */
+  state: string[];
+  /** One line per superseded span: how many messages, first … last id. */
+  superseded: string[];
+  /** Lines of an earlier summary that were in no known section (a heading-less or foreign summary). */
+  carried: string[];
+}
+
+/** A summary with nothing in it. */
+export function emptyDoc(): SummaryDoc {
+  return {
+    requests: [],
+    constraints: [],
+    files: [],
+    commands: [],
+    errors: [],
+    errorNames: [],
+    state: [],
+    superseded: [],
+    carried: [],
+  };
+}
+
+const ALSO_NAMED = "Also named: ";
+/** The recovery section's line on how to read superseded messages (the real CLI commands, docs/cli.md). */
+export const HOW_TO_EXPAND =
+  "To read them: `palimpsest history <session> --json` (find these ids in a compaction's targets), then `palimpsest expand <session> <compaction-id> --deep`.";
+const BUDGET_LINE = "Budget: ";
+const REQUEST_HEADER = /^\[request (\d+)(?: · (.+))?\]$/;
+/** An opening fence: three or more backticks, perhaps an info string (a model may write ```text). */
+const FENCE = /^(`{3,})[\w+-]*$/;
+/** The placeholder a model writes under an empty section. */
+const NONE = /^\s*(?:[-*]\s+)?(?:none|n\/a)\.?\s*$/i;
+
+/** The recovery line of one span: how many messages it supersedes, first … last id; undefined for none. */
+export function supersededLine(messages: readonly { id: string }[]): string | undefined {
+  const first = messages[0]?.id;
+  if (first === undefined) return undefined;
+  const last = messages.at(-1)?.id ?? first;
+  return messages.length === 1
+    ? `Superseded 1 message: ${first}`
+    : `Superseded ${messages.length} messages: ${first} … ${last}`;
+}
+
+const SUPERSEDED = /^Superseded (\d+) messages?(?: in (\d+) compactions)?: (\S+)(?: … (\S+))?$/;
+
+/**
+ * Folds superseded-span lines into one: the total count, the first span's first id, the last span's last
+ * id and how many compactions (so the pointer does not grow with every compaction). Lines of another shape
+ * are kept as they are.
+ */
+export function foldSuperseded(lines: readonly string[]): string[] {
+  const spans = lines.map((l) => SUPERSEDED.exec(l));
+  const parsed = spans.filter((m) => m !== null);
+  const others = lines.filter((_, i) => spans[i] === null);
+  const first = parsed[0];
+  const last = parsed.at(-1);
+  if (first === undefined || last === undefined || parsed.length === 1) return [...lines];
+  const count = parsed.reduce((n, m) => n + Number(m[1]), 0);
+  const compactions = parsed.reduce((n, m) => n + Number(m[2] ?? 1), 0);
+  return [`Superseded ${count} messages in ${compactions} compactions: ${first[3]} … ${last[4] ?? last[3]}`, ...others];
+}
+
+/** A backtick fence longer than any backtick run in `text` (at least three). */
+function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(Math.max(3, longest + 1));
+}
+
+/** One file's line: the path in backticks, then its actions (`read, edited ×2`). */
+function fileLine(file: FileItem): string {
+  const actions = file.actions.map(([verb, n]) => (n > 1 ? `${verb} ×${n}` : verb)).join(", ");
+  return `- \`${file.path}\`: ${actions}`;
+}
+
+/** One command's line: status, label, and `(×n)` when it ran more than once. */
+function commandLine(command: CommandItem): string {
+  return `- ${command.status} ${command.line}${command.count > 1 ? ` (×${command.count})` : ""}`;
+}
+
+/** The lines of one request: its header and its text between fences, never re-indented. */
+function requestLines(request: RequestItem, n: number): string[] {
+  const fence = fenceFor(request.text);
+  return [`[request ${n}]`, fence, request.text, fence];
+}
+
+/** What the budget line says: the estimate, the budget, and how many lines were dropped to meet it. */
+export interface BudgetNote {
+  tokens: number;
+  budget: number;
+  dropped: number;
+  /** Characters a user request is kept whole up to. */
+  requestCap: number;
+}
+
+/**
+ * Renders a summary: the sections in order (empty ones left out, except Recovery), each request fenced
+ * verbatim, failed commands before the others, and the recovery pointer with the budget line.
+ */
+export function renderDoc(doc: SummaryDoc, note?: BudgetNote): string {
+  const blocks: string[] = [];
+  const section = (title: string, lines: string[]) => {
+    if (lines.length > 0) blocks.push([`## ${title}`, ...lines].join("\n"));
+  };
+  const cap =
+    note === undefined
+      ? ""
+      : ` (over ${note.requestCap.toLocaleString("en-US")} characters: cut in the middle, marked)`;
+  section(
+    "User Requests",
+    doc.requests.length === 0
+      ? []
+      : [`Verbatim, oldest first${cap}.`, ...doc.requests.flatMap((r, i) => requestLines(r, i + 1))],
+  );
+  section(EARLIER_CONTEXT, doc.carried);
+  section(
+    "Constraints & Decisions",
+    doc.constraints.map((c) => `- ${c}`),
+  );
+  section("Files", doc.files.map(fileLine));
+  const failed = doc.commands.filter((c) => c.status === "✗");
+  section("Commands", [...failed, ...doc.commands.filter((c) => c.status !== "✗")].map(commandLine));
+  section("Errors", [
+    ...doc.errors.map((e) => `- ${e}`),
+    ...(doc.errorNames.length === 0 ? [] : [`- ${ALSO_NAMED}${doc.errorNames.join(", ")}`]),
+  ]);
+  section("Current State", doc.state);
+  const budget =
+    note === undefined
+      ? []
+      : [
+          `- ${BUDGET_LINE}~${note.tokens} of ${note.budget} tokens${
+            note.tokens > note.budget ? " (over: requests are never dropped)" : ""
+          }; ${note.dropped === 0 ? "nothing dropped" : `${note.dropped} lines dropped, least important first`}.`,
+        ];
+  section("Recovery", [...doc.superseded.map((s) => `- ${s}`), `- ${HOW_TO_EXPAND}`, ...budget]);
+  return blocks.join("\n\n");
+}
+
+/** Reads one list item's text (`- text`), or undefined for a line that is not one. */
+function item(line: string): string | undefined {
+  const m = /^\s*[-*]\s+(.*)$/.exec(line);
+  return m === null ? undefined : (m[1] ?? "").trimEnd();
+}
+
+/** Reads a file line back (`- \`path\`: read, edited ×2`). */
+function parseFile(text: string): FileItem | undefined {
+  const m = /^`(.+)`: (.+)$/.exec(text);
+  if (m === null) return undefined;
+  const actions = (m[2] ?? "").split(", ").map((a): [string, number] => {
+    const c = /^(.*?) ×(\d+)$/.exec(a);
+    return c === null ? [a, 1] : [c[1] ?? a, Number(c[2])];
+  });
+  return { path: m[1] ?? "", actions };
+}
+
+/** Reads a command line back (`- ✗ label (×2)`). */
+function parseCommand(text: string): CommandItem | undefined {
+  const m = /^([✗✓?]) (.+?)(?: \(×(\d+)\))?$/.exec(text);
+  if (m === null) return undefined;
+  return { status: m[1] as CommandItem["status"], line: m[2] ?? "", count: m[3] === undefined ? 1 : Number(m[3]) };
+}
+
+/** Reads one section's lines into the document; lines in no known shape are carried. */
+function readSection(doc: SummaryDoc, title: string, lines: string[]): void {
+  if (title === "User Requests") {
+    readRequests(doc, lines);
+    return;
+  }
+  if (title === "Current State") {
+    doc.state.push(...lines.filter((l) => l.trim() !== "" && !NONE.test(l)));
+    return;
+  }
+  for (const line of lines) {
+    if (line.trim() === "" || NONE.test(line)) continue;
+    const text = item(line);
+    const read = text === undefined ? false : readItem(doc, title, text);
+    if (!read) doc.carried.push(title === EARLIER_CONTEXT ? line : `${title}: ${line.trim()}`);
+  }
+}
+
+/** Adds one list item of a known section; false when the item has no place there. */
+function readItem(doc: SummaryDoc, title: string, text: string): boolean {
+  switch (title) {
+    case "Constraints & Decisions":
+      doc.constraints.push(text);
+      return true;
+    case "Files": {
+      const file = parseFile(text);
+      if (file !== undefined) doc.files.push(file);
+      return file !== undefined;
+    }
+    case "Commands": {
+      const command = parseCommand(text);
+      if (command !== undefined) doc.commands.push(command);
+      return command !== undefined;
+    }
+    case "Errors":
+      if (text.startsWith(ALSO_NAMED)) doc.errorNames.push(...text.slice(ALSO_NAMED.length).split(", "));
+      else doc.errors.push(text);
+      return true;
+    case "Recovery":
+      if (!text.startsWith("To read them:") && !text.startsWith(BUDGET_LINE)) doc.superseded.push(text);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Reads fenced requests (`[request n · id]`, a fence, the text, the same fence); other lines are skipped. */
+function readRequests(doc: SummaryDoc, lines: string[]): void {
+  let id: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const header = REQUEST_HEADER.exec(line);
+    if (header !== null) {
+      id = header[2];
+      continue;
+    }
+    const fence = FENCE.exec(line)?.[1];
+    if (fence === undefined) continue;
+    const close = lines.indexOf(fence, i + 1);
+    const end = close === -1 ? lines.length : close;
+    const text = lines.slice(i + 1, end).join("\n");
+    doc.requests.push(id === undefined ? { text } : { id, text });
+    id = undefined;
+    i = end;
+  }
+}
+
+/**
+ * Reads a summary back into its document: every `## ` section outside a fence, several summaries one
+ * after the other included (their items appended in order). A summary without a known heading is carried
+ * line by line; a section of another format is carried under its title.
+ */
+export function parseDoc(summary: string): SummaryDoc {
+  const doc = emptyDoc();
+  const lines = summary.replace(/\r\n/g, "\n").split("\n");
+  let title: string | undefined;
+  let body: string[] = [];
+  let fence: string | undefined;
+  const flush = () => {
+    if (title !== undefined) readSection(doc, title, body);
+    else doc.carried.push(...body.filter((l) => l.trim() !== ""));
+    body = [];
+  };
+  for (const line of lines) {
+    if (fence !== undefined) {
+      if (line === fence) fence = undefined;
+      body.push(line);
+      continue;
+    }
+    const opening = title === "User Requests" ? FENCE.exec(line)?.[1] : undefined;
+    if (opening !== undefined) fence = opening;
+    const heading = /^##\s+(.+?)\s*$/.exec(line);
+    if (heading !== null && opening === undefined) {
+      flush();
+      title = heading[1] ?? "";
+      continue;
+    }
+    body.push(line);
+  }
+  flush();
+  return doc;
+}
