@@ -1,4 +1,4 @@
-import { InvariantViolation, type Message } from "@palimpsest/core";
+import { definedFields, InvariantViolation, type Message } from "@palimpsest/core";
 import type { MessageInput, Session } from "@palimpsest/store";
 import { type AiSdkMetadata, aiSdkMetadata, METADATA_KEY, type StoredApprovals } from "./stored-metadata.ts";
 
@@ -46,7 +46,7 @@ export async function recordApprovals(
     group: step.group,
     parts: step.parts,
     answered,
-    ...(step.providerOptions === undefined ? {} : { providerOptions: step.providerOptions }),
+    ...definedFields({ providerOptions: step.providerOptions }),
   };
   const metadata: AiSdkMetadata = { ...stored, approvals: [...(stored.approvals ?? []), record] };
   const { id: _original, ...rest } = owner.message;

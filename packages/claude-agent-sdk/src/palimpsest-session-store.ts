@@ -5,7 +5,7 @@ import type {
   SessionStoreEntry,
   SessionSummaryEntry,
 } from "@anthropic-ai/claude-agent-sdk";
-import { StorageError } from "@palimpsest/core";
+import { definedFields, StorageError } from "@palimpsest/core";
 import {
   eraseMirrorKey,
   type MirrorErasure,
@@ -185,6 +185,6 @@ function toSdkKey(key: MirrorKey): SessionKey {
   return {
     projectKey: key.project,
     sessionId: key.session,
-    ...(key.subpath === undefined ? {} : { subpath: key.subpath }),
+    ...definedFields({ subpath: key.subpath }),
   };
 }

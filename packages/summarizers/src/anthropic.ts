@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import {
   buildSummaryPrompt,
   DEFAULT_SUMMARY_CAPS,
+  definedFields,
   SUMMARY_PROMPT_VERSION,
   SUMMARY_SYSTEM_PROMPT,
   type Summarizer,
@@ -30,7 +31,7 @@ export class AnthropicSummarizer implements Summarizer {
     this.#options = options;
     this.#client = new Anthropic({
       ...sdkClientOptions(options),
-      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      ...definedFields({ apiKey: options.apiKey }),
     });
   }
 
@@ -45,7 +46,7 @@ export class AnthropicSummarizer implements Summarizer {
           max_tokens: request.maxOutputTokens,
           system: SUMMARY_SYSTEM_PROMPT,
           messages: [{ role: "user", content: buildSummaryPrompt(request, caps) }],
-          ...(temperature === undefined ? {} : { temperature }),
+          ...definedFields({ temperature }),
         },
         options?.signal === undefined ? {} : { signal: options.signal },
       );

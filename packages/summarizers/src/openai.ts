@@ -1,6 +1,7 @@
 import {
   buildSummaryPrompt,
   DEFAULT_SUMMARY_CAPS,
+  definedFields,
   SUMMARY_PROMPT_VERSION,
   SUMMARY_SYSTEM_PROMPT,
   type Summarizer,
@@ -54,7 +55,7 @@ export class OpenAICompatibleSummarizer implements Summarizer {
             { role: "user", content: buildSummaryPrompt(request, caps) },
           ],
           [tokenLimitField]: request.maxOutputTokens,
-          ...(temperature === undefined ? {} : { temperature }),
+          ...definedFields({ temperature }),
         },
         options?.signal === undefined ? {} : { signal: options.signal },
       );

@@ -1,4 +1,5 @@
 import type { SummaryCaps } from "@palimpsest/core";
+import { definedFields } from "@palimpsest/core";
 
 /** Settings every provider summarizer takes; each adapter documents its own defaults for endpoint and key. */
 export interface ProviderSummarizerOptions {
@@ -24,6 +25,6 @@ export function sdkClientOptions(options: ProviderSummarizerOptions): {
   return {
     timeout: options.timeoutMs ?? 120_000,
     maxRetries: options.maxRetries ?? 2,
-    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    ...definedFields({ baseURL: options.baseURL }),
   };
 }

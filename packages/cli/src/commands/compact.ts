@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { NotFoundError, PROVIDER_PROFILES, type StoredEvent, ValidationError } from "@palimpsest/core";
+import { definedFields, NotFoundError, PROVIDER_PROFILES, type StoredEvent, ValidationError } from "@palimpsest/core";
 import { type CompactOutcome, compact, compactRange, POLICIES, POLICY_NAMES, type PolicyName } from "@palimpsest/store";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
@@ -76,9 +76,9 @@ export function registerCompact(program: Command, io: CliIo): void {
         compact(await resumeByPrefix(runtime, id), {
           summarizer,
           force: flags.force === true,
-          ...(flags.policy === undefined ? {} : { policy: flags.policy }),
-          ...(flags.profile === undefined ? {} : { profile: flags.profile }),
-          ...(window === undefined ? {} : { contextWindow: window }),
+          ...definedFields({ policy: flags.policy }),
+          ...definedFields({ profile: flags.profile }),
+          ...definedFields({ contextWindow: window }),
         }),
       );
       // A failed summary is recorded (compaction-failed) and the view is untouched; the command fails with its cause.

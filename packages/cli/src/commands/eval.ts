@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import {
   type CompactionFidelity,
+  definedFields,
   FIDELITY_KINDS,
   FidelityAccumulator,
   type FidelitySummary,
@@ -86,7 +87,7 @@ export function registerEval(program: Command, io: CliIo): void {
         policies: [opts.policy],
         profile: opts.profile,
         contextWindow: opts.contextWindow,
-        ...(opts.maxOutputTokens === undefined ? {} : { maxOutputTokens: opts.maxOutputTokens }),
+        ...definedFields({ maxOutputTokens: opts.maxOutputTokens }),
       });
       const run = replay.policies[0];
       if (run === undefined) throw new ValidationError(`${basename(file)}: the replay produced no run`, [file]);

@@ -78,7 +78,7 @@ export function registerHandoff(program: Command, io: CliIo): void {
         runtime.handoffs.claim({
           claimant: flags.claimant,
           leaseMs: lease,
-          ...(flags.target === undefined ? {} : { target: flags.target }),
+          ...definedFields({ target: flags.target }),
         }),
       );
       emit(io, global, claim ?? null, claimText);

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
-import { type ImportFormat, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
+import { definedFields, type ImportFormat, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
 import { importSessions } from "@palimpsest/store";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
@@ -39,7 +39,7 @@ export function registerImport(program: Command, io: CliIo): void {
       const lines = text.length > 1_000_000 ? text.split("\n").length : 0;
       const sessions = parseTranscript(text, {
         fileName: basename(file),
-        ...(opts.format === undefined ? {} : { format: opts.format }),
+        ...definedFields({ format: opts.format }),
         onProgress: progress(io, "parsing", lines),
       });
       const messages = sessions.reduce((n, s) => n + s.items.length, 0);

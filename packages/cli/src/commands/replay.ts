@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import {
+  definedFields,
   type FieldComparison,
   NotFoundError,
   PROVIDER_PROFILES,
@@ -89,7 +90,7 @@ export function registerReplay(program: Command, io: CliIo): void {
       const options = {
         profile: opts.profile,
         contextWindow,
-        ...(opts.maxOutputTokens === undefined ? {} : { maxOutputTokens: opts.maxOutputTokens }),
+        ...definedFields({ maxOutputTokens: opts.maxOutputTokens }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(io),
       };

@@ -1,3 +1,4 @@
+import { definedFields } from "@palimpsest/core";
 import { DEFAULT_SESSION_PAGE_SIZE, MAX_SESSION_PAGE_SIZE } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
@@ -30,7 +31,7 @@ export function registerSessions(program: Command, io: CliIo): void {
       const store = await openCommandStore(global, io, "read");
       let page: SessionRowsPage;
       try {
-        page = await sessionRows(store, { limit, ...(flags.after === undefined ? {} : { after: flags.after }) });
+        page = await sessionRows(store, { limit, ...definedFields({ after: flags.after }) });
       } finally {
         await store.close();
       }

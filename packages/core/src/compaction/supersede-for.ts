@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import type { Replacement } from "../events/event-data.ts";
 import type { MessagesSuperseded } from "../events/event-types.ts";
 import type { SessionState } from "../session/session-state.ts";
@@ -51,7 +52,7 @@ export function supersedeFor(state: Readonly<SessionState>, spec: SupersedeSpec)
     stats: {
       tokensBefore,
       tokensAfter: spec.tokensAfter ?? tokensBefore - removed + added,
-      ...(durationMs === undefined ? {} : { durationMs }),
+      ...definedFields({ durationMs }),
       ...(aux?.in === undefined ? {} : { auxTokensIn: aux.in }),
       ...(aux?.out === undefined ? {} : { auxTokensOut: aux.out }),
     },

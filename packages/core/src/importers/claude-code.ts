@@ -141,7 +141,7 @@ function addCompaction(thread: Thread, line: ClaudeLine, id: string, path: strin
     kind: "compaction",
     summary,
     trigger,
-    ...(preTokens === undefined ? {} : { preTokens }),
+    ...definedFields({ preTokens }),
     ...timeOf(line),
   });
 }

@@ -28,7 +28,7 @@ export function parseOpenAiChat(text: string, options: ParseOptions = {}): Impor
         format: "openai",
         ...definedFields({ title, model }),
         pathOf: (i) => `${inputPath(fileName)}${key}[${i}]`,
-        ...(onProgress === undefined ? {} : { onProgress }),
+        ...definedFields({ onProgress }),
       }),
     ];
   }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { definedFields } from "../defined-fields.ts";
 import type { Usage } from "../events/event-data.ts";
 import type { Message } from "../messages/message.ts";
 import { isObject } from "./json-fields.ts";
@@ -86,7 +87,7 @@ export function parseOpenHands(text: string, options: ParseOptions = {}): Import
           role: "tool",
           content: contentParts(e.content ?? e.message ?? "", eventPath),
           toolCallId,
-          ...(name === undefined ? {} : { name }),
+          ...definedFields({ name }),
           ...(e.observation === "error" ? { isError: true } : {}),
         });
         return;
@@ -109,7 +110,7 @@ export function parseOpenHands(text: string, options: ParseOptions = {}): Import
       externalId,
       format: "openhands",
       title: externalId,
-      ...(model === undefined ? {} : { model }),
+      ...definedFields({ model }),
     });
   });
 }

@@ -33,7 +33,7 @@ export function parseSweAgent(text: string, options: ParseOptions = {}): Importe
       format: "swe-agent",
       ...definedFields({ title, model }),
       pathOf: (i) => `${inputPath(fileName)}.history[${i}]`,
-      ...(onProgress === undefined ? {} : { onProgress }),
+      ...definedFields({ onProgress }),
     }),
   ];
 }

@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import type { PrecompactMissReason, TelemetryLine, TelemetryOutcome } from "./telemetry-line.ts";
 
 /** Mean, median and 95th percentile (nearest rank) of pass durations, in milliseconds. */
@@ -79,7 +80,7 @@ function summarize(lines: readonly TelemetryLine[]): TelemetrySummary {
       durations.length === 0
         ? null
         : { mean: round(mean(durations)), p50: nearestRank(durations, 0.5), p95: nearestRank(durations, 0.95) },
-    ...(precompact === undefined ? {} : { precompact }),
+    ...definedFields({ precompact }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import type { CompactionMode, MessagesSuperseded, StoredEvent } from "../events/index.ts";
 import { evolve } from "../session/evolve.ts";
 import { initialState, type SessionState } from "../session/session-state.ts";
@@ -64,7 +65,7 @@ function supersedePass(state: SessionState, data: MessagesSuperseded): Omit<Tele
     mode,
     tokensBefore: stats.tokensBefore,
     tokensAfter: stats.tokensAfter,
-    ...(stats.durationMs === undefined ? {} : { durationMs: stats.durationMs }),
+    ...definedFields({ durationMs: stats.durationMs }),
   };
   // A precompact supersede is a pre-compaction hit (its timings are known only to the live recorder).
   if (mode === "precompact") return { ...base, kind: "batch", outcome: "compacted", precompact: "hit" };

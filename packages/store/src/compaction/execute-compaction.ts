@@ -1,5 +1,6 @@
 import {
   type CompactionFailed,
+  definedFields,
   type LiveEntry,
   liveTargetTokens,
   type Replacement,
@@ -36,9 +37,9 @@ export function summarizeSpan(
     entries: span.input,
     maxOutputTokens: span.maxSummaryTokens,
     timeoutMs: using.summaryTimeoutMs,
-    ...(span.previousSummary === undefined ? {} : { previousSummary: span.previousSummary }),
-    ...(span.previousSummaryAt === undefined ? {} : { previousSummaryAt: span.previousSummaryAt }),
-    ...(signal === undefined ? {} : { signal }),
+    ...definedFields({ previousSummary: span.previousSummary }),
+    ...definedFields({ previousSummaryAt: span.previousSummaryAt }),
+    ...definedFields({ signal }),
   });
 }
 

@@ -1,4 +1,5 @@
 import {
+  definedFields,
   type MicroAbsorbPlan,
   type MicroDefragPlan,
   type MicroPlan,
@@ -85,10 +86,10 @@ export async function microCompact(session: Session, options: MicroCompactOption
 function microSettings(options: MicroCompactOptions): MicroSettings {
   const { enabled, everyNTurns, defragLimitTokens, maxAttempts } = options;
   return resolveMicroSettings({
-    ...(enabled === undefined ? {} : { enabled }),
-    ...(everyNTurns === undefined ? {} : { everyNTurns }),
-    ...(defragLimitTokens === undefined ? {} : { defragLimitTokens }),
-    ...(maxAttempts === undefined ? {} : { maxAttempts }),
+    ...definedFields({ enabled }),
+    ...definedFields({ everyNTurns }),
+    ...definedFields({ defragLimitTokens }),
+    ...definedFields({ maxAttempts }),
   });
 }
 

@@ -1,5 +1,6 @@
 import {
   type CompactionFailed,
+  definedFields,
   type LiveEntry,
   redactSecrets,
   type Summarizer,
@@ -29,7 +30,7 @@ export async function summarizeEntries(call: SummarizeCall): Promise<{ result: S
     messages: serializeForSummary(call.entries.map((e) => e.message)),
     maxOutputTokens: call.maxOutputTokens,
     ...(call.previousSummary === undefined ? {} : { previousSummary: redactSecrets(call.previousSummary) }),
-    ...(call.previousSummaryAt === undefined ? {} : { previousSummaryAt: call.previousSummaryAt }),
+    ...definedFields({ previousSummaryAt: call.previousSummaryAt }),
   };
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const result = await call.summarizer.summarize(request, { signal });

@@ -2,6 +2,7 @@ import {
   type CountedMessage,
   type DomainEvent,
   decide,
+  definedFields,
   evolve,
   type ImportedSession,
   type ImportItem,
@@ -75,7 +76,7 @@ export function planImport(
     // Each message keeps its own time: the batch is decided whole, then stamped message by message.
     const times = turn.map((t) => t.time);
     const before = plan.events.length;
-    apply({ type: "append-messages", messages, ...(turnId === undefined ? {} : { turnId }) }, undefined);
+    apply({ type: "append-messages", messages, ...definedFields({ turnId }) }, undefined);
     for (let i = before; i < plan.events.length; i++) plan.times[i] = times[i - before] ?? times.at(-1);
     turn = [];
   };

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  definedFields,
   foldEvents,
   type ImportedSession,
   initialState,
@@ -82,8 +83,8 @@ async function importOne(runtime: Palimpsest, source: ImportedSession, file?: st
     source.parentExternalId === undefined ? undefined : importedSessionId(source.format, source.parentExternalId);
   return importSession(runtime, source, {
     sessionId: importedSessionId(source.format, source.externalId),
-    ...(parentSessionId === undefined ? {} : { parentSessionId }),
-    ...(file === undefined ? {} : { file }),
+    ...definedFields({ parentSessionId }),
+    ...definedFields({ file }),
   });
 }
 
@@ -119,7 +120,7 @@ export async function importSession(
     compactions: source.items.filter((i) => i.kind === "compaction").length,
     created: false,
     resumed: false,
-    ...(parentSessionId === undefined ? {} : { parentSessionId }),
+    ...definedFields({ parentSessionId }),
   };
   const log = await runtime.store.readStream(sessionId);
   const state = foldEvents(initialState(sessionId), log);
@@ -170,11 +171,11 @@ async function precounted(
 /** The start of an imported session: model and title from the source, its parent, and where it came from. */
 function startOf(source: ImportedSession, parentSessionId: string | undefined, file?: string): SessionStarted {
   return {
-    ...(source.model === undefined ? {} : { model: source.model }),
+    ...definedFields({ model: source.model }),
     encoding: encodingForModel(source.model),
-    ...(source.title === undefined ? {} : { title: source.title }),
+    ...definedFields({ title: source.title }),
     ...(parentSessionId === undefined ? {} : { parent: { sessionId: parentSessionId, relation: "subagent" as const } }),
-    source: { format: source.format, externalId: source.externalId, ...(file === undefined ? {} : { file }) },
+    source: { format: source.format, externalId: source.externalId, ...definedFields({ file }) },
   };
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  definedFields,
   type ImportedSession,
   type InvariantRule,
   InvariantViolation,
@@ -149,7 +150,7 @@ async function foldSession(
       await importSession(runtime, source, {
         sessionId,
         revise: true,
-        ...(parentSessionId === undefined ? {} : { parentSessionId }),
+        ...definedFields({ parentSessionId }),
       });
       return;
     } catch (error) {

@@ -1,4 +1,4 @@
-import { checkOptionKeys } from "@palimpsest/core";
+import { checkOptionKeys, definedFields } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openEventStore } from "../open/open-event-store.ts";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
@@ -36,8 +36,8 @@ export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promi
   checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
   const { url, sqlitePollMs, sqliteBusyTimeoutMs, ...runtime } = options;
   const store = await openEventStore(url, {
-    ...(sqlitePollMs === undefined ? {} : { sqlitePollMs }),
-    ...(sqliteBusyTimeoutMs === undefined ? {} : { sqliteBusyTimeoutMs }),
+    ...definedFields({ sqlitePollMs }),
+    ...definedFields({ sqliteBusyTimeoutMs }),
   });
   return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }

@@ -1,4 +1,4 @@
-import { checkOptionKeys, ValidationError } from "@palimpsest/core";
+import { checkOptionKeys, definedFields, ValidationError } from "@palimpsest/core";
 import type { CompactionSettings } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
 import { openPalimpsest } from "./open-palimpsest.ts";
@@ -71,8 +71,8 @@ export async function openRuntimeSession(fn: string, options: RuntimeSessionOpti
   const runtime =
     given ??
     (await openPalimpsest({
-      ...(url === undefined ? {} : { url }),
-      ...(compaction === undefined ? {} : { compaction }),
+      ...definedFields({ url }),
+      ...definedFields({ compaction }),
     }));
   try {
     return { runtime, session: await runtime.resumeOrStart(sessionId, start), ownsRuntime: given === undefined };

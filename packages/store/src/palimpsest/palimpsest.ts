@@ -2,6 +2,7 @@ import {
   type CandidateStore,
   type ChangeFeed,
   checkId,
+  definedFields,
   EncodingSchema,
   type EraseOptions,
   type ErasureResult,
@@ -112,7 +113,7 @@ export class Palimpsest {
         : new PrecompactionScheduler({
             candidates: deps.store,
             precompact: deps.precompact,
-            ...(deps.compaction === undefined ? {} : { compaction: deps.compaction }),
+            ...definedFields({ compaction: deps.compaction }),
           });
     this.#successorRuntime = {
       store: this.store,
@@ -322,9 +323,9 @@ function microOptions(settings: CompactionSettings): MicroCompactOptions {
   const { profile, contextWindow, summarizer, summaryTimeoutMs } = settings;
   return {
     ...settings.micro,
-    ...(profile === undefined ? {} : { profile }),
-    ...(contextWindow === undefined ? {} : { contextWindow }),
-    ...(summarizer === undefined ? {} : { summarizer }),
-    ...(summaryTimeoutMs === undefined ? {} : { summaryTimeoutMs }),
+    ...definedFields({ profile }),
+    ...definedFields({ contextWindow }),
+    ...definedFields({ summarizer }),
+    ...definedFields({ summaryTimeoutMs }),
   };
 }

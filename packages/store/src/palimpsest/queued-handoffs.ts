@@ -1,4 +1,4 @@
-import { InvariantViolation, ValidationError } from "@palimpsest/core";
+import { definedFields, InvariantViolation, ValidationError } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { ClaimOptions, HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
 import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "../handoff/handoff-record.ts";
@@ -62,8 +62,8 @@ export class Handoffs {
     const requested = await this.#queue.insert({
       sourceSessionId: source.id,
       successorSessionId,
-      ...(target === undefined ? {} : { target }),
-      ...(reason === undefined ? {} : { reason }),
+      ...definedFields({ target }),
+      ...definedFields({ reason }),
     });
     await source.refresh();
     const sealedTo = source.state.handedOffTo;

@@ -1,5 +1,6 @@
 import {
   type CandidateStore,
+  definedFields,
   type PrecompactionCandidate,
   planDelta,
   type StoredEvent,
@@ -70,7 +71,7 @@ export async function compactWithCandidate(
     handedOffTo: state.handedOffTo,
     summarizer: settings.summarizer,
     targets: plan.targets,
-    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+    ...definedFields({ systemPrompt: options.systemPrompt }),
   });
   if (!verdict.hit) return fallBack(verdict.reason, verdict.detail, candidate.summaryMs);
   const basis = { viewVersion, prefixHash: candidate.key.prefixHash };

@@ -1,4 +1,4 @@
-import { type CandidateStore, candidateIsFresh, planCandidate, SummarizerError } from "@palimpsest/core";
+import { type CandidateStore, candidateIsFresh, definedFields, planCandidate, SummarizerError } from "@palimpsest/core";
 import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
 import { type CompactionSettings, resolveCompaction } from "../compaction/compaction-settings.ts";
 import { summarizeSpan } from "../compaction/execute-compaction.ts";
@@ -60,7 +60,7 @@ export async function runPrecompactJob(
     stableThroughSeq: request.stableThroughSeq,
     softRatio: ctx.settings.softRatio,
     summarizer: settings.summarizer,
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...definedFields({ systemPrompt }),
   });
   if (plan.kind === "none") return report("skipped", plan.reason);
   const existing = await ctx.candidates.loadCandidate(session.id);
@@ -69,7 +69,7 @@ export async function runPrecompactJob(
     view,
     handedOffTo: undefined,
     summarizer: settings.summarizer,
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...definedFields({ systemPrompt }),
   };
   if (existing !== undefined && candidateIsFresh(existing, plan, context, ctx.settings.refreshTokens)) {
     return report("fresh", "a valid candidate already covers this prefix");
@@ -96,8 +96,8 @@ export async function runPrecompactJob(
     basisViewVersion: plan.basisViewVersion,
     createdAt: Date.now(),
     summaryMs: ms,
-    ...(result.inputTokens === undefined ? {} : { auxTokensIn: result.inputTokens }),
-    ...(result.outputTokens === undefined ? {} : { auxTokensOut: result.outputTokens }),
+    ...definedFields({ auxTokensIn: result.inputTokens }),
+    ...definedFields({ auxTokensOut: result.outputTokens }),
   });
   if (!stored) return report("discarded", "the view moved while the job summarized", ms, ms);
   return report("stored", plan.reason, ms, existing?.summaryMs ?? 0);

@@ -1,4 +1,10 @@
-import { type CandidateStore, isPalimpsestError, resolveMicroSettings, softThreshold } from "@palimpsest/core";
+import {
+  type CandidateStore,
+  definedFields,
+  isPalimpsestError,
+  resolveMicroSettings,
+  softThreshold,
+} from "@palimpsest/core";
 import { debounceTime, filter, groupBy, mergeMap, Observable, Subject, type Subscription } from "rxjs";
 import { type CompactionSettings, resolveCompaction } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
@@ -87,7 +93,7 @@ export class PrecompactionScheduler {
       candidates: this.#deps.candidates,
       monitor: this.monitor,
       enabled: options.enabled !== false && this.#enabledFor(session),
-      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+      ...definedFields({ systemPrompt }),
     });
   }
 

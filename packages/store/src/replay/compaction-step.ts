@@ -1,4 +1,5 @@
 import type { MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
+import { definedFields } from "@palimpsest/core";
 import { compact } from "../compaction/compact.ts";
 import { microCompact } from "../compaction/micro-compact.ts";
 import type { PrecompactOutcome, PrecompactUse } from "../precompact/compact-with-candidate.ts";
@@ -54,12 +55,12 @@ export async function compactionStep(
     profile,
     contextWindow,
     trigger: "auto" as const,
-    ...(summarizer === undefined ? {} : { summarizer }),
+    ...definedFields({ summarizer }),
   };
   let failed = false;
   let precompact: { precompact?: PrecompactUse } = {};
   if (policy !== "none") {
-    const batch = { ...shared, policy, ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }) };
+    const batch = { ...shared, policy, ...definedFields({ maxOutputTokens }) };
     const started = performance.now();
     const outcome: PrecompactOutcome =
       options.precompact === undefined
@@ -79,7 +80,7 @@ export async function compactionStep(
   const outcome = await microCompact(session, { ...options.micro, ...shared });
   const committed = observeMicro(outcome, viewBefore, requestIndex);
   failed ||= outcome.outcome === "failed";
-  return { ...(committed === undefined ? {} : { committed }), failed, ...precompact };
+  return { ...definedFields({ committed }), failed, ...precompact };
 }
 
 function round(ms: number): number {

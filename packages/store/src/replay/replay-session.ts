@@ -2,6 +2,7 @@ import {
   type CacheEstimate,
   type CacheState,
   type CompactionFidelity,
+  definedFields,
   estimateFigures,
   FidelityTracker,
   type ImportedSession,
@@ -88,7 +89,7 @@ export async function replaySession(
   const session = await runtime.startSession({
     contextWindow,
     profile: profile.name,
-    ...(source.model === undefined ? {} : { model: source.model }),
+    ...definedFields({ model: source.model }),
     source: { format: source.format, externalId: source.externalId },
   });
   const result: SessionReplay = {

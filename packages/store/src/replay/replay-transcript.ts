@@ -1,6 +1,7 @@
 import {
   compactionThreshold,
   compareWithUsage,
+  definedFields,
   type ImportedSession,
   initialState,
   type MicroSettings,
@@ -64,12 +65,12 @@ export async function replayTranscript(
   sessions: readonly ImportedSession[],
   options: ReplayOptions,
 ): Promise<TranscriptReplay> {
-  const profile = resolveProfile({ ...(options.profile === undefined ? {} : { profile: options.profile }) }, undefined);
+  const profile = resolveProfile({ ...definedFields({ profile: options.profile }) }, undefined);
   const maxOutputTokens = resolveCompaction(
     {
       profile,
       contextWindow: options.contextWindow,
-      ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+      ...definedFields({ maxOutputTokens: options.maxOutputTokens }),
     },
     initialState("replay"),
     () => 0,
@@ -92,7 +93,7 @@ export async function replayTranscript(
                 contextWindow: options.contextWindow,
                 maxOutputTokens,
                 ...(run.micro ? { micro: options.micro ?? {} } : {}),
-                ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+                ...definedFields({ summarizer: options.summarizer }),
               },
               precompact: { debounceMs: 0 },
             })
@@ -108,8 +109,8 @@ export async function replayTranscript(
               profile,
               contextWindow: options.contextWindow,
               maxOutputTokens,
-              ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-              ...(precompact === undefined ? {} : { precompact }),
+              ...definedFields({ summarizer: options.summarizer }),
+              ...definedFields({ precompact }),
               onRequest: (done) => options.onProgress?.({ ...progress, done }),
               onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
             }),

@@ -3,6 +3,7 @@ import {
   type CountedMessage,
   checkId,
   checkOptionKeys,
+  definedFields,
   derivedId,
   type SessionCommand,
   type SessionState,
@@ -104,7 +105,7 @@ export async function prepareRewrite(request: RewriteRequest, counter: TokenCoun
       commands.push({
         type: "append-messages",
         messages: append,
-        ...(request.turnId === undefined ? {} : { turnId: request.turnId }),
+        ...definedFields({ turnId: request.turnId }),
       });
     }
     return commands;

@@ -8,6 +8,7 @@ import {
   commandKeys,
   type DomainEvent,
   decideSequence,
+  definedFields,
   type EventStore,
   foldEvents,
   freshKeysOf,
@@ -174,8 +175,8 @@ export class Session {
     return this.#execute({
       type: "hand-off",
       toSessionId,
-      ...(reason === undefined ? {} : { reason }),
-      ...(dropped === undefined ? {} : { dropped }),
+      ...definedFields({ reason }),
+      ...definedFields({ dropped }),
     });
   }
 
@@ -215,7 +216,7 @@ export class Session {
     return {
       type: "append-messages",
       messages,
-      ...(options.turnId === undefined ? {} : { turnId: options.turnId }),
+      ...definedFields({ turnId: options.turnId }),
       ...(trims.length === 0 ? {} : { trims }),
     };
   }
@@ -302,7 +303,7 @@ export class Session {
       try {
         const result = await this.#ctx.store.append(this.id, events, {
           expectedVersion: this.#state.lastSeq === 0 ? "no-stream" : this.#state.lastSeq,
-          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+          ...definedFields({ idempotencyKey }),
           ...(viewVersion === undefined ? {} : { viewVersion: { expected: viewVersion } }),
           freshKeys: freshKeysOf(events),
         });

@@ -1,4 +1,10 @@
-import { type RunningTotals, type TelemetryLine, type TelemetryPass, TelemetryTotals } from "@palimpsest/core";
+import {
+  definedFields,
+  type RunningTotals,
+  type TelemetryLine,
+  type TelemetryPass,
+  TelemetryTotals,
+} from "@palimpsest/core";
 import type { CompactOutcome } from "../compaction/compact.ts";
 import type { MicroOutcome } from "../compaction/micro-compact.ts";
 import type { PrecompactOutcome } from "../precompact/compact-with-candidate.ts";
@@ -77,7 +83,7 @@ export class TelemetryRecorder {
       kind: "batch" as const,
       tokensBefore: session.state.liveTokens,
       tokensAfter: session.state.liveTokens,
-      ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+      ...definedFields({ threshold: options.threshold }),
     };
     if (outcome.status === "skipped") return this.record({ ...base, outcome: "skipped" });
     const ts = new Date(outcome.event.occurredAt).toISOString();
@@ -94,7 +100,7 @@ export class TelemetryRecorder {
       outcome: "compacted",
       tokensBefore: stats.tokensBefore,
       tokensAfter: stats.tokensAfter,
-      ...(stats.durationMs === undefined ? {} : { durationMs: stats.durationMs }),
+      ...definedFields({ durationMs: stats.durationMs }),
     });
   }
 
@@ -114,12 +120,12 @@ export class TelemetryRecorder {
       tokensBefore: outcome.tokensBefore,
       tokensAfter: outcome.tokensAfter,
       durationMs: outcome.durationMs,
-      ...(mode === undefined ? {} : { mode }),
+      ...definedFields({ mode }),
       ...(event === undefined ? {} : { ts: new Date(event.occurredAt).toISOString() }),
       ...(event?.type === "compaction.failed" ? { failureReason: event.data.reason } : {}),
-      ...(outcome.exchangeTokens === undefined ? {} : { exchangeTokens: outcome.exchangeTokens }),
-      ...(outcome.rollingSummaryTokens === undefined ? {} : { rollingSummaryTokens: outcome.rollingSummaryTokens }),
-      ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+      ...definedFields({ exchangeTokens: outcome.exchangeTokens }),
+      ...definedFields({ rollingSummaryTokens: outcome.rollingSummaryTokens }),
+      ...definedFields({ threshold: options.threshold }),
     });
   }
 
