@@ -1,4 +1,4 @@
-import { errorNames } from "./error-names.ts";
+import { errorNames } from "../messages/error-names.ts";
 import type { FidelityKind } from "./fidelity-kinds.ts";
 import { measuredNumbers } from "./measured-numbers.ts";
 

@@ -1,5 +1,4 @@
 export * from "./cut.ts";
-export * from "./extract.ts";
 export * from "./offline.ts";
 export * from "./prompt.ts";
 export * from "./redact.ts";

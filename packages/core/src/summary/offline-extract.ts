@@ -1,37 +1,20 @@
+import { errorNames } from "../messages/error-names.ts";
 import type { Message, ToolCall } from "../messages/message.ts";
 import { messageText } from "../messages/message.ts";
+import { argumentPaths, shellCommand, type ToolKind, toolArguments, toolKind } from "../messages/tool-call-kinds.ts";
+import { isFileContent } from "../messages/tool-output.ts";
+import { isUserRequest, requestText, SKILL_PREFIX } from "../messages/user-requests.ts";
 import { capEnd, capText, firstLine } from "./cut.ts";
-import { extractErrorNames } from "./extract.ts";
 import { type CommandItem, emptyDoc, type FileItem, type SummaryDoc } from "./summary-format.ts";
 
 const STATE_CHARS = 900;
 const LINE_CHARS = 200;
 /** A command's first line is kept whole up to this many characters (the serializer cuts arguments at 2,000). */
 const COMMAND_CHARS = 1_000;
-/** How Claude Code opens a loaded skill's body in the user's role. */
-const SKILL_PREFIX = "Base directory for this skill:";
-/** What a harness (not the user) writes in the user's role: notifications, hook output, interruptions, skills. */
-const HARNESS_PREFIXES = [
-  "<task-notification>",
-  "<system-reminder>",
-  "<local-command-caveat>",
-  "<local-command-stdout>",
-  "<local-command-stderr>",
-  "[Request interrupted by user",
-  SKILL_PREFIX,
-];
 const ARGUMENT_CHARS = 140;
 const CONSTRAINTS_PER_SPAN = 8;
-/** JSON argument names that hold the path of a file a tool call reads, writes or searches. */
-const PATH_KEYS = ["file_path", "path", "notebook_path", "filePath", "filepath", "filename", "file"];
-/** Shell-like tools: their `command` argument is the command line. */
-const SHELL_TOOL =
-  /^(?:bash|shell|sh|zsh|terminal|execute_bash|exec_command|execute_command|run_command|run_shell_command|run_terminal_cmd|local_shell)$/i;
-const READ_TOOL = /^(?:read|read_file|view|view_file|open|open_file|cat|notebookread|read_many_files)$/i;
-const WRITE_TOOL = /^(?:write|write_file|create|create_file|new_file)$/i;
-const EDIT_TOOL = /^(?:edit|multiedit|edit_file|str_replace|apply_patch|notebookedit|replace|insert|patch)$/i;
 /** Tools whose successful calls the Files section tells in full (searches stay in Commands: their pattern matters). */
-const FILE_TOOL = new RegExp(`${READ_TOOL.source}|${WRITE_TOOL.source}|${EDIT_TOOL.source}|^str_replace_editor$`, "i");
+const FILE_KINDS = new Set<ToolKind>(["read", "write", "edit", "editor"]);
 /** `str_replace_editor`-style tools say what they did in a `command` argument. */
 const EDITOR_COMMANDS: Record<string, string> = {
   view: "read",
@@ -43,59 +26,28 @@ const EDITOR_COMMANDS: Record<string, string> = {
 /** A line of a successful output that reports an error: `error: …`, `FAILED …`, `1 failure`, `panic: …`. */
 const ERROR_LINE =
   /\b(?:error|failed|failure|fatal|panic)\b\s*[:!]|^\s*(?:FAIL|FAILED|ERROR)\b|\b[1-9]\d* (?:failures?|errors?|failed)\b/i;
-/** Tools whose outputs are file contents or search hits, not reports: their lines are never error lines. */
-const CONTENT_TOOL = /^(?:read|read_file|view|view_file|open|open_file|cat|grep|glob|search|find|ls|list_dir)$/i;
 /** A sentence where the user states a constraint or a decision. */
 const CONSTRAINT =
   /\b(?:must|never|always|don't|do not|doesn't|shouldn't|should|avoid|make sure|only|instead|prefer|required?|without|no need)\b/i;
 /** A sentence of the assistant that says what comes next. */
 const NEXT_STEP = /\b(?:next|then|now I|I'll|I will|let me|going to|remaining|still need|todo)\b/i;
 
-/** A `"key": "string"` pair of a JSON object, found even when the serializer cut the object short. */
-const STRING_FIELD = /"([A-Za-z_]+)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
-
-/**
- * A tool call's JSON arguments; for arguments the serializer cut (no longer valid JSON), the string
- * fields still whole in them; undefined when there are none.
- */
-function argumentsOf(call: ToolCall): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(call.arguments);
-    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    const fields: Record<string, unknown> = {};
-    for (const m of call.arguments.matchAll(STRING_FIELD)) {
-      try {
-        fields[m[1] ?? ""] ??= JSON.parse(`"${m[2] ?? ""}"`);
-      } catch {
-        // An escape the cut broke: leave this field out.
-      }
-    }
-    if (Object.keys(fields).length > 0) return fields;
-  }
-  return undefined;
-}
-
 /** What a file tool call did to its path: `read`, `created`, `edited`, or the tool's name. */
 function fileVerb(call: ToolCall, args: Record<string, unknown>): string {
   const editor = typeof args.command === "string" ? EDITOR_COMMANDS[args.command] : undefined;
   if (editor !== undefined) return editor;
-  if (READ_TOOL.test(call.name)) return "read";
-  if (WRITE_TOOL.test(call.name)) return "written";
-  if (EDIT_TOOL.test(call.name)) return "edited";
+  const kind = toolKind(call.name);
+  if (kind === "read") return "read";
+  if (kind === "write") return "written";
+  if (kind === "edit") return "edited";
   return call.name.toLowerCase();
 }
 
-/** The files a call names by key (a path without newlines), with what it did to them. */
+/** The files a call's arguments name (argumentPaths), with what it did to them. */
 function fileTouches(call: ToolCall, args: Record<string, unknown> | undefined, failed: boolean): FileItem[] {
   if (args === undefined) return [];
   const verb = `${fileVerb(call, args)}${failed ? " (failed)" : ""}`;
-  const paths = PATH_KEYS.flatMap((k) => {
-    const v = args[k];
-    return typeof v === "string" && v !== "" && !v.includes("\n") && v.length <= 500 ? [v] : [];
-  });
-  return [...new Set(paths)].map((path) => ({ path, actions: [[verb, 1]] }));
+  return argumentPaths(call).map((path) => ({ path, actions: [[verb, 1]] }));
 }
 
 /** A call's arguments in one short line: `key=value` pairs for a JSON object, else the first line. */
@@ -113,22 +65,28 @@ function shortArguments(call: ToolCall, args: Record<string, unknown> | undefine
  * other arguments are file content), else `name(arguments)`.
  */
 function label(call: ToolCall, args: Record<string, unknown> | undefined): string {
-  const command = args?.command ?? args?.cmd;
-  if (SHELL_TOOL.test(call.name) && typeof command === "string") return `\`${firstLine(command, COMMAND_CHARS)}\``;
-  const path = PATH_KEYS.map((k) => args?.[k]).find((v) => typeof v === "string");
-  if (FILE_TOOL.test(call.name) && typeof path === "string") return `${call.name}(${firstLine(path, LINE_CHARS)})`;
+  const command = shellCommand(call);
+  if (command !== undefined) return `\`${firstLine(command, COMMAND_CHARS)}\``;
+  const path = argumentPaths(call)[0];
+  if (isFileTool(call) && path !== undefined) return `${call.name}(${capEnd(path, LINE_CHARS)})`;
   return `${call.name}(${shortArguments(call, args)})`;
+}
+
+/** Whether the Files section tells a call that worked: a file read, write or edit, or an editor's command. */
+function isFileTool(call: ToolCall): boolean {
+  return FILE_KINDS.has(toolKind(call.name));
 }
 
 /**
  * Error lines in a successful tool output: up to two lines that report an error or name one (never in
- * file contents or search hits), each with the call it came from. A failed call's first error line is
+ * file contents or search hits: isFileContent), each with the call it came from. A failed call's first error line is
  * on its ✗ command line instead, and every error name is kept (SummaryDoc.errorNames).
  */
 function errorLines(call: ToolCall, result: Message, from: string): string[] {
-  if (result.isError === true || CONTENT_TOOL.test(call.name)) return [];
-  const reports = (l: string) => ERROR_LINE.test(l) || extractErrorNames(l).length > 0;
-  const lines = messageText(result)
+  const text = messageText(result);
+  if (result.isError === true || isFileContent(call, text)) return [];
+  const reports = (l: string) => ERROR_LINE.test(l) || errorNames(l).length > 0;
+  const lines = text
     .split("\n")
     .filter(reports)
     .slice(0, 2)
@@ -160,12 +118,6 @@ function todoLine(call: ToolCall, args: Record<string, unknown> | undefined): st
 /** The directory a loaded skill's body names on its first line. */
 function skillRoot(text: string): string {
   return (text.trimStart().slice(SKILL_PREFIX.length).split("\n")[0] ?? "").trim();
-}
-
-/** Whether a user message is a request: not empty, not written by the harness in the user's role. */
-function isRequest(text: string): boolean {
-  const trimmed = text.trim();
-  return trimmed !== "" && !HARNESS_PREFIXES.some((p) => trimmed.startsWith(p));
 }
 
 /** Adds a file's touch, merging with an earlier touch of the same path (actions counted, first-seen order). */
@@ -211,7 +163,11 @@ function currentState(lastText: string, todo: string | undefined, pending: strin
  */
 export function extract(messages: readonly Message[]): SummaryDoc {
   const results = new Map<string, Message>();
-  for (const m of messages) if (m.role === "tool" && m.toolCallId !== undefined) results.set(m.toolCallId, m);
+  const calls = new Map<string, ToolCall>();
+  for (const m of messages) {
+    if (m.role === "tool" && m.toolCallId !== undefined) results.set(m.toolCallId, m);
+    for (const call of m.toolCalls ?? []) calls.set(call.id, call);
+  }
   const doc = emptyDoc();
   const names: string[] = [];
   let lastText = "";
@@ -221,15 +177,18 @@ export function extract(messages: readonly Message[]): SummaryDoc {
     const text = messageText(message);
     if (message.role === "user" && text.trimStart().startsWith(SKILL_PREFIX))
       doc.constraints.push(`Skill loaded: ${capEnd(skillRoot(text), LINE_CHARS)}`);
-    if (message.role === "user" && isRequest(text)) {
-      if (!doc.requests.some((r) => r.text === text)) doc.requests.push({ id: message.id, text });
-      for (const c of constraintsIn(text)) if (doc.constraints.length < CONSTRAINTS_PER_SPAN) doc.constraints.push(c);
+    if (isUserRequest(message)) {
+      const request = requestText(text);
+      if (!doc.requests.some((r) => r.text === request)) doc.requests.push({ id: message.id, text: request });
+      for (const c of constraintsIn(request))
+        if (doc.constraints.length < CONSTRAINTS_PER_SPAN) doc.constraints.push(c);
     }
     if (message.role === "assistant" && text.trim() !== "") lastText = text.trim();
-    if (message.role === "tool") names.push(...extractErrorNames(text));
+    const answered = message.toolCallId === undefined ? undefined : calls.get(message.toolCallId);
+    if (message.role === "tool" && !isFileContent(answered, text)) names.push(...errorNames(text));
     if (message.role === "assistant" && (message.toolCalls?.length ?? 0) > 0) pending = [];
     for (const call of message.toolCalls ?? []) {
-      const args = argumentsOf(call);
+      const args = toolArguments(call);
       const result = results.get(call.id);
       const what = label(call, args);
       const failed = result?.isError === true;
@@ -239,7 +198,7 @@ export function extract(messages: readonly Message[]): SummaryDoc {
       const todos = todoLine(call, args);
       todo = todos ?? todo;
       // A file read or edit that worked is in Files, a todo list in the state: neither is repeated here.
-      const listed = status === "✓" && (todos !== undefined || FILE_TOOL.test(call.name));
+      const listed = status === "✓" && (todos !== undefined || isFileTool(call));
       if (!listed) addCommand(doc.commands, { status, line: `${what}${outcome}`, count: 1 });
       if (result === undefined) pending.push(what);
       if (result !== undefined) doc.errors.push(...errorLines(call, result, what));

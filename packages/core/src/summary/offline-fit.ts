@@ -1,5 +1,5 @@
+import { errorNames } from "../messages/error-names.ts";
 import { capText, estimateTokens } from "./cut.ts";
-import { extractErrorNames } from "./extract.ts";
 import { type CommandItem, type FileItem, renderDoc, type SummaryDoc } from "./summary-format.ts";
 
 /** The state's "Last assistant message:" line is shortened to this first when over budget. */
@@ -93,7 +93,7 @@ export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fit
 /** Keeps the error names of a dropped error line in the names list. */
 function keepNames(doc: SummaryDoc, line: string): void {
   const remaining = doc.errors.join("\n");
-  for (const name of extractErrorNames(line)) {
+  for (const name of errorNames(line)) {
     if (!remaining.includes(name) && !doc.errorNames.includes(name)) doc.errorNames.push(name);
   }
 }

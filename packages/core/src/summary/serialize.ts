@@ -1,7 +1,7 @@
+import { errorNames } from "../messages/error-names.ts";
 import type { ContentPart, Message } from "../messages/message.ts";
 import { messageText } from "../messages/message.ts";
 import { capText } from "./cut.ts";
-import { extractErrorNames } from "./extract.ts";
 import { redactSecrets } from "./redact.ts";
 
 /** Per-message character caps applied before a summarizer reads a message (head + tail kept). */
@@ -30,7 +30,7 @@ const OMITTED_NAMES = "\n[error names in the omitted part: ";
 
 /** Error names of `text` that `kept` no longer shows, as a note of at most `room` characters ("" if none). */
 function omittedNames(text: string, kept: string, room: number): string {
-  const missing = extractErrorNames(text).filter((n) => !kept.includes(n));
+  const missing = errorNames(text).filter((n) => !kept.includes(n));
   let names = "";
   for (const name of missing) {
     const next = names === "" ? name : `${names}, ${name}`;
@@ -52,7 +52,9 @@ function cleanToolOutput(text: string, max: number): string {
 
 /**
  * Prepares messages for a summarizer: secrets redacted, long texts capped head + tail, images reduced to a
- * placeholder (a tool output's cut error names listed after it), opaque reasoning and metadata dropped. Safe to apply again: nothing more is redacted or cut.
+ * placeholder (a tool output's cut error names listed after it), opaque reasoning and metadata dropped
+ * (but the importer's `orphanToolResult` flag, which isUserRequest reads). Safe to apply again: nothing
+ * more is redacted or cut.
  */
 export function serializeForSummary(messages: readonly Message[], caps: SummaryCaps = DEFAULT_SUMMARY_CAPS): Message[] {
   return messages.map((message) => {
@@ -67,6 +69,8 @@ export function serializeForSummary(messages: readonly Message[], caps: SummaryC
     if (message.name !== undefined) out.name = redactSecrets(message.name);
     if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId;
     if (message.isError !== undefined) out.isError = message.isError;
+    // The one flag kept of the metadata: an orphan tool result in the user's role is not a request.
+    if (message.metadata?.orphanToolResult === true) out.metadata = { orphanToolResult: true };
     if (message.toolCalls !== undefined) {
       out.toolCalls = message.toolCalls.map((call) => ({
         id: call.id,

@@ -1,6 +1,6 @@
 import { FidelityAccumulator, type FidelityEntry, FidelityTracker, ReplacementText } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
-import { assistant, result, summary, user } from "./messages.ts";
+import { assistant, result, summary, user } from "../support/messages.ts";
 
 const entry = (message: FidelityEntry["message"], tokens = 10): FidelityEntry => ({ message, tokens });
 

@@ -1,9 +1,8 @@
 import { conversationItems, FidelityExtractor } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
-import { errorNames } from "../../src/fidelity/error-names.ts";
 import { measuredNumbers } from "../../src/fidelity/measured-numbers.ts";
 import { shellCommandPaths } from "../../src/fidelity/shell-paths.ts";
-import { assistant, result, user } from "./messages.ts";
+import { assistant, result, user } from "../support/messages.ts";
 
 describe("user requests", () => {
   it("are the user's text verbatim with line endings normalized, not harness text nor orphan results", () => {
@@ -91,19 +90,16 @@ describe("commands", () => {
 });
 
 describe("error names", () => {
-  it("are exception names, errno and diagnostic codes, signals; not bare Error, not exit codes", () => {
-    expect(
-      errorNames(
-        "TypeError: x is undefined\nError: boom\nExit code 1\nENOENT: no such file\n** (Ecto.NoResultsError)\n" +
-          "src/a.ts(3,1): error TS2345: bad\nerror[E0308]: mismatched\nERR_MODULE_NOT_FOUND\nkilled by SIGKILL\nTS2322 alone",
-      ),
-    ).toEqual(["TypeError", "NoResultsError", "ENOENT", "ERR_MODULE_NOT_FOUND", "TS2345", "E0308", "SIGKILL"]);
-  });
-
-  it("come from tool results, not from file reads nor assistant text", () => {
+  it("come from tool results, not from file reads, search hits nor assistant text", () => {
     const items = conversationItems([
-      assistant("a KeyError maybe", ["r", "Read", { file_path: "a.py" }], ["b", "Bash", { command: "pytest" }]),
+      assistant(
+        "a KeyError maybe",
+        ["r", "Read", { file_path: "a.py" }],
+        ["g", "Grep", { pattern: "Error" }],
+        ["b", "Bash", { command: "pytest" }],
+      ),
       result("r", "class ValidationError(Exception): ..."),
+      result("g", "src/a.py:3:raise LookupError"),
       result("b", "E   AssertionError: 1 != 2", true),
     ]);
     expect(items.flatMap((i) => i.errorNames)).toEqual(["AssertionError"]);

@@ -1,6 +1,6 @@
 import { type ImportedSession, type Message, sourceFidelity } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
-import { assistant, result, user } from "./messages.ts";
+import { assistant, result, user } from "../support/messages.ts";
 
 const REPAIRS = { syntheticResults: 0, orphanResults: 0, renamedCalls: 0, renamedMessages: 0, skippedEmpty: 0 };
 

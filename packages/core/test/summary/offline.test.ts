@@ -1,4 +1,13 @@
-import { type Message, OFFLINE_MODEL, OfflineSummarizer, SUMMARY_SECTIONS, SummarizerError } from "@palimpsest/core";
+import {
+  conversationItems,
+  FIDELITY_KINDS,
+  type Message,
+  OFFLINE_MODEL,
+  OfflineSummarizer,
+  ReplacementText,
+  SUMMARY_SECTIONS,
+  SummarizerError,
+} from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];
@@ -143,6 +152,40 @@ describe("OfflineSummarizer", () => {
     expect(summary).not.toContain("Long body");
     expect(summary).toContain("- Skill loaded: /skills/hex\n");
     expect(summary).toContain("[request 1]\n```\nReal request\n```");
+  });
+
+  it("reads messages by fidelity's rules, so it holds every item fidelity counts and no other", async () => {
+    const span: Message[] = [
+      { id: "u1", role: "user", content: text("  Find why the server fails\r\n") },
+      {
+        id: "u2",
+        role: "user",
+        content: text("[tool result for unknown call x] ok"),
+        metadata: { orphanToolResult: true },
+      },
+      {
+        id: "a1",
+        role: "assistant",
+        content: [],
+        toolCalls: [
+          { id: "g", name: "Grep", arguments: '{"pattern":"Error","path":"/srv/app/lib"}' },
+          { id: "r", name: "read_file", arguments: '{"filePath":"/srv/app/lib/server.py"}' },
+          { id: "b", name: "exec_command", arguments: '{"cmd":"python -m app\n"}' },
+        ],
+      },
+      { id: "t1", role: "tool", toolCallId: "g", content: text("lib/db.py:9:raise LookupError") },
+      { id: "t2", role: "tool", toolCallId: "r", content: text("class ConfigError(Exception): pass") },
+      { id: "t3", role: "tool", toolCallId: "b", isError: true, content: text("OSError: [Errno 98] in use") },
+    ];
+    const { text: summary } = await summarize(span);
+    const held = new ReplacementText(summary);
+    const items = conversationItems(span);
+    for (const kind of FIDELITY_KINDS)
+      for (const item of items.flatMap((i) => i[kind])) expect(held.holds(kind, item)).toBe(true);
+    expect(items.flatMap((i) => i.errorNames)).toEqual(["OSError"]);
+    expect(section(summary, "User Requests")).not.toContain("unknown call");
+    expect(section(summary, "Files")).not.toContain("/srv/app/lib`");
+    expect(summary).not.toMatch(/LookupError|ConfigError/);
   });
 
   it("merges a previous summary section by section instead of nesting it", async () => {
