@@ -22,6 +22,7 @@ import { fidelityTable, runFidelityBench } from "./fidelity.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
+import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSessionStoreBench, type SessionStoreResult } from "./session-store.ts";
@@ -47,6 +48,7 @@ const BENCHES = [
   "session-store",
   "agents-session",
   "fidelity",
+  "precompact-llm",
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -601,6 +603,16 @@ try {
       rows.length === 0
         ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
         : fidelityTable(rows),
+    );
+  }
+  if (only.has("precompact-llm")) {
+    const result = await runPrecompactLlmBench();
+    results.precompactLlm = result;
+    tables.push(
+      "## Pre-compaction with a summarizer that takes time (real transcripts)",
+      result.rows.length === 0
+        ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
+        : precompactLlmTable(result),
     );
   }
 } finally {

@@ -63,10 +63,12 @@ export function planCandidate(input: CandidateInput): CandidatePlan | NoPlan {
   const { view } = input;
   const span = selectSpan(view, tailBudget(input.contextWindow, input.profile.tail), input.compactions);
   const end = stablePrefixEnd(view, span, input.stableThroughSeq);
-  const prefix = view.slice(span.headEnd, end);
+  // The pinned messages stay in place, as in a compaction's span; the key still covers the view up to `end`.
+  const prefix = view.slice(span.headEnd, end).filter((_, i) => !span.pinned.has(span.headEnd + i));
   const fresh = prefix.filter((e) => !isSummaryEntry(e));
-  const last = prefix.at(-1);
-  if (last === undefined || fresh.length === 0) return { kind: "none", reason: "no stable prefix to summarize yet" };
+  const last = view[end - 1];
+  if (last === undefined || end <= span.headEnd || fresh.length === 0)
+    return { kind: "none", reason: "no stable prefix to summarize yet" };
   const prefixTokens = prefix.reduce((n, e) => n + e.tokens, 0);
   const budget = input.profile.summary;
   const plan: CandidatePlan = {

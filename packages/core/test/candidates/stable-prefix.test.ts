@@ -64,8 +64,10 @@ describe("stablePrefixEnd: what a background job may summarize", () => {
     expect(stablePrefixEnd(view, whole(view), 1)).toBe(4);
   });
 
-  it("given a pinned last user message inside the middle, then the prefix stops before it", () => {
+  it("given a pinned last user message inside the middle, then the prefix runs past it (a compaction summarizes past it too)", () => {
     const view = exchanges(3);
-    expect(stablePrefixEnd(view, { headEnd: 1, tailStart: view.length, pinned: new Set([5, 6]) }, 99)).toBe(5);
+    const pinned = { headEnd: 1, tailStart: view.length, pinned: new Set([5, 6]) };
+    expect(stablePrefixEnd(view, pinned, 99)).toBe(stablePrefixEnd(view, whole(view), 99));
+    expect(stablePrefixEnd(view, pinned, 99)).toBeGreaterThan(6);
   });
 });
