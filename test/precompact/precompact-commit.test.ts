@@ -1,5 +1,18 @@
-import { formatSummaryMessage, OfflineSummarizer, type Summarizer } from "@palimpsest/core";
-import { compact, compactRange, type Palimpsest, PrecompactionScheduler, type Session } from "@palimpsest/store";
+import {
+  compactionThreshold,
+  formatSummaryMessage,
+  OfflineSummarizer,
+  runwayTarget,
+  type Summarizer,
+} from "@palimpsest/core";
+import {
+  compact,
+  compactRange,
+  type Palimpsest,
+  PrecompactionScheduler,
+  resolveCompaction,
+  type Session,
+} from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
@@ -14,11 +27,11 @@ for (const backend of runtimeBackends()) {
     });
     afterAll(() => backend.dispose());
 
-    function scheduler(summarizer: Summarizer = new OfflineSummarizer()): PrecompactionScheduler {
+    function scheduler(summarizer: Summarizer = new OfflineSummarizer(), keepDelta = false): PrecompactionScheduler {
       return new PrecompactionScheduler({
         candidates: candidateStore(runtime),
         compaction: { policy: "summary", summarizer },
-        precompact: { debounceMs: 0 },
+        precompact: { debounceMs: 0, keepDelta },
       });
     }
 
@@ -78,6 +91,61 @@ for (const backend of runtimeBackends()) {
       expect(stats.savedMs).toBeGreaterThanOrEqual(0);
       expect(stats.candidateAgeMs.max).toBeGreaterThanOrEqual(0);
       precompaction.dispose();
+    });
+
+    it("on a hit with room, commits the candidate's summary over its span alone: the delta stays verbatim, no summary on the turn", async () => {
+      const { summarizer, calls } = recording();
+      const precompaction = scheduler(summarizer, true);
+      const session = await runtime.startSession({ contextWindow: WINDOW, profile: "local" });
+      const next = await withCandidate(session, precompaction);
+      const candidate = await candidateStore(runtime).loadCandidate(session.id);
+      if (candidate === undefined) throw new Error("no candidate");
+      await growTo(session, thresholds(session).hard, next);
+      const before = session.view().messages;
+      const summariesBefore = calls.length;
+
+      const outcome = await precompaction.compact(session);
+      if (outcome.status !== "compacted" || outcome.event.type !== "messages.superseded") throw new Error("no commit");
+      const { data } = outcome.event;
+      expect(calls).toHaveLength(summariesBefore); // nothing summarized on the turn
+      expect(data.targets).toEqual(candidate.targets);
+      const summary = data.replacements[0]?.message;
+      expect(summary?.content).toEqual([{ type: "text", text: formatSummaryMessage(candidate.summary) }]);
+      const first = before.findIndex((m) => m.id === data.targets[0]);
+      const kept = before.filter((m) => !data.targets.includes(m.id));
+      expect(session.view().messages).toEqual([...kept.slice(0, first), summary, ...kept.slice(first)]);
+      if (outcome.precompact?.type !== "hit") throw new Error("not a hit");
+      expect(outcome.precompact.deltaMessages).toBe(0);
+      expect(outcome.precompact.keptVerbatim).toBeGreaterThan(0);
+      // Where it lands: at or under the runway an accepted prune must reach, well under the threshold.
+      const settings = resolveCompaction({}, session.state, () => 0);
+      const hard = compactionThreshold(settings.contextWindow, settings.maxOutputTokens, settings.profile.threshold);
+      expect(session.state.liveTokens).toBeLessThanOrEqual(runwayTarget(hard, settings.profile.runway));
+      await check(session);
+      precompaction.dispose();
+    });
+
+    it("with room but keepDelta off, or without room, summarizes the delta as before", async () => {
+      const precompaction = scheduler(new OfflineSummarizer(), true);
+      const session = await runtime.startSession({ contextWindow: WINDOW, profile: "local" });
+      const next = await withCandidate(session, precompaction);
+      await growTo(session, thresholds(session).hard, next);
+      const off = await precompaction.compact(session, { keepDelta: false });
+      if (off.precompact?.type !== "hit") throw new Error("not a hit");
+      expect(off.precompact.deltaMessages).toBeGreaterThan(0);
+      expect(off.precompact.keptVerbatim).toBe(0);
+      // A window so small that the candidate's span alone cannot bring the view under the runway.
+      precompaction.dispose();
+      const second = scheduler(new OfflineSummarizer(), true);
+      const tight = await runtime.startSession({ contextWindow: WINDOW, profile: "local" });
+      const more = await withCandidate(tight, second);
+      await growTo(tight, Math.floor(thresholds(tight).hard * 1.6), more);
+      const full = await second.compact(tight);
+      if (full.precompact?.type !== "hit") throw new Error(`not a hit: ${JSON.stringify(full.precompact)}`);
+      expect(full.precompact.keptVerbatim).toBe(0);
+      expect(full.precompact.deltaMessages).toBeGreaterThan(0);
+      await check(tight);
+      second.dispose();
     });
 
     it("with measureCold, times a cold summary of the same span beside the commit", async () => {

@@ -59,7 +59,7 @@ for (const backend of runtimeBackends()) {
       const scheduler = new PrecompactionScheduler({
         candidates: candidateStore(runtime),
         compaction: { policy: "summary", summarizer },
-        precompact: { debounceMs: 0 },
+        precompact: { debounceMs: 0, keepDelta: false }, // the delta path: what a hit without room does
       });
       const session = await runtime.startSession({ contextWindow: WINDOW, profile: "local" });
       const next = await growTo(session, thresholds(session).soft);

@@ -1,8 +1,13 @@
 import {
   type CandidateStore,
+  compactionThreshold,
   definedFields,
+  InvariantViolation,
+  liveTargetTokens,
   type PrecompactionCandidate,
   planDelta,
+  runwayTarget,
+  type SessionState,
   type StoredEvent,
   type SummaryPlan,
   type SummaryResult,
@@ -24,6 +29,8 @@ export interface CompactWithCandidateOptions extends CompactOptions {
   enabled?: boolean;
   /** The session's system prompt, when the agent keeps it outside the transcript (as the jobs were given it). */
   systemPrompt?: string;
+  /** On a hit, leave the messages after the candidate verbatim when the view has room without them (default true). */
+  keepDelta?: boolean;
   /** On a hit, also time a cold summary of the same span (costs one more summarizer call; for replays). */
   measureCold?: boolean;
   monitor?: PrecompactMonitor;
@@ -39,10 +46,13 @@ export type PrecompactOutcome = CompactOutcome & { precompact?: PrecompactUse };
 
 /**
  * Compacts a session, using its background candidate when the batch policy plans a summary and the
- * candidate's key validates against the current view: only the delta after the candidate is summarized
- * (continuing its summary), and one supersede (mode "precompact") replaces the whole planned span,
- * compare-and-set on the planned view version under the session lock. On any miss the candidate is
- * discarded and compact() runs as usual; prunes and skips go to compact() untouched.
+ * candidate's key validates against the current view. When superseding the candidate's span alone leaves
+ * the view where an accepted prune must land (runwayTarget), the hit commits the candidate's summary over
+ * that span and leaves the messages after it verbatim: no summarizer call on the turn. Otherwise only the
+ * delta after the candidate is summarized (continuing its summary) and one supersede replaces the whole
+ * planned span. Either is one supersede (mode "precompact"), compare-and-set on the planned view version
+ * under the session lock. On any miss the candidate is discarded and compact() runs as usual; prunes and
+ * skips go to compact() untouched.
  */
 export async function compactWithCandidate(
   session: Session,
@@ -76,6 +86,35 @@ export async function compactWithCandidate(
   if (!verdict.hit) return fallBack(verdict.reason, verdict.detail, candidate.summaryMs);
   const basis = { viewVersion, prefixHash: candidate.key.prefixHash };
   const delta = planDelta(candidate, plan, view, verdict.covered);
+  const trigger = options.trigger ?? "manual";
+  const finish = async (
+    event: StoredEvent,
+    deltaMs: number,
+    deltaMessages: number,
+    keptVerbatim: number,
+  ): Promise<PrecompactOutcome> => {
+    const commitMs = performance.now() - started;
+    await options.candidates.deleteCandidate(session.id);
+    const coldSummaryMs = options.measureCold === true ? await timeCold(settings, plan) : candidate.summaryMs + deltaMs;
+    const coldMs = coldSummaryMs + commitMs - deltaMs;
+    const hit = {
+      type: "hit" as const,
+      commitMs,
+      coldMs,
+      coldMeasured: options.measureCold === true,
+      savedMs: coldMs - commitMs,
+      candidateAgeMs: Math.max(0, Date.now() - candidate.createdAt),
+      deltaMessages,
+      keptVerbatim,
+    };
+    options.monitor?.record({ ...hit, sessionId: session.id });
+    return { status: "compacted", plan, event, durationMs: commitMs, precompact: hit };
+  };
+  if (delta.input.length > 0 && options.keepDelta !== false) {
+    const prefix = { ...plan, targets: plan.targets.slice(0, verdict.covered) };
+    const kept = await commitPrefixWithRoom(session, { settings, plan: prefix, candidate, basis, trigger, started });
+    if (kept !== undefined) return finish(kept, 0, 0, delta.targets.length);
+  }
   let text = delta.previousSummary;
   let deltaResult: SummaryResult | undefined;
   let deltaMs = 0;
@@ -90,23 +129,34 @@ export async function compactWithCandidate(
       return fallBack("delta-failed", error instanceof Error ? error.message : String(error), candidate.summaryMs);
     }
   }
-  const trigger = options.trigger ?? "manual";
   const event = await commit(session, { settings, plan, candidate, text, deltaResult, basis, trigger, started });
-  const commitMs = performance.now() - started;
-  await options.candidates.deleteCandidate(session.id);
-  const coldSummaryMs = options.measureCold === true ? await timeCold(settings, plan) : candidate.summaryMs + deltaMs;
-  const coldMs = coldSummaryMs + commitMs - deltaMs;
-  const hit = {
-    type: "hit" as const,
-    commitMs,
-    coldMs,
-    coldMeasured: options.measureCold === true,
-    savedMs: coldMs - commitMs,
-    candidateAgeMs: Math.max(0, Date.now() - candidate.createdAt),
-    deltaMessages: delta.input.length,
-  };
-  options.monitor?.record({ ...hit, sessionId: session.id });
-  return { status: "compacted", plan, event, durationMs: commitMs, precompact: hit };
+  return finish(event, deltaMs, delta.input.length, 0);
+}
+
+/**
+ * The hit that needs no summarizer: the candidate's summary over its own span (`hit.plan`), committed
+ * only when the view then lands at or under the runway target an accepted prune must reach, so the next
+ * compaction is as far off as after a cold one. Undefined (nothing written) when it would not, or when
+ * the decider refuses that span (the delta is then summarized as usual).
+ */
+async function commitPrefixWithRoom(
+  session: Session,
+  hit: Omit<HitCommit, "text" | "deltaResult">,
+): Promise<StoredEvent | undefined> {
+  const { settings } = hit;
+  const counter = await session.tokenCounter();
+  const state: Readonly<SessionState> = session.state;
+  if (state.viewVersion !== hit.basis.viewVersion) return undefined;
+  const summary = summaryReplacementFor(hit.plan, "room-check", hit.candidate.summary, (m) => counter.countMessage(m));
+  const after = state.liveTokens - liveTargetTokens(state, hit.plan.targets) + summary.tokens;
+  const threshold = compactionThreshold(settings.contextWindow, settings.maxOutputTokens, settings.profile.threshold);
+  if (hit.plan.targets.length === 0 || after > runwayTarget(threshold, settings.profile.runway)) return undefined;
+  try {
+    return await commit(session, { ...hit, text: hit.candidate.summary, deltaResult: undefined });
+  } catch (error) {
+    if (error instanceof InvariantViolation) return undefined;
+    throw error;
+  }
 }
 
 /** What a hit commits: the merged summary text over the plan's span, and what it cost. */

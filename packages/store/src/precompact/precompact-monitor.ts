@@ -20,7 +20,10 @@ export type PrecompactEvent =
       coldMeasured: boolean;
       savedMs: number;
       candidateAgeMs: number;
+      /** Messages after the candidate's span the hit summarized on the turn (0 when it left them verbatim). */
       deltaMessages: number;
+      /** Messages after the candidate's span the hit left verbatim, the view having room without them. */
+      keptVerbatim: number;
     }
   | { type: "miss"; sessionId: string; reason: PrecompactMiss; wastedMs: number };
 

@@ -92,6 +92,7 @@ export class PrecompactionScheduler {
       ...options,
       candidates: this.#deps.candidates,
       monitor: this.monitor,
+      keepDelta: options.keepDelta ?? this.#settings.keepDelta,
       enabled: options.enabled !== false && this.#enabledFor(session),
       ...definedFields({ systemPrompt }),
     });

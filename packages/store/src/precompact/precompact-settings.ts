@@ -12,17 +12,26 @@ export interface PrecompactSettings {
   concurrency: number;
   /** A still-valid candidate is rewritten only once this many stable tokens joined its prefix. */
   refreshTokens: number;
+  /**
+   * On a hit, leave the messages after the candidate's span verbatim when the view then has room (it
+   * lands under the runway target), so the turn makes no summarizer call; false always summarizes them.
+   */
+  keepDelta: boolean;
   /** The system prompt of a session, when the agent keeps it outside the transcript. */
   systemPrompt?: (sessionId: string) => string | undefined;
 }
 
-/** Defaults: on, 65% of the hard threshold, 2 s debounce, 2 jobs at once, refresh after 8,000 new tokens. */
+/**
+ * Defaults: on, 65% of the hard threshold, 2 s debounce, 2 jobs at once, refresh after 8,000 new tokens,
+ * the delta kept verbatim when there is room.
+ */
 export const DEFAULT_PRECOMPACT_SETTINGS: PrecompactSettings = {
   enabled: true,
   softRatio: 0.65,
   debounceMs: 2_000,
   concurrency: 2,
   refreshTokens: 8_000,
+  keepDelta: true,
 };
 
 /** Fills in the defaults; the concurrency is at least 1 and the debounce at least 0. */
