@@ -48,6 +48,8 @@ export interface LlmCompactionRow {
   /** For a miss: its reason, and what the background jobs did since the previous compaction. */
   why?: string;
   deltaMessages?: number;
+  /** For a hit: messages after the candidate left verbatim (the view had room without summarizing them). */
+  keptVerbatim?: number;
   /** Input tokens of the delta request (0: the hit made no summarizer call) and of the cold request. */
   deltaInputTokens?: number;
   coldInputTokens?: number;
@@ -187,6 +189,7 @@ async function withPrecompaction(
       uses.push({
         use: "hit",
         deltaMessages: event.deltaMessages,
+        keptVerbatim: event.keptVerbatim,
         deltaInputTokens: delta,
         coldInputTokens: last,
         coldMs: event.coldMs,
@@ -227,7 +230,7 @@ export function precompactLlmTable(result: PrecompactLlmResult): string {
       "#",
       "request",
       "use",
-      "delta msgs",
+      "delta msgs summarized / kept verbatim",
       "delta / cold input tokens",
       "sync (hit: commitMs)",
       "cold, same view",
@@ -239,7 +242,7 @@ export function precompactLlmTable(result: PrecompactLlmResult): string {
       r.index,
       r.requestIndex,
       r.use === "hit" ? "hit" : `miss: ${r.why}`,
-      r.deltaMessages ?? "–",
+      r.deltaMessages === undefined ? "–" : `${r.deltaMessages} / ${r.keptVerbatim ?? 0}`,
       r.coldInputTokens === undefined ? "–" : `${num(r.deltaInputTokens ?? 0)} / ${num(r.coldInputTokens)}`,
       ms(r.syncMs),
       r.coldMs === undefined ? "–" : ms(r.coldMs),
