@@ -26,6 +26,29 @@ export function userMessage(id: string, text: string): DomainEvent {
   };
 }
 
+/** A summary compaction of `targets` under `compactionId`, placing one message `summaryId`. */
+export function summaryEvent(compactionId: string, targets: string[], summaryId: string, viewVersion = 0): DomainEvent {
+  return {
+    type: "messages.superseded",
+    data: {
+      compactionId,
+      targets,
+      replacements: [
+        {
+          kind: "summary",
+          message: { id: summaryId, role: "user", content: [{ type: "text", text: "s" }] },
+          tokens: 1,
+        },
+      ],
+      mode: "summary",
+      basis: { viewVersion },
+      producer: { policy: "contract" },
+      stats: { tokensBefore: 0, tokensAfter: 0 },
+      trigger: "auto",
+    },
+  };
+}
+
 /** The text of a user message event as read back. */
 export function textOf(event: { type: string; data: unknown }): string {
   if (event.type !== "message.appended") throw new Error(`not a message: ${event.type}`);

@@ -3,7 +3,7 @@ import { type DomainEvent, keysOfEvents } from "@palimpsest/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type StoreBackend, storeBackends, type TestStore } from "../support/store-backends.ts";
 import { databaseOf } from "../support/store-database.ts";
-import { started, userMessage } from "./fixtures.ts";
+import { started, summaryEvent, userMessage } from "./fixtures.ts";
 
 /** The part of kysely's builders a downgrade uses, over any table (kysely is a store dependency only). */
 interface Downgrading {
@@ -18,29 +18,6 @@ async function downgradeTo0013(store: TestStore): Promise<void> {
     .deleteFrom("kysely_migration")
     .where("name", ">", "0013_audit_fork_point")
     .execute();
-}
-
-/** A summary of `targets`, placing one message `summaryId`. */
-function summary(compactionId: string, targets: string[], summaryId: string): DomainEvent {
-  return {
-    type: "messages.superseded",
-    data: {
-      compactionId,
-      targets,
-      replacements: [
-        {
-          kind: "summary",
-          message: { id: summaryId, role: "user", content: [{ type: "text", text: "s" }] },
-          tokens: 1,
-        },
-      ],
-      mode: "summary",
-      basis: { viewVersion: 0 },
-      producer: { policy: "migration-test" },
-      stats: { tokensBefore: 0, tokensAfter: 0 },
-      trigger: "auto",
-    },
-  };
 }
 
 for (const backend of storeBackends()) {
@@ -64,7 +41,7 @@ for (const backend of storeBackends()) {
       await writer.append(compacted, [started(), userMessage("u1", "a"), userMessage("u2", "b")], {
         expectedVersion: "no-stream",
       });
-      await writer.append(compacted, [summary("k1", ["u1"], "s1")], {
+      await writer.append(compacted, [summaryEvent("k1", ["u1"], "s1")], {
         expectedVersion: 3,
         viewVersion: { expected: 0 },
       });

@@ -1,6 +1,6 @@
 import { compactionKey, type DomainEvent, messageKey, resultKey, turnDoneKey, turnKey } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
-import { type ContractContext, newSessionId, started, userMessage } from "./fixtures.ts";
+import { type ContractContext, newSessionId, started, summaryEvent, userMessage } from "./fixtures.ts";
 
 /** An assistant message calling `callId`, and its result, in turn `turnId`. */
 function exchange(id: string, callId: string, turnId: string): DomainEvent[] {
@@ -24,29 +24,6 @@ function exchange(id: string, callId: string, turnId: string): DomainEvent[] {
   ];
 }
 
-/** A summary of `targets` under `compactionId`, placing `summaryId`. */
-function summary(compactionId: string, targets: string[], summaryId: string, viewVersion: number): DomainEvent {
-  return {
-    type: "messages.superseded",
-    data: {
-      compactionId,
-      targets,
-      replacements: [
-        {
-          kind: "summary",
-          message: { id: summaryId, role: "user", content: [{ type: "text", text: "s" }] },
-          tokens: 1,
-        },
-      ],
-      mode: "summary",
-      basis: { viewVersion },
-      producer: { policy: "contract" },
-      stats: { tokensBefore: 0, tokensAfter: 0 },
-      trigger: "auto",
-    },
-  };
-}
-
 /** The log keys every append writes beside its events: what `knownKeys` answers, on every backend. */
 export function logKeysContract(ctx: ContractContext): void {
   describe("log keys", () => {
@@ -56,7 +33,7 @@ export function logKeysContract(ctx: ContractContext): void {
       await store.append(sid, [started(), userMessage("u1", "hi"), ...exchange("a1", "c1", "t1")], {
         expectedVersion: "no-stream",
       });
-      await store.append(sid, [summary("k1", ["u1", "a1", "a1-result"], "s1", 0)], {
+      await store.append(sid, [summaryEvent("k1", ["u1", "a1", "a1-result"], "s1", 0)], {
         expectedVersion: 4,
         viewVersion: { expected: 0 },
       });
