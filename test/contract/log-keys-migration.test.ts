@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type DomainEvent, keysOfEvents } from "@palimpsest/core";
+import { keysOfEvents } from "@palimpsest/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type StoreBackend, storeBackends, type TestStore } from "../support/store-backends.ts";
 import { databaseOf } from "../support/store-database.ts";
