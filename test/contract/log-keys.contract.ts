@@ -98,6 +98,9 @@ export function logKeysContract(ctx: ContractContext): void {
         store.append(sid, [userMessage("u1", "x")], { expectedVersion: 1, freshKeys: [messageKey("u1")] }),
       ).rejects.toMatchObject({ code: "CONCURRENCY_CONFLICT" });
       await store.append(sid, [userMessage("u2", "new")], { expectedVersion: 2, freshKeys: [messageKey("u2")] });
+      await expect(
+        store.append(sid, [userMessage("u3", "x")], { expectedVersion: 3, freshKeys: ["message:\u0000"] }),
+      ).rejects.toMatchObject({ code: "VALIDATION", details: { path: "freshKeys[0]" } });
       expect(await store.readStream(sid)).toHaveLength(3);
     });
 

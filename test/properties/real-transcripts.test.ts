@@ -1,4 +1,4 @@
-import { checkToolPairs, checkUniqueIds } from "@palimpsest/core";
+import { checkToolPairs, checkUniqueIds, type StoredEvent } from "@palimpsest/core";
 import { importSessions, loadSession, type Palimpsest } from "@palimpsest/store";
 import { commandForStep, sessionStepArb } from "@palimpsest/testing";
 import fc from "fast-check";
@@ -9,6 +9,12 @@ import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
 const files = realTranscriptFiles();
+
+/** The id of a message the log's last compaction superseded, when it superseded one. */
+function supersededId(log: readonly StoredEvent[]): string | undefined {
+  const last = log.findLast((e) => e.type === "messages.superseded");
+  return last?.type === "messages.superseded" ? last.data.targets[0] : undefined;
+}
 // Runs per session, on every session of every file; a fixed seed, so the compaction counts are reproducible.
 const RUNS = 6;
 const SEED = 20261130;
@@ -46,6 +52,7 @@ for (const backend of runtimeBackends()) {
         async (file) => {
           const results = await importSessions(runtime, realSessions(file));
           let compactions = 0;
+          let reusedIds = 0;
           for (const { sessionId } of results) {
             const base = await runtime.resume(sessionId);
             // Each run compacts its own copy of the imported view, so runs do not see each other.
@@ -65,14 +72,28 @@ for (const backend of runtimeBackends()) {
                   }
                   const resumed = await fresh.resume(copy.id);
                   expect(resumed.view()).toEqual(copy.view());
+                  // Ids stay unique over the whole history: a superseded message's id, which neither the
+                  // view nor the resumed state holds, is still refused, in this process and the other.
+                  const gone =
+                    copy.state.live.length === 0 ? undefined : supersededId(await runtime.store.readStream(copy.id));
+                  if (gone !== undefined) {
+                    for (const handle of [copy, resumed]) {
+                      const refused = await rejection(handle.append({ id: gone, role: "user", content: "again" }));
+                      expect(refused.details.rule).toBe("duplicate-message-id");
+                    }
+                    reusedIds += 1;
+                  }
                 },
               ),
               { numRuns: RUNS, seed: SEED },
             );
           }
           // The seed is fixed, so this count is the same on every run (and shows the property bites).
-          console.info(`${file} (${backend.name}): ${results.length} sessions, ${compactions} random compactions`);
+          console.info(
+            `${file} (${backend.name}): ${results.length} sessions, ${compactions} random compactions, ${reusedIds} reused ids refused`,
+          );
           expect(compactions).toBeGreaterThan(0);
+          expect(reusedIds).toBeGreaterThan(0);
         },
       );
 

@@ -105,7 +105,7 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
     viewSteps: Math.max(1, prepared.filter((e) => e.event.type === "messages.superseded").length),
     events: prepared,
     keys: [...keysOfEvents(prepared.map((e) => e.event))],
-    freshKeys: options.freshKeys ?? [],
+    freshKeys: (options.freshKeys ?? []).map((key, i) => checkId(key, `freshKeys[${i}]`)),
   };
 }
 
