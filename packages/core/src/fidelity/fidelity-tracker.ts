@@ -149,8 +149,3 @@ function entryText(message: Message): string {
   for (const call of message.toolCalls ?? []) parts.push(call.arguments);
   return parts.join("\n");
 }
-
-/** Per-kind counts added up. */
-export function addCounts(a: PerKind<number>, b: PerKind<number>): PerKind<number> {
-  return perKind((k) => a[k] + b[k]);
-}

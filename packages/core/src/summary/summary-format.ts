@@ -9,9 +9,6 @@ export const SUMMARY_SECTIONS = [
   "Recovery",
 ] as const;
 
-/** One of the summary's section titles. */
-export type SummarySectionTitle = (typeof SUMMARY_SECTIONS)[number];
-
 /** Title of the section that carries, line by line, a previous summary's text in no known section. */
 export const EARLIER_CONTEXT = "Earlier Context";
 
