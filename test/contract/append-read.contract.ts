@@ -128,5 +128,15 @@ export function appendReadContract(ctx: ContractContext): void {
       await ctx.store().append(sid, [userMessage("o", "z")], { expectedVersion: 3 });
       expect(seen).toEqual([1, 3]);
     });
+
+    it("says, once subscribed, when it hears other processes, and nothing more once it does", async () => {
+      const unsubscribe = ctx.store().subscribe(() => {});
+      try {
+        await ctx.store().listening();
+        expect(ctx.store().listening()).toBeUndefined();
+      } finally {
+        unsubscribe();
+      }
+    });
   });
 }

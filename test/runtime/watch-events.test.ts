@@ -68,6 +68,7 @@ function instrumented(store: TestStore, readDelayMs = 0) {
     listSessions: () => store.listSessions(),
     erase: (sessionId, options) => store.erase(sessionId, options),
     close: () => store.close(),
+    listening: () => store.listening(),
     subscribe(listener) {
       stats.listeners++;
       const remove = store.subscribe(listener);
@@ -226,6 +227,65 @@ for (const backend of watchBackends() as WatchBackend[]) {
         one.stop();
       }
     });
+
+    it("reads again once its feed is listening, so a commit made elsewhere while it connected is not missed", async () => {
+      const sid = newSessionId("connecting");
+      await store.append(sid, [started()], { expectedVersion: "no-stream" });
+      const { proxy, stats } = instrumented(store);
+      // A feed still connecting, as listening() says until `connect()`: the wake-up for seq 2 never comes.
+      let live = false;
+      let connect = () => {};
+      const connected = new Promise<void>((resolve) => {
+        connect = resolve;
+      });
+      const connecting: EventStore & ChangeFeed = {
+        ...proxy,
+        listening: () => (live ? undefined : connected),
+        subscribe: (listener) => proxy.subscribe((change) => change.version > 2 && listener(change)),
+      };
+      const watcher = collect(watchEvents(connecting, { sessionId: sid }));
+      try {
+        await until(() => watcher.seen.length === 1 && stats.inFlight === 0);
+        await other.append(sid, [userMessage("unheard", "x")], { expectedVersion: 1 }); // its wake-up is lost
+        const readsBefore = stats.reads;
+        live = true;
+        connect();
+        await until(() => watcher.seen.length === 2, 10_000);
+        expect(stats.reads).toBeGreaterThan(readsBefore);
+        expect(seqs(watcher.seen)).toEqual([1, 2]);
+      } finally {
+        watcher.stop();
+      }
+    });
+
+    it.skipIf(backend.name !== "postgres")(
+      "sees a commit hidden behind an older transaction when its feed started, once that transaction ends",
+      async () => {
+        const sid = newSessionId("hidden-at-start");
+        const { checkpoint } = await store.readAll();
+        const fresh = await backend.open(); // no listener yet: its feed's first connection starts below
+        const holder = new pg.Client({ connectionString: url });
+        await holder.connect();
+        try {
+          await holder.query("BEGIN");
+          await holder.query("SELECT pg_current_xact_id()"); // an older xid: the barrier stops below it
+          await other.append(sid, [started()], { expectedVersion: "no-stream" }); // committed, hidden, unheard
+          const { proxy, stats } = instrumented(fresh);
+          const all = collect(watchEvents(proxy, { all: true, after: checkpoint }));
+          try {
+            await fresh.listening();
+            await until(() => stats.reads >= 2 && stats.inFlight === 0); // the first read, and the one at listening
+            expect(all.seen.filter((e) => e.sessionId === sid)).toEqual([]);
+            await holder.query("COMMIT"); // writes nothing, notifies no one
+            await until(() => all.seen.some((e) => e.sessionId === sid), 10_000);
+          } finally {
+            all.stop();
+          }
+        } finally {
+          await holder.end();
+        }
+      },
+    );
 
     it.skipIf(backend.name !== "postgres")(
       "re-reads, without another wake-up, a commit that was hidden behind an older open transaction",

@@ -11,4 +11,11 @@ export type ChangeListener = (change: StoreChange) => void;
 export interface ChangeFeed {
   /** Registers a listener; returns the function that removes it. */
   subscribe(listener: ChangeListener): () => void;
+  /**
+   * While the feed a subscriber started does not hear other processes' commits yet: a promise that resolves
+   * once it does (PostgreSQL's LISTEN connection is up and has caught up). Otherwise undefined. A reader
+   * that subscribed before then reads again when it resolves: a commit made elsewhere in between may have
+   * gone unheard.
+   */
+  listening(): Promise<void> | undefined;
 }

@@ -33,7 +33,8 @@ function retryable(error: unknown): boolean {
  * The log of `target` read page by page: catches up, emits one empty page to say it has, then reads again
  * on every relevant wake-up from `store`. One read is in flight at most; wake-ups heard while reading
  * collapse into one more round; each round reads from the last event emitted, never from a payload.
- * The feed is subscribed before the first read, so no commit falls between catching up and going live.
+ * The feed is subscribed before the first read, and read again once it hears other processes
+ * (`listening`), so no commit falls between catching up and going live.
  * With `handle`, each page is handled (awaited) before the next read, so a slow consumer holds one page.
  * A read that fails with a retryable error (`retryable`: in practice a transient STORAGE failure) is made
  * again from the same place, backing off, for as long as the watcher is subscribed; any other error ends
@@ -124,6 +125,10 @@ export function watchLog(
       wake();
     });
     wake();
+    // Subscribed before the feed hears other processes: read once more when it does, for what fell between.
+    void store.listening()?.then(() => {
+      if (!subscriber.closed) wake();
+    });
     return () => {
       unsubscribe();
       clearTimeout(retry);

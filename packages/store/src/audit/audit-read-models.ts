@@ -88,6 +88,7 @@ export class AuditReadModels {
     };
     const unsubscribe = this.#source.log.subscribe(wake);
     wake();
+    void this.#source.log.listening()?.then(wake); // what other processes committed before the feed heard them
     return async () => {
       stopped = true;
       unsubscribe();

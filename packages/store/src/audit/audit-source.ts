@@ -13,7 +13,8 @@ export type AuditDatabase = StoreDatabase & AuditTables;
  * The store the audit read models are given (what openEventStore returns, or a runtime's store): the
  * global log, one session's events, and wake-ups after commits.
  */
-export type AuditStore = Pick<EventStore, "readAll" | "readStream" | "getSession"> & Pick<ChangeFeed, "subscribe">;
+export type AuditStore = Pick<EventStore, "readAll" | "readStream" | "getSession"> &
+  Pick<ChangeFeed, "subscribe" | "listening">;
 
 /** What the projector and the queries run on: the store's log, and its database and writes for the models. */
 export interface AuditSource {

@@ -1,7 +1,10 @@
 import type { ChangeFeed, ChangeListener, StoreChange } from "@palimpsest/core";
 
-/** Starts hearing commits made elsewhere (other processes), passing each to `deliver`; returns its stopper. */
-export type ChangeSource = (deliver: (change: StoreChange) => void) => () => Promise<void>;
+/**
+ * Starts hearing commits made elsewhere (other processes), passing each to `deliver`, and calls `live` once
+ * every commit from then on is heard (after delivering any it caught up on); returns its stopper.
+ */
+export type ChangeSource = (deliver: (change: StoreChange) => void, live: () => void) => () => Promise<void>;
 
 /**
  * The fan-out of committed appends: this store's own, told at once, plus, when a source is given, those
@@ -11,6 +14,8 @@ export class ChangeNotifier implements ChangeFeed {
   readonly #listeners = new Set<ChangeListener>();
   readonly #source: ChangeSource | undefined;
   #stopSource: (() => Promise<void>) | undefined;
+  /** While the running source is not live yet: the promise `listening` hands out, and its resolver. */
+  #pending: { promise: Promise<void>; resolve: () => void } | undefined;
   #closed = false;
 
   constructor(source?: ChangeSource) {
@@ -21,11 +26,25 @@ export class ChangeNotifier implements ChangeFeed {
   subscribe(listener: ChangeListener): () => void {
     this.#listeners.add(listener);
     if (this.#source !== undefined && this.#stopSource === undefined && !this.#closed) {
-      this.#stopSource = this.#source((change) => this.notify(change));
+      let resolve = () => {};
+      const pending = { promise: new Promise<void>((done) => (resolve = done)), resolve: () => resolve() };
+      this.#pending = pending;
+      this.#stopSource = this.#source(
+        (change) => this.notify(change),
+        () => {
+          if (this.#pending === pending) this.#pending = undefined;
+          pending.resolve();
+        },
+      );
     }
     return () => {
       if (this.#listeners.delete(listener) && this.#listeners.size === 0) void this.#stop();
     };
+  }
+
+  /** While the started source is not live yet, when it will be; else undefined. */
+  listening(): Promise<void> | undefined {
+    return this.#pending?.promise;
   }
 
   /** Tells every listener; a listener that throws is reported on stderr, the others still run. */
@@ -48,6 +67,8 @@ export class ChangeNotifier implements ChangeFeed {
   #stop(): Promise<void> {
     const stop = this.#stopSource;
     this.#stopSource = undefined;
+    this.#pending?.resolve(); // nothing is heard any more: a waiting reader has nothing left to wait for
+    this.#pending = undefined;
     return stop === undefined ? Promise.resolve() : stop();
   }
 }

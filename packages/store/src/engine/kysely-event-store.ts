@@ -112,6 +112,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return this.#changes.subscribe(listener);
   }
 
+  /** While the started feed does not hear other processes yet, when it will; else undefined (see ChangeFeed). */
+  listening(): Promise<void> | undefined {
+    return this.#changes.listening();
+  }
+
   async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
     const batch = prepareBatch(sessionId, events, options);
     return guardStorage("append", async () => {

@@ -27,8 +27,8 @@ export function postgresChangeSource(pool: pg.Pool, db: Kysely<StoreDatabase>): 
     const pid = backendPid(client);
     if (pid !== undefined) ownBackends.delete(pid);
   });
-  return (deliver) => {
-    const connection = new ListeningConnection(pool.options, deliver, (message) => {
+  return (deliver, live) => {
+    const connection = new ListeningConnection(pool.options, deliver, live, (message) => {
       if (ownBackends.has(message.processId)) return;
       const change = parsePayload(message.payload);
       if (change === undefined) return;
@@ -92,11 +92,14 @@ const CHANGED_SINCE_SQL =
  * older than that had finished by then and was heard, or caught up, by that connection, so nothing
  * committed while no connection listened goes unheard. The catch-up reads the events written since the
  * previous connection began (an index range; further back while a long transaction holds the horizon)
- * and may repeat wake-ups, which are harmless. The first connection has nothing to catch up on.
+ * and may repeat wake-ups, which are harmless. The first connection catches up from its own horizon: the
+ * commits still hidden behind the visibility barrier then, which a global reader could not see yet and
+ * whose notifications it never heard. Once the first connection has caught up, it calls `live`.
  */
 class ListeningConnection {
   readonly #config: pg.ClientConfig;
   readonly #deliver: (change: StoreChange) => void;
+  readonly #live: () => void;
   readonly #onNotification: (message: pg.Notification) => void;
   #client: pg.Client | undefined;
   #retry: NodeJS.Timeout | undefined;
@@ -107,10 +110,12 @@ class ListeningConnection {
   constructor(
     config: pg.ClientConfig,
     deliver: (change: StoreChange) => void,
+    live: () => void,
     onNotification: (message: pg.Notification) => void,
   ) {
     this.#config = { ...config, application_name: LISTENER_NAME };
     this.#deliver = deliver;
+    this.#live = live;
     this.#onNotification = onNotification;
     void this.#connect();
   }
@@ -135,16 +140,14 @@ class ListeningConnection {
       await client.connect();
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
       const next = (await client.query<{ xmin: string }>(XMIN_SQL)).rows[0]?.xmin;
-      const horizon = this.#horizon;
-      const rows =
-        horizon === undefined
-          ? []
-          : (await client.query<{ session_id: string; version: number }>(CHANGED_SINCE_SQL, [horizon])).rows;
+      const horizon = this.#horizon ?? next;
+      const { rows } = await client.query<{ session_id: string; version: number }>(CHANGED_SINCE_SQL, [horizon]);
       if (this.#client !== client) return;
       this.#horizon = next;
       this.#delay = FIRST_RETRY_MS;
       this.#reported = false;
       for (const row of rows) this.#deliver({ sessionId: row.session_id, version: row.version });
+      this.#live();
     } catch (error) {
       this.#lost(client, error);
     }

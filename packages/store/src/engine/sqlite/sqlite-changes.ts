@@ -15,8 +15,13 @@ export const DEFAULT_SQLITE_POLL_MS = 100;
  * connections and is never polled.
  */
 export function sqliteChangeSource(database: BetterSqlite3.Database, intervalMs: number): ChangeSource {
-  if (database.memory) return () => async () => {};
-  return (deliver) => {
+  if (database.memory) {
+    return (_deliver, live) => {
+      live();
+      return async () => {};
+    };
+  }
+  return (deliver, live) => {
     const dataVersion = database.prepare("PRAGMA data_version").pluck();
     const maxPosition = database.prepare("SELECT COALESCE(MAX(position), 0) FROM events").pluck();
     const written = database.prepare(
@@ -40,6 +45,7 @@ export function sqliteChangeSource(database: BetterSqlite3.Database, intervalMs:
       }
     };
     const timer = setInterval(check, intervalMs);
+    live(); // every commit past seenPosition, read just now, is delivered by a later check
     return async () => clearInterval(timer);
   };
 }
