@@ -110,10 +110,41 @@ function fenceFor(text: string): string {
   return "`".repeat(Math.max(3, longest + 1));
 }
 
-/** One file's line: the path in backticks, then its actions (`read, edited ×2`). */
-function fileLine(file: FileItem): string {
+/** One file's line: the path (less `root`) in backticks, then its actions (`read, edited ×2`). */
+function fileLine(file: FileItem, root: string): string {
   const actions = file.actions.map(([verb, n]) => (n > 1 ? `${verb} ×${n}` : verb)).join(", ");
-  return `- \`${file.path}\`: ${actions}`;
+  return `- \`${file.path.slice(root.length)}\`: ${actions}`;
+}
+
+/** The Files section's lead line naming the folder its paths are relative to. */
+const FILES_ROOT = /^Under `(.+\/)`:$/;
+/** A shared folder shorter than this is not worth a lead line. */
+const MIN_ROOT_CHARS = 16;
+
+/**
+ * The folder every file path lies in, when the paths are all absolute, there are two or more, and it is
+ * long enough to be worth stating once: each path then keeps at least its last two segments (how a reader,
+ * and the fidelity measure, tell a file apart). "" when there is none.
+ */
+function filesRoot(paths: readonly string[]): string {
+  if (paths.length < 2 || !paths.every((p) => p.startsWith("/"))) return "";
+  const folders = paths.map((p) => p.split("/").slice(0, -2));
+  const first = folders[0] ?? [];
+  let shared = first.length;
+  for (const folder of folders) {
+    let i = 0;
+    while (i < shared && folder[i] === first[i]) i++;
+    shared = i;
+  }
+  const root = `${first.slice(0, shared).join("/")}/`;
+  return root.length < MIN_ROOT_CHARS ? "" : root;
+}
+
+/** The Files section's lines: the shared folder once, then each file relative to it. */
+function fileLines(files: readonly FileItem[]): string[] {
+  const root = filesRoot(files.map((f) => f.path));
+  const lines = files.map((f) => fileLine(f, root));
+  return root === "" || lines.length === 0 ? lines : [`Under \`${root}\`:`, ...lines];
 }
 
 /** One command's line: status, label, and `(×n)` when it ran more than once. */
@@ -160,7 +191,7 @@ export function renderDoc(doc: SummaryDoc, note?: BudgetNote): string {
     "Constraints & Decisions",
     doc.constraints.map((c) => `- ${c}`),
   );
-  section("Files", doc.files.map(fileLine));
+  section("Files", fileLines(doc.files));
   const failed = doc.commands.filter((c) => c.status === "✗");
   section("Commands", [...failed, ...doc.commands.filter((c) => c.status !== "✗")].map(commandLine));
   section("Errors", [
@@ -186,15 +217,16 @@ function item(line: string): string | undefined {
   return m === null ? undefined : (m[1] ?? "").trimEnd();
 }
 
-/** Reads a file line back (`- \`path\`: read, edited ×2`). */
-function parseFile(text: string): FileItem | undefined {
+/** Reads a file line back (`- \`path\`: read, edited ×2`), a relative path under `root`. */
+function parseFile(text: string, root: string): FileItem | undefined {
   const m = /^`(.+)`: (.+)$/.exec(text);
   if (m === null) return undefined;
+  const path = m[1] ?? "";
   const actions = (m[2] ?? "").split(", ").map((a): [string, number] => {
     const c = /^(.*?) ×(\d+)$/.exec(a);
     return c === null ? [a, 1] : [c[1] ?? a, Number(c[2])];
   });
-  return { path: m[1] ?? "", actions };
+  return { path: path.startsWith("/") ? path : `${root}${path}`, actions };
 }
 
 /** Reads a command line back (`- ✗ label (×2)`). */
@@ -214,22 +246,28 @@ function readSection(doc: SummaryDoc, title: string, lines: string[]): void {
     doc.state.push(...lines.filter((l) => l.trim() !== "" && !NONE.test(l)));
     return;
   }
+  let root = "";
   for (const line of lines) {
     if (line.trim() === "" || NONE.test(line)) continue;
+    const under = title === "Files" ? FILES_ROOT.exec(line.trim()) : null;
+    if (under !== null) {
+      root = under[1] ?? "";
+      continue;
+    }
     const text = item(line);
-    const read = text === undefined ? false : readItem(doc, title, text);
+    const read = text === undefined ? false : readItem(doc, title, text, root);
     if (!read) doc.carried.push(title === EARLIER_CONTEXT ? line : `${title}: ${line.trim()}`);
   }
 }
 
-/** Adds one list item of a known section; false when the item has no place there. */
-function readItem(doc: SummaryDoc, title: string, text: string): boolean {
+/** Adds one list item of a known section (Files' paths under `root`); false when it has no place there. */
+function readItem(doc: SummaryDoc, title: string, text: string, root: string): boolean {
   switch (title) {
     case "Constraints & Decisions":
       doc.constraints.push(text);
       return true;
     case "Files": {
-      const file = parseFile(text);
+      const file = parseFile(text, root);
       if (file !== undefined) doc.files.push(file);
       return file !== undefined;
     }

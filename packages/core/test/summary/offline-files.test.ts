@@ -1,0 +1,93 @@
+import { type Message, OfflineSummarizer } from "@palimpsest/core";
+import { describe, expect, it } from "vitest";
+
+const ROOT = "/home/USER/projects/spotter-worktrees/spotter-0rt";
+const text = (t: string) => [{ type: "text" as const, text: t }];
+
+/** The agent reading then editing `path` (relative to ROOT), with the results. */
+function touch(n: number, path: string): Message[] {
+  const file = `${ROOT}/${path}`;
+  return [
+    {
+      id: `a${n}`,
+      role: "assistant",
+      content: text(`Looking at ${path}.`),
+      toolCalls: [
+        { id: `r${n}`, name: "Read", arguments: JSON.stringify({ file_path: file }) },
+        { id: `e${n}`, name: "Edit", arguments: JSON.stringify({ file_path: file, old_string: "a", new_string: "b" }) },
+      ],
+    },
+    { id: `rt${n}`, role: "tool", toolCallId: `r${n}`, content: text("1\tconst a = 1;") },
+    { id: `et${n}`, role: "tool", toolCallId: `e${n}`, content: text("The file has been updated.") },
+  ];
+}
+
+const offline = new OfflineSummarizer();
+const summarize = async (messages: Message[], previousSummary?: string) =>
+  (
+    await offline.summarize({
+      messages,
+      maxOutputTokens: 2_000,
+      ...(previousSummary === undefined ? {} : { previousSummary }),
+    })
+  ).text;
+
+/** The Files section of a summary. */
+const filesOf = (summary: string) =>
+  summary.slice(summary.indexOf("## Files"), summary.indexOf("\n## ", summary.indexOf("## Files") + 1));
+
+describe("the offline summary's Files section", () => {
+  it("names the folder the paths share once and keeps each path's last segments", async () => {
+    const summary = await summarize([
+      { id: "u", role: "user", content: text("Fix the parser.") },
+      ...touch(1, "src/parser/lexer.ts"),
+      ...touch(2, "src/parser/tokens.ts"),
+      ...touch(3, "test/lexer.test.ts"),
+    ]);
+    const files = filesOf(summary);
+    expect(files.split(ROOT)).toHaveLength(2);
+    expect(files).toContain(`Under \`${ROOT}/\`:`);
+    for (const path of ["src/parser/lexer.ts", "src/parser/tokens.ts", "test/lexer.test.ts"]) {
+      expect(files).toContain(`- \`${path}\`: read, edited`);
+    }
+  });
+
+  it("reads the shared folder back when a later summary updates it, even when the folder changes", async () => {
+    const first = await summarize([...touch(1, "src/parser/lexer.ts"), ...touch(2, "src/parser/tokens.ts")]);
+    // The later span touches a file outside src/parser: the shared folder moves up, the old paths stay whole.
+    const second = await summarize([...touch(3, "docs/grammar/notes.md")], first);
+    const files = filesOf(second);
+    expect(files).toContain(`Under \`${ROOT}/\`:`);
+    for (const path of ["src/parser/lexer.ts", "src/parser/tokens.ts", "docs/grammar/notes.md"]) {
+      expect(files.match(new RegExp(`\`${path.replaceAll(".", "\\.")}\``, "g"))).toHaveLength(1);
+    }
+    // And a third pass over nothing new gives the same section.
+    expect(filesOf(await summarize([], second))).toBe(files);
+  });
+
+  it("writes paths whole when they share no long folder, or are not all absolute", async () => {
+    const short = (path: string, n: number) =>
+      touch(n, "x").map((m) => JSON.parse(JSON.stringify(m).replaceAll(`${ROOT}/x`, path)) as Message);
+    const apart = filesOf(await summarize([...short("/srv/a/x.ts", 1), ...short("/opt/b/y.ts", 2)]));
+    expect(apart).not.toContain("Under");
+    expect(apart).toContain("`/srv/a/x.ts`");
+    expect(apart).toContain("`/opt/b/y.ts`");
+    const relative: Message[] = [
+      {
+        id: "a",
+        role: "assistant",
+        content: text("Reading."),
+        toolCalls: [
+          { id: "r1", name: "Read", arguments: JSON.stringify({ file_path: "src/a/x.ts" }) },
+          { id: "r2", name: "Read", arguments: JSON.stringify({ file_path: `${ROOT}/src/a/y.ts` }) },
+        ],
+      },
+      { id: "t1", role: "tool", toolCallId: "r1", content: text("x") },
+      { id: "t2", role: "tool", toolCallId: "r2", content: text("y") },
+    ];
+    const files = filesOf(await summarize(relative));
+    expect(files).not.toContain("Under");
+    expect(files).toContain("`src/a/x.ts`");
+    expect(files).toContain(`\`${ROOT}/src/a/y.ts\``);
+  });
+});
