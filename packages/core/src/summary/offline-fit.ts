@@ -1,12 +1,15 @@
 import { errorNames } from "../messages/error-names.ts";
+import { shellCommandPaths } from "../messages/shell-paths.ts";
 import { capText, estimateTokens } from "./cut.ts";
 import { type CommandItem, type FileItem, renderDoc, type SummaryDoc } from "./summary-format.ts";
 
 /** The state's "Last assistant message:" line is shortened to this first when over budget. */
 const SHORT_STATE_CHARS = 400;
 const LAST_MESSAGE = "Last assistant message:";
-/** Actions that leave a file as it was: the least important files to list. */
-const LOOKS = new Set(["read", "view", "grep", "glob", "search", "ls", "list"]);
+/** What a file a dropped command line named did, as its Files line says. */
+const NAMED = "named by a command";
+/** Actions that leave a file as it was (or say nothing of it): the least important files to list. */
+const LOOKS = new Set(["read", "view", "grep", "glob", "search", "ls", "list", NAMED]);
 
 const isShell = (c: CommandItem) => c.line.startsWith("`");
 const onlyLooked = (f: FileItem) => f.actions.every(([verb]) => LOOKS.has(verb.replace(" (failed)", "")));
@@ -80,6 +83,7 @@ export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fit
         if (pick(list[i] as never)) {
           const [gone] = list.splice(i, 1);
           if (list === doc.errors) keepNames(doc, String(gone));
+          if (list === doc.commands) keepPaths(doc, gone as CommandItem);
           n++;
         } else i++;
       }
@@ -88,6 +92,17 @@ export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fit
     }
   }
   return { ...current, dropped };
+}
+
+/**
+ * Keeps the paths a dropped successful shell command named as Files lines (a path is a few tokens, the
+ * command line many), unless Files has them; they go with the files only read if the budget needs it.
+ */
+function keepPaths(doc: SummaryDoc, command: CommandItem): void {
+  if (command.status !== "✓" || !isShell(command) || !command.line.endsWith("`")) return;
+  for (const path of shellCommandPaths(command.line.slice(1, -1))) {
+    if (!doc.files.some((f) => f.path === path)) doc.files.push({ path, actions: [[NAMED, 1]] });
+  }
 }
 
 /** Keeps the error names of a dropped error line in the names list. */

@@ -122,12 +122,12 @@ const FILES_ROOT = /^Under `(.+\/)`:$/;
 const MIN_ROOT_CHARS = 16;
 
 /**
- * The folder every file path lies in, when the paths are all absolute, there are two or more, and it is
- * long enough to be worth stating once: each path then keeps at least its last two segments (how a reader,
- * and the fidelity measure, tell a file apart). "" when there is none.
+ * The folder every absolute path lies in, when there are two or more and it is long enough to be worth
+ * stating once: each path then keeps at least its last two segments (how a reader, and the fidelity
+ * measure, tell a file apart). "" when there is none.
  */
 function filesRoot(paths: readonly string[]): string {
-  if (paths.length < 2 || !paths.every((p) => p.startsWith("/"))) return "";
+  if (paths.length < 2) return "";
   const folders = paths.map((p) => p.split("/").slice(0, -2));
   const first = folders[0] ?? [];
   let shared = first.length;
@@ -140,11 +140,17 @@ function filesRoot(paths: readonly string[]): string {
   return root.length < MIN_ROOT_CHARS ? "" : root;
 }
 
-/** The Files section's lines: the shared folder once, then each file relative to it. */
+/**
+ * The Files section's lines: paths as written that are not absolute first, then, when the absolute ones
+ * share a folder, that folder once and each of them relative to it (a reader applies the folder to the
+ * lines after it only).
+ */
 function fileLines(files: readonly FileItem[]): string[] {
-  const root = filesRoot(files.map((f) => f.path));
-  const lines = files.map((f) => fileLine(f, root));
-  return root === "" || lines.length === 0 ? lines : [`Under \`${root}\`:`, ...lines];
+  const absolute = files.filter((f) => f.path.startsWith("/"));
+  const root = filesRoot(absolute.map((f) => f.path));
+  if (root === "") return files.map((f) => fileLine(f, ""));
+  const relative = files.filter((f) => !f.path.startsWith("/"));
+  return [...relative.map((f) => fileLine(f, "")), `Under \`${root}\`:`, ...absolute.map((f) => fileLine(f, root))];
 }
 
 /** One command's line: status, label, and `(×n)` when it ran more than once. */

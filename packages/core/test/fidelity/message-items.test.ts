@@ -1,7 +1,7 @@
 import { conversationItems, FidelityExtractor } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
 import { measuredNumbers } from "../../src/fidelity/measured-numbers.ts";
-import { shellCommandPaths } from "../../src/fidelity/shell-paths.ts";
+import { shellCommandPaths } from "../../src/messages/shell-paths.ts";
 import { assistant, result, user } from "../support/messages.ts";
 
 describe("user requests", () => {

@@ -90,4 +90,61 @@ describe("the offline summary's Files section", () => {
     expect(files).toContain("`src/a/x.ts`");
     expect(files).toContain(`\`${ROOT}/src/a/y.ts\``);
   });
+
+  it("lists relative paths first, then the folder the absolute ones share", async () => {
+    const calls = [
+      { id: "r1", path: "src/a/x.ts" },
+      { id: "r2", path: `${ROOT}/src/a/y.ts` },
+      { id: "r3", path: `${ROOT}/lib/b/z.ts` },
+    ];
+    const files = filesOf(
+      await summarize([
+        {
+          id: "a",
+          role: "assistant",
+          content: text("Reading."),
+          toolCalls: calls.map(({ id, path }) => ({
+            id,
+            name: "Read",
+            arguments: JSON.stringify({ file_path: path }),
+          })),
+        },
+        ...calls.map(({ id }): Message => ({ id: `t${id}`, role: "tool", toolCallId: id, content: text("x") })),
+      ]),
+    );
+    expect(files.trim().split("\n").slice(1)).toEqual([
+      "- `src/a/x.ts`: read",
+      `Under \`${ROOT}/\`:`,
+      "- `src/a/y.ts`: read",
+      "- `lib/b/z.ts`: read",
+    ]);
+  });
+
+  it("keeps the paths of successful shell commands it drops to meet its budget", async () => {
+    const paths = Array.from({ length: 40 }, (_, i) => `${ROOT}/deps/package-${i}/lib/module-${i}.ex`);
+    const messages: Message[] = paths.flatMap((path, i): Message[] => [
+      {
+        id: `a${i}`,
+        role: "assistant",
+        content: text("Checking."),
+        toolCalls: [
+          { id: `c${i}`, name: "Bash", arguments: JSON.stringify({ command: `head -n 40 ${path} | grep defmodule` }) },
+        ],
+      },
+      { id: `t${i}`, role: "tool", toolCallId: `c${i}`, content: text("defmodule X do") },
+    ]);
+    const summary = (await offline.summarize({ messages, maxOutputTokens: 900 })).text;
+    expect(summary).toMatch(/\d+ lines dropped/);
+    const commands = summary.slice(
+      summary.indexOf("## Commands"),
+      summary.indexOf("\n## ", summary.indexOf("## Commands") + 1),
+    );
+    const dropped = paths.filter((p) => !commands.includes(p));
+    expect(dropped.length).toBeGreaterThan(10);
+    const files = filesOf(summary);
+    for (const path of dropped) {
+      const [, tail] = /(package-\d+\/lib\/module-\d+\.ex)$/.exec(path) ?? [];
+      expect(files).toContain(`${tail}\`: named by a command`);
+    }
+  });
 });
