@@ -1,7 +1,7 @@
-export * from "./fidelity-accumulator.ts";
-export * from "./fidelity-figures.ts";
-export * from "./fidelity-kinds.ts";
-export * from "./fidelity-tracker.ts";
-export * from "./message-items.ts";
-export * from "./replacement-text.ts";
-export * from "./source-fidelity.ts";
+export { FidelityAccumulator } from "./fidelity-accumulator.ts";
+export type { CompactionFidelity, FidelitySummary, RequestRecall } from "./fidelity-figures.ts";
+export { FIDELITY_KINDS, type FidelityKind, type PerKind } from "./fidelity-kinds.ts";
+export { type FidelityEntry, FidelityTracker } from "./fidelity-tracker.ts";
+export { conversationItems, FidelityExtractor } from "./message-items.ts";
+export { ReplacementText } from "./replacement-text.ts";
+export { sourceFidelity } from "./source-fidelity.ts";

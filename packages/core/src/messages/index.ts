@@ -1,5 +1,14 @@
-export * from "./error-names.ts";
-export * from "./message.ts";
-export * from "./tool-call-kinds.ts";
-export * from "./tool-output.ts";
-export * from "./user-requests.ts";
+export { errorNames } from "./error-names.ts";
+export {
+  type ContentPart,
+  type ImagePart,
+  isEmptyMessage,
+  type Message,
+  MessageSchema,
+  messageText,
+  type Role,
+  type ToolCall,
+} from "./message.ts";
+export { argumentPaths, commandLine, isFileRead, shellCommand, toolArguments, toolKind } from "./tool-call-kinds.ts";
+export { isFileContent, isFileListing } from "./tool-output.ts";
+export { isHarnessText, isUserRequest, requestText } from "./user-requests.ts";

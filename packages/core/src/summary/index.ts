@@ -1,7 +1,7 @@
-export * from "./cut.ts";
-export * from "./offline.ts";
-export * from "./prompt.ts";
-export * from "./redact.ts";
-export * from "./serialize.ts";
-export * from "./summary-check.ts";
-export * from "./summary-format.ts";
+export { capText, estimateTokens } from "./cut.ts";
+export { OFFLINE_MODEL, OfflineSummarizer } from "./offline.ts";
+export { buildSummaryPrompt, SUMMARY_PROMPT_VERSION, SUMMARY_SYSTEM_PROMPT } from "./prompt.ts";
+export { REDACTED, redactSecrets } from "./redact.ts";
+export { DEFAULT_SUMMARY_CAPS, type SummaryCaps, serializeForSummary } from "./serialize.ts";
+export { checkSummary } from "./summary-check.ts";
+export { SUMMARY_SECTIONS } from "./summary-format.ts";
