@@ -3,34 +3,12 @@
  * "The store's folders"), each folder importing only folders of lower layers, so no cycle can form. A new
  * folder must be placed in a layer here; an import upwards or sideways fails.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { folderEdges } from "./folder-imports.ts";
 
 const SRC = join(import.meta.dirname, "../../packages/store/src");
-
-/** Every .ts file under `dir`, recursively. */
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
-
-/** "from → to" for each import of one top-level folder of SRC from another (relative imports only). */
-function folderEdges(): Set<string> {
-  const edges = new Set<string>();
-  for (const file of sources(SRC)) {
-    const from = relative(SRC, file).split(sep)[0] ?? "";
-    if (from.endsWith(".ts")) continue; // index.ts: the package's entry re-exports every folder
-    for (const [, target] of readFileSync(file, "utf8").matchAll(/from "(\.{1,2}\/[^"]+)"/g)) {
-      const to = relative(SRC, join(file, "..", target ?? "")).split(sep)[0] ?? "";
-      if (to !== from && !to.endsWith(".ts")) edges.add(`${from} → ${to}`);
-    }
-  }
-  return edges;
-}
 
 /** Bottom to top; the folders of one layer do not import each other. */
 const LAYERS: readonly (readonly string[])[] = [
@@ -56,7 +34,7 @@ describe("packages/store/src folders", () => {
   });
 
   it("import only folders of lower layers (so no cycle)", () => {
-    const edges = [...folderEdges()].map((e) => e.split(" → ") as [string, string]);
+    const edges = [...folderEdges(SRC)].map((e) => e.split(" → ") as [string, string]);
     expect(edges.length).toBeGreaterThan(20); // the scan reads the imports
     const upwards = edges
       .filter(([from, to]) => (layerOf.get(to) ?? Number.POSITIVE_INFINITY) >= (layerOf.get(from) ?? -1))

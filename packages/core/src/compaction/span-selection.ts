@@ -1,3 +1,4 @@
+import { lastTurnIndices } from "../session/last-turn.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 
 /** Messages kept verbatim after the system prompt until the first compaction (Hermes' head). */
@@ -16,22 +17,6 @@ export interface SpanSelection {
 /** True for a message a compaction placed as a summary (by its event, never by its content). */
 export function isSummaryEntry(entry: LiveEntry): boolean {
   return entry.placedBy?.kind === "summary" || entry.placedBy?.kind === "rolling-summary";
-}
-
-/**
- * Index of the last real user message and of the last assistant reply (neither placed by a compaction):
- * both must stay verbatim, or resumed agents restart finished work (Hermes #10896). -1 when absent.
- */
-export function lastTurnIndices(view: readonly LiveEntry[]): { lastUser: number; lastAssistant: number } {
-  let lastUser = -1;
-  let lastAssistant = -1;
-  for (let i = view.length - 1; i >= 0 && (lastUser < 0 || lastAssistant < 0); i--) {
-    const entry = view[i] as LiveEntry;
-    if (entry.placedBy !== undefined) continue;
-    if (entry.message.role === "user" && lastUser < 0) lastUser = i;
-    if (entry.message.role === "assistant" && lastAssistant < 0) lastAssistant = i;
-  }
-  return { lastUser, lastAssistant };
 }
 
 /**

@@ -1,8 +1,8 @@
-import { lastTurnIndices } from "../compaction/span-selection.ts";
 import { ConcurrencyConflict, InvariantViolation } from "../errors.ts";
 import type { CompactionMode, DomainEvent, MessagesSuperseded } from "../events/index.ts";
 import { checkToolPairs } from "../invariants/tool-pairs.ts";
 import { applySupersede } from "./evolve.ts";
+import { lastTurnIndices } from "./last-turn.ts";
 import { compactionKey, type KnownKeys, messageKey } from "./log-keys.ts";
 import { pendingCallsOf } from "./pending-calls.ts";
 import type { SessionState } from "./session-state.ts";

@@ -2,6 +2,7 @@ export * from "./commands.ts";
 export * from "./decide.ts";
 export * from "./decide-sequence.ts";
 export * from "./evolve.ts";
+export * from "./last-turn.ts";
 export * from "./log-keys.ts";
 export * from "./pending-calls.ts";
 export * from "./session-state.ts";
