@@ -1,11 +1,11 @@
 import { errorNames } from "../messages/error-names.ts";
+import { measuredNumbers } from "../messages/measured-numbers.ts";
 import { type Message, messageText, type ToolCall } from "../messages/message.ts";
 import { shellCommandPaths } from "../messages/shell-paths.ts";
 import { argumentPaths, commandLine, shellCommand } from "../messages/tool-call-kinds.ts";
 import { isFileContent } from "../messages/tool-output.ts";
 import { isUserRequest, requestText } from "../messages/user-requests.ts";
 import { emptyItems, type FidelityItems } from "./fidelity-kinds.ts";
-import { measuredNumbers } from "./measured-numbers.ts";
 
 /**
  * Extracts the fidelity items of each message of one conversation, in order (docs/fidelity.md): it

@@ -1,6 +1,6 @@
 import { errorNames } from "../messages/error-names.ts";
+import { measuredNumbers } from "../messages/measured-numbers.ts";
 import type { FidelityKind } from "./fidelity-kinds.ts";
-import { measuredNumbers } from "./measured-numbers.ts";
 
 /**
  * The text of a replacement (a summary, a rolling-summary marker, a prune stub) prepared for asking whether

@@ -1,14 +1,20 @@
 import { errorNames } from "../messages/error-names.ts";
+import { measuredNumbers } from "../messages/measured-numbers.ts";
 import type { Message, ToolCall } from "../messages/message.ts";
 import { messageText } from "../messages/message.ts";
 import { argumentPaths, shellCommand, type ToolKind, toolArguments, toolKind } from "../messages/tool-call-kinds.ts";
 import { isFileContent } from "../messages/tool-output.ts";
 import { isUserRequest, requestText, SKILL_PREFIX } from "../messages/user-requests.ts";
 import { capEnd, capText, firstLine } from "./cut.ts";
-import { type CommandItem, emptyDoc, type FileItem, type SummaryDoc } from "./summary-format.ts";
+import { type CommandItem, emptyDoc, type FigureItem, type FileItem, type SummaryDoc } from "./summary-format.ts";
 
 const STATE_CHARS = 900;
 const LINE_CHARS = 200;
+/** A figures line names its source in at most this many characters, and holds at most FIGURES_PER_SOURCE numbers. */
+const FIGURE_SOURCE_CHARS = 80;
+const FIGURES_PER_SOURCE = 12;
+/** The source of figures the assistant wrote in its own text. */
+const ASSISTANT_SOURCE = "assistant";
 /** A command's first line is kept whole up to this many characters (the serializer cuts arguments at 2,000). */
 const COMMAND_CHARS = 1_000;
 const ARGUMENT_CHARS = 140;
@@ -141,6 +147,19 @@ export function addCommand(commands: CommandItem[], command: CommandItem): void 
   else known.count += command.count;
 }
 
+/** Adds `figure`'s numbers to the figures of its source (a new source goes last), up to FIGURES_PER_SOURCE. */
+export function addFigures(figures: FigureItem[], figure: FigureItem): void {
+  if (figure.numbers.length === 0) return;
+  let known = figures.find((f) => f.source === figure.source);
+  if (known === undefined) {
+    known = { source: figure.source, numbers: [] };
+    figures.push(known);
+  }
+  for (const n of figure.numbers) {
+    if (known.numbers.length < FIGURES_PER_SOURCE && !known.numbers.includes(n)) known.numbers.push(n);
+  }
+}
+
 /** The current state: the last assistant text (capped), the last todo list, and the next step it names. */
 function currentState(lastText: string, todo: string | undefined, pending: string[]): string[] {
   const state: string[] = [];
@@ -184,8 +203,15 @@ export function extract(messages: readonly Message[]): SummaryDoc {
         if (doc.constraints.length < CONSTRAINTS_PER_SPAN) doc.constraints.push(c);
     }
     if (message.role === "assistant" && text.trim() !== "") lastText = text.trim();
+    if (message.role === "assistant")
+      addFigures(doc.figures, { source: ASSISTANT_SOURCE, numbers: measuredNumbers(text) });
     const answered = message.toolCallId === undefined ? undefined : calls.get(message.toolCallId);
-    if (message.role === "tool" && !isFileContent(answered, text)) names.push(...errorNames(text));
+    if (message.role === "tool" && !isFileContent(answered, text)) {
+      names.push(...errorNames(text));
+      const source =
+        answered === undefined ? "a tool" : capText(label(answered, toolArguments(answered)), FIGURE_SOURCE_CHARS);
+      addFigures(doc.figures, { source, numbers: measuredNumbers(text) });
+    }
     if (message.role === "assistant" && (message.toolCalls?.length ?? 0) > 0) pending = [];
     for (const call of message.toolCalls ?? []) {
       const args = toolArguments(call);

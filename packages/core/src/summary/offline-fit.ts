@@ -21,7 +21,7 @@ interface DropClass {
 
 /**
  * The order lines are dropped in when over budget, least important first: text carried from a foreign
- * summary, error lines of successful outputs (their names are kept), successful non-shell tool calls,
+ * summary, error lines of successful outputs (their names are kept), measured figures, successful non-shell tool calls,
  * successful commands, calls without a result, constraints (the requests hold them verbatim), files only
  * read, failed commands, the other files, then the state's extra lines. Requests and the recovery
  * pointer stay.
@@ -29,6 +29,7 @@ interface DropClass {
 const DROP_ORDER: DropClass[] = [
   { take: (d) => ({ list: d.carried, pick: () => true }) },
   { take: (d) => ({ list: d.errors, pick: () => true }) },
+  { take: (d) => ({ list: d.figures, pick: () => true }) },
   { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "✓" && !isShell(c) }) },
   { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "✓" }) },
   { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "?" }) },

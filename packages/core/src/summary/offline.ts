@@ -1,6 +1,6 @@
 import { SummarizerError } from "../errors.ts";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../ports/summarizer.ts";
-import { addCommand, addFile, extract } from "./offline-extract.ts";
+import { addCommand, addFigures, addFile, extract } from "./offline-extract.ts";
 import { fitDoc } from "./offline-fit.ts";
 import { redactSecrets } from "./redact.ts";
 import { DEFAULT_SUMMARY_CAPS, type SummaryCaps, serializeForSummary } from "./serialize.ts";
@@ -9,14 +9,14 @@ import { emptyDoc, foldSuperseded, parseDoc, type SummaryDoc, supersededLine } f
 /** Model name of the offline summarizer, recorded as the producer of its compactions. */
 export const OFFLINE_MODEL = "offline-extractive";
 /** Format version of the offline summary; bump when its sections or extraction change. */
-export const OFFLINE_PROMPT_VERSION = "offline-extractive-v2";
+export const OFFLINE_PROMPT_VERSION = "offline-extractive-v3";
 
 const unique = (values: readonly string[]) => [...new Set(values)];
 
 /**
  * Merges summary documents in chronological order, section by section: a request, constraint, error or
- * superseded span stays once (first place kept), files and commands are counted together, and the
- * state is the latest one found.
+ * superseded span stays once (first place kept), files and commands are counted together, figures are
+ * gathered by source, and the state is the latest one found.
  */
 export function mergeDocs(docs: readonly SummaryDoc[]): SummaryDoc {
   const out = emptyDoc();
@@ -28,6 +28,7 @@ export function mergeDocs(docs: readonly SummaryDoc[]): SummaryDoc {
     out.errors.push(...doc.errors);
     out.errorNames.push(...doc.errorNames);
     if (doc.state.length > 0) out.state = [...doc.state];
+    for (const f of doc.figures) addFigures(out.figures, f);
     out.superseded.push(...doc.superseded);
     out.carried.push(...doc.carried);
   }
@@ -48,7 +49,8 @@ export interface OfflineSummarizerOptions {
 /**
  * Deterministic extractive summarizer, the embedded default (no network, no model): the user's requests
  * verbatim and in order, their constraints, the files tool calls touched, every tool call with its
- * outcome (failures first), errors with their names, the current state and next step, and a recovery
+ * outcome (failures first), errors with their names, the current state and next step with the measured
+ * numbers each source gave, and a recovery
  * pointer to the superseded messages; within `maxOutputTokens` by dropping the least important lines.
  */
 export class OfflineSummarizer implements Summarizer {
@@ -71,7 +73,16 @@ export class OfflineSummarizer implements Summarizer {
     const line = supersededLine(messages);
     const span = { ...emptyDoc(), superseded: line === undefined ? [] : [line] };
     const doc = mergeDocs([before, previous, after, span]);
-    const facts = [doc.requests, doc.constraints, doc.files, doc.commands, doc.errors, doc.state, doc.carried];
+    const facts = [
+      doc.requests,
+      doc.constraints,
+      doc.files,
+      doc.commands,
+      doc.errors,
+      doc.state,
+      doc.figures,
+      doc.carried,
+    ];
     if (facts.every((list) => list.length === 0) && doc.errorNames.length === 0)
       throw new SummarizerError("empty", "offline", "nothing to summarize");
     const fitted = fitDoc(doc, Math.max(1, request.maxOutputTokens), this.#caps.messageChars);

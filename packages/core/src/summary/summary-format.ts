@@ -31,6 +31,12 @@ export interface CommandItem {
   count: number;
 }
 
+/** Measured numbers (docs/fidelity.md) one source gave: a tool call's output (by its label) or the assistant's text. */
+export interface FigureItem {
+  source: string;
+  numbers: string[];
+}
+
 /** A summary as structured data: what the offline summarizer writes, merges and fits to its budget. */
 export interface SummaryDoc {
   requests: RequestItem[];
@@ -43,6 +49,8 @@ export interface SummaryDoc {
   errorNames: string[];
   /** The last assistant text, the open todo list, the next step. */
   state: string[];
+  /** Measured numbers by where they came from, oldest source first (rendered under Current State). */
+  figures: FigureItem[];
   /** One line per superseded span: how many messages, first … last id. */
   superseded: string[];
   /** Lines of an earlier summary that were in no known section (a heading-less or foreign summary). */
@@ -59,12 +67,15 @@ export function emptyDoc(): SummaryDoc {
     errors: [],
     errorNames: [],
     state: [],
+    figures: [],
     superseded: [],
     carried: [],
   };
 }
 
 const ALSO_NAMED = "Also named: ";
+/** How a figures line starts: `Figures, <source>: 16ms, 85%`. */
+const FIGURES = "Figures, ";
 /** The recovery section's line on how to read superseded messages (the real CLI commands, docs/cli.md). */
 export const HOW_TO_EXPAND =
   "To read them: `palimpsest history <session> --json` (find these ids in a compaction's targets), then `palimpsest expand <session> <compaction-id> --deep`.";
@@ -204,7 +215,7 @@ export function renderDoc(doc: SummaryDoc, note?: BudgetNote): string {
     ...doc.errors.map((e) => `- ${e}`),
     ...(doc.errorNames.length === 0 ? [] : [`- ${ALSO_NAMED}${doc.errorNames.join(", ")}`]),
   ]);
-  section("Current State", doc.state);
+  section("Current State", [...doc.state, ...doc.figures.map((f) => `${FIGURES}${f.source}: ${f.numbers.join(", ")}`)]);
   const budget =
     note === undefined
       ? []
@@ -235,6 +246,21 @@ function parseFile(text: string, root: string): FileItem | undefined {
   return { path: path.startsWith("/") ? path : `${root}${path}`, actions };
 }
 
+/** Reads a figures line back (`Figures, source: 16ms, 85%`); undefined for any other line. */
+function parseFigures(line: string): FigureItem | undefined {
+  if (!line.startsWith(FIGURES)) return undefined;
+  const rest = line.slice(FIGURES.length);
+  const colon = rest.lastIndexOf(": ");
+  if (colon <= 0) return undefined;
+  return {
+    source: rest.slice(0, colon),
+    numbers: rest
+      .slice(colon + 2)
+      .split(", ")
+      .filter((n) => n !== ""),
+  };
+}
+
 /** Reads a command line back (`- ✗ label (×2)`). */
 function parseCommand(text: string): CommandItem | undefined {
   const m = /^([✗✓?]) (.+?)(?: \(×(\d+)\))?$/.exec(text);
@@ -249,7 +275,11 @@ function readSection(doc: SummaryDoc, title: string, lines: string[]): void {
     return;
   }
   if (title === "Current State") {
-    doc.state.push(...lines.filter((l) => l.trim() !== "" && !NONE.test(l)));
+    for (const line of lines.filter((l) => l.trim() !== "" && !NONE.test(l))) {
+      const figures = parseFigures(line);
+      if (figures === undefined) doc.state.push(line);
+      else doc.figures.push(figures);
+    }
     return;
   }
   let root = "";

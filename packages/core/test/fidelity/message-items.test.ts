@@ -1,6 +1,6 @@
 import { conversationItems, FidelityExtractor } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
-import { measuredNumbers } from "../../src/fidelity/measured-numbers.ts";
+import { measuredNumbers } from "../../src/messages/measured-numbers.ts";
 import { shellCommandPaths } from "../../src/messages/shell-paths.ts";
 import { assistant, result, user } from "../support/messages.ts";
 

@@ -148,3 +148,63 @@ describe("the offline summary's Files section", () => {
     }
   });
 });
+
+describe("the offline summary's figures", () => {
+  const bench: Message[] = [
+    {
+      id: "a1",
+      role: "assistant",
+      content: text("Running the benchmark."),
+      toolCalls: [{ id: "c1", name: "Bash", arguments: JSON.stringify({ command: "npm run bench" }) }],
+    },
+    { id: "t1", role: "tool", toolCallId: "c1", content: text("append: 16 ms p50, 2.5x the baseline, 85% cache hits") },
+    { id: "a2", role: "assistant", content: text("The p99 is 0.93 s, within budget.") },
+  ];
+
+  it("keep the measured numbers of tool output and of the assistant's text, by source", async () => {
+    const summary = await summarize(bench);
+    expect(summary).toContain("Figures, `npm run bench`: 16ms, 2.5x, 85%");
+    expect(summary).toContain("Figures, assistant: 0.93s");
+  });
+
+  it("survive a later summary, gathered by source without repeats", async () => {
+    const first = await summarize(bench);
+    const again: Message[] = [
+      {
+        id: "a3",
+        role: "assistant",
+        content: text("Again."),
+        toolCalls: [{ id: "c3", name: "Bash", arguments: JSON.stringify({ command: "npm run bench" }) }],
+      },
+      { id: "t3", role: "tool", toolCallId: "c3", content: text("append: 16 ms p50, 12.5 MB heap") },
+    ];
+    const second = await summarize(again, first);
+    expect(second.match(/^Figures, `npm run bench`: .*$/gm)).toEqual([
+      "Figures, `npm run bench`: 16ms, 2.5x, 85%, 12.5MB",
+    ]);
+    expect(second).toContain("Figures, assistant: 0.93s");
+  });
+
+  it("are dropped before the commands when the budget is tight, and the drop is counted", async () => {
+    const noisy: Message[] = Array.from({ length: 30 }, (_, i): Message[] => [
+      {
+        id: `a${i}`,
+        role: "assistant",
+        content: text("Measuring."),
+        toolCalls: [{ id: `c${i}`, name: "Bash", arguments: JSON.stringify({ command: `./measure --case ${i}` }) }],
+      },
+      {
+        id: `t${i}`,
+        role: "tool",
+        toolCallId: `c${i}`,
+        content: text(Array.from({ length: 12 }, (_, k) => `${i}.${k}5 ms`).join(", ")),
+      },
+    ]).flat();
+    const summary = (await offline.summarize({ messages: noisy, maxOutputTokens: 700 })).text;
+    expect(summary).toMatch(/\d+ lines dropped/);
+    const commands = summary.match(/^- ✓ `\.\/measure --case \d+`$/gm) ?? [];
+    const figures = summary.match(/^Figures, /gm) ?? [];
+    expect(commands.length).toBe(30);
+    expect(figures.length).toBeLessThan(30);
+  });
+});
