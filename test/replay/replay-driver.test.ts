@@ -27,7 +27,8 @@ function estimate(promptTokens: number, cacheBreak = false): CacheEstimate {
     cacheBreak,
     expired: false,
     earliestChangedIndex: null,
-    cost: 0,
+    // Each request is billed at its own estimate's cost: here $1/M input and $10/M output, all uncached.
+    cost: (promptTokens * 1 + 10 * 10) / 1e6,
   };
 }
 
