@@ -277,4 +277,23 @@ describe("palimpsest replay: the cache model's flags", () => {
     expect(out.stdout).toMatch(/cost USD\s+estimated \d+\.\d\d\s+real \d+\.\d\d\s+ratio (0\.9\d|1\.0\d)/);
     expect(out.stdout).not.toContain("no timestamps");
   });
+
+  it.skipIf(!HAVE_TRANSCRIPTS)("the HTML report shows the calibration per session and the cost row", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "palimpsest-cache-html-"));
+    try {
+      const file = join(
+        TRANSCRIPTS_DIR,
+        "claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-a881341.jsonl",
+      );
+      const out = join(dir, "r.html");
+      const result = await runPalimpsest(["replay", file, "--compare", "none", "--html", out]);
+      expect(result.code).toBe(0);
+      const html = await readFile(out, "utf8");
+      expect(html).toContain("Cache model per session");
+      expect(html).toContain("cost USD (output included)");
+      expect(html).toContain("a881341");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
