@@ -208,3 +208,92 @@ describe("palimpsest replay", () => {
     expect(table.stdout).toMatch(/summary precompact: \d+ hits, misses /);
   });
 });
+
+describe("palimpsest replay: the cache model's flags", () => {
+  const demo = ["replay", "examples/demo-session.jsonl", "--compare", "none,summary", "--context-window", "16000"];
+
+  it("--fixed-prefix-tokens and --cache-ttl stand in where the transcript has no usage; untimed is said", async () => {
+    const json = await runPalimpsest([...demo, "--fixed-prefix-tokens", "3000", "--cache-ttl", "1h", "--json"]);
+    expect(json.code).toBe(0);
+    const [none] = JSON.parse(json.stdout) as {
+      cacheModel: { fixedPrefixTokens: number; fixedPrefixSource: string; ttlSeconds: number; ttlSource: string }[];
+      peakPromptTokens: number;
+    }[];
+    expect(none?.cacheModel[0]).toMatchObject({
+      fixedPrefixTokens: 3000,
+      fixedPrefixSource: "flag",
+      ttlSeconds: 3600,
+      ttlSource: "flag",
+      timed: false,
+      budgetWindow: 13_000, // (16,000 − 3,000) ÷ 1
+    });
+    const plain = await runPalimpsest([...demo, "--json"]);
+    const [bare] = JSON.parse(plain.stdout) as { peakPromptTokens: number }[];
+    expect(none?.peakPromptTokens).toBe((bare?.peakPromptTokens ?? 0) + 3000); // the prefix precedes every prompt
+    const text = await runPalimpsest([...demo, "--fixed-prefix-tokens", "3000"]);
+    expect(text.stdout).toContain("fixed prefix 3000 (flag)");
+    expect(text.stdout).toContain("no timestamps in the transcript: no cache entry expires");
+  });
+
+  it("--summarizer-model prices the summarizer's calls apart from the agent's requests", async () => {
+    const cost = async (model: string): Promise<{ none: number; summary: number }> => {
+      const out = await runPalimpsest([...demo, "--model", "claude-opus-4-6", "--summarizer-model", model, "--json"]);
+      expect(out.code).toBe(0);
+      const [none, summary] = JSON.parse(out.stdout) as { estimatedCost: number; models: unknown }[];
+      expect(summary?.models).toEqual({ agent: "claude-opus-4-6", summarizer: model });
+      return { none: none?.estimatedCost ?? 0, summary: summary?.estimatedCost ?? 0 };
+    };
+    const opus = await cost("claude-opus-4-6");
+    const haiku = await cost("claude-haiku-4-5");
+    expect(haiku.none).toBe(opus.none); // no summaries: the summarizer's model changes nothing
+    expect(haiku.summary).toBeLessThan(opus.summary);
+  });
+
+  it("bad values are usage errors naming what is allowed", async () => {
+    const model = await runPalimpsest([...demo, "--model", "gpt-9"]);
+    expect(model.code).toBe(2);
+    expect(model.stderr).toContain("unknown model gpt-9; known: claude-opus-4-6");
+    const summarizer = await runPalimpsest([...demo, "--summarizer-model", "sonnet"]);
+    expect(summarizer.code).toBe(2);
+    expect(summarizer.stderr).toContain("unknown model sonnet");
+    const ttl = await runPalimpsest([...demo, "--cache-ttl", "24h"]);
+    expect(ttl.code).toBe(2);
+    expect(ttl.stderr).toContain("not a lifetime of the anthropic profile (5m, 1h)");
+    const unknownTtl = await runPalimpsest([...demo, "--cache-ttl", "forever"]);
+    expect(unknownTtl.code).toBe(2);
+    expect(unknownTtl.stderr).toContain("in-memory");
+    const prefix = await runPalimpsest([...demo, "--fixed-prefix-tokens", "-5"]);
+    expect(prefix.code).toBe(2);
+    expect(prefix.stderr).toContain("whole number ≥ 0");
+  });
+
+  it.skipIf(!HAVE_TRANSCRIPTS)("on a Claude Code session says what it calibrated and compares the cost", async () => {
+    const file = join(TRANSCRIPTS_DIR, "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl");
+    const out = await runPalimpsest(["replay", file, "--compare", "none", "--main-only"]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(
+      /tokens ×1\.\d{3} \(fitted on 71 requests\), fixed prefix \d+ \(usage, 17842 already cached\), TTL 1 h \(usage\)/,
+    );
+    expect(out.stdout).toMatch(/cost USD\s+estimated \d+\.\d\d\s+real \d+\.\d\d\s+ratio (0\.9\d|1\.0\d)/);
+    expect(out.stdout).not.toContain("no timestamps");
+  });
+
+  it.skipIf(!HAVE_TRANSCRIPTS)("the HTML report shows the calibration per session and the cost row", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "palimpsest-cache-html-"));
+    try {
+      const file = join(
+        TRANSCRIPTS_DIR,
+        "claude-code/spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-a881341.jsonl",
+      );
+      const out = join(dir, "r.html");
+      const result = await runPalimpsest(["replay", file, "--compare", "none", "--html", out]);
+      expect(result.code).toBe(0);
+      const html = await readFile(out, "utf8");
+      expect(html).toContain("Cache model per session");
+      expect(html).toContain("cost USD (output included)");
+      expect(html).toContain("a881341");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { type CacheEstimate, customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
+import { type CacheEstimate, customProfile, IDENTITY_CALIBRATION, PROVIDER_PROFILES } from "@palimpsest/core";
 import {
   type MeasuredCompaction,
   type Palimpsest,
@@ -27,7 +27,8 @@ function estimate(promptTokens: number, cacheBreak = false): CacheEstimate {
     cacheBreak,
     expired: false,
     earliestChangedIndex: null,
-    cost: 0,
+    // Each request is billed at its own estimate's cost: here $1/M input and $10/M output, all uncached.
+    cost: (promptTokens * 1 + 10 * 10) / 1e6,
   };
 }
 
@@ -69,6 +70,14 @@ function run(estimates: CacheEstimate[], compactions: MeasuredCompaction[]): Ses
     syncCompactions: [],
     summaryFailures: 0,
     overflowTurns: 0,
+    cacheModel: {
+      calibration: IDENTITY_CALIBRATION,
+      ttlSeconds: 300,
+      ttlSource: "profile",
+      timed: false,
+      profile: ANTHROPIC,
+    },
+    budgetWindow: WINDOW,
     realCompactionAt: undefined,
     usagePairs: [],
     recalls: estimates.map((_, i) => ({
@@ -90,7 +99,10 @@ describe("policy metrics follow their definitions", () => {
       [observed("summary", 5, 2_000, 1_000), observed("prune", 15, 3_000, 2_000)],
     );
     const prices = { input: 1, cachedRead: 0, cacheWrite: 0, output: 10 };
-    const m = policyReplay({ policy: "p", profile: "t", contextWindow: 1, threshold: 1, prices }, [a, b]);
+    const m = policyReplay({ policy: "p", profile: "t", contextWindow: 1, threshold: 1, summarizerPrices: prices }, [
+      a,
+      b,
+    ]);
     expect(m.turns).toBe(200);
     expect(m.compressionEventsPer100Turns).toBe(2.5); // 5 events over 200 requests
     expect(m.avgTurnsBetweenCompressions).toBe(20); // gaps 20, 30 (session a) and 10 (session b), never a→b
@@ -112,7 +124,10 @@ describe("policy metrics follow their definitions", () => {
     );
     const b = run([estimate(500), estimate(500)], [observed("prune", 1, 2_000, 1_000, 0)]);
     const prices = { input: 1, cachedRead: 0, cacheWrite: 0, output: 10 };
-    const { fidelity } = policyReplay({ policy: "p", profile: "t", contextWindow: 1, threshold: 1, prices }, [a, b]);
+    const { fidelity } = policyReplay(
+      { policy: "p", profile: "t", contextWindow: 1, threshold: 1, summarizerPrices: prices },
+      [a, b],
+    );
     expect(fidelity.requests).toBe(6);
     expect(fidelity.meanRecall).toBe(0.75); // half the requests at 1, half at 0.5
     expect(fidelity.meanRecallByKind.filePaths).toBe(0.5);
@@ -153,7 +168,13 @@ for (const backend of runtimeBackends()) {
       expect(replay.estimates.some((e) => e.cacheBreak)).toBe(false);
       expect(replay.compactions).toEqual([]);
       const m = policyReplay(
-        { policy: "summary", profile: "custom", contextWindow: 200_000, threshold: 0, prices: profile.prices },
+        {
+          policy: "summary",
+          profile: "custom",
+          contextWindow: 200_000,
+          threshold: 0,
+          summarizerPrices: profile.prices,
+        },
         [replay],
       );
       const last = prompts.at(-1) ?? 0;

@@ -96,7 +96,13 @@ for (const backend of runtimeBackends()) {
       const backed = runs.get("summary");
       if (alone === undefined || backed === undefined) throw new Error("earlier tests did not run");
       const prices = ANTHROPIC.prices;
-      const label = { policy: "micro", profile: "anthropic", contextWindow: WINDOW, threshold: null, prices };
+      const label = {
+        policy: "micro",
+        profile: "anthropic",
+        contextWindow: WINDOW,
+        threshold: null,
+        summarizerPrices: prices,
+      };
       const m = policyReplay(label, [alone]);
       const passes = alone.compactions.filter(micro);
       const savings = passes.map((c) => c.tokensBefore - c.tokensAfter);

@@ -3,6 +3,8 @@ import { basename, resolve } from "node:path";
 import {
   definedFields,
   type FieldComparison,
+  KNOWN_MODELS,
+  modelPrices,
   NotFoundError,
   PROVIDER_PROFILES,
   parseTranscript,
@@ -14,6 +16,7 @@ import {
   type ReplayRun,
   replayRun,
   replayTranscript,
+  type SessionCacheSummary,
   type TranscriptReplay,
   withMicro,
 } from "@palimpsest/store";
@@ -28,6 +31,9 @@ import { writeReport } from "../report-sources/write-report.ts";
 
 const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
 
+/** Every entry lifetime a built-in profile offers by name (`--cache-ttl`), e.g. 5m, 1h, in-memory, 24h. */
+const TTL_NAMES = [...new Set(Object.values(PROVIDER_PROFILES).flatMap((p) => Object.keys(p.cache.ttlChoices ?? {})))];
+
 interface ReplayFlags {
   policy: string;
   compare?: ReplayRun[];
@@ -38,6 +44,10 @@ interface ReplayFlags {
   maxOutputTokens?: number;
   mainOnly?: boolean;
   html?: string;
+  fixedPrefixTokens?: number;
+  cacheTtl?: string;
+  model?: string;
+  summarizerModel?: string;
 }
 
 /**
@@ -47,6 +57,9 @@ interface ReplayFlags {
  * `--precompact` runs background pre-compaction in every run with a batch policy: hits, misses by reason,
  * each batch compaction's synchronous ms (marked when it was a hit), time saved and wasted background work.
  * `--html <file>` writes the comparison as a self-contained HTML report instead of printing the table.
+ * The cache model calibrates itself on the transcript's usage; `--fixed-prefix-tokens` and `--cache-ttl`
+ * stand in where the usage does not tell, `--model` prices the agent's requests and `--summarizer-model`
+ * the summarizer's calls (default: the agent's model).
  */
 export function registerReplay(program: Command, io: CliIo): void {
   program
@@ -75,8 +88,33 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .option("--main-only", "replay only the main sessions, not subagent threads")
     .option("--html <file>", "write the comparison as a self-contained HTML report to <file>")
+    .addOption(
+      integerOption(
+        "--fixed-prefix-tokens <tokens>",
+        "system prompt and tool tokens before the transcript, where its usage does not tell",
+        0,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--cache-ttl <ttl>",
+        "cache entry lifetime where the usage does not tell (the profile's names)",
+      ).choices(TTL_NAMES),
+    )
+    .addOption(
+      new Option("--model <model>", "price the agent's requests as this model (default: the transcript's)").argParser(
+        knownModel,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--summarizer-model <model>",
+        "price the summarizer's calls as this model (default: the agent's)",
+      ).argParser(knownModel),
+    )
     .action(async (file: string, opts: ReplayFlags, command: Command) => {
       const global = program.opts<GlobalOptions>();
+      const cacheTtlSeconds = ttlSeconds(opts.profile, opts.cacheTtl);
       const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
       const names = opts.compare ?? parseRuns(opts.micro === true && !backstopGiven ? "none" : opts.policy);
       const policies = names.map((run) => (opts.micro === true ? withMicro(run) : run).name);
@@ -90,7 +128,13 @@ export function registerReplay(program: Command, io: CliIo): void {
       const options = {
         profile: opts.profile,
         contextWindow,
-        ...definedFields({ maxOutputTokens: opts.maxOutputTokens }),
+        ...definedFields({
+          maxOutputTokens: opts.maxOutputTokens,
+          fixedPrefixTokens: opts.fixedPrefixTokens,
+          cacheTtlSeconds,
+          model: opts.model,
+          summarizerModel: opts.summarizerModel,
+        }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(io),
       };
@@ -99,9 +143,37 @@ export function registerReplay(program: Command, io: CliIo): void {
         return writeReport(io, global, resolve(io.cwd, opts.html), replayReportData(basename(file), replay, series));
       }
       const replay = await replayTranscript(sessions, { ...options, policies });
-      const rows = replay.policies.map((p) => ({ ...p, usageComparison: replay.usageComparison }));
+      const rows = replay.policies.map((p) => ({
+        ...p,
+        usageComparison: replay.usageComparison,
+        cacheModel: replay.cacheModel,
+        models: replay.models,
+      }));
       emit(io, global, rows, () => render(replay));
     });
+}
+
+/** commander's parser for a model the price table knows; a usage error listing the known ones otherwise. */
+function knownModel(name: string): string {
+  if (modelPrices(name) === undefined) {
+    throw new InvalidArgumentError(`unknown model ${name}; known: ${KNOWN_MODELS.join(", ")}.`);
+  }
+  return name;
+}
+
+/** The seconds of a `--cache-ttl` name under the profile; a usage error when the profile does not offer it. */
+function ttlSeconds(profileName: string, ttl: string | undefined): number | undefined {
+  if (ttl === undefined) return undefined;
+  const choices = PROVIDER_PROFILES[profileName]?.cache.ttlChoices ?? {};
+  const seconds = choices[ttl];
+  if (seconds === undefined) {
+    const offered = Object.keys(choices);
+    throw new ValidationError(
+      `--cache-ttl ${ttl} is not a lifetime of the ${profileName} profile (${offered.length === 0 ? "it caches nothing" : offered.join(", ")})`,
+      ["--cache-ttl"],
+    );
+  }
+  return seconds;
 }
 
 /** The runs of a comma-separated list (`--compare`, `--policy`); a usage error naming the unknown ones. */
@@ -141,6 +213,7 @@ function render(replay: TranscriptReplay): string {
     ...replay.policies.filter((p) => p.compactions.length > 0).map(changedIndexes),
     ...replay.policies.filter((p) => p.precompact).map(precompactLine),
   ];
+  lines.push("", ...cacheModelLines(replay));
   if (replay.usageComparison !== null) lines.push("", usageLines(replay.usageComparison, first?.profile ?? ""));
   return lines.join("\n");
 }
@@ -180,5 +253,34 @@ function usageLines(usage: NonNullable<TranscriptReplay["usageComparison"]>, pro
     line("cache read", usage.cacheRead),
     line("cache write", usage.cacheWrite),
     line("input", usage.input),
+    ...(usage.cost === null
+      ? []
+      : [
+          `  ${"cost USD".padEnd(11)} estimated ${usage.cost.estimatedTotal.toFixed(2)}  real ${usage.cost.realTotal.toFixed(2)}  ratio ${usage.cost.ratio === null ? "-" : usage.cost.ratio.toFixed(2)}  (output included, at each request's model prices)`,
+        ]),
   ].join("\n");
+}
+
+/** What the cache model was calibrated to, per session, and the models that priced the run. */
+function cacheModelLines(replay: TranscriptReplay): string[] {
+  const { agent, summarizer } = replay.models;
+  const lines = [
+    `prices: agent ${agent ?? "each request's model from the transcript (else the profile's)"}, summarizer ${summarizer ?? "the profile's"}`,
+    ...replay.cacheModel.map(sessionCacheLine),
+  ];
+  if (replay.cacheModel.some((s) => !s.timed)) lines.push("no timestamps in the transcript: no cache entry expires");
+  return lines;
+}
+
+function sessionCacheLine(s: SessionCacheSummary): string {
+  const scale =
+    s.tokenScaleSource === "usage"
+      ? `tokens ×${s.tokenScale.toFixed(3)} (fitted on ${s.calibrationRequests} requests)`
+      : "tokens ×1 (no usage to fit)";
+  const prefix =
+    s.fixedPrefixSource === "none"
+      ? "no fixed prefix"
+      : `fixed prefix ${s.fixedPrefixTokens} (${s.fixedPrefixSource}${s.warmPrefixTokens > 0 ? `, ${s.warmPrefixTokens} already cached` : ""})`;
+  const ttl = s.ttlSeconds >= 3600 ? `${s.ttlSeconds / 3600} h` : `${s.ttlSeconds / 60} min`;
+  return `cache model ${s.externalId}: ${scale}, ${prefix}, TTL ${ttl} (${s.ttlSource}), window ${s.budgetWindow} of our tokens${s.timed ? "" : ", untimed"}`;
 }

@@ -29,7 +29,12 @@ export async function replayWithSeries(
     resolveProfile(options.profile === undefined ? {} : { profile: options.profile }, undefined),
   );
   const order = sessions.map((s) => s.externalId);
-  const replay: TranscriptReplay = { policies: [], usageComparison: null };
+  const replay: TranscriptReplay = {
+    policies: [],
+    usageComparison: null,
+    cacheModel: [],
+    models: { agent: null, summarizer: null },
+  };
   const series: ReportSeries[] = [];
   for (const policy of policies) {
     const dir = await mkdtemp(join(tmpdir(), "palimpsest-report-"));
@@ -38,6 +43,8 @@ export async function replayWithSeries(
       const run = await replayTranscript(sessions, { ...options, policies: [policy], url });
       replay.policies.push(...run.policies);
       replay.usageComparison = run.usageComparison;
+      replay.cacheModel = run.cacheModel;
+      replay.models = run.models;
       series.push({ label: policy, ...(await seriesFromStore(url, rules, order)) });
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -80,6 +87,7 @@ export function replayReportData(file: string, replay: TranscriptReplay, series:
   const first = replay.policies[0];
   const metrics = replayMetricsTable(replay.policies);
   const tables: ReportTable[] = [{ caption: "Cache metrics per policy (as replay --compare prints them)", ...metrics }];
+  if (replay.cacheModel.length > 0) tables.push(cacheModelTable(replay));
   if (replay.usageComparison !== null) tables.push(usageTable(replay.usageComparison));
   const threshold = first?.threshold ?? null;
   const fidelity = fidelityTable(replay.policies.map((p) => ({ label: p.policy, fidelity: p.fidelity })));
@@ -111,6 +119,51 @@ function usageTable(usage: UsageComparison): ReportTable {
   return {
     caption: `Cache model vs provider usage (${usage.turns} requests before the source's own compaction)`,
     header: ["figure", "estimated", "real", "ratio", "mean abs error / request"],
-    rows: [row("cache read", usage.cacheRead), row("cache write", usage.cacheWrite), row("input", usage.input)],
+    rows: [
+      row("cache read", usage.cacheRead),
+      row("cache write", usage.cacheWrite),
+      row("input", usage.input),
+      ...(usage.cost === null
+        ? []
+        : [
+            [
+              "cost USD (output included)",
+              usage.cost.estimatedTotal.toFixed(2),
+              usage.cost.realTotal.toFixed(2),
+              usage.cost.ratio === null ? "-" : usage.cost.ratio.toFixed(2),
+              usage.cost.meanAbsoluteError.toFixed(4),
+            ],
+          ]),
+    ],
+  };
+}
+
+/** Per session: the token scale and fixed prefix fitted on its usage, the cache lifetime, and whether it had times. */
+function cacheModelTable(replay: TranscriptReplay): ReportTable {
+  const { agent, summarizer } = replay.models;
+  return {
+    caption: `Cache model per session (prices: agent ${agent ?? "per request from the transcript"}, summarizer ${summarizer ?? "the profile's"}; untimed sessions never expire)`,
+    header: [
+      "session",
+      "token scale",
+      "fitted on",
+      "fixed prefix",
+      "already cached",
+      "TTL s",
+      "TTL from",
+      "timed",
+      "window (our tokens)",
+    ],
+    rows: replay.cacheModel.map((s) => [
+      s.externalId,
+      s.tokenScale.toFixed(3),
+      s.tokenScaleSource === "usage" ? s.calibrationRequests : "-",
+      s.fixedPrefixTokens,
+      s.warmPrefixTokens,
+      s.ttlSeconds,
+      s.ttlSource,
+      s.timed ? "yes" : "no",
+      s.budgetWindow,
+    ]),
   };
 }

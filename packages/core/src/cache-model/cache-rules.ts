@@ -18,5 +18,12 @@ export interface CacheRules {
   minCacheableTokens: number;
   /** Cached prefixes grow in steps of this many tokens past the minimum (OpenAI: 128; 1 for exact). */
   granularityTokens: number;
+  /**
+   * Explicit breakpoints only: how many blocks before a breakpoint the provider looks for a prefix an
+   * earlier request wrote (Anthropic: about 20); default 20.
+   */
+  lookbackBlocks?: number;
+  /** Explicit breakpoints only: at most this many per request (Anthropic: 4); default 4. */
+  maxBreakpoints?: number;
   prices: CachePrices;
 }

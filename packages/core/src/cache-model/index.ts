@@ -3,5 +3,8 @@ export * from "./cache-estimate.ts";
 export * from "./cache-rules.ts";
 export * from "./cacheable-tokens.ts";
 export * from "./common-prefix.ts";
+export * from "./model-prices.ts";
+export * from "./prefix-keys.ts";
+export * from "./prompt-calibration.ts";
 export * from "./provider-request.ts";
 export * from "./step-cache.ts";

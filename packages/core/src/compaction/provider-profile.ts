@@ -21,8 +21,16 @@ export interface RunwayRule {
   ratio: number;
 }
 
-/** How the provider caches prompt prefixes (the cache model's rules without prices): a compaction's earliest change costs by it. */
-export type PromptCacheRule = Omit<CacheRules, "prices">;
+/**
+ * How the provider caches prompt prefixes (the cache model's rules without prices): a compaction's earliest
+ * change costs by it. `ttlSeconds` is the default entry lifetime, `ttlChoices` the lifetimes the provider
+ * offers by name (what `replay --cache-ttl` accepts), and `fixedPrefixTokens` the system prompt and tool
+ * schemas every request carries before the transcript, when the transcript's usage does not tell.
+ */
+export interface PromptCacheRule extends Omit<CacheRules, "prices"> {
+  ttlChoices?: Readonly<Record<string, number>>;
+  fixedPrefixTokens?: number;
+}
 
 /** The summary's token budget: `ratio` of the summarized span, clamped to [minTokens, maxTokens]. */
 export interface SummaryBudgetRule {
@@ -102,8 +110,11 @@ const COMMON = {
 } satisfies Partial<ProviderProfile>;
 
 /**
- * Anthropic: explicit `cache_control` breakpoints, a 5-minute TTL refreshed on each hit, a 1,024-token
- * minimum prefix, cache writes at 1.25× input and reads at 0.1×. Rewriting the prefix is expensive, so
+ * Anthropic: explicit `cache_control` breakpoints (at most four; a read only at a prefix an earlier request
+ * wrote at a breakpoint, looked for about 20 blocks back), a 5-minute TTL refreshed on each hit or a 1-hour
+ * one (writes at 2× input; Claude Code writes those), a 1,024-token minimum prefix (4,096 on Opus 4.5+ and
+ * Haiku 4.5: the model's own minimum wins where the replay knows the model), cache writes at 1.25× input
+ * and reads at 0.1×. Rewriting the prefix is expensive, so
  * prefer pruning (which changes only old tool outputs) and mutate rarely. Prices: Claude Sonnet 4 list
  * prices as of mid-2025 ($3 input, $0.30 cache read, $3.75 5-minute cache write, $15 output); check
  * before relying on them. 64K output is Sonnet 4's maximum.
@@ -113,7 +124,15 @@ export const ANTHROPIC_PROFILE: ProviderProfile = {
   name: "anthropic",
   runway: CACHED_RUNWAY_RULE,
   preferPrune: true,
-  cache: { kind: "explicit-breakpoint", ttlSeconds: 300, minCacheableTokens: 1_024, granularityTokens: 1 },
+  cache: {
+    kind: "explicit-breakpoint",
+    ttlSeconds: 300,
+    ttlChoices: { "5m": 300, "1h": 3_600 },
+    minCacheableTokens: 1_024,
+    granularityTokens: 1,
+    lookbackBlocks: 20,
+    maxBreakpoints: 4,
+  },
   defaultMaxOutputTokens: 64_000,
   trimTokens: 10_000,
   prices: { input: 3, cachedRead: 0.3, cacheWrite: 3.75, output: 15 },
@@ -121,7 +140,8 @@ export const ANTHROPIC_PROFILE: ProviderProfile = {
 
 /**
  * OpenAI: automatic prefix caching for prompts of 1,024 tokens or more, matched in 128-token steps, no
- * write surcharge (cache writes cost plain input), entries live minutes when idle. A prune still breaks
+ * write surcharge (cache writes cost plain input); in-memory retention keeps an idle entry 5–10 minutes
+ * (modelled as 10), extended retention 24 hours. A prune still breaks
  * the cache from its first stub on, so prune first here too, but nothing is lost by writing. Prices:
  * GPT-4.1 list prices as of mid-2025 ($2 input, $0.50 cached input, $8 output); 32,768 is its maximum
  * output. Check before relying on them.
@@ -131,7 +151,13 @@ export const OPENAI_PROFILE: ProviderProfile = {
   name: "openai",
   runway: CACHED_RUNWAY_RULE,
   preferPrune: true,
-  cache: { kind: "automatic-prefix", ttlSeconds: 300, minCacheableTokens: 1_024, granularityTokens: 128 },
+  cache: {
+    kind: "automatic-prefix",
+    ttlSeconds: 600,
+    ttlChoices: { "in-memory": 600, "24h": 86_400 },
+    minCacheableTokens: 1_024,
+    granularityTokens: 128,
+  },
   defaultMaxOutputTokens: 32_768,
   trimTokens: 10_000,
   prices: { input: 2, cachedRead: 0.5, cacheWrite: 2, output: 8 },

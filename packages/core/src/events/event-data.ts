@@ -46,6 +46,8 @@ export const UsageSchema = z.object({
   completionTokens: z.number().int().nonnegative().optional(),
   cacheReadTokens: z.number().int().nonnegative().optional(),
   cacheWriteTokens: z.number().int().nonnegative().optional(),
+  /** Of the cache writes, those with a 1-hour lifetime (Anthropic's `ephemeral_1h_input_tokens`); the rest are 5-minute. */
+  cacheWrite1hTokens: z.number().int().nonnegative().optional(),
 });
 /** Token usage a provider reported for one turn. */
 export type Usage = z.infer<typeof UsageSchema>;

@@ -24,6 +24,7 @@ const ClaudeUsage = recordOf({
   output_tokens: numberField,
   cache_read_input_tokens: numberField,
   cache_creation_input_tokens: numberField,
+  cache_creation: recordOf({ ephemeral_1h_input_tokens: numberField }),
 });
 
 /** A source message of a Claude Code thread, before repairs; assistant entries grow as lines merge. */
@@ -32,6 +33,8 @@ export interface ClaudeEntry {
   usage?: Usage;
   /** The line's `timestamp` (the first line's, for assistant lines merged into one message). */
   occurredAt?: string;
+  /** The model that wrote an assistant message (`message.model`, not `<synthetic>`). */
+  model?: string;
 }
 
 /** Text and image blocks (or a plain string) as content parts; other block types are left to callers. */
@@ -100,13 +103,14 @@ export function userLineMessages(raw: unknown, uuid: string, path: string): Mess
   return out;
 }
 
-/** Claude usage as Palimpsest usage: the prompt counts cached reads and cache writes too. */
+/** Claude usage as Palimpsest usage: the prompt counts cached reads and cache writes too; 1-hour writes are kept apart. */
 export function claudeUsage(raw: unknown): Usage | undefined {
   const {
     input_tokens: input,
     output_tokens: output,
     cache_read_input_tokens: cacheRead,
     cache_creation_input_tokens: cacheWrite,
+    cache_creation: { ephemeral_1h_input_tokens: cacheWrite1h },
   } = read(ClaudeUsage, raw);
   const usage: Usage = {};
   if (input !== undefined || cacheRead !== undefined || cacheWrite !== undefined) {
@@ -115,5 +119,6 @@ export function claudeUsage(raw: unknown): Usage | undefined {
   if (output !== undefined) usage.completionTokens = output;
   if (cacheRead !== undefined) usage.cacheReadTokens = cacheRead;
   if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
+  if (cacheWrite1h !== undefined && cacheWrite1h > 0) usage.cacheWrite1hTokens = cacheWrite1h;
   return Object.keys(usage).length > 0 ? usage : undefined;
 }

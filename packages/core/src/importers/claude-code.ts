@@ -128,7 +128,10 @@ function addAssistantLine(thread: Thread, line: ClaudeLine, id: string, path: st
   const usage = claudeUsage(message.usage);
   if (usage !== undefined) entry.usage = usage;
   const { model } = message;
-  if (model !== undefined && model !== "<synthetic>") thread.model ??= model;
+  if (model !== undefined && model !== "<synthetic>") {
+    thread.model ??= model;
+    entry.model = model;
+  }
 }
 
 function addCompaction(thread: Thread, line: ClaudeLine, id: string, path: string): void {
@@ -157,7 +160,7 @@ function buildSession(thread: Thread, title: string | undefined): ImportedSessio
   const builder = new TranscriptBuilder(thread.externalId);
   for (const step of thread.steps) {
     if (step.kind === "compaction") builder.addCompaction(step.summary, step.trigger, step.preTokens, step.occurredAt);
-    else builder.add(step.entry.message, step.entry.usage, step.entry.occurredAt);
+    else builder.add(step.entry.message, step.entry.usage, step.entry.occurredAt, step.entry.model);
   }
   const { externalId, parentExternalId, model } = thread;
   return builder.finish({

@@ -35,6 +35,7 @@ const HistoryEvent = recordOf({
   source: textField,
   content: textField,
   message: textField,
+  timestamp: textField,
   /** The action's arguments, kept whole: a call rebuilt from them serializes them as they were. */
   args: rawField,
   tool_call_metadata: recordOf({
@@ -78,33 +79,39 @@ export function parseOpenHands(text: string, options: ParseOptions = {}): Import
       const id = `${externalId}:${e.id ?? index}`;
       const eventPath = `${path}.history[${index}]`;
       const metadata = e.tool_call_metadata;
+      const at = eventTime(e.timestamp);
       if (e.observation !== undefined) {
         const toolCallId = metadata.tool_call_id;
         if (toolCallId === undefined) return;
         const name = metadata.function_name;
-        builder.add({
-          id,
-          role: "tool",
-          content: contentParts(e.content ?? e.message ?? "", eventPath),
-          toolCallId,
-          ...definedFields({ name }),
-          ...(e.observation === "error" ? { isError: true } : {}),
-        });
+        builder.add(
+          {
+            id,
+            role: "tool",
+            content: contentParts(e.content ?? e.message ?? "", eventPath),
+            toolCallId,
+            ...definedFields({ name }),
+            ...(e.observation === "error" ? { isError: true } : {}),
+          },
+          undefined,
+          at,
+        );
         return;
       }
       const { action } = e;
       const content = contentParts(read(ActionArgs, e.args).content ?? e.message ?? "", eventPath);
-      if (action === "system") builder.add({ id, role: "system", content });
-      else if (action === "message" && e.source === "user") builder.add({ id, role: "user", content });
+      if (action === "system") builder.add({ id, role: "system", content }, undefined, at);
+      else if (action === "message" && e.source === "user") builder.add({ id, role: "user", content }, undefined, at);
       else if (isObject(metadata.model_response)) {
         const response = read(ModelResponse, metadata.model_response);
         const responseId = response.id ?? id;
         if (responses.has(responseId)) return;
         responses.add(responseId);
         model ??= response.model;
-        builder.add(responseMessage(response, id, eventPath), usageOf(response.usage));
-      } else if (action === "message" && e.source === "agent") builder.add({ id, role: "assistant", content });
-      else if (metadata.tool_call_id !== undefined) builder.add(bareCall(e, id, content, eventPath));
+        builder.add(responseMessage(response, id, eventPath), usageOf(response.usage), at);
+      } else if (action === "message" && e.source === "agent")
+        builder.add({ id, role: "assistant", content }, undefined, at);
+      else if (metadata.tool_call_id !== undefined) builder.add(bareCall(e, id, content, eventPath), undefined, at);
     });
     return builder.finish({
       externalId,
@@ -113,6 +120,14 @@ export function parseOpenHands(text: string, options: ParseOptions = {}): Import
       ...definedFields({ model }),
     });
   });
+}
+
+/** An event's `timestamp` as ISO (a time without a zone is read as UTC), or undefined when unreadable. */
+function eventTime(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const zoned = /(?:[zZ]|[+-]\d\d:?\d\d)$/.test(raw) ? raw : `${raw}Z`;
+  const ms = Date.parse(zoned);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
 function responseMessage(response: ModelResponse, id: string, path: string): Message {

@@ -45,15 +45,15 @@ export class TranscriptBuilder {
 
   constructor(readonly externalId: string) {}
 
-  /** Adds a source message (tool results carry the source call id) with the usage and time reported on it. */
-  add(message: Message, usage?: Usage | undefined, occurredAt?: string | undefined): void {
+  /** Adds a source message (tool results carry the source call id) with the usage, time and model reported on it. */
+  add(message: Message, usage?: Usage | undefined, occurredAt?: string | undefined, model?: string): void {
     if (message.role === "tool") {
       this.addResult(message, occurredAt);
     } else if (isEmptyMessage(message)) {
       this.repairs.skippedEmpty++;
     } else {
       this.closeBatch();
-      this.push(message.role === "assistant" ? this.renameCalls(message) : message, usage, occurredAt);
+      this.push(message.role === "assistant" ? this.renameCalls(message) : message, usage, occurredAt, model);
     }
   }
 
@@ -137,9 +137,10 @@ export class TranscriptBuilder {
     return Object.keys(renamed).length > 0 ? withMetadata(out, { renamedToolCalls: renamed }) : out;
   }
 
-  private push(message: Message, usage?: Usage, occurredAt?: string): void {
+  private push(message: Message, usage?: Usage, occurredAt?: string, model?: string): void {
     const item: ImportItem = { kind: "message", message: this.checked(this.uniqueId(message)) };
     if (usage !== undefined) item.usage = usage;
+    if (model !== undefined) item.model = model;
     this.stamp(item, occurredAt);
     this.items.push(item);
   }

@@ -5,11 +5,12 @@ import type { Message } from "../messages/message.ts";
 export type ImportFormat = "openai" | "claude-code" | "openhands" | "swe-agent" | "tau-bench";
 
 /**
- * One imported step: a message (with the provider usage reported on it) or a compaction that happened,
- * with the source's time of it (ISO) when the transcript records one.
+ * One imported step: a message (with the provider usage reported on it, and for an assistant message the
+ * model that wrote it when the source says) or a compaction that happened, with the source's time of it
+ * (ISO) when the transcript records one.
  */
 export type ImportItem =
-  | { kind: "message"; message: Message; usage?: Usage; occurredAt?: string }
+  | { kind: "message"; message: Message; usage?: Usage; occurredAt?: string; model?: string }
   | { kind: "compaction"; summary: Message; trigger: "auto" | "manual"; preTokens?: number; occurredAt?: string };
 
 /** What an import repaired so the transcript is valid; all counts, no content. */

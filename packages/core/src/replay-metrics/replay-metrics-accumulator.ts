@@ -1,4 +1,4 @@
-import { type CacheEstimate, type CachePrices, cacheCost } from "../cache-model/index.ts";
+import type { CacheEstimate, CachePrices } from "../cache-model/index.ts";
 import type { CompactionObservation } from "./compaction-observation.ts";
 import type { ReplayMetrics } from "./replay-metrics.ts";
 
@@ -8,12 +8,16 @@ export class ReplayMetricsAccumulator {
   private turns = 0;
   private promptTokens = 0;
   private cacheBreaks = 0;
+  private requestCost = 0;
   private readonly counts = { cachedTokens: 0, uncachedTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
 
-  /** `prices` bill the requests and the summarizer calls alike. */
+  /**
+   * Each request is billed at its own estimate's cost (its model's prices); the summarizer's calls at
+   * `summarizerPrices` input and output.
+   */
   constructor(
     private readonly policy: string,
-    private readonly prices: CachePrices,
+    private readonly summarizerPrices: CachePrices,
   ) {}
 
   /** Records one provider request by its cache estimate. */
@@ -25,6 +29,7 @@ export class ReplayMetricsAccumulator {
     this.counts.uncachedTokens += estimate.uncachedTokens;
     this.counts.cacheWriteTokens += estimate.cacheWriteTokens;
     this.counts.outputTokens += estimate.outputTokens;
+    this.requestCost += estimate.cost;
   }
 
   /** Records one committed compaction. */
@@ -58,8 +63,8 @@ export class ReplayMetricsAccumulator {
       cacheBreaks: this.cacheBreaks,
       ...this.counts,
       estimatedCost:
-        cacheCost(this.counts, this.prices) +
-        (auxInputTokens * this.prices.input + auxOutputTokens * this.prices.output) / 1_000_000,
+        this.requestCost +
+        (auxInputTokens * this.summarizerPrices.input + auxOutputTokens * this.summarizerPrices.output) / 1_000_000,
     };
   }
 }

@@ -30,6 +30,6 @@ export interface ReplayMetrics {
   uncachedTokens: number;
   cacheWriteTokens: number;
   outputTokens: number;
-  /** USD: plain input, cache reads, cache writes, output, and summarizer calls at input/output prices. */
+  /** USD: every request at its estimate's cost (its model's prices), and summarizer calls at the summarizer's input/output prices. */
   estimatedCost: number;
 }

@@ -6,6 +6,8 @@ export interface UsageFigures {
   cacheRead: number;
   cacheWrite: number;
   input: number;
+  /** USD for the request (prompt and output), when priced. */
+  cost?: number;
 }
 
 /** One field compared over the turns: totals, mean absolute error per turn, and estimated/real (null if real is 0). */
@@ -22,6 +24,8 @@ export interface UsageComparison {
   cacheRead: FieldComparison;
   cacheWrite: FieldComparison;
   input: FieldComparison;
+  /** Estimated against real USD over the same turns (output included); null unless every turn was priced. */
+  cost: FieldComparison | null;
 }
 
 /** An estimate in the provider's billing shape (plain input excludes the tokens written to cache). */
@@ -30,6 +34,7 @@ export function estimateFigures(estimate: CacheEstimate): UsageFigures {
     cacheRead: estimate.cachedTokens,
     cacheWrite: estimate.cacheWriteTokens,
     input: estimate.uncachedTokens - estimate.cacheWriteTokens,
+    cost: estimate.cost,
   };
 }
 
@@ -53,9 +58,9 @@ export function compareWithUsage(
   const count = Math.max(0, Math.min(turns, estimated.length, real.length));
   const pairs = estimated.slice(0, count).map((e, i) => [e, real[i] ?? e] as const);
   const field = (key: keyof UsageFigures): FieldComparison => {
-    const estimatedTotal = pairs.reduce((s, [e]) => s + e[key], 0);
-    const realTotal = pairs.reduce((s, [, r]) => s + r[key], 0);
-    const absolute = pairs.reduce((s, [e, r]) => s + Math.abs(e[key] - r[key]), 0);
+    const estimatedTotal = pairs.reduce((s, [e]) => s + (e[key] ?? 0), 0);
+    const realTotal = pairs.reduce((s, [, r]) => s + (r[key] ?? 0), 0);
+    const absolute = pairs.reduce((s, [e, r]) => s + Math.abs((e[key] ?? 0) - (r[key] ?? 0)), 0);
     return {
       estimatedTotal,
       realTotal,
@@ -63,5 +68,12 @@ export function compareWithUsage(
       ratio: realTotal === 0 ? null : estimatedTotal / realTotal,
     };
   };
-  return { turns: count, cacheRead: field("cacheRead"), cacheWrite: field("cacheWrite"), input: field("input") };
+  const priced = count > 0 && pairs.every(([e, r]) => e.cost !== undefined && r.cost !== undefined);
+  return {
+    turns: count,
+    cacheRead: field("cacheRead"),
+    cacheWrite: field("cacheWrite"),
+    input: field("input"),
+    cost: priced ? field("cost") : null,
+  };
 }

@@ -21,16 +21,20 @@ describe("explicit breakpoints", () => {
     expect(estimates.map((e) => e.earliestChangedIndex)).toEqual([null, null, null]);
   });
 
-  it("a compaction rewriting message k breaks the cache, reads up to k and writes from k on", () => {
+  it("a compaction rewriting message k reads only a prefix ending at an earlier breakpoint, not all before k", () => {
     const summary = msg("u1", 50, "h-summary"); // same id, rewritten in place
-    const [, second] = estimateCache([req([sys, u1, a1, u2]), req([sys, summary, a1, u2, a2])], EXPLICIT);
-    expect(second).toMatchObject({
+    const [, unmarked] = estimateCache([req([sys, u1, a1, u2]), req([sys, summary, a1, u2, a2])], EXPLICIT);
+    // No breakpoint ended at sys: nothing before the change is readable (the old model read 2,000 here).
+    expect(unmarked).toMatchObject({
       cacheBreak: true,
       earliestChangedIndex: 1,
-      cachedTokens: 2000,
-      uncachedTokens: 650,
-      cacheWriteTokens: 650,
+      cachedTokens: 0,
+      uncachedTokens: 2650,
+      cacheWriteTokens: 2650,
     });
+    const head = { ...sys, breakpoint: true };
+    const [, marked] = estimateCache([req([head, u1, a1, u2]), req([head, summary, a1, u2, a2])], EXPLICIT);
+    expect(marked).toMatchObject({ cacheBreak: true, cachedTokens: 2000, uncachedTokens: 650, cacheWriteTokens: 650 });
   });
 
   it("a changed content hash alone is a change", () => {

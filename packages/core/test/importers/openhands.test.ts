@@ -87,3 +87,22 @@ describe("OpenHands import", () => {
     expect(messagesOf(s).at(-1)?.toolCalls?.[0]?.name).toBe("finish");
   });
 });
+
+describe("OpenHands event times", () => {
+  it("stamps each item with its event's timestamp (a time without a zone read as UTC), for the cache TTL", () => {
+    const timed = [
+      { id: 1, timestamp: "2025-04-30T16:32:54.708196", source: "user", action: "message", args: { content: "Go." } },
+      {
+        id: 2,
+        timestamp: "2025-04-30T16:40:00+00:00",
+        source: "agent",
+        action: "message",
+        args: { content: "Done." },
+      },
+    ];
+    const [session] = parseTranscript(JSON.stringify({ instance_id: "t", history: timed }), {
+      format: "openhands",
+    });
+    expect(session?.items.map((i) => i.occurredAt)).toEqual(["2025-04-30T16:32:54.708Z", "2025-04-30T16:40:00.000Z"]);
+  });
+});

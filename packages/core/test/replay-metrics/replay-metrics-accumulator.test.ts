@@ -1,4 +1,4 @@
-import { type CacheEstimate, type CompactionObservation, ReplayMetricsAccumulator } from "@palimpsest/core";
+import { type CacheEstimate, type CompactionObservation, cacheCost, ReplayMetricsAccumulator } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
 
 const PRICES = { input: 1, cachedRead: 0.1, cacheWrite: 1.25, output: 5 };
@@ -11,16 +11,15 @@ function estimate(
   outputTokens: number,
   cacheBreak = false,
 ): CacheEstimate {
+  const counts = { cachedTokens, uncachedTokens: promptTokens - cachedTokens, cacheWriteTokens, outputTokens };
   return {
     promptTokens,
-    cachedTokens,
-    uncachedTokens: promptTokens - cachedTokens,
-    cacheWriteTokens,
-    outputTokens,
+    ...counts,
     cacheBreak,
     expired: false,
     earliestChangedIndex: null,
-    cost: 0,
+    // The accumulator bills each request at its own cost (its model's prices).
+    cost: cacheCost(counts, PRICES),
   };
 }
 

@@ -20,7 +20,16 @@ describe("compareWithUsage", () => {
       cacheRead: { estimatedTotal: 250, realTotal: 250, meanAbsoluteError: 10, ratio: 1 },
       cacheWrite: { estimatedTotal: 70, realTotal: 80, meanAbsoluteError: 5, ratio: 0.875 },
       input: { estimatedTotal: 10, realTotal: 2, meanAbsoluteError: 5, ratio: 5 },
+      cost: null, // no turn was priced
     });
+  });
+
+  it("compares costs when every compared turn is priced", () => {
+    const priced = (figures: typeof estimated, costs: number[]) =>
+      figures.map((f, i) => ({ ...f, cost: costs[i] ?? 0 }));
+    const out = compareWithUsage(priced(estimated, [0.5, 0.25, 9]), priced(real, [0.5, 0.5, 1]), 2);
+    expect(out.cost).toEqual({ estimatedTotal: 0.75, realTotal: 1, meanAbsoluteError: 0.125, ratio: 0.75 });
+    expect(compareWithUsage(priced(estimated, [1, 1, 1]), real, 2).cost).toBeNull();
   });
 
   it("defaults to every pair both sides have, and has no ratio over a zero real total", () => {
@@ -56,6 +65,11 @@ describe("compareWithUsage", () => {
       ],
       rules,
     );
-    expect(second && estimateFigures(second)).toEqual({ cacheRead: 2000, cacheWrite: 40, input: 0 });
+    expect(second && estimateFigures(second)).toEqual({
+      cacheRead: 2000,
+      cacheWrite: 40,
+      input: 0,
+      cost: (2000 * 0.1 + 40 * 1.25 + 1 * 5) / 1e6,
+    });
   });
 });

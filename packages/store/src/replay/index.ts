@@ -8,3 +8,5 @@ export * from "./prompt-messages.ts";
 export * from "./replay-policy.ts";
 export * from "./replay-session.ts";
 export * from "./replay-transcript.ts";
+export * from "./session-cache-model.ts";
+export * from "./session-calibration.ts";

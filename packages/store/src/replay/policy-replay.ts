@@ -91,7 +91,8 @@ export interface PolicyRunLabel {
   profile: string;
   contextWindow: number;
   threshold: number | null;
-  prices: CachePrices;
+  /** Prices of the summarizer's calls (input and output); each request is billed at its estimate's own cost. */
+  summarizerPrices: CachePrices;
   /** The run's pre-compaction totals, when it ran with pre-compaction. */
   precompact?: PrecompactStats;
 }
@@ -101,7 +102,7 @@ export interface PolicyRunLabel {
  * gap between compressions is taken over consecutive compactions of the same session only.
  */
 export function policyReplay(label: PolicyRunLabel, runs: readonly SessionReplay[]): PolicyReplay {
-  const accumulator = new ReplayMetricsAccumulator(label.policy, label.prices);
+  const accumulator = new ReplayMetricsAccumulator(label.policy, label.summarizerPrices);
   for (const run of runs) {
     for (const estimate of run.estimates) accumulator.recordRequest(estimate);
     for (const compaction of run.compactions) accumulator.recordCompaction(billed(compaction));

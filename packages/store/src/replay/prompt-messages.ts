@@ -13,9 +13,20 @@ function messageHash(message: Message): string {
   return hash;
 }
 
-/** One live entry as the cache model sees it: id, measured tokens, and a hash a stub or summary changes. */
+/** Content blocks a message is sent as: its parts, tool calls and reasoning blocks, at least one. */
+function blockCount(message: Message): number {
+  const reasoning = Array.isArray(message.reasoning) ? message.reasoning.length : 0;
+  return Math.max(1, message.content.length + (message.toolCalls?.length ?? 0) + reasoning);
+}
+
+/** One live entry as the cache model sees it: id, measured tokens, a hash a stub or summary changes, its blocks. */
 export function promptMessage(entry: LiveEntry): PromptMessage {
-  return { id: entry.message.id, tokens: entry.tokens, contentHash: messageHash(entry.message) };
+  return sourcePromptMessage(entry.message, entry.tokens);
+}
+
+/** A message as the cache model sees it, with the tokens counted for it (0 when unknown). */
+export function sourcePromptMessage(message: Message, tokens: number | undefined): PromptMessage {
+  return { id: message.id, tokens: tokens ?? 0, contentHash: messageHash(message), blocks: blockCount(message) };
 }
 
 /** The active view as a provider prompt for the cache model. */

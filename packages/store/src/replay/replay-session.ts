@@ -1,26 +1,24 @@
 import {
   type CacheEstimate,
-  type CacheState,
   type CompactionFidelity,
   definedFields,
   estimateFigures,
   FidelityTracker,
   type ImportedSession,
-  initialCacheState,
   type Message,
   type PerKind,
   type PromptMessage,
   type RequestRecall,
-  stepCache,
   type UsageFigures,
   usageFigures,
 } from "@palimpsest/core";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
-import { cacheRulesForProfile } from "./cache-rules-for-profile.ts";
 import { type CompactionStepOptions, compactionStep, type SyncCompaction } from "./compaction-step.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
-import { promptMessage, promptMessages } from "./prompt-messages.ts";
+import { promptMessages, sourcePromptMessage } from "./prompt-messages.ts";
+import { billedModel, CacheSimulation, realCost, type SessionCacheModel } from "./session-cache-model.ts";
+import { readSource, type SourceReading, sessionCacheModel } from "./session-calibration.ts";
 
 /**
  * How one source session is replayed: the batch policy, micro settings (given: a micro pass after every
@@ -32,6 +30,11 @@ export interface SessionReplayOptions extends CompactionStepOptions {
   onRequest?: (done: number) => void;
   /** Called after every committed compaction (batch or micro), with the replay session (e.g. to check its view). */
   onCompaction?: (session: Session, compaction: ReplayCompaction) => void | Promise<void>;
+  /**
+   * The source read once and its cache model (calibration, lifetime, prices); default: read here, the
+   * calibration fitted on the source's own usage with the profile's defaults.
+   */
+  source?: { reading: SourceReading; cacheModel: SessionCacheModel };
 }
 
 /** An estimated and a real usage figure for one request before the source's own compaction. */
@@ -62,8 +65,12 @@ export interface SessionReplay {
   syncCompactions: SyncCompaction[];
   /** Summaries that failed, batch or micro (the view was left as it was). */
   summaryFailures: number;
-  /** Requests whose prompt exceeded the context window. */
+  /** Requests whose prompt (in provider tokens, with the fixed prefix) exceeded the context window. */
   overflowTurns: number;
+  /** The cache model the session was replayed with. */
+  cacheModel: SessionCacheModel;
+  /** The window the replay session got, in our tokens: (window − fixed prefix) ÷ scale. */
+  budgetWindow: number;
   /** Index of the first request after the source's own compaction; undefined when it had none. */
   realCompactionAt: number | undefined;
   /**
@@ -85,9 +92,14 @@ export async function replaySession(
   options: SessionReplayOptions,
 ): Promise<SessionReplay> {
   const { profile, contextWindow } = options;
-  const rules = cacheRulesForProfile(profile);
+  const reading = options.source?.reading ?? (await readSource(source));
+  const cacheModel = options.source?.cacheModel ?? sessionCacheModel(source, reading, profile, {});
+  const { scale } = cacheModel.calibration;
+  const prefixTokens = cacheModel.calibration.prefixes[0]?.tokens ?? 0;
+  const budgetWindow = Math.max(1, Math.floor((contextWindow - prefixTokens) / scale));
+  const stepOptions: CompactionStepOptions = { ...options, contextWindow: budgetWindow };
   const session = await runtime.startSession({
-    contextWindow,
+    contextWindow: budgetWindow,
     profile: profile.name,
     ...definedFields({ model: source.model }),
     source: { format: source.format, externalId: source.externalId },
@@ -100,22 +112,24 @@ export async function replaySession(
     syncCompactions: [],
     summaryFailures: 0,
     overflowTurns: 0,
+    cacheModel,
+    budgetWindow,
     realCompactionAt: undefined,
     usagePairs: [],
     recalls: [],
     held: { userRequests: 0, filePaths: 0, errorNames: 0, commands: 0, numbers: 0 },
   };
   const fidelity = new FidelityTracker();
-  const uncompacted: PromptMessage[] = [];
-  let cache: CacheState = initialCacheState;
-  let baseline: CacheState = initialCacheState;
+  const cache = new CacheSimulation(cacheModel);
+  const baseline = new CacheSimulation(cacheModel);
+  const sourcePrompt: PromptMessage[] = [];
   let pending: Message[] = [];
   const append = async (messages: Message[], turnId?: string): Promise<void> => {
     if (messages.length === 0) return;
     const from = session.state.live.length;
     await session.append(messages, turnId === undefined ? {} : { turnId });
     const appended = session.state.live.slice(from);
-    for (const entry of appended) uncompacted.push(promptMessage(entry));
+    for (const message of messages) sourcePrompt.push(sourcePromptMessage(message, reading.tokens.get(message.id)));
     // The originals, as the source has them (an insertion-time trim may have stubbed one in the view).
     const tokens = new Map(appended.map((e) => [e.message.id, e.tokens]));
     for (const message of messages) fidelity.append({ message, tokens: tokens.get(message.id) ?? 0 });
@@ -126,7 +140,7 @@ export async function replaySession(
       result.realCompactionAt ??= result.estimates.length;
       continue;
     }
-    const { message, usage } = item;
+    const { message, usage, model } = item;
     if (message.role !== "assistant") {
       pending.push(message);
       continue;
@@ -134,21 +148,25 @@ export async function replaySession(
     await append(pending);
     pending = [];
     const requestIndex = result.estimates.length;
-    if (requestIndex > 0) await stepBefore(session, options, requestIndex - 1, result, fidelity);
+    if (requestIndex > 0) await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity);
     const prompt = promptMessages(session.state.live);
     result.recalls.push(fidelity.request(session.state.live));
-    const baselinePrompt = [...uncompacted];
+    const baselinePrompt = [...sourcePrompt];
     await append([message], message.id);
-    const completionTokens = session.state.live.at(-1)?.tokens ?? 0;
-    const step = stepCache(cache, { messages: prompt, completionTokens }, rules);
-    cache = step.state;
-    result.estimates.push(step.estimate);
-    if (step.estimate.promptTokens > contextWindow) result.overflowTurns += 1;
+    // The provider's output count where the usage has one (it includes reasoning we do not count), else ours scaled.
+    const ours = session.state.live.at(-1)?.tokens ?? 0;
+    const outputTokens = usage?.completionTokens ?? Math.round(ours * scale);
+    const atMs = reading.requests[requestIndex]?.atMs;
+    const estimate = cache.step(prompt, model, atMs, outputTokens);
+    result.estimates.push(estimate);
+    if (estimate.promptTokens > contextWindow) result.overflowTurns += 1;
     if (result.realCompactionAt === undefined) {
-      const base = stepCache(baseline, { messages: baselinePrompt, completionTokens }, rules);
-      baseline = base.state;
+      const base = baseline.step(baselinePrompt, model, atMs, outputTokens);
       const real = usage === undefined ? undefined : usageFigures(usage);
-      if (real !== undefined) result.usagePairs.push({ estimated: estimateFigures(base.estimate), real });
+      const cost = usage === undefined ? undefined : realCost(usage, billedModel(cacheModel, model), profile);
+      if (real !== undefined && cost !== undefined) {
+        result.usagePairs.push({ estimated: estimateFigures(base), real: { ...real, cost } });
+      }
     }
     await session.completeTurn(message.id, usage);
     if (options.precompact !== undefined) {

@@ -18,6 +18,8 @@ import type { ReplayCompaction } from "./observe-micro.ts";
 import { type PolicyReplay, policyReplay } from "./policy-replay.ts";
 import { REPLAY_RUN_NAMES, type ReplayRun, type ReplayRunName, replayRun } from "./replay-policy.ts";
 import { replaySession, type SessionReplay } from "./replay-session.ts";
+import { type SessionCacheModel, summarizerPrices, type TtlSource } from "./session-cache-model.ts";
+import { type CacheModelOptions, readSource, type SourceReading, sessionCacheModel } from "./session-calibration.ts";
 
 /** Where a long replay stands: which policy, which session (1-based of `sessions`), requests done of `requests`. */
 export interface ReplayProgress {
@@ -28,8 +30,14 @@ export interface ReplayProgress {
   requests: number;
 }
 
-/** How a transcript is replayed: the runs to compare and the window, profile and store they run with. */
-export interface ReplayOptions {
+/**
+ * How a transcript is replayed: the runs to compare and the window, profile and store they run with, and
+ * what the cache model is told beyond the transcript (fixed prefix, lifetime, the agent's and the
+ * summarizer's models).
+ */
+export interface ReplayOptions extends CacheModelOptions {
+  /** `--summarizer-model`: prices the summarizer's calls (default the agent's model: `model`, else the first session's). */
+  summarizerModel?: string;
   /** Batch policies and micro runs (`micro`, `micro+summary`, `micro+prune-first`), each a row. */
   policies: readonly ReplayRunName[];
   /** Settings of the micro passes in micro runs (default: the runtime's, `{}`). */
@@ -50,11 +58,36 @@ export interface ReplayOptions {
   onCompaction?: (session: Session, compaction: ReplayCompaction, policy: ReplayRunName) => void | Promise<void>;
 }
 
+/** What the cache model used for one source session: its calibration, lifetime, times and window. */
+export interface SessionCacheSummary {
+  externalId: string;
+  model: string | null;
+  /** Provider tokens per one of ours, and where it came from (`usage`: fitted; `none`: 1). */
+  tokenScale: number;
+  tokenScaleSource: string;
+  /** Requests with usage the calibration was fitted on (before the source's own compaction). */
+  calibrationRequests: number;
+  /** The fixed prefix (system prompt and tools) of the session's first model, and how much of it was cached already. */
+  fixedPrefixTokens: number;
+  warmPrefixTokens: number;
+  fixedPrefixSource: string;
+  ttlSeconds: number;
+  ttlSource: TtlSource;
+  /** False when the transcript has no times: then no entry ever expires. */
+  timed: boolean;
+  /** The window the replay session got, in our tokens. */
+  budgetWindow: number;
+}
+
 /** A transcript replayed under each policy, with the cache model checked against real usage where there is some. */
 export interface TranscriptReplay {
   policies: PolicyReplay[];
   /** Estimated vs real cache figures over the requests before each session's own compaction; null without usage. */
   usageComparison: UsageComparison | null;
+  /** The cache model of every session, in order. */
+  cacheModel: SessionCacheSummary[];
+  /** The models prices came from: the agent's (`--model`, else per request from the transcript) and the summarizer's. */
+  models: { agent: string | null; summarizer: string | null };
 }
 
 /**
@@ -76,6 +109,13 @@ export async function replayTranscript(
     () => 0,
   ).maxOutputTokens;
   const threshold = compactionThreshold(options.contextWindow, maxOutputTokens, profile.threshold);
+  const readings: { reading: SourceReading; cacheModel: SessionCacheModel }[] = [];
+  for (const source of sessions) {
+    const reading = await readSource(source);
+    readings.push({ reading, cacheModel: sessionCacheModel(source, reading, profile, options) });
+  }
+  const agentModel = options.model ?? sessions[0]?.model;
+  const summarizerModel = options.summarizerModel ?? agentModel;
   const runtime = await openPalimpsest({ url: options.url ?? ":memory:" });
   try {
     const policies: PolicyReplay[] = [];
@@ -111,6 +151,7 @@ export async function replayTranscript(
               maxOutputTokens,
               ...definedFields({ summarizer: options.summarizer }),
               ...definedFields({ precompact }),
+              ...definedFields({ source: readings[i] }),
               onRequest: (done) => options.onProgress?.({ ...progress, done }),
               onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
             }),
@@ -124,7 +165,7 @@ export async function replayTranscript(
         profile: profile.name,
         contextWindow: options.contextWindow,
         threshold: run.policy === "none" ? null : threshold,
-        prices: profile.prices,
+        summarizerPrices: summarizerPrices(profile, summarizerModel),
         ...(precompact === undefined ? {} : { precompact: precompact.stats() }),
       };
       policies.push(policyReplay(label, runs));
@@ -137,7 +178,13 @@ export async function replayTranscript(
             pairs.map((p) => p.estimated),
             pairs.map((p) => p.real),
           );
-    return { policies, usageComparison };
+    const cacheModel = runs.map(cacheSummary);
+    return {
+      policies,
+      usageComparison,
+      cacheModel,
+      models: { agent: options.model ?? null, summarizer: summarizerModel ?? null },
+    };
   } finally {
     await runtime.close();
   }
@@ -148,4 +195,23 @@ function runNamed(name: ReplayRunName): ReplayRun {
   if (run === undefined)
     throw new ValidationError(`unknown replay run ${name}`, [`policies: ${REPLAY_RUN_NAMES.join(", ")}`]);
   return run;
+}
+
+function cacheSummary(run: SessionReplay): SessionCacheSummary {
+  const { calibration, ttlSeconds, ttlSource, timed, sessionModel } = run.cacheModel;
+  const prefix = calibration.prefixes[0];
+  return {
+    externalId: run.externalId,
+    model: sessionModel ?? null,
+    tokenScale: calibration.scale,
+    tokenScaleSource: calibration.scaleSource,
+    calibrationRequests: calibration.points,
+    fixedPrefixTokens: prefix?.tokens ?? 0,
+    warmPrefixTokens: prefix?.warmTokens ?? 0,
+    fixedPrefixSource: calibration.prefixSource,
+    ttlSeconds,
+    ttlSource,
+    timed,
+    budgetWindow: run.budgetWindow,
+  };
 }
