@@ -23,7 +23,14 @@ import {
   sourceFidelity,
 } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import { openPalimpsest, profileNamed, replaySession, type SessionReplay } from "@palimpsest/store";
+import {
+  openPalimpsest,
+  profileNamed,
+  readSource,
+  replaySession,
+  type SessionReplay,
+  sessionCacheModel,
+} from "@palimpsest/store";
 import {
   canCompactInReplay,
   realSessions,
@@ -80,10 +87,20 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
       for (const source of sessions) {
         let contextWindow = 0;
         let replay: SessionReplay | undefined;
+        // Windows are chosen in our tokens; the replay takes the provider's (its fixed prefix and token scale).
+        const reading = await readSource(source);
+        const cacheModel = sessionCacheModel(source, reading, profile, {});
+        const prefix = cacheModel.calibration.prefixes[0]?.tokens ?? 0;
         for (const fraction of WINDOW_FRACTIONS) {
           contextWindow = await windowFor(source, fraction);
           progress(`fidelity ${file} ${source.externalId.slice(0, 12)}: window ${contextWindow}`);
-          replay = await replaySession(runtime, source, { policy, profile, contextWindow });
+          const providerWindow = Math.ceil(contextWindow * cacheModel.calibration.scale) + prefix;
+          replay = await replaySession(runtime, source, {
+            policy,
+            profile,
+            contextWindow: providerWindow,
+            source: { reading, cacheModel },
+          });
           if (replay.compactions.length > 0) break;
         }
         if (replay === undefined || replay.compactions.length === 0) {
