@@ -1,5 +1,6 @@
 import type { MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
 import { definedFields } from "@palimpsest/core";
+import type { RequestTimes } from "../compaction/batch-policy-input.ts";
 import { compact } from "../compaction/compact.ts";
 import { microCompact } from "../compaction/micro-compact.ts";
 import type { PrecompactOutcome, PrecompactUse } from "../precompact/compact-with-candidate.ts";
@@ -43,11 +44,13 @@ export interface CompactionStep {
 /**
  * One step after a request's assistant message and its tool results, as the runtime's after-turn hook
  * does it: the batch policy (when not `none`) if it is over its threshold, otherwise one micro pass (when on).
+ * `times` are the transcript's (the next request's and the previous one's); without them the policy sees none.
  */
 export async function compactionStep(
   session: Session,
   options: CompactionStepOptions,
   requestIndex: number,
+  times?: RequestTimes,
 ): Promise<CompactionStep> {
   const viewBefore = session.state.live;
   const { policy, profile, contextWindow, maxOutputTokens, summarizer } = options;
@@ -60,7 +63,7 @@ export async function compactionStep(
   let failed = false;
   let precompact: { precompact?: PrecompactUse } = {};
   if (policy !== "none") {
-    const batch = { ...shared, policy, ...definedFields({ maxOutputTokens }) };
+    const batch = { ...shared, policy, ...definedFields({ maxOutputTokens, times }) };
     const started = performance.now();
     const outcome: PrecompactOutcome =
       options.precompact === undefined

@@ -15,6 +15,7 @@ import {
   type UsageFigures,
   usageFigures,
 } from "@palimpsest/core";
+import type { RequestTimes } from "../compaction/batch-policy-input.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
 import { cacheRulesForProfile } from "./cache-rules-for-profile.ts";
@@ -110,6 +111,9 @@ export async function replaySession(
   let cache: CacheState = initialCacheState;
   let baseline: CacheState = initialCacheState;
   let pending: Message[] = [];
+  // The transcript's times: the latest message before a request (when it went out) and the previous request's reply.
+  let sentAt: number | undefined;
+  let previousAt: number | undefined;
   const append = async (messages: Message[], turnId?: string): Promise<void> => {
     if (messages.length === 0) return;
     const from = session.state.live.length;
@@ -127,14 +131,20 @@ export async function replaySession(
       continue;
     }
     const { message, usage } = item;
+    const at = item.occurredAt === undefined ? undefined : Date.parse(item.occurredAt);
     if (message.role !== "assistant") {
       pending.push(message);
+      sentAt = at ?? sentAt;
       continue;
     }
     await append(pending);
     pending = [];
     const requestIndex = result.estimates.length;
-    if (requestIndex > 0) await stepBefore(session, options, requestIndex - 1, result, fidelity);
+    const nowMs = sentAt ?? at;
+    const times = nowMs === undefined ? undefined : { nowMs, ...definedFields({ previousRequestMs: previousAt }) };
+    previousAt = at ?? nowMs;
+    sentAt = undefined;
+    if (requestIndex > 0) await stepBefore(session, options, requestIndex - 1, result, fidelity, times);
     const prompt = promptMessages(session.state.live);
     result.recalls.push(fidelity.request(session.state.live));
     const baselinePrompt = [...uncompacted];
@@ -170,9 +180,10 @@ async function stepBefore(
   requestIndex: number,
   result: SessionReplay,
   fidelity: FidelityTracker,
+  times: RequestTimes | undefined,
 ): Promise<void> {
   if (options.policy === "none" && options.micro === undefined) return;
-  const step = await compactionStep(session, options, requestIndex);
+  const step = await compactionStep(session, options, requestIndex, times);
   if (step.failed) result.summaryFailures += 1;
   if (step.sync !== undefined) result.syncCompactions.push(step.sync);
   if (step.committed === undefined) return;
