@@ -36,6 +36,8 @@ export interface CostCandidate {
   cycleTurns: number;
   /** Expected USD per turn after it: the base prompt read, the cycle's compactions and the span carried. */
   costPerTurn: number;
+  /** Tokens it takes off the prompt (what it removes less its summary). */
+  reclaims: number;
 }
 
 /** The decision before one request: compact or wait, with the figures it compared. */
@@ -47,6 +49,8 @@ export interface CostDecision {
   cold: boolean;
   /** Observed tokens added per turn. */
   growth: number;
+  /** A candidate must reclaim this many tokens to be considered (the anti-thrash floor), unless none does and one is due. */
+  floor: number;
   candidates: CostCandidate[];
   /** The cheapest candidate per turn (undefined when there is nothing to compact). */
   chosen?: CostCandidate;
@@ -62,7 +66,7 @@ export interface CostDecision {
  * Candidates are summary plans (planSummary) with different protected tails; each is costed by the profile's
  * cache rule and prices, the summarizer at its own. The cheapest per turn is chosen. Waiting costs the
  * chosen span's cache reads for one more turn; compacting costs the compaction spread over the cycle it
- * starts (optimalCycleTurns). At the summary threshold a compaction is due regardless, so no request
+ * starts (optimalCycleTurns), and it must repay its whole cost within half the turns the session has run. At the summary threshold a compaction is due regardless, so no request
  * goes out later than the baseline's would; a cold cache makes the rewrite a credit, so it compacts then.
  */
 export function decideCompaction(input: PolicyInput, options: CostOptimalOptions = {}): CostDecision {
@@ -85,27 +89,32 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
       (read * promptAfter(shape) + growth * summarizer.input) / 1_000_000 +
       cycleCostPerTurn(cycleCost, cycleTurns, growth, read);
     const now = cold ? compactionCost(shape, profile.cache, prices, summarizer, true) : warm;
-    return { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reuse };
+    const reclaims = shape.liveTokens - promptAfter(shape);
+    return { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims, reuse };
   });
-  const effective = candidates.filter((c) => c.shape.liveTokens - promptAfter(c.shape) >= floor);
+  const effective = candidates.filter((c) => c.reclaims >= floor);
   const pool = effective.length > 0 || !due ? effective : candidates;
   const best = pool.reduce<(typeof pool)[number] | undefined>(
     (a, c) => (a === undefined || c.costPerTurn < a.costPerTurn ? c : a),
     undefined,
   );
-  const base = { due, cold, growth, candidates: candidates.map(strip) };
+  const base = { due, cold, growth, floor, candidates: candidates.map(strip) };
   if (best === undefined) {
     const why = candidates.length === 0 ? "nothing to compact" : `no span would reclaim ${Math.round(floor)} tokens`;
     return { ...base, compact: false, waitCostPerTurn: 0, compactCostPerTurn: 0, reason: why };
   }
-  const excess = input.liveTokens - promptAfter(best.shape);
-  const waitCostPerTurn = (read * excess) / 1_000_000;
+  const waitCostPerTurn = (read * best.reclaims) / 1_000_000;
   // Compacting now starts a cycle: its cost now (beyond the span's summarizer input, paid by any policy
   // that summarizes these tokens) spread over the turns until the next one.
   const nowCost = best.now.rewrite + best.reuse;
   const compactCostPerTurn = cycleCostPerTurn(nowCost, best.cycleTurns, growth, read);
   const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, compacting $${usd(compactCostPerTurn)}/turn over ${best.cycleTurns} turns (tail ${best.tailBudget}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
-  const early = !due && read > 0 && growth > 0 && waitCostPerTurn >= compactCostPerTurn;
+  // An early compaction must also repay its whole cost (summarizer included) soon enough: within half the
+  // turns the session has run. Under a Lindy prior (a session that ran L turns runs t more with chance
+  // L / (L + t)) that is two chances in three of living long enough; a short session may end first.
+  const paybackTurns = waitCostPerTurn > 0 ? best.now.total / waitCostPerTurn : Number.POSITIVE_INFINITY;
+  const lasted = input.compactions > 0 ? Number.POSITIVE_INFINITY : turnsIn(input.view);
+  const early = !due && read > 0 && growth > 0 && waitCostPerTurn >= compactCostPerTurn && paybackTurns <= lasted / 2;
   const compact = due || early;
   const why = due
     ? `${reached(input.liveTokens, threshold, input.force)}; ${figures}`
@@ -149,6 +158,11 @@ function earlyBackoff(input: PolicyInput, antiThrash: AntiThrashConfig): string 
   return backoff.blocks === "nothing" ? undefined : backoff.reason;
 }
 
+/** Provider requests the view holds (one per assistant message). */
+function turnsIn(view: PolicyInput["view"]): number {
+  return view.reduce((n, e) => (e.message.role === "assistant" ? n + 1 : n), 0);
+}
+
 /** The idle gap since the previous request passed the cache's TTL (unknown times: never cold). */
 function isCold(input: PolicyInput): boolean {
   const { nowMs, previousRequestMs, profile } = input;
@@ -157,8 +171,8 @@ function isCold(input: PolicyInput): boolean {
 }
 
 function strip<T extends CostCandidate>(candidate: T): CostCandidate {
-  const { plan, tailBudget, shape, now, cycleTurns, costPerTurn } = candidate;
-  return { plan, tailBudget, shape, now, cycleTurns, costPerTurn };
+  const { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims } = candidate;
+  return { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims };
 }
 
 function usd(value: number): string {
