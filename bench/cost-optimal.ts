@@ -4,7 +4,7 @@
  * 64K windows under the anthropic and openai profiles (main sessions only; the transcripts' timestamps are
  * passed to the policy), and prints per run the cost, cache reads and writes, compression events,
  * overflow turns and mean recall, then cost-optimal against summary over the runs where summary compacts.
- * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--only <text in the label>]` (about four minutes).
+ * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--only <text in the label>] [--micro]` (about four minutes).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -14,7 +14,10 @@ import { generatedSession } from "../test/replay/generated-transcript.ts";
 import { markdownTable, progress } from "./stats.ts";
 
 const ROOT = join(import.meta.dirname, "../../shared/transcripts");
-const RUNS = ["none", "summary", "cost-optimal"] as const;
+/** `--micro`: micro passes beside the batch runs (micro+cost-optimal batches them by the same rule). */
+const RUNS = process.argv.includes("--micro")
+  ? (["summary", "cost-optimal", "micro+summary", "micro+cost-optimal"] as const)
+  : (["none", "summary", "cost-optimal"] as const);
 
 /** Every transcript file under the shared folder (no subagent folders, no notes). */
 function transcriptFiles(dir: string): string[] {

@@ -51,6 +51,29 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("cost-optimal replayed on a real transcript",
       expect(optimal.compactions[0]?.requestIndex).toBeLessThanOrEqual(summary.compactions[0]?.requestIndex ?? 0);
     }
   });
+
+  it("with micro passes, batches them by cost: the batches keep every invariant and never overflow", {
+    timeout: 240_000,
+  }, async () => {
+    const [source] = realSessions(FILE).filter((s) => s.parentExternalId === undefined);
+    if (source === undefined) throw new Error(`${FILE} has no main session`);
+    const problems: string[] = [];
+    const replay = await replaySession(runtime, source, {
+      policy: "cost-optimal",
+      micro: {},
+      profile: profileNamed("openai"),
+      contextWindow: 200_000,
+      onCompaction: async (session, c) => {
+        for (const p of await replayProblems(runtime, session)) problems.push(`request ${c.requestIndex}: ${p}`);
+      },
+    });
+    expect(problems).toEqual([]);
+    expect(replay.overflowTurns).toBe(0);
+    const batches = replay.compactions.filter((c) => c.kind === "micro");
+    expect(batches.length).toBeGreaterThan(0);
+    // A batch is one rewrite for many exchanges: it reclaims more than one exchange's worth.
+    expect(Math.max(...batches.map((c) => c.tokensBefore - c.tokensAfter))).toBeGreaterThan(1_000);
+  });
 });
 
 describe("cost-optimal in the CLI", () => {

@@ -82,3 +82,13 @@ export function optimalCycleTurns(cost: number, growth: number, read: number, ma
   const high = Math.min(cap, low + 1);
   return cycleCostPerTurn(cost, high, growth, read) < cycleCostPerTurn(cost, low, growth, read) ? high : low;
 }
+
+/** The idle gap between two requests passed the cache's TTL (unknown times, or no cache: never cold). */
+export function isCacheCold(
+  cache: PromptCacheRule,
+  nowMs: number | undefined,
+  previousRequestMs: number | undefined,
+): boolean {
+  if (nowMs === undefined || previousRequestMs === undefined || cache.kind === "none") return false;
+  return nowMs - previousRequestMs > cache.ttlSeconds * 1000;
+}

@@ -5,6 +5,7 @@ import {
   type CompactionShape,
   compactionCost,
   cycleCostPerTurn,
+  isCacheCold,
   optimalCycleTurns,
   promptAfter,
   readPrice,
@@ -66,8 +67,9 @@ export interface CostDecision {
  * Candidates are summary plans (planSummary) with different protected tails; each is costed by the profile's
  * cache rule and prices, the summarizer at its own. The cheapest per turn is chosen. Waiting costs the
  * chosen span's cache reads for one more turn; compacting costs the compaction spread over the cycle it
- * starts (optimalCycleTurns), and it must repay its whole cost within half the turns the session has run. At the summary threshold a compaction is due regardless, so no request
- * goes out later than the baseline's would; a cold cache makes the rewrite a credit, so it compacts then.
+ * starts (optimalCycleTurns), and it must repay its whole cost within half the turns the session has run.
+ * At the summary threshold a compaction is due regardless, so no request goes out later than the
+ * baseline's would; a cold cache makes the rewrite a credit, so it compacts then.
  */
 export function decideCompaction(input: PolicyInput, options: CostOptimalOptions = {}): CostDecision {
   const { profile } = input;
@@ -76,7 +78,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const summarizer = options.summarizerPrices ?? prices;
   const read = readPrice(profile.cache, prices);
   const growth = turnGrowth(input.view);
-  const cold = isCold(input);
+  const cold = isCacheCold(profile.cache, input.nowMs, input.previousRequestMs);
   const due = input.force || input.liveTokens >= threshold;
   const floor = (options.antiThrash ?? DEFAULT_ANTI_THRASH).ineffectiveRatio * threshold;
   const candidates = costCandidates(input, options.tailShares).map(({ plan, tailBudget, shape }) => {
@@ -105,10 +107,12 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   }
   const waitCostPerTurn = (read * best.reclaims) / 1_000_000;
   // Compacting now starts a cycle: its cost now (beyond the span's summarizer input, paid by any policy
-  // that summarizes these tokens) spread over the turns until the next one.
+  // that summarizes these tokens) spread over the best cycle for that cost (one turn when it is a credit).
   const nowCost = best.now.rewrite + best.reuse;
-  const compactCostPerTurn = cycleCostPerTurn(nowCost, best.cycleTurns, growth, read);
-  const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, compacting $${usd(compactCostPerTurn)}/turn over ${best.cycleTurns} turns (tail ${best.tailBudget}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
+  const maxTurns = growth > 0 ? (threshold - promptAfter(best.shape)) / growth : 1;
+  const nowTurns = optimalCycleTurns(nowCost, growth, read, maxTurns);
+  const compactCostPerTurn = cycleCostPerTurn(nowCost, nowTurns, growth, read);
+  const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, compacting $${usd(compactCostPerTurn)}/turn over ${nowTurns} turns (tail ${best.tailBudget}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
   // An early compaction must also repay its whole cost (summarizer included) soon enough: within half the
   // turns the session has run. Under a Lindy prior (a session that ran L turns runs t more with chance
   // L / (L + t)) that is two chances in three of living long enough; a short session may end first.
@@ -161,13 +165,6 @@ function earlyBackoff(input: PolicyInput, antiThrash: AntiThrashConfig): string 
 /** Provider requests the view holds (one per assistant message). */
 function turnsIn(view: PolicyInput["view"]): number {
   return view.reduce((n, e) => (e.message.role === "assistant" ? n + 1 : n), 0);
-}
-
-/** The idle gap since the previous request passed the cache's TTL (unknown times: never cold). */
-function isCold(input: PolicyInput): boolean {
-  const { nowMs, previousRequestMs, profile } = input;
-  if (nowMs === undefined || previousRequestMs === undefined || profile.cache.kind === "none") return false;
-  return nowMs - previousRequestMs > profile.cache.ttlSeconds * 1000;
 }
 
 function strip<T extends CostCandidate>(candidate: T): CostCandidate {

@@ -3,6 +3,7 @@ export * from "./compaction-cost.ts";
 export * from "./cost-candidates.ts";
 export * from "./cost-optimal-policy.ts";
 export * from "./derived-id.ts";
+export * from "./micro-cost-gate.ts";
 export * from "./policy-gate.ts";
 export * from "./policy-types.ts";
 export * from "./provider-profile.ts";
