@@ -9,8 +9,8 @@ import { defaultPolicyName, POLICIES, POLICY_NAMES, policyNamed, REPLAY_RUN_NAME
 import { describe, expect, it } from "vitest";
 
 describe("the compaction policy registry", () => {
-  it("lists summary then prune-first, and each definition makes a policy of its own name", () => {
-    expect(POLICY_NAMES).toEqual(["summary", "prune-first"]);
+  it("lists summary, prune-first and cost-optimal, and each definition makes a policy of its own name", () => {
+    expect(POLICY_NAMES).toEqual(["summary", "prune-first", "cost-optimal"]);
     for (const definition of POLICIES) {
       expect(definition.create({ countTokens: () => 1 }).name).toBe(definition.name);
       expect(policyNamed(definition.name)).toBe(definition);
@@ -37,14 +37,25 @@ describe("the compaction policy registry", () => {
   });
 
   it("derives the replay run names in the order they had when listed by hand", () => {
-    expect(REPLAY_RUN_NAMES).toEqual(["none", "summary", "prune-first", "micro", "micro+summary", "micro+prune-first"]);
+    expect(REPLAY_RUN_NAMES).toEqual([
+      "none",
+      "summary",
+      "prune-first",
+      "cost-optimal",
+      "micro",
+      "micro+summary",
+      "micro+prune-first",
+      "micro+cost-optimal",
+    ]);
     expect(REPLAY_RUN_NAMES.map((name) => replayRun(name))).toEqual([
       { name: "none", policy: "none", micro: false },
       { name: "summary", policy: "summary", micro: false },
       { name: "prune-first", policy: "prune-first", micro: false },
+      { name: "cost-optimal", policy: "cost-optimal", micro: false },
       { name: "micro", policy: "none", micro: true },
       { name: "micro+summary", policy: "summary", micro: true },
       { name: "micro+prune-first", policy: "prune-first", micro: true },
+      { name: "micro+cost-optimal", policy: "cost-optimal", micro: true },
     ]);
     expect(replayRun("micro+bogus")).toBeUndefined();
   });

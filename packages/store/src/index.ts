@@ -2,6 +2,7 @@ export * from "./audit/index.ts";
 export * from "./compaction/compact.ts";
 export * from "./compaction/compact-range.ts";
 export * from "./compaction/compaction-settings.ts";
+export * from "./compaction/micro-batch.ts";
 export * from "./compaction/micro-compact.ts";
 export type { CreatePolicyOptions, PolicyDefinition } from "./compaction/policies/policy-definition.ts";
 export {

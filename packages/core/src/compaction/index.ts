@@ -1,5 +1,9 @@
 export * from "./anti-thrash.ts";
+export * from "./compaction-cost.ts";
+export * from "./cost-candidates.ts";
+export * from "./cost-optimal-policy.ts";
 export * from "./derived-id.ts";
+export * from "./micro-cost-gate.ts";
 export * from "./policy-gate.ts";
 export * from "./policy-types.ts";
 export * from "./provider-profile.ts";
@@ -14,3 +18,4 @@ export * from "./supersede-for.ts";
 export * from "./threshold.ts";
 export * from "./tool-stub.ts";
 export * from "./trim.ts";
+export * from "./turn-growth.ts";

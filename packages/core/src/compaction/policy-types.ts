@@ -19,6 +19,10 @@ export interface PolicyInput {
   force: boolean;
   /** Recent compactions and summary failures, for the anti-thrash check (absent: never back off). */
   history?: CompactionHistory;
+  /** When the next request goes out (epoch ms); with `previousRequestMs`, tells an idle gap past the cache TTL. */
+  nowMs?: number;
+  /** When the previous request went out (epoch ms); absent: the cache is never taken for cold. */
+  previousRequestMs?: number;
 }
 
 /** A summary compaction still to be written: which messages, which role, what it continues. */

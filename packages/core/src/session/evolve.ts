@@ -16,6 +16,7 @@ export function evolve(state: SessionState, event: StoredEvent): SessionState {
     case "turn.completed":
       state.turns += 1;
       state.lastTurn = event.data;
+      state.lastTurnAt = Date.parse(event.occurredAt);
       break;
     case "messages.superseded":
       supersede(state, event.data, event.seq);

@@ -88,6 +88,8 @@ export interface SessionState {
   failures: number;
   micro: MicroFailures;
   lastTurn: TurnCompleted | undefined;
+  /** When the last turn completed (epoch ms, from its event): the previous request's time for the cost-optimal policy. */
+  lastTurnAt: number | undefined;
   turns: number;
   handedOffTo: string | undefined;
   /** When the session's content was erased (its session.erased event); it takes no more writes. */
@@ -112,6 +114,7 @@ export function initialState(sessionId: string): SessionState {
     failures: 0,
     micro: { failedExchanges: [], staleDefrags: [] },
     lastTurn: undefined,
+    lastTurnAt: undefined,
     turns: 0,
     handedOffTo: undefined,
     erasedAt: undefined,

@@ -37,6 +37,7 @@ export function decodeState(encoded: EncodedState, sessionId: string): SessionSt
       started: (raw.started as SessionState["started"]) ?? undefined,
       lastCompaction: (raw.lastCompaction as SessionState["lastCompaction"]) ?? undefined,
       lastTurn: (raw.lastTurn as SessionState["lastTurn"]) ?? undefined,
+      lastTurnAt: (raw.lastTurnAt as number | undefined) ?? undefined,
       handedOffTo: (raw.handedOffTo as string | undefined) ?? undefined,
       erasedAt: (raw.erasedAt as string | undefined) ?? undefined,
       pendingCalls: new Map(raw.pendingCalls as [string, string][]),

@@ -1,17 +1,26 @@
-import { BATCH_MODES, batchCompactions, type PolicyInput, type SessionState } from "@palimpsest/core";
+import { BATCH_MODES, batchCompactions, definedFields, type PolicyInput, type SessionState } from "@palimpsest/core";
 import type { ResolvedCompaction } from "./compaction-settings.ts";
 import { summarizerConfigKey } from "./summarize-entries.ts";
+
+/** When the next request goes out and when the previous one did (epoch ms); a replay passes the transcript's. */
+export interface RequestTimes {
+  nowMs: number;
+  previousRequestMs?: number;
+}
 
 /**
  * The batch policy's input for a session: the view, the window, and the recent batch compactions and
  * failures (precompact counts as a batch compaction), so compact() and the background planner agree on the span.
+ * Times default to the wall clock and the session's last completed turn.
  */
 export function batchPolicyInput(
   state: Readonly<SessionState>,
   settings: ResolvedCompaction,
   force: boolean,
+  times: RequestTimes = { nowMs: Date.now(), ...definedFields({ previousRequestMs: state.lastTurnAt }) },
 ): PolicyInput {
   return {
+    ...times,
     view: state.live,
     viewVersion: state.viewVersion,
     liveTokens: state.liveTokens,

@@ -1,5 +1,5 @@
 import type { Session } from "../runtime/session.ts";
-import { batchPolicyInput } from "./batch-policy-input.ts";
+import { batchPolicyInput, type RequestTimes } from "./batch-policy-input.ts";
 import { type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
 import { type CompactOutcome, executePlan } from "./execute-plan.ts";
 
@@ -8,6 +8,8 @@ export interface CompactOptions extends CompactionSettings {
   /** Run even below the threshold or while backing off. */
   force?: boolean;
   trigger?: "manual" | "auto";
+  /** The request's time and the previous one's (default: now and the last completed turn). */
+  times?: RequestTimes;
 }
 
 export type { CompactOutcome } from "./execute-plan.ts";
@@ -23,7 +25,7 @@ export async function compact(session: Session, options: CompactOptions = {}): P
   const counter = await session.tokenCounter();
   const settings = resolveCompaction(options, session.state, (m) => counter.countMessage(m));
   const state = session.state;
-  const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true));
+  const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true, options.times));
   if (plan.kind === "none") return { status: "skipped", reason: plan.reason };
   return executePlan(session, plan, { settings, counter, trigger: options.trigger ?? "manual", started });
 }

@@ -1,8 +1,10 @@
 import {
   ANTHROPIC_PROFILE,
   type AntiThrashConfig,
+  type CachePrices,
   type CompactionPolicy,
   type CountTokens,
+  definedFields,
   type MicroSettings,
   OfflineSummarizer,
   PROVIDER_PROFILES,
@@ -29,6 +31,8 @@ export interface CompactionSettings {
    * 64K-output default on a 64K window would otherwise leave no room and a threshold of 0).
    */
   maxOutputTokens?: number;
+  /** What the summarizer's model costs, for the cost-optimal policy (default: the profile's prices). */
+  summarizerPrices?: CachePrices;
   /** Default: the deterministic offline summarizer (no network, no key). */
   summarizer?: Summarizer;
   /** How long a summary may take before it counts as a timeout (default 120 s). */
@@ -82,11 +86,11 @@ export function resolveCompaction(
   countTokens: CountTokens,
 ): ResolvedCompaction {
   const profile = resolveProfile(settings, state.started);
-  const antiThrash = settings.antiThrash === undefined ? {} : { antiThrash: settings.antiThrash };
+  const weighed = definedFields({ antiThrash: settings.antiThrash, summarizerPrices: settings.summarizerPrices });
   const policy = policyNamed(settings.policy ?? defaultPolicyName(profile));
   const contextWindow = settings.contextWindow ?? state.started?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   return {
-    policy: policy.create({ ...antiThrash, countTokens }),
+    policy: policy.create({ ...weighed, countTokens }),
     profile,
     contextWindow,
     maxOutputTokens:

@@ -24,6 +24,7 @@ import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
 import { type CompactionSettings, resolveProfile } from "../compaction/compaction-settings.ts";
+import { microBatch } from "../compaction/micro-batch.ts";
 import { type MicroCompactOptions, microCompact } from "../compaction/micro-compact.ts";
 import type { HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
 import type { Clock } from "../handoff/handoff-time.ts";
@@ -281,7 +282,7 @@ export class Palimpsest {
 
   /**
    * After a completed turn: the batch policy when the view is over its threshold, else one micro pass
-   * (when micro-compaction is on). Each pass writes a telemetry line (a batch check that found nothing
+   * (when micro-compaction is on; under cost-optimal, a batch of passes when microBatch says it pays). Each pass writes a telemetry line (a batch check that found nothing
    * to do is not a pass and writes none); losing a race to another
    * compactor is not an error (the next turn checks again).
    */
@@ -300,8 +301,12 @@ export class Palimpsest {
         this.precompaction?.onTurnCompleted(session);
       }
       if (settings.micro !== undefined && settings.micro.enabled !== false) {
-        const outcome = await microCompact(session, microOptions(settings));
-        telemetry?.recordMicro(session, outcome, threshold);
+        // Under cost-optimal, micro passes run in batches, when the same cost rule says one pays.
+        const outcomes =
+          settings.policy === "cost-optimal"
+            ? (await microBatch(session, microOptions(settings))).passes.map((p) => p.outcome)
+            : [await microCompact(session, microOptions(settings))];
+        for (const outcome of outcomes) telemetry?.recordMicro(session, outcome, threshold);
       }
     } catch (error) {
       // The turn is committed whatever happens here: a failed check must not make completeTurn reject.

@@ -63,7 +63,7 @@ export async function compactWithCandidate(
   const counter = await session.tokenCounter();
   const state = session.state;
   const settings = resolveCompaction(options, state, (m) => counter.countMessage(m));
-  const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true));
+  const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true, options.times));
   if (plan.kind !== "summary") return compact(session, options);
   // The view and version the plan was made from: the session's state may move during the awaits below.
   const viewVersion = state.viewVersion;

@@ -1,12 +1,14 @@
 import type { MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
 import { definedFields } from "@palimpsest/core";
+import type { RequestTimes } from "../compaction/batch-policy-input.ts";
 import { compact } from "../compaction/compact.ts";
+import { microBatch } from "../compaction/micro-batch.ts";
 import { microCompact } from "../compaction/micro-compact.ts";
 import type { PrecompactOutcome, PrecompactUse } from "../precompact/compact-with-candidate.ts";
 import type { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { Session } from "../runtime/session.ts";
 import { observeCompaction } from "./observe-compaction.ts";
-import { observeMicro, type ReplayCompaction } from "./observe-micro.ts";
+import { observeMicro, observeMicroBatch, type ReplayCompaction } from "./observe-micro.ts";
 import type { ReplayPolicy } from "./replay-policy.ts";
 
 /** What one step between two requests runs with: the batch policy, micro settings (undefined: off), and the rest. */
@@ -42,12 +44,15 @@ export interface CompactionStep {
 
 /**
  * One step after a request's assistant message and its tool results, as the runtime's after-turn hook
- * does it: the batch policy (when not `none`) if it is over its threshold, otherwise one micro pass (when on).
+ * does it: the batch policy (when not `none`) if it is over its threshold, otherwise one micro pass (when on;
+ * under `cost-optimal`, a batch of passes when microBatch's cost gate says it pays).
+ * `times` are the transcript's (the next request's and the previous one's); without them the policy sees none.
  */
 export async function compactionStep(
   session: Session,
   options: CompactionStepOptions,
   requestIndex: number,
+  times?: RequestTimes,
 ): Promise<CompactionStep> {
   const viewBefore = session.state.live;
   const { policy, profile, contextWindow, maxOutputTokens, summarizer } = options;
@@ -60,7 +65,7 @@ export async function compactionStep(
   let failed = false;
   let precompact: { precompact?: PrecompactUse } = {};
   if (policy !== "none") {
-    const batch = { ...shared, policy, ...definedFields({ maxOutputTokens }) };
+    const batch = { ...shared, policy, ...definedFields({ maxOutputTokens, times }) };
     const started = performance.now();
     const outcome: PrecompactOutcome =
       options.precompact === undefined
@@ -77,6 +82,13 @@ export async function compactionStep(
     failed = outcome.status === "failed";
   }
   if (options.micro === undefined) return { failed, ...precompact };
+  if (policy === "cost-optimal") {
+    // Under the cost-optimal backstop, micro passes are batched by the same rule (microBatch).
+    const batch = await microBatch(session, { ...options.micro, ...shared, ...definedFields({ times }) });
+    const committed = observeMicroBatch(batch.passes, requestIndex);
+    failed ||= batch.passes.some((p) => p.outcome.outcome === "failed");
+    return { ...definedFields({ committed }), failed, ...precompact };
+  }
   const outcome = await microCompact(session, { ...options.micro, ...shared });
   const committed = observeMicro(outcome, viewBefore, requestIndex);
   failed ||= outcome.outcome === "failed";

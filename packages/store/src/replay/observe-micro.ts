@@ -32,3 +32,27 @@ export function observeMicro(
     requestIndex,
   };
 }
+
+/**
+ * A batch of micro passes before one request (microBatch) as one compaction: tokens before the first pass
+ * and after the last, the passes' summarizer tokens summed, the earliest index any pass changed; undefined
+ * when none committed.
+ */
+export function observeMicroBatch(
+  passes: readonly { outcome: MicroOutcome; viewBefore: readonly LiveEntry[] }[],
+  requestIndex: number,
+): ReplayCompaction | undefined {
+  const observed = passes.flatMap((p) => observeMicro(p.outcome, p.viewBefore, requestIndex) ?? []);
+  const [first] = observed;
+  const last = observed.at(-1);
+  if (first === undefined || last === undefined) return undefined;
+  return {
+    kind: "micro",
+    tokensBefore: first.tokensBefore,
+    tokensAfter: last.tokensAfter,
+    auxInputTokens: observed.reduce((n, c) => n + c.auxInputTokens, 0),
+    auxOutputTokens: observed.reduce((n, c) => n + c.auxOutputTokens, 0),
+    earliestChangedIndex: Math.min(...observed.map((c) => c.earliestChangedIndex)),
+    requestIndex,
+  };
+}

@@ -12,6 +12,7 @@ import {
   type UsageFigures,
   usageFigures,
 } from "@palimpsest/core";
+import type { RequestTimes } from "../compaction/batch-policy-input.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import type { Session } from "../runtime/session.ts";
 import { type CompactionStepOptions, compactionStep, type SyncCompaction } from "./compaction-step.ts";
@@ -148,7 +149,11 @@ export async function replaySession(
     await append(pending);
     pending = [];
     const requestIndex = result.estimates.length;
-    if (requestIndex > 0) await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity);
+    // The transcript's request times, as the cache model reads them: this request's and the one before.
+    const nowMs = reading.requests[requestIndex]?.atMs;
+    const previousRequestMs = reading.requests[requestIndex - 1]?.atMs;
+    const times = nowMs === undefined ? undefined : { nowMs, ...definedFields({ previousRequestMs }) };
+    if (requestIndex > 0) await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity, times);
     const prompt = promptMessages(session.state.live);
     result.recalls.push(fidelity.request(session.state.live));
     const baselinePrompt = [...sourcePrompt];
@@ -156,7 +161,7 @@ export async function replaySession(
     // The provider's output count where the usage has one (it includes reasoning we do not count), else ours scaled.
     const ours = session.state.live.at(-1)?.tokens ?? 0;
     const outputTokens = usage?.completionTokens ?? Math.round(ours * scale);
-    const atMs = reading.requests[requestIndex]?.atMs;
+    const atMs = nowMs;
     const estimate = cache.step(prompt, model, atMs, outputTokens);
     result.estimates.push(estimate);
     if (estimate.promptTokens > contextWindow) result.overflowTurns += 1;
@@ -188,9 +193,10 @@ async function stepBefore(
   requestIndex: number,
   result: SessionReplay,
   fidelity: FidelityTracker,
+  times: RequestTimes | undefined,
 ): Promise<void> {
   if (options.policy === "none" && options.micro === undefined) return;
-  const step = await compactionStep(session, options, requestIndex);
+  const step = await compactionStep(session, options, requestIndex, times);
   if (step.failed) result.summaryFailures += 1;
   if (step.sync !== undefined) result.syncCompactions.push(step.sync);
   if (step.committed === undefined) return;

@@ -1,4 +1,5 @@
 import { type ProviderProfile, ValidationError } from "@palimpsest/core";
+import { costOptimalDefinition } from "./cost-optimal.ts";
 import type { PolicyDefinition } from "./policy-definition.ts";
 import { pruneFirstDefinition } from "./prune-first.ts";
 import { summaryDefinition } from "./summary.ts";
@@ -7,7 +8,11 @@ import { summaryDefinition } from "./summary.ts";
  * Every batch compaction policy, in the order the CLI and replays list them. A policy whose plans are of
  * the existing kinds (summary, prune, none) is one file here and one line in this list.
  */
-export const POLICIES = [summaryDefinition, pruneFirstDefinition] as const satisfies readonly PolicyDefinition[];
+export const POLICIES = [
+  summaryDefinition,
+  pruneFirstDefinition,
+  costOptimalDefinition,
+] as const satisfies readonly PolicyDefinition[];
 
 /** The batch compaction policies a session can run. */
 export type PolicyName = (typeof POLICIES)[number]["name"];

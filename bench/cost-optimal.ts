@@ -1,0 +1,104 @@
+/**
+ * The evidence for the cost-optimal policy (issue 16, BENCHMARKS.md §20): replays every real transcript in
+ * ../shared/transcripts and two long generated sessions under none, summary and cost-optimal, at 200K and
+ * 64K windows under the anthropic and openai profiles (main sessions only; the transcripts' timestamps are
+ * passed to the policy), and prints per run the cost, cache reads and writes, compression events,
+ * overflow turns and mean recall, then cost-optimal against summary over the runs where summary compacts.
+ * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--only <text in the label>] [--micro]` (about four minutes).
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { type ImportedSession, parseTranscript } from "@palimpsest/core";
+import { type PolicyReplay, replayTranscript } from "@palimpsest/store";
+import { generatedSession } from "../test/replay/generated-transcript.ts";
+import { markdownTable, progress } from "./stats.ts";
+
+const ROOT = join(import.meta.dirname, "../../shared/transcripts");
+/** `--micro`: micro passes beside the batch runs (micro+cost-optimal batches them by the same rule). */
+const RUNS = process.argv.includes("--micro")
+  ? (["summary", "cost-optimal", "micro+summary", "micro+cost-optimal"] as const)
+  : (["none", "summary", "cost-optimal"] as const);
+
+/** Every transcript file under the shared folder (no subagent folders, no notes). */
+function transcriptFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === "subagents" ? [] : transcriptFiles(path);
+    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
+  });
+}
+
+function sources(): { label: string; sessions: ImportedSession[] }[] {
+  const real = transcriptFiles(ROOT).map((path) => ({
+    label: basename(path).slice(0, 24),
+    sessions: parseTranscript(readFileSync(path, "utf8"), { fileName: basename(path) }).filter(
+      (s) => s.parentExternalId === undefined,
+    ),
+  }));
+  const generated = [
+    { label: "generated 400 steps", sessions: [generatedSession({ steps: 400, shellTokens: 900, readTokens: 600 })] },
+    { label: "generated 800 steps", sessions: [generatedSession({ steps: 800, shellTokens: 400, readTokens: 300 })] },
+  ];
+  return [...real, ...generated];
+}
+
+const rows: (string | number)[][] = [];
+let summaryTotal = 0;
+let optimalTotal = 0;
+let compacting = 0;
+let cheaper = 0;
+let fidelityOk = 0;
+let overflow = 0;
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+for (const { label, sessions } of sources().filter((s) => only === undefined || s.label.includes(only))) {
+  for (const profile of ["anthropic", "openai"]) {
+    for (const contextWindow of [200_000, 64_000]) {
+      progress(`${label} ${profile} ${contextWindow}`);
+      const { policies } = await replayTranscript(sessions, { policies: RUNS, profile, contextWindow });
+      const by = (name: string): PolicyReplay => policies.find((p) => p.policy === name) as PolicyReplay;
+      for (const p of policies) {
+        rows.push([
+          label,
+          profile,
+          `${contextWindow / 1000}K`,
+          p.policy,
+          p.estimatedCost.toFixed(3),
+          p.cachedTokens,
+          p.cacheWriteTokens,
+          p.compressionEvents,
+          p.overflowTurns,
+          p.fidelity.meanRecall === null ? "-" : (p.fidelity.meanRecall * 100).toFixed(1),
+        ]);
+      }
+      const summary = by("summary");
+      const optimal = by("cost-optimal");
+      overflow += optimal.overflowTurns;
+      if (summary.compressionEvents === 0) continue;
+      compacting += 1;
+      summaryTotal += summary.estimatedCost;
+      optimalTotal += optimal.estimatedCost;
+      if (optimal.estimatedCost <= 0.75 * summary.estimatedCost) cheaper += 1;
+      if ((optimal.fidelity.meanRecall ?? 0) >= (summary.fidelity.meanRecall ?? 0)) fidelityOk += 1;
+    }
+  }
+}
+console.log(
+  markdownTable(
+    [
+      "transcript",
+      "profile",
+      "window",
+      "policy",
+      "cost USD",
+      "cache reads",
+      "cache writes",
+      "events",
+      "overflow",
+      "mean recall %",
+    ],
+    rows,
+  ),
+);
+console.log(
+  `\nruns where summary compacts: ${compacting}; cost-optimal $${optimalTotal.toFixed(2)} against summary $${summaryTotal.toFixed(2)} (${((1 - optimalTotal / summaryTotal) * 100).toFixed(1)}% cheaper); ≥25% cheaper in ${cheaper}/${compacting}; mean recall ≥ summary's in ${fidelityOk}/${compacting}; cost-optimal overflow turns: ${overflow}`,
+);

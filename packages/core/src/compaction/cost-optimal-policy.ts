@@ -1,0 +1,177 @@
+import type { CachePrices } from "../cache-model/cache-rules.ts";
+import { type AntiThrashConfig, assessBackoff, DEFAULT_ANTI_THRASH } from "./anti-thrash.ts";
+import {
+  type CompactionCost,
+  type CompactionShape,
+  compactionCost,
+  cycleCostPerTurn,
+  isCacheCold,
+  optimalCycleTurns,
+  promptAfter,
+  readPrice,
+} from "./compaction-cost.ts";
+import { costCandidates } from "./cost-candidates.ts";
+import { gateCompaction } from "./policy-gate.ts";
+import type { CompactionPolicy, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
+import { type PolicyOptions, reached } from "./summary-policy.ts";
+import { compactionThreshold } from "./threshold.ts";
+import { turnGrowth } from "./turn-growth.ts";
+
+/** Options of the cost-optimal policy: the summarizer's prices and the tails it tries. */
+export interface CostOptimalOptions extends PolicyOptions {
+  /** What the summarizer's model costs (default: the profile's prices, the agent's model). */
+  summarizerPrices?: CachePrices;
+  /** Shares of the profile's tail budget to plan spans with (default 1 and 0.5). */
+  tailShares?: readonly number[];
+}
+
+/** One span the policy considered: its plan, its shape, and what compacting it costs now and per turn after. */
+export interface CostCandidate {
+  plan: SummaryPlan;
+  /** The protected tail's token budget it was planned with. */
+  tailBudget: number;
+  shape: CompactionShape;
+  /** Compacting it before the next request (cold or warm as the cache is). */
+  now: CompactionCost;
+  /** The cycle length it would repeat at (turns between compactions), within the threshold. */
+  cycleTurns: number;
+  /** Expected USD per turn after it: the base prompt read, the cycle's compactions and the span carried. */
+  costPerTurn: number;
+  /** Tokens it takes off the prompt (what it removes less its summary). */
+  reclaims: number;
+}
+
+/** The decision before one request: compact or wait, with the figures it compared. */
+export interface CostDecision {
+  compact: boolean;
+  /** The view reached the summary baseline's threshold: a compaction is due whatever it costs. */
+  due: boolean;
+  /** The cache is cold: the idle gap since the previous request passed the profile's TTL. */
+  cold: boolean;
+  /** Observed tokens added per turn. */
+  growth: number;
+  /** A candidate must reclaim this many tokens to be considered (the anti-thrash floor), unless none does and one is due. */
+  floor: number;
+  candidates: CostCandidate[];
+  /** The cheapest candidate per turn (undefined when there is nothing to compact). */
+  chosen?: CostCandidate;
+  /** USD per turn of carrying the chosen span uncompacted (its tokens read once more). */
+  waitCostPerTurn: number;
+  /** USD per turn that compacting now amounts to (its cost spread over the cycle it starts). */
+  compactCostPerTurn: number;
+  reason: string;
+}
+
+/**
+ * Decides, before a request, whether compacting now is cheaper than waiting, and which span to compact.
+ * Candidates are summary plans (planSummary) with different protected tails; each is costed by the profile's
+ * cache rule and prices, the summarizer at its own. The cheapest per turn is chosen. Waiting costs the
+ * chosen span's cache reads for one more turn; compacting costs the compaction spread over the cycle it
+ * starts (optimalCycleTurns), and it must repay its whole cost within half the turns the session has run.
+ * At the summary threshold a compaction is due regardless, so no request goes out later than the
+ * baseline's would; a cold cache makes the rewrite a credit, so it compacts then.
+ */
+export function decideCompaction(input: PolicyInput, options: CostOptimalOptions = {}): CostDecision {
+  const { profile } = input;
+  const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, profile.threshold);
+  const prices = profile.prices;
+  const summarizer = options.summarizerPrices ?? prices;
+  const read = readPrice(profile.cache, prices);
+  const growth = turnGrowth(input.view);
+  const cold = isCacheCold(profile.cache, input.nowMs, input.previousRequestMs);
+  const due = input.force || input.liveTokens >= threshold;
+  const floor = (options.antiThrash ?? DEFAULT_ANTI_THRASH).ineffectiveRatio * threshold;
+  const candidates = costCandidates(input, options.tailShares).map(({ plan, tailBudget, shape }) => {
+    const reuse = (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
+    const warm = compactionCost(shape, profile.cache, prices, summarizer, false);
+    const cycleCost = warm.rewrite + reuse;
+    const maxTurns = growth > 0 ? (threshold - promptAfter(shape)) / growth : 1;
+    const cycleTurns = optimalCycleTurns(cycleCost, growth, read, maxTurns);
+    const costPerTurn =
+      (read * promptAfter(shape) + growth * summarizer.input) / 1_000_000 +
+      cycleCostPerTurn(cycleCost, cycleTurns, growth, read);
+    const now = cold ? compactionCost(shape, profile.cache, prices, summarizer, true) : warm;
+    const reclaims = shape.liveTokens - promptAfter(shape);
+    return { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims, reuse };
+  });
+  const effective = candidates.filter((c) => c.reclaims >= floor);
+  const pool = effective.length > 0 || !due ? effective : candidates;
+  const best = pool.reduce<(typeof pool)[number] | undefined>(
+    (a, c) => (a === undefined || c.costPerTurn < a.costPerTurn ? c : a),
+    undefined,
+  );
+  const base = { due, cold, growth, floor, candidates: candidates.map(strip) };
+  if (best === undefined) {
+    const why = candidates.length === 0 ? "nothing to compact" : `no span would reclaim ${Math.round(floor)} tokens`;
+    return { ...base, compact: false, waitCostPerTurn: 0, compactCostPerTurn: 0, reason: why };
+  }
+  const waitCostPerTurn = (read * best.reclaims) / 1_000_000;
+  // Compacting now starts a cycle: its cost now (beyond the span's summarizer input, paid by any policy
+  // that summarizes these tokens) spread over the best cycle for that cost (one turn when it is a credit).
+  const nowCost = best.now.rewrite + best.reuse;
+  const maxTurns = growth > 0 ? (threshold - promptAfter(best.shape)) / growth : 1;
+  const nowTurns = optimalCycleTurns(nowCost, growth, read, maxTurns);
+  const compactCostPerTurn = cycleCostPerTurn(nowCost, nowTurns, growth, read);
+  const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, compacting $${usd(compactCostPerTurn)}/turn over ${nowTurns} turns (tail ${best.tailBudget}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
+  // An early compaction must also repay its whole cost (summarizer included) soon enough: within half the
+  // turns the session has run. Under a Lindy prior (a session that ran L turns runs t more with chance
+  // L / (L + t)) that is two chances in three of living long enough; a short session may end first.
+  const paybackTurns = waitCostPerTurn > 0 ? best.now.total / waitCostPerTurn : Number.POSITIVE_INFINITY;
+  const lasted = input.compactions > 0 ? Number.POSITIVE_INFINITY : turnsIn(input.view);
+  const early = !due && read > 0 && growth > 0 && waitCostPerTurn >= compactCostPerTurn && paybackTurns <= lasted / 2;
+  const compact = due || early;
+  const why = due
+    ? `${reached(input.liveTokens, threshold, input.force)}; ${figures}`
+    : early
+      ? `${input.liveTokens} live tokens, under the threshold of ${threshold}, but ${figures}`
+      : `${input.liveTokens} live tokens, under the threshold of ${threshold}: ${figures}`;
+  return { ...base, compact, chosen: strip(best), waitCostPerTurn, compactCostPerTurn, reason: why };
+}
+
+/**
+ * Cost-optimal: compacts when compacting now is cheaper than waiting (decideCompaction), choosing the span
+ * that minimises expected cost per turn; never later than the summary baseline. Honours the anti-thrash
+ * check as the others do.
+ */
+export function costOptimalPolicy(options: CostOptimalOptions = {}): CompactionPolicy {
+  const antiThrash = options.antiThrash ?? DEFAULT_ANTI_THRASH;
+  return {
+    name: "cost-optimal",
+    plan(input): SummaryPlan | NoPlan {
+      const decision = decideCompaction(input, options);
+      if (!decision.compact || decision.chosen === undefined) return { kind: "none", reason: decision.reason };
+      const blocked = decision.due ? dueBackoff(input, antiThrash) : earlyBackoff(input, antiThrash);
+      if (blocked !== undefined) return { kind: "none", reason: `backing off: ${blocked}` };
+      return { ...decision.chosen.plan, reason: `${decision.reason}: ${decision.chosen.plan.reason}` };
+    },
+  };
+}
+
+/** At the threshold the baseline's gate applies (summaries blocked count, as it only summarizes). */
+function dueBackoff(input: PolicyInput, antiThrash: AntiThrashConfig): string | undefined {
+  const gate = gateCompaction(input, antiThrash);
+  if ("kind" in gate) return gate.reason;
+  return gate.backoff.blocks === "nothing" ? undefined : gate.backoff.reason;
+}
+
+/** Under the threshold the gate would say no, so the anti-thrash check is asked directly. */
+function earlyBackoff(input: PolicyInput, antiThrash: AntiThrashConfig): string | undefined {
+  if (input.history === undefined) return undefined;
+  const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);
+  const backoff = assessBackoff({ ...input.history, liveTokens: input.liveTokens, threshold }, antiThrash);
+  return backoff.blocks === "nothing" ? undefined : backoff.reason;
+}
+
+/** Provider requests the view holds (one per assistant message). */
+function turnsIn(view: PolicyInput["view"]): number {
+  return view.reduce((n, e) => (e.message.role === "assistant" ? n + 1 : n), 0);
+}
+
+function strip<T extends CostCandidate>(candidate: T): CostCandidate {
+  const { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims } = candidate;
+  return { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims };
+}
+
+function usd(value: number): string {
+  return value.toFixed(5);
+}

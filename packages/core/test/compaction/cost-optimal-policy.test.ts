@@ -1,0 +1,250 @@
+import {
+  ANTHROPIC_PROFILE,
+  checkToolPairs,
+  compactionCost,
+  costOptimalPolicy,
+  cycleCostPerTurn,
+  decideCompaction,
+  type LiveEntry,
+  LOCAL_PROFILE,
+  lastTurnIndices,
+  OPENAI_PROFILE,
+  optimalCycleTurns,
+  type PolicyInput,
+  type SessionState,
+  type SummaryPlan,
+  summaryPolicy,
+  summaryReplacementFor,
+  turnGrowth,
+} from "@palimpsest/core";
+import {
+  execute,
+  generatedSessionArb,
+  runSteps,
+  sessionStartedArb,
+  sessionStepArb,
+  supersedeData,
+} from "@palimpsest/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { callTools, countTokens, live, output, policyInput, system } from "./view-builders.ts";
+
+/** A session of `turns` turns: a user request, a tool call and its result, each turn `perTurn` tokens. */
+function sessionView(turns: number, perTurn: number): LiveEntry[] {
+  const view = [live(system("sys"), 500)];
+  for (let t = 0; t < turns; t++) {
+    view.push(live({ id: `u${t}`, role: "user", content: [{ type: "text", text: `do step ${t}` }] }, perTurn * 0.1));
+    view.push(live(callTools(`a${t}`, [[`c${t}`, "shell"]]), perTurn * 0.1));
+    view.push(live(output(`r${t}`, `c${t}`, `result ${t}`), perTurn * 0.8));
+  }
+  return view;
+}
+
+const MINUTE = 60_000;
+const anthropic = (view: LiveEntry[], overrides: Partial<PolicyInput> = {}): PolicyInput =>
+  policyInput(view, { profile: ANTHROPIC_PROFILE, ...overrides });
+
+describe("the cost of a compaction", () => {
+  const shape = {
+    liveTokens: 50_000,
+    headTokens: 1_000,
+    removedTokens: 30_000,
+    inputTokens: 30_000,
+    summaryTokens: 2_000,
+  };
+
+  it("given a warm cache, then it pays the summarizer and the premium of writing over reading what follows the change", () => {
+    const cost = compactionCost(
+      shape,
+      ANTHROPIC_PROFILE.cache,
+      ANTHROPIC_PROFILE.prices,
+      ANTHROPIC_PROFILE.prices,
+      false,
+    );
+    expect(cost.summarizer).toBeCloseTo((30_000 * 3 + 2_000 * 15) / 1e6, 9);
+    expect(cost.rewrite).toBeCloseTo(((22_000 - 1_000) * (3.75 - 0.3)) / 1e6, 9);
+  });
+
+  it("given a cold cache, then the rewrite is a credit: the prompt written anyway is smaller", () => {
+    const cost = compactionCost(
+      shape,
+      ANTHROPIC_PROFILE.cache,
+      ANTHROPIC_PROFILE.prices,
+      ANTHROPIC_PROFILE.prices,
+      true,
+    );
+    expect(cost.rewrite).toBeCloseTo((-28_000 * 3.75) / 1e6, 9);
+  });
+
+  it("given a cheaper summarizer model, then only the summarizer's share falls", () => {
+    const cheap = { input: 0.8, cachedRead: 0.08, cacheWrite: 1, output: 4 };
+    const full = compactionCost(shape, OPENAI_PROFILE.cache, OPENAI_PROFILE.prices, OPENAI_PROFILE.prices, false);
+    const less = compactionCost(shape, OPENAI_PROFILE.cache, OPENAI_PROFILE.prices, cheap, false);
+    expect(less.summarizer).toBeLessThan(full.summarizer);
+    expect(less.rewrite).toBe(full.rewrite);
+  });
+
+  it("given any cost, growth and price, then the optimal cycle is no costlier per turn than any other within the cap", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        fc.integer({ min: 1, max: 300 }),
+        (cost, growth, read, cap) => {
+          const best = optimalCycleTurns(cost, growth, read, cap);
+          expect(best).toBeGreaterThanOrEqual(1);
+          expect(best).toBeLessThanOrEqual(cap);
+          const rate = cycleCostPerTurn(cost, best, growth, read);
+          for (let n = 1; n <= cap; n++)
+            expect(rate).toBeLessThanOrEqual(cycleCostPerTurn(cost, n, growth, read) + 1e-12);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("the cost-optimal decision", () => {
+  it("measures growth per turn since the last summary, without the system prompt", () => {
+    expect(turnGrowth(sessionView(10, 2_000))).toBeCloseTo(2_000, 6);
+    expect(turnGrowth([live(system("s"), 900)])).toBe(0);
+  });
+
+  it("given a warm cache and a span whose reads cost less than compacting it, then it waits", () => {
+    const view = sessionView(12, 2_000);
+    const times = { nowMs: 10 * MINUTE, previousRequestMs: 9 * MINUTE };
+    const decision = decideCompaction(anthropic(view, times));
+    expect(decision.cold).toBe(false);
+    expect(decision.due).toBe(false);
+    expect(decision.compact).toBe(false);
+    expect(decision.waitCostPerTurn).toBeLessThan(decision.compactCostPerTurn);
+    expect(costOptimalPolicy().plan(anthropic(view, times)).kind).toBe("none");
+  });
+
+  it("given the same view after an idle gap past the TTL, then it compacts: the rewrite is free", () => {
+    const view = sessionView(12, 2_000);
+    const times = { nowMs: 20 * MINUTE, previousRequestMs: 9 * MINUTE };
+    const decision = decideCompaction(anthropic(view, times));
+    expect(decision.cold).toBe(true);
+    expect(decision.compact).toBe(true);
+    expect(decision.chosen?.now.rewrite).toBeLessThan(0);
+    const plan = costOptimalPolicy().plan(anthropic(view, times));
+    expect(plan.kind).toBe("summary");
+    expect(plan.reason).toContain("cache cold");
+  });
+
+  it("given no times, or a profile without a cache, then the cache is never taken for cold", () => {
+    const view = sessionView(12, 2_000);
+    expect(decideCompaction(anthropic(view)).cold).toBe(false);
+    expect(decideCompaction(anthropic(view, { nowMs: 20 * MINUTE })).cold).toBe(false);
+    const local = policyInput(view, { profile: LOCAL_PROFILE, nowMs: 20 * MINUTE, previousRequestMs: 0 });
+    expect(decideCompaction(local).cold).toBe(false);
+  });
+
+  it("given a long warm session well under the threshold, then it compacts before the baseline once carrying the span costs more", () => {
+    const view = sessionView(40, 2_000);
+    const input = anthropic(view);
+    expect(summaryPolicy().plan(input).kind).toBe("none");
+    const decision = decideCompaction(input);
+    expect(decision.compact).toBe(true);
+    expect(decision.waitCostPerTurn).toBeGreaterThanOrEqual(decision.compactCostPerTurn);
+  });
+});
+
+/** Any generated session under each profile and a window where it may or may not reach the threshold. */
+const scenarioArb = fc.record({
+  session: fc.oneof(
+    generatedSessionArb({ maxSteps: 60, maxTokens: 20_000 }),
+    fc
+      .tuple(sessionStartedArb(), fc.array(sessionStepArb({ maxTokens: 6_000 }), { minLength: 30, maxLength: 120 }))
+      .map(([started, steps]) => runSteps("s-long", started, steps)),
+  ),
+  profile: fc.constantFrom(ANTHROPIC_PROFILE, OPENAI_PROFILE, LOCAL_PROFILE),
+  contextWindow: fc.constantFrom(32_000, 64_000, 200_000),
+  idleMinutes: fc.option(fc.integer({ min: 0, max: 120 }), { nil: undefined }),
+});
+
+/** More tails than the default, so that spans of different sizes compete. */
+const TAILS = [1, 0.5, 0.25, 0.1];
+
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+function inputOf(s: Scenario): PolicyInput {
+  const state = s.session.state;
+  const times = s.idleMinutes === undefined ? {} : { nowMs: s.idleMinutes * MINUTE + 1, previousRequestMs: 1 };
+  return {
+    view: state.live,
+    viewVersion: state.viewVersion,
+    liveTokens: state.liveTokens,
+    contextWindow: s.contextWindow,
+    maxOutputTokens: Math.floor(s.contextWindow / 4),
+    profile: s.profile,
+    compactions: state.viewVersion,
+    force: false,
+    ...times,
+  };
+}
+
+/** Commits a summary plan through decide (placeholder text); decide throws if it refuses it. */
+function apply(state: SessionState, plan: SummaryPlan): void {
+  const id = `k${state.lastSeq + 1}`;
+  const replacement = summaryReplacementFor(plan, `${id}.s`, "placeholder summary", countTokens);
+  const data = supersedeData(id, plan.targets, [replacement], state.viewVersion, {
+    mode: "summary",
+    trigger: "auto",
+    stats: { tokensBefore: plan.tokensBefore, tokensAfter: 0 },
+  });
+  execute(state, { type: "supersede", data });
+}
+
+describe("the cost-optimal decision, on any session", () => {
+  it("never compacts later than the summary baseline: where summary plans a summary, so does cost-optimal", () => {
+    let due = 0;
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const input = inputOf(s);
+        if (summaryPolicy().plan(input).kind !== "summary") return;
+        due += 1;
+        expect(costOptimalPolicy().plan(input).kind).toBe("summary");
+      }),
+      { numRuns: 300, seed: 20261202 },
+    );
+    expect(due).toBeGreaterThan(20);
+  });
+
+  it("chooses no costlier a span than any it considered, compacts early only when waiting costs more, and keeps the invariants", () => {
+    const seen = { early: 0, choices: 0 };
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const input = inputOf(s);
+        const decision = decideCompaction(input, { tailShares: TAILS });
+        const { chosen } = decision;
+        if (chosen !== undefined) {
+          const considered = decision.candidates.filter((c) => c.reclaims >= decision.floor);
+          const pool = considered.length > 0 ? considered : decision.candidates;
+          if (pool.length > 1) seen.choices += 1;
+          for (const other of pool) expect(chosen.costPerTurn).toBeLessThanOrEqual(other.costPerTurn);
+        }
+        if (decision.compact && !decision.due) {
+          seen.early += 1;
+          expect(decision.waitCostPerTurn).toBeGreaterThanOrEqual(decision.compactCostPerTurn);
+        }
+        // Due, it always compacts unless there is nothing between the protected head and tail.
+        if (decision.due && !decision.compact) expect(decision.candidates).toEqual([]);
+        const plan = costOptimalPolicy({ tailShares: TAILS }).plan(input);
+        if (plan.kind !== "summary") return;
+        const state = s.session.state;
+        const { lastUser, lastAssistant } = lastTurnIndices(state.live);
+        const kept = [lastUser, lastAssistant].filter((i) => i >= 0).map((i) => state.live[i]?.message.id);
+        apply(state, plan);
+        const view = state.live.map((m) => m.message);
+        expect(checkToolPairs(view)).toEqual([]);
+        for (const id of kept) expect(view.map((m) => m.id)).toContain(id);
+      }),
+      { numRuns: 300, seed: 20261202 },
+    );
+    expect(seen.early).toBeGreaterThan(2);
+    expect(seen.choices).toBeGreaterThan(2);
+  });
+});
