@@ -3,7 +3,9 @@ import {
   openPalimpsest,
   type Palimpsest,
   profileNamed,
+  readSource,
   replaySession,
+  sessionCacheModel,
   sessionThreshold,
 } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +13,7 @@ import { runPalimpsest } from "../cli/harness.ts";
 import { HAVE_TRANSCRIPTS, realSessions } from "../support/real-transcripts.ts";
 import { replayProblems } from "./replay-check.ts";
 
-// A long Claude Code session with timestamps on every line: idle gaps past the 5-minute TTL occur in it.
+// A long Claude Code session with timestamps on every line (its usage shows 1-hour cache writes).
 const FILE = "claude-code/spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl";
 const RUNS = [
   ["anthropic", 200_000],
@@ -58,11 +60,16 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("cost-optimal replayed on a real transcript",
     const [source] = realSessions(FILE).filter((s) => s.parentExternalId === undefined);
     if (source === undefined) throw new Error(`${FILE} has no main session`);
     const problems: string[] = [];
+    // Priced as an OpenAI model (reads at a quarter of input, writes at input), where a batch can pay.
+    const profile = profileNamed("openai");
+    const reading = await readSource(source);
+    const cacheModel = sessionCacheModel(source, reading, profile, { model: "gpt-4.1" });
     const replay = await replaySession(runtime, source, {
       policy: "cost-optimal",
       micro: {},
-      profile: profileNamed("openai"),
+      profile,
       contextWindow: 200_000,
+      source: { reading, cacheModel },
       onCompaction: async (session, c) => {
         for (const p of await replayProblems(runtime, session)) problems.push(`request ${c.requestIndex}: ${p}`);
       },

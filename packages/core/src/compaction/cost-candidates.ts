@@ -12,8 +12,8 @@ export interface PlannedCandidate {
   shape: CompactionShape;
 }
 
-/** Shares of the profile's tail budget tried by default: the baseline's tail and half of it. */
-export const DEFAULT_TAIL_SHARES: readonly number[] = [1, 0.5];
+/** Shares of the profile's tail budget tried by default: the baseline's tail, a half, a quarter and a tenth of it. */
+export const DEFAULT_TAIL_SHARES: readonly number[] = [1, 0.5, 0.25, 0.1];
 
 /**
  * The summary plans of the view with protected tails of `shares` × the profile's tail budget, each planned

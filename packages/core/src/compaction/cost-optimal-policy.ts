@@ -21,7 +21,7 @@ import { turnGrowth } from "./turn-growth.ts";
 export interface CostOptimalOptions extends PolicyOptions {
   /** What the summarizer's model costs (default: the profile's prices, the agent's model). */
   summarizerPrices?: CachePrices;
-  /** Shares of the profile's tail budget to plan spans with (default 1 and 0.5). */
+  /** Shares of the profile's tail budget to plan spans with (default 1, 0.5, 0.25 and 0.1). */
   tailShares?: readonly number[];
 }
 

@@ -1,4 +1,4 @@
-import type { MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
+import type { CachePrices, MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
 import { definedFields } from "@palimpsest/core";
 import type { RequestTimes } from "../compaction/batch-policy-input.ts";
 import { compact } from "../compaction/compact.ts";
@@ -19,6 +19,8 @@ export interface CompactionStepOptions {
   contextWindow: number;
   maxOutputTokens?: number;
   summarizer?: Summarizer;
+  /** What the summarizer's calls cost, for the policies that weigh it (cost-optimal); default the profile's prices. */
+  summarizerPrices?: CachePrices;
   /**
    * Background pre-compaction: batch compactions go through this scheduler's compact() (measuring the cold
    * summary of the same span on a hit, so the time saved is measured, not estimated).
@@ -55,12 +57,12 @@ export async function compactionStep(
   times?: RequestTimes,
 ): Promise<CompactionStep> {
   const viewBefore = session.state.live;
-  const { policy, profile, contextWindow, maxOutputTokens, summarizer } = options;
+  const { policy, profile, contextWindow, maxOutputTokens, summarizer, summarizerPrices } = options;
   const shared = {
     profile,
     contextWindow,
     trigger: "auto" as const,
-    ...definedFields({ summarizer }),
+    ...definedFields({ summarizer, summarizerPrices }),
   };
   let failed = false;
   let precompact: { precompact?: PrecompactUse } = {};

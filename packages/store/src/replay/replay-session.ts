@@ -8,6 +8,7 @@ import {
   type Message,
   type PerKind,
   type PromptMessage,
+  type ProviderProfile,
   type RequestRecall,
   type UsageFigures,
   usageFigures,
@@ -18,7 +19,13 @@ import type { Session } from "../runtime/session.ts";
 import { type CompactionStepOptions, compactionStep, type SyncCompaction } from "./compaction-step.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { promptMessages, sourcePromptMessage } from "./prompt-messages.ts";
-import { billedModel, CacheSimulation, realCost, type SessionCacheModel } from "./session-cache-model.ts";
+import {
+  billedModel,
+  CacheSimulation,
+  realCost,
+  rulesForModel,
+  type SessionCacheModel,
+} from "./session-cache-model.ts";
 import { readSource, type SourceReading, sessionCacheModel } from "./session-calibration.ts";
 
 /**
@@ -98,7 +105,14 @@ export async function replaySession(
   const { scale } = cacheModel.calibration;
   const prefixTokens = cacheModel.calibration.prefixes[0]?.tokens ?? 0;
   const budgetWindow = Math.max(1, Math.floor((contextWindow - prefixTokens) / scale));
-  const stepOptions: CompactionStepOptions = { ...options, contextWindow: budgetWindow };
+  // The policies weigh what the cache model bills: the session's model's prices and the entry lifetime it found.
+  const rules = rulesForModel(cacheModel, billedModel(cacheModel, undefined));
+  const priced: ProviderProfile = {
+    ...profile,
+    cache: { ...profile.cache, ttlSeconds: rules.ttlSeconds },
+    prices: rules.prices,
+  };
+  const stepOptions: CompactionStepOptions = { ...options, profile: priced, contextWindow: budgetWindow };
   const session = await runtime.startSession({
     contextWindow: budgetWindow,
     profile: profile.name,

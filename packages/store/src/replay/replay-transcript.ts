@@ -150,6 +150,7 @@ export async function replayTranscript(
               contextWindow: options.contextWindow,
               maxOutputTokens,
               ...definedFields({ summarizer: options.summarizer }),
+              summarizerPrices: summarizerPrices(profile, summarizerModel),
               ...definedFields({ precompact }),
               ...definedFields({ source: readings[i] }),
               onRequest: (done) => options.onProgress?.({ ...progress, done }),
