@@ -22,6 +22,7 @@ import { fidelityTable, runFidelityBench } from "./fidelity.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
+import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-decision.ts";
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
@@ -36,6 +37,7 @@ const BENCHES = [
   "resume",
   "budget",
   "micro-budget",
+  "policy-decision",
   "tokenizers",
   "cold-start",
   "installed-start",
@@ -124,6 +126,20 @@ function budgetTable(rows: readonly BudgetResult[]): string {
       ms(r.baselineMs),
       ratio(r.baselineMs / r.liveTokensMs),
       ratio(r.baselineMs / r.viewTokensMs),
+    ]),
+  );
+}
+
+function policyDecisionTable(rows: readonly PolicyDecisionResult[]): string {
+  return markdownTable(
+    ["live messages", "live tokens", "summary plan()", "cost-optimal plan()", "cost-optimal / summary", "decided"],
+    rows.map((r) => [
+      num(r.messages),
+      num(r.liveTokens),
+      ms(r.summaryMs),
+      ms(r.costOptimalMs),
+      ratio(r.costOptimalMs / r.summaryMs),
+      r.costOptimalPlan,
     ]),
   );
 }
@@ -511,6 +527,11 @@ try {
     const rows = await runBudgetBench(quick);
     results.budget = rows;
     tables.push("## Per-turn budget check", budgetTable(rows));
+  }
+  if (only.has("policy-decision")) {
+    const rows = await runPolicyDecisionBench(quick);
+    results.policyDecision = rows;
+    tables.push("## Per-turn policy decision", policyDecisionTable(rows));
   }
   if (only.has("micro-budget")) {
     const rows = await runMicroBudgetBench(quick);

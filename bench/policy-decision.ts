@@ -1,0 +1,84 @@
+/**
+ * The per-turn policy decision: what `plan()` costs before a request that does not compact (the view
+ * under the threshold, the usual turn), for the cost-optimal policy, which plans and costs its candidate
+ * spans every turn, against the summary baseline, which checks the threshold and stops.
+ */
+import {
+  ANTHROPIC_PROFILE,
+  type CompactionPolicy,
+  costOptimalPolicy,
+  type PolicyInput,
+  summaryPolicy,
+} from "@palimpsest/core";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { median, progress } from "./stats.ts";
+import { buildSession } from "./workload.ts";
+
+/** One view size: median ms per plan() of each policy, and what the cost-optimal one decided. */
+export interface PolicyDecisionResult {
+  messages: number;
+  liveTokens: number;
+  summaryMs: number;
+  costOptimalMs: number;
+  costOptimalPlan: string;
+}
+
+let sink = 0;
+
+/** Median ms per plan() call, each of 7 timed samples running `calls` calls (one untimed warm-up). */
+function perPlan(policy: CompactionPolicy, input: PolicyInput, calls: number): number {
+  const samples: number[] = [];
+  for (let rep = -1; rep < 7; rep++) {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) sink += policy.plan(input).kind.length;
+    if (rep >= 0) samples.push((performance.now() - start) / calls);
+  }
+  return median(samples);
+}
+
+/** Loads uncompacted sessions of each size and times both policies' decision on their view. */
+export async function runPolicyDecisionBench(quick: boolean): Promise<PolicyDecisionResult[]> {
+  const sizes = quick ? [600, 2_000, 10_000] : [600, 2_000, 10_000, 50_000];
+  const store = await openEventStore(":memory:");
+  const palimpsest = new Palimpsest({ store, counterFor: createTokenCounter });
+  const results: PolicyDecisionResult[] = [];
+  try {
+    for (const messages of sizes) {
+      const sessionId = `decision-${messages}`;
+      await buildSession(store, sessionId, { messages, compact: false, batch: 1_000 });
+      const session = await palimpsest.resume(sessionId);
+      const { live, liveTokens, viewVersion } = session.state;
+      // A window four times the view: the threshold is about twice what is live, so neither compacts.
+      const input: PolicyInput = {
+        view: live,
+        viewVersion,
+        liveTokens,
+        contextWindow: Math.max(200_000, liveTokens * 4),
+        maxOutputTokens: 32_000,
+        profile: ANTHROPIC_PROFILE,
+        compactions: 0,
+        force: false,
+        nowMs: 1_000_000,
+        previousRequestMs: 1_000_000 - 30_000,
+      };
+      const cost = costOptimalPolicy();
+      const calls = Math.max(3, Math.floor(200_000 / messages));
+      const result = {
+        messages,
+        liveTokens,
+        summaryMs: perPlan(summaryPolicy(), input, calls * 10),
+        costOptimalMs: perPlan(cost, input, calls),
+        costOptimalPlan: cost.plan(input).kind,
+      };
+      results.push(result);
+      progress(
+        `policy-decision ${messages}: summary ${result.summaryMs.toFixed(4)} ms, cost-optimal ${result.costOptimalMs.toFixed(3)} ms`,
+      );
+    }
+  } finally {
+    await palimpsest.close();
+  }
+  if (sink < 0) throw new Error("unreachable: keeps the plans from being optimised away");
+  return results;
+}
