@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type CompactOutcome,
   openPalimpsest,
@@ -10,7 +13,9 @@ import {
 } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPalimpsest } from "../cli/harness.ts";
+import { postgresServer } from "../support/postgres-server.ts";
 import { HAVE_TRANSCRIPTS, realSessions } from "../support/real-transcripts.ts";
+import { createScratchDatabase } from "../support/scratch-postgres.ts";
 import { replayProblems } from "./replay-check.ts";
 
 // A long Claude Code session with timestamps on every line (its usage shows 1-hour cache writes).
@@ -147,4 +152,46 @@ describe("cost-optimal as the runtime's policy", () => {
       await runtime.close();
     }
   });
+});
+
+const server = postgresServer();
+
+describe.skipIf(!HAVE_TRANSCRIPTS)("cost-optimal replayed into a SQLite file and into PostgreSQL", () => {
+  const engines = [
+    {
+      name: "sqlite",
+      open: async () => {
+        const dir = await mkdtemp(join(tmpdir(), "palimpsest-co-"));
+        return { url: join(dir, "replay.db"), drop: () => rm(dir, { recursive: true, force: true }) };
+      },
+    },
+    ...("url" in server ? [{ name: "postgres", open: () => createScratchDatabase(server.url, "cost_optimal") }] : []),
+  ];
+  for (const engine of engines) {
+    it(`keeps every invariant after every compaction and resumes the same view (${engine.name})`, {
+      timeout: 240_000,
+    }, async () => {
+      const [source] = realSessions(FILE).filter((s) => s.parentExternalId === undefined);
+      if (source === undefined) throw new Error(`${FILE} has no main session`);
+      const database = await engine.open();
+      const stored = await openPalimpsest({ url: database.url });
+      try {
+        const problems: string[] = [];
+        const replay = await replaySession(stored, source, {
+          policy: "cost-optimal",
+          profile: profileNamed("anthropic"),
+          contextWindow: 64_000,
+          onCompaction: async (session, c) => {
+            for (const p of await replayProblems(stored, session)) problems.push(`request ${c.requestIndex}: ${p}`);
+          },
+        });
+        expect(replay.compactions.length).toBeGreaterThan(5);
+        expect(problems).toEqual([]);
+        expect(replay.overflowTurns).toBe(0);
+      } finally {
+        await stored.close();
+        await database.drop();
+      }
+    });
+  }
 });
