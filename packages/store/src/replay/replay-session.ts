@@ -175,12 +175,11 @@ export async function replaySession(
     // The provider's output count where the usage has one (it includes reasoning we do not count), else ours scaled.
     const ours = session.state.live.at(-1)?.tokens ?? 0;
     const outputTokens = usage?.completionTokens ?? Math.round(ours * scale);
-    const atMs = nowMs;
-    const estimate = cache.step(prompt, model, atMs, outputTokens);
+    const estimate = cache.step(prompt, model, nowMs, outputTokens);
     result.estimates.push(estimate);
     if (estimate.promptTokens > contextWindow) result.overflowTurns += 1;
     if (result.realCompactionAt === undefined) {
-      const base = baseline.step(baselinePrompt, model, atMs, outputTokens);
+      const base = baseline.step(baselinePrompt, model, nowMs, outputTokens);
       const real = usage === undefined ? undefined : usageFigures(usage);
       const cost = usage === undefined ? undefined : realCost(usage, billedModel(cacheModel, model), profile);
       if (real !== undefined && cost !== undefined) {
