@@ -4,7 +4,10 @@
  * 64K windows under the anthropic and openai profiles (main sessions only; the transcripts' timestamps are
  * passed to the policy), and prints per run the cost, cache reads and writes, compression events,
  * overflow turns and mean recall, then cost-optimal against summary over the runs where summary compacts.
- * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--only <text in the label>] [--micro]` (about four minutes).
+ * With `--summarizer-model <model>` every run is replayed again with the summarizer priced at that model,
+ * and a second table reports what the cheaper summarizer saves, for summary and cost-optimal alike.
+ * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--only <text in the label>] [--micro]
+ * [--summarizer-model <model>]` (about four minutes; twice that with a summarizer model).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -43,13 +46,25 @@ function sources(): { label: string; sessions: ImportedSession[] }[] {
 }
 
 const rows: (string | number)[][] = [];
+/** `1 − after / before` as a signed percentage. */
+function saving(before: number, after: number): string {
+  return `${((1 - after / before) * 100).toFixed(1)}%`;
+}
 let summaryTotal = 0;
 let optimalTotal = 0;
 let compacting = 0;
 let cheaper = 0;
 let fidelityOk = 0;
 let overflow = 0;
-const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+/** The value after `flag` on the command line, if any. */
+function flag(name: string): string | undefined {
+  return process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+}
+const only = flag("--only");
+const summarizerModel = flag("--summarizer-model");
+/** Per run where summary compacts: summary and cost-optimal, with the agent's model and with summarizerModel. */
+const lever: (string | number)[][] = [];
+const leverTotals = { summary: 0, summaryCheap: 0, optimal: 0, optimalCheap: 0 };
 for (const { label, sessions } of sources().filter((s) => only === undefined || s.label.includes(only))) {
   for (const profile of ["anthropic", "openai"]) {
     for (const contextWindow of [200_000, 64_000]) {
@@ -79,6 +94,33 @@ for (const { label, sessions } of sources().filter((s) => only === undefined || 
       optimalTotal += optimal.estimatedCost;
       if (optimal.estimatedCost <= 0.75 * summary.estimatedCost) cheaper += 1;
       if ((optimal.fidelity.meanRecall ?? 0) >= (summary.fidelity.meanRecall ?? 0)) fidelityOk += 1;
+      if (summarizerModel === undefined) continue;
+      const cheap = await replayTranscript(sessions, {
+        policies: ["summary", "cost-optimal"],
+        profile,
+        contextWindow,
+        summarizerModel,
+      });
+      const cheapBy = (name: string): PolicyReplay => cheap.policies.find((p) => p.policy === name) as PolicyReplay;
+      const [s, sc, o, oc] = [summary, cheapBy("summary"), optimal, cheapBy("cost-optimal")].map(
+        (p) => p.estimatedCost,
+      );
+      leverTotals.summary += s as number;
+      leverTotals.summaryCheap += sc as number;
+      leverTotals.optimal += o as number;
+      leverTotals.optimalCheap += oc as number;
+      lever.push([
+        label,
+        profile,
+        `${contextWindow / 1000}K`,
+        (s as number).toFixed(3),
+        (sc as number).toFixed(3),
+        saving(s as number, sc as number),
+        (o as number).toFixed(3),
+        (oc as number).toFixed(3),
+        saving(o as number, oc as number),
+        (cheapBy("cost-optimal").fidelity.meanRecall * 100).toFixed(1),
+      ]);
     }
   }
 }
@@ -102,3 +144,27 @@ console.log(
 console.log(
   `\nruns where summary compacts: ${compacting}; cost-optimal $${optimalTotal.toFixed(2)} against summary $${summaryTotal.toFixed(2)} (${((1 - optimalTotal / summaryTotal) * 100).toFixed(1)}% cheaper); ≥25% cheaper in ${cheaper}/${compacting}; mean recall ≥ summary's in ${fidelityOk}/${compacting}; cost-optimal overflow turns: ${overflow}`,
 );
+if (summarizerModel !== undefined) {
+  console.log(`\nthe summarizer priced at ${summarizerModel}, runs where summary compacts:\n`);
+  console.log(
+    markdownTable(
+      [
+        "transcript",
+        "profile",
+        "window",
+        "summary $",
+        `summary $, ${summarizerModel}`,
+        "saves",
+        "cost-optimal $",
+        `cost-optimal $, ${summarizerModel}`,
+        "saves",
+        `cost-optimal recall %, ${summarizerModel}`,
+      ],
+      lever,
+    ),
+  );
+  const t = leverTotals;
+  console.log(
+    `\n${summarizerModel} as summarizer: summary $${t.summary.toFixed(2)} → $${t.summaryCheap.toFixed(2)} (${saving(t.summary, t.summaryCheap)}), cost-optimal $${t.optimal.toFixed(2)} → $${t.optimalCheap.toFixed(2)} (${saving(t.optimal, t.optimalCheap)})`,
+  );
+}

@@ -2,16 +2,32 @@ import type { Palimpsest, Session } from "@palimpsest/store";
 import { viewProblems } from "../support/view-invariants.ts";
 
 /**
- * Every view invariant of a replay session after a compaction: viewProblems (exactly-once, tool pairs,
- * roles, token total), at most one live summary, the last appended user message and assistant reply
- * still live verbatim, and resume-equals-view (a runtime reloading the log sees the same messages).
+ * How many summaries a policy leaves live: `one` where every summary folds the earlier one in (summary,
+ * prune-first), `ordered` where a summary may follow the earlier ones kept as they were (cost-optimal):
+ * then they stay in the order they were written.
  */
-export async function replayProblems(runtime: Palimpsest, session: Session): Promise<string[]> {
+export type LiveSummaries = "one" | "ordered";
+
+/**
+ * Every view invariant of a replay session after a compaction: viewProblems (exactly-once, tool pairs,
+ * roles, token total), the live summaries as the policy leaves them (LiveSummaries), the last appended
+ * user message and assistant reply still live verbatim, and resume-equals-view (a runtime reloading the
+ * log sees the same messages).
+ */
+export async function replayProblems(
+  runtime: Palimpsest,
+  session: Session,
+  summaries: LiveSummaries = "one",
+): Promise<string[]> {
   const log = await runtime.store.readStream(session.id);
   const problems = viewProblems(session, log);
   const live = session.state.live;
-  const summaries = live.filter((e) => e.placedBy?.kind === "summary").length;
-  if (summaries > 1) problems.push(`${summaries} summaries live`);
+  const placed = live.filter((e) => e.placedBy?.kind === "summary");
+  if (summaries === "one" && placed.length > 1) problems.push(`${placed.length} summaries live`);
+  const seqs = placed.map((e) => e.seq);
+  if (seqs.some((seq, i) => i > 0 && seq <= (seqs[i - 1] as number))) {
+    problems.push(`live summaries out of the order they were written (seqs ${seqs.join(", ")})`);
+  }
   const appended = log.flatMap((e) => (e.type === "message.appended" ? [e.data.message] : []));
   for (const role of ["user", "assistant"] as const) {
     const last = appended.findLast((m) => m.role === role);

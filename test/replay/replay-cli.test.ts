@@ -272,7 +272,7 @@ describe("palimpsest replay: the cache model's flags", () => {
     const out = await runPalimpsest(["replay", file, "--compare", "none", "--main-only"]);
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(
-      /tokens ×1\.\d{3} \(fitted on 71 requests\), fixed prefix \d+ \(usage, 17842 already cached\), TTL 1 h \(usage\)/,
+      /tokens ×1\.\d{3} \(fitted on 71 requests\), fixed prefix \d+ \(usage, 17842 already cached\), prefix changed before 1 request \(usage\), TTL 1 h \(usage\)/,
     );
     expect(out.stdout).toMatch(/cost USD\s+estimated \d+\.\d\d\s+real \d+\.\d\d\s+ratio (0\.9\d|1\.0\d)/);
     expect(out.stdout).not.toContain("no timestamps");

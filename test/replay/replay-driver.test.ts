@@ -75,6 +75,7 @@ function run(estimates: CacheEstimate[], compactions: MeasuredCompaction[]): Ses
       ttlSeconds: 300,
       ttlSource: "profile",
       timed: false,
+      prefixResets: new Map(),
       profile: ANTHROPIC,
     },
     budgetWindow: WINDOW,

@@ -282,5 +282,9 @@ function sessionCacheLine(s: SessionCacheSummary): string {
       ? "no fixed prefix"
       : `fixed prefix ${s.fixedPrefixTokens} (${s.fixedPrefixSource}${s.warmPrefixTokens > 0 ? `, ${s.warmPrefixTokens} already cached` : ""})`;
   const ttl = s.ttlSeconds >= 3600 ? `${s.ttlSeconds / 3600} h` : `${s.ttlSeconds / 60} min`;
-  return `cache model ${s.externalId}: ${scale}, ${prefix}, TTL ${ttl} (${s.ttlSource}), window ${s.budgetWindow} of our tokens${s.timed ? "" : ", untimed"}`;
+  const resets =
+    s.prefixResets === 0
+      ? ""
+      : `, prefix changed before ${s.prefixResets} request${s.prefixResets === 1 ? "" : "s"} (usage)`;
+  return `cache model ${s.externalId}: ${scale}, ${prefix}${resets}, TTL ${ttl} (${s.ttlSource}), window ${s.budgetWindow} of our tokens${s.timed ? "" : ", untimed"}`;
 }

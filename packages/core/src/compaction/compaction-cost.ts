@@ -5,8 +5,10 @@ import type { PromptCacheRule } from "./provider-profile.ts";
 export interface CompactionShape {
   /** Live tokens before it. */
   liveTokens: number;
-  /** Tokens before its first target: the prefix the provider's cache keeps. */
+  /** Tokens before its first target: the prefix that stays as it was. */
   headTokens: number;
+  /** Tokens of the leading system messages (within headTokens). */
+  systemTokens: number;
   /** Tokens it removes from the view (every target, an earlier summary included). */
   removedTokens: number;
   /** Tokens the summarizer reads (the targets, an earlier summary included). */
@@ -39,9 +41,19 @@ export function writePrice(cache: PromptCacheRule, prices: CachePrices): number 
 }
 
 /**
+ * Tokens of the unchanged head the provider can still read from its cache after the change. Automatic
+ * prefix caching matches the whole head. Explicit breakpoints, placed as Claude Code places them (system,
+ * tools, the last messages), left entries only at the system prompt and at earlier requests' ends, which
+ * now lie past the change: only the system prompt is read.
+ */
+export function cachedHead(shape: CompactionShape, cache: PromptCacheRule): number {
+  return cache.kind === "explicit-breakpoint" ? shape.systemTokens : shape.headTokens;
+}
+
+/**
  * The cost of compacting before the next request, against sending the prompt unchanged. The summarizer
- * reads the span and writes the summary at its own prices. Warm cache: what follows the change point is
- * written instead of read. Cold cache (idle past the TTL): the whole prompt is written either way, so the
+ * reads the span and writes the summary at its own prices. Warm cache: what follows the cached head
+ * (cachedHead) is written instead of read. Cold cache (idle past the TTL): the whole prompt is written either way, so the
  * compaction only makes that write smaller — the rewrite is free, and a credit.
  */
 export function compactionCost(
@@ -56,7 +68,7 @@ export function compactionCost(
   const after = promptAfter(shape);
   const rewrite = cold
     ? ((after - shape.liveTokens) * write) / 1_000_000
-    : (Math.max(0, after - shape.headTokens) * (write - readPrice(cache, prices))) / 1_000_000;
+    : (Math.max(0, after - cachedHead(shape, cache)) * (write - readPrice(cache, prices))) / 1_000_000;
   return { summarizer: summary, rewrite, total: summary + rewrite };
 }
 

@@ -30,6 +30,8 @@ export interface CostCandidate {
   plan: SummaryPlan;
   /** The protected tail's token budget it was planned with. */
   tailBudget: number;
+  /** It keeps the earlier summaries as they are, the new one after them, rather than updating them. */
+  keepsSummaries: boolean;
   shape: CompactionShape;
   /** Compacting it before the next request (cold or warm as the cache is). */
   now: CompactionCost;
@@ -81,7 +83,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const cold = isCacheCold(profile.cache, input.nowMs, input.previousRequestMs);
   const due = input.force || input.liveTokens >= threshold;
   const floor = (options.antiThrash ?? DEFAULT_ANTI_THRASH).ineffectiveRatio * threshold;
-  const candidates = costCandidates(input, options.tailShares).map(({ plan, tailBudget, shape }) => {
+  const candidates = costCandidates(input, options.tailShares).map(({ plan, tailBudget, keepsSummaries, shape }) => {
     const reuse = (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
     const warm = compactionCost(shape, profile.cache, prices, summarizer, false);
     const cycleCost = warm.rewrite + reuse;
@@ -92,14 +94,21 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
       cycleCostPerTurn(cycleCost, cycleTurns, growth, read);
     const now = cold ? compactionCost(shape, profile.cache, prices, summarizer, true) : warm;
     const reclaims = shape.liveTokens - promptAfter(shape);
-    return { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims, reuse };
+    return { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims, reuse };
   });
+  // The cheapest per turn of those that reclaim the floor; when one is due and none does, the one that
+  // reclaims most (a compaction that frees little would only be due again at the next request).
   const effective = candidates.filter((c) => c.reclaims >= floor);
-  const pool = effective.length > 0 || !due ? effective : candidates;
-  const best = pool.reduce<(typeof pool)[number] | undefined>(
-    (a, c) => (a === undefined || c.costPerTurn < a.costPerTurn ? c : a),
-    undefined,
-  );
+  const best =
+    effective.length > 0 || !due
+      ? effective.reduce<(typeof effective)[number] | undefined>(
+          (a, c) => (a === undefined || c.costPerTurn < a.costPerTurn ? c : a),
+          undefined,
+        )
+      : candidates.reduce<(typeof candidates)[number] | undefined>(
+          (a, c) => (a === undefined || c.reclaims > a.reclaims ? c : a),
+          undefined,
+        );
   const base = { due, cold, growth, floor, candidates: candidates.map(strip) };
   if (best === undefined) {
     const why = candidates.length === 0 ? "nothing to compact" : `no span would reclaim ${Math.round(floor)} tokens`;
@@ -112,7 +121,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const maxTurns = growth > 0 ? (threshold - promptAfter(best.shape)) / growth : 1;
   const nowTurns = optimalCycleTurns(nowCost, growth, read, maxTurns);
   const compactCostPerTurn = cycleCostPerTurn(nowCost, nowTurns, growth, read);
-  const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, compacting $${usd(compactCostPerTurn)}/turn over ${nowTurns} turns (tail ${best.tailBudget}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
+  const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, compacting $${usd(compactCostPerTurn)}/turn over ${nowTurns} turns (tail ${best.tailBudget}${best.keepsSummaries ? ", earlier summaries kept" : ""}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
   // An early compaction must also repay its whole cost (summarizer included) soon enough: within half the
   // turns the session has run. Under a Lindy prior (a session that ran L turns runs t more with chance
   // L / (L + t)) that is two chances in three of living long enough; a short session may end first.
@@ -168,8 +177,8 @@ function turnsIn(view: PolicyInput["view"]): number {
 }
 
 function strip<T extends CostCandidate>(candidate: T): CostCandidate {
-  const { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims } = candidate;
-  return { plan, tailBudget, shape, now, cycleTurns, costPerTurn, reclaims };
+  const { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims } = candidate;
+  return { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims };
 }
 
 function usd(value: number): string {

@@ -9,7 +9,7 @@ import {
   readPrice,
 } from "./compaction-cost.ts";
 import type { ProviderProfile } from "./provider-profile.ts";
-import { isSummaryEntry, selectSpan } from "./span-selection.ts";
+import { isSummaryEntry, leadingSystemTokens, selectSpan } from "./span-selection.ts";
 import { compactionThreshold } from "./threshold.ts";
 import { turnGrowth } from "./turn-growth.ts";
 
@@ -77,6 +77,7 @@ export function microBatchGate(input: MicroGateInput): MicroGate {
   const shape = {
     liveTokens: input.liveTokens,
     headTokens,
+    systemTokens: leadingSystemTokens(view),
     removedTokens: backlog + marker,
     inputTokens: backlog + marker,
     summaryTokens,

@@ -14,6 +14,16 @@ export interface SpanSelection {
   pinned: ReadonlySet<number>;
 }
 
+/** How a span is chosen beyond the tail budget. */
+export interface SpanOptions {
+  /**
+   * Keep the earlier summaries verbatim: the head runs through the last summary before the tail (with what
+   * lies before it), so a new summary follows it instead of folding it in. Not past a rolling summary, which
+   * micro-compaction keeps updating.
+   */
+  keepSummaries?: boolean;
+}
+
 /** True for a message a compaction placed as a summary (by its event, never by its content). */
 export function isSummaryEntry(entry: LiveEntry): boolean {
   return entry.placedBy?.kind === "summary" || entry.placedBy?.kind === "rolling-summary";
@@ -26,9 +36,15 @@ export function isSummaryEntry(entry: LiveEntry): boolean {
  * never starting on a tool result, so no tool pair is split.
  * The last user message and the last reply stay verbatim: when they fall before the tail (a long agent
  * run after one request), they are pinned rather than dragging the whole run into the tail, and the
- * summary, placed at the first message it replaces, comes before them.
+ * summary, placed at the first message it replaces, comes before them. With `keepSummaries` the head
+ * runs through the last summary before the tail instead (see SpanOptions).
  */
-export function selectSpan(view: readonly LiveEntry[], budget: number, compactions: number): SpanSelection {
+export function selectSpan(
+  view: readonly LiveEntry[],
+  budget: number,
+  compactions: number,
+  options: SpanOptions = {},
+): SpanSelection {
   let headEnd = 0;
   while (headEnd < view.length && view[headEnd]?.message.role === "system") headEnd++;
   if (compactions === 0) headEnd = Math.min(view.length, headEnd + HEAD_MESSAGES);
@@ -45,6 +61,7 @@ export function selectSpan(view: readonly LiveEntry[], budget: number, compactio
   if (lastSummary >= tailStart) tailStart = lastSummary + 1;
   // Inside the budget, a tail starting on tool results gives them up rather than grow past it.
   tailStart = pastResults(view, tailStart);
+  if (options.keepSummaries) headEnd = Math.max(headEnd, keptSummariesEnd(view, tailStart));
 
   const pinned = new Set<number>();
   for (const index of Object.values(lastTurnIndices(view))) {
@@ -55,11 +72,32 @@ export function selectSpan(view: readonly LiveEntry[], budget: number, compactio
   return { headEnd, tailStart, pinned };
 }
 
+/** Tokens of the view's leading system messages. */
+export function leadingSystemTokens(view: readonly LiveEntry[]): number {
+  let tokens = 0;
+  for (const e of view) {
+    if (e.message.role !== "system") break;
+    tokens += e.tokens;
+  }
+  return tokens;
+}
+
 /** The middle's entries a compaction may replace: between head and tail, less the pinned ones. */
 export function middleEntries(view: readonly LiveEntry[], span: SpanSelection): LiveEntry[] {
   const middle: LiveEntry[] = [];
   for (let i = span.headEnd; i < span.tailStart; i++) if (!span.pinned.has(i)) middle.push(view[i] as LiveEntry);
   return middle;
+}
+
+/** Just past the last plain summary before `tailStart` (0 when there is none, or a rolling summary comes first). */
+function keptSummariesEnd(view: readonly LiveEntry[], tailStart: number): number {
+  let end = 0;
+  for (let i = 0; i < tailStart; i++) {
+    const kind = view[i]?.placedBy?.kind;
+    if (kind === "rolling-summary") break;
+    if (kind === "summary") end = pastResults(view, i + 1);
+  }
+  return Math.min(end, tailStart);
 }
 
 /** The first index at or after `index` that is not a tool result. */

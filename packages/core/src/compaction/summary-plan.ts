@@ -2,7 +2,7 @@ import type { Replacement } from "../events/event-data.ts";
 import { messageText } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 import type { CountTokens, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
-import { isSummaryEntry, middleEntries, selectSpan } from "./span-selection.ts";
+import { isSummaryEntry, middleEntries, type SpanOptions, selectSpan } from "./span-selection.ts";
 import { formatSummaryMessage, stripSummaryNote } from "./summary-note.ts";
 import { chooseSummaryRole } from "./summary-role.ts";
 import { tailBudget } from "./threshold.ts";
@@ -10,11 +10,12 @@ import { tailBudget } from "./threshold.ts";
 /**
  * The summary of the middle between the protected head and tail (no threshold or back-off check: see
  * `summaryPolicy`). An earlier summary in the span is passed, without its note, as `previousSummary`
- * so the new one updates it rather than nesting it; it is superseded but not part of `input`.
+ * so the new one updates it rather than nesting it; it is superseded but not part of `input`. With
+ * `span.keepSummaries` the earlier summaries stay as they are and the new one follows them.
  */
-export function planSummary(input: PolicyInput, why: string): SummaryPlan | NoPlan {
+export function planSummary(input: PolicyInput, why: string, spanOptions: SpanOptions = {}): SummaryPlan | NoPlan {
   const { view, profile } = input;
-  const span = selectSpan(view, tailBudget(input.contextWindow, profile.tail), input.compactions);
+  const span = selectSpan(view, tailBudget(input.contextWindow, profile.tail), input.compactions, spanOptions);
   const middle = middleEntries(view, span);
   const earlier = middle.filter(isSummaryEntry);
   const fresh = middle.filter((e) => !isSummaryEntry(e));

@@ -150,6 +150,52 @@ describe("selectSpan: head and tail", () => {
   });
 });
 
+describe("selectSpan: keeping earlier summaries", () => {
+  const summary = (id: string, tokens: number) =>
+    live(userMessage(id, "summary"), tokens, { compactionId: `c-${id}`, kind: "summary" });
+
+  it("given summaries after the system prompt, then the head runs through the last of them and the tail is unchanged", () => {
+    const view = [
+      live(system("sys"), 100),
+      summary("s1", 500),
+      live(userMessage("u1", "pinned earlier"), 100),
+      summary("s2", 500),
+      live(assistantMessage("a1", "b"), 20_000),
+      live(userMessage("u2", "c"), 100),
+      live(assistantMessage("a2", "d"), 100),
+    ];
+    const folded = selectSpan(view, BUDGET, 2);
+    const kept = selectSpan(view, BUDGET, 2, { keepSummaries: true });
+    expect(folded.headEnd).toBe(1);
+    expect(kept).toEqual({ ...folded, headEnd: 4 });
+    expect(ids(middleEntries(view, kept))).toEqual(["a1"]);
+  });
+
+  it("given a rolling summary before a summary, then nothing past the rolling summary is kept", () => {
+    const view = [
+      live(system("sys"), 100),
+      live(userMessage("r1", "rolling"), 300, { compactionId: "m1", kind: "rolling-summary" }),
+      summary("s1", 500),
+      live(assistantMessage("a1", "b"), 20_000),
+      live(userMessage("u2", "c"), 100),
+    ];
+    expect(selectSpan(view, BUDGET, 2, { keepSummaries: true })).toEqual(selectSpan(view, BUDGET, 2));
+  });
+
+  it("given the last summary lies in the tail's budget, then it joins the head and the tail starts after it", () => {
+    const view = [
+      live(system("sys"), 100),
+      live(assistantMessage("a1", "b"), 20_000),
+      summary("s1", 100),
+      live(userMessage("u2", "c"), 100),
+      live(assistantMessage("a2", "d"), 100),
+    ];
+    const span = selectSpan(view, BUDGET, 1, { keepSummaries: true });
+    expect(span).toEqual({ headEnd: 3, tailStart: 3, pinned: new Set() });
+    expect(middleEntries(view, span)).toEqual([]);
+  });
+});
+
 describe("summaryPolicy: the baseline", () => {
   const big = (i: number, tokens = 12_000) =>
     live(i % 2 === 0 ? userMessage(`u${i}`, `question ${i}`) : assistantMessage(`a${i}`, `answer ${i}`), tokens);

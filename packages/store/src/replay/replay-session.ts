@@ -175,11 +175,12 @@ export async function replaySession(
     // The provider's output count where the usage has one (it includes reasoning we do not count), else ours scaled.
     const ours = session.state.live.at(-1)?.tokens ?? 0;
     const outputTokens = usage?.completionTokens ?? Math.round(ours * scale);
-    const estimate = cache.step(prompt, model, nowMs, outputTokens);
+    const request = { index: requestIndex, model, atMs: nowMs, outputTokens };
+    const estimate = cache.step({ ...request, messages: prompt });
     result.estimates.push(estimate);
     if (estimate.promptTokens > contextWindow) result.overflowTurns += 1;
     if (result.realCompactionAt === undefined) {
-      const base = baseline.step(baselinePrompt, model, nowMs, outputTokens);
+      const base = baseline.step({ ...request, messages: baselinePrompt });
       const real = usage === undefined ? undefined : usageFigures(usage);
       const cost = usage === undefined ? undefined : realCost(usage, billedModel(cacheModel, model), profile);
       if (real !== undefined && cost !== undefined) {

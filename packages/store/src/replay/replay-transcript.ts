@@ -75,6 +75,8 @@ export interface SessionCacheSummary {
   ttlSource: TtlSource;
   /** False when the transcript has no times: then no entry ever expires. */
   timed: boolean;
+  /** Requests before which the usage shows the fixed prefix changed (modelled as written again, under every policy). */
+  prefixResets: number;
   /** The window the replay session got, in our tokens. */
   budgetWindow: number;
 }
@@ -199,7 +201,7 @@ function runNamed(name: ReplayRunName): ReplayRun {
 }
 
 function cacheSummary(run: SessionReplay): SessionCacheSummary {
-  const { calibration, ttlSeconds, ttlSource, timed, sessionModel } = run.cacheModel;
+  const { calibration, ttlSeconds, ttlSource, timed, sessionModel, prefixResets } = run.cacheModel;
   const prefix = calibration.prefixes[0];
   return {
     externalId: run.externalId,
@@ -213,6 +215,7 @@ function cacheSummary(run: SessionReplay): SessionCacheSummary {
     ttlSeconds,
     ttlSource,
     timed,
+    prefixResets: prefixResets.size,
     budgetWindow: run.budgetWindow,
   };
 }

@@ -22,6 +22,13 @@ import {
 export type TtlSource = "usage" | "flag" | "profile";
 
 /**
+ * A change of the fixed prefix the usage shows at one request: `session` when the provider still read what
+ * an earlier session had cached (the tools) but wrote the rest of the prefix again (a new system prompt),
+ * `whole` when it read none of it.
+ */
+export type PrefixReset = "session" | "whole";
+
+/**
  * What the cache model knows of one source session before it is replayed: how our token counts map onto
  * the provider's (scale and fixed prefix), the entry lifetime, whether the requests carry times, and the
  * models that price the agent's requests and the summarizer's calls.
@@ -32,6 +39,8 @@ export interface SessionCacheModel {
   ttlSource: TtlSource;
   /** Whether the source's requests carry times (without them nothing expires). */
   timed: boolean;
+  /** Source requests (by index) before which the usage shows the fixed prefix changed: all after it is written again. */
+  prefixResets: ReadonlyMap<number, PrefixReset>;
   profile: ProviderProfile;
   /** Prices every agent request when set (`--model`); otherwise each request's own model, else the session's. */
   agentModel?: string;
@@ -93,36 +102,62 @@ export function realCost(usage: Usage, model: string | undefined, profile: Provi
   );
 }
 
+/** How often each part of the fixed prefix has changed so far: a changed part is new content to the cache. */
+interface PrefixVersions {
+  cached: number;
+  session: number;
+}
+
 /** The prompt messages standing for a fixed prefix: the part an earlier session cached, then the rest, each a breakpoint. */
-function prefixMessages(prefix: FixedPrefix | undefined): PromptMessage[] {
+function prefixMessages(prefix: FixedPrefix | undefined, versions: PrefixVersions): PromptMessage[] {
   if (prefix === undefined || prefix.tokens <= 0) return [];
   const warm = Math.min(prefix.warmTokens, prefix.tokens);
   const parts = [
-    { id: "fixed-prefix:cached", tokens: warm },
-    { id: "fixed-prefix:session", tokens: prefix.tokens - warm },
+    { id: "fixed-prefix:cached", tokens: warm, version: versions.cached },
+    { id: "fixed-prefix:session", tokens: prefix.tokens - warm, version: versions.session },
   ];
-  return parts.filter((p) => p.tokens > 0).map((p) => ({ ...p, contentHash: p.id, breakpoint: true }));
+  return parts
+    .filter((p) => p.tokens > 0)
+    .map(({ id, tokens, version }) => ({
+      id,
+      tokens,
+      contentHash: version === 0 ? id : `${id}#${version}`,
+      breakpoint: true,
+    }));
+}
+
+/** One source request as the cache simulation takes it. */
+export interface SimulatedRequest {
+  /** Its index among the source session's requests (prefix resets are keyed by it). */
+  index: number;
+  /** The prompt, in our token counts. */
+  messages: readonly PromptMessage[];
+  /** The model that served it. */
+  model: string | undefined;
+  atMs: number | undefined;
+  /** The provider's output tokens. */
+  outputTokens: number;
 }
 
 /**
  * The cache of one replayed prompt sequence (the policy's, or the uncompacted baseline's): one cache per
- * model (a model switch starts cold), the calibrated prefix in front of every prompt, our counts scaled.
+ * model (a model switch starts cold), the calibrated prefix in front of every prompt, our counts scaled,
+ * and the prefix changed where the source's usage shows it changed (prefixResets), whatever the policy.
  */
 export class CacheSimulation {
   private readonly states = new Map<string, CacheState>();
+  private readonly versions: PrefixVersions = { cached: 0, session: 0 };
 
   constructor(private readonly setup: SessionCacheModel) {}
 
-  /** One request: its prompt (our counts), the model that served it, its time and its output tokens (provider's). */
-  step(
-    messages: readonly PromptMessage[],
-    requestModel: string | undefined,
-    atMs: number | undefined,
-    outputTokens: number,
-  ): CacheEstimate {
+  /** One request, in the source's order. */
+  step({ index, messages, model: requestModel, atMs, outputTokens }: SimulatedRequest): CacheEstimate {
     const { calibration } = this.setup;
+    const reset = this.setup.prefixResets.get(index);
+    if (reset === "whole") this.versions.cached += 1;
+    if (reset !== undefined) this.versions.session += 1;
     const cacheKey = requestModel ?? "";
-    const prefix = prefixMessages(prefixFor(calibration, requestModel));
+    const prefix = prefixMessages(prefixFor(calibration, requestModel), this.versions);
     const state = this.states.get(cacheKey) ?? this.initialState(prefix, atMs);
     const scale = calibration.scale;
     const scaled = scale === 1 ? messages : messages.map((m) => ({ ...m, tokens: Math.round(m.tokens * scale) }));

@@ -3,11 +3,13 @@ import {
   fitCalibration,
   type ImportedSession,
   type Message,
+  type PromptCalibration,
   type ProviderProfile,
+  prefixFor,
   type Usage,
 } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import type { SessionCacheModel, TtlSource } from "./session-cache-model.ts";
+import type { PrefixReset, SessionCacheModel, TtlSource } from "./session-cache-model.ts";
 
 /** One provider request of a source session as the source recorded it, with our count of its whole prompt. */
 export interface SourceRequest {
@@ -71,7 +73,8 @@ export async function readSource(source: ImportedSession): Promise<SourceReading
 /**
  * The cache model of one source session: the calibration fitted on its requests with usage before its own
  * compaction (else the flag's or profile's fixed prefix), the entry lifetime its usage shows (Claude Code's
- * 1-hour writes, else 5-minute ones; else `--cache-ttl`, else the profile's) and whether it carries times.
+ * 1-hour writes, else 5-minute ones; else `--cache-ttl`, else the profile's), whether it carries times, and
+ * the requests before which its usage shows the fixed prefix changed (prefixResets).
  */
 export function sessionCacheModel(
   source: ImportedSession,
@@ -103,11 +106,13 @@ export function sessionCacheModel(
         : {};
   const calibration = fitCalibration(points, fallback);
   const { ttlSeconds, ttlSource } = ttlOf(reading.requests, profile, options.cacheTtlSeconds);
+  const modelOf = (r: SourceRequest | undefined) => r?.model ?? source.model;
   return {
     calibration,
     ttlSeconds,
     ttlSource,
     timed: reading.requests.some((r) => r.atMs !== undefined),
+    prefixResets: prefixResets(reading.requests, calibration, ttlSeconds, modelOf),
     profile,
     ...(options.model === undefined ? {} : { agentModel: options.model }),
     ...(source.model === undefined ? {} : { sessionModel: source.model }),
@@ -131,4 +136,31 @@ function ttlOf(
   }
   if (flag !== undefined) return { ttlSeconds: flag, ttlSource: "flag" };
   return { ttlSeconds: profile.cache.ttlSeconds, ttlSource: "profile" };
+}
+
+/**
+ * The requests whose usage shows the fixed prefix changed under a live cache: the provider read less than
+ * the prefix although the previous request, to the same model, came within the lifetime (a new system
+ * prompt: Claude Code rewrites it after a background task's notification or a resume). Expiry and model
+ * switches are the simulation's own; the first request reads what an earlier session left.
+ */
+function prefixResets(
+  requests: readonly SourceRequest[],
+  calibration: PromptCalibration,
+  ttlSeconds: number,
+  modelOf: (request: SourceRequest | undefined) => string | undefined,
+): Map<number, PrefixReset> {
+  const resets = new Map<number, PrefixReset>();
+  if (calibration.prefixSource !== "usage") return resets;
+  requests.forEach((request, i) => {
+    const previous = requests[i - 1];
+    const read = request.usage?.cacheReadTokens;
+    if (previous === undefined || read === undefined || modelOf(previous) !== modelOf(request)) return;
+    if (request.atMs !== undefined && previous.atMs !== undefined && request.atMs - previous.atMs > ttlSeconds * 1000)
+      return;
+    const prefix = prefixFor(calibration, modelOf(request));
+    if (prefix === undefined || read >= prefix.tokens) return;
+    resets.set(i, read < prefix.warmTokens ? "whole" : "session");
+  });
+  return resets;
 }

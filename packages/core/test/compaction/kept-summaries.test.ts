@@ -1,0 +1,175 @@
+import {
+  ANTHROPIC_PROFILE,
+  checkToolPairs,
+  costCandidates,
+  costOptimalPolicy,
+  initialState,
+  isSummaryEntry,
+  type LiveEntry,
+  lastTurnIndices,
+  OPENAI_PROFILE,
+  type PolicyInput,
+  type SessionState,
+  type SummaryPlan,
+  summaryReplacementFor,
+} from "@palimpsest/core";
+import {
+  commandForStep,
+  execute,
+  sessionStartedArb,
+  sessionStepArb,
+  supersedeData,
+  userMessage,
+} from "@palimpsest/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { callTools, countTokens, ids, live, output, policyInput, system } from "./view-builders.ts";
+
+const summary = (id: string, tokens: number): LiveEntry =>
+  live(userMessage(id, `summary ${id}`), tokens, { compactionId: `c-${id}`, kind: "summary" });
+
+/** A view after one compaction: system prompt, an earlier summary of `held` tokens, then `turns` tool turns. */
+function compactedView(held: number, turns: number, resultTokens = 1_000): LiveEntry[] {
+  const view = [live(system("sys"), 500), summary("s1", held)];
+  for (let t = 0; t < turns; t++) {
+    view.push(live(userMessage(`u${t}`, `step ${t}`), 200));
+    view.push(live(callTools(`a${t}`, [[`c${t}`, "shell"]]), 200));
+    view.push(live(output(`r${t}`, `c${t}`, `result ${t}`), resultTokens));
+  }
+  return view;
+}
+
+describe("cost-optimal candidates that keep the earlier summaries", () => {
+  it("given a view with a summary, then each tail is offered updating it and keeping it, the kept one after it", () => {
+    const view = compactedView(2_000, 40);
+    const input = policyInput(view, { compactions: 1 });
+    const candidates = costCandidates(input);
+    const kept = candidates.filter((c) => c.keepsSummaries);
+    const updated = candidates.filter((c) => !c.keepsSummaries);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(updated.length).toBeGreaterThan(0);
+    for (const c of updated) {
+      expect(c.plan.targets[0]).toBe("s1");
+      expect(c.plan.previousSummary).toBe("summary s1");
+    }
+    for (const c of kept) {
+      expect(c.plan.targets).not.toContain("s1");
+      expect(c.plan.targets[0]).toBe("u0");
+      expect(c.plan.previousSummary).toBeUndefined();
+      // The summarizer reads only the new span; the unchanged head holds the system prompt and the summary.
+      expect(c.shape.headTokens).toBe(2_500);
+      expect(c.shape.systemTokens).toBe(500);
+      expect(c.shape.inputTokens).toBe(c.shape.removedTokens);
+    }
+    // Updating gives the new summary room for what the earlier one held; keeping does not need it.
+    const updatedFull = updated.find((c) => c.tailBudget === kept[0]?.tailBudget);
+    expect(updatedFull?.plan.maxSummaryTokens).toBeGreaterThan(kept[0]?.plan.maxSummaryTokens ?? 0);
+  });
+
+  it("given kept summaries and the new one would pass twice the summary cap, then only updates are offered", () => {
+    const cap = OPENAI_PROFILE.summary.maxTokens;
+    // Eight turns of 900 tokens: every new summary gets the profile's minimum of 600 tokens.
+    expect(OPENAI_PROFILE.summary.minTokens).toBe(600);
+    const near = costCandidates(policyInput(compactedView(2 * cap - 600, 8, 500), { compactions: 1 }));
+    const over = costCandidates(policyInput(compactedView(2 * cap - 599, 8, 500), { compactions: 1 }));
+    expect(near.some((c) => c.keepsSummaries)).toBe(true);
+    for (const c of near.filter((c) => c.keepsSummaries))
+      expect(c.shape.headTokens - c.shape.systemTokens + c.plan.maxSummaryTokens).toBeLessThanOrEqual(2 * cap);
+    expect(over.length).toBeGreaterThan(0);
+    expect(over.some((c) => c.keepsSummaries)).toBe(false);
+  });
+
+  it("given a view without summaries, then no candidate claims to keep any", () => {
+    const view = compactedView(2_000, 40).filter((e) => !isSummaryEntry(e));
+    const candidates = costCandidates(policyInput(view));
+    expect(candidates.length).toBeGreaterThan(0);
+    expect(candidates.some((c) => c.keepsSummaries)).toBe(false);
+  });
+
+  it("given an automatic prefix cache, then a forced compaction keeps the summary: nothing before the change is written again", () => {
+    const view = compactedView(2_000, 40);
+    const plan = costOptimalPolicy().plan(policyInput(view, { compactions: 1, force: true }));
+    expect(plan.kind).toBe("summary");
+    if (plan.kind !== "summary") return;
+    expect(plan.targets).not.toContain("s1");
+    expect(plan.reason).toContain("earlier summaries kept");
+  });
+});
+
+/** Commits a summary plan through decide (placeholder text naming its id); decide throws if it refuses it. */
+function apply(state: SessionState, plan: SummaryPlan): string {
+  const id = `k${state.lastSeq + 1}`;
+  const replacement = summaryReplacementFor(plan, `${id}.s`, `summary ${id}`, countTokens);
+  const data = supersedeData(id, plan.targets, [replacement], state.viewVersion, {
+    mode: "summary",
+    trigger: "auto",
+    stats: { tokensBefore: plan.tokensBefore, tokensAfter: 0 },
+  });
+  execute(state, { type: "supersede", data });
+  return `${id}.s`;
+}
+
+function inputFor(state: SessionState, contextWindow: number, profile: PolicyInput["profile"]): PolicyInput {
+  return {
+    view: state.live,
+    viewVersion: state.viewVersion,
+    liveTokens: state.liveTokens,
+    contextWindow,
+    maxOutputTokens: 0,
+    profile,
+    compactions: state.viewVersion,
+    force: false,
+  };
+}
+
+describe("cost-optimal over a whole session, compacting as it goes", () => {
+  it("keeps the view valid, and a compaction that keeps the earlier summaries leaves them whole and in order, the new one next", () => {
+    const seen = { compactions: 0, keeping: 0, updating: 0 };
+    const scenario = fc.record({
+      started: sessionStartedArb(),
+      steps: fc.array(sessionStepArb({ maxTokens: 4_000 }), { minLength: 40, maxLength: 160 }),
+      profile: fc.constantFrom(ANTHROPIC_PROFILE, OPENAI_PROFILE),
+      contextWindow: fc.constantFrom(32_000, 64_000),
+    });
+    fc.assert(
+      fc.property(scenario, ({ started, steps, profile, contextWindow }) => {
+        const state = initialState("s-chain");
+        execute(state, { type: "start", data: started });
+        const policy = costOptimalPolicy();
+        for (const step of steps) {
+          const command = commandForStep(state, step);
+          if (command !== undefined) execute(state, command);
+          const plan = policy.plan(inputFor(state, contextWindow, profile));
+          if (plan.kind !== "summary") continue;
+          const before = state.live;
+          const summariesBefore = ids(before.filter(isSummaryEntry));
+          const { lastUser, lastAssistant } = lastTurnIndices(before);
+          const last = [lastUser, lastAssistant].filter((i) => i >= 0).map((i) => before[i]?.message.id);
+          const keeps = summariesBefore.length > 0 && !summariesBefore.some((id) => plan.targets.includes(id));
+          const placed = apply(state, plan);
+          seen.compactions += 1;
+          const view = ids(state.live);
+          expect(checkToolPairs(state.live.map((e) => e.message))).toEqual([]);
+          for (const id of last) expect(view).toContain(id);
+          expect(new Set(view).size).toBe(view.length);
+          for (const id of plan.targets) expect(view).not.toContain(id);
+          if (!keeps) {
+            if (summariesBefore.length > 0) seen.updating += 1;
+            continue;
+          }
+          seen.keeping += 1;
+          const summariesAfter = ids(state.live.filter(isSummaryEntry));
+          expect(summariesAfter.slice(0, summariesBefore.length)).toEqual(summariesBefore);
+          expect(summariesAfter).toContain(placed);
+          // Nothing before the first target changed: the prefix a prompt cache holds is the same.
+          const first = before.findIndex((e) => plan.targets.includes(e.message.id));
+          expect(view.slice(0, first)).toEqual(ids(before.slice(0, first)));
+          expect(view[first]).toBe(placed);
+        }
+      }),
+      { numRuns: 60, seed: 20261202 },
+    );
+    expect(seen.keeping).toBeGreaterThan(10);
+    expect(seen.updating).toBeGreaterThan(0);
+  });
+});
