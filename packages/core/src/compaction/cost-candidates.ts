@@ -3,7 +3,7 @@ import type { CompactionShape } from "./compaction-cost.ts";
 import type { PolicyInput, SummaryPlan } from "./policy-types.ts";
 import { isSummaryEntry, leadingSystemTokens } from "./span-selection.ts";
 import { planSummary } from "./summary-plan.ts";
-import { tailBudget } from "./threshold.ts";
+import { compactionThreshold, tailBudget } from "./threshold.ts";
 
 /** A summary plan the cost-optimal policy may choose, with the tail budget it was planned with and its shape. */
 export interface PlannedCandidate {
@@ -64,10 +64,14 @@ function keptCap(input: PolicyInput): number {
   return KEPT_SUMMARIES_FACTOR * input.profile.summary.maxTokens;
 }
 
+/** An updated summary's room is at most this share of the threshold (a small window's compactions stay apart). */
+const UPDATE_SHARE_OF_THRESHOLD = 0.25;
+
 /**
  * The summary's budget when it updates an earlier one: room for what the earlier summary held plus the
- * profile's share of the fresh span (within the profile's cap), so compacting more often than the baseline
- * does not squeeze out what earlier summaries kept.
+ * profile's share of the fresh span, within the profile's cap and a quarter of the threshold, so compacting
+ * more often than the baseline does not squeeze out what earlier summaries kept, and on a small window the
+ * summary does not fill the room the next turns need (each compaction would come sooner and write more).
  */
 function updateBudget(input: PolicyInput, plan: SummaryPlan): number {
   const rule = input.profile.summary;
@@ -75,7 +79,9 @@ function updateBudget(input: PolicyInput, plan: SummaryPlan): number {
   if (earlier.length === 0) return plan.maxSummaryTokens;
   const fresh = plan.input.reduce((sum, e) => sum + e.tokens, 0);
   const held = earlier.reduce((sum, e) => sum + e.tokens, 0);
-  return Math.max(plan.maxSummaryTokens, Math.min(rule.maxTokens, held + Math.floor(rule.ratio * fresh)));
+  const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);
+  const cap = Math.min(rule.maxTokens, Math.floor(UPDATE_SHARE_OF_THRESHOLD * threshold));
+  return Math.max(plan.maxSummaryTokens, Math.min(cap, held + Math.floor(rule.ratio * fresh)));
 }
 
 /** What a plan removes, reads and keeps, in tokens, as the cost model needs it. */

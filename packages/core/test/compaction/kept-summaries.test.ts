@@ -1,6 +1,7 @@
 import {
   ANTHROPIC_PROFILE,
   checkToolPairs,
+  compactionThreshold,
   costCandidates,
   costOptimalPolicy,
   initialState,
@@ -77,6 +78,18 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
       expect(c.shape.headTokens - c.shape.systemTokens + c.plan.maxSummaryTokens).toBeLessThanOrEqual(2 * cap);
     expect(over.length).toBeGreaterThan(0);
     expect(over.some((c) => c.keepsSummaries)).toBe(false);
+  });
+
+  it("given a small window, then an update's room for the earlier summary stops at a quarter of the threshold", () => {
+    const view = compactedView(5_000, 40);
+    const input = policyInput(view, { compactions: 1, contextWindow: 32_000 });
+    const threshold = compactionThreshold(32_000, 0, input.profile.threshold);
+    expect(threshold).toBe(27_200);
+    const updated = costCandidates(input).filter((c) => !c.keepsSummaries);
+    expect(updated.length).toBeGreaterThan(0);
+    // 5,000 held plus 7.5% of a fresh span of about 50,000 would be 8,700: the profile's cap is 8,000.
+    for (const c of updated) expect(c.plan.maxSummaryTokens).toBeLessThanOrEqual(6_800);
+    expect(updated.some((c) => c.plan.maxSummaryTokens === 6_800)).toBe(true);
   });
 
   it("given a view without summaries, then no candidate claims to keep any", () => {
