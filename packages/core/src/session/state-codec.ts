@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { SessionState } from "./session-state.ts";
 
 /** Version of the snapshot format; a snapshot in any other format is ignored and the log replayed. */
-export const STATE_FORMAT = 9;
+export const STATE_FORMAT = 10;
 
 /** A state in plain JSON form, with its checksum, ready to be kept as a snapshot. */
 export interface EncodedState {
