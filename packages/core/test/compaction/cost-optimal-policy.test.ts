@@ -12,23 +12,13 @@ import {
   OPENAI_PROFILE,
   optimalCycleTurns,
   type PolicyInput,
-  type SessionState,
-  type SummaryPlan,
   summaryPolicy,
-  summaryReplacementFor,
   turnGrowth,
 } from "@palimpsest/core";
-import {
-  execute,
-  generatedSessionArb,
-  runSteps,
-  sessionStartedArb,
-  sessionStepArb,
-  supersedeData,
-} from "@palimpsest/testing";
+import { generatedSessionArb, runSteps, sessionStartedArb, sessionStepArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callTools, countTokens, live, output, policyInput, system } from "./view-builders.ts";
+import { applySummary, callTools, live, output, policyInput, stateInput, system } from "./view-builders.ts";
 
 /** A session of `turns` turns: a user request, a tool call and its result, each turn `perTurn` tokens. */
 function sessionView(turns: number, perTurn: number): LiveEntry[] {
@@ -183,31 +173,14 @@ const TAILS = [1, 0.5, 0.25, 0.1];
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 function inputOf(s: Scenario): PolicyInput {
-  const state = s.session.state;
   const times = s.idleMinutes === undefined ? {} : { nowMs: s.idleMinutes * MINUTE + 1, previousRequestMs: 1 };
-  return {
-    view: state.live,
-    viewVersion: state.viewVersion,
-    liveTokens: state.liveTokens,
-    contextWindow: s.contextWindow,
-    maxOutputTokens: Math.floor(s.contextWindow / 4),
-    profile: s.profile,
-    compactions: state.viewVersion,
-    force: false,
+  const { contextWindow, profile } = s;
+  return stateInput(s.session.state, {
+    contextWindow,
+    maxOutputTokens: Math.floor(contextWindow / 4),
+    profile,
     ...times,
-  };
-}
-
-/** Commits a summary plan through decide (placeholder text); decide throws if it refuses it. */
-function apply(state: SessionState, plan: SummaryPlan): void {
-  const id = `k${state.lastSeq + 1}`;
-  const replacement = summaryReplacementFor(plan, `${id}.s`, "placeholder summary", countTokens);
-  const data = supersedeData(id, plan.targets, [replacement], state.viewVersion, {
-    mode: "summary",
-    trigger: "auto",
-    stats: { tokensBefore: plan.tokensBefore, tokensAfter: 0 },
   });
-  execute(state, { type: "supersede", data });
 }
 
 describe("the cost-optimal decision, on any session", () => {
@@ -252,7 +225,7 @@ describe("the cost-optimal decision, on any session", () => {
         const state = s.session.state;
         const { lastUser, lastAssistant } = lastTurnIndices(state.live);
         const kept = [lastUser, lastAssistant].filter((i) => i >= 0).map((i) => state.live[i]?.message.id);
-        apply(state, plan);
+        applySummary(state, plan);
         const view = state.live.map((m) => m.message);
         expect(checkToolPairs(view)).toEqual([]);
         for (const id of kept) expect(view.map((m) => m.id)).toContain(id);

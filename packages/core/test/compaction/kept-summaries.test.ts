@@ -9,22 +9,11 @@ import {
   type LiveEntry,
   lastTurnIndices,
   OPENAI_PROFILE,
-  type PolicyInput,
-  type SessionState,
-  type SummaryPlan,
-  summaryReplacementFor,
 } from "@palimpsest/core";
-import {
-  commandForStep,
-  execute,
-  sessionStartedArb,
-  sessionStepArb,
-  supersedeData,
-  userMessage,
-} from "@palimpsest/testing";
+import { commandForStep, execute, sessionStartedArb, sessionStepArb, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callTools, countTokens, ids, live, output, policyInput, system } from "./view-builders.ts";
+import { applySummary, callTools, ids, live, output, policyInput, stateInput, system } from "./view-builders.ts";
 
 const summary = (id: string, tokens: number): LiveEntry =>
   live(userMessage(id, `summary ${id}`), tokens, { compactionId: `c-${id}`, kind: "summary" });
@@ -109,32 +98,6 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
   });
 });
 
-/** Commits a summary plan through decide (placeholder text naming its id); decide throws if it refuses it. */
-function apply(state: SessionState, plan: SummaryPlan): string {
-  const id = `k${state.lastSeq + 1}`;
-  const replacement = summaryReplacementFor(plan, `${id}.s`, `summary ${id}`, countTokens);
-  const data = supersedeData(id, plan.targets, [replacement], state.viewVersion, {
-    mode: "summary",
-    trigger: "auto",
-    stats: { tokensBefore: plan.tokensBefore, tokensAfter: 0 },
-  });
-  execute(state, { type: "supersede", data });
-  return `${id}.s`;
-}
-
-function inputFor(state: SessionState, contextWindow: number, profile: PolicyInput["profile"]): PolicyInput {
-  return {
-    view: state.live,
-    viewVersion: state.viewVersion,
-    liveTokens: state.liveTokens,
-    contextWindow,
-    maxOutputTokens: 0,
-    profile,
-    compactions: state.viewVersion,
-    force: false,
-  };
-}
-
 describe("cost-optimal over a whole session, compacting as it goes", () => {
   it("keeps the view valid, and a compaction that keeps the earlier summaries leaves them whole and in order, the new one next", () => {
     const seen = { compactions: 0, keeping: 0, updating: 0 };
@@ -152,14 +115,14 @@ describe("cost-optimal over a whole session, compacting as it goes", () => {
         for (const step of steps) {
           const command = commandForStep(state, step);
           if (command !== undefined) execute(state, command);
-          const plan = policy.plan(inputFor(state, contextWindow, profile));
+          const plan = policy.plan(stateInput(state, { contextWindow, profile }));
           if (plan.kind !== "summary") continue;
           const before = state.live;
           const summariesBefore = ids(before.filter(isSummaryEntry));
           const { lastUser, lastAssistant } = lastTurnIndices(before);
           const last = [lastUser, lastAssistant].filter((i) => i >= 0).map((i) => before[i]?.message.id);
           const keeps = summariesBefore.length > 0 && !summariesBefore.some((id) => plan.targets.includes(id));
-          const placed = apply(state, plan);
+          const placed = applySummary(state, plan);
           seen.compactions += 1;
           const view = ids(state.live);
           expect(checkToolPairs(state.live.map((e) => e.message))).toEqual([]);

@@ -11,22 +11,13 @@ import {
 import { execute, generatedSessionArb, stubReplacement } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countTokens } from "./view-builders.ts";
+import { countTokens, stateInput } from "./view-builders.ts";
 
 const sessionArb = generatedSessionArb({ maxSteps: 60, maxTokens: 30_000 });
 
 /** A forced plan's input on a state (so most generated sessions get a summary or a prune). */
 function inputOf(state: SessionState, contextWindow: number): PolicyInput {
-  return {
-    view: state.live,
-    viewVersion: state.viewVersion,
-    liveTokens: state.liveTokens,
-    contextWindow,
-    maxOutputTokens: 0,
-    profile: ANTHROPIC_PROFILE,
-    compactions: state.viewVersion,
-    force: true,
-  };
+  return stateInput(state, { contextWindow, profile: ANTHROPIC_PROFILE, force: true });
 }
 
 describe("supersedeFor", () => {

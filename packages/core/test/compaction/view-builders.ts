@@ -1,5 +1,6 @@
-import type { LiveEntry, Message, PolicyInput } from "@palimpsest/core";
-import { OPENAI_PROFILE } from "@palimpsest/core";
+import type { LiveEntry, Message, PolicyInput, SessionState, SummaryPlan } from "@palimpsest/core";
+import { OPENAI_PROFILE, summaryReplacementFor } from "@palimpsest/core";
+import { execute, supersedeData } from "@palimpsest/testing";
 
 /** A live entry costing `tokens`, optionally placed by a compaction. */
 export function live(message: Message, tokens: number, placedBy?: LiveEntry["placedBy"]): LiveEntry {
@@ -46,6 +47,34 @@ export function policyInput(view: LiveEntry[], overrides: Partial<PolicyInput> =
     force: false,
     ...overrides,
   };
+}
+
+/** A policy input over a session state's live view: a 200K window, no output reserve, not forced. */
+export function stateInput(state: SessionState, overrides: Partial<PolicyInput> = {}): PolicyInput {
+  return {
+    view: state.live,
+    viewVersion: state.viewVersion,
+    liveTokens: state.liveTokens,
+    contextWindow: 200_000,
+    maxOutputTokens: 0,
+    profile: OPENAI_PROFILE,
+    compactions: state.viewVersion,
+    force: false,
+    ...overrides,
+  };
+}
+
+/** Commits a summary plan through decide with a placeholder text naming it; decide throws if it refuses. Returns the summary's id. */
+export function applySummary(state: SessionState, plan: SummaryPlan): string {
+  const id = `k${state.lastSeq + 1}`;
+  const replacement = summaryReplacementFor(plan, `${id}.s`, `summary ${id}`, countTokens);
+  const data = supersedeData(id, plan.targets, [replacement], state.viewVersion, {
+    mode: "summary",
+    trigger: "auto",
+    stats: { tokensBefore: plan.tokensBefore, tokensAfter: 0 },
+  });
+  execute(state, { type: "supersede", data });
+  return `${id}.s`;
 }
 
 /** The ids of a list of entries. */
