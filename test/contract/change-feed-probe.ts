@@ -17,8 +17,10 @@ export async function until(done: () => boolean, timeoutMs = 45_000): Promise<vo
 }
 
 /**
- * Resolves once `reader` hears commits made through `writer` (its LISTEN connection is up): appends to a
- * probe session until one is heard. Call it while `reader` has another subscriber, or its connection closes.
+ * Resolves once `reader` hears commits made through `writer` (its LISTEN connection is up) and is live
+ * (`listening()`: its first connection has caught up, so no wake-up of that catch-up can come later):
+ * appends to a probe session until one is heard. Call it while `reader` has another subscriber, or its
+ * connection closes.
  */
 export async function untilHeard(writer: EventStore, reader: ChangeFeed, timeoutMs = 10_000): Promise<void> {
   const probe = newSessionId("probe");
@@ -33,6 +35,7 @@ export async function untilHeard(writer: EventStore, reader: ChangeFeed, timeout
       await writer.append(probe, [started()], { expectedVersion: "any" });
       await until(() => heard.length > 0, 50).catch(() => {});
     }
+    await reader.listening();
   } finally {
     unsubscribe();
   }

@@ -74,23 +74,28 @@ describe.skipIf("skip" in server)("cross-process change notification on PostgreS
     const onA = recorder();
     const stopB = b.subscribe(onB.listener);
     const stopA = a.subscribe(onA.listener);
-    await untilHeard(a, b);
-    const sid = newSessionId("cross");
-    await a.append(sid, [started()], { expectedVersion: "no-stream" });
-    await a.append(sid, [userMessage("m1", "one"), userMessage("m2", "two")], { expectedVersion: 1 });
-    await until(() => onB.of(sid).length === 2);
-    // A marker committed after: once both have heard it, nothing more of the first two is on its way.
-    await a.append(sid, [userMessage("m3", "three")], { expectedVersion: 3 });
-    await until(() => onB.of(sid).length >= 3 && onA.of(sid).length >= 3);
-    expect(onB.of(sid)).toEqual([
-      { sessionId: sid, version: 1 },
-      { sessionId: sid, version: 3 },
-      { sessionId: sid, version: 4 },
-    ]);
-    // A told its own listener in process and skips its own notifications: no duplicates.
-    expect(onA.of(sid)).toEqual(onB.of(sid));
-    stopA();
-    stopB();
+    try {
+      // Both live: a first connection's catch-up may repeat a wake-up (harmless), but only before it is live.
+      await untilHeard(a, b);
+      await untilHeard(b, a);
+      const sid = newSessionId("cross");
+      await a.append(sid, [started()], { expectedVersion: "no-stream" });
+      await a.append(sid, [userMessage("m1", "one"), userMessage("m2", "two")], { expectedVersion: 1 });
+      await until(() => onB.of(sid).length === 2);
+      // A marker committed after: once both have heard it, nothing more of the first two is on its way.
+      await a.append(sid, [userMessage("m3", "three")], { expectedVersion: 3 });
+      await until(() => onB.of(sid).length >= 3 && onA.of(sid).length >= 3);
+      expect(onB.of(sid)).toEqual([
+        { sessionId: sid, version: 1 },
+        { sessionId: sid, version: 3 },
+        { sessionId: sid, version: 4 },
+      ]);
+      // A told its own listener in process and skips its own notifications: no duplicates.
+      expect(onA.of(sid)).toEqual(onB.of(sid));
+    } finally {
+      stopA();
+      stopB();
+    }
   });
 
   it("does not wake anyone before the append commits, nor for an append that rolls back", async () => {
