@@ -21,16 +21,16 @@ interface DropClass {
 
 /**
  * The order lines are dropped in when over budget, least important first: text carried from a foreign
- * summary, error lines of successful outputs (their names are kept), measured figures, successful non-shell tool calls,
- * successful commands, calls without a result, constraints (the requests hold them verbatim), files only
- * read, failed commands, the other files, then the state's extra lines. Requests and the recovery
- * pointer stay.
+ * summary, error lines of successful outputs (their names are kept), successful non-shell tool calls
+ * (their paths are in Files), measured figures, successful commands, calls without a result, constraints
+ * (the requests hold them verbatim), files only read, failed commands, the other files, then the state's
+ * extra lines. Requests and the recovery pointer stay.
  */
 const DROP_ORDER: DropClass[] = [
   { take: (d) => ({ list: d.carried, pick: () => true }) },
   { take: (d) => ({ list: d.errors, pick: () => true }) },
-  { take: (d) => ({ list: d.figures, pick: () => true }) },
   { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "✓" && !isShell(c) }) },
+  { take: (d) => ({ list: d.figures, pick: () => true }) },
   { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "✓" }) },
   { take: (d) => ({ list: d.commands, pick: (c: CommandItem) => c.status === "?" }) },
   { take: (d) => ({ list: d.constraints, pick: () => true }) },
@@ -97,12 +97,14 @@ export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fit
 
 /**
  * Keeps the paths a dropped successful shell command named as Files lines (a path is a few tokens, the
- * command line many), unless Files has them; they go with the files only read if the budget needs it.
+ * command line many), unless Files has them (a relative path ending a listed one is that file); they go
+ * with the files only read if the budget needs it.
  */
 function keepPaths(doc: SummaryDoc, command: CommandItem): void {
   if (command.status !== "✓" || !isShell(command) || !command.line.endsWith("`")) return;
   for (const path of shellCommandPaths(command.line.slice(1, -1))) {
-    if (!doc.files.some((f) => f.path === path)) doc.files.push({ path, actions: [[NAMED, 1]] });
+    const listed = doc.files.some((f) => f.path === path || (!path.startsWith("/") && f.path.endsWith(`/${path}`)));
+    if (!listed) doc.files.push({ path, actions: [[NAMED, 1]] });
   }
 }
 

@@ -9,7 +9,7 @@ import { emptyDoc, foldSuperseded, parseDoc, type SummaryDoc, supersededLine } f
 /** Model name of the offline summarizer, recorded as the producer of its compactions. */
 export const OFFLINE_MODEL = "offline-extractive";
 /** Format version of the offline summary; bump when its sections or extraction change. */
-export const OFFLINE_PROMPT_VERSION = "offline-extractive-v3";
+export const OFFLINE_PROMPT_VERSION = "offline-extractive-v4";
 
 const unique = (values: readonly string[]) => [...new Set(values)];
 

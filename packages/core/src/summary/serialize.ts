@@ -1,4 +1,5 @@
 import { errorNames } from "../messages/error-names.ts";
+import { measuredNumbers } from "../messages/measured-numbers.ts";
 import type { ContentPart, Message } from "../messages/message.ts";
 import { messageText } from "../messages/message.ts";
 import { capText } from "./cut.ts";
@@ -27,34 +28,56 @@ function clean(text: string, max: number): string {
 }
 
 const OMITTED_NAMES = "\n[error names in the omitted part: ";
+const OMITTED_NUMBERS = "\n[measured numbers in the omitted part: ";
 
-/** Error names of `text` that `kept` no longer shows, as a note of at most `room` characters ("" if none). */
-function omittedNames(text: string, kept: string, room: number): string {
-  const missing = errorNames(text).filter((n) => !kept.includes(n));
-  let names = "";
-  for (const name of missing) {
-    const next = names === "" ? name : `${names}, ${name}`;
-    if (OMITTED_NAMES.length + next.length + 1 > room) break;
-    names = next;
+/** `items` as a note headed `label`, as many as fit in `room` characters ("" if none fits). */
+function listWithin(label: string, items: readonly string[], room: number): string {
+  let list = "";
+  for (const item of items) {
+    const next = list === "" ? item : `${list}, ${item}`;
+    if (label.length + next.length + 1 > room) break;
+    list = next;
   }
-  return names === "" ? "" : `${OMITTED_NAMES}${names}]`;
+  return list === "" ? "" : `${label}${list}]`;
 }
 
-/** A tool output redacted and capped; error names the cut removed are listed after it, within the cap. */
+/**
+ * What the cut of `text` to `kept` removed that a summary should keep, as notes of at most `room`
+ * characters in all ("" if nothing): the error names `kept` no longer shows, then its measured numbers.
+ */
+function omittedNote(text: string, kept: string, room: number): string {
+  const names = listWithin(
+    OMITTED_NAMES,
+    errorNames(text).filter((n) => !kept.includes(n)),
+    room,
+  );
+  const shown = new Set(measuredNumbers(kept));
+  const numbers = listWithin(
+    OMITTED_NUMBERS,
+    measuredNumbers(text).filter((n) => !shown.has(n)),
+    room - names.length,
+  );
+  return `${names}${numbers}`;
+}
+
+/**
+ * A tool output redacted and capped; the error names and measured numbers the cut removed are listed
+ * after it, within the cap.
+ */
 function cleanToolOutput(text: string, max: number): string {
   const redacted = redactSecrets(text);
   if (redacted.length <= max) return redacted;
   const room = Math.min(300, Math.floor(max / 4));
-  const reserve = omittedNames(redacted, capText(redacted, max), room).length;
+  const reserve = omittedNote(redacted, capText(redacted, max), room).length;
   const kept = capText(redacted, max - reserve);
-  return `${kept}${omittedNames(redacted, kept, max - kept.length)}`;
+  return `${kept}${omittedNote(redacted, kept, max - kept.length)}`;
 }
 
 /**
- * Prepares messages for a summarizer: secrets redacted, long texts capped head + tail, images reduced to a
- * placeholder (a tool output's cut error names listed after it), opaque reasoning and metadata dropped
- * (but the importer's `orphanToolResult` flag, which isUserRequest reads). Safe to apply again: nothing
- * more is redacted or cut.
+ * Prepares messages for a summarizer: secrets redacted, long texts capped head + tail (a tool output's cut
+ * error names and measured numbers listed after it), images reduced to a placeholder, opaque reasoning and
+ * metadata dropped (but the importer's `orphanToolResult` flag, which isUserRequest reads). Safe to apply
+ * again: nothing more is redacted or cut.
  */
 export function serializeForSummary(messages: readonly Message[], caps: SummaryCaps = DEFAULT_SUMMARY_CAPS): Message[] {
   return messages.map((message) => {

@@ -133,35 +133,45 @@ const FILES_ROOT = /^Under `(.+\/)`:$/;
 const MIN_ROOT_CHARS = 16;
 
 /**
- * The folder every absolute path lies in, when there are two or more and it is long enough to be worth
- * stating once: each path then keeps at least its last two segments (how a reader, and the fidelity
- * measure, tell a file apart). "" when there is none.
+ * The folder that saves the most characters stated once: the one most absolute paths share, weighed by
+ * its length, when two or more lie in it and it is long enough to be worth a lead line. Each path under
+ * it keeps at least its last two segments (how a reader, and the fidelity measure, tell a file apart).
+ * "" when there is none.
  */
 function filesRoot(paths: readonly string[]): string {
-  if (paths.length < 2) return "";
-  const folders = paths.map((p) => p.split("/").slice(0, -2));
-  const first = folders[0] ?? [];
-  let shared = first.length;
-  for (const folder of folders) {
-    let i = 0;
-    while (i < shared && folder[i] === first[i]) i++;
-    shared = i;
+  const counts = new Map<string, number>();
+  for (const path of paths) {
+    const segments = path.split("/").slice(0, -2);
+    for (let n = 2; n <= segments.length; n++) {
+      const folder = `${segments.slice(0, n).join("/")}/`;
+      counts.set(folder, (counts.get(folder) ?? 0) + 1);
+    }
   }
-  const root = `${first.slice(0, shared).join("/")}/`;
-  return root.length < MIN_ROOT_CHARS ? "" : root;
+  let best = "";
+  let saved = 0;
+  for (const [folder, count] of counts) {
+    const gain = (count - 1) * folder.length;
+    if (count >= 2 && folder.length >= MIN_ROOT_CHARS && gain > saved) [best, saved] = [folder, gain];
+  }
+  return best;
 }
 
 /**
- * The Files section's lines: paths as written that are not absolute first, then, when the absolute ones
- * share a folder, that folder once and each of them relative to it (a reader applies the folder to the
- * lines after it only).
+ * The Files section's lines: the paths not under the shared folder first (as written: relative, or
+ * absolute elsewhere), then, when there is one, that folder once and each path in it relative to it (a
+ * reader applies the folder to the lines after it only).
  */
 function fileLines(files: readonly FileItem[]): string[] {
-  const absolute = files.filter((f) => f.path.startsWith("/"));
-  const root = filesRoot(absolute.map((f) => f.path));
+  const root = filesRoot(files.filter((f) => f.path.startsWith("/")).map((f) => f.path));
   if (root === "") return files.map((f) => fileLine(f, ""));
-  const relative = files.filter((f) => !f.path.startsWith("/"));
-  return [...relative.map((f) => fileLine(f, "")), `Under \`${root}\`:`, ...absolute.map((f) => fileLine(f, root))];
+  // A file directly in the folder stays absolute: it would keep one segment only.
+  const under = (f: FileItem) => f.path.startsWith(root) && f.path.slice(root.length).includes("/");
+  const elsewhere = files.filter((f) => !under(f));
+  return [
+    ...elsewhere.map((f) => fileLine(f, "")),
+    `Under \`${root}\`:`,
+    ...files.filter(under).map((f) => fileLine(f, root)),
+  ];
 }
 
 /** One command's line: status, label, and `(×n)` when it ran more than once. */

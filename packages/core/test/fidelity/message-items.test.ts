@@ -127,6 +127,16 @@ describe("measured numbers", () => {
     ).toEqual(["16ms", "0.93s", "50MB", "85%", "3.5x", "1,200tokens"]);
   });
 
+  it("end at a comma that a space or the text's end follows, as in a list; a digit after it groups thousands", () => {
+    expect(measuredNumbers("1.4, 1.5, 2,500.5 and 0.3, then 12,345 ms")).toEqual([
+      "1.4",
+      "1.5",
+      "2,500.5",
+      "0.3",
+      "12,345ms",
+    ]);
+  });
+
   it("come from tool output and assistant text, not from user text nor file reads", () => {
     const items = conversationItems([
       user("make it 2.5x faster"),

@@ -120,6 +120,33 @@ describe("the offline summary's Files section", () => {
     ]);
   });
 
+  it("names the folder most paths share, and writes whole a path elsewhere or directly in that folder", async () => {
+    const deep = ["src/a/x.ts", "src/a/y.ts", "lib/b/z.ts", "lib/c/w.ts", "test/d/v.ts"];
+    const reads = [...deep.map((p) => `${ROOT}/${p}`), `${ROOT}/mix.exs`, "/tmp/run-1/out.log"];
+    const files = filesOf(
+      await summarize([
+        {
+          id: "a",
+          role: "assistant",
+          content: text("Reading."),
+          toolCalls: reads.map((path, i) => ({
+            id: `r${i}`,
+            name: "Read",
+            arguments: JSON.stringify({ file_path: path }),
+          })),
+        },
+        ...reads.map((_, i): Message => ({ id: `t${i}`, role: "tool", toolCallId: `r${i}`, content: text("x") })),
+      ]),
+    );
+    // mix.exs lies directly in the folder: relative to it, it would keep one segment only.
+    expect(files.trim().split("\n").slice(1)).toEqual([
+      `- \`${ROOT}/mix.exs\`: read`,
+      "- `/tmp/run-1/out.log`: read",
+      `Under \`${ROOT}/\`:`,
+      ...deep.map((p) => `- \`${p}\`: read`),
+    ]);
+  });
+
   it("keeps the paths of successful shell commands it drops to meet its budget", async () => {
     const paths = Array.from({ length: 40 }, (_, i) => `${ROOT}/deps/package-${i}/lib/module-${i}.ex`);
     const messages: Message[] = paths.flatMap((path, i): Message[] => [
@@ -146,6 +173,41 @@ describe("the offline summary's Files section", () => {
       const [, tail] = /(package-\d+\/lib\/module-\d+\.ex)$/.exec(path) ?? [];
       expect(files).toContain(`${tail}\`: named by a command`);
     }
+  });
+
+  it("does not list again a path a dropped command named relative to a file it lists", async () => {
+    const file = `${ROOT}/test/parser_test.exs`;
+    const messages: Message[] = [
+      {
+        id: "a0",
+        role: "assistant",
+        content: text("Reading the test."),
+        toolCalls: [{ id: "r0", name: "Read", arguments: JSON.stringify({ file_path: file }) }],
+      },
+      { id: "t0", role: "tool", toolCallId: "r0", content: text("x") },
+      ...Array.from({ length: 30 }, (_, i): Message[] => [
+        {
+          id: `a${i + 1}`,
+          role: "assistant",
+          content: text("Testing."),
+          toolCalls: [
+            {
+              id: `c${i}`,
+              name: "Bash",
+              arguments: JSON.stringify({
+                command: `mix test test/parser_test.exs --seed ${i} --trace --max-failures 1`,
+              }),
+            },
+          ],
+        },
+        { id: `t${i + 1}`, role: "tool", toolCallId: `c${i}`, content: text("1 test, 0 failures") },
+      ]).flat(),
+    ];
+    const summary = (await offline.summarize({ messages, maxOutputTokens: 400 })).text;
+    expect(summary).toMatch(/\d+ lines dropped/);
+    const files = filesOf(summary);
+    expect(files).toContain("parser_test.exs`: read");
+    expect(files).not.toContain("named by a command");
   });
 });
 
@@ -206,5 +268,39 @@ describe("the offline summary's figures", () => {
     const figures = summary.match(/^Figures, /gm) ?? [];
     expect(commands.length).toBe(30);
     expect(figures.length).toBeLessThan(30);
+  });
+
+  it("outlast the successful calls of tools other than a shell", async () => {
+    const fetches: Message[] = Array.from({ length: 30 }, (_, i): Message[] => [
+      {
+        id: `a${i}`,
+        role: "assistant",
+        content: text("Fetching."),
+        toolCalls: [
+          { id: `c${i}`, name: "WebFetch", arguments: JSON.stringify({ url: `https://example.com/page-${i}` }) },
+        ],
+      },
+      { id: `t${i}`, role: "tool", toolCallId: `c${i}`, content: text(`p50 ${i}.5 ms, hit rate ${i}%`) },
+    ]).flat();
+    const summary = (await offline.summarize({ messages: fetches, maxOutputTokens: 900 })).text;
+    expect(summary).toMatch(/\d+ lines dropped/);
+    const calls = summary.match(/^- ✓ WebFetch/gm) ?? [];
+    const figures = summary.match(/^Figures, /gm) ?? [];
+    expect(calls.length).toBeLessThan(30);
+    expect(figures.length).toBe(30);
+  });
+
+  it("keep the numbers of a long output that the serializer cut, after the part it kept", async () => {
+    const long = `${"row ok\n".repeat(600)}median 41.5 ms, p99 0.25 s, 97% hits\n${"row ok\n".repeat(600)}`;
+    const summary = await summarize([
+      {
+        id: "a1",
+        role: "assistant",
+        content: text("Benchmarking."),
+        toolCalls: [{ id: "c1", name: "Bash", arguments: JSON.stringify({ command: "npm run bench" }) }],
+      },
+      { id: "t1", role: "tool", toolCallId: "c1", content: text(long) },
+    ]);
+    expect(summary).toContain("Figures, `npm run bench`: 41.5ms, 0.25s, 97%");
   });
 });
