@@ -167,7 +167,7 @@ const scenarioArb = fc.record({
   idleMinutes: fc.option(fc.integer({ min: 0, max: 120 }), { nil: undefined }),
 });
 
-/** More tails than the default, so that spans of different sizes compete. */
+/** Several tails, so that spans of different sizes compete. */
 const TAILS = [1, 0.5, 0.25, 0.1];
 
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
