@@ -6,6 +6,7 @@ import { argumentPaths, shellCommand, type ToolKind, toolArguments, toolKind } f
 import { isFileContent } from "../messages/tool-output.ts";
 import { isUserRequest, requestText, SKILL_PREFIX } from "../messages/user-requests.ts";
 import { capEnd, capText, firstLine } from "./cut.ts";
+import { SHORT_STATE_CHARS } from "./offline-fit.ts";
 import { type CommandItem, emptyDoc, type FigureItem, type FileItem, type SummaryDoc } from "./summary-format.ts";
 
 const STATE_CHARS = 900;
@@ -160,7 +161,10 @@ export function addFigures(figures: FigureItem[], figure: FigureItem): void {
   }
 }
 
-/** The current state: the last assistant text (capped), the last todo list, and the next step it names. */
+/**
+ * The current state: the last assistant text (capped), the last todo list, and the next step it names
+ * (unless the text is short enough never to be shortened: it says it already).
+ */
 function currentState(lastText: string, todo: string | undefined, pending: string[]): string[] {
   const state: string[] = [];
   if (lastText !== "") state.push(`Last assistant message: ${capText(lastText, STATE_CHARS)}`);
@@ -170,8 +174,9 @@ function currentState(lastText: string, todo: string | undefined, pending: strin
     .split(/\n+|(?<=[.!?:])\s+/)
     .filter((s) => NEXT_STEP.test(s))
     .at(-1);
-  if (next !== undefined && next.trim() !== lastText)
-    state.push(`Next step: ${capText(next.trim(), LINE_CHARS, true)}`);
+  // A message short enough never to be shortened already says its next step.
+  const said = next !== undefined && lastText.length <= SHORT_STATE_CHARS && lastText.includes(next.trim());
+  if (next !== undefined && !said) state.push(`Next step: ${capText(next.trim(), LINE_CHARS, true)}`);
   return state;
 }
 

@@ -4,7 +4,7 @@ import { capText, estimateTokens } from "./cut.ts";
 import { type CommandItem, type FileItem, renderDoc, type SummaryDoc } from "./summary-format.ts";
 
 /** The state's "Last assistant message:" line is shortened to this first when over budget. */
-const SHORT_STATE_CHARS = 400;
+export const SHORT_STATE_CHARS = 400;
 const LAST_MESSAGE = "Last assistant message:";
 /** What a file a dropped command line named did, as its Files line says. */
 const NAMED = "named by a command";

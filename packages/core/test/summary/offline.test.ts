@@ -90,10 +90,23 @@ describe("OfflineSummarizer", () => {
     expect(commands.indexOf("✗ `npm test`")).toBeLessThan(commands.indexOf("✓ `find . -name '*.css'`"));
     expect(section(summary, "Errors")).toContain("- Also named: TypeError");
     expect(summary.split("TypeError: a is not a function")).toHaveLength(2);
-    expect(section(summary, "Current State")).toContain("Next step: Next I will update the README.");
+    // The last message is short: it says its next step, and the state does not repeat it.
+    expect(section(summary, "Current State")).toContain(
+      "Last assistant message: Fixed; all tests pass. Next I will update the README.",
+    );
+    expect(section(summary, "Current State")).not.toContain("Next step:");
     const recovery = section(summary, "Recovery");
     expect(recovery).toContain("Superseded 7 messages: u1 … a2");
     expect(recovery).toContain("`palimpsest expand <session> <compaction-id> --deep`");
+  });
+
+  it("names the next step of a long last message apart, so it outlasts the message being shortened", async () => {
+    const long = `${"I checked the parser and the lexer in detail. ".repeat(12)}Next I will update the README.`;
+    const { text: summary } = await summarize([
+      { id: "u1", role: "user", content: text("Fix the parser.") },
+      { id: "a1", role: "assistant", content: text(long) },
+    ]);
+    expect(section(summary, "Current State")).toContain("Next step: Next I will update the README.");
   });
 
   it("lists the files tool calls touched, not the paths a find printed", async () => {
