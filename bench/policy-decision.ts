@@ -1,12 +1,16 @@
 /**
  * The per-turn policy decision: what `plan()` costs before a request that does not compact (the view
  * under the threshold, the usual turn), for the cost-optimal policy, which plans and costs its candidate
- * spans every turn, against the summary baseline, which checks the threshold and stops.
+ * spans every turn, against the summary baseline, which checks the threshold and stops. Each size is
+ * timed on an uncompacted view and on one that holds earlier summaries (ten compactions before the live
+ * messages), where cost-optimal plans every tail twice: updating them and keeping them.
  */
 import {
   ANTHROPIC_PROFILE,
+  batchCompactions,
   type CompactionPolicy,
   costOptimalPolicy,
+  isSummaryEntry,
   type PolicyInput,
   summaryPolicy,
 } from "@palimpsest/core";
@@ -18,6 +22,8 @@ import { buildSession } from "./workload.ts";
 /** One view size: median ms per plan() of each policy, and what the cost-optimal one decided. */
 export interface PolicyDecisionResult {
   messages: number;
+  /** Summaries in the view (0: uncompacted). */
+  summaries: number;
   liveTokens: number;
   summaryMs: number;
   costOptimalMs: number;
@@ -45,36 +51,46 @@ export async function runPolicyDecisionBench(quick: boolean): Promise<PolicyDeci
   const results: PolicyDecisionResult[] = [];
   try {
     for (const messages of sizes) {
-      const sessionId = `decision-${messages}`;
-      await buildSession(store, sessionId, { messages, compact: false, batch: 1_000 });
-      const session = await palimpsest.resume(sessionId);
-      const { live, liveTokens, viewVersion } = session.state;
-      // A window four times the view: the threshold is about twice what is live, so neither compacts.
-      const input: PolicyInput = {
-        view: live,
-        viewVersion,
-        liveTokens,
-        contextWindow: Math.max(200_000, liveTokens * 4),
-        maxOutputTokens: 32_000,
-        profile: ANTHROPIC_PROFILE,
-        compactions: 0,
-        force: false,
-        nowMs: 1_000_000,
-        previousRequestMs: 1_000_000 - 30_000,
-      };
-      const cost = costOptimalPolicy();
-      const calls = Math.max(3, Math.floor(200_000 / messages));
-      const result = {
-        messages,
-        liveTokens,
-        summaryMs: perPlan(summaryPolicy(), input, calls * 10),
-        costOptimalMs: perPlan(cost, input, calls),
-        costOptimalPlan: cost.plan(input).kind,
-      };
-      results.push(result);
-      progress(
-        `policy-decision ${messages}: summary ${result.summaryMs.toFixed(4)} ms, cost-optimal ${result.costOptimalMs.toFixed(3)} ms`,
-      );
+      for (const compacted of [false, true]) {
+        const sessionId = `decision-${messages}-${compacted}`;
+        // Compacted: ten summarized cycles of `messages` messages, then `messages` live ones after them.
+        await buildSession(store, sessionId, {
+          messages,
+          compact: compacted,
+          tail: compacted ? messages : 0,
+          batch: 1_000,
+        });
+        const session = await palimpsest.resume(sessionId);
+        const { live, viewVersion } = session.state;
+        const liveTokens = session.state.liveTokens;
+        // A window four times the view: the threshold is about twice what is live, so neither compacts.
+        const input: PolicyInput = {
+          view: live,
+          viewVersion,
+          liveTokens,
+          contextWindow: Math.max(200_000, liveTokens * 4),
+          maxOutputTokens: 32_000,
+          profile: ANTHROPIC_PROFILE,
+          compactions: batchCompactions(session.state),
+          force: false,
+          nowMs: 1_000_000,
+          previousRequestMs: 1_000_000 - 30_000,
+        };
+        const cost = costOptimalPolicy();
+        const calls = Math.max(3, Math.floor(200_000 / live.length));
+        const result = {
+          messages: live.length,
+          summaries: live.filter(isSummaryEntry).length,
+          liveTokens,
+          summaryMs: perPlan(summaryPolicy(), input, calls * 10),
+          costOptimalMs: perPlan(cost, input, calls),
+          costOptimalPlan: cost.plan(input).kind,
+        };
+        results.push(result);
+        progress(
+          `policy-decision ${result.messages} (${result.summaries} summaries): summary ${result.summaryMs.toFixed(4)} ms, cost-optimal ${result.costOptimalMs.toFixed(3)} ms`,
+        );
+      }
     }
   } finally {
     await palimpsest.close();

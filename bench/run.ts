@@ -132,9 +132,18 @@ function budgetTable(rows: readonly BudgetResult[]): string {
 
 function policyDecisionTable(rows: readonly PolicyDecisionResult[]): string {
   return markdownTable(
-    ["live messages", "live tokens", "summary plan()", "cost-optimal plan()", "cost-optimal / summary", "decided"],
+    [
+      "live messages",
+      "summaries",
+      "live tokens",
+      "summary plan()",
+      "cost-optimal plan()",
+      "cost-optimal / summary",
+      "decided",
+    ],
     rows.map((r) => [
       num(r.messages),
+      num(r.summaries),
       num(r.liveTokens),
       ms(r.summaryMs),
       ms(r.costOptimalMs),

@@ -43,10 +43,13 @@ export function costCandidates(
     for (const keepsSummaries of hasSummaries ? [false, true] : [false]) {
       const planned = planSummary(tailed, "cost-optimal", { keepSummaries: keepsSummaries });
       if (planned.kind !== "summary") continue;
-      const plan = keepsSummaries ? planned : { ...planned, maxSummaryTokens: updateBudget(input, planned) };
-      const key = `${plan.targets.length}:${plan.targets[0]}:${plan.targets.at(-1)}`;
+      // Targets are a run of the view less the pinned last turn, so count, first and last name the span.
+      const key = `${planned.targets.length}:${planned.targets[0]}:${planned.targets.at(-1)}`;
       if (seen.has(key)) continue;
-      const shape = shapeOf(input.view, plan, input.liveTokens);
+      const plannedShape = shapeOf(input.view, planned, input.liveTokens);
+      const room = keepsSummaries ? planned.maxSummaryTokens : updateBudget(input, planned, plannedShape);
+      const plan = { ...planned, maxSummaryTokens: room };
+      const shape = { ...plannedShape, summaryTokens: room };
       if (keepsSummaries && keptTokens(shape) + plan.maxSummaryTokens > keptCap(input)) continue;
       seen.add(key);
       candidates.push({ plan, tailBudget: budget, keepsSummaries, shape });
@@ -73,12 +76,12 @@ const UPDATE_SHARE_OF_THRESHOLD = 0.25;
  * more often than the baseline does not squeeze out what earlier summaries kept, and on a small window the
  * summary does not fill the room the next turns need (each compaction would come sooner and write more).
  */
-function updateBudget(input: PolicyInput, plan: SummaryPlan): number {
+function updateBudget(input: PolicyInput, plan: SummaryPlan, shape: CompactionShape): number {
   const rule = input.profile.summary;
-  const earlier = input.view.filter((e) => isSummaryEntry(e) && plan.targets.includes(e.message.id));
-  if (earlier.length === 0) return plan.maxSummaryTokens;
+  if (plan.previousSummary === undefined) return plan.maxSummaryTokens;
+  // The targets are the earlier summaries and the fresh span (the summarizer's input).
   const fresh = plan.input.reduce((sum, e) => sum + e.tokens, 0);
-  const held = earlier.reduce((sum, e) => sum + e.tokens, 0);
+  const held = shape.removedTokens - fresh;
   const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);
   const cap = Math.min(rule.maxTokens, Math.floor(UPDATE_SHARE_OF_THRESHOLD * threshold));
   return Math.max(plan.maxSummaryTokens, Math.min(cap, held + Math.floor(rule.ratio * fresh)));
