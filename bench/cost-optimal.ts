@@ -3,7 +3,8 @@
  * ../shared/transcripts and two long generated sessions under none, summary and cost-optimal, at 200K and
  * 64K windows under the anthropic and openai profiles (main sessions only; the transcripts' timestamps are
  * passed to the policy), and prints per run the cost, cache reads and writes, compression events,
- * overflow turns and mean recall, then cost-optimal against summary over the runs where summary compacts.
+ * overflow turns and mean recall, then cost-optimal against summary over the runs where summary compacts,
+ * and per kind of session and window the floor no policy can go below (`floorCost`) beside both.
  * With `--summarizer-model <model>` every run is replayed again with the summarizer priced at that model,
  * and a second table reports what the cheaper summarizer saves, for summary and cost-optimal alike.
  * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--only <text in the label>] [--micro]
@@ -56,6 +57,11 @@ let compacting = 0;
 let cheaper = 0;
 let fidelityOk = 0;
 let overflow = 0;
+/**
+ * Per kind of session and window, over the runs where summary compacts: the costs and the floor (what no
+ * policy that sends every message once can go below), so each saving can be set against the most possible.
+ */
+const groups = new Map<string, { runs: number; summary: number; optimal: number; floor: number }>();
 /** The value after `flag` on the command line, if any. */
 function flag(name: string): string | undefined {
   return process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
@@ -78,6 +84,7 @@ for (const { label, sessions } of sources().filter((s) => only === undefined || 
           `${contextWindow / 1000}K`,
           p.policy,
           p.estimatedCost.toFixed(3),
+          p.floorCost.toFixed(3),
           p.cachedTokens,
           p.cacheWriteTokens,
           p.compressionEvents,
@@ -92,6 +99,13 @@ for (const { label, sessions } of sources().filter((s) => only === undefined || 
       compacting += 1;
       summaryTotal += summary.estimatedCost;
       optimalTotal += optimal.estimatedCost;
+      const group = `${label.startsWith("generated") ? "generated" : "real"} sessions at ${contextWindow / 1000}K`;
+      const totals = groups.get(group) ?? { runs: 0, summary: 0, optimal: 0, floor: 0 };
+      totals.runs += 1;
+      totals.summary += summary.estimatedCost;
+      totals.optimal += optimal.estimatedCost;
+      totals.floor += summary.floorCost;
+      groups.set(group, totals);
       if (optimal.estimatedCost <= 0.75 * summary.estimatedCost) cheaper += 1;
       if ((optimal.fidelity.meanRecall ?? 0) >= (summary.fidelity.meanRecall ?? 0)) fidelityOk += 1;
       if (summarizerModel === undefined) continue;
@@ -132,6 +146,7 @@ console.log(
       "window",
       "policy",
       "cost USD",
+      "floor USD",
       "cache reads",
       "cache writes",
       "events",
@@ -144,6 +159,12 @@ console.log(
 console.log(
   `\nruns where summary compacts: ${compacting}; cost-optimal $${optimalTotal.toFixed(2)} against summary $${summaryTotal.toFixed(2)} (${((1 - optimalTotal / summaryTotal) * 100).toFixed(1)}% cheaper); ≥25% cheaper in ${cheaper}/${compacting}; mean recall ≥ summary's in ${fidelityOk}/${compacting}; cost-optimal overflow turns: ${overflow}`,
 );
+for (const [group, t] of groups) {
+  const possible = t.summary - t.floor;
+  console.log(
+    `${group} (${t.runs} runs): summary $${t.summary.toFixed(2)}, cost-optimal $${t.optimal.toFixed(2)} (${saving(t.summary, t.optimal)}), floor $${t.floor.toFixed(2)}: at most ${saving(t.summary, t.floor)} below summary is possible, cost-optimal takes ${((100 * (t.summary - t.optimal)) / possible).toFixed(0)}% of it`,
+  );
+}
 if (summarizerModel !== undefined) {
   console.log(`\nthe summarizer priced at ${summarizerModel}, runs where summary compacts:\n`);
   console.log(

@@ -218,6 +218,7 @@ describe("palimpsest replay: the cache model's flags", () => {
     const [none] = JSON.parse(json.stdout) as {
       cacheModel: { fixedPrefixTokens: number; fixedPrefixSource: string; ttlSeconds: number; ttlSource: string }[];
       peakPromptTokens: number;
+      floorCost: number;
     }[];
     expect(none?.cacheModel[0]).toMatchObject({
       fixedPrefixTokens: 3000,
@@ -228,10 +229,16 @@ describe("palimpsest replay: the cache model's flags", () => {
       budgetWindow: 13_000, // (16,000 − 3,000) ÷ 1
     });
     const plain = await runPalimpsest([...demo, "--json"]);
-    const [bare] = JSON.parse(plain.stdout) as { peakPromptTokens: number }[];
+    const [bare, bareSummary] = JSON.parse(plain.stdout) as { peakPromptTokens: number; floorCost: number }[];
     expect(none?.peakPromptTokens).toBe((bare?.peakPromptTokens ?? 0) + 3000); // the prefix precedes every prompt
+    // The floor is the same under every policy, and every request reads the prefix in it too.
+    expect(bareSummary?.floorCost).toBe(bare?.floorCost);
+    expect(none?.floorCost).toBeGreaterThan(bare?.floorCost ?? Number.POSITIVE_INFINITY);
     const text = await runPalimpsest([...demo, "--fixed-prefix-tokens", "3000"]);
     expect(text.stdout).toContain("fixed prefix 3000 (flag)");
+    expect(text.stdout).toMatch(
+      /^cost floor USD \d+\.\d\d: no policy that sends every message once whole goes below it/m,
+    );
     expect(text.stdout).toContain("no timestamps in the transcript: no cache entry expires");
   });
 

@@ -62,6 +62,12 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("cost-optimal replayed on a real transcript",
       expect(optimal.compactions.length).toBeGreaterThanOrEqual(summary.compactions.length);
       // It compacts at the latest where summary does: its first compaction comes no later.
       expect(optimal.compactions[0]?.requestIndex).toBeLessThanOrEqual(summary.compactions[0]?.requestIndex ?? 0);
+      // The floor is the same under both, and neither's requests cost less than it.
+      const requestsCost = (r: typeof optimal) => r.estimates.reduce((sum, e) => sum + e.cost, 0);
+      expect(optimal.floorCost).toBeGreaterThan(0);
+      expect(optimal.floorCost).toBeCloseTo(summary.floorCost, 9);
+      expect(requestsCost(optimal)).toBeGreaterThan(optimal.floorCost);
+      expect(requestsCost(summary)).toBeGreaterThan(summary.floorCost);
     }
   });
 

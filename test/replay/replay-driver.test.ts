@@ -70,6 +70,7 @@ function run(estimates: CacheEstimate[], compactions: MeasuredCompaction[]): Ses
     syncCompactions: [],
     summaryFailures: 0,
     overflowTurns: 0,
+    floorCost: estimates.length / 1_000,
     cacheModel: {
       calibration: IDENTITY_CALIBRATION,
       ttlSeconds: 300,
@@ -116,6 +117,7 @@ describe("policy metrics follow their definitions", () => {
     expect(m.pruneOnlyToFullRatio).toBe(1.5);
     // 150,000 plain input at $1/M, 2,000 output at $10/M, summarizer 7,800 in at $1/M and 100 out at $10/M
     expect(m.estimatedCost).toBeCloseTo(0.15 + 0.02 + 0.0078 + 0.001, 10);
+    expect(m.floorCost).toBeCloseTo(0.2, 10); // the two sessions' floors added
   });
 
   it("pools fidelity over sessions: recall over every request, keeps over every compaction", () => {
@@ -184,6 +186,9 @@ for (const backend of runtimeBackends()) {
       expect(m.turns).toBe(6);
       expect(m.totalPromptPlusAuxTokens).toBe(prompts.reduce((a, b) => a + b, 0));
       expect(m.estimatedCost).toBeCloseTo((cached * 0.1 + last * 2 + output * 10) / 1e6, 12);
+      // The floor writes each request's new tokens once and reads nothing again (there is no fixed prefix).
+      expect(replay.floorCost).toBeCloseTo((last * 2 + output * 10) / 1e6, 12);
+      expect(m.floorCost).toBe(replay.floorCost);
     });
 
     const runs = new Map<ReplayPolicy, SessionReplay>();

@@ -207,6 +207,7 @@ function render(replay: TranscriptReplay): string {
   const lines = [
     first === undefined ? "" : `profile ${first.profile}, context window ${first.contextWindow}`,
     table(header, rows),
+    ...(first === undefined ? [] : [floorLine(first.floorCost)]),
     "",
     "fidelity (docs/fidelity.md): mean recall per request, and what compactions kept of what they removed",
     table(fidelity.header, fidelity.rows),
@@ -216,6 +217,11 @@ function render(replay: TranscriptReplay): string {
   lines.push("", ...cacheModelLines(replay));
   if (replay.usageComparison !== null) lines.push("", usageLines(replay.usageComparison, first?.profile ?? ""));
   return lines.join("\n");
+}
+
+/** The cost floor under the table: the same for every policy (PolicyReplay.floorCost). */
+function floorLine(floorCost: number): string {
+  return `cost floor USD ${floorCost.toFixed(2)}: no policy that sends every message once whole goes below it (each request reads the fixed prefix and writes only its new messages, plus its output)`;
 }
 
 function changedIndexes(p: PolicyReplay): string {

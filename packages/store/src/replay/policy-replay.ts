@@ -41,6 +41,8 @@ export interface PolicyReplay extends ReplayMetrics, PrecompactFigures {
   /** Live tokens at which the batch policy compacts (null for `none` and `micro`). */
   threshold: number | null;
   overflowTurns: number;
+  /** The sessions' floorCost summed: what no policy's estimatedCost can go below (the same for every policy). */
+  floorCost: number;
   peakPromptTokens: number;
   summaryFailures: number;
   eventsByKind: CompactionCounts;
@@ -123,6 +125,7 @@ export function policyReplay(label: PolicyRunLabel, runs: readonly SessionReplay
     contextWindow: label.contextWindow,
     threshold: label.threshold,
     overflowTurns: sessions.reduce((n, s) => n + s.overflowTurns, 0),
+    floorCost: runs.reduce((sum, r) => sum + r.floorCost, 0),
     peakPromptTokens: Math.max(0, ...sessions.map((s) => s.peakPromptTokens)),
     summaryFailures: runs.reduce((n, r) => n + r.summaryFailures, 0),
     eventsByKind,

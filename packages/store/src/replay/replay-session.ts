@@ -75,6 +75,13 @@ export interface SessionReplay {
   summaryFailures: number;
   /** Requests whose prompt (in provider tokens, with the fixed prefix) exceeded the context window. */
   overflowTurns: number;
+  /**
+   * USD below which no policy that sends every message once whole can go, the same under every policy:
+   * each request reads the fixed prefix (writes it where it expired or changed) and writes only what the
+   * conversation added since the request before, at that request's model's prices, plus its output. No
+   * summarizer call is counted.
+   */
+  floorCost: number;
   /** The cache model the session was replayed with. */
   cacheModel: SessionCacheModel;
   /** The window the replay session got, in our tokens: (window − fixed prefix) ÷ scale. */
@@ -127,6 +134,7 @@ export async function replaySession(
     syncCompactions: [],
     summaryFailures: 0,
     overflowTurns: 0,
+    floorCost: 0,
     cacheModel,
     budgetWindow,
     realCompactionAt: undefined,
@@ -137,6 +145,9 @@ export async function replaySession(
   const fidelity = new FidelityTracker();
   const cache = new CacheSimulation(cacheModel);
   const baseline = new CacheSimulation(cacheModel);
+  // The floor's requests carry only what the source added since the request before (sent of it so far).
+  const floor = new CacheSimulation(cacheModel);
+  let sent = 0;
   const sourcePrompt: PromptMessage[] = [];
   let pending: Message[] = [];
   const append = async (messages: Message[], turnId?: string): Promise<void> => {
@@ -178,6 +189,8 @@ export async function replaySession(
     const request = { index: requestIndex, model, atMs: nowMs, outputTokens };
     const estimate = cache.step({ ...request, messages: prompt });
     result.estimates.push(estimate);
+    result.floorCost += floor.step({ ...request, messages: baselinePrompt.slice(sent) }).cost;
+    sent = baselinePrompt.length;
     if (estimate.promptTokens > contextWindow) result.overflowTurns += 1;
     if (result.realCompactionAt === undefined) {
       const base = baseline.step({ ...request, messages: baselinePrompt });
