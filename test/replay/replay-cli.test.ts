@@ -242,6 +242,15 @@ describe("palimpsest replay: the cache model's flags", () => {
     expect(text.stdout).toContain("no timestamps in the transcript: no cache entry expires");
   });
 
+  it("refuses a window the fixed prefix fills as a usage error, before replaying anything", async () => {
+    const full = await runPalimpsest([...demo, "--fixed-prefix-tokens", "16000"]);
+    expect(full.code).toBe(2);
+    expect(full.stdout).toBe("");
+    expect(full.stderr).toContain("error [VALIDATION] the context window (16000 tokens) is no larger than session");
+    expect(full.stderr).toContain("contextWindow: must be larger than the fixed prefix (16000 tokens)");
+    expect((await runPalimpsest([...demo, "--fixed-prefix-tokens", "15999"])).code).toBe(0);
+  });
+
   it("--summarizer-model prices the summarizer's calls apart from the agent's requests", async () => {
     const cost = async (model: string): Promise<{ none: number; summary: number }> => {
       const out = await runPalimpsest([...demo, "--model", "claude-opus-4-6", "--summarizer-model", model, "--json"]);

@@ -12,6 +12,7 @@ import {
   type RequestRecall,
   type UsageFigures,
   usageFigures,
+  ValidationError,
 } from "@palimpsest/core";
 import type { RequestTimes } from "../compaction/batch-policy-input.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
@@ -110,7 +111,7 @@ export async function replaySession(
   const reading = options.source?.reading ?? (await readSource(source));
   const cacheModel = options.source?.cacheModel ?? sessionCacheModel(source, reading, profile, {});
   const { scale } = cacheModel.calibration;
-  const prefixTokens = cacheModel.calibration.prefixes[0]?.tokens ?? 0;
+  const prefixTokens = checkWindow(contextWindow, cacheModel, source.externalId);
   const budgetWindow = Math.max(1, Math.floor((contextWindow - prefixTokens) / scale));
   // The policies weigh what the cache model bills: the session's model's prices and the entry lifetime it found.
   const rules = rulesForModel(cacheModel, billedModel(cacheModel, undefined));
@@ -211,6 +212,18 @@ export async function replaySession(
   await append(pending);
   result.held = fidelity.held();
   return result;
+}
+
+/**
+ * The session's fixed prefix, once the window is known to hold more than it; a window no larger (every
+ * request would overflow under every policy) is a ValidationError naming both.
+ */
+export function checkWindow(contextWindow: number, cacheModel: SessionCacheModel, externalId: string): number {
+  const prefixTokens = cacheModel.calibration.prefixes[0]?.tokens ?? 0;
+  if (contextWindow > prefixTokens) return prefixTokens;
+  const message = `the context window (${contextWindow} tokens) is no larger than session ${externalId}'s fixed prefix (${prefixTokens} tokens): every request would overflow`;
+  const issue = `must be larger than the fixed prefix (${prefixTokens} tokens)`;
+  throw new ValidationError(message, [{ path: "contextWindow", code: "custom", message: issue }]);
 }
 
 /** One compaction step before the next request; records what it committed (with its fidelity) or that a summary failed. */

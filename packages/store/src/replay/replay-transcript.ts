@@ -17,7 +17,7 @@ import type { Session } from "../runtime/session.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { type PolicyReplay, policyReplay } from "./policy-replay.ts";
 import { REPLAY_RUN_NAMES, type ReplayRun, type ReplayRunName, replayRun } from "./replay-policy.ts";
-import { replaySession, type SessionReplay } from "./replay-session.ts";
+import { checkWindow, replaySession, type SessionReplay } from "./replay-session.ts";
 import { type SessionCacheModel, summarizerPrices, type TtlSource } from "./session-cache-model.ts";
 import { type CacheModelOptions, readSource, type SourceReading, sessionCacheModel } from "./session-calibration.ts";
 
@@ -114,7 +114,10 @@ export async function replayTranscript(
   const readings: { reading: SourceReading; cacheModel: SessionCacheModel }[] = [];
   for (const source of sessions) {
     const reading = await readSource(source);
-    readings.push({ reading, cacheModel: sessionCacheModel(source, reading, profile, options) });
+    const cacheModel = sessionCacheModel(source, reading, profile, options);
+    // Before any run: a window the fixed prefix fills is refused up front, not after the first policy.
+    checkWindow(options.contextWindow, cacheModel, source.externalId);
+    readings.push({ reading, cacheModel });
   }
   const agentModel = options.model ?? sessions[0]?.model;
   const summarizerModel = options.summarizerModel ?? agentModel;
