@@ -184,7 +184,7 @@ for (const [group, t] of groups) {
   const possible = t.summary - t.floor;
   const summarizing = t.floor + t.summarizing;
   console.log(
-    `${group} (${t.runs} runs): summary $${t.summary.toFixed(2)}, cost-optimal $${t.optimal.toFixed(2)} (${saving(t.summary, t.optimal)}), floor $${t.floor.toFixed(2)}: at most ${saving(t.summary, t.floor)} below summary is possible, cost-optimal takes ${((100 * (t.summary - t.optimal)) / possible).toFixed(0)}% of it; a policy that summarizes what must leave the window pays $${t.summarizing.toFixed(2)} more: at most ${saving(t.summary, summarizing)} below summary`,
+    `${group} (${t.runs} runs): summary $${t.summary.toFixed(2)}, cost-optimal $${t.optimal.toFixed(2)} (${saving(t.summary, t.optimal)}), floor $${t.floor.toFixed(2)}: at most ${saving(t.summary, t.floor)} below summary is possible, cost-optimal takes ${possible > 0 ? ((100 * (t.summary - t.optimal)) / possible).toFixed(0) : "-"}% of it; a policy that summarizes what must leave the window pays $${t.summarizing.toFixed(2)} more: at most ${saving(t.summary, summarizing)} below summary`,
   );
 }
 if (summarizerModel !== undefined) {

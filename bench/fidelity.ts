@@ -33,6 +33,7 @@ import {
 } from "@palimpsest/store";
 import {
   canCompactInReplay,
+  providerWindow,
   realSessions,
   realTranscriptFiles,
   TRANSCRIPTS_DIR,
@@ -90,15 +91,13 @@ export async function runFidelityBench(policy = "summary" as const): Promise<Fid
         // Windows are chosen in our tokens; the replay takes the provider's (its fixed prefix and token scale).
         const reading = await readSource(source);
         const cacheModel = sessionCacheModel(source, reading, profile, {});
-        const prefix = cacheModel.calibration.prefixes[0]?.tokens ?? 0;
         for (const fraction of WINDOW_FRACTIONS) {
           contextWindow = await windowFor(source, fraction);
           progress(`fidelity ${file} ${source.externalId.slice(0, 12)}: window ${contextWindow}`);
-          const providerWindow = Math.ceil(contextWindow * cacheModel.calibration.scale) + prefix;
           replay = await replaySession(runtime, source, {
             policy,
             profile,
-            contextWindow: providerWindow,
+            contextWindow: providerWindow(contextWindow, cacheModel),
             source: { reading, cacheModel },
           });
           if (replay.compactions.length > 0) break;

@@ -6,7 +6,7 @@ import {
   HAVE_TRANSCRIPTS,
   realSessions,
   realTranscriptFiles,
-  windowFor,
+  replayWindowFor,
 } from "../support/real-transcripts.ts";
 import { telemetryLeaks } from "../support/telemetry-leaks.ts";
 import { rollingMarkerProblems } from "../support/view-invariants.ts";
@@ -34,7 +34,7 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("micro replay of every real transcript", () =
       const sessions = realSessions(file);
       const passes = { none: 0, "prune-first": 0 };
       for (const source of sessions) {
-        const contextWindow = await windowFor(source, FRACTION);
+        const contextWindow = await replayWindowFor(source, FRACTION, profileNamed("anthropic"));
         for (const run of RUNS) {
           const problems: string[] = [];
           const replay = await replaySession(runtime, source, {

@@ -6,7 +6,7 @@ import {
   HAVE_TRANSCRIPTS,
   realSessions,
   realTranscriptFiles,
-  windowFor,
+  replayWindowFor,
 } from "../support/real-transcripts.ts";
 import { staleBasisProblems } from "../support/stale-basis.ts";
 import { telemetryLeaks } from "../support/telemetry-leaks.ts";
@@ -35,7 +35,9 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("replay of every real transcript under every 
       const sessions = realSessions(file);
       const compactions = { summary: 0, "prune-first": 0 };
       for (const source of sessions) {
-        const runs = await Promise.all(RUNS.map(async ([p, f]) => [p, await windowFor(source, f)] as const));
+        const runs = await Promise.all(
+          RUNS.map(async ([p, f]) => [p, await replayWindowFor(source, f, profileNamed(p))] as const),
+        );
         let last: string | undefined;
         for (const policy of POLICIES) {
           for (const [profile, contextWindow] of runs) {

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
-import { type ImportedSession, parseTranscript } from "@palimpsest/core";
+import { type ImportedSession, type ProviderProfile, parseTranscript } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
+import { readSource, type SessionCacheModel, sessionCacheModel } from "@palimpsest/store";
 
 /**
  * Where the shared real transcripts live: `$PALIMPSEST_TRANSCRIPTS` when set, else `../shared/transcripts`
@@ -48,6 +49,24 @@ export async function windowFor(source: ImportedSession, fraction: number): Prom
   const counter = await createTokenCounter(encodingForModel(source.model));
   const total = source.items.reduce((n, i) => n + (i.kind === "message" ? counter.countMessage(i.message) : 0), 0);
   return Math.max(MIN_WINDOW, Math.round(total * fraction));
+}
+
+/**
+ * The provider window (what a replay takes) whose replay session gets `ours` of our tokens: scaled to the
+ * provider's count, with the session's fixed prefix on top.
+ */
+export function providerWindow(ours: number, cacheModel: SessionCacheModel): number {
+  return Math.ceil(ours * cacheModel.calibration.scale) + (cacheModel.calibration.prefixes[0]?.tokens ?? 0);
+}
+
+/** windowFor as a provider window for replaying `source` under `profile` (providerWindow). */
+export async function replayWindowFor(
+  source: ImportedSession,
+  fraction: number,
+  profile: ProviderProfile,
+): Promise<number> {
+  const cacheModel = sessionCacheModel(source, await readSource(source), profile, {});
+  return providerWindow(await windowFor(source, fraction), cacheModel);
 }
 
 /** The smallest replay window: below it a profile's head and tail leave nothing to compact. */

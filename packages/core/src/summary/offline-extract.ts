@@ -6,7 +6,7 @@ import { argumentPaths, shellCommand, type ToolKind, toolArguments, toolKind } f
 import { isFileContent } from "../messages/tool-output.ts";
 import { isUserRequest, requestText, SKILL_PREFIX } from "../messages/user-requests.ts";
 import { capEnd, capText, firstLine } from "./cut.ts";
-import { SHORT_STATE_CHARS } from "./offline-fit.ts";
+import { LAST_MESSAGE, SHORT_STATE_CHARS } from "./offline-fit.ts";
 import { type CommandItem, emptyDoc, type FigureItem, type FileItem, type SummaryDoc } from "./summary-format.ts";
 
 const STATE_CHARS = 900;
@@ -167,16 +167,17 @@ export function addFigures(figures: FigureItem[], figure: FigureItem): void {
  */
 function currentState(lastText: string, todo: string | undefined, pending: string[]): string[] {
   const state: string[] = [];
-  if (lastText !== "") state.push(`Last assistant message: ${capText(lastText, STATE_CHARS)}`);
+  const line = `${LAST_MESSAGE} ${capText(lastText, STATE_CHARS)}`;
+  if (lastText !== "") state.push(line);
   if (todo !== undefined) state.push(todo);
   if (pending.length > 0) state.push(`In progress (no result yet): ${capText(pending.join("; "), LINE_CHARS, true)}`);
   const next = lastText
     .split(/\n+|(?<=[.!?:])\s+/)
     .filter((s) => NEXT_STEP.test(s))
     .at(-1);
-  // A message short enough never to be shortened already says its next step.
-  const said = next !== undefined && lastText.length <= SHORT_STATE_CHARS && lastText.includes(next.trim());
-  if (next !== undefined && !said) state.push(`Next step: ${capText(next.trim(), LINE_CHARS, true)}`);
+  // A line short enough never to be shortened already says the next step it holds.
+  if (next !== undefined && line.length > SHORT_STATE_CHARS && next.trim() !== lastText)
+    state.push(`Next step: ${capText(next.trim(), LINE_CHARS, true)}`);
   return state;
 }
 

@@ -3,9 +3,10 @@ import { shellCommandPaths } from "../messages/shell-paths.ts";
 import { capText, estimateTokens } from "./cut.ts";
 import { type CommandItem, type FileItem, renderDoc, type SummaryDoc } from "./summary-format.ts";
 
-/** The state's "Last assistant message:" line is shortened to this first when over budget. */
+/** The state's "Last assistant message:" line is shortened to this (label included) first when over budget. */
 export const SHORT_STATE_CHARS = 400;
-const LAST_MESSAGE = "Last assistant message:";
+/** How the state's line holding the last assistant message starts. */
+export const LAST_MESSAGE = "Last assistant message:";
 /** What a file a dropped command line named did, as its Files line says. */
 const NAMED = "named by a command";
 /** Actions that leave a file as it was (or say nothing of it): the least important files to list. */
@@ -97,13 +98,16 @@ export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fit
 
 /**
  * Keeps the paths a dropped successful shell command named as Files lines (a path is a few tokens, the
- * command line many), unless Files has them (a relative path ending a listed one is that file); they go
- * with the files only read if the budget needs it.
+ * command line many), unless Files has them (a relative path of two or more segments ending a listed one
+ * is that file; `./` is dropped); they go with the files only read if the budget needs it.
  */
 function keepPaths(doc: SummaryDoc, command: CommandItem): void {
   if (command.status !== "✓" || !isShell(command) || !command.line.endsWith("`")) return;
-  for (const path of shellCommandPaths(command.line.slice(1, -1))) {
-    const listed = doc.files.some((f) => f.path === path || (!path.startsWith("/") && f.path.endsWith(`/${path}`)));
+  for (const named of shellCommandPaths(command.line.slice(1, -1))) {
+    const path = named.startsWith("./") ? named.slice(2) : named;
+    // A relative path of two or more segments ending a listed path is that file; a bare name may be another.
+    const tail = !path.startsWith("/") && path.includes("/") ? `/${path}` : undefined;
+    const listed = doc.files.some((f) => f.path === path || (tail !== undefined && f.path.endsWith(tail)));
     if (!listed) doc.files.push({ path, actions: [[NAMED, 1]] });
   }
 }

@@ -127,7 +127,7 @@ describe("measured numbers", () => {
     ).toEqual(["16ms", "0.93s", "50MB", "85%", "3.5x", "1,200tokens"]);
   });
 
-  it("end at a comma that a space or the text's end follows, as in a list; a digit after it groups thousands", () => {
+  it("end at a comma no digit follows, as in a list; a comma between digits groups thousands or is no number", () => {
     expect(measuredNumbers("1.4, 1.5, 2,500.5 and 0.3, then 12,345 ms")).toEqual([
       "1.4",
       "1.5",
@@ -135,6 +135,8 @@ describe("measured numbers", () => {
       "0.3",
       "12,345ms",
     ]);
+    // A decimal comma, or a grouping that is not of thousands, gives no number rather than its last digits.
+    expect(measuredNumbers("took 1,5 s, 10,5% and 1,234,56 ms")).toEqual([]);
   });
 
   it("come from tool output and assistant text, not from user text nor file reads", () => {

@@ -175,16 +175,21 @@ describe("the offline summary's Files section", () => {
     }
   });
 
-  it("does not list again a path a dropped command named relative to a file it lists", async () => {
-    const file = `${ROOT}/test/parser_test.exs`;
+  it("does not list again a path a dropped command named relative to a file it lists, nor take a bare name for one", async () => {
+    const listed = `${ROOT}/test/parser_test.exs`;
+    const elsewhere = `${ROOT}/deps/foo/mix.exs`;
     const messages: Message[] = [
       {
         id: "a0",
         role: "assistant",
-        content: text("Reading the test."),
-        toolCalls: [{ id: "r0", name: "Read", arguments: JSON.stringify({ file_path: file }) }],
+        content: text("Reading."),
+        toolCalls: [listed, elsewhere].map((file_path, i) => ({
+          id: `r${i}`,
+          name: "Read",
+          arguments: JSON.stringify({ file_path }),
+        })),
       },
-      { id: "t0", role: "tool", toolCallId: "r0", content: text("x") },
+      ...[0, 1].map((i): Message => ({ id: `t${i}`, role: "tool", toolCallId: `r${i}`, content: text("x") })),
       ...Array.from({ length: 30 }, (_, i): Message[] => [
         {
           id: `a${i + 1}`,
@@ -195,7 +200,7 @@ describe("the offline summary's Files section", () => {
               id: `c${i}`,
               name: "Bash",
               arguments: JSON.stringify({
-                command: `mix test test/parser_test.exs --seed ${i} --trace --max-failures 1`,
+                command: `mix test ./test/parser_test.exs --seed ${i} --trace && cat mix.exs | head -${i + 1}`,
               }),
             },
           ],
@@ -207,7 +212,9 @@ describe("the offline summary's Files section", () => {
     expect(summary).toMatch(/\d+ lines dropped/);
     const files = filesOf(summary);
     expect(files).toContain("parser_test.exs`: read");
-    expect(files).not.toContain("named by a command");
+    expect(files).not.toContain("parser_test.exs`: named by a command");
+    // The project's own mix.exs is not the dependency's one Files lists.
+    expect(files).toContain("- `mix.exs`: named by a command");
   });
 });
 

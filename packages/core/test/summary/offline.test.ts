@@ -100,13 +100,27 @@ describe("OfflineSummarizer", () => {
     expect(recovery).toContain("`palimpsest expand <session> <compaction-id> --deep`");
   });
 
-  it("names the next step of a long last message apart, so it outlasts the message being shortened", async () => {
-    const long = `${"I checked the parser and the lexer in detail. ".repeat(12)}Next I will update the README.`;
-    const { text: summary } = await summarize([
-      { id: "u1", role: "user", content: text("Fix the parser.") },
-      { id: "a1", role: "assistant", content: text(long) },
-    ]);
-    expect(section(summary, "Current State")).toContain("Next step: Next I will update the README.");
+  it("names the next step of a last message its line may be shortened from, so it outlasts the cut", async () => {
+    const lastMessage = async (body: string) =>
+      section(
+        (
+          await summarize([
+            { id: "u1", role: "user", content: text("Fix the parser.") },
+            { id: "a1", role: "assistant", content: text(body) },
+          ])
+        ).text,
+        "Current State",
+      );
+    const around = (n: number) =>
+      `${"I checked the lexer. ".repeat(n)}Next I will update the README. ${"Done. ".repeat(n)}`;
+    // The line holds its label too: past 400 characters in all, the fit may shorten it, so the step is apart.
+    const near = around(13).trim();
+    expect(`Last assistant message: ${near}`.length).toBeGreaterThan(400);
+    expect(near.length).toBeLessThanOrEqual(400);
+    expect(await lastMessage(near)).toContain("Next step: Next I will update the README.");
+    const short = around(4).trim();
+    expect(`Last assistant message: ${short}`.length).toBeLessThanOrEqual(400);
+    expect(await lastMessage(short)).not.toContain("Next step:");
   });
 
   it("lists the files tool calls touched, not the paths a find printed", async () => {

@@ -41,7 +41,10 @@ export interface PolicyReplay extends ReplayMetrics, PrecompactFigures {
   /** Live tokens at which the batch policy compacts (null for `none` and `micro`). */
   threshold: number | null;
   overflowTurns: number;
-  /** The sessions' floorCost summed: what no policy's estimatedCost can go below (the same for every policy). */
+  /**
+   * The sessions' floorCost summed: what no policy that sends every message once whole can cost less than
+   * (the same for every policy; a runtime that trims outputs on append may go below it).
+   */
   floorCost: number;
   peakPromptTokens: number;
   summaryFailures: number;
