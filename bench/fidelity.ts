@@ -26,6 +26,7 @@ import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer
 import {
   openPalimpsest,
   profileNamed,
+  providerWindow,
   readSource,
   replaySession,
   type SessionReplay,
@@ -33,7 +34,6 @@ import {
 } from "@palimpsest/store";
 import {
   canCompactInReplay,
-  providerWindow,
   realSessions,
   realTranscriptFiles,
   TRANSCRIPTS_DIR,

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { type ImportedSession, type ProviderProfile, parseTranscript } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import { readSource, type SessionCacheModel, sessionCacheModel } from "@palimpsest/store";
+import { providerWindow, readSource, sessionCacheModel } from "@palimpsest/store";
 
 /**
  * Where the shared real transcripts live: `$PALIMPSEST_TRANSCRIPTS` when set, else `../shared/transcripts`
@@ -51,15 +51,7 @@ export async function windowFor(source: ImportedSession, fraction: number): Prom
   return Math.max(MIN_WINDOW, Math.round(total * fraction));
 }
 
-/**
- * The provider window (what a replay takes) whose replay session gets `ours` of our tokens: scaled to the
- * provider's count, with the session's fixed prefix on top.
- */
-export function providerWindow(ours: number, cacheModel: SessionCacheModel): number {
-  return Math.ceil(ours * cacheModel.calibration.scale) + (cacheModel.calibration.prefixes[0]?.tokens ?? 0);
-}
-
-/** windowFor as a provider window for replaying `source` under `profile` (providerWindow). */
+/** windowFor as the context window to replay `source` with under `profile` (the store's providerWindow). */
 export async function replayWindowFor(
   source: ImportedSession,
   fraction: number,

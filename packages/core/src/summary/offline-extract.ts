@@ -6,8 +6,15 @@ import { argumentPaths, shellCommand, type ToolKind, toolArguments, toolKind } f
 import { isFileContent } from "../messages/tool-output.ts";
 import { isUserRequest, requestText, SKILL_PREFIX } from "../messages/user-requests.ts";
 import { capEnd, capText, firstLine } from "./cut.ts";
-import { LAST_MESSAGE, SHORT_STATE_CHARS } from "./offline-fit.ts";
-import { type CommandItem, emptyDoc, type FigureItem, type FileItem, type SummaryDoc } from "./summary-format.ts";
+import { SHORT_STATE_CHARS } from "./offline-fit.ts";
+import {
+  type CommandItem,
+  emptyDoc,
+  type FigureItem,
+  type FileItem,
+  LAST_MESSAGE,
+  type SummaryDoc,
+} from "./summary-format.ts";
 
 const STATE_CHARS = 900;
 const LINE_CHARS = 200;

@@ -1,12 +1,10 @@
 import { errorNames } from "../messages/error-names.ts";
 import { shellCommandPaths } from "../messages/shell-paths.ts";
 import { capText, estimateTokens } from "./cut.ts";
-import { type CommandItem, type FileItem, renderDoc, type SummaryDoc } from "./summary-format.ts";
+import { type CommandItem, type FileItem, LAST_MESSAGE, renderDoc, type SummaryDoc } from "./summary-format.ts";
 
 /** The state's "Last assistant message:" line is shortened to this (label included) first when over budget. */
 export const SHORT_STATE_CHARS = 400;
-/** How the state's line holding the last assistant message starts. */
-export const LAST_MESSAGE = "Last assistant message:";
 /** What a file a dropped command line named did, as its Files line says. */
 const NAMED = "named by a command";
 /** Actions that leave a file as it was (or say nothing of it): the least important files to list. */

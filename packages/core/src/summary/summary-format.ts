@@ -76,6 +76,8 @@ export function emptyDoc(): SummaryDoc {
 const ALSO_NAMED = "Also named: ";
 /** How a figures line starts: `Figures, <source>: 16ms, 85%`. */
 const FIGURES = "Figures, ";
+/** How the state's line holding the last assistant message starts. */
+export const LAST_MESSAGE = "Last assistant message:";
 /** The recovery section's line on how to read superseded messages (the real CLI commands, docs/cli.md). */
 export const HOW_TO_EXPAND =
   "To read them: `palimpsest history <session> --json` (find these ids in a compaction's targets), then `palimpsest expand <session> <compaction-id> --deep`.";

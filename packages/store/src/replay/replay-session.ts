@@ -219,11 +219,24 @@ export async function replaySession(
  * request would overflow under every policy) is a ValidationError naming both.
  */
 export function checkWindow(contextWindow: number, cacheModel: SessionCacheModel, externalId: string): number {
-  const prefixTokens = cacheModel.calibration.prefixes[0]?.tokens ?? 0;
+  const prefixTokens = fixedPrefixTokens(cacheModel);
   if (contextWindow > prefixTokens) return prefixTokens;
   const message = `the context window (${contextWindow} tokens) is no larger than session ${externalId}'s fixed prefix (${prefixTokens} tokens): every request would overflow`;
   const issue = `must be larger than the fixed prefix (${prefixTokens} tokens)`;
   throw new ValidationError(message, [{ path: "contextWindow", code: "custom", message: issue }]);
+}
+
+/**
+ * The context window (provider tokens, what a replay takes) whose replay session gets `ours` of our tokens:
+ * the inverse of the replay's window, `(window − fixed prefix) ÷ scale`.
+ */
+export function providerWindow(ours: number, cacheModel: SessionCacheModel): number {
+  return Math.ceil(ours * cacheModel.calibration.scale) + fixedPrefixTokens(cacheModel);
+}
+
+/** The fixed prefix of the session's first model: what the replay's window is measured from. */
+function fixedPrefixTokens(cacheModel: SessionCacheModel): number {
+  return cacheModel.calibration.prefixes[0]?.tokens ?? 0;
 }
 
 /** One compaction step before the next request; records what it committed (with its fidelity) or that a summary failed. */
