@@ -46,15 +46,16 @@ export const RACE_RULES: ReadonlySet<string> = new Set([
   "session-handed-off", // the other worker sealed the session first
   "handoff-open", // a direct hand-off while the other worker's queued one is open
   "handoff-completing", // a hand-off whose completion the other worker began
-  "supersede-target-not-live", // a compaction planned on messages the other worker compacted first
 ]);
 
 /**
- * Whether an error is one a race may end in: a conflict, a claim another worker took over (its lease ran
- * out under load), a legitimate rule, or a range compacted away.
+ * Whether an error is one a race may end in: a claim another worker took over (its lease ran out under
+ * load), a legitimate rule, or an explicit range (the caller's own precondition) compacted away by the
+ * other worker. A conflict never is: the runtime re-reads and decides again, so none reaches the caller.
  */
-export function isRaceError(error: ReportedError): boolean {
-  if (error.code === "CONCURRENCY_CONFLICT" || error.code === "CLAIM_LOST") return true;
+export function isRaceError(error: ReportedError, op: InterleavedOp): boolean {
+  if (error.code === "CLAIM_LOST") return true;
+  if (error.code === "NOT_FOUND") return op.kind === "range";
   if (error.code === "INVARIANT_VIOLATED") return error.rule !== undefined && RACE_RULES.has(error.rule);
   return false;
 }

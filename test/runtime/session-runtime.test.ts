@@ -151,7 +151,7 @@ for (const backend of runtimeBackends()) {
       expect(replay.state).toEqual(session.state);
     });
 
-    it("lets exactly one of two racing compactors commit; the loser gets a view-version conflict", async () => {
+    it("two racing compactions of overlapping ranges: one commits, the other's range is gone (NOT_FOUND naming it), never a conflict", async () => {
       const session = await runtime.startSession();
       for (let n = 0; n < 6; n++) await session.append(exchange(n));
       const a = await (await backend.open()).resume(session.id);
@@ -164,9 +164,24 @@ for (const backend of runtimeBackends()) {
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
       expect(fulfilled).toHaveLength(1);
       expect(rejected).toHaveLength(1);
-      expect(rejected[0]?.reason).toMatchObject({ code: "CONCURRENCY_CONFLICT", details: { subject: "view-version" } });
+      expect(rejected[0]?.reason).toMatchObject({ code: "NOT_FOUND", details: { kind: "message" } });
       const after = await (await backend.open()).resume(session.id);
       expect(after.state.viewVersion).toBe(1);
+      expect(viewProblems(after, await runtime.store.readStream(session.id))).toEqual([]);
+    });
+
+    it("two racing compactions of disjoint ranges through stale handles both commit: the later decides again on the moved view", async () => {
+      const session = await runtime.startSession();
+      for (let n = 0; n < 6; n++) await session.append(exchange(n));
+      const a = await (await backend.open()).resume(session.id);
+      const b = await (await backend.open()).resume(session.id);
+      await compactRange(a, { fromId: "a0", toId: "r1", summary: "A's summary" });
+      // b has not seen A's compaction: its basis is stale, and the runtime plans it again on the moved view.
+      expect(b.state.viewVersion).toBe(0);
+      await compactRange(b, { fromId: "a2", toId: "r3", summary: "B's summary" });
+      const after = await (await backend.open()).resume(session.id);
+      expect(after.state.viewVersion).toBe(2);
+      expect((await after.history()).map((c) => c.basis.viewVersion)).toEqual([0, 1]);
       expect(viewProblems(after, await runtime.store.readStream(session.id))).toEqual([]);
     });
 

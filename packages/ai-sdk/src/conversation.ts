@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isPalimpsestError, type Usage, ValidationError } from "@palimpsest/core";
+import { type Message, type Usage, ValidationError } from "@palimpsest/core";
 import {
   type CompactionSettings,
   type CompactOutcome,
@@ -14,7 +14,7 @@ import type { AiModule } from "./ai-module.ts";
 import { type CheckedMessage, checkModelMessages } from "./check-messages.ts";
 import { type LoadedConversation, loadMessages } from "./load-messages.ts";
 import { projectMessage, type SaveStep } from "./project-message.ts";
-import { type ApprovalStep, recordApprovals } from "./record-approvals.ts";
+import { type ApprovalStep, approvalsWrite } from "./record-approvals.ts";
 import { aiSdkMetadata } from "./stored-metadata.ts";
 import { unsavedPart } from "./ui-dedup.ts";
 import { incompleteReason, streamingPart, type UIMessageStreamEnd } from "./ui-messages.ts";
@@ -108,14 +108,16 @@ export class Conversation {
    * a part still streaming.
    */
   async saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
-    const checked: CheckedMessage[] = [];
+    const converted: CheckedMessage[][] = [];
     for (const message of messages) {
       const streaming = streamingPart(message);
       if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
-      checked.push(...(await this.#fromUI(message)));
+      converted.push(await this.#fromUI(message));
     }
-    if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
-    await this.#write(checked);
+    const unsaved = (view: readonly Message[]) => converted.flatMap((items) => unsavedOf(items, view));
+    await this.#ctx.session.refresh();
+    if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newTurn();
+    await this.#write(unsaved);
   }
 
   /**
@@ -126,7 +128,8 @@ export class Conversation {
   async saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
     const reason = incompleteReason(event);
     if (reason !== undefined) return { saved: false, reason };
-    await this.#finishTurn(await this.#fromUI(event.responseMessage), undefined);
+    const items = await this.#fromUI(event.responseMessage);
+    await this.#finishTurn((view) => unsavedOf(items, view), undefined);
     return { saved: true };
   }
 
@@ -172,17 +175,10 @@ export class Conversation {
   /**
    * Runs the compaction policy once (the conversation's `compaction` settings): a summary or prune of the
    * middle when the view is over its threshold, or always with `force`. Another writer compacting first is
-   * not an error: the outcome is `skipped`.
+   * not an error: the policy plans again on the view it left, and the outcome is usually `skipped`.
    */
   async compact(options: { force?: boolean; trigger?: "manual" | "auto" } = {}): Promise<CompactOutcome> {
-    const session = this.#ctx.session;
-    try {
-      return await compact(session, { ...this.#ctx.compaction, ...options });
-    } catch (error) {
-      if (!isPalimpsestError(error, "CONCURRENCY_CONFLICT")) throw error;
-      await session.refresh();
-      return { status: "skipped", reason: "another writer compacted first" };
-    }
+    return compact(this.#ctx.session, { ...this.#ctx.compaction, ...options });
   }
 
   /**
@@ -201,20 +197,21 @@ export class Conversation {
     if (this.#ctx.ownsRuntime) await this.#ctx.runtime.close();
   }
 
-  /** A UI message as checked ModelMessages tagged with its id, less what that id already stored. */
+  /**
+   * A UI message as checked ModelMessages tagged with its id (see unsavedOf); one the server named nothing
+   * is new by definition, and is tagged with a fresh id, so a save never stores it twice.
+   */
   async #fromUI(message: UIMessage): Promise<CheckedMessage[]> {
     const converted = await this.#ctx.ai.convertToModelMessages([message]);
     const checked = checkModelMessages(this.#ctx.ai, converted, `UI message ${message.id}`);
-    if (message.id === "") return checked; // a response the server named nothing: new by definition
-    const tagged = checked.map((item) => ({ ...item, ui: message.id }));
-    await this.#ctx.session.refresh();
-    return unsavedPart(tagged, this.#ctx.session.view().messages, message.id);
+    const ui = message.id === "" ? `unnamed:${randomUUID()}` : message.id;
+    return checked.map((item) => ({ ...item, ui }));
   }
 
   /** Appends a response under the current turn, completes the turn, and starts the next one afresh. */
-  async #finishTurn(checked: CheckedMessage[], usage: Usage | undefined) {
+  async #finishTurn(source: readonly CheckedMessage[] | Unsaved, usage: Usage | undefined) {
     const turnId = this.#currentTurn();
-    await this.#write(checked, turnId);
+    await this.#write(source, turnId);
     this.#turnId = undefined;
     this.#savedResponses = 0;
     // A turn completes only when an append named it (a response of approval responses alone names none).
@@ -231,50 +228,90 @@ export class Conversation {
     return this.#turnId ?? this.#newTurn();
   }
 
-  /**
-   * Stores checked messages in order: the messages before the first approval responses in one append;
-   * each approval step as one rewrite that records the responses on the assistant message that asked
-   * and appends the messages after them (record-approvals.ts). Every approval is checked against the view
-   * and the batch before anything is written.
-   */
-  async #write(checked: readonly CheckedMessage[], turnId?: string): Promise<void> {
-    const steps: SaveStep[] = checked.flatMap((item) => projectMessage(item, randomUUID()));
-    const session = this.#ctx.session;
-    // Approvals are matched against the view: read what other writers added first.
-    if (steps.some((step) => step.kind === "approvals")) await session.refresh();
-    this.#checkApprovals(steps);
-    const turn = turnId ?? this.#currentTurn();
-    const segments: { approval?: ApprovalStep; messages: MessageInput[] }[] = [{ messages: [] }];
-    for (const step of steps) {
-      if (step.kind === "approvals") segments.push({ approval: step, messages: [] });
-      else segments.at(-1)?.messages.push(step.message);
-    }
-    for (const { approval, messages } of segments) {
-      if (approval !== undefined) await recordApprovals(session, approval, messages, turn);
-      else if (messages.length > 0) await session.append(messages, { turnId: turn });
-    }
+  /** The live messages of the session as this handle last read them. */
+  #view(): Message[] {
+    return this.#ctx.session.state.live.map((e) => e.message);
   }
 
-  /** ValidationError before anything is written when an approval response answers no request in the view or batch. */
-  #checkApprovals(steps: readonly SaveStep[]): void {
-    const asked = new Set<string>();
-    const collect = (source: unknown) => {
-      const content = (source as { content?: unknown } | undefined)?.content;
-      if (!Array.isArray(content)) return;
-      for (const part of content) if (part?.type === "tool-approval-request") asked.add(String(part.approvalId));
-    };
-    for (const { message } of this.#ctx.session.state.live) collect(aiSdkMetadata(message)?.message);
-    for (const step of steps) {
-      if (step.kind === "append") collect(aiSdkMetadata(step.message)?.message);
-      else {
-        const unknown = step.approvalIds.filter((id) => !asked.has(id));
-        if (unknown.length > 0) {
-          throw new ValidationError(
-            `tool approval responses for approvals nobody asked for: ${unknown.join(", ")}`,
-            unknown.map((id) => `approvalId ${id}: no tool-approval-request in the conversation`),
-            { path: "approvalId" },
-          );
-        }
+  /**
+   * Stores messages in order, each segment in one write planned on the session's current state (another
+   * writer's commit first makes it planned again, so a conflict never reaches the caller): the messages
+   * before the first approval responses in one append; each approval step as one rewrite that records the
+   * responses on the assistant message that asked and appends the messages after them
+   * (record-approvals.ts). `source` is the messages, or (UI messages) what the view a write is planned on
+   * does not hold yet, so two processes saving the same UI message store it once. Every approval is
+   * checked against the view and the rest of the save before its segment is written.
+   */
+  async #write(source: readonly CheckedMessage[] | Unsaved, turnId?: string): Promise<void> {
+    const session = this.#ctx.session;
+    const turn = turnId ?? this.#currentTurn();
+    const fixed =
+      typeof source === "function" ? undefined : source.flatMap((item) => projectMessage(item, randomUUID()));
+    let written = 0; // of `fixed`'s steps
+    for (let more = true; more; ) {
+      let segmentLength = 0;
+      await session.write((state) => {
+        const view = state.live.map((e) => e.message);
+        const steps =
+          fixed?.slice(written) ?? (source as Unsaved)(view).flatMap((item) => projectMessage(item, randomUUID()));
+        checkApprovals(view, steps);
+        const segment = leadingSegment(steps);
+        segmentLength = segment.length;
+        more = segment.length < steps.length;
+        if (segment.length === 0) return undefined;
+        return segment.approval === undefined
+          ? { kind: "append", messages: segment.messages, turnId: turn }
+          : approvalsWrite(state, segment.approval, segment.messages, turn);
+      });
+      written += segmentLength;
+    }
+  }
+}
+
+/** What a save still has to store, given the view a write is planned on. */
+type Unsaved = (view: readonly Message[]) => readonly CheckedMessage[];
+
+/** What of one UI message's conversion (its items all tagged with its id) the view does not hold yet. */
+function unsavedOf(items: readonly CheckedMessage[], view: readonly Message[]): CheckedMessage[] {
+  const ui = items[0]?.ui;
+  return ui === undefined ? [...items] : unsavedPart(items, view, ui);
+}
+
+/** The steps one write stores: the messages before the first approval step, or that step and the messages after it. */
+function leadingSegment(steps: readonly SaveStep[]): {
+  approval?: ApprovalStep;
+  messages: MessageInput[];
+  length: number;
+} {
+  const [head] = steps;
+  const approval = head?.kind === "approvals" ? head : undefined;
+  const messages: MessageInput[] = [];
+  for (const step of steps.slice(approval === undefined ? 0 : 1)) {
+    if (step.kind === "approvals") break;
+    messages.push(step.message);
+  }
+  return { ...(approval === undefined ? {} : { approval }), messages, length: messages.length + (approval ? 1 : 0) };
+}
+
+/** ValidationError before anything is written when an approval response answers no request in the view or the save. */
+function checkApprovals(view: readonly Message[], steps: readonly SaveStep[]): void {
+  const asked = new Set<string>();
+  const collect = (source: unknown) => {
+    const content = (source as { content?: unknown } | undefined)?.content;
+    if (!Array.isArray(content)) return;
+    for (const part of content) if (part?.type === "tool-approval-request") asked.add(String(part.approvalId));
+  };
+  for (const message of view) collect(aiSdkMetadata(message)?.message);
+  for (const step of steps) {
+    if (step.kind === "append") collect(aiSdkMetadata(step.message)?.message);
+    else {
+      const unknown = step.approvalIds.filter((id) => !asked.has(id));
+      if (unknown.length > 0) {
+        throw new ValidationError(
+          `tool approval responses for approvals nobody asked for: ${unknown.join(", ")}`,
+          unknown.map((id) => `approvalId ${id}: no tool-approval-request in the conversation`),
+          { path: "approvalId" },
+        );
       }
     }
   }

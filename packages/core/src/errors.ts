@@ -106,26 +106,55 @@ export class InvariantViolation extends PalimpsestError<{
 }
 
 /**
+ * Why a write gave up on a conflict: `precondition`, a version the caller itself gave (an expected
+ * version or seq, a compaction's basis view version) no longer holds; `contention`, the runtime re-read
+ * and decided again for its whole contention timeout and other writers kept moving the session first.
+ */
+export type ConflictReason = "precondition" | "contention";
+
+/** How long a write contended before it gave up (a `contention` conflict). */
+export interface ContentionSpent {
+  attempts: number;
+  waitedMs: number;
+}
+
+/**
  * Optimistic concurrency lost: the stream or the view moved since the caller read it; nothing was written.
- * Retryable: read again (refresh the session) and decide again on what is there now.
+ * Retryable: for a `precondition` conflict, read again (refresh the session) and decide again on what is
+ * there now; a `contention` conflict (the runtime already did that, for its whole contention timeout)
+ * says the session is written faster than it can keep up: try again later.
  */
 export class ConcurrencyConflict extends PalimpsestError<{
   sessionId: string;
   subject: "stream-version" | "view-version";
   expected: number | "any" | "no-stream";
   actual: number;
+  reason: ConflictReason;
+  attempts?: number;
+  waitedMs?: number;
 }> {
   constructor(
     sessionId: string,
     subject: "stream-version" | "view-version",
     expected: number | "any" | "no-stream",
     actual: number,
-    options?: CauseOptions,
+    options?: CauseOptions & { contention?: ContentionSpent },
   ) {
+    const spent = options?.contention;
     super(
       "CONCURRENCY_CONFLICT",
-      `${subject} conflict on session ${sessionId}: expected ${String(expected)}, actual ${actual}`,
-      { sessionId, subject, expected, actual },
+      spent === undefined
+        ? `${subject} conflict on session ${sessionId}: expected ${String(expected)}, actual ${actual}`
+        : `session ${sessionId} kept moving: ${spent.attempts} attempts in ${Math.round(spent.waitedMs)} ms lost the race ` +
+            `to other writers (last: ${subject} expected ${String(expected)}, actual ${actual}); nothing was written`,
+      {
+        sessionId,
+        subject,
+        expected,
+        actual,
+        reason: spent === undefined ? "precondition" : "contention",
+        ...(spent === undefined ? {} : { attempts: spent.attempts, waitedMs: Math.round(spent.waitedMs) }),
+      },
       { cause: options?.cause, retryable: true },
     );
   }

@@ -1,15 +1,13 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { type LiveEntry, type SessionState, ValidationError } from "@palimpsest/core";
-import type { MessageInput, RewriteRequest } from "@palimpsest/store";
+import type { MessageInput, SessionWrite } from "@palimpsest/store";
 import { callIdOf, type ItemRole, itemRole, type StoredItems, sameItems, storedItems } from "./agent-item.ts";
 import type { MutatedItems } from "./history-mutations.ts";
 import { messagesOfItems } from "./item-projection.ts";
 import { itemsPerMessage } from "./item-rendering.ts";
 
 /** One write the adapter makes: a plain append, or a rewrite of the view's tail. */
-export type HistoryWrite =
-  | { kind: "append"; messages: MessageInput[]; turnId?: string; idempotencyKey?: string }
-  | { kind: "rewrite"; rewrite: RewriteRequest };
+export type HistoryWrite = Extract<SessionWrite, { kind: "append" | "rewrite" }>;
 
 const NO_CALLS: ReadonlySet<string> = new Set();
 

@@ -13,12 +13,10 @@ import type {
   SessionHistoryTransactionAwareSession,
 } from "@openai/agents-core";
 import {
-  ConcurrencyConflict,
   callsAnsweredIn,
   checkId,
   foldEvents,
   IdempotencyMismatch,
-  InvariantViolation,
   initialState,
   keysOfEvents,
   type SessionState,
@@ -72,8 +70,6 @@ export interface AgentsSessionParts {
  * N`); `toSessionId` names the fork (forking again to it returns the same fork).
  */
 export type ForkPoint = ({ atSeq: number } | { atTurn: number }) & { toSessionId?: string };
-
-const ATTEMPTS = 4;
 
 /**
  * An OpenAI Agents SDK `Session` on a Palimpsest session: `run(agent, input, { session })`. Items are
@@ -196,19 +192,15 @@ export class PalimpsestAgentsSession
     // No turn id: a retry from another process (a resumed RunState) must be the identical write.
     const options = { idempotencyKey: operationId };
     await this.#write(async (current, answeredNow) => {
+      // A retry is decided on the log before its key (as the store replays it), not on the current one.
       const before = await this.#stateBefore(operationId);
       const state = before?.state ?? current;
       const answered = before?.answered ?? answeredNow;
       try {
         if (body.type === "replace") checkSuffix(state, body.expected);
-        const write =
-          body.type === "append"
-            ? planAppend(state, answered, body.items, options)
-            : planReplaceSuffix(state, answered, body.expected.length, body.items, options);
-        // A retry is decided on the log before its key (as the store replays it), not on the current one.
-        return before === undefined || write?.kind !== "rewrite"
-          ? write
-          : { ...write, rewrite: { ...write.rewrite, expectedSeq: before.state.lastSeq } };
+        return body.type === "append"
+          ? planAppend(state, answered, body.items, options)
+          : planReplaceSuffix(state, answered, body.expected.length, body.items, options);
       } catch (error) {
         if (before !== undefined) throw new IdempotencyMismatch(this.session.id, operationId);
         throw error;
@@ -255,30 +247,25 @@ export class PalimpsestAgentsSession
       const turnId = this.#turnId;
       this.#turnId = undefined;
       if (turnId !== undefined) await this.session.completeTurnIfNamed(turnId, usageOf(runContext));
-      try {
-        const outcome = await compact(this.session, {
-          ...this.#parts.compaction,
-          trigger: args?.force === true ? "manual" : "auto",
-          ...(args?.force === true ? { force: true } : {}),
-        });
-        if (outcome.status !== "compacted") return null;
-        const { auxTokensIn, auxTokensOut } =
-          outcome.event.type === "messages.superseded" ? outcome.event.data.stats : {};
-        if (auxTokensIn === undefined && auxTokensOut === undefined) return null;
-        const inputTokens = auxTokensIn ?? 0;
-        const outputTokens = auxTokensOut ?? 0;
-        return {
-          usage: new this.#parts.sdk.RequestUsage({
-            inputTokens,
-            outputTokens,
-            totalTokens: inputTokens + outputTokens,
-          }),
-        };
-      } catch (error) {
-        if (!(error instanceof ConcurrencyConflict)) throw error;
-        await this.session.refresh();
-        return null;
-      }
+      // Another process compacting first is not an error: the policy plans again and finds nothing to do.
+      const outcome = await compact(this.session, {
+        ...this.#parts.compaction,
+        trigger: args?.force === true ? "manual" : "auto",
+        ...(args?.force === true ? { force: true } : {}),
+      });
+      if (outcome.status !== "compacted") return null;
+      const { auxTokensIn, auxTokensOut } =
+        outcome.event.type === "messages.superseded" ? outcome.event.data.stats : {};
+      if (auxTokensIn === undefined && auxTokensOut === undefined) return null;
+      const inputTokens = auxTokensIn ?? 0;
+      const outputTokens = auxTokensOut ?? 0;
+      return {
+        usage: new this.#parts.sdk.RequestUsage({
+          inputTokens,
+          outputTokens,
+          totalTokens: inputTokens + outputTokens,
+        }),
+      };
     });
   }
 
@@ -350,9 +337,9 @@ export class PalimpsestAgentsSession
   }
 
   /**
-   * Plans a write on the freshly read state and commits it. When the commit is refused and the log moved
-   * meanwhile (another process wrote), plans again on the new state: a plan is only valid on the state it
-   * was made from.
+   * Plans a write on the freshly read state and commits it through the session's write loop: when another
+   * process wrote first, the state is read again and the write planned again on it (a plan is only valid
+   * on the state it was made from), so a conflict never reaches the caller.
    */
   async #write(
     plan: (
@@ -363,29 +350,8 @@ export class PalimpsestAgentsSession
   ): Promise<void> {
     await this.#serial(async () => {
       this.#open();
-      for (let attempt = 1; ; attempt++) {
-        await this.session.refresh();
-        const seq = this.session.state.lastSeq;
-        const state = this.session.state;
-        const write = await plan(state, await this.#answeredElsewhere(state, items));
-        if (write === undefined) return;
-        try {
-          if (write.kind === "append") {
-            const { messages, kind: _, ...options } = write;
-            await this.session.append(messages, options);
-          } else {
-            // Planned on this log: anything committed meanwhile (another process's append or compaction)
-            // makes it CONCURRENCY_CONFLICT, and it is planned again on the moved log.
-            await this.session.rewrite({ expectedSeq: seq, ...write.rewrite });
-          }
-          return;
-        } catch (error) {
-          const retry = error instanceof ConcurrencyConflict || error instanceof InvariantViolation;
-          if (!retry || attempt >= ATTEMPTS) throw error;
-          await this.session.refresh();
-          if (this.session.state.lastSeq === seq) throw error;
-        }
-      }
+      await this.session.refresh();
+      await this.session.write(async (state) => plan(state, await this.#answeredElsewhere(state, items)));
     });
   }
 

@@ -33,6 +33,7 @@ export const PrecompactMissReasonSchema = z.enum([
   "handed-off",
   "other-session",
   "delta-failed",
+  "view-moved",
 ]);
 /** Why a due summary could not use a candidate. */
 export type PrecompactMissReason = z.infer<typeof PrecompactMissReasonSchema>;

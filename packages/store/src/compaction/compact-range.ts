@@ -8,7 +8,7 @@ import {
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { Session } from "../runtime/session.ts";
-import { commitSupersede, measuredAtPlan } from "./execute-compaction.ts";
+import { commitCompaction, measuredAtPlan, preparedSupersede } from "./execute-compaction.ts";
 
 /** An explicit compaction: replace the live messages from `fromId` to `toId` with a summary text. */
 export interface CompactRangeRequest {
@@ -27,35 +27,38 @@ function indexOfLive(live: readonly LiveEntry[], id: string): number {
 /**
  * Commits one explicit summary compaction over a live range. The range is widened forward over the
  * results of any tool call inside it, so a call is never split from its results; the summary takes
- * the role that keeps alternation (the same rule as the policies' summaries). Conflicts (a concurrent compaction) surface as ConcurrencyConflict.
+ * the role that keeps alternation (the same rule as the policies' summaries). Decided on the view as it is
+ * when it commits: another writer's commit first makes it re-read and decide again, and only a range that
+ * is no longer live (compacted meanwhile) is refused, NOT_FOUND naming the message.
  */
 export async function compactRange(session: Session, request: CompactRangeRequest): Promise<StoredEvent[]> {
   checkRequest(request);
-  const { live } = session.state;
-  const from = indexOfLive(live, request.fromId);
-  let to = indexOfLive(live, request.toId);
-  if (to < from) throw new ValidationError("--from comes after --to in the view", [`from ${from}, to ${to}`]);
-  while (live[to + 1]?.message.role === "tool") to++;
   if (request.summary.trim().length === 0) throw new ValidationError("the summary is empty", ["summary: empty"]);
-  const targets = live.slice(from, to + 1).map((e) => e.message.id);
-  const measured = measuredAtPlan(session.state, targets); // before the await below
-  const summary = {
-    id: uuidv7(),
-    role: chooseSummaryRole(live[from - 1]?.message),
-    content: [{ type: "text" as const, text: request.summary }],
-  };
-  const tokens = (await session.tokenCounter()).countMessage(summary);
-  return [
-    await commitSupersede(session, {
+  const counter = await session.tokenCounter();
+  const event = await commitCompaction(session, async (state) => {
+    const { live } = state;
+    const from = indexOfLive(live, request.fromId);
+    let to = indexOfLive(live, request.toId);
+    if (to < from) throw new ValidationError("--from comes after --to in the view", [`from ${from}, to ${to}`]);
+    while (live[to + 1]?.message.role === "tool") to++;
+    const targets = live.slice(from, to + 1).map((e) => e.message.id);
+    const summary = {
+      id: uuidv7(),
+      role: chooseSummaryRole(live[from - 1]?.message),
+      content: [{ type: "text" as const, text: request.summary }],
+    };
+    const spec = {
       compactionId: uuidv7(),
-      mode: "summary",
-      trigger: "manual",
+      mode: "summary" as const,
+      trigger: "manual" as const,
       producer: { policy: request.policy ?? "explicit" },
       targets,
-      replacements: [{ kind: "summary", message: summary, tokens }],
-      ...measured,
-    }),
-  ];
+      replacements: [{ kind: "summary" as const, message: summary, tokens: counter.countMessage(summary) }],
+      ...measuredAtPlan(state, targets),
+    };
+    return preparedSupersede(state, spec, (committed) => committed);
+  });
+  return [event];
 }
 
 /** Checks the request before anything reads it: ids (see IdSchema), a text summary, a text policy. */

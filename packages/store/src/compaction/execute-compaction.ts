@@ -8,9 +8,9 @@ import {
   type StoredEvent,
   type SummaryResult,
   type SupersedeSpec,
-  supersedeFor,
 } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
+import type { SessionWrite } from "../runtime/session-write.ts";
 import type { ResolvedCompaction } from "./compaction-settings.ts";
 import { type SummaryFailure, summarizeEntries, summaryFailure } from "./summarize-entries.ts";
 
@@ -58,10 +58,55 @@ export function measuredAtPlan(
   };
 }
 
-/** Commits one supersede (a "replace" step) decided on the session's state now: prune, range, micro, hit. */
-export async function commitSupersede(session: Session, spec: SupersedeSpec): Promise<StoredEvent> {
-  const [event] = await session.supersede(supersedeFor(session.state, spec));
-  return event as StoredEvent;
+/**
+ * A compaction prepared on one view: the write that commits it (its supersede, or the record of its
+ * failed summary) and the outcome that write's commit means.
+ */
+export interface PreparedCompaction<T> {
+  /** The view version it was prepared on: a supersede holds while the view has not moved (appends only). */
+  viewVersion: number;
+  write: Extract<SessionWrite, { kind: "supersede" | "compaction-failed" }>;
+  /** The outcome, given the events the write committed. */
+  committed(events: readonly StoredEvent[]): T;
+}
+
+/** What a compaction's preparation found: something to commit, or the outcome of having nothing to do. */
+export type Preparation<T> = PreparedCompaction<T> | { done: T };
+
+/**
+ * Commits a compaction `prepare` plans on the session's state, through the session's one write loop.
+ * When another writer commits first it is decided again: as prepared while the view has not moved (only
+ * appends landed, so the summary still holds; a failed summary's record always does), prepared anew when
+ * another compaction moved the view (the policy may then find nothing left to do). An error of `prepare`
+ * (a precondition of the caller's, such as a range no longer live) reaches the caller.
+ */
+export async function commitCompaction<T>(
+  session: Session,
+  prepare: (state: Readonly<SessionState>) => Promise<Preparation<T>>,
+): Promise<T> {
+  let prepared: PreparedCompaction<T> | undefined;
+  let done: { value: T } | undefined;
+  const events = await session.write(async (state) => {
+    const holds = prepared?.write.kind === "compaction-failed" || prepared?.viewVersion === state.viewVersion;
+    if (prepared === undefined || !holds) {
+      const next = await prepare(state);
+      prepared = "done" in next ? undefined : next;
+      done = "done" in next ? { value: next.done } : undefined;
+    }
+    return prepared?.write;
+  });
+  if (prepared !== undefined) return prepared.committed(events);
+  if (done === undefined) throw new Error("a compaction was neither prepared nor done");
+  return done.value;
+}
+
+/** The supersede of a prepared compaction whose outcome is its one event. */
+export function preparedSupersede<T>(
+  state: Readonly<SessionState>,
+  spec: SupersedeSpec,
+  outcome: (event: StoredEvent) => T,
+): PreparedCompaction<T> {
+  return { viewVersion: state.viewVersion, write: { kind: "supersede", spec }, committed: (e) => outcome(first(e)) };
 }
 
 /** A "summarize" step: write a summary of the span, then commit it as one supersede. */
@@ -84,25 +129,46 @@ export type SummaryStepOutcome =
   | { status: "failed"; failure: SummaryFailure; error: unknown; event: StoredEvent; replacement?: Replacement };
 
 /**
- * Runs a summary step: a summarizer failure is recorded as compaction-failed (with the step's attempt),
- * a rejected replacement too (reason "other"); otherwise the one supersede is committed.
+ * Prepares a summary step on `state`: writes the summary; a summarizer failure becomes the record of a
+ * compaction-failed event (with the step's attempt), a rejected replacement too (reason "other");
+ * otherwise the one supersede.
  */
-export async function summarizeAndSupersede(session: Session, step: SummaryStep): Promise<SummaryStepOutcome> {
+export async function prepareSummary(
+  state: Readonly<SessionState>,
+  step: SummaryStep,
+): Promise<PreparedCompaction<SummaryStepOutcome>> {
+  const viewVersion = state.viewVersion;
+  const failed = (failure: SummaryFailure, error: unknown, replacement?: Replacement) => ({
+    viewVersion,
+    write: { kind: "compaction-failed" as const, data: { ...failure, ...step.failure() } },
+    committed: (events: readonly StoredEvent[]): SummaryStepOutcome => ({
+      status: "failed",
+      failure,
+      error,
+      event: first(events),
+      ...(replacement === undefined ? {} : { replacement }),
+    }),
+  });
   let result: SummaryResult;
   try {
     ({ result } = await summarizeSpan(step.using, step.span));
   } catch (error) {
-    const failure = summaryFailure(error, step.using.summarizer);
-    const [event] = await session.recordCompactionFailure({ ...failure, ...step.failure() });
-    return { status: "failed", failure, error, event: event as StoredEvent };
+    return failed(summaryFailure(error, step.using.summarizer), error);
   }
   const replacement = step.replacement(result.text);
   const rejected = step.reject?.(replacement);
-  if (rejected !== undefined) {
-    const failure: SummaryFailure = { reason: "other", detail: rejected };
-    const [event] = await session.recordCompactionFailure({ ...failure, ...step.failure() });
-    return { status: "failed", failure, error: undefined, event: event as StoredEvent, replacement };
-  }
-  const event = await commitSupersede(session, step.spec(replacement, result));
-  return { status: "compacted", event, replacement, result };
+  if (rejected !== undefined) return failed({ reason: "other", detail: rejected }, undefined, replacement);
+  return preparedSupersede(state, step.spec(replacement, result), (event) => ({
+    status: "compacted",
+    event,
+    replacement,
+    result,
+  }));
+}
+
+/** The one event a compaction's write committed. */
+function first(events: readonly StoredEvent[]): StoredEvent {
+  const [event] = events;
+  if (event === undefined) throw new Error("a compaction's write committed no event");
+  return event;
 }

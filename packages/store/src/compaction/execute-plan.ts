@@ -1,14 +1,14 @@
 import {
   type CompactionPlan,
+  type SessionState,
   type StoredEvent,
   type SummarizerError,
   summaryReplacementFor,
   type TokenCounter,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import type { Session } from "../runtime/session.ts";
 import type { ResolvedCompaction } from "./compaction-settings.ts";
-import { commitSupersede, measuredAtPlan, summarizeAndSupersede } from "./execute-compaction.ts";
+import { measuredAtPlan, type PreparedCompaction, preparedSupersede, prepareSummary } from "./execute-compaction.ts";
 
 /** What a compaction run did: committed one supersede event, decided there was nothing to do, or failed. */
 export type CompactOutcome =
@@ -16,7 +16,7 @@ export type CompactOutcome =
   | { status: "skipped"; reason: string }
   | { status: "failed"; reason: SummarizerError["details"]["reason"]; error: unknown; event: StoredEvent };
 
-/** A batch plan to commit, with what it was planned under and when its run started. */
+/** What a batch plan is committed under, and when its run started. */
 export interface PlanRun {
   settings: ResolvedCompaction;
   counter: TokenCounter;
@@ -26,22 +26,27 @@ export interface PlanRun {
 }
 
 /**
- * Commits a batch policy's plan, dispatching on its kind (not on the policy): a prune is one supersede
- * as planned; a summary is written, recorded as compaction-failed if the summarizer fails, else committed.
- * Reads the session's state synchronously first: the plan's basis is the view it was made from.
+ * Prepares a batch policy's plan on the state it was made from, dispatching on its kind (not on the
+ * policy): a prune is one supersede as planned; a summary is written, and becomes the record of a failed
+ * compaction if the summarizer fails, else its supersede. Committed by commitCompaction.
  */
-export async function executePlan(
-  session: Session,
+export async function preparePlan(
+  state: Readonly<SessionState>,
   plan: Exclude<CompactionPlan, { kind: "none" }>,
   run: PlanRun,
-): Promise<CompactOutcome> {
+): Promise<PreparedCompaction<CompactOutcome>> {
   const { settings, counter, trigger, started } = run;
-  const state = session.state;
   const producer = { policy: settings.policy.name, profile: settings.profile.name };
+  const compacted = (event: StoredEvent): CompactOutcome => ({
+    status: "compacted",
+    plan,
+    event,
+    durationMs: Date.now() - started,
+  });
   if (plan.kind === "prune") {
-    const event = await commitSupersede(session, {
+    const spec = {
       compactionId: uuidv7(),
-      mode: "prune",
+      mode: "prune" as const,
       trigger,
       producer,
       targets: plan.targets,
@@ -50,15 +55,15 @@ export async function executePlan(
       tokensBefore: plan.tokensBefore,
       tokensAfter: plan.tokensAfter,
       durationMs: Date.now() - started,
-    });
-    return { status: "compacted", plan, event, durationMs: Date.now() - started };
+    };
+    return preparedSupersede(state, spec, compacted);
   }
   // Measured when planned: the removed tokens are those of the targets before the summary is written.
   const measured = { ...measuredAtPlan(state, plan.targets), tokensBefore: plan.tokensBefore };
-  const outcome = await summarizeAndSupersede(session, {
+  const step = await prepareSummary(state, {
     using: settings,
     span: plan,
-    failure: () => ({ mode: "summary", attempt: consecutiveFailures(session) + 1, targets: plan.targets }),
+    failure: () => ({ mode: "summary", attempt: consecutiveFailures(state) + 1, targets: plan.targets }),
     replacement: (text) => summaryReplacementFor(plan, uuidv7(), text, (m) => counter.countMessage(m)),
     spec: (replacement, result) => ({
       compactionId: uuidv7(),
@@ -76,13 +81,18 @@ export async function executePlan(
       aux: { in: result.inputTokens, out: result.outputTokens },
     }),
   });
-  if (outcome.status === "failed") {
-    return { status: "failed", reason: outcome.failure.reason, error: outcome.error, event: outcome.event };
-  }
-  return { status: "compacted", plan, event: outcome.event, durationMs: Date.now() - started };
+  return {
+    ...step,
+    committed: (events): CompactOutcome => {
+      const outcome = step.committed(events);
+      return outcome.status === "failed"
+        ? { status: "failed", reason: outcome.failure.reason, error: outcome.error, event: outcome.event }
+        : compacted(outcome.event);
+    },
+  };
 }
 
-function consecutiveFailures(session: Session): number {
-  const lastCompaction = session.state.recentCompactions.at(-1)?.at ?? 0;
-  return session.state.recentFailures.filter((f) => f.at >= lastCompaction).length;
+function consecutiveFailures(state: Readonly<SessionState>): number {
+  const lastCompaction = state.recentCompactions.at(-1)?.at ?? 0;
+  return state.recentFailures.filter((f) => f.at >= lastCompaction).length;
 }

@@ -10,6 +10,7 @@ import {
   type Replacement,
   resolveMicroSettings,
   rollingSummaryReplacement,
+  type SessionState,
   type StoredEvent,
   type Summarizer,
   type SummaryResult,
@@ -20,7 +21,7 @@ import {
 import { uuidv7 } from "uuidv7";
 import type { Session } from "../runtime/session.ts";
 import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
-import { summarizeAndSupersede } from "./execute-compaction.ts";
+import { commitCompaction, type Preparation, type PreparedCompaction, prepareSummary } from "./execute-compaction.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */
 export interface MicroCompactOptions
@@ -52,34 +53,46 @@ const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 /**
  * Runs one micro pass on a session: plans it from the log, calls the summarizer (default offline), and
- * commits exactly one supersede event compare-and-set on the view version it planned from (a concurrent
- * compaction makes it throw ConcurrencyConflict). A summarizer failure, or a defrag that did not shrink the
- * marker, is recorded as compaction-failed; the view is then untouched.
+ * commits exactly one supersede event compare-and-set on the view version it planned from (when another
+ * writer compacts first, the pass is planned again on the view that left). A summarizer failure, or a
+ * defrag that did not shrink the marker, is recorded as compaction-failed; the view is then untouched.
  */
 export async function microCompact(session: Session, options: MicroCompactOptions = {}): Promise<MicroOutcome> {
   const started = Date.now();
-  const state = session.state;
-  const profile = resolveProfile(options, state.started);
-  const contextWindow = options.contextWindow ?? state.started?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const tailTokens = options.tailTokens ?? tailBudget(contextWindow, profile.tail);
-  const plan = planMicro(microInputFor(state, microSettings(options), tailTokens));
-  const basis = state.viewVersion; // read with the plan: the state may move during the awaits below
-  const base = { plan, reason: plan.reason, tokensBefore: state.liveTokens, tokensAfter: state.liveTokens };
-  if (plan.kind === "none" || plan.kind === "skip") {
-    return { ...base, outcome: plan.kind === "none" ? "noop" : "skipped", durationMs: Date.now() - started };
-  }
-  const pass: Pass = {
-    session,
-    summarizer: options.summarizer ?? new OfflineSummarizer(),
-    summaryTimeoutMs: options.summaryTimeoutMs ?? 120_000,
-    counter: await session.tokenCounter(),
-    producer: { policy: "micro", profile: profile.name },
-    trigger: options.trigger ?? "auto",
-    basis,
-    started,
-  };
-  const outcome = plan.kind === "absorb" ? await absorb(pass, plan) : await defrag(pass, plan);
-  return { ...base, ...outcome, tokensAfter: session.state.liveTokens, durationMs: Date.now() - started };
+  const counter = await session.tokenCounter();
+  const summarizer = options.summarizer ?? new OfflineSummarizer();
+  return commitCompaction(session, async (state): Promise<Preparation<MicroOutcome>> => {
+    const profile = resolveProfile(options, state.started);
+    const contextWindow = options.contextWindow ?? state.started?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+    const tailTokens = options.tailTokens ?? tailBudget(contextWindow, profile.tail);
+    const plan = planMicro(microInputFor(state, microSettings(options), tailTokens));
+    const base = { plan, reason: plan.reason, tokensBefore: state.liveTokens, tokensAfter: state.liveTokens };
+    if (plan.kind === "none" || plan.kind === "skip") {
+      return {
+        done: { ...base, outcome: plan.kind === "none" ? "noop" : "skipped", durationMs: Date.now() - started },
+      };
+    }
+    const pass: Pass = {
+      state,
+      summarizer,
+      summaryTimeoutMs: options.summaryTimeoutMs ?? 120_000,
+      counter,
+      producer: { policy: "micro", profile: profile.name },
+      trigger: options.trigger ?? "auto",
+      basis: state.viewVersion, // read with the plan: the state may move during the awaits below
+      started,
+    };
+    const step = plan.kind === "absorb" ? await absorb(pass, plan) : await defrag(pass, plan);
+    return {
+      ...step,
+      committed: (events) => ({
+        ...base,
+        ...step.committed(events),
+        tokensAfter: session.state.liveTokens,
+        durationMs: Date.now() - started,
+      }),
+    };
+  });
 }
 
 /** The micro settings among the options (everything that is not about the window, profile or summarizer). */
@@ -95,7 +108,7 @@ function microSettings(options: MicroCompactOptions): MicroSettings {
 
 /** One pass's collaborators, and the view version it planned from (the compare-and-set basis). */
 interface Pass {
-  session: Session;
+  state: Readonly<SessionState>;
   summarizer: Summarizer;
   summaryTimeoutMs: number;
   counter: TokenCounter;
@@ -108,26 +121,32 @@ interface Pass {
 /** What absorb or defrag add to the outcome. */
 type StepOutcome = Pick<MicroOutcome, "outcome" | "reason" | "exchangeTokens" | "rollingSummaryTokens" | "event">;
 
-async function absorb(pass: Pass, plan: MicroAbsorbPlan): Promise<StepOutcome> {
+async function absorb(pass: Pass, plan: MicroAbsorbPlan): Promise<PreparedCompaction<StepOutcome>> {
   const exchangeTokens = plan.exchange.reduce((n, e) => n + e.tokens, 0);
   const exchange = plan.exchange.map((e) => e.message.id);
-  const attempt = () => pass.session.state.micro.failedExchanges.filter((id) => id === exchange[0]).length + 1;
-  const outcome = await summarizeAndSupersede(pass.session, {
+  const attempt = () => pass.state.micro.failedExchanges.filter((id) => id === exchange[0]).length + 1;
+  const step = await prepareSummary(pass.state, {
     using: pass,
     span: { input: plan.exchange, previousSummary: plan.previousSummary, maxSummaryTokens: plan.maxSummaryTokens },
     failure: () => ({ mode: "micro", attempt: attempt(), targets: exchange }),
     replacement: (text) => rollingSummaryReplacement(uuidv7(), text, countWith(pass), plan.at),
     spec: (replacement, result) => specOf(pass, "micro", plan.targets, replacement, result),
   });
-  if (outcome.status === "failed")
-    return { outcome: "failed", reason: outcome.failure.detail, exchangeTokens, event: outcome.event };
-  const rollingSummaryTokens = outcome.replacement.tokens;
-  return { outcome: "absorbed", reason: plan.reason, exchangeTokens, rollingSummaryTokens, event: outcome.event };
+  return {
+    ...step,
+    committed: (events): StepOutcome => {
+      const outcome = step.committed(events);
+      if (outcome.status === "failed")
+        return { outcome: "failed", reason: outcome.failure.detail, exchangeTokens, event: outcome.event };
+      const rollingSummaryTokens = outcome.replacement.tokens;
+      return { outcome: "absorbed", reason: plan.reason, exchangeTokens, rollingSummaryTokens, event: outcome.event };
+    },
+  };
 }
 
-async function defrag(pass: Pass, plan: MicroDefragPlan): Promise<StepOutcome> {
+async function defrag(pass: Pass, plan: MicroDefragPlan): Promise<PreparedCompaction<StepOutcome>> {
   const targets = [plan.marker.message.id];
-  const outcome = await summarizeAndSupersede(pass.session, {
+  const step = await prepareSummary(pass.state, {
     using: pass,
     span: { input: [], previousSummary: plan.summary, maxSummaryTokens: plan.maxSummaryTokens },
     failure: () => ({ mode: "defrag", attempt: 1, targets }),
@@ -138,16 +157,22 @@ async function defrag(pass: Pass, plan: MicroDefragPlan): Promise<StepOutcome> {
         : undefined,
     spec: (replacement, result) => specOf(pass, "defrag", targets, replacement, result),
   });
-  const rollingSummaryTokens = outcome.replacement?.tokens;
-  if (outcome.status === "failed") {
-    const failed = { outcome: "failed" as const, reason: outcome.failure.detail, event: outcome.event };
-    return rollingSummaryTokens === undefined ? failed : { ...failed, rollingSummaryTokens };
-  }
   return {
-    outcome: "defragged",
-    reason: plan.reason,
-    rollingSummaryTokens: outcome.replacement.tokens,
-    event: outcome.event,
+    ...step,
+    committed: (events): StepOutcome => {
+      const outcome = step.committed(events);
+      const rollingSummaryTokens = outcome.replacement?.tokens;
+      if (outcome.status === "failed") {
+        const failed = { outcome: "failed" as const, reason: outcome.failure.detail, event: outcome.event };
+        return rollingSummaryTokens === undefined ? failed : { ...failed, rollingSummaryTokens };
+      }
+      return {
+        outcome: "defragged",
+        reason: plan.reason,
+        rollingSummaryTokens: outcome.replacement.tokens,
+        event: outcome.event,
+      };
+    },
   };
 }
 

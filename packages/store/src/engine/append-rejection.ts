@@ -20,15 +20,17 @@ type KnownKeys = (sessionId: string, keys: readonly string[]) => Promise<Set<str
  * (InvariantViolation `session-erased`: its writes are refused, retries included), a used idempotency key
  * (returns the original result, or throws IdempotencyMismatch), then the stream version, then the view
  * version (ConcurrencyConflict with the actual value), then the fresh keys (InvariantViolation
- * `log-key-taken` naming the ones the log holds). Undefined when nothing stands in the way any more: the
- * stream moved between the write and this check, and the caller may try again.
+ * `log-key-taken` naming the ones the log holds). Each of these, once true, stays true (or the session is
+ * erased meanwhile, which is checked first), so one of them explains the refusal; should none hold any
+ * more (an erasure committing between two of these reads), it is a stream-version ConcurrencyConflict:
+ * the caller reads again and finds out.
  */
 export async function explainRejection(
   db: Kysely<StoreDatabase>,
   batch: PreparedBatch,
   readRange: ReadRange,
   knownKeys: KnownKeys,
-): Promise<AppendResult | undefined> {
+): Promise<AppendResult> {
   const { sessionId, idempotencyKey } = batch;
   const erased = await db
     .selectFrom("sessions")
@@ -75,5 +77,5 @@ export async function explainRejection(
       throw new InvariantViolation("log-key-taken", `the log already holds ${ids.join(", ")}`, { sessionId, ids });
     }
   }
-  return undefined;
+  throw new ConcurrencyConflict(sessionId, "stream-version", expected, actual);
 }

@@ -43,9 +43,6 @@ import type { StoreFeature } from "./store-feature.ts";
 /** Keys looked up per query (one parameter each, well under SQLite's bound-parameter limit). */
 const KEYS_PER_LOOKUP = 500;
 
-/** Write attempts per append when the stream moves between a rejected write and its explanation. */
-const MAX_ATTEMPTS = 5;
-
 /**
  * The one EventStore and SnapshotStore implementation: shared kysely queries over an engine adapter
  * (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause. Features keep
@@ -117,21 +114,21 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return this.#changes.listening();
   }
 
+  /**
+   * One write attempt: the batch, or the reason it was refused (see explainRejection). The store never
+   * retries a conflict itself: the runtime's Session re-reads and decides again (one retry loop).
+   */
   async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
     const batch = prepareBatch(sessionId, events, options);
     return guardStorage("append", async () => {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const written = await this.#adapter.writeBatch(batch);
-        if (written !== undefined) return this.#committed(batch, written);
-        const replay = await explainRejection(
-          this.#adapter.db,
-          batch,
-          (id, fromSeq, toSeq) => this.readStream(id, { fromSeq, toSeq }),
-          (id, keys) => this.knownKeys(id, keys),
-        );
-        if (replay !== undefined) return replay;
-      }
-      throw new StorageError("append", `session ${sessionId} kept moving; gave up after ${MAX_ATTEMPTS} attempts`);
+      const written = await this.#adapter.writeBatch(batch);
+      if (written !== undefined) return this.#committed(batch, written);
+      return explainRejection(
+        this.#adapter.db,
+        batch,
+        (id, fromSeq, toSeq) => this.readStream(id, { fromSeq, toSeq }),
+        (id, keys) => this.knownKeys(id, keys),
+      );
     });
   }
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  ConcurrencyConflict,
   definedFields,
   foldEvents,
   type ImportedSession,
@@ -12,6 +13,7 @@ import {
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
+import { Contention } from "../runtime/contention.ts";
 import { planImport } from "./import-plan.ts";
 import { canonicalJson, type Revision, revisedMessages } from "./revisions.ts";
 
@@ -105,13 +107,33 @@ export interface ImportTarget {
  * Brings one session of the store up to date with a parsed source session, in one append: its start if
  * it is new, then the items the log does not hold yet (and the revisions, with `revise`). The append's
  * idempotency key derives from the version it starts at and what it writes, so two processes importing
- * the same items at once both succeed.
+ * the same items at once both succeed; another writer moving the session first (a mirror's fold in
+ * another process) makes it read the log again and plan again, for the runtime's contention timeout.
  */
 export async function importSession(
   runtime: Palimpsest,
   source: ImportedSession,
   target: ImportTarget,
 ): Promise<ImportedSessionResult> {
+  const contention = new Contention(runtime.contentionTimeoutMs);
+  for (;;) {
+    const attempt = await contention.planning(() => planSessionImport(runtime, source, target));
+    if (attempt.append === undefined) return attempt.result;
+    try {
+      return await attempt.append();
+    } catch (error) {
+      if (!(error instanceof ConcurrencyConflict)) throw error;
+      await contention.lost(error);
+    }
+  }
+}
+
+/** One attempt of importSession: the result as it stands, and the append that brings the session up to date (if any). */
+async function planSessionImport(
+  runtime: Palimpsest,
+  source: ImportedSession,
+  target: ImportTarget,
+): Promise<{ result: ImportedSessionResult; append?: () => Promise<ImportedSessionResult> }> {
   const { sessionId, parentSessionId } = target;
   const result: ImportedSessionResult = {
     sessionId,
@@ -133,20 +155,21 @@ export async function importSession(
     (item) => !keys.has(messageKey(item.kind === "message" ? item.message.id : item.summary.id)),
   );
   const revised = target.revise === true ? revisedMessages(state, source.items) : [];
-  if (pending.length === 0 && revised.length === 0) return result;
+  if (pending.length === 0 && revised.length === 0) return { result };
   const fromSeq = state.lastSeq;
   const counter = await precounted(await runtime.tokenCounter(encoding), pending, revised);
   const plan = planImport({ state, keys }, source, pending, counter, started, revised);
-  const written = await runtime.store.append(sessionId, plan.events, {
-    expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
-    idempotencyKey: importKey(fromSeq, started, pending, revised),
-    occurredAt: plan.times,
-    ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
-  });
-  if (written.replayed) return result; // another process wrote exactly this a moment ago
-  result.created = !existing;
-  result.resumed = existing;
-  return result;
+  const append = async () => {
+    const written = await runtime.store.append(sessionId, plan.events, {
+      expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
+      idempotencyKey: importKey(fromSeq, started, pending, revised),
+      occurredAt: plan.times,
+      ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
+    });
+    if (written.replayed) return result; // another process wrote exactly this a moment ago
+    return { ...result, created: !existing, resumed: existing };
+  };
+  return { result, append };
 }
 
 /**

@@ -27,9 +27,6 @@ export interface MirrorFoldOptions {
   onUnreadable?: (seq: number, error: unknown) => void;
 }
 
-/** Attempts of one session's fold when another process's fold of it moves the log in between. */
-const MAX_ATTEMPTS = 5;
-
 /**
  * A stable Palimpsest session id for a thread of a mirrored key: the same key, generation and thread
  * always name the same session, and a generation after an erasure names new ones (an erased id is never
@@ -145,19 +142,8 @@ async function foldSession(
   sessionId: string,
   parentSessionId: string | undefined,
 ): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await importSession(runtime, source, {
-        sessionId,
-        revise: true,
-        ...definedFields({ parentSessionId }),
-      });
-      return;
-    } catch (error) {
-      // Another process folded the same key between this fold's read and its append: read again.
-      if (!isPalimpsestError(error, "CONCURRENCY_CONFLICT") || attempt >= MAX_ATTEMPTS) throw error;
-    }
-  }
+  // Another process folding the same key between this fold's read and its append: importSession reads again.
+  await importSession(runtime, source, { sessionId, revise: true, ...definedFields({ parentSessionId }) });
 }
 
 function isRule(error: unknown, rule: InvariantRule): boolean {

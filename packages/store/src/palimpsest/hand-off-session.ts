@@ -1,11 +1,13 @@
 import {
   checkId,
+  definedFields,
   type EventStore,
   type InvariantRule,
   InvariantViolation,
   isEmptyMessage,
   isPalimpsestError,
   type SessionStarted,
+  type SessionState,
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
@@ -78,10 +80,10 @@ function carriedView(from: Session, carry: Carry): MessageInput[] {
 }
 
 /** How many messages of the view a portable hand-off strips of their reasoning and of their metadata. */
-function portableDrops(from: Session): { reasoning: number; metadata: number } {
+function portableDrops(state: Readonly<SessionState>): { reasoning: number; metadata: number } {
   let reasoning = 0;
   let metadata = 0;
-  for (const { message } of from.state.live) {
+  for (const { message } of state.live) {
     if (message.reasoning !== undefined) reasoning++;
     if (message.metadata !== undefined) metadata++;
   }
@@ -108,29 +110,29 @@ export function isSuccessorRefused(error: unknown): boolean {
 /**
  * Seals `from` to `toSessionId`, or finds it sealed there already (by an earlier attempt or a
  * concurrent completer); `session-handed-off` when it was sealed to another successor. The seal is
- * decided on the state it is appended after (a moved stream is re-read and decided again), and nothing
- * is copied before it lands, so a message written before the seal is always in the sealed state.
+ * decided on the state it is appended after (the session's write loop re-reads and decides again when
+ * another writer moved it), and nothing is copied before it lands, so a message written before the seal
+ * is always in the sealed state.
  */
 async function seal(from: Session, toSessionId: string, reason: string | undefined, portable: boolean): Promise<void> {
-  for (;;) {
-    await from.refresh();
-    const sealedTo = from.state.handedOffTo;
-    if (sealedTo === toSessionId) return;
+  await from.refresh();
+  await from.write((state) => {
+    const sealedTo = state.handedOffTo;
+    if (sealedTo === toSessionId) return undefined;
     if (sealedTo !== undefined) {
       throw new InvariantViolation("session-handed-off", `session ${from.id} was handed off to ${sealedTo}`, {
         sessionId: from.id,
         ids: [sealedTo],
       });
     }
-    try {
-      // Decided on the state the seal follows, which is final: the counts are exactly what the copy drops.
-      await from.markHandedOff(toSessionId, reason, portable ? portableDrops(from) : undefined);
-      return;
-    } catch (error) {
-      // Sealed by another process between our read and our append: read again and decide.
-      if (!isInvariant(error, "session-handed-off")) throw error;
-    }
-  }
+    // Decided on the state the seal follows, which is final: the counts are exactly what the copy drops.
+    return {
+      kind: "hand-off",
+      toSessionId,
+      ...definedFields({ reason }),
+      ...(portable ? { dropped: portableDrops(state) } : {}),
+    };
+  });
 }
 
 /**

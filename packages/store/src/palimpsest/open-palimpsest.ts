@@ -29,6 +29,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
   onAfterTurnError: true,
   telemetry: true,
   precompact: true,
+  contentionTimeoutMs: true,
 };
 
 /** Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option. */

@@ -30,6 +30,7 @@ import type { HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
 import type { Clock } from "../handoff/handoff-time.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
+import { DEFAULT_CONTENTION_TIMEOUT_MS } from "../runtime/contention.ts";
 import { loadSession } from "../runtime/load-session.ts";
 import type { MessageInput } from "../runtime/message-input.ts";
 import { Session, type SessionContext } from "../runtime/session.ts";
@@ -91,6 +92,12 @@ export interface RuntimeDeps {
   precompact?: Partial<PrecompactSettings>;
   /** The clock of hand-off leases (epoch ms); default the database's own. For tests of lease expiry. */
   handoffClock?: Clock;
+  /**
+   * How long (ms) a write goes on re-reading the session and deciding again while other writers (other
+   * processes, other handles) commit to it first, before it gives up with CONCURRENCY_CONFLICT (reason
+   * `contention`); default 30,000. Pauses between attempts are jittered and grow (see docs/library.md).
+   */
+  contentionTimeoutMs?: number;
 }
 
 /** The session runtime an agent uses: start, resume and hand off sessions over one store. */
@@ -100,6 +107,8 @@ export class Palimpsest {
   readonly precompaction: PrecompactionScheduler | undefined;
   /** Claimable hand-offs across processes: request, claim under a lease, complete or fail. */
   readonly handoffs: Handoffs;
+  /** How long (ms) a write re-reads and decides again while other writers move its session (RuntimeDeps). */
+  readonly contentionTimeoutMs: number;
   readonly #deps: RuntimeDeps;
   /** What the hand-off path uses of this runtime (successors start with their view in one append). */
   readonly #successorRuntime: SuccessorRuntime;
@@ -108,6 +117,7 @@ export class Palimpsest {
   constructor(deps: RuntimeDeps) {
     this.store = deps.store;
     this.#deps = deps;
+    this.contentionTimeoutMs = deps.contentionTimeoutMs ?? DEFAULT_CONTENTION_TIMEOUT_MS;
     this.precompaction =
       deps.precompact === undefined
         ? undefined
@@ -271,6 +281,7 @@ export class Palimpsest {
       store: this.store,
       counter: () => this.#deps.counterFor(started.encoding),
       snapshotEvery: this.#deps.snapshotEvery ?? 500,
+      contentionTimeoutMs: this.contentionTimeoutMs,
     };
     if (onSnapshotError !== undefined) ctx.onSnapshotError = onSnapshotError;
     if (compaction?.trimOnAppend === true) ctx.trimTokens = resolveProfile(compaction, started).trimTokens;
@@ -283,8 +294,8 @@ export class Palimpsest {
   /**
    * After a completed turn: the batch policy when the view is over its threshold, else one micro pass
    * (when micro-compaction is on; under cost-optimal, a batch of passes when microBatch says it pays). Each pass writes a telemetry line (a batch check that found nothing
-   * to do is not a pass and writes none); losing a race to another
-   * compactor is not an error (the next turn checks again).
+   * to do is not a pass and writes none). Another process compacting first is not an error: the
+   * pass plans again on the view it left (see compact).
    */
   async #afterTurn(session: Session, settings: CompactionSettings): Promise<void> {
     const { telemetry } = this.#deps;
@@ -310,8 +321,7 @@ export class Palimpsest {
       }
     } catch (error) {
       // The turn is committed whatever happens here: a failed check must not make completeTurn reject.
-      if (isPalimpsestError(error, "CONCURRENCY_CONFLICT")) await session.refresh().catch(() => {});
-      else (this.#deps.onAfterTurnError ?? reportAfterTurnError)(error, session);
+      (this.#deps.onAfterTurnError ?? reportAfterTurnError)(error, session);
     }
   }
 }

@@ -11,6 +11,7 @@ import {
   type StoredEvent,
   type SummaryPlan,
   type SummaryResult,
+  type SupersedeSpec,
   summaryReplacementFor,
   validateCandidate,
 } from "@palimpsest/core";
@@ -18,7 +19,7 @@ import { uuidv7 } from "uuidv7";
 import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
 import { type CompactOptions, type CompactOutcome, compact } from "../compaction/compact.ts";
 import { type ResolvedCompaction, resolveCompaction } from "../compaction/compaction-settings.ts";
-import { commitSupersede, summarizeSpan } from "../compaction/execute-compaction.ts";
+import { summarizeSpan } from "../compaction/execute-compaction.ts";
 import type { Session } from "../runtime/session.ts";
 import type { PrecompactEvent, PrecompactMiss, PrecompactMonitor } from "./precompact-monitor.ts";
 
@@ -130,6 +131,8 @@ export async function compactWithCandidate(
     }
   }
   const event = await commit(session, { settings, plan, candidate, text, deltaResult, basis, trigger, started });
+  // Another writer compacted while the delta was summarized: the candidate's view is gone.
+  if (event === undefined) return fallBack("view-moved", "another compaction moved the view", candidate.summaryMs);
   return finish(event, deltaMs, delta.input.length, 0);
 }
 
@@ -171,15 +174,18 @@ interface HitCommit {
   started: number;
 }
 
-/** Commits the merged summary over the plan's whole span: the one supersede event of a hit. */
-async function commit(session: Session, hit: HitCommit): Promise<StoredEvent> {
+/**
+ * Commits the merged summary over the plan's whole span: the one supersede event of a hit, decided again
+ * while only appends land; undefined (nothing written) once another compaction moved the view.
+ */
+async function commit(session: Session, hit: HitCommit): Promise<StoredEvent | undefined> {
   const { settings, plan, candidate, deltaResult } = hit;
   const counter = await session.tokenCounter();
   const replacement = summaryReplacementFor(plan, uuidv7(), hit.text, (m) => counter.countMessage(m));
   const auxIn = (candidate.auxTokensIn ?? 0) + (deltaResult?.inputTokens ?? 0);
   const auxOut = (candidate.auxTokensOut ?? 0) + (deltaResult?.outputTokens ?? 0);
   // tokensBefore is the plan's; the removed tokens are counted at commit, on the state the hit commits to.
-  return commitSupersede(session, {
+  const spec: SupersedeSpec = {
     compactionId: uuidv7(),
     mode: "precompact",
     trigger: hit.trigger,
@@ -195,7 +201,11 @@ async function commit(session: Session, hit: HitCommit): Promise<StoredEvent> {
     tokensBefore: plan.tokensBefore,
     durationMs: performance.now() - hit.started,
     aux: { in: auxIn > 0 ? auxIn : undefined, out: auxOut > 0 ? auxOut : undefined },
-  });
+  };
+  const [event] = await session.write((state) =>
+    state.viewVersion === hit.basis.viewVersion ? { kind: "supersede", spec } : undefined,
+  );
+  return event;
 }
 
 /** Times the summary a cold compaction of the same plan would write (the text is thrown away). */

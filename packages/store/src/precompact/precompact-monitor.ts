@@ -4,8 +4,8 @@ import { type Observable, Subject } from "rxjs";
 /** How a background job ended: a candidate stored, nothing to do, or work thrown away. */
 export type JobOutcome = "stored" | "fresh" | "skipped" | "discarded" | "cancelled" | "failed";
 
-/** Why a compaction could not use a candidate (the key's reasons, none stored, or the delta failing). */
-export type PrecompactMiss = CandidateMiss | "no-candidate" | "delta-failed";
+/** Why a compaction could not use a candidate (the key's reasons, none stored, the delta failing, or another compaction moving the view first). */
+export type PrecompactMiss = CandidateMiss | "no-candidate" | "delta-failed" | "view-moved";
 
 /** One observation (no transcript content): a job's end, a candidate used, or a candidate missed. */
 export type PrecompactEvent =

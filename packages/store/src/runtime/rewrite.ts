@@ -64,7 +64,7 @@ const REQUEST_KEYS: { [K in keyof Required<RewriteRequest>]: true } = {
 };
 
 /** A checked rewrite, its messages counted: turns a state into the commands it decides. */
-export type RewriteCommands = (state: SessionState) => SessionCommand[];
+export type RewriteCommands = (state: Readonly<SessionState>) => SessionCommand[];
 
 /**
  * Checks a rewrite request (ValidationError naming the field) and counts its messages once with the

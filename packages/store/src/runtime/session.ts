@@ -16,6 +16,7 @@ import {
   type InsertionTrim,
   InvariantViolation,
   initialState,
+  isPalimpsestError,
   type KnownKeys,
   keysOfEvents,
   type MessagesSuperseded,
@@ -28,6 +29,7 @@ import {
   type SessionState,
   type SnapshotStore,
   type StoredEvent,
+  supersedeFor,
   type TokenCounter,
   type Usage,
 } from "@palimpsest/core";
@@ -41,9 +43,11 @@ import {
   type ResumeState,
   resumeState,
 } from "@palimpsest/projections";
+import { Contention } from "./contention.ts";
 import { saveSnapshot } from "./load-session.ts";
 import { type MessageInput, toMessage } from "./message-input.ts";
 import { prepareRewrite, type RewriteRequest } from "./rewrite.ts";
+import type { SessionWrite, WritePlan } from "./session-write.ts";
 
 /** Everything a session handle needs from the runtime that opened it. */
 export interface SessionContext {
@@ -57,6 +61,8 @@ export interface SessionContext {
   trimTokens?: number;
   /** Called after every completed turn (the automatic compaction check). */
   afterTurn?: (session: Session) => Promise<void>;
+  /** How long (ms) a write goes on re-reading and deciding again while other writers move the session (see Contention). */
+  contentionTimeoutMs: number;
 }
 
 /** Options of one append. */
@@ -69,7 +75,14 @@ export interface AppendMessagesOptions {
   idempotencyKey?: string;
 }
 
-const MAX_RETRIES = 5;
+/** Commands decided for one attempt of a write, and the idempotency key they are appended under. */
+interface Decision {
+  commands: readonly SessionCommand[];
+  idempotencyKey?: string | undefined;
+}
+
+/** What #commit asks, on every attempt, of the state it decides on (undefined: nothing to write). */
+type DecisionPlan = (state: SessionState) => Decision | undefined | Promise<Decision | undefined>;
 
 /**
  * A handle on one session: appends messages, completes turns, commits compactions, and reads the
@@ -119,7 +132,8 @@ export class Session {
     options: AppendMessagesOptions = {},
   ): Promise<StoredEvent[]> {
     const command = await this.#appendCommand(input, options);
-    return this.#commit(() => [{ type: "start", data }, command], options.idempotencyKey);
+    const commands = [{ type: "start", data } as const, command];
+    return this.#commit(() => ({ commands }), options.idempotencyKey);
   }
 
   /** Appends messages, counting each one's tokens once with the session's tokenizer. */
@@ -144,7 +158,11 @@ export class Session {
     return events;
   }
 
-  /** Commits a compaction, compare-and-set on its basis view version under the session lock. */
+  /**
+   * Commits a compaction, compare-and-set on its basis view version under the session lock: a basis the
+   * view has moved past is CONCURRENCY_CONFLICT (`view-version`, reason `precondition`). To have the
+   * runtime plan it again on the moved view instead, write it through `write` as a `supersede` spec.
+   */
   async supersede(data: MessagesSuperseded): Promise<StoredEvent[]> {
     return this.#execute({ type: "supersede", data });
   }
@@ -155,7 +173,22 @@ export class Session {
    */
   async rewrite(request: RewriteRequest): Promise<StoredEvent[]> {
     const commands = await prepareRewrite(request, await this.#ctx.counter());
-    return this.#commit(commands, request.idempotencyKey);
+    return this.#commit((state) => ({ commands: commands(state) }), request.idempotencyKey);
+  }
+
+  /**
+   * Writes what `plan` decides on the session's current state, in one append. When another writer moved
+   * the session first, the state is re-read and `plan` asked again, until it commits or decides there is
+   * nothing to write (undefined: [] is returned), for at most the runtime's contention timeout (then
+   * CONCURRENCY_CONFLICT, reason `contention`). What a write decided on the tail it saw (pop the newest
+   * message, record an approval on the message that asked) needs: it is never committed on a log it did
+   * not see. An error `plan` throws reaches the caller; nothing is written then.
+   */
+  async write(plan: WritePlan): Promise<StoredEvent[]> {
+    return this.#commit(async (state) => {
+      const write = await plan(state);
+      return write === undefined ? undefined : this.#decisionOf(write, state);
+    });
   }
 
   /** Records a failed compaction attempt; the view is untouched. */
@@ -256,7 +289,33 @@ export class Session {
 
   /** Decides one command, appends and folds (see #commit). */
   async #execute(command: SessionCommand, idempotencyKey?: string): Promise<StoredEvent[]> {
-    return this.#commit(() => [command], idempotencyKey);
+    const commands = [command];
+    return this.#commit(() => ({ commands }), idempotencyKey);
+  }
+
+  /** The commands of a planned write, decided on `state` (its messages validated and counted here). */
+  async #decisionOf(write: SessionWrite, state: Readonly<SessionState>): Promise<Decision> {
+    switch (write.kind) {
+      case "append": {
+        const { messages, turnId, idempotencyKey } = write;
+        const options = { ...definedFields({ turnId }), ...definedFields({ idempotencyKey }) };
+        return { commands: [await this.#appendCommand(messages, options)], idempotencyKey };
+      }
+      case "rewrite": {
+        const commands = await prepareRewrite(write.rewrite, await this.#ctx.counter());
+        return { commands: commands(state), idempotencyKey: write.rewrite.idempotencyKey };
+      }
+      case "supersede":
+        return { commands: [{ type: "supersede", data: supersedeFor(state, write.spec) }] };
+      case "compaction-failed":
+        return { commands: [{ type: "record-compaction-failure", data: write.data }] };
+      case "hand-off": {
+        const { toSessionId, reason, dropped } = write;
+        return {
+          commands: [{ type: "hand-off", toSessionId, ...definedFields({ reason }), ...definedFields({ dropped }) }],
+        };
+      }
+    }
   }
 
   /**
@@ -271,39 +330,52 @@ export class Session {
   }
 
   /**
-   * Decides the commands `plan` gives for the current state (told which of their ids the log already
-   * holds), appends the batch in one append, and folds. A batch holding a
-   * compaction is compare-and-set on the view version it was decided from; when another writer moved the
-   * stream first, it re-reads and decides again. A keyed write the decider refuses, or the store refuses
-   * as a mismatch, may be the retry of one already committed: then the log decides (see #replay).
+   * The one write loop of the session: asks `plan` for the commands on the current state, decides them
+   * (told which of their ids the log already holds when a refusal may depend on it), appends the batch in
+   * one append (expected version: the state's last seq; a compaction also compare-and-set on the view
+   * version it was decided from) and folds. Another writer moving the session first is never the caller's
+   * problem: the state is re-read and the plan decided again, with jittered pauses, for the contention
+   * timeout (Contention). A refusal decided on a state the log has since moved past is decided again the
+   * same way. A keyed write the plan, the decider or the store refuses may be the retry of one already
+   * committed: then the log decides (see #replay). `idempotencyKey` is the key of a plan that always
+   * decides under it (a plan's own Decision may name one instead).
    */
-  async #commit(
-    plan: (state: SessionState) => readonly SessionCommand[],
-    idempotencyKey?: string,
-  ): Promise<StoredEvent[]> {
+  async #commit(plan: DecisionPlan, idempotencyKey?: string): Promise<StoredEvent[]> {
+    const contention = new Contention(this.#ctx.contentionTimeoutMs);
     // First decided on the state alone: the append's fresh keys leave uniqueness over the history to the
     // log, in the same round trip. A refusal (by the decider, or a key the log holds) asks the log's keys
     // and decides again, so it names the rule a decider knowing the whole history names.
     let askKeys = false;
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
+      const plannedAt = this.#state.lastSeq;
+      let decision: Decision | undefined;
+      try {
+        decision = await contention.planning(() => plan(this.#state));
+      } catch (error) {
+        if (await this.#movedSince(plannedAt, error, contention)) continue;
+        return this.#refused(error, plan, idempotencyKey);
+      }
+      // This handle folded more events while the plan was made (its own other writes): plan on them too.
+      if (this.#state.lastSeq !== plannedAt && !contention.spent) continue;
+      if (decision === undefined || decision.commands.length === 0) return [];
+      const key = decision.idempotencyKey ?? idempotencyKey;
       let events: DomainEvent[];
       try {
-        events = await this.#decide(this.#state, plan(this.#state), askKeys);
+        events = await this.#decide(this.#state, decision.commands, askKeys);
       } catch (error) {
         if (!askKeys && historyMayExplain(error)) {
           askKeys = true;
           continue;
         }
-        const replayed = idempotencyKey === undefined ? undefined : await this.#replay(plan, idempotencyKey);
-        if (replayed === undefined) throw error;
-        return replayed;
+        if (await this.#movedSince(plannedAt, error, contention)) continue;
+        return this.#refused(error, plan, key);
       }
       if (events.length === 0) return []; // nothing to record (a turn completed again)
       const viewVersion = events.find((e) => e.type === "messages.superseded")?.data.basis.viewVersion;
       try {
         const result = await this.#ctx.store.append(this.id, events, {
           expectedVersion: this.#state.lastSeq === 0 ? "no-stream" : this.#state.lastSeq,
-          ...definedFields({ idempotencyKey }),
+          ...definedFields({ idempotencyKey: key }),
           ...(viewVersion === undefined ? {} : { viewVersion: { expected: viewVersion } }),
           freshKeys: freshKeysOf(events),
         });
@@ -311,19 +383,38 @@ export class Session {
       } catch (error) {
         // Decided on a state other than the keyed write's (this handle missed it): the log decides.
         const replayed =
-          idempotencyKey !== undefined && error instanceof IdempotencyMismatch
-            ? await this.#replay(plan, idempotencyKey)
-            : undefined;
+          key !== undefined && error instanceof IdempotencyMismatch ? await this.#replay(plan, key) : undefined;
         if (replayed !== undefined) return replayed;
         if (!askKeys && error instanceof InvariantViolation && error.details.rule === "log-key-taken") {
           askKeys = true;
           continue;
         }
-        const streamMoved = error instanceof ConcurrencyConflict && error.details.subject === "stream-version";
-        if (!streamMoved || attempt >= MAX_RETRIES) throw error;
+        if (!(error instanceof ConcurrencyConflict)) throw error;
+        // Another writer moved the stream (or the view) first: this state is stale by definition.
+        await contention.lost(error);
         await this.refresh();
       }
     }
+  }
+
+  /**
+   * After a refusal (by the plan or the decider): re-reads the log and says whether it moved since the plan was made (another
+   * process's commit, or this handle's own meanwhile). Then the refusal may be the stale state's, and the
+   * write is planned and decided again (within the contention budget); otherwise it stands.
+   */
+  async #movedSince(plannedAt: number, error: unknown, contention: Contention): Promise<boolean> {
+    if (!STATE_DEPENDENT.some((code) => isPalimpsestError(error, code))) return false;
+    await this.refresh();
+    if (this.#state.lastSeq === plannedAt || contention.spent) return false;
+    await contention.pause();
+    return true;
+  }
+
+  /** A refused write: the original events when it is a keyed write the log already holds, else the refusal. */
+  async #refused(error: unknown, plan: DecisionPlan, idempotencyKey: string | undefined): Promise<StoredEvent[]> {
+    const replayed = idempotencyKey === undefined ? undefined : await this.#replay(plan, idempotencyKey);
+    if (replayed === undefined) throw error;
+    return replayed;
   }
 
   /**
@@ -332,10 +423,7 @@ export class Session {
    * stats come out the same in any process) and sent to the store, which compares the batch's content
    * hash and returns the original result, or throws IdempotencyMismatch. Undefined when the key is unused.
    */
-  async #replay(
-    plan: (state: SessionState) => readonly SessionCommand[],
-    idempotencyKey: string,
-  ): Promise<StoredEvent[] | undefined> {
+  async #replay(plan: DecisionPlan, idempotencyKey: string): Promise<StoredEvent[] | undefined> {
     const log = await this.#ctx.store.readStream(this.id);
     const first = log.find((e) => e.idempotencyKey === idempotencyKey);
     if (first === undefined) return undefined;
@@ -344,7 +432,9 @@ export class Session {
     try {
       const state = foldEvents(initialState(this.id), before);
       const known: KnownKeys = keysOfEvents(before);
-      events = decideSequence(state, plan(state), known);
+      const decision = await plan(state);
+      if (decision === undefined) throw new IdempotencyMismatch(this.id, idempotencyKey);
+      events = decideSequence(state, decision.commands, known);
     } catch {
       // The original was decided on that state: a command refused there is not the same content.
       throw new IdempotencyMismatch(this.id, idempotencyKey);
@@ -376,6 +466,9 @@ export class Session {
     await saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError);
   }
 }
+
+/** The refusals that may depend on the state they were decided on (a stale one is decided again). */
+const STATE_DEPENDENT = ["VALIDATION", "INVARIANT_VIOLATED", "CONCURRENCY_CONFLICT", "NOT_FOUND"] as const;
 
 /** Whether a committed event is a batch compaction (one that shrinks the view's head). */
 function compactsBatch(event: StoredEvent): boolean {
