@@ -22,6 +22,22 @@ export function idempotencyValidationContract(ctx: ContractContext): void {
       expect((await store.readStream(sid)).map((e) => e.seq)).toEqual([1, 2, 3]);
     });
 
+    it("keyedBatch finds where a key's batch sits, and nothing for a key never used or another session's", async () => {
+      const sid = newSessionId("keyed-batch");
+      const store = ctx.store();
+      await store.append(sid, [started()], { expectedVersion: "no-stream" });
+      await store.append(sid, [userMessage("m1", "a"), userMessage("m2", "b")], {
+        expectedVersion: 1,
+        idempotencyKey: "pair",
+      });
+      await store.append(sid, [userMessage("m3", "c")], { expectedVersion: 3, idempotencyKey: "last" });
+      expect(await store.keyedBatch(sid, "pair")).toEqual({ firstSeq: 2, lastSeq: 3 });
+      expect(await store.keyedBatch(sid, "last")).toEqual({ firstSeq: 4, lastSeq: 4 });
+      expect(await store.keyedBatch(sid, "never")).toBeUndefined();
+      expect(await store.keyedBatch(newSessionId("keyed-other"), "pair")).toBeUndefined();
+      await expect(store.keyedBatch(sid, "")).rejects.toBeInstanceOf(ValidationError);
+    });
+
     it("rejects a reused key with different content and writes nothing", async () => {
       const sid = newSessionId("idem-mismatch");
       const store = ctx.store();

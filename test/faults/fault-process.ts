@@ -20,10 +20,11 @@ type EsbuildBuild = (options: Record<string, unknown>) => Promise<unknown>;
 /**
  * Bundles a worker script once per test file with esbuild (tsx's own dependency, resolved through tsx:
  * no new dependency), so a restart costs a plain `node` start (~0.25 s) instead of a tsx one (~2 s under
- * load). gpt-tokenizer stays out of the bundle: workers count with a cheap counter. Falls back to tsx
- * when esbuild cannot be loaded.
+ * load). gpt-tokenizer stays out of the bundle (workers count with a cheap counter) unless `tokenizer`
+ * says a worker counts with the real one (a surface that opens its own runtime). Falls back to tsx when
+ * esbuild cannot be loaded.
  */
-export async function bundleWorker(script: string): Promise<WorkerScript> {
+export async function bundleWorker(script: string, options: { tokenizer?: boolean } = {}): Promise<WorkerScript> {
   let build: EsbuildBuild;
   try {
     build = (
@@ -40,7 +41,7 @@ export async function bundleWorker(script: string): Promise<WorkerScript> {
     platform: "node",
     format: "esm",
     outfile: out,
-    external: ["better-sqlite3", "pg-native", "gpt-tokenizer"],
+    external: ["better-sqlite3", "pg-native", ...(options.tokenizer === true ? [] : ["gpt-tokenizer"])],
     banner: {
       js: 'import { createRequire as __faultRequire } from "node:module"; const require = __faultRequire(import.meta.url);',
     },

@@ -211,16 +211,16 @@ for (const engine of engines()) {
       const ours = await db.open();
       const other = await db.open({ sessionId: ours.session.id });
       await ours.addItems([user("one"), user("two")]);
-      // The other process appends just after this one read the log to plan the transaction.
+      // The other process appends just as this one plans the transaction (it asks whether its key was used).
       const store = ours.runtime.store;
-      const readStream = store.readStream.bind(store);
+      const keyedBatch = store.keyedBatch.bind(store);
       let raced = false;
-      store.readStream = async (...args) => {
-        if (!raced && args[1] === undefined) {
+      store.keyedBatch = async (...args) => {
+        if (!raced) {
           raced = true;
           await other.addItems([user("three")]);
         }
-        return readStream(...args);
+        return keyedBatch(...args);
       };
       const outcome = await ours
         .applyHistoryTransaction({

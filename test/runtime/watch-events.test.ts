@@ -62,6 +62,7 @@ function instrumented(store: TestStore, readDelayMs = 0) {
     append: (sessionId, events, options) => store.append(sessionId, events, options),
     readStream: (sessionId, options) => track(() => store.readStream(sessionId, options)),
     knownKeys: (sessionId, keys) => store.knownKeys(sessionId, keys),
+    keyedBatch: (sessionId, key) => store.keyedBatch(sessionId, key),
     readAll: (options) => track(() => store.readAll(options)),
     globalHead: () => store.globalHead(),
     getSession: (sessionId) => store.getSession(sessionId),

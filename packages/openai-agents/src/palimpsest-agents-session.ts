@@ -328,10 +328,10 @@ export class PalimpsestAgentsSession
 
   /** The state (and which calls its log answered) just before the keyed write `key`, when it is in the log. */
   async #stateBefore(key: string): Promise<{ state: SessionState; answered: ReadonlySet<string> } | undefined> {
-    const log = await this.runtime.store.readStream(this.session.id);
-    const first = log.find((e) => e.idempotencyKey === key);
-    if (first === undefined) return undefined;
-    const before = log.slice(0, first.seq - 1);
+    const keyed = await this.runtime.store.keyedBatch(this.session.id, key);
+    if (keyed === undefined) return undefined;
+    const before =
+      keyed.firstSeq === 1 ? [] : await this.runtime.store.readStream(this.session.id, { toSeq: keyed.firstSeq - 1 });
     const answered = callsAnsweredIn(keysOfEvents(before));
     return { state: foldEvents(initialState(this.session.id), before), answered };
   }

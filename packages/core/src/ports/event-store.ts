@@ -84,6 +84,12 @@ export interface SessionSummary {
   name?: string;
 }
 
+/** The seqs of the batch an idempotency key names (see EventStore.keyedBatch). */
+export interface KeyedBatch {
+  firstSeq: number;
+  lastSeq: number;
+}
+
 /** Options of an erasure. */
 export interface EraseOptions {
   /** Why (a ticket id, "retention"), kept in the session.erased event: operator text, never session content. */
@@ -127,6 +133,12 @@ export interface EventStore {
    * `sessionId` holds; what the decider is given as `known` (see commandKeys). Empty for an unknown session.
    */
   knownKeys(sessionId: string, keys: readonly LogKey[]): Promise<Set<LogKey>>;
+  /**
+   * Where the batch appended under `idempotencyKey` sits in the session's log, or undefined when the key
+   * was never used there (or the session was erased since): one indexed lookup, so a caller can tell a
+   * retry from a first attempt without reading the log.
+   */
+  keyedBatch(sessionId: string, idempotencyKey: string): Promise<KeyedBatch | undefined>;
   /** The session's version and view version, or undefined when it has no events. */
   getSession(sessionId: string): Promise<SessionSummary | undefined>;
   /** All sessions, newest first. */

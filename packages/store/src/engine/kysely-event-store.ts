@@ -9,6 +9,7 @@ import type {
   EventStore,
   GlobalCheckpoint,
   GlobalPage,
+  KeyedBatch,
   LogKey,
   ReadAllOptions,
   ReadStreamOptions,
@@ -147,6 +148,20 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
         for (const row of rows) known.add(row.key);
       }
       return known;
+    });
+  }
+
+  keyedBatch(sessionId: string, idempotencyKey: string): Promise<KeyedBatch | undefined> {
+    return guardStorage("keyedBatch", async () => {
+      checkId(sessionId, "sessionId");
+      checkId(idempotencyKey, "idempotencyKey");
+      const row = await this.#adapter.db
+        .selectFrom("idempotency_keys")
+        .select(["first_seq", "last_seq"])
+        .where("session_id", "=", sessionId)
+        .where("idempotency_key", "=", idempotencyKey)
+        .executeTakeFirst();
+      return row === undefined ? undefined : { firstSeq: row.first_seq, lastSeq: row.last_seq };
     });
   }
 

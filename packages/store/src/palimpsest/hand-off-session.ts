@@ -33,7 +33,7 @@ export interface HandOffOptions {
  * loading sessions and starting one with messages. Not HandoffRuntime (queued-handoffs.ts), the queue's needs.
  */
 export interface SuccessorRuntime {
-  readonly store: Pick<EventStore, "getSession" | "readStream">;
+  readonly store: Pick<EventStore, "getSession" | "readStream" | "keyedBatch">;
   resume(sessionId: string): Promise<Session>;
   /** Starts a session with `messages` in the same append as its start (see Session.startWith). */
   startSessionWith(
@@ -170,11 +170,9 @@ async function successorOf(
   return successor;
 }
 
-/** Whether an append with `key` reached `sessionId`'s log (the start's first, where a hand-off puts it). */
+/** Whether an append with `key` reached `sessionId`'s log. */
 async function keyUsed(runtime: SuccessorRuntime, sessionId: string, key: string): Promise<boolean> {
-  const [start] = await runtime.store.readStream(sessionId, { toSeq: 1 });
-  if (start?.idempotencyKey === key) return true;
-  return (await runtime.store.readStream(sessionId)).some((e) => e.idempotencyKey === key);
+  return (await runtime.store.keyedBatch(sessionId, key)) !== undefined;
 }
 
 /** The session `toSessionId` if it exists, linked back to `fromId` by a hand-off; else an error. */

@@ -424,10 +424,9 @@ export class Session {
    * hash and returns the original result, or throws IdempotencyMismatch. Undefined when the key is unused.
    */
   async #replay(plan: DecisionPlan, idempotencyKey: string): Promise<StoredEvent[] | undefined> {
-    const log = await this.#ctx.store.readStream(this.id);
-    const first = log.find((e) => e.idempotencyKey === idempotencyKey);
-    if (first === undefined) return undefined;
-    const before = log.slice(0, first.seq - 1);
+    const keyed = await this.#ctx.store.keyedBatch(this.id, idempotencyKey);
+    if (keyed === undefined) return undefined;
+    const before = keyed.firstSeq === 1 ? [] : await this.#ctx.store.readStream(this.id, { toSeq: keyed.firstSeq - 1 });
     let events: DomainEvent[];
     try {
       const state = foldEvents(initialState(this.id), before);
@@ -441,7 +440,7 @@ export class Session {
     }
     // Exact version: the key is checked first, so this replays or mismatches, and can never append.
     const result = await this.#ctx.store.append(this.id, events, {
-      expectedVersion: first.seq === 1 ? "no-stream" : first.seq - 1,
+      expectedVersion: keyed.firstSeq === 1 ? "no-stream" : keyed.firstSeq - 1,
       idempotencyKey,
     });
     return this.#applied(result);

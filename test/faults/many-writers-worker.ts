@@ -1,0 +1,70 @@
+/**
+ * One of the processes of many-writers.test.ts: opens a surface on the shared session, says "ready",
+ * waits for "go" (every worker starts at once), runs its turns one after another, and reports what it
+ * acknowledged (the turns whose every call returned) and every error any call threw or any callback
+ * reported. It never retries: a conflict the library leaves to the caller is an error here.
+ */
+import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { report } from "./fault-process.ts";
+import { cheapCounter, faultCompaction, hookedSummarizer, type ReportedError, reportError } from "./fault-workload.ts";
+import { openDriver, type Surface } from "./many-writers-surfaces.ts";
+
+/** What the parent sends first: where to write, through what, and how many turns. */
+export interface WorkerSetup {
+  t: "setup";
+  url: string;
+  worker: number;
+  surface: Surface;
+  sessionId: string;
+  keyed: boolean;
+  turns: number;
+}
+
+const inbox: unknown[] = [];
+let wake: (() => void) | undefined;
+process.on("message", (message) => {
+  inbox.push(message);
+  wake?.();
+});
+async function nextMessage(): Promise<unknown> {
+  while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+  return inbox.shift();
+}
+
+const setup = (await nextMessage()) as WorkerSetup;
+const errors: ReportedError[] = [];
+const onError = (error: unknown) => void errors.push(reportError(error));
+const compaction = faultCompaction(
+  hookedSummarizer(
+    async () => {},
+    () => false,
+  ),
+);
+const runtime = new Palimpsest({
+  store: await openEventStore(setup.url),
+  counterFor: async () => cheapCounter,
+  compaction,
+  onAfterTurnError: onError,
+});
+const driver = await openDriver(setup.surface, { ...setup, runtime, compaction, onError });
+await report({ t: "ready" });
+await nextMessage(); // "go"
+const acknowledged: number[] = [];
+const started = performance.now();
+for (let n = 0; n < setup.turns; n++) {
+  try {
+    await driver.turn(n);
+    acknowledged.push(n);
+  } catch (error) {
+    errors.push(reportError(error));
+  }
+}
+const ms = performance.now() - started;
+try {
+  await driver.close();
+} catch (error) {
+  errors.push(reportError(error));
+}
+await runtime.close();
+await report({ t: "done", acknowledged, errors, ms });
+process.disconnect();
