@@ -21,6 +21,7 @@ import { type EraseResult, runEraseBench } from "./erase.ts";
 import { fidelityTable, runFidelityBench } from "./fidelity.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
+import { type ManyWritersResult, runManyWritersBench } from "./many-writers.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-decision.ts";
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
@@ -47,6 +48,7 @@ const BENCHES = [
   "watch",
   "handoff",
   "sqlite-lock",
+  "many-writers",
   "session-store",
   "agents-session",
   "fidelity",
@@ -363,6 +365,33 @@ function handoffTable(rows: readonly HandoffResult[]): string {
   );
 }
 
+function manyWritersTable(rows: readonly ManyWritersResult[]): string {
+  const rate = (engine: string, layout: ManyWritersResult["layout"]) =>
+    rows.find((r) => r.engine === engine && r.layout === layout)?.turnsPerSec ?? Number.NaN;
+  return markdownTable(
+    [
+      "engine",
+      "writers",
+      "turns each",
+      "reps",
+      "turns/s (all writers)",
+      "/ 1 writer",
+      "/ 4 writers, 4 sessions",
+      "errors",
+    ],
+    rows.map((r) => [
+      r.engine,
+      r.layout,
+      r.turnsPerWriter,
+      r.reps,
+      num(r.turnsPerSec),
+      ratio(r.turnsPerSec / rate(r.engine, "1 writer, 1 session")),
+      ratio(r.turnsPerSec / rate(r.engine, "4 writers, 4 sessions")),
+      r.errors,
+    ]),
+  );
+}
+
 function sqliteLockTable(rows: readonly SqliteLockResult[]): string {
   const newGap = rows.find((r) => r.mechanism === "retry on timers (new)")?.maxLoopGapMs ?? Number.NaN;
   return markdownTable(
@@ -605,6 +634,14 @@ try {
     const rows = await runSqliteLockBench(folder.path("sqlite-lock.db"), quick);
     results.sqliteLock = rows;
     tables.push("## SQLite: a write while another process holds the lock", sqliteLockTable(rows));
+  }
+  if (only.has("many-writers")) {
+    const rows: ManyWritersResult[] = [];
+    for (const engine of engines) {
+      rows.push(...(await runManyWritersBench(engine, await databaseFor(engine, "many_writers"), quick)));
+    }
+    results.manyWriters = rows;
+    tables.push("## Many writers on one session", manyWritersTable(rows));
   }
   if (only.has("session-store")) {
     const rows: SessionStoreResult[] = [];

@@ -1,3 +1,4 @@
+import { messageText } from "@palimpsest/core";
 import type { Palimpsest, Session } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
@@ -55,6 +56,32 @@ for (const backend of runtimeBackends()) {
       expect(await stale.append(bigExchange(0), { idempotencyKey: "k" })).toEqual(first);
       expect(stale.view()).toEqual(session.view());
       expect(await log(session)).toEqual(before);
+    });
+
+    it("a turn cut between its calls (the process died after the user's message) is finished by the same calls with the same keys in another process, while a third writes", async () => {
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      const [user, ...response] = exchange(7).map(({ id: _id, ...m }) => m); // ids derived from the keys
+      const turn = (handle: Session) => ({
+        user: () => handle.append(user as NonNullable<typeof user>, { turnId: "t7", idempotencyKey: "t7/user" }),
+        response: () => handle.append(response, { turnId: "t7", idempotencyKey: "t7/response" }),
+        complete: () => handle.completeTurn("t7"),
+      });
+      await turn(session).user(); // ... and then the process died
+      const other = await backend.open();
+      const bystander = await other.resume(session.id);
+      await bystander.append({ role: "user", content: "meanwhile, from another tab" });
+      const restarted = await (await backend.open()).resume(session.id);
+      const again = turn(restarted);
+      await again.user();
+      await again.response();
+      await again.complete();
+      await again.complete(); // and once more, as a caller unsure of its last call would
+      const events = await log(session);
+      const appended = events.flatMap((e) => (e.type === "message.appended" ? [messageText(e.data.message)] : []));
+      expect(appended.filter((text) => text === user?.content)).toHaveLength(1);
+      expect(appended).toHaveLength(5);
+      expect(events.filter((e) => e.type === "turn.completed")).toHaveLength(1);
+      expect(restarted.view().messages.map((m) => m.role)).toEqual(["user", "user", "assistant", "tool", "assistant"]);
     });
 
     it("refuses a key reused with other content (same ids or new ones) and appends nothing", async () => {

@@ -4,8 +4,8 @@ import { ConcurrencyConflict } from "@palimpsest/core";
 export const DEFAULT_CONTENTION_TIMEOUT_MS = 30_000;
 
 /** The first pause after a lost race, and the longest (each doubles, and a random part of it is cut off). */
-const FIRST_PAUSE_MS = 2;
-const LONGEST_PAUSE_MS = 100;
+const FIRST_PAUSE_MS = 1;
+const LONGEST_PAUSE_MS = 10;
 
 /**
  * The one retry policy of every write through a Session: after a race lost to another writer, a pause
