@@ -105,9 +105,10 @@ export class PalimpsestSessionStore implements SessionStore {
   }
 
   /**
-   * Erases the key: a main key with all its subpaths, a subpath alone. Its entries are deleted and the
-   * Palimpsest sessions folded from it erased to their skeletons (audit totals stay true); `load` then
-   * returns null. A key never written: nothing happens.
+   * Erases the key: a main key with all its subpaths, a subpath alone. The keys' entries are deleted in
+   * one transaction (a crash leaves them all or none), then the Palimpsest sessions folded from them are
+   * erased to their skeletons (audit totals stay true; what a crash left, the next openSessionStore
+   * erases); `load` then returns null. A key never written: nothing happens.
    */
   async delete(key: SessionKey): Promise<void> {
     await this.erase(key);

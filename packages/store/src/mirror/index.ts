@@ -1,4 +1,5 @@
 export {
+  type DroppedKey,
   type MirrorAppendResult,
   type MirrorDatabase,
   type MirrorEntryInput,

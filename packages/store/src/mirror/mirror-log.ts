@@ -33,6 +33,9 @@ export interface MirrorAppendResult {
 /** The caller's summary of a key, folded from its previous one and the entries an append stores. */
 export type MirrorSummarize = (previous: string | null, stored: readonly MirrorEntryInput[], mtimeMs: number) => string;
 
+/** A key a drop emptied: the key, and its state (the generation it left) as the drop found it. */
+export type DroppedKey = MirrorKey & MirrorKeyRow;
+
 /** A key's state: its generation, entry counts, last write time and summary. */
 export interface MirrorKeyRow {
   generation: number;
@@ -300,37 +303,45 @@ export class MirrorLog {
   }
 
   /**
-   * Deletes the entries of the key's `generation` and starts the next one (empty, no summary), under the
-   * key's lock; false, having changed nothing, when the key is no longer at that generation.
+   * Drops a key in one transaction, under its row lock: a main key with every subpath of its session, a
+   * subpath alone. Each key's entries of its current generation are deleted and its next generation
+   * begins (empty, no summary), so a crash leaves the session's keys all dropped or all as they were.
+   * What it dropped, each key with the generation it left; nothing for a key never written.
    */
-  async dropGeneration(key: MirrorKey, generation: number): Promise<boolean> {
-    return guardStorage("mirror.dropGeneration", async () => {
+  async drop(key: MirrorKey): Promise<DroppedKey[]> {
+    return guardStorage("mirror.drop", async () => {
       const db = this.#store.db;
-      const keyRow = this.#keyQuery(key);
-      return this.#store.writeLocked([this.#store.dialect.lockRows(keyRow).compile()], ([keys]) => {
-        const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
-        if (row === undefined || row.generation !== generation) {
-          return { guard: undefined, statements: [], result: false };
-        }
-        const guard = db
-          .updateTable("mirror_keys")
-          .set({
-            generation: generation + 1,
-            next_seq: 0,
-            folded_seq: 0,
-            summary: null,
-            last_batch: null,
-            mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
-          })
-          .where((eb) => eb.and(keyColumns(key)))
-          .where("generation", "=", generation)
-          .compile();
-        const remove = db
-          .deleteFrom("mirror_entries")
-          .where((eb) => eb.and(keyColumns(key)))
-          .where("generation", "=", generation)
-          .compile();
-        return { guard, statements: [remove], result: true };
+      const keys = db
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .$if(key.subpath !== undefined, (qb) => qb.where("subpath", "=", key.subpath ?? ""))
+        .orderBy("subpath");
+      return this.#store.writeLocked([this.#store.dialect.lockRows(keys).compile()], ([rows]) => {
+        const dropped = (rows ?? []).map((r) => withKey(r as Selectable<MirrorKeysTable>));
+        const writes = dropped.flatMap((row) => [
+          db
+            .updateTable("mirror_keys")
+            .set({
+              generation: row.generation + 1,
+              next_seq: 0,
+              folded_seq: 0,
+              summary: null,
+              last_batch: null,
+              mtime_ms: Math.max(Date.now(), row.mtimeMs + 1),
+            })
+            .where((eb) => eb.and(keyColumns(row)))
+            .where("generation", "=", row.generation)
+            .compile(),
+          db
+            .deleteFrom("mirror_entries")
+            .where((eb) => eb.and(keyColumns(row)))
+            .where("generation", "=", row.generation)
+            .compile(),
+        ]);
+        const [guard, ...statements] = writes;
+        return { guard, statements, result: dropped };
       });
     });
   }
