@@ -7,6 +7,7 @@ import { deleteContract } from "./delete.contract.ts";
 import { foldContract } from "./fold.contract.ts";
 import { idempotencyContract } from "./idempotency.contract.ts";
 import { keysListingContract } from "./keys-listing.contract.ts";
+import { limitsContract } from "./limits.contract.ts";
 import { openCloseContract } from "./open-close.contract.ts";
 import { isolatedDatabases, type SessionStoreBackend } from "./session-store-backends.ts";
 
@@ -27,6 +28,7 @@ export function describeSessionStoreContract(backend: SessionStoreBackend): void
     deleteContract(ctx);
     foldContract(ctx);
     badInputContract(ctx);
+    limitsContract(ctx);
     concurrencyContract(ctx);
     openCloseContract(ctx);
   });

@@ -1,3 +1,4 @@
+export { checkBytes, MIRROR_LIMITS, utf8Bytes } from "./mirror-limits.ts";
 export {
   type DroppedKey,
   type MirrorAppendResult,
@@ -8,3 +9,4 @@ export {
   MirrorLog,
   type MirrorSummarize,
 } from "./mirror-log.ts";
+export { mirrorUuidKey, uuidOfMirrorKey } from "./mirror-uuid.ts";

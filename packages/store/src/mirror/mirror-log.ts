@@ -6,6 +6,7 @@ import type { Dialect } from "../engine/dialect.ts";
 import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
+import { checkBytes, MIRROR_LIMITS } from "./mirror-limits.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
 /** A mirrored transcript: an external agent's session (`subpath` absent) or a file beside it. */
@@ -16,7 +17,7 @@ export interface MirrorKey {
   subpath?: string;
 }
 
-/** One entry to store: its JSON text, verbatim, and its uuid when it has one. */
+/** One entry to store: its JSON text, verbatim, and its uuid's key (mirrorUuidKey) when it has one. */
 export interface MirrorEntryInput {
   text: string;
   uuid: string | undefined;
@@ -86,6 +87,10 @@ export class MirrorLog {
     entries: readonly MirrorEntryInput[],
     summarize?: MirrorSummarize,
   ): Promise<MirrorAppendResult> {
+    checkKeyBytes(key, "key");
+    for (const [i, entry] of entries.entries()) {
+      if (entry.uuid !== undefined) checkBytes(entry.uuid, MIRROR_LIMITS.uuid, `entries[${i}].uuid`);
+    }
     return guardStorage("mirror.append", () => this.#append(key, entries, summarize));
   }
 
@@ -453,6 +458,13 @@ function newEntries(
     seen.add(e.uuid);
     return true;
   });
+}
+
+/** ValidationError (before anything is written) for a key a name of which is over its limit (MIRROR_LIMITS). */
+function checkKeyBytes(key: MirrorKey, path: string): void {
+  checkBytes(key.project, MIRROR_LIMITS.project, `${path}.project`);
+  checkBytes(key.session, MIRROR_LIMITS.session, `${path}.session`);
+  if (key.subpath !== undefined) checkBytes(key.subpath, MIRROR_LIMITS.subpath, `${path}.subpath`);
 }
 
 /** The columns naming `key` in every mirror table, as an equality filter. */
