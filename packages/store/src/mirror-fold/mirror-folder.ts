@@ -45,7 +45,7 @@ export class MirrorFolder {
   readonly #foldDelayMs: number;
   readonly #onError: (error: unknown, key: MirrorKey) => void;
   readonly #keys = new Map<string, KeyState>();
-  /** Lines folds left out that were reported (key and seq), so each is reported once. */
+  /** Lines folds left out that were reported (key, generation and seq), so each is reported once. */
   readonly #unreadable = new Set<string>();
 
   constructor(runtime: Palimpsest, log: MirrorLog, options: MirrorFolderOptions = {}) {
@@ -127,16 +127,16 @@ export class MirrorFolder {
     try {
       await foldMirrorKey(this.#runtime, this.#log, state.key, {
         settle,
-        onUnreadable: (seq, error) => this.#reportUnreadable(state.key, seq, error),
+        onUnreadable: (seq, error, generation) => this.#reportUnreadable(state.key, generation, seq, error),
       });
     } catch (error) {
       this.#onError(error, state.key);
     }
   }
 
-  /** Reports a line the fold left out, once per key and line for this folder's life. */
-  #reportUnreadable(key: MirrorKey, seq: number, error: unknown): void {
-    const id = `${keyString(key)}#${seq}`;
+  /** Reports a line the fold left out, once per line (key, generation and seq) for this folder's life. */
+  #reportUnreadable(key: MirrorKey, generation: number, seq: number, error: unknown): void {
+    const id = `${keyString(key)}#${generation}#${seq}`;
     if (this.#unreadable.has(id)) return;
     this.#unreadable.add(id);
     this.#onError(error, key);

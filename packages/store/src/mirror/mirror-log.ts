@@ -218,6 +218,23 @@ export class MirrorLog {
     });
   }
 
+  /**
+   * The key's entries in the current generation in the order they were stored (seq 1, 2…): each one's
+   * JSON text and its uuid's key (mirrorUuidKey; null without a uuid), as the fold reads them.
+   */
+  async entryRows(key: MirrorKey, generation: number): Promise<{ text: string; uuid: string | null }[]> {
+    return guardStorage("mirror.entryRows", async () => {
+      const rows = await this.#store.db
+        .selectFrom("mirror_entries")
+        .select(["entry", "uuid"])
+        .where((eb) => eb.and(keyColumns(key)))
+        .where("generation", "=", generation)
+        .orderBy("seq")
+        .execute();
+      return rows.map((r) => ({ text: r.entry, uuid: r.uuid }));
+    });
+  }
+
   /** The keys of one session (its main key and every subpath) holding entries, main first. */
   async sessionKeys(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
     return guardStorage("mirror.sessionKeys", async () => {
