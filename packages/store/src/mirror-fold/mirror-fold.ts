@@ -109,9 +109,10 @@ const MAX_UNREADABLE = 100;
 
 /**
  * The key's lines parsed as the importer parses the file, leaving out (a blank line in its place keeps
- * the others' numbers, which are their seqs) each line whose uuid is no id Palimpsest can store, and each
- * line the importer refuses: the line its error names, or, for an error naming none (an id a message
- * check refused), the line whose addition first makes the parse fail.
+ * the others' numbers, which are their seqs) each user, assistant or system line whose uuid is no id
+ * Palimpsest can store (other lines make no message: their uuids are left to the importer), and each line
+ * the importer refuses: the line its error names, or, for an error naming none (an id a message check
+ * refused), the line whose addition first makes the parse fail.
  */
 function parseReadable(
   rows: readonly { text: string; uuid: string | null }[],
@@ -121,7 +122,7 @@ function parseReadable(
   const lines = rows.map((row) => row.text);
   for (const [i, row] of rows.entries()) {
     const problem = row.uuid === null ? undefined : uuidProblem(row.uuid);
-    if (problem === undefined) continue;
+    if (problem === undefined || !FOLDED_TYPES.has((JSON.parse(row.text) as { type?: unknown }).type)) continue;
     lines[i] = "";
     const path = `${fileName}:${i + 1}`;
     report(i + 1, new ValidationError(`${path}: ${problem}; the line is left out of the fold`, [problem], { path }));
@@ -139,6 +140,9 @@ function parseReadable(
     }
   }
 }
+
+/** The types of line the importer folds (user and assistant messages, compaction markers), whose uuid names what it makes. */
+const FOLDED_TYPES: ReadonlySet<unknown> = new Set(["user", "assistant", "system"]);
 
 /**
  * Why a stored uuid (its key: mirrorUuidKey) cannot name a message: not an id (a NUL, a lone surrogate,
