@@ -11,7 +11,10 @@ export interface MirrorFolderOptions {
    * into the same fold (each fold reads and parses the whole key); default 200.
    */
   foldDelayMs?: number;
-  /** Called when a fold fails (the entries stay stored, and the next append or flush folds again). */
+  /**
+   * Called when a fold fails (the entries stay stored, and the next append or flush folds again), for a
+   * line a fold left out, and for what `report` is given; by default one line on stderr.
+   */
   onError?: (error: unknown, key: MirrorKey) => void;
 }
 
@@ -106,6 +109,11 @@ export class MirrorFolder {
     await state.tail;
   }
 
+  /** Reports a problem of `key` through `onError` (a writer's, such as an entry it passed over). */
+  report(error: unknown, key: MirrorKey): void {
+    this.#onError(error, key);
+  }
+
   /** Cancels every settle timer (the store is closing; `flush` first to fold what they would have). */
   stop(): void {
     for (const state of this.#keys.values()) clearTimeout(state.settleTimer);
@@ -157,8 +165,8 @@ function keyString(key: MirrorKey): string {
   return JSON.stringify([key.project, key.session, key.subpath ?? ""]);
 }
 
-/** The default report of a failed fold: one line on stderr with the error. */
+/** The default report of a failed fold (or of any problem reported): one line on stderr with the error. */
 function reportFoldError(error: unknown, key: MirrorKey): void {
   const name = [key.project, key.session, key.subpath].filter((p) => p !== undefined).join("/");
-  process.stderr.write(`palimpsest: folding mirrored transcript ${name} failed: ${String(error)}\n`);
+  process.stderr.write(`palimpsest: mirrored transcript ${name}: ${String(error)}\n`);
 }

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { StorageError } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
@@ -6,6 +5,7 @@ import type { Dialect } from "../engine/dialect.ts";
 import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
+import { dedupBatch } from "./mirror-dedup.ts";
 import { checkBytes, MIRROR_LIMITS } from "./mirror-limits.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
@@ -29,6 +29,8 @@ export interface MirrorAppendResult {
   generation: number;
   /** The key's entry count after the append. */
   nextSeq: number;
+  /** Indexes (in the batch) of entries passed over for a uuid the key held with other content (dedupBatch). */
+  mismatched: number[];
 }
 
 /** The caller's summary of a key, folded from its previous one and the entries an append stores. */
@@ -56,8 +58,6 @@ export interface MirrorDatabase {
 /** Rows per INSERT of entries: 7 parameters each, far below either engine's limit. */
 const ENTRIES_PER_INSERT = 500;
 
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
-
 /**
  * The verbatim log of mirrored transcripts: entries in the order they were stored, a uuid stored once
  * per key. Appends to one key are serialized under the key's row lock (the dialect's lockRows: PostgreSQL
@@ -78,9 +78,11 @@ export class MirrorLog {
   }
 
   /**
-   * Stores the entries new to `key` in one transaction: an entry whose uuid the key holds is a retry or
-   * replay and is passed over, as is every entry of a batch all of whose uuid entries the key holds, and
-   * a batch without uuids equal to the key's last one. `summarize` folds the summary (main keys).
+   * Stores the entries new to `key` in one transaction (dedupBatch): an entry whose uuid the key holds is
+   * a retry or replay and is passed over (the result names those whose content differs from the entry
+   * held), as is every entry of a batch all of whose uuid entries the key holds; entries without a uuid
+   * are stored as they come. `summarize` folds the summary (main keys). ValidationError, before anything
+   * is written, for a name over its limit (MIRROR_LIMITS).
    */
   async append(
     key: MirrorKey,
@@ -131,8 +133,6 @@ export class MirrorLog {
     const db = this.#store.db;
     const subpath = key.subpath ?? "";
     const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
-    // Only a batch without uuids is recognised as a retry by its hash (see newEntries).
-    const batchHash = uuids.length === 0 ? sha256(JSON.stringify(entries.map((e) => e.text))) : null;
     const keyRow = this.#keyQuery(key);
     const reads: CompiledQuery[] = [this.#store.dialect.lockRows(keyRow).compile()];
     if (uuids.length > 0) {
@@ -146,7 +146,7 @@ export class MirrorLog {
               .onRef("k.subpath", "=", "e.subpath")
               .onRef("k.generation", "=", "e.generation"),
           )
-          .select("e.uuid")
+          .select(["e.uuid", "e.entry"])
           .where("e.project_key", "=", key.project)
           .where("e.session_key", "=", key.session)
           .where("e.subpath", "=", subpath)
@@ -157,9 +157,9 @@ export class MirrorLog {
     return this.#store.writeLocked(reads, ([keys, known]) => {
       const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
       if (row === undefined) return { guard: undefined, statements: [], result: undefined };
-      const held = new Set((known ?? []).map((r) => r.uuid as string));
-      const fresh = newEntries(entries, held, batchHash !== null && row.last_batch === batchHash);
-      const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq };
+      const held = new Map((known ?? []).map((r) => [r.uuid as string, r.entry as string]));
+      const { fresh, mismatched } = dedupBatch(entries, held);
+      const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq, mismatched };
       if (fresh.length === 0) return { guard: undefined, statements: [], result: unchanged };
       const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
       const guard = db
@@ -167,7 +167,6 @@ export class MirrorLog {
         .set({
           next_seq: row.next_seq + fresh.length,
           mtime_ms: mtime,
-          last_batch: batchHash,
           ...(summarize === undefined ? {} : { summary: summarize(row.summary, fresh, mtime) }),
         })
         .where((eb) => eb.and(keyColumns(key)))
@@ -190,7 +189,7 @@ export class MirrorLog {
       return {
         guard,
         statements,
-        result: { stored: fresh.length, generation: row.generation, nextSeq: row.next_seq + fresh.length },
+        result: { stored: fresh.length, generation: row.generation, nextSeq: row.next_seq + fresh.length, mismatched },
       };
     });
   }
@@ -453,28 +452,6 @@ export class MirrorLog {
       .selectAll()
       .where((eb) => eb.and(keyColumns(key)));
   }
-}
-
-/**
- * The entries of a batch the key does not hold yet. A batch whose uuid entries are all held is a retry
- * or a replay (`importSessionToStore` again): nothing of it is new, its uuid-less entries included. A
- * batch with no uuid at all is a retry when it equals the key's last batch.
- */
-function newEntries(
-  entries: readonly MirrorEntryInput[],
-  held: ReadonlySet<string>,
-  sameAsLast: boolean,
-): MirrorEntryInput[] {
-  const withUuid = entries.filter((e) => e.uuid !== undefined);
-  if (withUuid.length === 0) return sameAsLast ? [] : [...entries];
-  if (withUuid.every((e) => held.has(e.uuid as string))) return [];
-  const seen = new Set(held);
-  return entries.filter((e) => {
-    if (e.uuid === undefined) return true;
-    if (seen.has(e.uuid)) return false;
-    seen.add(e.uuid);
-    return true;
-  });
 }
 
 /** ValidationError (before anything is written) for a key a name of which is over its limit (MIRROR_LIMITS). */
