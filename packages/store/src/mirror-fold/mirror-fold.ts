@@ -149,8 +149,8 @@ const FOLDED_TYPES: ReadonlySet<unknown> = new Set(["user", "assistant", "system
  * empty), or over MIRROR_LIMITS.uuid bytes (stored before the limit); undefined when it can.
  */
 function uuidProblem(key: string): string | undefined {
-  const uuid = uuidOfMirrorKey(key);
-  if (!IdSchema.safeParse(uuid).success) return "its uuid is not an id (empty, or holding a NUL or a lone surrogate)";
+  const parsed = IdSchema.safeParse(uuidOfMirrorKey(key));
+  if (!parsed.success) return `its uuid is not an id: ${parsed.error.issues[0]?.message ?? "refused"}`;
   if (utf8Bytes(key) > MIRROR_LIMITS.uuid) return `its uuid is over ${MIRROR_LIMITS.uuid} bytes`;
   return undefined;
 }
