@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { batches, type ContractContext, entries, newKey, untracked } from "./contract-context.ts";
 
-/** uuid as the idempotency key: retries and replays store nothing twice; uuid-less entries come as they come. */
+/**
+ * uuid as the idempotency key: retries and replays store nothing twice, a uuid held with other content is
+ * reported; uuid-less entries come as they come (docs/claude-agent-sdk.md, "What is stored").
+ */
 export function idempotencyContract({ fresh }: ContractContext): void {
   describe("uuid idempotency", () => {
     it("stores a retried batch once (the same entries appended again)", async () => {
@@ -54,13 +57,63 @@ export function idempotencyContract({ fresh }: ContractContext): void {
       expect(await store.load(key)).toEqual([untracked("one"), untracked("two"), untracked("one")]);
     });
 
-    it("takes the same uuid-less batch twice in a row for a retry: stored once", async () => {
+    // The SDK's contract and every reference store of its repository (in-memory, Redis, Postgres, S3,
+    // MongoDB): uuid-less entries are appended without dedup, whatever came before them.
+    it("stores the same uuid-less batch twice in a row twice, as the SDK's reference stores do", async () => {
       const store = await (await fresh()).open();
       const key = newKey();
       const batch = [untracked("mode: plan"), untracked("tag: x")];
       await store.append(key, batch);
       await store.append(key, batch);
-      expect(await store.load(key)).toEqual(batch);
+      expect(await store.load(key)).toEqual([...batch, ...batch]);
+    });
+
+    it("stores a uuid-less batch coming again after another batch again", async () => {
+      const store = await (await fresh()).open();
+      const key = newKey();
+      const batch = [untracked("mode: plan")];
+      const other = entries(2);
+      await store.append(key, batch);
+      await store.append(key, other);
+      await store.append(key, batch);
+      expect(await store.load(key)).toEqual([...batch, ...other, ...batch]);
+    });
+
+    it("keeps the first entry of a uuid and reports one arriving with other content through onError as IDEMPOTENCY_MISMATCH", async () => {
+      const reports: [unknown, unknown][] = [];
+      const store = await (await fresh()).open({ onError: (error, key) => reports.push([error, key]) });
+      const key = newKey();
+      const [a, b, c] = entries(3);
+      if (a === undefined || b === undefined || c === undefined) throw new Error("no entries");
+      const changedA = { ...a, data: { label: "not what was stored first" } };
+      await store.append(key, [a, b]);
+      // Held with other content: passed over and reported; the batch's new entry is stored.
+      await store.append(key, [changedA, c]);
+      // The same content with its keys in another order is the same entry: a retry, not reported.
+      const reordered = Object.fromEntries(Object.entries(b).reverse()) as typeof b;
+      await store.append(key, [reordered]);
+      // Twice in one batch, the second differing: the first is stored, the second reported.
+      const [d] = entries(1);
+      if (d === undefined) throw new Error("no entry");
+      await store.append(key, [d, { ...d, type: "other" }]);
+      expect(await store.load(key)).toEqual([a, b, c, d]);
+      const mirrorKey = { project: key.projectKey, session: key.sessionId };
+      expect(reports).toEqual([
+        [
+          expect.objectContaining({
+            code: "IDEMPOTENCY_MISMATCH",
+            details: { sessionId: key.sessionId, idempotencyKey: a.uuid },
+          }),
+          mirrorKey,
+        ],
+        [
+          expect.objectContaining({
+            code: "IDEMPOTENCY_MISMATCH",
+            details: { sessionId: key.sessionId, idempotencyKey: d.uuid },
+          }),
+          mirrorKey,
+        ],
+      ]);
     });
 
     it("stores a uuid repeated inside one batch once (its first occurrence)", async () => {

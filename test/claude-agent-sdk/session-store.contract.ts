@@ -7,8 +7,10 @@ import { deleteContract } from "./delete.contract.ts";
 import { foldContract } from "./fold.contract.ts";
 import { idempotencyContract } from "./idempotency.contract.ts";
 import { keysListingContract } from "./keys-listing.contract.ts";
+import { limitsContract } from "./limits.contract.ts";
 import { openCloseContract } from "./open-close.contract.ts";
 import { isolatedDatabases, type SessionStoreBackend } from "./session-store-backends.ts";
+import { unreadableLinesContract } from "./unreadable-lines.contract.ts";
 
 /**
  * The SessionStore contract of issue 12 as the Claude Agent SDK documents it, plus Palimpsest's own
@@ -26,7 +28,9 @@ export function describeSessionStoreContract(backend: SessionStoreBackend): void
     keysListingContract(ctx);
     deleteContract(ctx);
     foldContract(ctx);
+    unreadableLinesContract(ctx);
     badInputContract(ctx);
+    limitsContract(ctx);
     concurrencyContract(ctx);
     openCloseContract(ctx);
   });

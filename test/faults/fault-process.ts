@@ -61,6 +61,8 @@ export class Worker {
   #closed = false;
   #waiter: (() => void) | undefined;
   #stderr = "";
+  /** Waits for text on stderr (wroteOnStderr), each settled when its text arrives or the worker exits. */
+  #stderrWaits: { text: string; settle: (seen: boolean) => void }[] = [];
 
   /** Starts `script` with an IPC channel; stderr is kept for failure messages. */
   constructor(script: WorkerScript) {
@@ -71,6 +73,7 @@ export class Worker {
     });
     this.child.stderr?.on("data", (chunk) => {
       this.#stderr += String(chunk);
+      this.#settleStderrWaits(false);
     });
     this.child.on("message", (message) => {
       this.#queue.push(message as WorkerMessage);
@@ -82,6 +85,7 @@ export class Worker {
         this.#closed = true;
         resolve({ code, signal });
         this.#wake();
+        this.#settleStderrWaits(true);
       });
     });
   }
@@ -89,6 +93,17 @@ export class Worker {
   /** What the worker wrote to stderr so far. */
   get stderr(): string {
     return this.#stderr;
+  }
+
+  /**
+   * Resolves true once the worker has written `text` to stderr (a line written with writeSync just before
+   * it stops dead, where no IPC message could leave it), false when it exits without writing it.
+   */
+  wroteOnStderr(text: string): Promise<boolean> {
+    return new Promise((settle) => {
+      this.#stderrWaits.push({ text, settle });
+      this.#settleStderrWaits(this.#closed);
+    });
   }
 
   /** Sends a message (resolves once it is written to the channel). */
@@ -117,6 +132,15 @@ export class Worker {
   async kill(): Promise<void> {
     this.child.kill("SIGKILL");
     await this.exited;
+  }
+
+  #settleStderrWaits(exited: boolean): void {
+    this.#stderrWaits = this.#stderrWaits.filter(({ text, settle }) => {
+      if (this.#stderr.includes(text)) settle(true);
+      else if (exited) settle(false);
+      else return true;
+      return false;
+    });
   }
 
   #wake(): void {

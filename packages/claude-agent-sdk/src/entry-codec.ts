@@ -1,5 +1,5 @@
 import { ValidationError } from "@palimpsest/core";
-import type { MirrorEntryInput } from "@palimpsest/store";
+import { checkBytes, MIRROR_LIMITS, type MirrorEntryInput, mirrorUuidKey } from "@palimpsest/store";
 
 /** How deep an entry may nest before it is refused (far beyond any transcript line; JSON.stringify recurses). */
 const MAX_ENTRY_DEPTH = 512;
@@ -8,9 +8,10 @@ const MAX_ENTRY_DEPTH = 512;
  * Checks a batch and serializes each entry once, verbatim: every entry must be a plain JSON object with
  * a string `type` (and a string `uuid` when it has one), made only of what JSON keeps as it is (objects,
  * arrays, strings, finite numbers, booleans, null; an `undefined` property is dropped, as JSON does).
- * A cycle, a BigInt, a function, a symbol, a non-finite number, a class instance: ValidationError naming
- * the entry and the path, before anything of the batch is stored. Strings are content, whatever they
- * hold (NUL bytes, lone surrogates: JSON escapes them and gives them back).
+ * A cycle, a BigInt, a function, a symbol, a non-finite number, a class instance, a uuid over
+ * MIRROR_LIMITS.uuid bytes (as the mirror keys it: mirrorUuidKey): ValidationError naming the entry and
+ * the path, before anything of the batch is stored. Strings are content, whatever they hold (NUL bytes,
+ * lone surrogates: JSON escapes them and gives them back).
  */
 export function encodeEntries(entries: unknown): MirrorEntryInput[] {
   if (!Array.isArray(entries)) throw invalid("entries", "the entries of an append must be an array");
@@ -24,24 +25,10 @@ function encodeEntry(entry: unknown, path: string): MirrorEntryInput {
     throw invalid(`${path}.uuid`, "an entry's uuid must be a string");
   }
   checkJsonSafe(entry, path, new Set(), 0);
-  return { text: JSON.stringify(entry), uuid: entry.uuid === undefined ? undefined : uuidKey(entry.uuid) };
+  const uuid = entry.uuid === undefined ? undefined : mirrorUuidKey(entry.uuid);
+  if (uuid !== undefined) checkBytes(uuid, MIRROR_LIMITS.uuid, `${path}.uuid`);
+  return { text: JSON.stringify(entry), uuid };
 }
-
-/** Marks a uuid stored JSON-escaped (nothing stored as it is starts with it). */
-const ESCAPED_UUID = "\u0001";
-
-/**
- * The uuid as the database keys it: as it is, unless it holds what a text column cannot keep (NUL, which
- * PostgreSQL refuses; a lone surrogate, which both engines turn into U+FFFD, making two uuids one) or
- * starts with the marker: then the marker and its JSON text. One uuid, one key, never two uuids one key.
- */
-function uuidKey(uuid: string): string {
-  return uuid.startsWith(ESCAPED_UUID) || uuid.includes("\u0000") || LONE_SURROGATE.test(uuid)
-    ? `${ESCAPED_UUID}${JSON.stringify(uuid)}`
-    : uuid;
-}
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function checkJsonSafe(value: unknown, path: string, ancestors: Set<object>, depth: number): void {
   switch (typeof value) {

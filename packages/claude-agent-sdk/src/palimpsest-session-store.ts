@@ -5,7 +5,7 @@ import type {
   SessionStoreEntry,
   SessionSummaryEntry,
 } from "@anthropic-ai/claude-agent-sdk";
-import { definedFields, StorageError } from "@palimpsest/core";
+import { definedFields, IdempotencyMismatch, StorageError } from "@palimpsest/core";
 import {
   eraseMirrorKey,
   type MirrorErasure,
@@ -53,9 +53,10 @@ export class PalimpsestSessionStore implements SessionStore {
 
   /**
    * Stores the batch's new entries in one transaction (a uuid the key holds is a retry or replay and
-   * is passed over), folds the session summary of a main key with the SDK's `foldSessionSummary` under
-   * the key's lock, and queues the fold into Palimpsest. ValidationError, storing nothing, for a bad
-   * key or entry.
+   * is passed over; one arriving with other content than the entry held is passed over too and reported
+   * through `onError` as IdempotencyMismatch; entries without a uuid are stored as they come), folds the
+   * session summary of a main key with the SDK's `foldSessionSummary` under the key's lock, and queues
+   * the fold into Palimpsest. ValidationError, storing nothing, for a bad key or entry.
    */
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
     this.#open();
@@ -78,6 +79,11 @@ export class PalimpsestSessionStore implements SessionStore {
         : undefined;
     const result = await this.#serially(mirrorKey, () => this.#log.append(mirrorKey, inputs, summarize));
     if (result.stored > 0) this.#folder.touch(mirrorKey);
+    for (const i of result.mismatched) {
+      // Kept: the entry stored first under the uuid (the idempotency key); this one is passed over, not silently.
+      const uuid = (entries[i] as SessionStoreEntry).uuid as string;
+      this.#folder.report(new IdempotencyMismatch(mirrorKey.session, uuid), mirrorKey);
+    }
   }
 
   /** The key's entries as appended, in append order; null for a key never written (or deleted). */
@@ -105,9 +111,10 @@ export class PalimpsestSessionStore implements SessionStore {
   }
 
   /**
-   * Erases the key: a main key with all its subpaths, a subpath alone. Its entries are deleted and the
-   * Palimpsest sessions folded from it erased to their skeletons (audit totals stay true); `load` then
-   * returns null. A key never written: nothing happens.
+   * Erases the key: a main key with all its subpaths, a subpath alone. The keys' entries are deleted in
+   * one transaction (a crash leaves them all or none), then the Palimpsest sessions folded from them are
+   * erased to their skeletons (audit totals stay true; what a crash left, the next openSessionStore
+   * erases); `load` then returns null. A key never written: nothing happens.
    */
   async delete(key: SessionKey): Promise<void> {
     await this.erase(key);

@@ -1,17 +1,17 @@
-import { ValidationError } from "@palimpsest/core";
-import type { MirrorKey } from "@palimpsest/store";
+import { isWellFormedId, ValidationError } from "@palimpsest/core";
+import { checkBytes, MIRROR_LIMITS, type MirrorKey } from "@palimpsest/store";
 
 /**
  * The mirror key of an SDK session key, checked: `projectKey` and `sessionId` non-empty strings,
- * `subpath` absent (the main transcript) or a non-empty string, none holding NUL or a lone surrogate.
- * ValidationError otherwise.
+ * `subpath` absent (the main transcript) or a non-empty string, none holding NUL or a lone surrogate, none
+ * over its limit in UTF-8 bytes (MIRROR_LIMITS: 1024, 256 and 512). ValidationError otherwise.
  */
 export function toMirrorKey(key: unknown, name = "key"): MirrorKey {
   if (key === null || typeof key !== "object") throw invalid(name, "a session key must be an object");
   const { projectKey, sessionId, subpath } = key as Record<string, unknown>;
-  text(projectKey, `${name}.projectKey`);
-  text(sessionId, `${name}.sessionId`);
-  if (subpath !== undefined) text(subpath, `${name}.subpath`);
+  text(projectKey, `${name}.projectKey`, MIRROR_LIMITS.project);
+  text(sessionId, `${name}.sessionId`, MIRROR_LIMITS.session);
+  if (subpath !== undefined) text(subpath, `${name}.subpath`, MIRROR_LIMITS.subpath);
   return {
     project: projectKey as string,
     session: sessionId as string,
@@ -21,17 +21,16 @@ export function toMirrorKey(key: unknown, name = "key"): MirrorKey {
 
 /** A project key, checked as in toMirrorKey. */
 export function toProjectKey(projectKey: unknown): string {
-  text(projectKey, "projectKey");
+  text(projectKey, "projectKey", MIRROR_LIMITS.project);
   return projectKey as string;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function text(value: unknown, path: string): void {
+function text(value: unknown, path: string, limit: number): void {
   if (typeof value !== "string" || value.length === 0) throw invalid(path, "must be a non-empty string");
   // A key is stored as a database key: PostgreSQL text holds no NUL, and UTF-8 no lone surrogate.
-  if (value.includes("\u0000") || LONE_SURROGATE.test(value))
-    throw invalid(path, "must be well-formed text without NUL");
+  if (!isWellFormedId(value)) throw invalid(path, "must be well-formed text without NUL");
+  // And in btree indexes, whose rows PostgreSQL caps (see MIRROR_LIMITS).
+  checkBytes(value, limit, path);
 }
 
 function invalid(path: string, message: string): ValidationError {

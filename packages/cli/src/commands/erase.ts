@@ -11,7 +11,8 @@ import { withRuntime } from "../runtime.ts";
  * command fails as a usage error. The session must be named by its full id or its name (no prefix: an
  * erasure names exactly what it removes; a name several sessions share is refused, listing them).
  * Hand-off successors and subagent sessions are erased by naming them too. A session mirrored from the
- * Claude Agent SDK loses its mirrored entries too (docs/claude-agent-sdk.md).
+ * Claude Agent SDK loses its mirrored key too, dropped first, with the key's other sessions erased after
+ * it (eraseWithMirror, docs/claude-agent-sdk.md).
  */
 export function registerErase(program: Command, io: CliIo): void {
   program

@@ -1,5 +1,5 @@
 import type { EraseOptions, ErasureResult } from "@palimpsest/core";
-import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
+import type { DroppedKey, MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 
 /** The reason recorded when a session is erased because its mirrored key was deleted (by a crashed delete, or under a fold). */
@@ -14,11 +14,13 @@ export interface MirrorErasure {
 }
 
 /**
- * Erases a mirrored key: a main key with every subpath of its session, a subpath alone. Under each key's
- * lock its entries are deleted and its next generation begins (so `load` finds nothing and a later
- * append starts afresh under new session ids); then every Palimpsest session folded from it is erased
- * to its skeleton (docs/erasure.md). A key never written changes nothing. Crash-safe: a delete cut short
- * leaves sessions that `eraseLeftovers` (run when a mirror opens) or the next delete finishes.
+ * Erases a mirrored key: a main key with every subpath of its session, a subpath alone. First the keys are
+ * dropped in one transaction (MirrorLog.drop: their entries deleted, their next generation begun, so `load`
+ * finds nothing, `listSubkeys` and `listSessions` list nothing, and a later append starts afresh under new
+ * session ids); then every Palimpsest session folded from them is erased to its skeleton (docs/erasure.md).
+ * A key never written changes nothing. Crash-safe: a crash before the drop commits leaves the keys as they
+ * were; one after it leaves sessions that `eraseLeftovers` (run when a SessionStore opens) or the next
+ * erasure of the key finishes.
  */
 export async function eraseMirrorKey(
   runtime: Palimpsest,
@@ -26,28 +28,20 @@ export async function eraseMirrorKey(
   key: MirrorKey,
   reason?: string,
 ): Promise<MirrorErasure> {
-  const all = await log.allKeysOf(key.project, key.session);
-  const keys = key.subpath === undefined ? all : all.filter((k) => k.subpath === key.subpath);
-  let dropped = 0;
-  let sessions = 0;
-  for (const k of keys) {
-    let generation = k.generation;
-    // A fold or append in another process may move the key between the read and the lock: read again.
-    while (!(await log.dropGeneration(k, generation))) {
-      const now = await log.key(k);
-      if (now === undefined) break;
-      generation = now.generation;
-    }
-    if (k.nextSeq > 0) dropped++;
-    sessions += await eraseSessions(runtime, await log.sessionsOf(k, generation + 1), reason);
-  }
-  return { keys: dropped, sessions };
+  const dropped = await log.drop(key);
+  return {
+    keys: dropped.filter((k) => k.nextSeq > 0).length,
+    sessions: await eraseDropped(runtime, log, dropped, reason),
+  };
 }
 
 /**
  * Erases one session (runtime.erase) and, when it was folded from a mirrored key, that key too: its
  * entries hold the same content (`load` would still return it), and the key's other threads with them.
- * The result is the named session's.
+ * The key is dropped first, in one transaction, and the sessions erased after it, the named one first, so
+ * a crash leaves the key whole or dropped, never a session erased while `load` still returns its content;
+ * what a crash left unerased, `eraseLeftovers` finishes (as this function does, last). The result is the
+ * named session's.
  */
 export async function eraseWithMirror(
   runtime: Palimpsest,
@@ -55,10 +49,24 @@ export async function eraseWithMirror(
   sessionId: string,
   options: EraseOptions = {},
 ): Promise<ErasureResult> {
-  const result = await runtime.erase(sessionId, options);
   const key = await log.keyOfSession(sessionId);
-  if (key !== undefined) await eraseMirrorKey(runtime, log, key, options.reason);
+  const dropped = key === undefined ? [] : await log.drop(key);
+  const result = await runtime.erase(sessionId, options);
+  await eraseDropped(runtime, log, dropped, options.reason);
+  await eraseLeftovers(runtime, log);
   return result;
+}
+
+/** Erases every session folded from the generations the keys a drop emptied had left; how many it erased. */
+async function eraseDropped(
+  runtime: Palimpsest,
+  log: MirrorLog,
+  dropped: readonly DroppedKey[],
+  reason: string | undefined,
+): Promise<number> {
+  let sessions = 0;
+  for (const k of dropped) sessions += await eraseSessions(runtime, await log.sessionsOf(k, k.generation + 1), reason);
+  return sessions;
 }
 
 /** Finishes deletes a crash cut short: erases every session of an erased generation that still has content. */

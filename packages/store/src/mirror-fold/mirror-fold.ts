@@ -1,14 +1,18 @@
 import { createHash } from "node:crypto";
 import {
   definedFields,
+  IdSchema,
   type ImportedSession,
   type InvariantRule,
   InvariantViolation,
   isPalimpsestError,
   parseTranscript,
+  ValidationError,
 } from "@palimpsest/core";
 import { importSession } from "../import/import-sessions.ts";
+import { MIRROR_LIMITS, utf8Bytes } from "../mirror/mirror-limits.ts";
 import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
+import { uuidOfMirrorKey } from "../mirror/mirror-uuid.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { eraseSessions, KEY_DELETED } from "./mirror-erase.ts";
 
@@ -21,10 +25,12 @@ export interface MirrorFoldOptions {
    */
   settle: boolean;
   /**
-   * Called for each line (1-based seq) the Claude Code importer cannot read: it is left out of the fold
-   * (it stays stored, and `load` returns it), so the lines after it are still folded.
+   * Called for each line (its seq, 1-based, in the key's `generation`) the fold cannot take: a uuid that is
+   * no id (NUL, lone surrogate, empty, over MIRROR_LIMITS.uuid bytes), or a line the Claude Code importer
+   * refuses. It is left out of the fold (it stays stored, and `load` returns it), so the lines after it are
+   * still folded. Not called again for a line an earlier fold folded past (the key's folded seq).
    */
-  onUnreadable?: (seq: number, error: unknown) => void;
+  onUnreadable?: (seq: number, error: unknown, generation: number) => void;
 }
 
 /**
@@ -55,10 +61,13 @@ export async function foldMirrorKey(
   const row = await log.key(key);
   // Nothing written, or every entry folded (recorded only when nothing was held back): nothing to do.
   if (row === undefined || row.foldedSeq === row.nextSeq) return;
-  const texts = await log.entries(key, row.generation);
+  const lines = await log.entryRows(key, row.generation);
   const main: MirrorKey = { project: key.project, session: key.session };
   const mainGeneration = key.subpath === undefined ? row.generation : ((await log.key(main))?.generation ?? 0);
-  const sources = parseReadable(texts, fileNameOf(key), options.onUnreadable);
+  const report = (seq: number, error: unknown) => {
+    if (seq > row.foldedSeq) options.onUnreadable?.(seq, error, row.generation);
+  };
+  const sources = parseReadable(lines, fileNameOf(key), report);
   const own = new Set(sources.map((s) => s.externalId));
   const idOf = (externalId: string): string =>
     own.has(externalId)
@@ -89,32 +98,82 @@ export async function foldMirrorKey(
   // Whoever finishes last erases: a delete that bumped the generation while this fold wrote may have
   // looked for these sessions before they existed.
   if ((await log.key(key))?.generation !== row.generation) return erasedMeanwhile();
-  if (!heldBack) await log.markFolded(key, row.generation, texts.length);
+  if (!heldBack) await log.markFolded(key, row.generation, lines.length);
 }
 
-/** Lines a fold leaves out at most: past this many, the key's log is taken for something else than Claude Code's. */
+/** Lines the importer refuses that a fold leaves out at most: past this many, the key's log is taken for something else than Claude Code's. */
 const MAX_UNREADABLE = 100;
 
 /**
- * The key's lines parsed as the importer parses the file, leaving out each line it refuses (a blank line
- * in its place keeps the others' numbers, which are their seqs).
+ * The key's lines parsed as the importer parses the file, leaving out (a blank line in its place keeps
+ * the others' numbers, which are their seqs) each user, assistant or system line whose uuid is no id
+ * Palimpsest can store (other lines make no message: their uuids are left to the importer), and each line
+ * the importer refuses: the line its error names, or, for an error naming none (an id a message check
+ * refused), the line whose addition first makes the parse fail.
  */
 function parseReadable(
-  texts: readonly string[],
+  rows: readonly { text: string; uuid: string | null }[],
   fileName: string,
-  onUnreadable: MirrorFoldOptions["onUnreadable"],
+  report: (seq: number, error: unknown) => void,
 ): ImportedSession[] {
-  const lines = [...texts];
+  const lines = rows.map((row) => row.text);
+  for (const [i, row] of rows.entries()) {
+    const problem = row.uuid === null ? undefined : uuidProblem(row.uuid);
+    if (problem === undefined || !FOLDED_TYPES.has((JSON.parse(row.text) as { type?: unknown }).type)) continue;
+    lines[i] = "";
+    const path = `${fileName}:${i + 1}`;
+    report(i + 1, new ValidationError(`${path}: ${problem}; the line is left out of the fold`, [problem], { path }));
+  }
+  const parse = (upTo: number) => parseTranscript(lines.slice(0, upTo).join("\n"), { format: "claude-code", fileName });
   for (let left = 0; ; left++) {
     try {
-      return parseTranscript(lines.join("\n"), { format: "claude-code", fileName });
+      return parse(lines.length);
     } catch (error) {
-      const seq = unreadableLine(error, fileName);
-      if (seq === undefined || lines[seq - 1] === "" || left >= MAX_UNREADABLE) throw error;
+      if (!isPalimpsestError(error, "VALIDATION") || left >= MAX_UNREADABLE) throw error;
+      const seq = unreadableLine(error, fileName) ?? firstFailingLine(lines.length, parse);
+      if (seq === undefined || lines[seq - 1] === "") throw error;
       lines[seq - 1] = "";
-      onUnreadable?.(seq, error);
+      report(seq, error);
     }
   }
+}
+
+/** The types of line the importer folds (user and assistant messages, compaction markers), whose uuid names what it makes. */
+const FOLDED_TYPES: ReadonlySet<unknown> = new Set(["user", "assistant", "system"]);
+
+/**
+ * Why a stored uuid (its key: mirrorUuidKey) cannot name a message: not an id (a NUL, a lone surrogate,
+ * empty), or over MIRROR_LIMITS.uuid bytes (stored before the limit); undefined when it can.
+ */
+function uuidProblem(key: string): string | undefined {
+  const parsed = IdSchema.safeParse(uuidOfMirrorKey(key));
+  if (!parsed.success) return `its uuid is not an id: ${parsed.error.issues[0]?.message ?? "refused"}`;
+  if (utf8Bytes(key) > MIRROR_LIMITS.uuid) return `its uuid is over ${MIRROR_LIMITS.uuid} bytes`;
+  return undefined;
+}
+
+/**
+ * The first line (1-based) whose addition makes the parse of the lines up to it fail, by bisection (the
+ * parse of all `count` lines fails); undefined when no prefix fails (the failure is not any one line's).
+ */
+function firstFailingLine(count: number, parse: (upTo: number) => unknown): number | undefined {
+  const fails = (upTo: number): boolean => {
+    try {
+      parse(upTo);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  let low = 1;
+  let high = count;
+  if (!fails(high)) return undefined;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (fails(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** The line a ValidationError of the importer names (`<file>:<line>`), if it names one. */

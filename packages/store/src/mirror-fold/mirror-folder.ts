@@ -11,7 +11,10 @@ export interface MirrorFolderOptions {
    * into the same fold (each fold reads and parses the whole key); default 200.
    */
   foldDelayMs?: number;
-  /** Called when a fold fails (the entries stay stored, and the next append or flush folds again). */
+  /**
+   * Called when a fold fails (the entries stay stored, and the next append or flush folds again), for a
+   * line a fold left out, and for what `report` is given; by default one line on stderr.
+   */
   onError?: (error: unknown, key: MirrorKey) => void;
 }
 
@@ -45,7 +48,7 @@ export class MirrorFolder {
   readonly #foldDelayMs: number;
   readonly #onError: (error: unknown, key: MirrorKey) => void;
   readonly #keys = new Map<string, KeyState>();
-  /** Lines folds left out that were reported (key and seq), so each is reported once. */
+  /** Lines folds left out that were reported (key, generation and seq), so each is reported once. */
   readonly #unreadable = new Set<string>();
 
   constructor(runtime: Palimpsest, log: MirrorLog, options: MirrorFolderOptions = {}) {
@@ -106,6 +109,11 @@ export class MirrorFolder {
     await state.tail;
   }
 
+  /** Reports a problem of `key` through `onError` (a writer's, such as an entry it passed over). */
+  report(error: unknown, key: MirrorKey): void {
+    this.#onError(error, key);
+  }
+
   /** Cancels every settle timer (the store is closing; `flush` first to fold what they would have). */
   stop(): void {
     for (const state of this.#keys.values()) clearTimeout(state.settleTimer);
@@ -127,16 +135,16 @@ export class MirrorFolder {
     try {
       await foldMirrorKey(this.#runtime, this.#log, state.key, {
         settle,
-        onUnreadable: (seq, error) => this.#reportUnreadable(state.key, seq, error),
+        onUnreadable: (seq, error, generation) => this.#reportUnreadable(state.key, generation, seq, error),
       });
     } catch (error) {
       this.#onError(error, state.key);
     }
   }
 
-  /** Reports a line the fold left out, once per key and line for this folder's life. */
-  #reportUnreadable(key: MirrorKey, seq: number, error: unknown): void {
-    const id = `${keyString(key)}#${seq}`;
+  /** Reports a line the fold left out, once per line (key, generation and seq) for this folder's life. */
+  #reportUnreadable(key: MirrorKey, generation: number, seq: number, error: unknown): void {
+    const id = `${keyString(key)}#${generation}#${seq}`;
     if (this.#unreadable.has(id)) return;
     this.#unreadable.add(id);
     this.#onError(error, key);
@@ -157,8 +165,8 @@ function keyString(key: MirrorKey): string {
   return JSON.stringify([key.project, key.session, key.subpath ?? ""]);
 }
 
-/** The default report of a failed fold: one line on stderr with the error. */
+/** The default report of a failed fold (or of any problem reported): one line on stderr with the error. */
 function reportFoldError(error: unknown, key: MirrorKey): void {
   const name = [key.project, key.session, key.subpath].filter((p) => p !== undefined).join("/");
-  process.stderr.write(`palimpsest: folding mirrored transcript ${name} failed: ${String(error)}\n`);
+  process.stderr.write(`palimpsest: mirrored transcript ${name}: ${String(error)}\n`);
 }

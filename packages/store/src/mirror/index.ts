@@ -1,4 +1,6 @@
+export { checkBytes, MIRROR_LIMITS, utf8Bytes } from "./mirror-limits.ts";
 export {
+  type DroppedKey,
   type MirrorAppendResult,
   type MirrorDatabase,
   type MirrorEntryInput,
@@ -7,3 +9,4 @@ export {
   MirrorLog,
   type MirrorSummarize,
 } from "./mirror-log.ts";
+export { mirrorUuidKey, uuidOfMirrorKey } from "./mirror-uuid.ts";

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { StorageError } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
@@ -6,6 +5,8 @@ import type { Dialect } from "../engine/dialect.ts";
 import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
+import { dedupBatch } from "./mirror-dedup.ts";
+import { checkBytes, MIRROR_LIMITS } from "./mirror-limits.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
 /** A mirrored transcript: an external agent's session (`subpath` absent) or a file beside it. */
@@ -16,7 +17,7 @@ export interface MirrorKey {
   subpath?: string;
 }
 
-/** One entry to store: its JSON text, verbatim, and its uuid when it has one. */
+/** One entry to store: its JSON text, verbatim, and its uuid's key (mirrorUuidKey) when it has one. */
 export interface MirrorEntryInput {
   text: string;
   uuid: string | undefined;
@@ -28,10 +29,15 @@ export interface MirrorAppendResult {
   generation: number;
   /** The key's entry count after the append. */
   nextSeq: number;
+  /** Indexes (in the batch) of entries passed over for a uuid the key held with other content (dedupBatch). */
+  mismatched: number[];
 }
 
 /** The caller's summary of a key, folded from its previous one and the entries an append stores. */
 export type MirrorSummarize = (previous: string | null, stored: readonly MirrorEntryInput[], mtimeMs: number) => string;
+
+/** A key a drop emptied: the key, and its state (the generation it left) as the drop found it. */
+export type DroppedKey = MirrorKey & MirrorKeyRow;
 
 /** A key's state: its generation, entry counts, last write time and summary. */
 export interface MirrorKeyRow {
@@ -51,8 +57,6 @@ export interface MirrorDatabase {
 
 /** Rows per INSERT of entries: 7 parameters each, far below either engine's limit. */
 const ENTRIES_PER_INSERT = 500;
-
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /**
  * The verbatim log of mirrored transcripts: entries in the order they were stored, a uuid stored once
@@ -74,15 +78,21 @@ export class MirrorLog {
   }
 
   /**
-   * Stores the entries new to `key` in one transaction: an entry whose uuid the key holds is a retry or
-   * replay and is passed over, as is every entry of a batch all of whose uuid entries the key holds, and
-   * a batch without uuids equal to the key's last one. `summarize` folds the summary (main keys).
+   * Stores the entries new to `key` in one transaction (dedupBatch): an entry whose uuid the key holds is
+   * a retry or replay and is passed over (the result names those whose content differs from the entry
+   * held), as is every entry of a batch all of whose uuid entries the key holds; entries without a uuid
+   * are stored as they come. `summarize` folds the summary (main keys). ValidationError, before anything
+   * is written, for a name over its limit (MIRROR_LIMITS).
    */
   async append(
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
     summarize?: MirrorSummarize,
   ): Promise<MirrorAppendResult> {
+    checkKeyBytes(key, "key");
+    for (const [i, entry] of entries.entries()) {
+      if (entry.uuid !== undefined) checkBytes(entry.uuid, MIRROR_LIMITS.uuid, `entries[${i}].uuid`);
+    }
     return guardStorage("mirror.append", () => this.#append(key, entries, summarize));
   }
 
@@ -123,8 +133,6 @@ export class MirrorLog {
     const db = this.#store.db;
     const subpath = key.subpath ?? "";
     const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
-    // Only a batch without uuids is recognised as a retry by its hash (see newEntries).
-    const batchHash = uuids.length === 0 ? sha256(JSON.stringify(entries.map((e) => e.text))) : null;
     const keyRow = this.#keyQuery(key);
     const reads: CompiledQuery[] = [this.#store.dialect.lockRows(keyRow).compile()];
     if (uuids.length > 0) {
@@ -138,7 +146,7 @@ export class MirrorLog {
               .onRef("k.subpath", "=", "e.subpath")
               .onRef("k.generation", "=", "e.generation"),
           )
-          .select("e.uuid")
+          .select(["e.uuid", "e.entry"])
           .where("e.project_key", "=", key.project)
           .where("e.session_key", "=", key.session)
           .where("e.subpath", "=", subpath)
@@ -149,9 +157,9 @@ export class MirrorLog {
     return this.#store.writeLocked(reads, ([keys, known]) => {
       const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
       if (row === undefined) return { guard: undefined, statements: [], result: undefined };
-      const held = new Set((known ?? []).map((r) => r.uuid as string));
-      const fresh = newEntries(entries, held, batchHash !== null && row.last_batch === batchHash);
-      const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq };
+      const held = new Map((known ?? []).map((r) => [r.uuid as string, r.entry as string]));
+      const { fresh, mismatched } = dedupBatch(entries, held);
+      const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq, mismatched };
       if (fresh.length === 0) return { guard: undefined, statements: [], result: unchanged };
       const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
       const guard = db
@@ -159,7 +167,6 @@ export class MirrorLog {
         .set({
           next_seq: row.next_seq + fresh.length,
           mtime_ms: mtime,
-          last_batch: batchHash,
           ...(summarize === undefined ? {} : { summary: summarize(row.summary, fresh, mtime) }),
         })
         .where((eb) => eb.and(keyColumns(key)))
@@ -182,7 +189,7 @@ export class MirrorLog {
       return {
         guard,
         statements,
-        result: { stored: fresh.length, generation: row.generation, nextSeq: row.next_seq + fresh.length },
+        result: { stored: fresh.length, generation: row.generation, nextSeq: row.next_seq + fresh.length, mismatched },
       };
     });
   }
@@ -207,6 +214,23 @@ export class MirrorLog {
         .orderBy("seq")
         .execute();
       return rows.map((r) => r.entry);
+    });
+  }
+
+  /**
+   * The key's entries in the current generation in the order they were stored (seq 1, 2…): each one's
+   * JSON text and its uuid's key (mirrorUuidKey; null without a uuid), as the fold reads them.
+   */
+  async entryRows(key: MirrorKey, generation: number): Promise<{ text: string; uuid: string | null }[]> {
+    return guardStorage("mirror.entryRows", async () => {
+      const rows = await this.#store.db
+        .selectFrom("mirror_entries")
+        .select(["entry", "uuid"])
+        .where((eb) => eb.and(keyColumns(key)))
+        .where("generation", "=", generation)
+        .orderBy("seq")
+        .execute();
+      return rows.map((r) => ({ text: r.entry, uuid: r.uuid }));
     });
   }
 
@@ -300,37 +324,45 @@ export class MirrorLog {
   }
 
   /**
-   * Deletes the entries of the key's `generation` and starts the next one (empty, no summary), under the
-   * key's lock; false, having changed nothing, when the key is no longer at that generation.
+   * Drops a key in one transaction, under its row lock: a main key with every subpath of its session, a
+   * subpath alone. Each key's entries of its current generation are deleted and its next generation
+   * begins (empty, no summary), so a crash leaves the session's keys all dropped or all as they were.
+   * What it dropped, each key with the generation it left; nothing for a key never written.
    */
-  async dropGeneration(key: MirrorKey, generation: number): Promise<boolean> {
-    return guardStorage("mirror.dropGeneration", async () => {
+  async drop(key: MirrorKey): Promise<DroppedKey[]> {
+    return guardStorage("mirror.drop", async () => {
       const db = this.#store.db;
-      const keyRow = this.#keyQuery(key);
-      return this.#store.writeLocked([this.#store.dialect.lockRows(keyRow).compile()], ([keys]) => {
-        const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
-        if (row === undefined || row.generation !== generation) {
-          return { guard: undefined, statements: [], result: false };
-        }
-        const guard = db
-          .updateTable("mirror_keys")
-          .set({
-            generation: generation + 1,
-            next_seq: 0,
-            folded_seq: 0,
-            summary: null,
-            last_batch: null,
-            mtime_ms: Math.max(Date.now(), Number(row.mtime_ms) + 1),
-          })
-          .where((eb) => eb.and(keyColumns(key)))
-          .where("generation", "=", generation)
-          .compile();
-        const remove = db
-          .deleteFrom("mirror_entries")
-          .where((eb) => eb.and(keyColumns(key)))
-          .where("generation", "=", generation)
-          .compile();
-        return { guard, statements: [remove], result: true };
+      const keys = db
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("project_key", "=", key.project)
+        .where("session_key", "=", key.session)
+        .$if(key.subpath !== undefined, (qb) => qb.where("subpath", "=", key.subpath ?? ""))
+        .orderBy("subpath");
+      return this.#store.writeLocked([this.#store.dialect.lockRows(keys).compile()], ([rows]) => {
+        const dropped = (rows ?? []).map((r) => withKey(r as Selectable<MirrorKeysTable>));
+        const writes = dropped.flatMap((row) => [
+          db
+            .updateTable("mirror_keys")
+            .set({
+              generation: row.generation + 1,
+              next_seq: 0,
+              folded_seq: 0,
+              summary: null,
+              last_batch: null,
+              mtime_ms: Math.max(Date.now(), row.mtimeMs + 1),
+            })
+            .where((eb) => eb.and(keyColumns(row)))
+            .where("generation", "=", row.generation)
+            .compile(),
+          db
+            .deleteFrom("mirror_entries")
+            .where((eb) => eb.and(keyColumns(row)))
+            .where("generation", "=", row.generation)
+            .compile(),
+        ]);
+        const [guard, ...statements] = writes;
+        return { guard, statements, result: dropped };
       });
     });
   }
@@ -422,26 +454,11 @@ export class MirrorLog {
   }
 }
 
-/**
- * The entries of a batch the key does not hold yet. A batch whose uuid entries are all held is a retry
- * or a replay (`importSessionToStore` again): nothing of it is new, its uuid-less entries included. A
- * batch with no uuid at all is a retry when it equals the key's last batch.
- */
-function newEntries(
-  entries: readonly MirrorEntryInput[],
-  held: ReadonlySet<string>,
-  sameAsLast: boolean,
-): MirrorEntryInput[] {
-  const withUuid = entries.filter((e) => e.uuid !== undefined);
-  if (withUuid.length === 0) return sameAsLast ? [] : [...entries];
-  if (withUuid.every((e) => held.has(e.uuid as string))) return [];
-  const seen = new Set(held);
-  return entries.filter((e) => {
-    if (e.uuid === undefined) return true;
-    if (seen.has(e.uuid)) return false;
-    seen.add(e.uuid);
-    return true;
-  });
+/** ValidationError (before anything is written) for a key a name of which is over its limit (MIRROR_LIMITS). */
+function checkKeyBytes(key: MirrorKey, path: string): void {
+  checkBytes(key.project, MIRROR_LIMITS.project, `${path}.project`);
+  checkBytes(key.session, MIRROR_LIMITS.session, `${path}.session`);
+  if (key.subpath !== undefined) checkBytes(key.subpath, MIRROR_LIMITS.subpath, `${path}.subpath`);
 }
 
 /** The columns naming `key` in every mirror table, as an equality filter. */

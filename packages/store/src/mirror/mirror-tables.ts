@@ -17,7 +17,10 @@ export interface MirrorKeysTable {
   mtime_ms: number;
   /** The caller's opaque summary of the key (JSON text), replaced on every append that stores entries. */
   summary: string | null;
-  /** SHA-256 of the last batch stored: a batch of entries without uuids equal to it is a retry. */
+  /**
+   * Unused: SHA-256 of the last batch stored, by which older versions took a uuid-less batch equal to it
+   * for a retry and stored nothing. Entries without a uuid are now stored as they come (mirror-dedup.ts).
+   */
   last_batch: string | null;
 }
 
