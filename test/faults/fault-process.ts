@@ -157,3 +157,22 @@ export function report(message: WorkerMessage): Promise<void> {
     else process.send(message, undefined, {}, (error) => (error ? reject(error) : resolve()));
   });
 }
+
+/**
+ * A worker's side of the channel, the other way: the parent's messages in arrival order, each taken once
+ * by `next()` (which waits for one). Listens from the moment it is made, so nothing sent early is lost.
+ */
+export function parentMessages(): { next(): Promise<unknown> } {
+  const inbox: unknown[] = [];
+  let wake: (() => void) | undefined;
+  process.on("message", (message) => {
+    inbox.push(message);
+    wake?.();
+  });
+  return {
+    async next() {
+      while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      return inbox.shift();
+    },
+  };
+}

@@ -7,23 +7,14 @@ import type { StoredEvent } from "@palimpsest/core";
 import { compact, compactRange } from "@palimpsest/store";
 import { exchange } from "../support/exchange.ts";
 import { viewProblems } from "../support/view-invariants.ts";
-import { report } from "./fault-process.ts";
+import { parentMessages, report } from "./fault-process.ts";
 import { faultCompaction, hookedSummarizer, middleRange, openWorkerRuntime, reportError } from "./fault-workload.ts";
 import type { InterleavedOp, InterleavingRun, OpResult } from "./interleavings-protocol.ts";
 import { SessionHandles } from "./session-handles.ts";
 
-const messages: unknown[] = [];
-let wake: (() => void) | undefined;
-process.on("message", (message) => {
-  messages.push(message);
-  wake?.();
-});
-async function nextMessage(): Promise<unknown> {
-  while (messages.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-  return messages.shift();
-}
+const parent = parentMessages();
 
-const { url, worker } = (await nextMessage()) as { url: string; worker: number };
+const { url, worker } = (await parent.next()) as { url: string; worker: number };
 const summarizer = hookedSummarizer(
   async () => {},
   () => false,
@@ -114,4 +105,4 @@ async function runAll({ id, ops, slots, target }: InterleavingRun): Promise<void
 }
 
 await report({ t: "ready" });
-for (;;) void runAll((await nextMessage()) as InterleavingRun);
+for (;;) void runAll((await parent.next()) as InterleavingRun);

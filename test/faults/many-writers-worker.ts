@@ -5,7 +5,7 @@
  * reported. It never retries: a conflict the library leaves to the caller is an error here.
  */
 import { openEventStore, Palimpsest } from "@palimpsest/store";
-import { report } from "./fault-process.ts";
+import { parentMessages, report } from "./fault-process.ts";
 import { cheapCounter, faultCompaction, hookedSummarizer, type ReportedError, reportError } from "./fault-workload.ts";
 import { openDriver, type Surface } from "./many-writers-surfaces.ts";
 
@@ -20,18 +20,9 @@ export interface WorkerSetup {
   turns: number;
 }
 
-const inbox: unknown[] = [];
-let wake: (() => void) | undefined;
-process.on("message", (message) => {
-  inbox.push(message);
-  wake?.();
-});
-async function nextMessage(): Promise<unknown> {
-  while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-  return inbox.shift();
-}
+const parent = parentMessages();
 
-const setup = (await nextMessage()) as WorkerSetup;
+const setup = (await parent.next()) as WorkerSetup;
 const errors: ReportedError[] = [];
 const onError = (error: unknown) => void errors.push(reportError(error));
 const compaction = faultCompaction(
@@ -48,7 +39,7 @@ const runtime = new Palimpsest({
 });
 const driver = await openDriver(setup.surface, { ...setup, runtime, compaction, onError });
 await report({ t: "ready" });
-await nextMessage(); // "go"
+await parent.next(); // "go"
 const acknowledged: number[] = [];
 /** How long each acknowledged turn took (ms), for the bench's percentiles. */
 const turnMs: number[] = [];
