@@ -1,11 +1,4 @@
-import {
-  ClaimLost,
-  checkId,
-  checkIdLength,
-  InvariantViolation,
-  NotFoundError,
-  ValidationError,
-} from "@palimpsest/core";
+import { ClaimLost, checkIdLength, InvariantViolation, NotFoundError, ValidationError } from "@palimpsest/core";
 import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { StoreDatabase } from "../engine/database-schema.ts";
@@ -57,7 +50,7 @@ export class HandoffQueue implements HandoffQueuePort {
    * ValidationError for a successor id or target longer than its limit (ID_LIMITS), before anything is written.
    */
   async insert(input: NewHandoff): Promise<Handoff> {
-    checkId(input.successorSessionId, "successorSessionId", "session");
+    checkIdLength("session", input.successorSessionId, "successorSessionId");
     checkIdLength("handoffTarget", input.target, "target");
     return guardStorage("requestHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
