@@ -13,7 +13,7 @@ import {
   type StoredEvent,
 } from "@palimpsest/core";
 import type { Palimpsest, Session } from "@palimpsest/store";
-import { AuditReadModels } from "@palimpsest/store";
+import { AuditReadModels, importSessions } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { ALPHABETS, type IdAlphabet, idAtLimit, idOverLimit, utf8Bytes } from "../support/limit-ids.ts";
@@ -311,6 +311,28 @@ for (const backend of runtimeBackends()) {
       expect(trim?.compactionId.length).toBe(ID_LIMITS.compaction);
       expect(trim?.compactionId.startsWith(`trim:${resultId.slice(0, 400)}`)).toBe(true);
       expect((await (await backend.open()).resume(trimmed.id)).view()).toEqual(trimmed.view());
+    });
+
+    it("imports a transcript whose ids are at their limits: the compaction id it derives from a summary's id fits", async () => {
+      const [user, summary] = [at("message", "bmp"), at("message", "bmp")];
+      const text = (t: string) => [{ type: "text" as const, text: t }];
+      const externalId = at("session", "bmp");
+      const [imported] = await importSessions(runtime, [
+        {
+          externalId,
+          format: "claude-code",
+          items: [
+            { kind: "message", message: { id: user, role: "user", content: text("hi") } },
+            { kind: "message", message: { id: at("message", "bmp"), role: "assistant", content: text("hello") } },
+            { kind: "compaction", summary: { id: summary, role: "user", content: text("said hi") }, trigger: "auto" },
+          ],
+          repairs: { syntheticResults: 0, orphanResults: 0, renamedCalls: 0, renamedMessages: 0, skippedEmpty: 0 },
+        },
+      ]);
+      const [compaction] = await (await backend.open()).resume(imported?.sessionId ?? "").then((s) => s.history());
+      expect(compaction?.compactionId.length).toBe(ID_LIMITS.compaction);
+      expect(compaction?.compactionId.startsWith(summary.slice(0, 400))).toBe(true);
+      expect(await runtime.resolveSession(externalId)).toBe(imported?.sessionId);
     });
 
     it("names a session by an external id at the session limit; one over it is no name (the session still starts)", async () => {
