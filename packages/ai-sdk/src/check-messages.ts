@@ -39,7 +39,7 @@ export function checkModelMessages(ai: AiModule, input: unknown, what: string): 
   });
 }
 
-/** Refuses a content part whose `toolCallId` is longer than ID_LIMITS.toolCall (a call, a result, an approval request). */
+/** Refuses a part (a call, a result, an approval request) whose `toolCallId` is longer than ID_LIMITS.toolCall. */
 function checkToolCallIds(message: ModelMessage, path: string): void {
   if (!Array.isArray(message.content)) return;
   for (const [j, part] of message.content.entries()) {

@@ -9,8 +9,9 @@ export const TAG_KEY = "$aiSdk";
 
 /**
  * The JSON form of a ModelMessage value: Uint8Array, ArrayBuffer and URL values tag-encoded, keys whose
- * value is `undefined` left out (as JSON does), every other own key kept (`__proto__` included). Anything else JSON cannot hold (a Date, a Map, a class
- * instance, a function, a bigint, a non-finite number) is ValidationError at its path.
+ * value is `undefined` left out (as JSON does), every other own key kept (`__proto__` included, as data).
+ * Anything else JSON cannot hold (a Date, a Map, a class instance, a function, a bigint, a non-finite
+ * number) is ValidationError at its path.
  */
 export function encodeValue(value: unknown, path: string): unknown {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
@@ -40,7 +41,7 @@ export function encodeValue(value: unknown, path: string): unknown {
   throw refused(path, `a ${typeof value}`);
 }
 
-/** The value encodeValue stored, with its tagged Uint8Array, ArrayBuffer and URL values rebuilt (own keys as stored). */
+/** The value encodeValue stored: its tagged Uint8Array, ArrayBuffer and URL values rebuilt, own keys as stored. */
 export function decodeValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decodeValue);
   if (value === null || typeof value !== "object") return value;

@@ -5,10 +5,11 @@ import type { DomainEvent } from "./event-types.ts";
 
 /**
  * The first id a validated event would store that is longer than its kind's limit (ID_LIMITS), as an
- * issue at its path in the event's data (`message.toolCalls[0].id`, `turnId`, `replacements[1].message.id`);
- * undefined when all are within them. Only ids the event creates are held to a limit: the targets and
- * anchors of a compaction name messages already in the log, whatever an older version let them be.
- * Writes check it (the decider, the store's append); reads never do, so a log stored before the limits reads.
+ * issue at its path in the event's data (`message.toolCalls[0].id`, `turnId`,
+ * `replacements[1].message.id`); undefined when all are within them. Only ids the event creates are held
+ * to a limit: the targets and anchors of a compaction name messages already in the log, whatever an older
+ * version let them be. Writes check it (the decider, the store's append); reads never do, so a log stored
+ * before the limits reads.
  */
 export function eventIdIssue(event: DomainEvent): ValidationIssue | undefined {
   switch (event.type) {

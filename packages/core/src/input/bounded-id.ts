@@ -7,8 +7,8 @@ export function idHash(text: string): number {
 
 /**
  * `id` when it is at most `max` UTF-16 units long; otherwise a prefix of it and `#<hash of all of it>`,
- * `max` units at most, never ending in half a surrogate pair: how an id derived from another one (`trim:<id>`)
- * stays within its kind's limit (ID_LIMITS) and distinct.
+ * `max` units at most, never ending in half a surrogate pair: how an id derived from another one
+ * (`trim:<id>`) stays within its kind's limit (ID_LIMITS) and distinct.
  */
 export function boundedId(id: string, max: number): string {
   if (id.length <= max) return id;

@@ -16,7 +16,7 @@ import { ValidationError, type ValidationIssue } from "../errors.ts";
  * ids sit in no index; they have limits of their own so that no id is unbounded.
  */
 export const ID_LIMITS = {
-  /** A session id, and every id naming one: a session's name, a fork's or hand-off successor's id, a parent link. */
+  /** A session id, and every id naming one: its name, a fork's or hand-off successor's id, a parent link. */
   session: 256,
   /** An append's or rewrite's idempotency key (an OpenAI Agents history transaction's `operationId`). */
   idempotencyKey: 384,

@@ -22,8 +22,9 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what:
 
 /**
  * Checks one id a caller gave (see IdSchema); ValidationError with `details.path` = `path` when it is not
- * one. With `kind`, an id a write creates, it must also be within that kind's length limit (ID_LIMITS); an
- * id that only names something (a read, a target) is not held to it, so what an older version stored stays reachable.
+ * one. With `kind`, an id a write creates, it must also be within that kind's length limit (ID_LIMITS);
+ * an id that only names something (a read, a target) is not held to it, so what an older version stored
+ * stays reachable.
  */
 export function checkId(value: unknown, path: string, kind?: IdKind): string {
   const id = parseInput(IdSchema, value, "id", path);

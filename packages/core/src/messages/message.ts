@@ -23,9 +23,9 @@ export const ImagePartSchema = z
   .refine((p) => p.data !== undefined || p.url !== undefined, { message: "an image part needs data or url" });
 
 /**
- * One content part of a message. A part holds its fields only (other keys are left out), but an own
- * `__proto__` key is refused: dropped silently, it would look kept to a caller who reads it back through
- * the prototype chain (`part.__proto__`), where it never was.
+ * One content part of a message: its own fields only (other keys are left out, as they always were). An
+ * own `__proto__` key (what JSON.parse makes of one) is refused at its path rather than left out unseen:
+ * metadata and reasoning keep such a key as data (MetadataSchema), a part has no place for it.
  */
 export const ContentPartSchema = z
   .unknown()
