@@ -5,6 +5,7 @@
  * ids the runtime derives from ids at their limits fit theirs.
  */
 
+import { randomUUID } from "node:crypto";
 import {
   type DomainEvent,
   ID_LIMITS,
@@ -19,6 +20,7 @@ import { exchange } from "../support/exchange.ts";
 import { ALPHABETS, type IdAlphabet, idAtLimit, idOverLimit, utf8Bytes } from "../support/limit-ids.ts";
 import { rejection } from "../support/rejection.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
+import { databaseOf } from "../support/store-database.ts";
 
 const started: DomainEvent = { type: "session.started", data: { encoding: "o200k_base" } };
 
@@ -333,6 +335,54 @@ for (const backend of runtimeBackends()) {
       expect(compaction?.compactionId.length).toBe(ID_LIMITS.compaction);
       expect(compaction?.compactionId.startsWith(summary.slice(0, 400))).toBe(true);
       expect(await runtime.resolveSession(externalId)).toBe(imported?.sessionId);
+    });
+
+    it("reads, exports and erases a session stored before the limits under a longer id; it takes no more writes", async () => {
+      const sessionId = idOverLimit("session", "ascii", seed++);
+      const db = databaseOf(runtime.store);
+      const now = new Date().toISOString();
+      const message = { id: "m", role: "user", content: [{ type: "text", text: "from before" }] };
+      await db
+        .insertInto("sessions")
+        .values({
+          session_id: sessionId,
+          version: 2,
+          view_version: 0,
+          created_at: now,
+          updated_at: now,
+          tenant_id: "default",
+        })
+        .execute();
+      const row = {
+        session_id: sessionId,
+        occurred_at: now,
+        recorded_at: now,
+        tenant_id: "default",
+        schema_version: 1,
+      };
+      await db
+        .insertInto("events")
+        .values([
+          { ...row, event_id: randomUUID(), seq: 1, type: "session.started", data: JSON.stringify(started.data) },
+          {
+            ...row,
+            event_id: randomUUID(),
+            seq: 2,
+            type: "message.appended",
+            data: JSON.stringify({ message, tokens: 3 }),
+          },
+        ])
+        .execute();
+      const legacy = await runtime.resume(sessionId);
+      expect(legacy.view().messages.map((m) => m.id)).toEqual(["m"]);
+      await refused(() => legacy.append({ role: "user", content: "more" }), "sessionId");
+      await refused(() => runtime.fork(sessionId, {}), "parent.sessionId");
+      expect((await runtime.erase(sessionId)).erased).toBe(true);
+      expect((await runtime.store.readStream(sessionId)).map((e) => e.type)).toEqual([
+        "session.started",
+        "message.appended",
+        "session.erased",
+      ]);
     });
 
     it("names a session by an external id at the session limit; one over it is no name (the session still starts)", async () => {
