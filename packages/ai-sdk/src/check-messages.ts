@@ -1,4 +1,4 @@
-import { describeIssues, ValidationError } from "@palimpsest/core";
+import { describeIssues, idLengthIssue, issueError, ValidationError } from "@palimpsest/core";
 import type { ModelMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
 import { encodeValue } from "./value-codec.ts";
@@ -13,8 +13,9 @@ export interface CheckedMessage {
 /**
  * Checks caller input as ModelMessages (the AI SDK's own `modelMessageSchema`) and returns each with
  * its tag-encoded copy, the form that is stored. ValidationError at `messages[i]` for a list that is not
- * an array, a message the schema refuses, or a value JSON cannot hold (value-codec.ts); nothing is
- * written then.
+ * an array, a message the schema refuses, a part's `toolCallId` longer than a tool call id may be
+ * (ID_LIMITS.toolCall, at `messages[i].content[j].toolCallId`), or a value JSON cannot hold
+ * (value-codec.ts); nothing is written then.
  */
 export function checkModelMessages(ai: AiModule, input: unknown, what: string): CheckedMessage[] {
   if (!Array.isArray(input)) {
@@ -33,6 +34,20 @@ export function checkModelMessages(ai: AiModule, input: unknown, what: string): 
         path,
       });
     }
+    checkToolCallIds(message as ModelMessage, path);
     return { message: message as ModelMessage, encoded: encodeValue(message, path) as ModelMessage };
   });
+}
+
+/** Refuses a part (a call, a result, an approval request) whose `toolCallId` is longer than ID_LIMITS.toolCall. */
+function checkToolCallIds(message: ModelMessage, path: string): void {
+  if (!Array.isArray(message.content)) return;
+  for (const [j, part] of message.content.entries()) {
+    const tooLong = idLengthIssue(
+      "toolCall",
+      (part as { toolCallId?: unknown }).toolCallId,
+      `${path}.content[${j}].toolCallId`,
+    );
+    if (tooLong !== undefined) throw issueError("ModelMessage", tooLong);
+  }
 }

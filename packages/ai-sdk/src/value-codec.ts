@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { setOwn, ValidationError } from "@palimpsest/core";
 
 /**
  * The key that marks a tag-encoded value in stored metadata: `{ $aiSdk: "bytes", base64 }` for a
@@ -9,8 +9,9 @@ export const TAG_KEY = "$aiSdk";
 
 /**
  * The JSON form of a ModelMessage value: Uint8Array, ArrayBuffer and URL values tag-encoded, keys whose
- * value is `undefined` left out (as JSON does). Anything else JSON cannot hold (a Date, a Map, a class
- * instance, a function, a bigint, a non-finite number) is ValidationError at its path.
+ * value is `undefined` left out (as JSON does), every other own key kept (`__proto__` included, as data).
+ * Anything else JSON cannot hold (a Date, a Map, a class instance, a function, a bigint, a non-finite
+ * number) is ValidationError at its path.
  */
 export function encodeValue(value: unknown, path: string): unknown {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
@@ -32,7 +33,7 @@ export function encodeValue(value: unknown, path: string): unknown {
     if (Object.hasOwn(value, TAG_KEY)) throw refused(`${path}.${TAG_KEY}`, `the reserved key ${TAG_KEY}`);
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      if (item !== undefined) out[key] = encodeValue(item, `${path}.${key}`);
+      if (item !== undefined) setOwn(out, key, encodeValue(item, `${path}.${key}`));
     }
     return out;
   }
@@ -40,7 +41,7 @@ export function encodeValue(value: unknown, path: string): unknown {
   throw refused(path, `a ${typeof value}`);
 }
 
-/** The value encodeValue stored, with its tagged Uint8Array, ArrayBuffer and URL values rebuilt. */
+/** The value encodeValue stored: its tagged Uint8Array, ArrayBuffer and URL values rebuilt, own keys as stored. */
 export function decodeValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decodeValue);
   if (value === null || typeof value !== "object") return value;
@@ -53,7 +54,7 @@ export function decodeValue(value: unknown): unknown {
   }
   if (tag === "url") return new URL(String(record.href));
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(record)) out[key] = decodeValue(item);
+  for (const [key, item] of Object.entries(record)) setOwn(out, key, decodeValue(item));
   return out;
 }
 

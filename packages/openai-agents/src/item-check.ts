@@ -1,5 +1,13 @@
 import type { AgentInputItem } from "@openai/agents-core";
-import { describeIssues, MAX_JSON_DEPTH, ValidationError, type ZodLikeError } from "@palimpsest/core";
+import {
+  describeIssues,
+  idLengthIssue,
+  issueError,
+  MAX_JSON_DEPTH,
+  setOwn,
+  ValidationError,
+  type ZodLikeError,
+} from "@palimpsest/core";
 
 /** The SDK's schema of a model item (`protocol.ModelItem`, a zod schema), loaded with the SDK. */
 export interface ItemSchema {
@@ -8,11 +16,13 @@ export interface ItemSchema {
 
 /**
  * Checks items as `addItems` and the history transactions take them, before anything is written: each
- * must be an item the SDK's own schema accepts (an unknown `type` is VALIDATION), and JSON data that
- * survives the store unchanged. Returns copies as they are stored: keys whose value is `undefined` are
- * dropped (JSON has no undefined); a `Uint8Array`, `URL`, `Date` or any other non-plain object, a
- * function, a bigint, a non-finite number or an `undefined` array element is VALIDATION naming its path
- * (the Runner's own batches never hold them: it turns bytes into data URLs first).
+ * must be an item the SDK's own schema accepts (an unknown `type` is VALIDATION), with a call id
+ * (`callId`, `call_id`) within a tool call id's limit (ID_LIMITS.toolCall), and JSON data that survives
+ * the store unchanged. Returns copies as they are stored: own keys as they are (`__proto__` included),
+ * but keys whose value is `undefined` are dropped (JSON has no undefined); a `Uint8Array`, `URL`, `Date`
+ * or any other non-plain object, a function, a bigint, a non-finite number or an `undefined` array
+ * element is VALIDATION naming its path (the Runner's own batches never hold them: it turns bytes into
+ * data URLs first).
  */
 export function checkItems(schema: ItemSchema, items: unknown, path: string): AgentInputItem[] {
   if (!Array.isArray(items)) {
@@ -31,6 +41,10 @@ export function checkItems(schema: ItemSchema, items: unknown, path: string): Ag
         describeIssues(parsed.error, at, 5),
         { cause: parsed.error, path: at },
       );
+    }
+    for (const field of ["callId", "call_id"]) {
+      const tooLong = idLengthIssue("toolCall", (copy as Record<string, unknown>)[field], `${at}.${field}`);
+      if (tooLong !== undefined) throw issueError("item", tooLong);
     }
     return copy as AgentInputItem;
   });
@@ -54,8 +68,9 @@ function jsonCopy(value: unknown, path: string, depth: number): unknown {
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) throw unsafe(path, value.constructor?.name ?? "object");
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value))
-      if (v !== undefined) out[key] = jsonCopy(v, `${path}.${key}`, depth + 1);
+    for (const [key, v] of Object.entries(value)) {
+      if (v !== undefined) setOwn(out, key, jsonCopy(v, `${path}.${key}`, depth + 1));
+    }
     return out;
   }
   throw unsafe(path, typeof value);

@@ -165,7 +165,7 @@ export class PalimpsestAgentsSession
    * changes nothing. `replace_suffix` is VALIDATION when the history does not end with `expectedSuffix`.
    */
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs, _runContext?: RunContext): Promise<void> {
-    const operationId = checkId(args?.operationId, "operationId");
+    const operationId = checkId(args?.operationId, "operationId", "idempotencyKey");
     const transaction = args.transaction;
     const body =
       transaction?.type === "append_items"

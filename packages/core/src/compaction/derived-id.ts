@@ -1,6 +1,11 @@
+import { idHash } from "../input/bounded-id.ts";
 import { safePrefix } from "./safe-cut.ts";
 
-/** Longest message id the schema accepts. */
+/**
+ * Longest id derivedId makes: within ID_LIMITS.message and ID_LIMITS.compaction, and kept at 200 (the
+ * message id limit when it was first written) so every id it derived before is derived the same again
+ * (a keyed retry decides again and must come out identical).
+ */
 const MAX_ID = 200;
 
 /**
@@ -10,8 +15,6 @@ const MAX_ID = 200;
 export function derivedId(id: string, tag: string): string {
   const plain = `${id}~${tag}`;
   if (plain.length <= MAX_ID) return plain;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  const suffix = `#${hash.toString(16)}~${tag}`;
+  const suffix = `#${idHash(id).toString(16)}~${tag}`;
   return `${safePrefix(id, MAX_ID - suffix.length)}${suffix}`;
 }

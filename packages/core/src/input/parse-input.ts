@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ValidationError } from "../errors.ts";
 import { describeIssues, formatPath } from "./describe-issues.ts";
+import { checkIdLength, type IdKind } from "./id-limits.ts";
 import { IdSchema } from "./id-schema.ts";
 
 /**
@@ -19,7 +20,14 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what:
   });
 }
 
-/** Checks one id a caller gave (see IdSchema); ValidationError with `details.path` = `path` when it is not one. */
-export function checkId(value: unknown, path: string): string {
-  return parseInput(IdSchema, value, "id", path);
+/**
+ * Checks one id a caller gave (see IdSchema); ValidationError with `details.path` = `path` when it is not
+ * one. With `kind`, an id a write creates, it must also be within that kind's length limit (ID_LIMITS);
+ * an id that only names something (a read, a target) is not held to it, so what an older version stored
+ * stays reachable.
+ */
+export function checkId(value: unknown, path: string, kind?: IdKind): string {
+  const id = parseInput(IdSchema, value, "id", path);
+  if (kind !== undefined) checkIdLength(kind, id, path);
+  return id;
 }

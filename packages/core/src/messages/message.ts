@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { ID_LIMITS } from "../input/id-limits.ts";
 import { IdSchema } from "../input/id-schema.ts";
 import { BoundedJsonSchema, TOO_DEEP, withinJsonDepth } from "../input/json-depth.ts";
+import { isPlainRecord, PROTO_KEY } from "../input/own-keys.ts";
 
 /** The four roles a transcript message can take. */
 export const RoleSchema = z.enum(["system", "user", "assistant", "tool"]);
@@ -20,8 +22,19 @@ export const ImagePartSchema = z
   })
   .refine((p) => p.data !== undefined || p.url !== undefined, { message: "an image part needs data or url" });
 
-/** One content part of a message. */
-export const ContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema]);
+/**
+ * One content part of a message: its own fields only (other keys are left out, as they always were). An
+ * own `__proto__` key (what JSON.parse makes of one) is refused at its path rather than left out unseen:
+ * metadata and reasoning keep such a key as data (MetadataSchema), a part has no place for it.
+ */
+export const ContentPartSchema = z
+  .unknown()
+  .superRefine((part, ctx) => {
+    if (part !== null && typeof part === "object" && Object.hasOwn(part, PROTO_KEY)) {
+      ctx.addIssue({ code: "custom", path: [PROTO_KEY], message: "a content part has no __proto__ field" });
+    }
+  })
+  .pipe(z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema]));
 /** One content part of a message. */
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 /** An image part. */
@@ -40,12 +53,23 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 export const OpaqueSchema: z.ZodType<unknown> = BoundedJsonSchema;
 
 /**
+ * A message's metadata: a plain object of opaque JSON, bounded in depth, copied key by key as it is, an
+ * own `__proto__` key included (zod's record leaves that one out).
+ */
+export const MetadataSchema = z
+  .custom<Record<string, unknown>>(isPlainRecord, { message: "Invalid input: expected record" })
+  .refine(withinJsonDepth, TOO_DEEP)
+  .overwrite((metadata) => ({ ...metadata }));
+
+/**
  * One transcript message. `toolCalls` only on assistant messages; `toolCallId` only (and always) on
- * tool messages; `reasoning` is opaque provider metadata that must round-trip unchanged.
+ * tool messages; `reasoning` is opaque provider metadata that must round-trip unchanged. Its id is held
+ * to ID_LIMITS.message here, on reads too (no stored message id is longer: it was 200 before); the
+ * limits of its call ids bind writes only (messageIdIssue), so a log stored before them still reads.
  */
 export const MessageSchema = z
   .object({
-    id: IdSchema.max(200),
+    id: IdSchema.max(ID_LIMITS.message),
     role: RoleSchema,
     content: z.array(ContentPartSchema),
     toolCalls: z.array(ToolCallSchema).optional(),
@@ -53,7 +77,7 @@ export const MessageSchema = z
     name: z.string().optional(),
     isError: z.boolean().optional(),
     reasoning: OpaqueSchema.optional(),
-    metadata: z.record(z.string(), z.unknown()).refine(withinJsonDepth, TOO_DEEP).optional(),
+    metadata: MetadataSchema.optional(),
   })
   .superRefine((m, ctx) => {
     if (m.toolCalls !== undefined && m.role !== "assistant") {

@@ -1,15 +1,18 @@
 import { InvariantViolation, ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/event-types.ts";
 import { describeIssues } from "../input/describe-issues.ts";
+import { checkIdLength, issueError } from "../input/id-limits.ts";
 import { isEmptyMessage, MessageSchema } from "../messages/message.ts";
+import { messageIdIssue } from "../messages/message-id-limits.ts";
 import type { CountedMessage } from "./commands.ts";
 import { type KnownKeys, messageKey, resultKey } from "./log-keys.ts";
 import type { SessionState } from "./session-state.ts";
 
 /**
- * Decides an append of messages: each must be a valid message with a fresh id; a tool result must
- * answer a pending call of the newest assistant message; nothing else may follow unanswered calls. `known`:
- * the log keys of the batch the log already holds (see commandKeys).
+ * Decides an append of messages: each must be a valid message with a fresh id (its ids, and the turn's,
+ * within their limits: ID_LIMITS); a tool result must answer a pending call of the newest assistant
+ * message; nothing else may follow unanswered calls. `known`: the log keys of the batch the log already
+ * holds (see commandKeys).
  */
 export function decideAppend(
   state: SessionState,
@@ -18,6 +21,7 @@ export function decideAppend(
   turnId?: string,
 ): DomainEvent[] {
   const sessionId = state.sessionId;
+  checkIdLength("turn", turnId, "turnId");
   const pending = new Map(state.pendingCalls);
   const batchIds = new Set<string>();
   const events: DomainEvent[] = [];
@@ -33,6 +37,8 @@ export function decideAppend(
       throw new ValidationError(`message ${index} has an invalid token count`, [`tokens: ${tokens}`]);
     }
     const message = parsed.data;
+    const tooLong = messageIdIssue(message, `messages[${index}]`);
+    if (tooLong !== undefined) throw issueError("message", tooLong);
     if (known.has(messageKey(message.id)) || batchIds.has(message.id)) {
       throw new InvariantViolation("duplicate-message-id", `message id ${message.id} is already in the log`, {
         sessionId,

@@ -1,5 +1,7 @@
 import { InvariantViolation } from "../errors.ts";
 import type { DomainEvent } from "../events/index.ts";
+import { boundedId } from "../input/bounded-id.ts";
+import { ID_LIMITS } from "../input/id-limits.ts";
 import type { CountedMessage, InsertionTrim } from "./commands.ts";
 import { type KnownKeys, messageKey } from "./log-keys.ts";
 import type { SessionState } from "./session-state.ts";
@@ -40,7 +42,7 @@ export function decideTrims(
     {
       type: "messages.superseded",
       data: {
-        compactionId: `trim:${first.targetId}`,
+        compactionId: boundedId(`trim:${first.targetId}`, ID_LIMITS.compaction),
         targets: trims.map((t) => t.targetId),
         replacements: trims.map((t) => ({
           kind: "stub",

@@ -1,6 +1,7 @@
 import { definedFields } from "../defined-fields.ts";
 import { InvariantViolation } from "../errors.ts";
-import { type DomainEvent, type MessagesSuperseded, validateEvent } from "../events/index.ts";
+import { type DomainEvent, eventIdIssue, type MessagesSuperseded, validateEvent } from "../events/index.ts";
+import { issueError } from "../input/id-limits.ts";
 import type { SessionCommand } from "./commands.ts";
 import { decideAppend } from "./decide-append.ts";
 import { decideSupersede } from "./decide-supersede.ts";
@@ -78,9 +79,15 @@ function decideCompleteTurn(state: SessionState, known: KnownKeys, command: Comp
   return [event];
 }
 
-/** Validates the event's data against its schema, so a bad command fails before it reaches a store. */
+/**
+ * Validates the event's data against its schema and the ids it creates against their limits (ID_LIMITS),
+ * so a bad command fails before it reaches a store.
+ */
 function checked(event: { type: string; data: unknown }): DomainEvent {
-  return validateEvent(event);
+  const valid = validateEvent(event);
+  const issue = eventIdIssue(valid);
+  if (issue !== undefined) throw issueError(valid.type, issue);
+  return valid;
 }
 
 function stripUndefined<T extends { type: string }>(command: T): Omit<T, "type"> {

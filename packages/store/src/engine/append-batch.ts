@@ -5,6 +5,8 @@ import {
   type DomainEvent,
   EVENT_KINDS,
   type ExpectedVersion,
+  eventIdIssue,
+  issueError,
   keysOfEvents,
   ValidationError,
   validateEvent,
@@ -54,16 +56,19 @@ export interface PreparedBatch {
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
-/** Validates every event (throwing ValidationError before anything is written) and prepares the batch. */
+/**
+ * Validates every event and every id the batch stores, each within its kind's limit (ID_LIMITS), throwing
+ * ValidationError before anything is written, and prepares the batch.
+ */
 export function prepareBatch(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): PreparedBatch {
-  checkId(sessionId, "sessionId");
+  checkId(sessionId, "sessionId", "session");
   if (events.length === 0) throw new ValidationError("an append needs at least one event", ["events: empty"]);
   const idempotencyKey =
-    options.idempotencyKey === undefined ? null : checkId(options.idempotencyKey, "idempotencyKey");
-  const tenantId = options.tenantId === undefined ? DEFAULT_TENANT : checkId(options.tenantId, "tenantId");
+    options.idempotencyKey === undefined ? null : checkId(options.idempotencyKey, "idempotencyKey", "idempotencyKey");
+  const tenantId = options.tenantId === undefined ? DEFAULT_TENANT : checkId(options.tenantId, "tenantId", "tenant");
   const { causationId, correlationId } = options.metadata ?? {};
-  if (causationId !== undefined) checkId(causationId, "metadata.causationId");
-  if (correlationId !== undefined) checkId(correlationId, "metadata.correlationId");
+  if (causationId !== undefined) checkId(causationId, "metadata.causationId", "causation");
+  if (correlationId !== undefined) checkId(correlationId, "metadata.correlationId", "correlation");
   const recordedAt = new Date().toISOString();
   const times = sourceTimes(options.occurredAt, events.length, recordedAt);
   const prepared = events.map((event, i): PreparedEvent => {
@@ -80,6 +85,8 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
       }
       throw error;
     }
+    const tooLong = eventIdIssue(valid);
+    if (tooLong !== undefined) throw issueError(`event ${i}`, { ...tooLong, path: `events[${i}].${tooLong.path}` });
     const data = JSON.stringify(valid.data);
     const schemaVersion = EVENT_KINDS[valid.type].version;
     const contentHash = idempotencyKey === null ? null : sha256(`${valid.type}\n${schemaVersion}\n${data}`);

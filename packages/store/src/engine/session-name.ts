@@ -1,11 +1,12 @@
-import { checkId, type DomainEvent, IdSchema } from "@palimpsest/core";
+import { checkId, type DomainEvent, ID_LIMITS, IdSchema } from "@palimpsest/core";
 import { type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Dialect } from "./dialect.ts";
 
 /**
  * The name a session's start gives it: its source's external id (a Claude Code session id, a subagent's
- * agent id, an SDK's session id), when that is a well-formed id; null otherwise. A hand-off successor
+ * agent id, an SDK's session id), when that is a well-formed id no longer than a session id may be
+ * (ID_LIMITS.session: a name is looked up like one, by an index); null otherwise. A hand-off successor
  * copies its predecessor's start, source included: it takes no name, so a name keeps naming the session
  * the source created (the successor is reached through its lineage). A fork takes none either.
  */
@@ -14,7 +15,8 @@ export function nameOfStart(data: unknown): string | null {
   const { source, parent } = data as { source?: { externalId?: unknown }; parent?: { relation?: unknown } };
   if (parent?.relation === "handoff" || parent?.relation === "fork") return null;
   const name = source?.externalId;
-  return IdSchema.safeParse(name).success ? (name as string) : null;
+  if (typeof name !== "string" || name.length > ID_LIMITS.session) return null;
+  return IdSchema.safeParse(name).success ? name : null;
 }
 
 /** The name a batch gives the session it creates: that of its first event when that is the session's start. */

@@ -1,4 +1,4 @@
-import { ClaimLost, InvariantViolation, NotFoundError, ValidationError } from "@palimpsest/core";
+import { ClaimLost, checkIdLength, InvariantViolation, NotFoundError, ValidationError } from "@palimpsest/core";
 import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { StoreDatabase } from "../engine/database-schema.ts";
@@ -45,8 +45,13 @@ export class HandoffQueue implements HandoffQueuePort {
     return new HandoffQueue(this.#db, this.#dialect, clock);
   }
 
-  /** Adds a pending hand-off; InvariantViolation `handoff-open` when its source already has an open one. */
-  insert(input: NewHandoff): Promise<Handoff> {
+  /**
+   * Adds a pending hand-off; InvariantViolation `handoff-open` when its source already has an open one,
+   * ValidationError for a successor id or target longer than its limit (ID_LIMITS), before anything is written.
+   */
+  async insert(input: NewHandoff): Promise<Handoff> {
+    checkIdLength("session", input.successorSessionId, "successorSessionId");
+    checkIdLength("handoffTarget", input.target, "target");
     return guardStorage("requestHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db

@@ -1,9 +1,11 @@
 import {
+  boundedId,
   type CountedMessage,
   type DomainEvent,
   decide,
   definedFields,
   evolve,
+  ID_LIMITS,
   type ImportedSession,
   type ImportItem,
   logKeysOf,
@@ -58,7 +60,7 @@ export function planImport(
     const target = state.live.find((e) => e.message.id === targetId);
     // A revision's stats are its target's: the tokens it replaces and the revision's own.
     const data = supersedeFor(state, {
-      compactionId: `${revision.id}:revision`,
+      compactionId: boundedId(`${revision.id}:revision`, ID_LIMITS.compaction),
       mode: "import",
       trigger: "import",
       producer: { policy: `${source.format}-revision` },
@@ -95,7 +97,7 @@ export function planImport(
     const tokens = counter.countMessage(item.summary);
     // The whole view leaves: what stays is the summary.
     const data = supersedeFor(state, {
-      compactionId: `${item.summary.id}:compaction`,
+      compactionId: boundedId(`${item.summary.id}:compaction`, ID_LIMITS.compaction),
       mode: "import",
       trigger: item.trigger === "manual" ? "manual" : "auto",
       producer: { policy: `${source.format}-import` },

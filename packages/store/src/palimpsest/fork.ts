@@ -38,7 +38,8 @@ const OPTION_KEYS: { [K in keyof Required<ForkOptions>]: true } = { atSeq: true,
 export async function forkSession(runtime: SuccessorRuntime, parentId: string, options: ForkOptions): Promise<Session> {
   checkId(parentId, "sessionId");
   checkOptionKeys("fork", options, OPTION_KEYS);
-  const toSessionId = options.toSessionId === undefined ? uuidv7() : checkId(options.toSessionId, "toSessionId");
+  const toSessionId =
+    options.toSessionId === undefined ? uuidv7() : checkId(options.toSessionId, "toSessionId", "session");
   const log = await runtime.store.readStream(parentId);
   const started = log[0]?.type === "session.started" ? (log[0].data as SessionStarted) : undefined;
   if (started === undefined) throw new NotFoundError("session", parentId);

@@ -236,7 +236,10 @@ export class Session {
 
   /** The append command of `list`: each message counted once with the session's tokenizer, trims planned. */
   async #appendCommand(list: readonly MessageInput[], options: AppendMessagesOptions): Promise<SessionCommand> {
-    const key = options.idempotencyKey === undefined ? undefined : checkId(options.idempotencyKey, "idempotencyKey");
+    const key =
+      options.idempotencyKey === undefined
+        ? undefined
+        : checkId(options.idempotencyKey, "idempotencyKey", "idempotencyKey");
     if (options.turnId !== undefined) checkId(options.turnId, "turnId");
     // Validated before anything counts or serializes them; a retry must be identical, so with a key a
     // message without an id gets one derived from the key.
