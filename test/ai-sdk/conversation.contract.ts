@@ -335,6 +335,23 @@ export function describeConversations(backend: ConversationBackend): void {
       await expectAccepted(afterApproval);
     });
 
+    it("the same UI messages saved by two connections at once (two tabs, one request sent twice) are stored once", async () => {
+      const db = await database();
+      const first = await db.open();
+      const second = await db.open({ sessionId: first.sessionId });
+      const messages: UIMessage[] = [
+        { id: "u1", role: "user", parts: [{ type: "text", text: "Hello from two tabs" }] },
+        { id: "a1", role: "assistant", parts: [{ type: "text", text: "Hello once" }] },
+      ];
+      await Promise.all([first.saveUIMessages(messages), second.saveUIMessages(messages)]);
+      const loaded = await first.load();
+      expect(loaded.messages).toEqual([
+        { role: "user", content: [{ type: "text", text: "Hello from two tabs" }] },
+        { role: "assistant", content: [{ type: "text", text: "Hello once" }] },
+      ]);
+      expect(await second.load()).toEqual(loaded);
+    });
+
     it("forks at a turn and at a seq: the fork is the parent's view then, and writes never cross", async () => {
       const db = await database();
       const parent = await db.open({ model: "gpt-4o" });

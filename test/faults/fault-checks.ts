@@ -52,7 +52,7 @@ function counts(values: Iterable<string>): Map<string, number> {
 }
 
 /** The fields in which two states differ, compared as a snapshot encodes them (Maps and Sets as lists). */
-function stateDifferences(a: SessionState, b: SessionState): string[] {
+export function stateDifferences(a: SessionState, b: SessionState): string[] {
   const left = JSON.parse(encodeState(a).state) as Record<string, unknown>;
   const right = JSON.parse(encodeState(b).state) as Record<string, unknown>;
   const keys = new Set([...Object.keys(left), ...Object.keys(right)]);

@@ -9,7 +9,7 @@ import type { AgentInputItem } from "@openai/agents-core";
 import { openConversation } from "@palimpsest/ai-sdk";
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { openAgentsSession } from "@palimpsest/openai-agents";
-import type { CompactionSettings, Palimpsest } from "@palimpsest/store";
+import type { CompactionSettings, Palimpsest, Session } from "@palimpsest/store";
 import type { ModelMessage } from "ai";
 
 /** Which public surface a worker writes through. */
@@ -36,9 +36,10 @@ export function markersIn(text: string): string[] {
   return text.match(/w\d+t\d+ (?:question|result|answer)/g) ?? [];
 }
 
-/** What a worker's surface does, turn by turn. */
+/** What a worker's surface does, turn by turn, and the Session handle it writes through (when it has one). */
 export interface SurfaceDriver {
   turn(n: number): Promise<void>;
+  readonly session?: Session;
   close(): Promise<void>;
 }
 
@@ -94,6 +95,7 @@ async function sessionDriver({ runtime, sessionId, worker: w, keyed }: DriverOpt
       if (keyed && n % 7 === 3) await session.append(response, { turnId, ...key("response") });
       await session.completeTurn(turnId, { promptTokens: 100 + n, completionTokens: 10 });
     },
+    session,
     close: async () => {},
   };
 }
@@ -147,6 +149,7 @@ async function agentsDriver({ runtime, sessionId, worker: w, keyed, compaction }
       }
       if (w === 0 && n === 50) await session.clearSession();
     },
+    session: session.session,
     close: () => session.close(),
   } satisfies SurfaceDriver;
 }
@@ -188,6 +191,7 @@ async function conversationDriver({ runtime, sessionId, worker: w, keyed }: Driv
       } else await conversation.save([{ role: "user", content: text }]);
       await conversation.saveResponse({ responseMessages: responseMessages(w, n) });
     },
+    session: conversation.session,
     close: () => conversation.close(),
   };
 }

@@ -4,7 +4,10 @@
  * acknowledged (the turns whose every call returned) and every error any call threw or any callback
  * reported. It never retries: a conflict the library leaves to the caller is an error here.
  */
+import { foldEvents, initialState, type SessionState } from "@palimpsest/core";
 import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { viewProblems } from "../support/view-invariants.ts";
+import { stateDifferences } from "./fault-checks.ts";
 import { parentMessages, report } from "./fault-process.ts";
 import { cheapCounter, faultCompaction, hookedSummarizer, type ReportedError, reportError } from "./fault-workload.ts";
 import { openDriver, type Surface } from "./many-writers-surfaces.ts";
@@ -55,11 +58,26 @@ for (let n = 0; n < setup.turns; n++) {
   }
 }
 const ms = performance.now() - started;
+// What this writer's own handle holds once it has read the others' writes: a valid view, and the state a
+// fold of the log gives (a handle that folded its own writes and everyone else's as they came).
+const problems: string[] = [];
+const handle = driver.session;
+if (handle !== undefined) {
+  try {
+    await handle.refresh();
+    const log = await runtime.store.readStream(handle.id, { toSeq: handle.state.lastSeq });
+    problems.push(...viewProblems(handle, log));
+    const differences = stateDifferences(handle.state as SessionState, foldEvents(initialState(handle.id), log));
+    if (differences.length > 0) problems.push(`the handle's state differs from a fold of the log in ${differences}`);
+  } catch (error) {
+    errors.push(reportError(error));
+  }
+}
 try {
   await driver.close();
 } catch (error) {
   errors.push(reportError(error));
 }
 await runtime.close();
-await report({ t: "done", acknowledged, errors, ms, turnMs });
+await report({ t: "done", acknowledged, errors, ms, turnMs, problems });
 process.disconnect();

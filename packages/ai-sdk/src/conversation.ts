@@ -5,7 +5,6 @@ import {
   type CompactOutcome,
   compact,
   type ForkOptions,
-  type MessageInput,
   type Palimpsest,
   type Session,
 } from "@palimpsest/store";
@@ -14,7 +13,7 @@ import type { AiModule } from "./ai-module.ts";
 import { type CheckedMessage, checkModelMessages } from "./check-messages.ts";
 import { type LoadedConversation, loadMessages } from "./load-messages.ts";
 import { projectMessage, type SaveStep } from "./project-message.ts";
-import { type ApprovalStep, approvalsWrite } from "./record-approvals.ts";
+import { recordApprovals } from "./record-approvals.ts";
 import { aiSdkMetadata } from "./stored-metadata.ts";
 import { unsavedPart } from "./ui-dedup.ts";
 import { incompleteReason, streamingPart, type UIMessageStreamEnd } from "./ui-messages.ts";
@@ -234,37 +233,26 @@ export class Conversation {
   }
 
   /**
-   * Stores messages in order, each segment in one write planned on the session's current state (another
-   * writer's commit first makes it planned again, so a conflict never reaches the caller): the messages
-   * before the first approval responses in one append; each approval step as one rewrite that records the
-   * responses on the assistant message that asked and appends the messages after them
-   * (record-approvals.ts). `source` is the messages, or (UI messages) what the view a write is planned on
-   * does not hold yet, so two processes saving the same UI message store it once. Every approval is
-   * checked against the view and the rest of the save before its segment is written.
+   * Stores a save in one write, planned on the session's current state (another writer's commit first
+   * makes it planned again, so a conflict never reaches the caller, and the save is never half stored):
+   * its messages in one append, and each approval response recorded on the assistant message that asked
+   * by a rewrite before it (record-approvals.ts). `source` is the messages, or (UI messages) what the view
+   * a write is planned on does not hold yet, so two processes saving the same UI message store it once.
+   * Every approval is checked against the view and the rest of the save first.
    */
   async #write(source: readonly CheckedMessage[] | Unsaved, turnId?: string): Promise<void> {
-    const session = this.#ctx.session;
     const turn = turnId ?? this.#currentTurn();
     const fixed =
       typeof source === "function" ? undefined : source.flatMap((item) => projectMessage(item, randomUUID()));
-    let written = 0; // of `fixed`'s steps
-    for (let more = true; more; ) {
-      let segmentLength = 0;
-      await session.write((state) => {
-        const view = state.live.map((e) => e.message);
-        const steps =
-          fixed?.slice(written) ?? (source as Unsaved)(view).flatMap((item) => projectMessage(item, randomUUID()));
-        checkApprovals(view, steps);
-        const segment = leadingSegment(steps);
-        segmentLength = segment.length;
-        more = segment.length < steps.length;
-        if (segment.length === 0) return undefined;
-        return segment.approval === undefined
-          ? { kind: "append", messages: segment.messages, turnId: turn }
-          : approvalsWrite(state, segment.approval, segment.messages, turn);
-      });
-      written += segmentLength;
-    }
+    await this.#ctx.session.write((state) => {
+      const view = state.live.map((e) => e.message);
+      const steps = fixed ?? (source as Unsaved)(view).flatMap((item) => projectMessage(item, randomUUID()));
+      checkApprovals(view, steps);
+      const { messages, rewrites } = recordApprovals(state, steps);
+      const append = { kind: "append" as const, messages, turnId: turn };
+      if (rewrites.length === 0) return messages.length === 0 ? undefined : append;
+      return { kind: "batch", writes: messages.length === 0 ? rewrites : [...rewrites, append] };
+    });
   }
 }
 
@@ -275,22 +263,6 @@ type Unsaved = (view: readonly Message[]) => readonly CheckedMessage[];
 function unsavedOf(items: readonly CheckedMessage[], view: readonly Message[]): CheckedMessage[] {
   const ui = items[0]?.ui;
   return ui === undefined ? [...items] : unsavedPart(items, view, ui);
-}
-
-/** The steps one write stores: the messages before the first approval step, or that step and the messages after it. */
-function leadingSegment(steps: readonly SaveStep[]): {
-  approval?: ApprovalStep;
-  messages: MessageInput[];
-  length: number;
-} {
-  const [head] = steps;
-  const approval = head?.kind === "approvals" ? head : undefined;
-  const messages: MessageInput[] = [];
-  for (const step of steps.slice(approval === undefined ? 0 : 1)) {
-    if (step.kind === "approvals") break;
-    messages.push(step.message);
-  }
-  return { ...(approval === undefined ? {} : { approval }), messages, length: messages.length + (approval ? 1 : 0) };
 }
 
 /** ValidationError before anything is written when an approval response answers no request in the view or the save. */

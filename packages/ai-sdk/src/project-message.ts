@@ -2,8 +2,15 @@ import type { ContentPart, ToolCall } from "@palimpsest/core";
 import type { MessageInput } from "@palimpsest/store";
 import type { ModelMessage, ToolResultPart } from "ai";
 import type { CheckedMessage } from "./check-messages.ts";
-import type { ApprovalStep } from "./record-approvals.ts";
 import { type AiSdkMetadata, METADATA_KEY } from "./stored-metadata.ts";
+
+/** Approval responses to record: a tool message that held nothing else (see record-approvals.ts). */
+export interface ApprovalStep {
+  group: string;
+  parts: unknown[];
+  providerOptions?: unknown;
+  approvalIds: string[];
+}
 
 /** One step of a save: a message to append, or approval responses to record on the assistant that asked. */
 export type SaveStep = { kind: "append"; message: MessageInput } | ({ kind: "approvals" } & ApprovalStep);

@@ -1,71 +1,91 @@
 import { definedFields, InvariantViolation, type Message, type SessionState } from "@palimpsest/core";
-import type { MessageInput, SessionWrite } from "@palimpsest/store";
+import type { BatchedWrite, MessageInput } from "@palimpsest/store";
+import type { ApprovalStep, SaveStep } from "./project-message.ts";
 import { type AiSdkMetadata, aiSdkMetadata, METADATA_KEY, type StoredApprovals } from "./stored-metadata.ts";
 
-/** Approval responses to record: a tool message that held nothing else (see project-message.ts). */
-export interface ApprovalStep {
-  group: string;
-  parts: unknown[];
-  providerOptions?: unknown;
-  approvalIds: string[];
+/** A save's messages with its approval responses recorded, and the rewrites that record the rest. */
+export interface RecordedApprovals {
+  messages: MessageInput[];
+  rewrites: BatchedWrite[];
 }
 
 /**
- * The write that records tool approval responses (R5), planned on `state`. They carry no toolCallId, and a
- * Palimpsest tool message needs one (and would answer the call), so they are recorded on the live
- * assistant message holding the matching `tool-approval-request`: one `retract` rewrite replaces it with
- * a stub that is the same message (same projection, its calls still in flight) plus the responses in
- * `metadata.aiSdk.approvals`, and appends `then` (the messages saved after them) in the same batch. The
- * original stays one `expand` away. A load puts the responses back as a tool message after the results
- * that were live when they were saved. INVARIANT_VIOLATED `tool-result-without-live-call` when no live
- * assistant message asks for that approval (none did, or it was withdrawn); nothing is written then.
+ * Records a save's tool approval responses (R5), planned on `state`, for one batch: the rewrites, then the
+ * append of `messages`. Responses carry no toolCallId, and a Palimpsest tool message needs one (and would
+ * answer the call), so they are recorded on the assistant message holding the matching
+ * `tool-approval-request`, in its `metadata.aiSdk.approvals`, each with the calls answered before it (a
+ * load puts the responses back after their results). An asking message in the same save is stored with
+ * them; a live one is replaced by a `retract` rewrite with a stub that is the same message (same
+ * projection, its calls still in flight) plus the responses, the original one `expand` away. Each rewrite
+ * names its basis: the view version `state` has plus the rewrites before it. INVARIANT_VIOLATED
+ * `tool-result-without-live-call` when no message asks for an approval (none did, or it was withdrawn);
+ * nothing is written then.
  */
-export function approvalsWrite(
-  state: Readonly<SessionState>,
-  step: ApprovalStep,
-  then: readonly MessageInput[],
-  turnId: string,
-): SessionWrite {
-  const live = state.live;
-  const index = live.findLastIndex(({ message }) => asksFor(message, step.approvalIds));
-  const owner = live[index];
-  if (owner === undefined) {
-    throw new InvariantViolation(
-      "tool-result-without-live-call",
-      `no live assistant message asks for approval ${step.approvalIds.join(", ")} (none did, or it was withdrawn)`,
-      { sessionId: state.sessionId, ids: step.approvalIds },
-    );
+export function recordApprovals(state: Readonly<SessionState>, steps: readonly SaveStep[]): RecordedApprovals {
+  const messages: MessageInput[] = [];
+  const onLive = new Map<number, StoredApprovals[]>();
+  for (const step of steps) {
+    if (step.kind === "append") {
+      messages.push(step.message);
+      continue;
+    }
+    const inSave = messages.findLastIndex((m) => asksFor(m, step.approvalIds));
+    if (inSave >= 0) {
+      const asking = messages[inSave] as MessageInput;
+      messages[inSave] = withApprovals(asking, [record(step, answeredBy(messages.slice(inSave + 1)))]);
+      continue;
+    }
+    const index = state.live.findLastIndex(({ message }) => asksFor(message, step.approvalIds));
+    if (index < 0) {
+      throw new InvariantViolation(
+        "tool-result-without-live-call",
+        `no assistant message asks for approval ${step.approvalIds.join(", ")} (none did, or it was withdrawn)`,
+        { sessionId: state.sessionId, ids: step.approvalIds },
+      );
+    }
+    const after = state.live.slice(index + 1).map((e) => e.message);
+    onLive.set(index, [...(onLive.get(index) ?? []), record(step, [...answeredBy(after), ...answeredBy(messages)])]);
   }
-  const answered = live
-    .slice(index + 1)
-    .flatMap(({ message }) =>
-      message.role === "tool" && message.toolCallId !== undefined ? [message.toolCallId] : [],
-    );
-  const stored = aiSdkMetadata(owner.message) as AiSdkMetadata;
-  const record: StoredApprovals = {
+  const rewrites = [...onLive].map(([index, records], i): BatchedWrite => {
+    const { id: owner, ...rest } = (state.live[index] as (typeof state.live)[number]).message;
+    return {
+      kind: "rewrite",
+      rewrite: {
+        mode: "retract",
+        targets: [owner],
+        replacements: [withApprovals(rest, records)],
+        viewVersion: state.viewVersion + i,
+        policy: "ai-sdk-approval",
+      },
+    };
+  });
+  return { messages, rewrites };
+}
+
+/** The record of one step's responses, after the calls `answered`. */
+function record(step: ApprovalStep, answered: string[]): StoredApprovals {
+  return {
     group: step.group,
     parts: step.parts,
     answered,
     ...definedFields({ providerOptions: step.providerOptions }),
   };
-  const metadata: AiSdkMetadata = { ...stored, approvals: [...(stored.approvals ?? []), record] };
-  const { id: _original, ...rest } = owner.message;
-  const stub: MessageInput = { ...rest, metadata: { ...owner.message.metadata, [METADATA_KEY]: metadata } };
-  return {
-    kind: "rewrite",
-    rewrite: {
-      mode: "retract",
-      targets: [owner.message.id],
-      replacements: [stub],
-      ...(then.length === 0 ? {} : { append: then }),
-      turnId,
-      policy: "ai-sdk-approval",
-    },
-  };
+}
+
+/** `message` with `records` added to the approvals in its adapter metadata. */
+function withApprovals(message: MessageInput, records: readonly StoredApprovals[]): MessageInput {
+  const stored = aiSdkMetadata(message) as AiSdkMetadata;
+  const metadata: AiSdkMetadata = { ...stored, approvals: [...(stored.approvals ?? []), ...records] };
+  return { ...message, metadata: { ...message.metadata, [METADATA_KEY]: metadata } };
+}
+
+/** The call ids the tool messages among `messages` answer. */
+function answeredBy(messages: readonly Pick<MessageInput, "role" | "toolCallId">[]): string[] {
+  return messages.flatMap((m) => (m.role === "tool" && m.toolCallId !== undefined ? [m.toolCallId] : []));
 }
 
 /** Whether an adapter assistant message holds a `tool-approval-request` for every one of `approvalIds`. */
-function asksFor(message: Message, approvalIds: readonly string[]): boolean {
+function asksFor(message: Pick<Message, "role" | "metadata">, approvalIds: readonly string[]): boolean {
   if (message.role !== "assistant") return false;
   const source = aiSdkMetadata(message)?.message as { content?: unknown } | undefined;
   if (!Array.isArray(source?.content)) return false;

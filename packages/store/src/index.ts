@@ -31,5 +31,5 @@ export * from "./runtime/load-session.ts";
 export * from "./runtime/message-input.ts";
 export * from "./runtime/rewrite.ts";
 export * from "./runtime/session.ts";
-export type { SessionWrite, WritePlan } from "./runtime/session-write.ts";
+export type { BatchedWrite, SessionWrite, WritePlan } from "./runtime/session-write.ts";
 export * from "./telemetry/index.ts";

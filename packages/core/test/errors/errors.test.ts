@@ -40,9 +40,10 @@ const cases = (cause: unknown) =>
     {
       error: new ConcurrencyConflict("s", "view-version", 3, 4, { cause }),
       code: "CONCURRENCY_CONFLICT",
-      details: { sessionId: "s", subject: "view-version", expected: 3, actual: 4 },
+      details: { sessionId: "s", subject: "view-version", expected: 3, actual: 4, reason: "precondition" },
       retryable: true,
     },
+
     {
       error: new ClaimLost("h", "lease-expired", "claimed", { cause }),
       code: "CLAIM_LOST",
@@ -187,6 +188,31 @@ describe("validation issues", () => {
   });
 });
 
+describe("ConcurrencyConflict", () => {
+  it("says whether a precondition the caller gave went stale or the runtime's contention budget ran out", () => {
+    const stale = new ConcurrencyConflict("s", "view-version", 3, 4);
+    expect(stale.details.reason).toBe("precondition");
+    expect(stale.message).toBe("view-version conflict on session s: expected 3, actual 4");
+    const cause = new ConcurrencyConflict("s", "stream-version", 3, 9);
+    const spent = new ConcurrencyConflict("s", "stream-version", 3, 9, {
+      cause,
+      contention: { attempts: 12, waitedMs: 30_000.4 },
+    });
+    expect(spent.details).toEqual({
+      sessionId: "s",
+      subject: "stream-version",
+      expected: 3,
+      actual: 9,
+      reason: "contention",
+      attempts: 12,
+      waitedMs: 30_000,
+    });
+    expect(spent.retryable).toBe(true);
+    expect(spent.cause).toBe(cause);
+    expect(spent.message).toContain("12 attempts in 30000 ms");
+  });
+});
+
 describe("reportError", () => {
   it("carries code, retryable and details down the cause chain", () => {
     const error = new ConcurrencyConflict("s", "stream-version", 1, 2, {
@@ -196,7 +222,7 @@ describe("reportError", () => {
       code: "CONCURRENCY_CONFLICT",
       message: error.message,
       retryable: true,
-      details: { sessionId: "s", subject: "stream-version", expected: 1, actual: 2 },
+      details: { sessionId: "s", subject: "stream-version", expected: 1, actual: 2, reason: "precondition" },
       cause: {
         code: "STORAGE",
         message: "append: gone",

@@ -305,7 +305,13 @@ describe("decide: supersede", () => {
       () => decideKnown(state, { type: "supersede", data: supersedeData("k2", ["u1"], [], 0) }),
       "CONCURRENCY_CONFLICT",
     );
-    expect(error.details).toEqual({ sessionId: SID, subject: "view-version", expected: 0, actual: 1 });
+    expect(error.details).toEqual({
+      sessionId: SID,
+      subject: "view-version",
+      expected: 0,
+      actual: 1,
+      reason: "precondition",
+    });
     expect(state).toStrictEqual(before);
   });
 

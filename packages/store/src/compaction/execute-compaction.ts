@@ -63,7 +63,7 @@ export function measuredAtPlan(
  * failed summary) and the outcome that write's commit means.
  */
 export interface PreparedCompaction<T> {
-  /** The view version it was prepared on: a supersede holds while the view has not moved (appends only). */
+  /** The view version it was planned on (the supersede's basis). */
   viewVersion: number;
   write: Extract<SessionWrite, { kind: "supersede" | "compaction-failed" }>;
   /** The outcome, given the events the write committed. */
@@ -76,9 +76,11 @@ export type Preparation<T> = PreparedCompaction<T> | { done: T };
 /**
  * Commits a compaction `prepare` plans on the session's state, through the session's one write loop.
  * When another writer commits first it is decided again: as prepared while the view has not moved (only
- * appends landed, so the summary still holds; a failed summary's record always does), prepared anew when
- * another compaction moved the view (the policy may then find nothing left to do). An error of `prepare`
- * (a precondition of the caller's, such as a range no longer live) reaches the caller.
+ * appends landed, so the summary still holds; a failed summary's record always does); rebased on the
+ * moved view while every message it replaces is still live there (another compaction or a retraction
+ * took something else: the same replacements over the same messages, measured again, no new summary);
+ * prepared anew otherwise (the policy may then find nothing left to do). An error of `prepare` (a
+ * precondition of the caller's, such as a range no longer live) reaches the caller.
  */
 export async function commitCompaction<T>(
   session: Session,
@@ -87,12 +89,14 @@ export async function commitCompaction<T>(
   let prepared: PreparedCompaction<T> | undefined;
   let done: { value: T } | undefined;
   const events = await session.write(async (state) => {
-    const holds = prepared?.write.kind === "compaction-failed" || prepared?.viewVersion === state.viewVersion;
-    if (prepared === undefined || !holds) {
-      const next = await prepare(state);
-      prepared = "done" in next ? undefined : next;
-      done = "done" in next ? { value: next.done } : undefined;
+    const reused = prepared === undefined ? undefined : holding(prepared, state);
+    if (reused !== undefined) {
+      prepared = reused;
+      return reused.write;
     }
+    const next = await prepare(state);
+    prepared = "done" in next ? undefined : next;
+    done = "done" in next ? { value: next.done } : undefined;
     return prepared?.write;
   });
   if (prepared !== undefined) return prepared.committed(events);
@@ -100,13 +104,32 @@ export async function commitCompaction<T>(
   return done.value;
 }
 
-/** The supersede of a prepared compaction whose outcome is its one event. */
+/** The prepared compaction as it holds on `state`: as it is, rebased on a moved view, or undefined (prepare anew). */
+function holding<T>(prepared: PreparedCompaction<T>, state: Readonly<SessionState>): PreparedCompaction<T> | undefined {
+  const { write } = prepared;
+  if (write.kind === "compaction-failed" || prepared.viewVersion === state.viewVersion) return prepared;
+  const live = new Set(state.live.map((e) => e.message.id));
+  if (!write.spec.targets.every((id) => live.has(id))) return undefined;
+  // Measured again on the view it now commits to: supersedeFor takes the state's tokens before and after.
+  const { tokensBefore: _before, removedTokens: _removed, tokensAfter: _after, ...spec } = write.spec;
+  return {
+    ...prepared,
+    viewVersion: state.viewVersion,
+    write: { kind: "supersede", spec: { ...spec, basis: { ...spec.basis, viewVersion: state.viewVersion } } },
+  };
+}
+
+/** The supersede of a prepared compaction whose outcome is its one event; planned on `spec.basis`, or the state's view. */
 export function preparedSupersede<T>(
   state: Readonly<SessionState>,
   spec: SupersedeSpec,
   outcome: (event: StoredEvent) => T,
 ): PreparedCompaction<T> {
-  return { viewVersion: state.viewVersion, write: { kind: "supersede", spec }, committed: (e) => outcome(first(e)) };
+  return {
+    viewVersion: spec.basis?.viewVersion ?? state.viewVersion,
+    write: { kind: "supersede", spec: { ...spec, basis: spec.basis ?? { viewVersion: state.viewVersion } } },
+    committed: (e) => outcome(first(e)),
+  };
 }
 
 /** A "summarize" step: write a summary of the span, then commit it as one supersede. */
@@ -137,7 +160,7 @@ export async function prepareSummary(
   state: Readonly<SessionState>,
   step: SummaryStep,
 ): Promise<PreparedCompaction<SummaryStepOutcome>> {
-  const viewVersion = state.viewVersion;
+  const viewVersion = state.viewVersion; // read before the summary is awaited: the state may move meanwhile
   const failed = (failure: SummaryFailure, error: unknown, replacement?: Replacement) => ({
     viewVersion,
     write: { kind: "compaction-failed" as const, data: { ...failure, ...step.failure() } },
@@ -158,7 +181,8 @@ export async function prepareSummary(
   const replacement = step.replacement(result.text);
   const rejected = step.reject?.(replacement);
   if (rejected !== undefined) return failed({ reason: "other", detail: rejected }, undefined, replacement);
-  return preparedSupersede(state, step.spec(replacement, result), (event) => ({
+  const spec = step.spec(replacement, result);
+  return preparedSupersede(state, { ...spec, basis: spec.basis ?? { viewVersion } }, (event) => ({
     status: "compacted",
     event,
     replacement,

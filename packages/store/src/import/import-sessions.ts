@@ -115,6 +115,7 @@ export async function importSession(
   source: ImportedSession,
   target: ImportTarget,
 ): Promise<ImportedSessionResult> {
+  const { sessionId } = target;
   const contention = new Contention(runtime.contentionTimeoutMs);
   for (;;) {
     const attempt = await contention.planning(() => planSessionImport(runtime, source, target));
@@ -123,7 +124,7 @@ export async function importSession(
       return await attempt.append();
     } catch (error) {
       if (!(error instanceof ConcurrencyConflict)) throw error;
-      await contention.lost(error);
+      await contention.lost(sessionId, attempt.fromSeq, error.details.actual, error);
     }
   }
 }
@@ -133,7 +134,7 @@ async function planSessionImport(
   runtime: Palimpsest,
   source: ImportedSession,
   target: ImportTarget,
-): Promise<{ result: ImportedSessionResult; append?: () => Promise<ImportedSessionResult> }> {
+): Promise<{ result: ImportedSessionResult; fromSeq: number; append?: () => Promise<ImportedSessionResult> }> {
   const { sessionId, parentSessionId } = target;
   const result: ImportedSessionResult = {
     sessionId,
@@ -155,8 +156,8 @@ async function planSessionImport(
     (item) => !keys.has(messageKey(item.kind === "message" ? item.message.id : item.summary.id)),
   );
   const revised = target.revise === true ? revisedMessages(state, source.items) : [];
-  if (pending.length === 0 && revised.length === 0) return { result };
   const fromSeq = state.lastSeq;
+  if (pending.length === 0 && revised.length === 0) return { result, fromSeq };
   const counter = await precounted(await runtime.tokenCounter(encoding), pending, revised);
   const plan = planImport({ state, keys }, source, pending, counter, started, revised);
   const append = async () => {
@@ -169,7 +170,7 @@ async function planSessionImport(
     if (written.replayed) return result; // another process wrote exactly this a moment ago
     return { ...result, created: !existing, resumed: existing };
   };
-  return { result, append };
+  return { result, fromSeq, append };
 }
 
 /**

@@ -8,30 +8,32 @@ const FIRST_PAUSE_MS = 1;
 const LONGEST_PAUSE_MS = 10;
 
 /**
- * The one retry policy of every write through a Session: after a race lost to another writer, a pause
- * (exponential, jittered, so writers that collided do not collide again in step), then the caller re-reads
- * and decides again; bounded by time, not by a count of attempts that a busy session exhausts. The time a
- * write spends in its own planning (a summary being written) is not contention and does not count.
+ * The one retry policy of every write: after a race lost to another writer, a pause (growing, jittered,
+ * so writers that collided do not collide again in step), then the caller re-reads and decides again;
+ * bounded by time, not by a count of attempts that a busy session exhausts. The write's first plan (a
+ * summary being written before anything could be lost) does not count; everything after it does: each
+ * re-read, each plan made again, each pause.
  */
 export class Contention {
   readonly #timeoutMs: number;
   readonly #started = performance.now();
-  #planningMs = 0;
+  #firstPlanMs: number | undefined;
   #attempts = 1;
   #pause = FIRST_PAUSE_MS;
 
-  /** A write's contention budget, from now: `timeoutMs` of lost races and pauses. */
+  /** A write's contention budget, from now: `timeoutMs` beyond its first plan. */
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** Runs the write's own planning; its time is not spent from the budget. */
+  /** Runs a plan of the write; the first one's time is not spent from the budget. */
   async planning<T>(plan: () => T | Promise<T>): Promise<T> {
+    if (this.#firstPlanMs !== undefined) return plan();
     const start = performance.now();
     try {
       return await plan();
     } finally {
-      this.#planningMs += performance.now() - start;
+      this.#firstPlanMs = performance.now() - start;
     }
   }
 
@@ -41,30 +43,26 @@ export class Contention {
   }
 
   /**
-   * After a race lost with `conflict`: waits a jittered pause and returns, so the caller decides again;
-   * once the budget is spent, throws a `contention` ConcurrencyConflict (retryable) with `conflict` as its cause.
+   * After a race lost (`conflict`, or the log found moved past `expected` to `actual`): waits a jittered
+   * pause and returns, so the caller decides again; once the budget is spent, throws a `contention`
+   * ConcurrencyConflict (retryable) with what was lost as its cause.
    */
-  async lost(conflict: ConcurrencyConflict): Promise<void> {
+  async lost(sessionId: string, expected: number, actual: number, cause: unknown): Promise<void> {
     const spent = this.#spentMs();
     if (spent >= this.#timeoutMs) {
-      const { sessionId, subject, expected, actual } = conflict.details;
+      const subject = cause instanceof ConcurrencyConflict ? cause.details.subject : "stream-version";
       throw new ConcurrencyConflict(sessionId, subject, expected, actual, {
-        cause: conflict,
+        cause,
         contention: { attempts: this.#attempts, waitedMs: spent },
       });
     }
-    await this.pause();
-  }
-
-  /** Waits the next pause: growing, jittered, never past the budget. */
-  async pause(): Promise<void> {
     this.#attempts++;
-    const pause = Math.max(0, Math.min(this.#timeoutMs - this.#spentMs(), this.#pause * (0.5 + Math.random() / 2)));
+    const pause = Math.max(0, Math.min(this.#timeoutMs - spent, this.#pause * (0.5 + Math.random() / 2)));
     this.#pause = Math.min(LONGEST_PAUSE_MS, this.#pause * 2);
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
 
   #spentMs(): number {
-    return performance.now() - this.#started - this.#planningMs;
+    return performance.now() - this.#started - (this.#firstPlanMs ?? 0);
   }
 }

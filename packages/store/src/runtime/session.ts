@@ -318,30 +318,36 @@ export class Session {
           commands: [{ type: "hand-off", toSessionId, ...definedFields({ reason }), ...definedFields({ dropped }) }],
         };
       }
+      case "batch": {
+        const commands: SessionCommand[] = [];
+        for (const batched of write.writes) commands.push(...(await this.#decisionOf(batched, state)).commands);
+        return { commands };
+      }
     }
   }
 
   /**
-   * Decides `commands` on `state`: with `askKeys`, told which of their log keys the log already holds;
-   * without, on the state alone (every id the view does not hold taken as new, which the append's fresh
-   * keys then make the store check).
+   * Decides `commands` on the current state: with `askKeys`, told which of their log keys the log already
+   * holds; without, on the state alone (every id the view does not hold taken as new, which the append's
+   * fresh keys then make the store check).
    */
-  async #decide(state: SessionState, commands: readonly SessionCommand[], askKeys: boolean): Promise<DomainEvent[]> {
+  async #decide(commands: readonly SessionCommand[], askKeys: boolean): Promise<DomainEvent[]> {
     const keys = askKeys ? commands.flatMap(commandKeys) : [];
     const known = keys.length === 0 ? NO_KEYS : await this.#ctx.store.knownKeys(this.id, keys);
-    return decideSequence(state, commands, known);
+    return decideSequence(this.#state, commands, known);
   }
 
   /**
    * The one write loop of the session: asks `plan` for the commands on the current state, decides them
    * (told which of their ids the log already holds when a refusal may depend on it), appends the batch in
-   * one append (expected version: the state's last seq; a compaction also compare-and-set on the view
-   * version it was decided from) and folds. Another writer moving the session first is never the caller's
-   * problem: the state is re-read and the plan decided again, with jittered pauses, for the contention
-   * timeout (Contention). A refusal decided on a state the log has since moved past is decided again the
-   * same way. A keyed write the plan, the decider or the store refuses may be the retry of one already
-   * committed: then the log decides (see #replay). `idempotencyKey` is the key of a plan that always
-   * decides under it (a plan's own Decision may name one instead).
+   * one append (expected version: the last seq of the state it was planned and decided on; a compaction
+   * also compare-and-set on the view version it was decided from) and folds. Another writer moving the
+   * session first is never the caller's problem: the state is re-read and the plan made and decided again,
+   * with jittered pauses, for the contention timeout (Contention); a write planned on a state this handle
+   * moved past meanwhile is planned again too. A refusal decided on a state the log has since moved past
+   * is decided again the same way. A keyed write the plan, the decider or the store refuses may be the
+   * retry of one already committed: then the log decides (see #replay). `idempotencyKey` is the key of a
+   * plan that always decides under it (a plan's own Decision may name one instead).
    */
   async #commit(plan: DecisionPlan, idempotencyKey?: string): Promise<StoredEvent[]> {
     const contention = new Contention(this.#ctx.contentionTimeoutMs);
@@ -355,29 +361,31 @@ export class Session {
       try {
         decision = await contention.planning(() => plan(this.#state));
       } catch (error) {
-        if (await this.#movedSince(plannedAt, error, contention)) continue;
-        return this.#refused(error, plan, idempotencyKey);
+        const replayed = await this.#afterRefusal(error, plan, idempotencyKey, plannedAt, contention);
+        if (replayed === AGAIN) continue;
+        return replayed;
       }
-      // This handle folded more events while the plan was made (its own other writes): plan on them too.
-      if (this.#state.lastSeq !== plannedAt && !contention.spent) continue;
+      if (await this.#movedWhilePlanning(plannedAt, contention)) continue;
       if (decision === undefined || decision.commands.length === 0) return [];
       const key = decision.idempotencyKey ?? idempotencyKey;
       let events: DomainEvent[];
       try {
-        events = await this.#decide(this.#state, decision.commands, askKeys);
+        events = await this.#decide(decision.commands, askKeys);
       } catch (error) {
         if (!askKeys && historyMayExplain(error)) {
           askKeys = true;
           continue;
         }
-        if (await this.#movedSince(plannedAt, error, contention)) continue;
-        return this.#refused(error, plan, key);
+        const replayed = await this.#afterRefusal(error, plan, key, plannedAt, contention);
+        if (replayed === AGAIN) continue;
+        return replayed;
       }
+      if (await this.#movedWhilePlanning(plannedAt, contention)) continue;
       if (events.length === 0) return []; // nothing to record (a turn completed again)
       const viewVersion = events.find((e) => e.type === "messages.superseded")?.data.basis.viewVersion;
       try {
         const result = await this.#ctx.store.append(this.id, events, {
-          expectedVersion: this.#state.lastSeq === 0 ? "no-stream" : this.#state.lastSeq,
+          expectedVersion: plannedAt === 0 ? "no-stream" : plannedAt,
           ...definedFields({ idempotencyKey: key }),
           ...(viewVersion === undefined ? {} : { viewVersion: { expected: viewVersion } }),
           freshKeys: freshKeysOf(events),
@@ -394,30 +402,45 @@ export class Session {
         }
         if (!(error instanceof ConcurrencyConflict)) throw error;
         // Another writer moved the stream (or the view) first: this state is stale by definition.
-        await contention.lost(error);
+        await contention.lost(this.id, plannedAt, error.details.actual, error);
         await this.refresh();
       }
     }
   }
 
   /**
-   * After a refusal (by the plan or the decider): re-reads the log and says whether it moved since the plan was made (another
-   * process's commit, or this handle's own meanwhile). Then the refusal may be the stale state's, and the
-   * write is planned and decided again (within the contention budget); otherwise it stands.
+   * Whether this handle folded events (its own other writes) while a write was planned or decided: then
+   * it is planned again on them, never committed on a state it was not made from. Throws a `contention`
+   * conflict once the budget is spent.
    */
-  async #movedSince(plannedAt: number, error: unknown, contention: Contention): Promise<boolean> {
-    if (!STATE_DEPENDENT.some((code) => isPalimpsestError(error, code))) return false;
-    await this.refresh();
-    if (this.#state.lastSeq === plannedAt || contention.spent) return false;
-    await contention.pause();
+  async #movedWhilePlanning(plannedAt: number, contention: Contention): Promise<boolean> {
+    const now = this.#state.lastSeq;
+    if (now === plannedAt) return false;
+    await contention.lost(this.id, plannedAt, now, undefined);
     return true;
   }
 
-  /** A refused write: the original events when it is a keyed write the log already holds, else the refusal. */
-  async #refused(error: unknown, plan: DecisionPlan, idempotencyKey: string | undefined): Promise<StoredEvent[]> {
+  /**
+   * After the plan or the decider refused a write: the original events when it is a keyed write the log
+   * already holds (one indexed lookup); AGAIN when the log moved past the state the refusal was decided on
+   * (another process's commit, or this handle's own), so the refusal may be the stale state's and the write
+   * is planned and decided again (within the contention budget: spent, it is a `contention` conflict, not
+   * the stale refusal); otherwise the refusal stands and is thrown.
+   */
+  async #afterRefusal(
+    error: unknown,
+    plan: DecisionPlan,
+    idempotencyKey: string | undefined,
+    plannedAt: number,
+    contention: Contention,
+  ): Promise<StoredEvent[] | typeof AGAIN> {
     const replayed = idempotencyKey === undefined ? undefined : await this.#replay(plan, idempotencyKey);
-    if (replayed === undefined) throw error;
-    return replayed;
+    if (replayed !== undefined) return replayed;
+    if (!STATE_DEPENDENT.some((code) => isPalimpsestError(error, code))) throw error;
+    await this.refresh();
+    if (this.#state.lastSeq === plannedAt) throw error;
+    await contention.lost(this.id, plannedAt, this.#state.lastSeq, error);
+    return AGAIN;
   }
 
   /**
@@ -468,6 +491,9 @@ export class Session {
     await saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError);
   }
 }
+
+/** What #afterRefusal returns when the write is to be planned and decided again. */
+const AGAIN = Symbol("again");
 
 /** The refusals that may depend on the state they were decided on (a stale one is decided again). */
 const STATE_DEPENDENT = ["VALIDATION", "INVARIANT_VIOLATED", "CONCURRENCY_CONFLICT", "NOT_FOUND"] as const;
