@@ -77,3 +77,42 @@ export async function openInChromium(path: string): Promise<OpenedPage> {
     throw error;
   }
 }
+
+/**
+ * How many pixels of a screenshot of `selector` (as Chromium painted it) are each of `colours` (#rrggbb,
+ * each channel within 24): a line hidden under another one has none of its colour left.
+ */
+export async function colourPixels(page: Page, selector: string, colours: readonly string[]): Promise<number[]> {
+  const png = (await page.locator(selector).screenshot()).toString("base64");
+  // Runs in the page (this project compiles without the DOM's types): decode the PNG, count near pixels.
+  const count = `(async () => {
+    const image = new Image();
+    image.src = "data:image/png;base64,${png}";
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const context = canvas.getContext("2d");
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const targets = ${JSON.stringify(colours)}.map((c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)));
+    const counts = targets.map(() => 0);
+    for (let p = 0; p < pixels.length; p += 4) {
+      targets.forEach(([r, g, b], k) => {
+        if (Math.abs(pixels[p] - r) <= 24 && Math.abs(pixels[p + 1] - g) <= 24 && Math.abs(pixels[p + 2] - b) <= 24) counts[k] += 1;
+      });
+    }
+    return counts;
+  })()`;
+  return page.evaluate(count);
+}
+
+/** The text of every cell of the table captioned with `caption` (its header row first), as Chromium shows it. */
+export async function tableCells(page: Page, caption: string): Promise<string[][]> {
+  const table = page.locator("table", { has: page.locator("caption", { hasText: caption }) });
+  return table
+    .locator("tr")
+    .evaluateAll((rows) =>
+      rows.map((row) => [...row.querySelectorAll("th, td")].map((cell) => (cell.textContent ?? "").trim())),
+    );
+}

@@ -6,14 +6,14 @@ import { cacheRulesForProfile, compactRange, openPalimpsest } from "@palimpsest/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderReport } from "../../packages/cli/src/report-html/render-report.ts";
 import type { ReportData, ReportSeries } from "../../packages/cli/src/report-html/report-data.ts";
+import { seriesFigures } from "../../packages/cli/src/report-html/series-figures.ts";
 import { sessionSeries } from "../../packages/cli/src/report-html/session-series.ts";
 import { writeAtomically } from "../../packages/cli/src/write-atomically.ts";
 
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)> & 'quoted'`;
 
 function series(label: string, compactions: number, requests = 30): ReportSeries {
-  return {
-    label,
+  const points = {
     requests: Array.from({ length: requests }, (_, i) => ({
       x: i + 1,
       viewTokens: 1_000 + (i % 10) * 900,
@@ -29,8 +29,11 @@ function series(label: string, compactions: number, requests = 30): ReportSeries
       mode: i % 2 === 0 ? ("summary" as const) : ("micro" as const),
       tokensBefore: 9_000,
       tokensAfter: 1_000 + i,
+      promptBefore: 9_000,
+      promptAfter: 1_000 + i,
     })),
   };
+  return { label, ...points, figures: seriesFigures(points.requests, points.compactions) };
 }
 
 function data(all: ReportSeries[]): ReportData {
@@ -112,16 +115,18 @@ describe("sessionSeries", () => {
       await session.append({ role: "user", content: "again" }, { turnId: "t5" });
       await session.append({ role: "assistant", content: "done" }, { turnId: "t5" });
       const events = await palimpsest.store.readStream(session.id);
-      const out = sessionSeries(events, cacheRulesForProfile(ANTHROPIC_PROFILE), 10);
-      expect(out.requests.map((r) => r.x)).toEqual([11, 12, 13, 14, 15]);
+      const out = sessionSeries(events, cacheRulesForProfile(ANTHROPIC_PROFILE));
+      expect(out.requests.map((r) => r.x)).toEqual([1, 2, 3, 4, 5]);
       expect(out.requests[0]?.firstOfSession).toBe(true);
       expect(out.requests.map((r) => r.real?.promptTokens)).toEqual([100, undefined, 300, 400, undefined]);
       expect(out.requests[2]?.real?.cacheReadTokens).toBe(21);
       expect(out.compactions).toHaveLength(1);
-      expect(out.compactions[0]).toMatchObject({ x: 14.5, mode: "summary" });
+      expect(out.compactions[0]).toMatchObject({ x: 4.5, mode: "summary" });
       const [before, after] = [out.requests[3]?.viewTokens ?? 0, out.requests[4]?.viewTokens ?? 0];
       expect(after).toBeLessThan(before); // the compaction shrank the next prompt
       expect(out.requests[4]?.model.cacheBreak).toBe(true); // and broke the cached prefix
+      expect(out.figures).toMatchObject({ turns: 5, compactions: 1, peakPromptTokens: before });
+      expect(out.figures.cacheBreaks).toBe(out.requests.filter((r) => r.model.cacheBreak).length);
     } finally {
       await palimpsest.close();
     }

@@ -66,6 +66,7 @@ function run(estimates: CacheEstimate[], compactions: MeasuredCompaction[]): Ses
     externalId: "x",
     sessionId: "x",
     estimates,
+    realUsage: estimates.map(() => undefined),
     compactions,
     syncCompactions: [],
     summaryFailures: 0,

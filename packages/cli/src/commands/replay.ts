@@ -27,7 +27,7 @@ import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
-import { writeReport } from "../report-sources/write-report.ts";
+import { writeReport, writtenLine } from "../report-sources/write-report.ts";
 
 const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
 
@@ -56,7 +56,7 @@ interface ReplayFlags {
  * each). `--micro` turns micro passes on in every run; with it, `--policy` names the backstop (default none).
  * `--precompact` runs background pre-compaction in every run with a batch policy: hits, misses by reason,
  * each batch compaction's synchronous ms (marked when it was a hit), time saved and wasted background work.
- * `--html <file>` writes the comparison as a self-contained HTML report instead of printing the table.
+ * `--html <file>` also writes the comparison as a self-contained HTML report and prints where (`--json`: only that).
  * The cache model calibrates itself on the transcript's usage; `--fixed-prefix-tokens` and `--cache-ttl`
  * stand in where the usage does not tell, `--model` prices the agent's requests and `--summarizer-model`
  * the summarizer's calls (default: the agent's model).
@@ -87,7 +87,7 @@ export function registerReplay(program: Command, io: CliIo): void {
       ),
     )
     .option("--main-only", "replay only the main sessions, not subagent threads")
-    .option("--html <file>", "write the comparison as a self-contained HTML report to <file>")
+    .option("--html <file>", "also write the comparison as a self-contained HTML report to <file>")
     .addOption(
       integerOption(
         "--fixed-prefix-tokens <tokens>",
@@ -140,7 +140,8 @@ export function registerReplay(program: Command, io: CliIo): void {
       };
       if (opts.html !== undefined) {
         const { replay, series } = await replayWithSeries(sessions, options, policies);
-        return writeReport(io, global, resolve(io.cwd, opts.html), replayReportData(basename(file), replay, series));
+        const written = await writeReport(resolve(io.cwd, opts.html), replayReportData(basename(file), replay, series));
+        return emit(io, global, written, (w) => `${render(replay)}\n\n${writtenLine(w)}`);
       }
       const replay = await replayTranscript(sessions, { ...options, policies });
       const rows = replay.policies.map((p) => ({

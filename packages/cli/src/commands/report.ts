@@ -10,12 +10,12 @@ import {
   telemetryFromLog,
   ValidationError,
 } from "@palimpsest/core";
-import { sessionThreshold } from "@palimpsest/store";
+import { type Palimpsest, sessionThreshold } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { sessionReportData } from "../report-sources/session-report-data.ts";
-import { writeReport } from "../report-sources/write-report.ts";
+import { writeReport, writtenLine } from "../report-sources/write-report.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 
 interface ReportFlags {
@@ -30,7 +30,7 @@ type ReportOutput = TelemetryReport & { skippedLines: number };
 /**
  * `report <telemetry.jsonl | session…>`: aggregates compaction telemetry read from JSON-lines files or
  * projected from sessions' logs (skipped passes never reach a log, so only files count them). With
- * `--html <file>`, writes the sessions' HTML report instead (prompt tokens per request, compactions, cache).
+ * `--html <file>`, also writes the sessions' HTML report (prompt tokens per request, compactions, cache).
  */
 export function registerReport(program: Command, io: CliIo): void {
   program
@@ -38,10 +38,10 @@ export function registerReport(program: Command, io: CliIo): void {
     .description("aggregate compaction telemetry from .jsonl files or session ids/prefixes")
     .option("--by-session", "add a row per session")
     .option("--skip-invalid", "count and skip malformed telemetry lines instead of failing")
-    .option("--html <file>", "write a self-contained HTML report of the sessions to <file>")
+    .option("--html <file>", "also write a self-contained HTML report of the sessions to <file>")
     .action(async (sources: string[], flags: ReportFlags) => {
       const global = program.opts<GlobalOptions>();
-      if (flags.html !== undefined) return htmlReport(io, global, sources, flags.html);
+      if (flags.html !== undefined) return htmlReport(io, global, sources, flags.html, flags.bySession === true);
       const lines: TelemetryLine[] = [];
       const sessions: string[] = [];
       let skippedLines = 0;
@@ -58,7 +58,8 @@ export function registerReport(program: Command, io: CliIo): void {
         lines.push(...parsed.lines);
         skippedLines += parsed.skipped;
       }
-      if (sessions.length > 0) lines.push(...(await projectSessions(io, global, sessions)));
+      if (sessions.length > 0)
+        lines.push(...(await withRuntime(global, io, (runtime) => sessionTelemetry(runtime, sessions))));
       const report: ReportOutput = {
         ...aggregateTelemetry(lines, { bySession: flags.bySession === true }),
         skippedLines,
@@ -67,16 +68,30 @@ export function registerReport(program: Command, io: CliIo): void {
     });
 }
 
-/** `report --html <file> <session…>`: the HTML report of stored sessions (telemetry files have no per-request data). */
-async function htmlReport(io: CliIo, global: GlobalOptions, sources: readonly string[], path: string): Promise<void> {
+/**
+ * `report --html <file> <session…>`: prints the sessions' telemetry table as `report <session…>` does and writes
+ * their HTML report (telemetry files have no per-request data); `--json` prints only where it went.
+ */
+async function htmlReport(
+  io: CliIo,
+  global: GlobalOptions,
+  sources: readonly string[],
+  path: string,
+  bySession: boolean,
+): Promise<void> {
   const files = [];
   for (const source of sources)
     if (source.endsWith(".jsonl") || (await isFile(resolve(io.cwd, source)))) files.push(source);
   if (files.length > 0) {
     throw new ValidationError("report --html takes session ids or prefixes, not telemetry files", files);
   }
-  const data = await withRuntime(global, io, (runtime) => sessionReportData(runtime, sources));
-  await writeReport(io, global, resolve(io.cwd, path), data);
+  const { data, lines } = await withRuntime(global, io, async (runtime) => ({
+    data: await sessionReportData(runtime, sources),
+    lines: await sessionTelemetry(runtime, sources),
+  }));
+  const written = await writeReport(resolve(io.cwd, path), data);
+  const report: ReportOutput = { ...aggregateTelemetry(lines, { bySession }), skippedLines: 0 };
+  emit(io, global, written, (w) => `${render(report)}\n\n${writtenLine(w)}`);
 }
 
 async function isFile(path: string): Promise<boolean> {
@@ -86,16 +101,15 @@ async function isFile(path: string): Promise<boolean> {
   );
 }
 
-async function projectSessions(io: CliIo, global: GlobalOptions, ids: readonly string[]): Promise<TelemetryLine[]> {
-  return withRuntime(global, io, async (runtime) => {
-    const lines: TelemetryLine[] = [];
-    for (const id of ids) {
-      const session = await resumeByPrefix(runtime, id);
-      const events = await runtime.store.readStream(session.id);
-      lines.push(...telemetryFromLog(events, { threshold: sessionThreshold(session) }));
-    }
-    return lines;
-  });
+/** The telemetry projected from the logs of the sessions `ids` names (ids, names or prefixes). */
+async function sessionTelemetry(runtime: Palimpsest, ids: readonly string[]): Promise<TelemetryLine[]> {
+  const lines: TelemetryLine[] = [];
+  for (const id of ids) {
+    const session = await resumeByPrefix(runtime, id);
+    const events = await runtime.store.readStream(session.id);
+    lines.push(...telemetryFromLog(events, { threshold: sessionThreshold(session) }));
+  }
+  return lines;
 }
 
 function render(report: ReportOutput): string {

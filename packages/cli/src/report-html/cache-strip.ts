@@ -42,16 +42,6 @@ export function cacheStrip(series: ReportSeries): string {
   ].join("");
 }
 
-/** Counts of one series' requests by cache outcome, for the strip's caption. */
-export function cacheCounts(series: ReportSeries): { realHits: number; realKnown: number; modelBreaks: number } {
-  const known = series.requests.filter((r) => r.real !== undefined);
-  return {
-    realHits: known.filter((r) => (r.real?.cacheReadTokens ?? 0) > 0).length,
-    realKnown: known.length,
-    modelBreaks: series.requests.filter((r) => r.model.cacheBreak).length,
-  };
-}
-
 function runsOf(states: readonly CacheState[]): { state: CacheState; start: number; length: number }[] {
   const runs: { state: CacheState; start: number; length: number }[] = [];
   for (const [i, state] of states.entries()) {

@@ -1,7 +1,7 @@
 import { linearScale, type Scale, shortNumber, ticks } from "./chart-scale.ts";
 import { escapeHtml } from "./escape-html.ts";
+import { type LineStyle, lineStyles, type RealUsageLine, realUsageLines } from "./line-styles.ts";
 import type { CompactionPoint, ReportSeries } from "./report-data.ts";
-import { REAL_USAGE_COLOR, seriesColor } from "./series-colors.ts";
 
 const WIDTH = 960;
 const HEIGHT = 380;
@@ -9,17 +9,19 @@ const M = { left: 72, right: 16, top: 16, bottom: 48 };
 
 /**
  * The prompt-token chart as inline SVG: x = request, y = prompt tokens, one line per series (dropping at
- * each compaction), the provider's
- * real prompt tokens dashed (from the first series that has them), and exactly one `.compaction-mark` per compaction.
+ * each compaction, styled by lineStyles so coinciding series stay visible), the provider's real prompt tokens
+ * dashed (one line per distinct usage: each session's own, once for a replay's policies, which share theirs),
+ * and exactly one `.compaction-mark` per compaction.
  */
 export function promptChart(series: readonly ReportSeries[]): string {
-  const real = series.find((s) => s.requests.some((r) => r.real !== undefined));
+  const styled = lineStyles(series);
+  const real = realUsageLines(series);
   const maxX = Math.max(1, ...series.flatMap((s) => s.requests.map((r) => r.x)));
   const maxY = Math.max(
     1,
     ...series.flatMap((s) => [
       ...s.requests.map((r) => Math.max(r.viewTokens, r.real?.promptTokens ?? 0)),
-      ...s.compactions.map((c) => c.tokensBefore),
+      ...s.compactions.map((c) => c.promptBefore),
     ]),
   );
   const yTicks = ticks(maxY, 6);
@@ -28,15 +30,15 @@ export function promptChart(series: readonly ReportSeries[]): string {
   const marks = series.reduce((n, s) => n + s.compactions.length, 0);
   const desc =
     `Prompt tokens per provider request for ${series.map((s) => s.label).join(", ")}` +
-    `${real === undefined ? "" : ", with the provider's real prompt tokens dashed"}; ${marks} compactions marked.`;
+    `${real.length === 0 ? "" : ", with the provider's real prompt tokens dashed"}; ${marks} compactions marked.`;
   return [
     `<svg class="prompt-chart" role="img" aria-labelledby="chart-title chart-desc" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" xmlns="http://www.w3.org/2000/svg">`,
     `<title id="chart-title">Prompt tokens per request</title>`,
     `<desc id="chart-desc">${escapeHtml(desc)}</desc>`,
     axes(x, y, ticks(maxX, 10), yTicks),
-    real === undefined ? "" : realLine(real, x, y),
-    ...series.map((s, i) => viewLine(s, i, x, y)),
-    ...series.map((s, i) => s.compactions.map((c) => compactionMark(s.label, c, i, x, y)).join("")),
+    ...real.map((r) => realLine(r, x, y)),
+    ...styled.map(({ series: s, style }) => viewLine(s, style, x, y)),
+    ...styled.map(({ series: s, style }) => s.compactions.map((c) => compactionMark(s.label, c, style, x, y)).join("")),
     "</svg>",
   ].join("\n");
 }
@@ -72,22 +74,27 @@ function axes(x: Scale, y: Scale, xTicks: readonly number[], yTicks: readonly nu
  * The view's tokens at each request, with each compaction drawn where it ran: up to its tokens before, straight
  * down to its tokens after (the sawtooth), then on to the next request. A new session starts a new line.
  */
-function viewLine(s: ReportSeries, index: number, x: Scale, y: Scale): string {
+function viewLine(s: ReportSeries, style: LineStyle, x: Scale, y: Scale): string {
   const steps = [
     ...s.requests.map((r) => ({ x: r.x, d: `${r.firstOfSession === true ? "M" : "L"}${x(r.x)} ${y(r.viewTokens)}` })),
-    ...s.compactions.map((c) => ({ x: c.x, d: `L${x(c.x)} ${y(c.tokensBefore)}L${x(c.x)} ${y(c.tokensAfter)}` })),
+    ...s.compactions.map((c) => ({ x: c.x, d: `L${x(c.x)} ${y(c.promptBefore)}L${x(c.x)} ${y(c.promptAfter)}` })),
   ].sort((a, b) => a.x - b.x);
   const d = steps.map((step) => step.d).join("");
   if (d === "") return "";
   const path = d.startsWith("M") ? d : `M${d.slice(1)}`;
-  return `<path class="series-line" data-series="${escapeHtml(s.label)}" d="${path}" stroke="${seriesColor(index)}"><title>${escapeHtml(s.label)}: view tokens</title></path>`;
+  const same = style.coincidesWith;
+  const title = `${s.label}: prompt tokens${same.length === 0 ? "" : ` (the same line as ${same.join(", ")})`}`;
+  return (
+    `<path class="series-line" data-series="${escapeHtml(s.label)}" d="${path}" stroke="${style.color}"` +
+    ` stroke-width="${style.width}"${style.dash ? ` stroke-dasharray="${style.dash}"` : ""}><title>${escapeHtml(title)}</title></path>`
+  );
 }
 
 /** The real prompt tokens where the log has them; a request without usage breaks the line. */
-function realLine(s: ReportSeries, x: Scale, y: Scale): string {
+function realLine(line: RealUsageLine, x: Scale, y: Scale): string {
   let d = "";
   let open = false;
-  for (const r of s.requests) {
+  for (const r of line.requests) {
     if (r.real === undefined) {
       open = false;
       continue;
@@ -95,13 +102,14 @@ function realLine(s: ReportSeries, x: Scale, y: Scale): string {
     d += `${open && r.firstOfSession !== true ? "L" : "M"}${x(r.x)} ${y(r.real.promptTokens)}`;
     open = true;
   }
-  return `<path class="real-line" d="${d}" stroke="${REAL_USAGE_COLOR}"><title>provider's real prompt tokens</title></path>`;
+  const labels = escapeHtml(line.labels.join(", "));
+  return `<path class="real-line" data-series="${labels}" d="${d}" stroke="${line.color}"><title>${labels}: provider's real prompt tokens</title></path>`;
 }
 
-function compactionMark(label: string, c: CompactionPoint, index: number, x: Scale, y: Scale): string {
+function compactionMark(label: string, c: CompactionPoint, style: LineStyle, x: Scale, y: Scale): string {
   const tip = `${label}: ${c.mode} compaction after request ${c.x - 0.5}, ${c.tokensBefore} → ${c.tokensAfter} tokens (reclaimed ${c.tokensBefore - c.tokensAfter})`;
   return (
-    `<circle class="compaction-mark" data-policy="${escapeHtml(label)}" data-mode="${escapeHtml(c.mode)}" data-seq="${c.seq}"` +
-    ` cx="${x(c.x)}" cy="${y(c.tokensBefore)}" r="4.5" fill="${seriesColor(index)}"><title>${escapeHtml(tip)}</title></circle>`
+    `<circle class="compaction-mark" data-policy="${escapeHtml(label)}" data-mode="${escapeHtml(c.mode)}"${c.seq === undefined ? "" : ` data-seq="${c.seq}"`}` +
+    ` cx="${x(c.x)}" cy="${y(c.promptBefore)}" r="${style.markRadius}" fill="${style.color}"><title>${escapeHtml(tip)}</title></circle>`
   );
 }

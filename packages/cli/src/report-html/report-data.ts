@@ -6,7 +6,10 @@ export interface RequestPoint {
   x: number;
   /** Set on the first request of each session: a line does not join it to the previous session's last. */
   firstOfSession?: true;
-  /** Tokens of the active view sent with this request. */
+  /**
+   * The prompt of this request as the cache model counts it: the active view's tokens (a stored session), or
+   * the provider's tokens with the fixed prefix (a replay, calibrated on the transcript's usage).
+   */
   viewTokens: number;
   /** What the cache model estimates for this request under the profile's rules. */
   model: { cachedTokens: number; cacheWriteTokens: number; cacheBreak: boolean };
@@ -18,11 +21,34 @@ export interface RequestPoint {
 export interface CompactionPoint {
   /** Requests before it + 0.5: it ran after request `x - 0.5` and shaped the next one. */
   x: number;
-  /** Seq of its supersede event in its session's log. */
-  seq: number;
+  /** Seq of its supersede event in its session's log (a stored session's; a replay's have none). */
+  seq?: number;
   mode: CompactionMode;
+  /** The view's tokens before and after it, as the compaction counted them (what the tables show). */
   tokensBefore: number;
   tokensAfter: number;
+  /** The same two in the units of the requests' viewTokens, where the chart draws its drop. */
+  promptBefore: number;
+  promptAfter: number;
+}
+
+/**
+ * The figures of one series that the overview, the cache strips and the tables show, computed once by the
+ * report's source (a replay's are its policy's metrics, as `replay` prints them).
+ */
+export interface SeriesFigures {
+  /** Provider requests (what `replay` calls turns). */
+  turns: number;
+  compactions: number;
+  /** Sum of tokensBefore − tokensAfter over the compactions. */
+  tokensReclaimed: number;
+  /** The largest prompt of any request, in the units of viewTokens. */
+  peakPromptTokens: number;
+  /** Requests whose cached prefix the cache model found broken. */
+  cacheBreaks: number;
+  /** Tokens the cache model read from the cache and wrote to it, over every request. */
+  cachedTokens: number;
+  cacheWriteTokens: number;
 }
 
 /** One line of the chart: a session, or one policy's replay run over every session of a transcript. */
@@ -30,6 +56,7 @@ export interface ReportSeries {
   label: string;
   requests: RequestPoint[];
   compactions: CompactionPoint[];
+  figures: SeriesFigures;
 }
 
 /** A plain table of the report, with its caption and header row. */

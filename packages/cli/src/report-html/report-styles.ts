@@ -6,12 +6,14 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8p
 svg { display: block; max-width: 100%; height: auto; }
 .grid { stroke: #e6e6e6; } .axis { stroke: #444; }
 .tick { font-size: 11px; fill: #444; } .axis-label { font-size: 12px; fill: #222; }
-.series-line, .real-line { fill: none; stroke-width: 1.6; stroke-linejoin: round; }
+.series-line, .real-line { fill: none; stroke-linejoin: round; }
 .real-line { stroke-dasharray: 5 4; stroke-width: 1.3; }
 .compaction-mark { stroke: #fff; stroke-width: 1.5; }
+.legend li { white-space: nowrap; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 18px; margin: 6px 0 0; padding: 0; list-style: none; font-size: 13px; }
 .swatch { display: inline-block; width: 18px; height: 3px; vertical-align: middle; margin-right: 6px; }
-.swatch.dashed { background: repeating-linear-gradient(90deg, #7f7f7f 0 5px, transparent 5px 9px); }
+.swatch-line { display: inline-block; vertical-align: middle; margin-right: 6px; }
+.coincide-note { font-style: italic; }
 .swatch.dot { width: 9px; height: 9px; border-radius: 50%; background: #555; }
 .cache-hit { fill: #2a9d55; } .cache-miss { fill: #c9c9c9; } .cache-break { fill: #d62828; } .cache-unknown { fill: #f1f1f1; }
 table.data { border-collapse: collapse; margin: 8px 0 4px; font-size: 13px; }

@@ -9,20 +9,18 @@ import {
   stepCache,
 } from "@palimpsest/core";
 import { promptMessages } from "@palimpsest/store";
-import type { CompactionPoint, RequestPoint } from "./report-data.ts";
+import type { CompactionPoint, ReportSeries, RequestPoint } from "./report-data.ts";
+import { seriesFigures } from "./series-figures.ts";
 
-/** The requests and compactions of one session's log, numbered from `offset + 1`. */
-export interface SessionSeries {
-  requests: RequestPoint[];
-  compactions: CompactionPoint[];
-}
+/** The requests, compactions and figures of one session's log, requests numbered from 1. */
+export type SessionSeries = Omit<ReportSeries, "label">;
 
 /**
  * Folds one session's log into report points. Each assistant message is a provider request whose prompt is
  * the view just before it (as replay counts them), run through the cache model with `rules`; a turn's real
  * usage goes to its last request; every supersede but an insertion trim is a compaction.
  */
-export function sessionSeries(events: Iterable<StoredEvent>, rules: CacheRules, offset = 0): SessionSeries {
+export function sessionSeries(events: Iterable<StoredEvent>, rules: CacheRules): SessionSeries {
   const requests: RequestPoint[] = [];
   const compactions: CompactionPoint[] = [];
   let state: SessionState | undefined;
@@ -38,7 +36,7 @@ export function sessionSeries(events: Iterable<StoredEvent>, rules: CacheRules, 
       cache = step.state;
       const { promptTokens, cachedTokens, cacheWriteTokens, cacheBreak } = step.estimate;
       requests.push({
-        x: offset + requests.length + 1,
+        x: requests.length + 1,
         viewTokens: promptTokens,
         model: { cachedTokens, cacheWriteTokens, cacheBreak },
         ...(requests.length === 0 ? { firstOfSession: true as const } : {}),
@@ -56,14 +54,16 @@ export function sessionSeries(events: Iterable<StoredEvent>, rules: CacheRules, 
     } else if (event.type === "messages.superseded" && event.data.mode !== "trim") {
       const { mode, stats } = event.data;
       compactions.push({
-        x: offset + requests.length + 0.5,
+        x: requests.length + 0.5,
         seq: event.seq,
         mode,
         tokensBefore: stats.tokensBefore,
         tokensAfter: stats.tokensAfter,
+        promptBefore: stats.tokensBefore,
+        promptAfter: stats.tokensAfter,
       });
     }
     evolve(state, event);
   }
-  return { requests, compactions };
+  return { requests, compactions, figures: seriesFigures(requests, compactions) };
 }

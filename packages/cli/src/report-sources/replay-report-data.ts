@@ -1,85 +1,96 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { CacheRules, ImportedSession, UsageComparison } from "@palimpsest/core";
+import type { ImportedSession, UsageComparison } from "@palimpsest/core";
 import {
-  cacheRulesForProfile,
-  openPalimpsest,
+  type PolicyReplay,
+  providerWindow,
   type ReplayOptions,
   type ReplayRunName,
   replayTranscript,
-  resolveProfile,
+  type SessionReplay,
   type TranscriptReplay,
 } from "@palimpsest/store";
 import { fidelityTable } from "../fidelity-table.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
-import type { ReportData, ReportSeries, ReportTable } from "../report-html/report-data.ts";
-import { sessionSeries } from "../report-html/session-series.ts";
+import type { ReportData, ReportSeries, ReportTable, SeriesFigures } from "../report-html/report-data.ts";
 
 /**
- * Replays a transcript like `replay` does, one run per policy, each into its own throwaway SQLite file so
- * its sessions' logs can be read back afterwards; returns the replay and one report series per policy.
+ * Replays a transcript like `replay` does and returns the replay with one report series per policy, built
+ * from the same run: each request's cache estimate and each compaction the policy's metrics were counted from.
  */
 export async function replayWithSeries(
   sessions: readonly ImportedSession[],
-  options: Omit<ReplayOptions, "url" | "policies">,
+  options: Omit<ReplayOptions, "policies">,
   policies: readonly ReplayRunName[],
 ): Promise<{ replay: TranscriptReplay; series: ReportSeries[] }> {
-  const rules = cacheRulesForProfile(
-    resolveProfile(options.profile === undefined ? {} : { profile: options.profile }, undefined),
+  const runs: SessionReplay[] = [];
+  const replay = await replayTranscript(sessions, {
+    ...options,
+    policies,
+    onSessionReplayed: (run) => runs.push(run),
+  });
+  // Each policy replays every session in order: its runs are the next sessions.length of them.
+  const series = replay.policies.map((p, i) =>
+    replaySeries(p, runs.slice(i * sessions.length, (i + 1) * sessions.length)),
   );
-  const order = sessions.map((s) => s.externalId);
-  const replay: TranscriptReplay = {
-    policies: [],
-    usageComparison: null,
-    cacheModel: [],
-    models: { agent: null, summarizer: null },
-  };
-  const series: ReportSeries[] = [];
-  for (const policy of policies) {
-    const dir = await mkdtemp(join(tmpdir(), "palimpsest-report-"));
-    try {
-      const url = join(dir, "replay.db");
-      const run = await replayTranscript(sessions, { ...options, policies: [policy], url });
-      replay.policies.push(...run.policies);
-      replay.usageComparison = run.usageComparison;
-      replay.cacheModel = run.cacheModel;
-      replay.models = run.models;
-      series.push({ label: policy, ...(await seriesFromStore(url, rules, order)) });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }
   return { replay, series };
 }
 
-/** The requests and compactions of every replay session in a store, in the transcript's session order. */
-async function seriesFromStore(
-  url: string,
-  rules: CacheRules,
-  order: readonly string[],
-): Promise<Omit<ReportSeries, "label">> {
-  const runtime = await openPalimpsest({ url });
-  try {
-    const streams = await Promise.all(
-      (await runtime.store.listSessions()).map((s) => runtime.store.readStream(s.sessionId)),
-    );
-    const rank = (events: (typeof streams)[number]): number => {
-      const first = events[0];
-      const id = first?.type === "session.started" ? first.data.source?.externalId : undefined;
-      return id === undefined ? order.length : order.indexOf(id);
-    };
-    streams.sort((a, b) => rank(a) - rank(b));
-    const out: Omit<ReportSeries, "label"> = { requests: [], compactions: [] };
-    for (const events of streams) {
-      const one = sessionSeries(events, rules, out.requests.length);
-      out.requests.push(...one.requests);
-      out.compactions.push(...one.compactions);
+/**
+ * One policy's series: its sessions' requests one after the other on one x axis, each at its cache estimate
+ * (provider tokens, fixed prefix included), each compaction's drop converted to the same units, and the
+ * policy's own metrics as the figures.
+ */
+function replaySeries(policy: PolicyReplay, runs: readonly SessionReplay[]): ReportSeries {
+  const series: ReportSeries = { label: policy.policy, requests: [], compactions: [], figures: policyFigures(policy) };
+  for (const run of runs) {
+    const offset = series.requests.length;
+    for (const [i, estimate] of run.estimates.entries()) {
+      const usage = run.realUsage[i];
+      series.requests.push({
+        x: offset + i + 1,
+        viewTokens: estimate.promptTokens,
+        model: {
+          cachedTokens: estimate.cachedTokens,
+          cacheWriteTokens: estimate.cacheWriteTokens,
+          cacheBreak: estimate.cacheBreak,
+        },
+        ...(i === 0 ? { firstOfSession: true as const } : {}),
+        ...(usage?.promptTokens === undefined
+          ? {}
+          : {
+              real: {
+                promptTokens: usage.promptTokens,
+                cacheReadTokens: usage.cacheReadTokens ?? 0,
+                cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+              },
+            }),
+      });
     }
-    return out;
-  } finally {
-    await runtime.close();
+    for (const c of run.compactions) {
+      series.compactions.push({
+        // It ran after request requestIndex + 1 (1-based) and shaped the next one.
+        x: offset + c.requestIndex + 1.5,
+        mode: c.kind,
+        tokensBefore: c.tokensBefore,
+        tokensAfter: c.tokensAfter,
+        promptBefore: providerWindow(c.tokensBefore, run.cacheModel),
+        promptAfter: providerWindow(c.tokensAfter, run.cacheModel),
+      });
+    }
   }
+  return series;
+}
+
+/** A policy's figures as `replay` prints them: the same numbers in the overview, the strips and the tables. */
+function policyFigures(p: PolicyReplay): SeriesFigures {
+  return {
+    turns: p.turns,
+    compactions: p.compressionEvents,
+    tokensReclaimed: p.tokensReclaimed,
+    peakPromptTokens: p.peakPromptTokens,
+    cacheBreaks: p.cacheBreaks,
+    cachedTokens: p.cachedTokens,
+    cacheWriteTokens: p.cacheWriteTokens,
+  };
 }
 
 /** The report of a replay comparison: a series per policy, the metrics table `replay` prints, and the usage check. */

@@ -1,5 +1,6 @@
 import { cacheRulesForProfile, type Palimpsest, resolveProfile, sessionThreshold } from "@palimpsest/store";
 import type { ReportData, ReportSeries, ReportTable } from "../report-html/report-data.ts";
+import { providerUsage } from "../report-html/series-figures.ts";
 import { sessionSeries } from "../report-html/session-series.ts";
 import { resumeByPrefix } from "../runtime.ts";
 
@@ -31,27 +32,18 @@ export async function sessionReportData(runtime: Palimpsest, ids: readonly strin
 /** Per session: the cache model's hits, reads, writes and breaks beside the provider's reported figures. */
 function cacheTable(series: readonly ReportSeries[]): ReportTable {
   const rows = series.flatMap((s) => {
-    const known = s.requests.flatMap((r) => (r.real === undefined ? [] : [r.real]));
-    const sum = (ns: number[]): number => ns.reduce((a, b) => a + b, 0);
+    const usage = providerUsage(s);
     return [
       [
         s.label,
         "cache model",
-        s.requests.length,
+        s.figures.turns,
         s.requests.filter((r) => r.model.cachedTokens > 0).length,
-        sum(s.requests.map((r) => r.model.cachedTokens)),
-        sum(s.requests.map((r) => r.model.cacheWriteTokens)),
-        s.requests.filter((r) => r.model.cacheBreak).length,
+        s.figures.cachedTokens,
+        s.figures.cacheWriteTokens,
+        s.figures.cacheBreaks,
       ],
-      [
-        s.label,
-        "provider usage",
-        known.length,
-        known.filter((r) => r.cacheReadTokens > 0).length,
-        sum(known.map((r) => r.cacheReadTokens)),
-        sum(known.map((r) => r.cacheWriteTokens)),
-        "-",
-      ],
+      [s.label, "provider usage", usage.requests, usage.cacheHits, usage.cacheReadTokens, usage.cacheWriteTokens, "-"],
     ];
   });
   return {

@@ -44,6 +44,7 @@ export class ReplayMetricsAccumulator {
     const pruneEvents = events.length - summaryEvents;
     const auxInputTokens = sum(events.map((c) => c.auxInputTokens));
     const auxOutputTokens = sum(events.map((c) => c.auxOutputTokens));
+    const tokensReclaimed = sum(events.map((c) => c.tokensBefore - c.tokensAfter));
     const gaps = events.slice(1).map((c, i) => c.requestIndex - (events[i]?.requestIndex ?? 0));
     return {
       policy: this.policy,
@@ -54,7 +55,8 @@ export class ReplayMetricsAccumulator {
       compressionEventsPer100Turns: this.turns === 0 ? 0 : (events.length * 100) / this.turns,
       avgTurnsBetweenCompressions: mean(gaps),
       auxSummaryCalls: summaryEvents,
-      avgTokensReclaimedPerEvent: mean(events.map((c) => c.tokensBefore - c.tokensAfter)),
+      tokensReclaimed,
+      avgTokensReclaimedPerEvent: events.length === 0 ? null : tokensReclaimed / events.length,
       totalPromptPlusAuxTokens: this.promptTokens + auxInputTokens + auxOutputTokens,
       auxInputTokens,
       auxOutputTokens,

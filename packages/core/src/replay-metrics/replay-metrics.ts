@@ -15,7 +15,9 @@ export interface ReplayMetrics {
   avgTurnsBetweenCompressions: number | null;
   /** Summarizer calls (one per summary compaction). */
   auxSummaryCalls: number;
-  /** Mean of tokensBefore − tokensAfter over compactions; null with none. */
+  /** Sum of tokensBefore − tokensAfter over compactions (what every report of the run shows as tokens reclaimed). */
+  tokensReclaimed: number;
+  /** tokensReclaimed per compaction; null with none. */
   avgTokensReclaimedPerEvent: number | null;
   /** Prompt tokens of every request plus summarizer input and output tokens. */
   totalPromptPlusAuxTokens: number;

@@ -62,7 +62,8 @@ describe("ReplayMetricsAccumulator", () => {
       compressionEventsPer100Turns: 75, // 3 / 4 × 100
       avgTurnsBetweenCompressions: 1.5, // gaps 1 and 2
       auxSummaryCalls: 1,
-      avgTokensReclaimedPerEvent: 450, // (300 + 450 + 600) / 3
+      tokensReclaimed: 1350, // 300 + 450 + 600
+      avgTokensReclaimedPerEvent: 450, // 1350 / 3
       totalPromptPlusAuxTokens: 4950, // 1000 + 1200 + 800 + 900 + 900 + 150
       auxInputTokens: 900,
       auxOutputTokens: 150,
@@ -85,6 +86,7 @@ describe("ReplayMetricsAccumulator", () => {
       turns: 0,
       compressionEventsPer100Turns: 0,
       avgTurnsBetweenCompressions: null,
+      tokensReclaimed: 0,
       avgTokensReclaimedPerEvent: null,
       pruneOnlyToFullRatio: null,
       earliestChangedIndex: [],

@@ -10,6 +10,7 @@ import {
   type PromptMessage,
   type ProviderProfile,
   type RequestRecall,
+  type Usage,
   type UsageFigures,
   usageFigures,
   ValidationError,
@@ -64,6 +65,8 @@ export interface SessionReplay {
   sessionId: string;
   /** The cache estimate of every provider request, in order. */
   estimates: CacheEstimate[];
+  /** The provider's usage of every request as the source has it (undefined where it has none), in order. */
+  realUsage: (Usage | undefined)[];
   /** Every committed compaction in order, batch and micro. */
   compactions: MeasuredCompaction[];
   /** Each request's recall: what its prompt held of what the conversation had held so far. */
@@ -131,6 +134,7 @@ export async function replaySession(
     externalId: source.externalId,
     sessionId: session.id,
     estimates: [],
+    realUsage: [],
     compactions: [],
     syncCompactions: [],
     summaryFailures: 0,
@@ -190,6 +194,7 @@ export async function replaySession(
     const request = { index: requestIndex, model, atMs: nowMs, outputTokens };
     const estimate = cache.step({ ...request, messages: prompt });
     result.estimates.push(estimate);
+    result.realUsage.push(usage);
     result.floorCost += floor.step({ ...request, messages: baselinePrompt.slice(sent) }).cost;
     sent = baselinePrompt.length;
     if (estimate.promptTokens > contextWindow) result.overflowTurns += 1;

@@ -56,6 +56,8 @@ export interface ReplayOptions extends CacheModelOptions {
   precompact?: boolean;
   onProgress?: (progress: ReplayProgress) => void;
   onCompaction?: (session: Session, compaction: ReplayCompaction, policy: ReplayRunName) => void | Promise<void>;
+  /** Called with each source session's replay under each run, in order (e.g. to chart its requests). */
+  onSessionReplayed?: (run: SessionReplay, policy: ReplayRunName) => void;
 }
 
 /** What the cache model used for one source session: its calibration, lifetime, times and window. */
@@ -147,21 +149,21 @@ export async function replayTranscript(
         for (const [i, source] of sessions.entries()) {
           const requests = source.items.filter((it) => it.kind === "message" && it.message.role === "assistant").length;
           const progress = { policy, session: i + 1, sessions: sessions.length, requests };
-          runs.push(
-            await replaySession(runtime, source, {
-              policy: run.policy,
-              ...(run.micro ? { micro: options.micro ?? {} } : {}),
-              profile,
-              contextWindow: options.contextWindow,
-              maxOutputTokens,
-              ...definedFields({ summarizer: options.summarizer }),
-              summarizerPrices: summarizerPrices(profile, summarizerModel),
-              ...definedFields({ precompact }),
-              ...definedFields({ source: readings[i] }),
-              onRequest: (done) => options.onProgress?.({ ...progress, done }),
-              onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
-            }),
-          );
+          const replayed = await replaySession(runtime, source, {
+            policy: run.policy,
+            ...(run.micro ? { micro: options.micro ?? {} } : {}),
+            profile,
+            contextWindow: options.contextWindow,
+            maxOutputTokens,
+            ...definedFields({ summarizer: options.summarizer }),
+            summarizerPrices: summarizerPrices(profile, summarizerModel),
+            ...definedFields({ precompact }),
+            ...definedFields({ source: readings[i] }),
+            onRequest: (done) => options.onProgress?.({ ...progress, done }),
+            onCompaction: (session, compaction) => options.onCompaction?.(session, compaction, policy),
+          });
+          runs.push(replayed);
+          options.onSessionReplayed?.(replayed, policy);
         }
       } finally {
         precompact?.dispose();
