@@ -95,7 +95,7 @@ for (const [name, make] of databases) {
       for (const id of twins) expect(names.get(id)).toBe(shared);
       const text = await runPalimpsest(["--db", db.url, "sessions"]);
       const lines = text.stdout.trimEnd().split("\n");
-      expect(lines[0]).toMatch(/^session\s+name\s+live msgs\s+live tokens\s+compactions\s+title$/);
+      expect(lines[0]).toMatch(/^session\s+name\s+parent\s+live msgs\s+live tokens\s+compactions\s+title$/);
       expect(lines.find((l) => l.startsWith(MAIN_ID))?.split(/\s+/)[1]).toBe(MAIN);
     });
 

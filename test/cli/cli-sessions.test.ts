@@ -67,7 +67,7 @@ for (const [name, make] of databases) {
       const text = await cli("sessions", "--limit", "2");
       expect(text.code, text.stderr).toBe(0);
       const lines = text.stdout.trimEnd().split("\n");
-      expect(lines[0]).toMatch(/^session\s+name\s+live msgs\s+live tokens\s+compactions\s+title$/);
+      expect(lines[0]).toMatch(/^session\s+name\s+parent\s+live msgs\s+live tokens\s+compactions\s+title$/);
       expect(lines.slice(1, 3).map((l) => l.split(/\s+/)[0])).toEqual(catalogue.slice(0, 2));
       expect(lines[3]).toBe(`more sessions: palimpsest sessions --limit 2 --after ${first.next}`);
       const last = await cli("sessions", "--limit", String(SESSIONS));

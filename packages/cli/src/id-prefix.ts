@@ -5,18 +5,32 @@ import { type NamedSessionLookup, sessionByIdOrName } from "@palimpsest/store";
 export type SessionLookup = NamedSessionLookup & Pick<EventStore, "listSessions">;
 
 /**
- * The full id of a session given by full id, by name (its source's external id, as `sessions` prints it)
- * or by a unique prefix of its id, tried in that order: NotFoundError when none matches, ValidationError
- * listing the candidates when a name or a prefix names several sessions.
+ * The full id of a session given by full id, by name (its source's external id, as `sessions` prints it),
+ * by a unique prefix of its id or by a unique prefix of its name, tried in that order: NotFoundError when
+ * none matches, ValidationError listing the candidates when a name or a prefix names several sessions (for
+ * a name prefix, one issue per candidate: `path` its id, `code` "ambiguous", `message` its name).
  */
 export async function sessionIdByPrefix(store: SessionLookup, idOrPrefix: string): Promise<string> {
   const exact = await sessionByIdOrName(store, idOrPrefix);
   if (exact !== undefined) return exact;
-  return uniqueByPrefix(
-    "session",
-    idOrPrefix,
-    (await store.listSessions()).map((s) => s.sessionId),
-  );
+  const sessions = await store.listSessions();
+  if (sessions.some((s) => s.sessionId.startsWith(idOrPrefix))) {
+    return uniqueByPrefix(
+      "session",
+      idOrPrefix,
+      sessions.map((s) => s.sessionId),
+    );
+  }
+  const named = sessions.filter((s) => s.name?.startsWith(idOrPrefix) === true);
+  const [only] = named;
+  if (only === undefined) throw new NotFoundError("session", idOrPrefix);
+  if (named.length > 1) {
+    throw new ValidationError(
+      `session name prefix ${idOrPrefix} is ambiguous: ${named.length} sessions' names begin with it`,
+      named.map((s) => ({ path: s.sessionId, code: "ambiguous", message: s.name ?? "" })),
+    );
+  }
+  return only.sessionId;
 }
 
 /**
