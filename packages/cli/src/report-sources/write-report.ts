@@ -17,7 +17,7 @@ export async function writeReport(path: string, data: ReportData): Promise<Writt
   return {
     html: resolve(path),
     series: data.series.length,
-    compactions: data.series.reduce((n, s) => n + s.compactions.length, 0),
+    compactions: data.series.reduce((n, s) => n + s.figures.compactions, 0),
   };
 }
 
