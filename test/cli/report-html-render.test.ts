@@ -84,6 +84,34 @@ describe("renderReport", () => {
   });
 });
 
+describe("renderReport's lines", () => {
+  const paths = (html: string, cls: string): string[] =>
+    html.match(new RegExp(`<path class="${cls}"[^>]*>`, "g")) ?? [];
+
+  it("draws coinciding series apart (widest first, then dashed) and names them in the legend", () => {
+    const html = renderReport(data([series("summary", 3), series("prune-first", 3), series("none", 0)]));
+    const [summary, pruneFirst, none] = paths(html, "series-line");
+    expect(summary).toContain('stroke-width="4"');
+    expect(summary).not.toContain("stroke-dasharray");
+    expect(pruneFirst).toContain('stroke-width="1.6"');
+    expect(pruneFirst).toContain('stroke-dasharray="9 5"');
+    expect(none).toContain('stroke-width="1.6"');
+    expect(html).toContain('<li class="coincide-note">summary = prune-first here');
+    expect(count(html, `class="coincide-note"`)).toBe(1);
+    expect(count(renderReport(data([series("summary", 3), series("none", 0)])), `class="coincide-note"`)).toBe(0);
+  });
+
+  it("draws one real-usage line per distinct usage: each session's own, one for series that share theirs", () => {
+    const other = series("second", 1);
+    for (const r of other.requests)
+      if (r.real !== undefined) r.real = { ...r.real, promptTokens: r.real.promptTokens + 500 };
+    const sessions = paths(renderReport(data([series("first", 1), other])), "real-line");
+    expect(sessions.map((p) => p.match(/data-series="([^"]*)"/)?.[1])).toEqual(["first", "second"]);
+    const shared = paths(renderReport(data([series("summary", 1), series("micro", 4)])), "real-line");
+    expect(shared.map((p) => p.match(/data-series="([^"]*)"/)?.[1])).toEqual(["summary, micro"]);
+  });
+});
+
 describe("sessionSeries", () => {
   let dir: string;
   beforeAll(async () => {
