@@ -123,22 +123,22 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       expect(forced).toMatchObject([{ externalId: "forced", messages: 55, created: true }]);
       expect(forced[0]?.sessionId).not.toBe(demoId);
 
-      // sessions: text table and JSON with names, live messages, live tokens and compactions
+      // sessions: text table and JSON with names, live messages, live tokens, compactions and the user's first words
       const rows = await sessionRows();
       expect(rows).toHaveLength(2);
       const demoRow = rows.find((r) => r.sessionId === demoId);
       expect(demoRow).toMatchObject({
         name: "demo-session",
-        title: "demo-session",
+        title: "The parser gets operator precedence wrong: 1 + 2 * 3 evalua…",
         events: 56,
         liveMessages: 55,
         compactions: 0,
       });
       expect(demoRow?.liveTokens).toBeGreaterThan(1000);
       const table = ok(await cli("sessions"));
-      expect(table.split("\n")[0]).toMatch(/^session\s+name\s+live msgs\s+live tokens\s+compactions\s+title$/);
+      expect(table.split("\n")[0]).toMatch(/^session\s+name\s+parent\s+live msgs\s+live tokens\s+compactions\s+title$/);
       expect(table).toMatch(
-        new RegExp(`${demoId}\\s+demo-session\\s+55\\s+${demoRow?.liveTokens}\\s+0\\s+demo-session`),
+        new RegExp(`${demoId}\\s+demo-session\\s+55\\s+${demoRow?.liveTokens}\\s+0\\s+The parser gets operator`),
       );
 
       // view, by an 8-character prefix: text, JSON, OpenAI and Anthropic bodies
