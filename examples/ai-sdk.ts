@@ -80,10 +80,28 @@ const sessionId = first.headers.get("x-session-id") ?? undefined;
 console.log(`turn 1: ${await first.text()}`);
 console.log(`turn 2: ${await (await chat(sessionId, "And tomorrow?")).text()}`);
 
+/** A script (or a serverless function that returns the text): the answer is stored before it returns. */
+async function ask(sessionId: string | undefined, question: string): Promise<string> {
+  const conversation = await openConversation({ url, sessionId });
+  await conversation.save([{ role: "user", content: question }]);
+  const result = streamText({
+    model,
+    tools: { weather },
+    ...(await conversation.load()),
+    stopWhen: stepCountIs(5),
+    onFinish: (event) => conversation.saveResponse(event),
+  });
+  const text = await result.text; // resolves before the save onFinish started is stored
+  await conversation.saved(); // now it is (or this throws the save's error, which onFinish cannot)
+  await conversation.close();
+  return text;
+}
+
 const reader = await openConversation({ url, sessionId });
 const { messages } = await reader.load();
 console.log(`${messages.length} messages: ${messages.map((m) => m.role).join(", ")}`);
 await reader.close();
+console.log(`turn 3: ${await ask(sessionId, "And the day after?")}`);
 
 /** POST /api/ui-chat: useChat's messages in, a UI message stream out, stored only when it completed. */
 async function uiChat(uiMessages: UIMessage[], onSaved: (outcome: UISaveOutcome) => void): Promise<Response> {

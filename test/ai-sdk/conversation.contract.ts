@@ -91,6 +91,45 @@ export function describeConversations(backend: ConversationBackend): void {
       await expectAccepted(after);
     });
 
+    it("a streamed answer saved from onFinish is stored once saved() resolves, even when the process exits right after", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const child = startScript("test/ai-sdk/stream-exit-child.script.ts", [db.url, conversation.sessionId, "saved"]);
+      expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
+      expect(child.messages).toEqual([{ text: "Thanks." }]);
+      const reopened = await db.open({ sessionId: conversation.sessionId });
+      const loaded = await reopened.load();
+      expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(loaded.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "Thanks." }] });
+      expect(reopened.session.state.turns).toBe(1); // the turn completed: the whole save ran
+    });
+
+    it("saved() rejects with a save's error the AI SDK swallowed in onFinish; close() waits for saves in flight", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const result = streamText({
+        model: streamingModel(true),
+        messages: [{ role: "user", content: "Hello" }],
+        // A response whose first message the adapter refuses: onFinish throws, and streamText goes on.
+        onFinish: (event) =>
+          conversation.saveResponse({
+            ...event,
+            responseMessages: [{ role: "robot" } as never, ...event.responseMessages],
+          }),
+      });
+      expect(await result.text).toBe("Hi there.");
+      await expect(conversation.saved()).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(conversation.saved()).resolves.toBeUndefined(); // reported once
+
+      const writer = await openConversation({ url: db.url, sessionId: conversation.sessionId });
+      const saving = writer.save([{ role: "user", content: "stored before the store closes" }]);
+      await writer.close();
+      await saving;
+      expect((await conversation.load()).messages).toEqual([
+        { role: "user", content: "stored before the store closes" },
+      ]);
+    });
+
     it("compacts a long tool loop under a small window: every request stays valid and fits", async () => {
       const db = await database();
       const conversation = await db.open({ model: "gpt-4o", contextWindow: 4_000 });

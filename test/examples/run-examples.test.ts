@@ -40,6 +40,7 @@ const EXPECTED: Record<string, string[]> = {
   "ai-sdk.ts": [
     "turn 1: Sunny, 21°C.",
     "8 messages: user, assistant, tool, assistant, user, assistant, tool, assistant",
+    "turn 3: Sunny, 21°C.",
     'UI stream complete: {"saved":true}',
     'UI stream cancelled: {"saved":false,"reason":"cancelled"}',
     "compactions: auto summary",

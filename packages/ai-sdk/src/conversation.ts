@@ -52,6 +52,10 @@ export class Conversation {
   #turnId: string | undefined;
   /** How many of this turn's response messages prepareStep has saved already. */
   #savedResponses = 0;
+  /** Saves started on this handle and not settled yet (each settles without rejecting; see saved()). */
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Errors of saves that failed since the last saved() call, oldest first. */
+  #failures: unknown[] = [];
 
   /** Wraps an open session; use openConversation. */
   constructor(ctx: ConversationContext) {
@@ -79,10 +83,12 @@ export class Conversation {
    * INVARIANT_VIOLATED for one the log refuses (a tool result for a call that is not live): nothing is
    * stored then.
    */
-  async save(messages: readonly ModelMessage[]): Promise<void> {
-    const checked = checkModelMessages(this.#ctx.ai, messages, "messages");
-    if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
-    await this.#write(checked);
+  save(messages: readonly ModelMessage[]): Promise<void> {
+    return this.#track(async () => {
+      const checked = checkModelMessages(this.#ctx.ai, messages, "messages");
+      if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
+      await this.#write(checked);
+    });
   }
 
   /**
@@ -91,12 +97,14 @@ export class Conversation {
    * turn with the final step's usage, and compacts when the view is over its threshold (the runtime's
    * automatic compaction, when it is on).
    */
-  async saveResponse(event: ResponseEvent): Promise<void> {
-    const fresh = checkModelMessages(this.#ctx.ai, event.responseMessages, "responseMessages").slice(
-      this.#savedResponses,
-    );
-    const usage = event.steps?.at(-1)?.usage ?? event.usage;
-    await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
+  saveResponse(event: ResponseEvent): Promise<void> {
+    return this.#track(async () => {
+      const fresh = checkModelMessages(this.#ctx.ai, event.responseMessages, "responseMessages").slice(
+        this.#savedResponses,
+      );
+      const usage = event.steps?.at(-1)?.usage ?? event.usage;
+      await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
+    });
   }
 
   /**
@@ -106,17 +114,19 @@ export class Conversation {
    * sending a message again, or a grown one, saves only what is new. ValidationError for a message with
    * a part still streaming.
    */
-  async saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
-    const converted: CheckedMessage[][] = [];
-    for (const message of messages) {
-      const streaming = streamingPart(message);
-      if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
-      converted.push(await this.#fromUI(message));
-    }
-    const unsaved = (view: readonly Message[]) => converted.flatMap((items) => unsavedOf(items, view));
-    await this.#ctx.session.refresh();
-    if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newTurn();
-    await this.#write(unsaved);
+  saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
+    return this.#track(async () => {
+      const converted: CheckedMessage[][] = [];
+      for (const message of messages) {
+        const streaming = streamingPart(message);
+        if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
+        converted.push(await this.#fromUI(message));
+      }
+      const unsaved = (view: readonly Message[]) => converted.flatMap((items) => unsavedOf(items, view));
+      await this.#ctx.session.refresh();
+      if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newTurn();
+      await this.#write(unsaved);
+    });
   }
 
   /**
@@ -124,12 +134,14 @@ export class Conversation {
    * unfinished stream (the AI SDK calls onFinish with the partial message then) stores nothing and says
    * why. A response that continues the last message saves only its new part. Completes the turn.
    */
-  async saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
-    const reason = incompleteReason(event);
-    if (reason !== undefined) return { saved: false, reason };
-    const items = await this.#fromUI(event.responseMessage);
-    await this.#finishTurn((view) => unsavedOf(items, view), undefined);
-    return { saved: true };
+  saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
+    return this.#track(async (): Promise<UISaveOutcome> => {
+      const reason = incompleteReason(event);
+      if (reason !== undefined) return { saved: false, reason };
+      const items = await this.#fromUI(event.responseMessage);
+      await this.#finishTurn((view) => unsavedOf(items, view), undefined);
+      return { saved: true };
+    });
   }
 
   /**
@@ -156,28 +168,41 @@ export class Conversation {
    * model the compacted view (`messages`, which carry forward to later steps). saveResponse then saves only
    * the rest.
    */
-  readonly prepareStep = async (options: {
+  readonly prepareStep = (options: {
     stepNumber: number;
     responseMessages: readonly ModelMessage[];
-  }): Promise<{ messages?: ModelMessage[] }> => {
-    if (options.stepNumber === 0) return {};
-    const fresh = options.responseMessages.slice(this.#savedResponses);
-    if (fresh.length > 0) {
-      await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
-      this.#savedResponses = options.responseMessages.length;
-    }
-    const outcome = await this.compact({ trigger: "auto" });
-    if (outcome.status !== "compacted") return {};
-    return { messages: loadMessages(this.#ctx.session.view().messages).messages };
-  };
+  }): Promise<{ messages?: ModelMessage[] }> =>
+    this.#track(async () => {
+      if (options.stepNumber === 0) return {};
+      const fresh = options.responseMessages.slice(this.#savedResponses);
+      if (fresh.length > 0) {
+        await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
+        this.#savedResponses = options.responseMessages.length;
+      }
+      const outcome = await this.compact({ trigger: "auto" });
+      if (outcome.status !== "compacted") return {};
+      return { messages: loadMessages(this.#ctx.session.view().messages).messages };
+    });
 
   /**
    * Runs the compaction policy once (the conversation's `compaction` settings): a summary or prune of the
    * middle when the view is over its threshold, or always with `force`. Another writer compacting first is
    * not an error: the policy plans again on the view it left, and the outcome is usually `skipped`.
    */
-  async compact(options: { force?: boolean; trigger?: "manual" | "auto" } = {}): Promise<CompactOutcome> {
-    return compact(this.#ctx.session, { ...this.#ctx.compaction, ...options });
+  compact(options: { force?: boolean; trigger?: "manual" | "auto" } = {}): Promise<CompactOutcome> {
+    return this.#track(() => compact(this.#ctx.session, { ...this.#ctx.compaction, ...options }));
+  }
+
+  /**
+   * Resolves once every save started on this handle so far (save, saveResponse, the UI saves, prepareStep,
+   * compact) is stored; rejects with the error of the first one that failed since the last call. Await it
+   * before a script or serverless handler returns: streamText resolves `text` before the save its
+   * `onFinish` started is done, and the AI SDK swallows what `onFinish` throws.
+   */
+  async saved(): Promise<void> {
+    await Promise.all(this.#inFlight);
+    const [failure] = this.#failures.splice(0);
+    if (failure !== undefined) throw failure;
   }
 
   /**
@@ -191,9 +216,30 @@ export class Conversation {
     return new Conversation({ ...this.#ctx, session, ownsRuntime: false });
   }
 
-  /** Closes the store, when openConversation opened it (not a runtime passed in, nor a fork's). */
+  /**
+   * Waits for the saves in flight (saved(), without rejecting: their errors reach their callers and the
+   * next saved()), then closes the store when openConversation opened it (not a runtime passed in, nor a
+   * fork's).
+   */
   async close(): Promise<void> {
+    await Promise.all(this.#inFlight);
     if (this.#ctx.ownsRuntime) await this.#ctx.runtime.close();
+  }
+
+  /** Runs a save now, counted in flight until it settles (a failure is kept for saved()). */
+  #track<T>(save: () => Promise<T>): Promise<T> {
+    const running = save();
+    const settled = running.then(
+      () => {
+        this.#inFlight.delete(settled);
+      },
+      (error: unknown) => {
+        this.#inFlight.delete(settled);
+        this.#failures.push(error);
+      },
+    );
+    this.#inFlight.add(settled);
+    return running;
   }
 
   /**
