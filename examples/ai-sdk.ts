@@ -133,6 +133,16 @@ async function client(text: string, leave: boolean): Promise<UISaveOutcome> {
 console.log(`UI stream complete: ${JSON.stringify(await client("And in Bergen?", false))}`);
 console.log(`UI stream cancelled: ${JSON.stringify(await client("And in Tromsø?", true))}`);
 
+/** GET /api/ui-chat: the page reloads; `useChat({ messages })` gets the UI messages as they were shown. */
+async function uiHistory(): Promise<UIMessage[]> {
+  const conversation = await openConversation({ url, sessionId });
+  const messages = await conversation.loadUIMessages(); // ids, metadata and every part, data parts included
+  await conversation.close();
+  return messages;
+}
+const page = await uiHistory();
+console.log(`page reload: ${page.map((m) => `${m.role} (${m.parts.map((p) => p.type).join(" ")})`).join(", ")}`);
+
 const conversation = await openConversation({ url, sessionId });
 // Compaction ran on its own after the turn that left the view over the threshold of its 3,000-token
 // window: one supersede event in the log; the originals stay one expand away, load() returns the new view.

@@ -43,6 +43,7 @@ const EXPECTED: Record<string, string[]> = {
     "turn 3: Sunny, 21°C.",
     'UI stream complete: {"saved":true}',
     'UI stream cancelled: {"saved":false,"reason":"cancelled"}',
+    "page reload: user (text), assistant (step-start tool-weather step-start text), user (text)",
     "compactions: auto summary",
     "one a summary: true",
     "fork after turn 1: 4 messages, parent fork",

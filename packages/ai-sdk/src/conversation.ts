@@ -16,7 +16,8 @@ import { projectMessage, type SaveStep } from "./project-message.ts";
 import { recordApprovals } from "./record-approvals.ts";
 import { aiSdkMetadata } from "./stored-metadata.ts";
 import { unsavedPart } from "./ui-dedup.ts";
-import { incompleteReason, streamingPart, type UIMessageStreamEnd } from "./ui-messages.ts";
+import { incompleteReason, streamingPart, type UIMessageStreamEnd, uiMessagesOfLog } from "./ui-messages.ts";
+import { encodeValue } from "./value-codec.ts";
 
 /** What saveResponse takes: generateText's result, or the `onFinish` event of generateText or streamText. */
 export interface ResponseEvent {
@@ -29,6 +30,16 @@ export interface ResponseEvent {
 
 /** What a saved UI stream outcome did: stored, or passed over (cancelled, aborted, still streaming). */
 export type UISaveOutcome = { saved: true } | { saved: false; reason: string };
+
+/** What uiMessageStreamOptions returns: options of `toUIMessageStream` and of `createUIMessageStream`. */
+export interface UIMessageStreamOptions {
+  originalMessages: UIMessage[];
+  /** The response message's id (toUIMessageStream's option). */
+  generateMessageId: () => string;
+  /** The same, under createUIMessageStream's name. */
+  generateId: () => string;
+  onFinish: (event: UIMessageStreamEnd) => Promise<void>;
+}
 
 /** What a Conversation needs from openConversation. */
 export interface ConversationContext {
@@ -116,7 +127,7 @@ export class Conversation {
    */
   saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
     return this.#track(async () => {
-      const converted: CheckedMessage[][] = [];
+      const converted: UIConversion[] = [];
       for (const message of messages) {
         const streaming = streamingPart(message);
         if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
@@ -138,28 +149,43 @@ export class Conversation {
     return this.#track(async (): Promise<UISaveOutcome> => {
       const reason = incompleteReason(event);
       if (reason !== undefined) return { saved: false, reason };
-      const items = await this.#fromUI(event.responseMessage);
-      await this.#finishTurn((view) => unsavedOf(items, view), undefined);
+      const conversion = await this.#fromUI(event.responseMessage);
+      await this.#finishTurn((view) => unsavedOf(conversion, view), undefined);
       return { saved: true };
     });
   }
 
   /**
-   * Options for `result.toUIMessageStream(...)`: `originalMessages`, and an `onFinish` that saves the
-   * response when it is complete (saveUIResponse). `onSaved` hears each outcome (and is awaited: close
-   * the conversation there).
+   * Options for `result.toUIMessageStream(...)` (or `createUIMessageStream`): `originalMessages`, a
+   * response message id made here (`generateMessageId`, and `generateId` as createUIMessageStream calls
+   * it), so the page and the store know the response by the same id, and an `onFinish` that saves the
+   * response when it is complete (saveUIResponse). `onSaved` hears each outcome (and is awaited: close the
+   * conversation there).
    */
   uiMessageStreamOptions(
     originalMessages: readonly UIMessage[],
     onSaved?: (outcome: UISaveOutcome) => void | Promise<void>,
-  ): { originalMessages: UIMessage[]; onFinish: (event: UIMessageStreamEnd) => Promise<void> } {
+  ): UIMessageStreamOptions {
     return {
       originalMessages: [...originalMessages],
+      generateMessageId: randomUUID,
+      generateId: randomUUID,
       onFinish: async (event) => {
         const outcome = await this.saveUIResponse(event);
         await onSaved?.(outcome);
       },
     };
+  }
+
+  /**
+   * The UI messages saved in this conversation (saveUIMessages, saveUIResponse), read fresh from the log,
+   * each as it was last saved: its id, metadata and every part (data parts, step-start, sources, files
+   * included), in the order they were first saved; for `useChat({ messages })` when the page reloads.
+   * Messages a compaction has since summarized for the model are still here (a chat page shows what was
+   * said); messages saved as ModelMessages (save, saveResponse) have no UI form and are not.
+   */
+  async loadUIMessages(): Promise<UIMessage[]> {
+    return uiMessagesOfLog(await this.#ctx.runtime.store.readStream(this.sessionId));
   }
 
   /**
@@ -243,14 +269,24 @@ export class Conversation {
   }
 
   /**
-   * A UI message as checked ModelMessages tagged with its id (see unsavedOf); one the server named nothing
-   * is new by definition, and is tagged with a fresh id, so a save never stores it twice.
+   * A UI message checked with the AI SDK's `validateUIMessages` (ValidationError naming the message when
+   * it refuses it), converted to checked ModelMessages tagged with its id (see unsavedOf), with the
+   * message itself tag-encoded; one the server named nothing is new by definition, and is tagged with a
+   * fresh id (its stored copy too), so a save never stores it twice.
    */
-  async #fromUI(message: UIMessage): Promise<CheckedMessage[]> {
+  async #fromUI(message: UIMessage): Promise<UIConversion> {
+    const what = `UI message ${message.id}`;
+    const valid = await this.#ctx.ai.safeValidateUIMessages({ messages: [message] });
+    if (!valid.success) {
+      throw new ValidationError(`${what} is not a UIMessage: ${valid.error.message}`, [what], {
+        cause: valid.error,
+        path: what,
+      });
+    }
     const converted = await this.#ctx.ai.convertToModelMessages([message]);
-    const checked = checkModelMessages(this.#ctx.ai, converted, `UI message ${message.id}`);
     const ui = message.id === "" ? `unnamed:${randomUUID()}` : message.id;
-    return checked.map((item) => ({ ...item, ui }));
+    const items = checkModelMessages(this.#ctx.ai, converted, what).map((item) => ({ ...item, ui }));
+    return { items, snapshot: encodeValue({ ...message, id: ui }, what) };
   }
 
   /** Appends a response under the current turn, completes the turn, and starts the next one afresh. */
@@ -305,10 +341,21 @@ export class Conversation {
 /** What a save still has to store, given the view a write is planned on. */
 type Unsaved = (view: readonly Message[]) => readonly CheckedMessage[];
 
-/** What of one UI message's conversion (its items all tagged with its id) the view does not hold yet. */
-function unsavedOf(items: readonly CheckedMessage[], view: readonly Message[]): CheckedMessage[] {
+/** A UI message as a save stores it: its ModelMessages, each tagged with its id, and itself tag-encoded. */
+interface UIConversion {
+  items: CheckedMessage[];
+  snapshot: unknown;
+}
+
+/**
+ * What of one UI message's conversion the view does not hold yet, the message itself on the last of it
+ * (nothing when the view holds all of it already).
+ */
+function unsavedOf({ items, snapshot }: UIConversion, view: readonly Message[]): CheckedMessage[] {
   const ui = items[0]?.ui;
-  return ui === undefined ? [...items] : unsavedPart(items, view, ui);
+  const unsaved = ui === undefined ? [...items] : unsavedPart(items, view, ui);
+  const last = unsaved.at(-1);
+  return last === undefined ? [] : [...unsaved.slice(0, -1), { ...last, uiMessage: snapshot }];
 }
 
 /** ValidationError before anything is written when an approval response answers no request in the view or the save. */
