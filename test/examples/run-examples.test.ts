@@ -54,6 +54,7 @@ const EXPECTED: Record<string, string[]> = {
     "fork: Only Oslo, then. 6 items; the parent keeps 24",
     "compaction summary: 13 items, the summary an item of role assistant",
     "popped message; cleared: 0 items, 12 messages one expand away",
+    "approved from the session id alone: Deleted /tmp/report.txt. (still kept: false)",
   ],
   "claude-agent-sdk.ts": [
     "8 messages through the SDK, 3 in the view",
