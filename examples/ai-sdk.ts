@@ -84,15 +84,9 @@ console.log(`turn 2: ${await (await chat(sessionId, "And tomorrow?")).text()}`);
 async function ask(sessionId: string | undefined, question: string): Promise<string> {
   const conversation = await openConversation({ url, sessionId });
   await conversation.save([{ role: "user", content: question }]);
-  const result = streamText({
-    model,
-    tools: { weather },
-    ...(await conversation.load()),
-    stopWhen: stepCountIs(5),
-    onFinish: (event) => conversation.saveResponse(event),
-  });
-  const text = await result.text; // resolves before the save onFinish started is stored
-  await conversation.saved(); // now it is (or this throws the save's error, which onFinish cannot)
+  const result = streamText({ model, tools: { weather }, ...(await conversation.load()), stopWhen: stepCountIs(5) });
+  const text = await result.text; // resolves before streamText's onFinish has run, let alone saved
+  await conversation.saveResponse(result); // awaits the result's response messages, then stores them
   await conversation.close();
   return text;
 }

@@ -100,10 +100,13 @@ export function describeConversations(backend: ConversationBackend): void {
       await expectAccepted(after);
     });
 
-    it("a streamed answer saved from onFinish is stored once saved() resolves, even when the process exits right after", async () => {
+    it.each([
+      ["saved from onFinish, then saved() awaited", "saved"],
+      ["saved from streamText's result (a structured output: text resolves before onFinish runs)", "result"],
+    ])("a streamed answer %s is stored when the process exits right after", async (_, how) => {
       const db = await database();
       const conversation = await db.open();
-      const child = startScript("test/ai-sdk/stream-exit-child.script.ts", [db.url, conversation.sessionId, "saved"]);
+      const child = startScript("test/ai-sdk/stream-exit-child.script.ts", [db.url, conversation.sessionId, how]);
       expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
       expect(child.messages).toEqual([{ text: "Thanks." }]);
       const reopened = await db.open({ sessionId: conversation.sessionId });

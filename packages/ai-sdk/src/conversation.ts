@@ -19,13 +19,16 @@ import { unsavedPart } from "./ui-dedup.ts";
 import { incompleteReason, streamingPart, type UIMessageStreamEnd, uiMessagesOfLog } from "./ui-messages.ts";
 import { encodeValue } from "./value-codec.ts";
 
-/** What saveResponse takes: generateText's result, or the `onFinish` event of generateText or streamText. */
+/**
+ * What saveResponse takes: generateText's result, the `onFinish` event of generateText or streamText, or
+ * streamText's result (whose fields are promises: they are awaited).
+ */
 export interface ResponseEvent {
   /** Every step's messages (not the deprecated `response.messages`, which holds the final step only). */
-  responseMessages: readonly ModelMessage[];
+  responseMessages: readonly ModelMessage[] | PromiseLike<readonly ModelMessage[]>;
   /** The final step's usage is recorded with the turn (the size of the last request). */
-  steps?: readonly { usage: LanguageModelUsage }[];
-  usage?: LanguageModelUsage;
+  steps?: readonly { usage: LanguageModelUsage }[] | PromiseLike<readonly { usage: LanguageModelUsage }[]>;
+  usage?: LanguageModelUsage | PromiseLike<LanguageModelUsage>;
 }
 
 /** What a saved UI stream outcome did: stored, or passed over (cancelled, aborted, still streaming). */
@@ -103,17 +106,17 @@ export class Conversation {
   }
 
   /**
-   * Saves a response: `responseMessages` of generateText's result or of the onFinish event of generateText
-   * / streamText, every step's messages (what prepareStep already saved is skipped). Then completes the
-   * turn with the final step's usage, and compacts when the view is over its threshold (the runtime's
-   * automatic compaction, when it is on).
+   * Saves a response: `responseMessages` of generateText's result, of the onFinish event of generateText
+   * / streamText, or of streamText's result (awaited: it resolves when the stream has finished, and
+   * rejects with its error), every step's messages (what prepareStep already saved is skipped). Then
+   * completes the turn with the final step's usage, and compacts when the view is over its threshold (the
+   * runtime's automatic compaction, when it is on). Save a response once: from onFinish or from the result.
    */
   saveResponse(event: ResponseEvent): Promise<void> {
     return this.#track(async () => {
-      const fresh = checkModelMessages(this.#ctx.ai, event.responseMessages, "responseMessages").slice(
-        this.#savedResponses,
-      );
-      const usage = event.steps?.at(-1)?.usage ?? event.usage;
+      const [messages, steps] = await Promise.all([event.responseMessages, event.steps]);
+      const fresh = checkModelMessages(this.#ctx.ai, messages, "responseMessages").slice(this.#savedResponses);
+      const usage = steps?.at(-1)?.usage ?? (await event.usage);
       await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
     });
   }
