@@ -80,10 +80,22 @@ const sessionId = first.headers.get("x-session-id") ?? undefined;
 console.log(`turn 1: ${await first.text()}`);
 console.log(`turn 2: ${await (await chat(sessionId, "And tomorrow?")).text()}`);
 
+/** A script (or a serverless function that returns the text): the answer is stored before it returns. */
+async function ask(sessionId: string | undefined, question: string): Promise<string> {
+  const conversation = await openConversation({ url, sessionId });
+  await conversation.save([{ role: "user", content: question }]);
+  const result = streamText({ model, tools: { weather }, ...(await conversation.load()), stopWhen: stepCountIs(5) });
+  const text = await result.text; // resolves before streamText's onFinish has run, let alone saved
+  await conversation.saveResponse(result); // awaits the result's response messages, then stores them
+  await conversation.close();
+  return text;
+}
+
 const reader = await openConversation({ url, sessionId });
 const { messages } = await reader.load();
 console.log(`${messages.length} messages: ${messages.map((m) => m.role).join(", ")}`);
 await reader.close();
+console.log(`turn 3: ${await ask(sessionId, "And the day after?")}`);
 
 /** POST /api/ui-chat: useChat's messages in, a UI message stream out, stored only when it completed. */
 async function uiChat(uiMessages: UIMessage[], onSaved: (outcome: UISaveOutcome) => void): Promise<Response> {
@@ -114,6 +126,16 @@ async function client(text: string, leave: boolean): Promise<UISaveOutcome> {
 }
 console.log(`UI stream complete: ${JSON.stringify(await client("And in Bergen?", false))}`);
 console.log(`UI stream cancelled: ${JSON.stringify(await client("And in Tromsø?", true))}`);
+
+/** GET /api/ui-chat: the page reloads; `useChat({ messages })` gets the UI messages as they were shown. */
+async function uiHistory(): Promise<UIMessage[]> {
+  const conversation = await openConversation({ url, sessionId });
+  const messages = await conversation.loadUIMessages(); // ids, metadata and every part, data parts included
+  await conversation.close();
+  return messages;
+}
+const page = await uiHistory();
+console.log(`page reload: ${page.map((m) => `${m.role} (${m.parts.map((p) => p.type).join(" ")})`).join(", ")}`);
 
 const conversation = await openConversation({ url, sessionId });
 // Compaction ran on its own after the turn that left the view over the threshold of its 3,000-token

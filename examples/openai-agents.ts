@@ -50,3 +50,29 @@ console.log(
   `popped ${popped?.type}; cleared: ${(await session.getItems()).length} items, ${originals.length} messages one expand away`,
 );
 await session.close();
+
+// A tool that needs approval: the run stops at the call, and the interrupted run is kept with the session.
+const deleteFile = tool({
+  name: "delete_file",
+  description: "Deletes a file",
+  parameters: z.object({ path: z.string() }),
+  needsApproval: true,
+  execute: async ({ path }) => `deleted ${path}`,
+});
+model.enqueue([functionCall("delete_file", { path: "/tmp/report.txt" }, { callId: "call_del" })]);
+const careful = new Agent({ name: "careful", model, tools: [deleteFile] });
+const asking = await openAgentsSession({ url: "agents.db" });
+const interrupted = await run(careful, "Delete /tmp/report.txt", { session: asking });
+await asking.saveInterruptedRun(interrupted.state); // kept in the log with the call that waits
+const sessionId = await asking.getSessionId();
+await asking.close();
+
+// Later, in any process (the approval arrived by mail): the session id is all it needs.
+const approving = await openAgentsSession({ url: "agents.db", sessionId });
+const state = await approving.interruptedRun(careful); // a RunState for this agent, or undefined
+for (const request of state?.getInterruptions() ?? []) state?.approve(request);
+model.enqueue([assistantMessage("Deleted /tmp/report.txt.")]);
+const resumed = state === undefined ? undefined : await run(careful, state, { session: approving });
+const kept = (await approving.interruptedRun(careful)) !== undefined;
+console.log(`approved from the session id alone: ${resumed?.finalOutput} (still kept: ${kept})`);
+await approving.close();

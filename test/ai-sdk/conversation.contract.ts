@@ -1,6 +1,15 @@
 import { type Conversation, openConversation } from "@palimpsest/ai-sdk";
 import { isPalimpsestError } from "@palimpsest/core";
-import { generateText, type ModelMessage, stepCountIs, streamText, type UIMessage } from "ai";
+import {
+  createUIMessageStream,
+  generateText,
+  type ModelMessage,
+  readUIMessageStream,
+  stepCountIs,
+  streamText,
+  type UIMessage,
+  validateUIMessages,
+} from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScript } from "../support/child-script.ts";
@@ -89,6 +98,48 @@ export function describeConversations(backend: ConversationBackend): void {
       expect(after.messages.slice(0, saved.length)).toEqual(saved);
       expect(after.messages.slice(saved.length).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
       await expectAccepted(after);
+    });
+
+    it.each([
+      ["saved from onFinish, then saved() awaited", "saved"],
+      ["saved from streamText's result (a structured output: text resolves before onFinish runs)", "result"],
+    ])("a streamed answer %s is stored when the process exits right after", async (_, how) => {
+      const db = await database();
+      const conversation = await db.open();
+      const child = startScript("test/ai-sdk/stream-exit-child.script.ts", [db.url, conversation.sessionId, how]);
+      expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
+      expect(child.messages).toEqual([{ text: "Thanks." }]);
+      const reopened = await db.open({ sessionId: conversation.sessionId });
+      const loaded = await reopened.load();
+      expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(loaded.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "Thanks." }] });
+      expect(reopened.session.state.turns).toBe(1); // the turn completed: the whole save ran
+    });
+
+    it("saved() rejects with a save's error the AI SDK swallowed in onFinish; close() waits for saves in flight", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const result = streamText({
+        model: streamingModel(true),
+        messages: [{ role: "user", content: "Hello" }],
+        // A response whose first message the adapter refuses: onFinish throws, and streamText goes on.
+        onFinish: (event) =>
+          conversation.saveResponse({
+            ...event,
+            responseMessages: [{ role: "robot" } as never, ...event.responseMessages],
+          }),
+      });
+      expect(await result.text).toBe("Hi there.");
+      await expect(conversation.saved()).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(conversation.saved()).resolves.toBeUndefined(); // reported once
+
+      const writer = await openConversation({ url: db.url, sessionId: conversation.sessionId });
+      const saving = writer.save([{ role: "user", content: "stored before the store closes" }]);
+      await writer.close();
+      await saving;
+      expect((await conversation.load()).messages).toEqual([
+        { role: "user", content: "stored before the store closes" },
+      ]);
     });
 
     it("compacts a long tool loop under a small window: every request stays valid and fits", async () => {
@@ -267,6 +318,120 @@ export function describeConversations(backend: ConversationBackend): void {
           { id: "a9", role: "assistant", parts: [{ type: "text", text: "Part", state: "streaming" }] },
         ]),
       ).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(
+        conversation.saveUIMessages([{ id: "u9", role: "robot", parts: [{ type: "text", text: "x" }] } as never]),
+      ).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(
+        conversation.saveUIMessages([
+          {
+            id: "u9",
+            role: "user",
+            parts: [
+              { type: "text", text: "x" },
+              { type: "data-when", data: new Date() },
+            ],
+          },
+        ]),
+      ).rejects.toMatchObject({ code: "VALIDATION" });
+      // The page reloads with what completed: the cancelled and aborted responses are not there.
+      const ui = await conversation.loadUIMessages();
+      expect(ui.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+      expect(ui[2]).toEqual(user2);
+    });
+
+    it("UI messages load back as the page had them (data parts, step-start, sources, files, metadata), here and in another process", async () => {
+      const db = await database();
+      const conversation = await db.open({ contextWindow: 3_000 });
+      const user: UIMessage = {
+        id: "u1",
+        role: "user",
+        metadata: { sentAt: 1_700_000_000_000 },
+        parts: [
+          { type: "text", text: "Weather where this photo was taken?" },
+          { type: "file", mediaType: "image/png", filename: "sky.png", url: "data:image/png;base64,iVBORw0KGgo=" },
+          { type: "data-location", data: { lat: 59.91, lon: 10.75 } },
+        ],
+      };
+      await conversation.saveUIMessages([user]);
+      const options = conversation.uiMessageStreamOptions([user]);
+      const tools = { weather: weatherTool() };
+      const withCall = [
+        { type: "source", sourceType: "url", id: "src1", url: "https://met.no/oslo", title: "MET Norway" },
+        { type: "file", mediaType: "image/png", data: { type: "data", data: "iVBORw0KGgo=" } },
+      ];
+      const stream = createUIMessageStream({
+        ...options,
+        execute: async ({ writer }) => {
+          const result = streamText({
+            model: streamingToolModel(
+              "weather",
+              { city: "Oslo" },
+              { callId: "w1", answer: "Sunny in Oslo.", withCall },
+            ),
+            tools,
+            ...(await conversation.load()),
+            stopWhen: stepCountIs(3),
+          });
+          writer.merge(
+            result.toUIMessageStream({
+              sendSources: true,
+              messageMetadata: ({ part }) => (part.type === "finish" ? { model: "mock" } : undefined),
+            }),
+          );
+          await result.finishReason;
+          writer.write({ type: "data-status", id: "s1", data: { state: "done" } });
+          writer.setOutcome({ status: "completed" }); // createUIMessageStream's outcome is the caller's to declare
+        },
+      });
+      let page: UIMessage | undefined; // what useChat shows: the client's reading of the stream
+      for await (const message of readUIMessageStream({ stream })) page = message;
+      if (page === undefined) throw new Error("the stream gave no message");
+      expect(page.parts.map((p) => p.type)).toEqual([
+        "step-start",
+        "source-url",
+        "file",
+        "tool-weather",
+        "step-start",
+        "text",
+        "data-status",
+      ]);
+      expect(page.parts.at(-1)).toEqual({ type: "data-status", id: "s1", data: { state: "done" } });
+      expect(page.metadata).toEqual({ model: "mock" });
+
+      const loaded = await conversation.loadUIMessages();
+      expect(loaded).toEqual([user, page]);
+      await expect(validateUIMessages({ messages: loaded, tools })).resolves.toEqual(loaded);
+      // The model's view holds what the model needs: the UI-only parts stay out of it.
+      expect((await conversation.load()).messages.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+      ]);
+      const reopened = await db.open({ sessionId: conversation.sessionId });
+      expect(await reopened.loadUIMessages()).toEqual(loaded);
+      const child = startScript("test/ai-sdk/load-child.script.ts", [db.url, conversation.sessionId, "ui"]);
+      expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
+      expect(child.messages).toEqual([JSON.parse(JSON.stringify(loaded))]);
+
+      // More turns, then a compaction summarizes the first ones for the model; the page still shows every message.
+      const shown = [...loaded];
+      for (const id of ["u2", "u3", "u4", "u5", "u6"]) {
+        const next: UIMessage = { id, role: "user", parts: [{ type: "text", text: `And ${id}?` }] };
+        await conversation.saveUIMessages([next]);
+        const answer = streamText({
+          model: streamingToolModel("weather", { city: id }, { callId: `call-${id}` }),
+          tools: { weather: weatherTool(300) }, // big outputs: the view goes over its window
+          ...(await conversation.load()),
+          stopWhen: stepCountIs(3),
+        });
+        shown.push(
+          next,
+          await responseOf(conversation, answer.toUIMessageStream.bind(answer), [...shown, next], `a-${id}`),
+        );
+      }
+      expect((await conversation.session.history()).map((c) => c.mode)).toContain("summary");
+      expect(await conversation.loadUIMessages()).toEqual(shown);
     });
 
     it("UI messages that grow (a client tool's output, an approval) and their continued responses are saved once", async () => {
@@ -333,6 +498,8 @@ export function describeConversations(backend: ConversationBackend): void {
         { type: "tool-result", output: { value: "deleted /x" } },
       ]);
       await expectAccepted(afterApproval);
+      // Each UI message as it last grew, in the order the page has them.
+      expect(await conversation.loadUIMessages()).toEqual([user, final, user2, done]);
     });
 
     it("the same UI messages saved by two connections at once (two tabs, one request sent twice) are stored once", async () => {

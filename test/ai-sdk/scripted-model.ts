@@ -44,26 +44,42 @@ export function scriptedModel(results: readonly ModelResult[]): MockLanguageMode
   });
 }
 
+/** What else a streamingToolModel says: its call id, its answer, parts streamed with the call (sources, files). */
+export interface StreamingToolOptions {
+  /** The call's id (default `call-<prompt length>`). */
+  callId?: string;
+  /** The answer's text (default `Thanks.`). */
+  answer?: string;
+  /** Stream parts sent before the call, in the same step. */
+  withCall?: readonly object[];
+}
+
 /** A streaming mock: a call of `toolName` for a new question, a text answer once the prompt ends with its result. */
-export function streamingToolModel(toolName: string, input: unknown): MockLanguageModelV4 {
+export function streamingToolModel(
+  toolName: string,
+  input: unknown,
+  { callId, answer = "Thanks.", withCall = [] }: StreamingToolOptions = {},
+): MockLanguageModelV4 {
   return new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
       const answered = prompt.at(-1)?.role === "tool";
       const parts = answered
-        ? ([
+        ? [
             { type: "text-start", id: "t" },
-            { type: "text-delta", id: "t", delta: "Thanks." },
+            { type: "text-delta", id: "t", delta: answer },
             { type: "text-end", id: "t" },
-          ] as const)
-        : ([
-            { type: "tool-call", toolCallId: `call-${prompt.length}`, toolName, input: JSON.stringify(input) },
-          ] as const);
-      const { finishReason, usage } = result(answered ? [text("Thanks.")] : [call("x", toolName, input)]);
-      const chunks = [
-        { type: "stream-start" as const, warnings: [] },
-        ...parts,
-        { type: "finish" as const, finishReason, usage },
-      ];
+          ]
+        : [
+            ...withCall,
+            {
+              type: "tool-call",
+              toolCallId: callId ?? `call-${prompt.length}`,
+              toolName,
+              input: JSON.stringify(input),
+            },
+          ];
+      const { finishReason, usage } = result(answered ? [text(answer)] : [call("x", toolName, input)]);
+      const chunks = [{ type: "stream-start", warnings: [] }, ...parts, { type: "finish", finishReason, usage }];
       const stream = new ReadableStream({
         start(controller) {
           for (const chunk of chunks) controller.enqueue(chunk);

@@ -40,8 +40,10 @@ const EXPECTED: Record<string, string[]> = {
   "ai-sdk.ts": [
     "turn 1: Sunny, 21°C.",
     "8 messages: user, assistant, tool, assistant, user, assistant, tool, assistant",
+    "turn 3: Sunny, 21°C.",
     'UI stream complete: {"saved":true}',
     'UI stream cancelled: {"saved":false,"reason":"cancelled"}',
+    "page reload: user (text), assistant (step-start tool-weather step-start text), user (text)",
     "compactions: auto summary",
     "one a summary: true",
     "fork after turn 1: 4 messages, parent fork",
@@ -52,6 +54,7 @@ const EXPECTED: Record<string, string[]> = {
     "fork: Only Oslo, then. 6 items; the parent keeps 24",
     "compaction summary: 13 items, the summary an item of role assistant",
     "popped message; cleared: 0 items, 12 messages one expand away",
+    "approved from the session id alone: Deleted /tmp/report.txt. (still kept: false)",
   ],
   "claude-agent-sdk.ts": [
     "8 messages through the SDK, 3 in the view",

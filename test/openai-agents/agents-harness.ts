@@ -1,10 +1,5 @@
 import { Agent, type AgentInputItem, protocol, Runner, setTracingDisabled, tool } from "@openai/agents-core";
-import {
-  assistantMessage,
-  functionCall,
-  type ScriptedModel,
-  type ScriptedModelInput,
-} from "@openai/agents-core/testing";
+import { assistantMessage, functionCall, ScriptedModel, type ScriptedModelInput } from "@openai/agents-core/testing";
 import { z } from "zod";
 
 setTracingDisabled(true);
@@ -36,6 +31,16 @@ export const deleteFile = tool({
   needsApproval: true,
   execute: async ({ path }) => `Deleted ${path}.`,
 });
+
+/** An approval flow's first run: the model calls the weather and a deletion that needs approval. */
+export function approvalModel(): ScriptedModel {
+  return new ScriptedModel([
+    [
+      functionCall("get_weather", { city: "Oslo" }, { callId: "call_w" }),
+      functionCall("delete_file", { path: "/tmp/x" }, { callId: "call_d" }),
+    ],
+  ]);
+}
 
 /** The model's steps for one turn: `calls` parallel calls of `tool`, then an answer. */
 export function turnSteps(turn: number, calls: number, toolName = "get_weather"): ScriptedModelInput[] {

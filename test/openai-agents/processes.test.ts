@@ -1,16 +1,27 @@
 /**
  * The adapter across processes (children through tsx): a run resumed and continued in a new process, an
- * approval interruption whose serialized RunState is approved and resumed in a new process, and two
- * processes writing one session at once.
+ * approval interruption whose serialized RunState is approved and resumed in a new process (kept by the
+ * caller, or with the session), and two processes writing one session at once.
  */
+import { randomUUID } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentInputItem, MemorySession, RunState, type Session } from "@openai/agents-core";
-import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents-core/testing";
+import { assistantMessage, ScriptedModel } from "@openai/agents-core/testing";
+import type { PalimpsestAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
 import { startScript } from "../support/child-script.ts";
-import { deleteFile, inputItems, inputProblems, scripted, shapes, turnSteps, weather } from "./agents-harness.ts";
+import {
+  approvalModel,
+  deleteFile,
+  inputItems,
+  inputProblems,
+  scripted,
+  shapes,
+  turnSteps,
+  weather,
+} from "./agents-harness.ts";
 import { databases, engines } from "./engines.ts";
 
 const CHILD = "test/openai-agents/agent-child.ts";
@@ -22,16 +33,6 @@ async function child(args: string[]): Promise<Record<string, unknown>[]> {
   const exit = await script.exited;
   expect(exit.code, script.stderr()).toBe(0);
   return script.messages as Record<string, unknown>[];
-}
-
-/** The approval flow's first run: the model calls the weather and a deletion that needs approval. */
-function approvalModel() {
-  return new ScriptedModel([
-    [
-      functionCall("get_weather", { city: "Oslo" }, { callId: "call_w" }),
-      functionCall("delete_file", { path: "/tmp/x" }, { callId: "call_d" }),
-    ],
-  ]);
 }
 
 /** The approval flow in one process on MemorySession: what the history should hold in the end. */
@@ -56,6 +57,25 @@ function callCounts(items: readonly AgentInputItem[]): Record<string, string[]> 
     out[id] = [...(out[id] ?? []), String(item.type)];
   }
   return out;
+}
+
+/**
+ * The approval flow's end, resumed in a child: every model input it printed is valid, and the session
+ * holds `expected` (MemorySession's items), each call and result once, nothing waiting.
+ */
+async function expectResumed(
+  lines: Record<string, unknown>[],
+  session: PalimpsestAgentsSession,
+  expected: AgentInputItem[],
+): Promise<void> {
+  for (const line of lines.slice(0, -1)) expect(inputProblems(line.input as AgentInputItem[])).toEqual([]);
+  const items = await session.getItems();
+  expect(items).toEqual(expected);
+  expect(callCounts(items)).toEqual({
+    call_w: ["function_call", "function_call_result"],
+    call_d: ["function_call", "function_call_result"],
+  });
+  expect(session.session.state.pendingCalls.size).toBe(0);
 }
 
 for (const engine of engines()) {
@@ -98,15 +118,21 @@ for (const engine of engines()) {
 
       const lines = await child(["approve", db.url, ours.session.id, stateFile]).finally(() => rmSync(stateFile));
       expect(lines.at(-1)).toEqual({ done: "Deleted it." });
-      for (const line of lines.slice(0, -1)) expect(inputProblems(line.input as AgentInputItem[])).toEqual([]);
-      const reopened = await db.open({ sessionId: ours.session.id });
-      const items = await reopened.getItems();
-      expect(items).toEqual(expectedItems);
-      expect(callCounts(items)).toEqual({
-        call_w: ["function_call", "function_call_result"],
-        call_d: ["function_call", "function_call_result"],
-      });
-      expect(reopened.session.state.pendingCalls.size).toBe(0);
+      await expectResumed(lines, await db.open({ sessionId: ours.session.id }), expectedItems);
+    });
+
+    it("a run interrupted for approval, kept with the session: one process stops there and exits, another resumes it by session id alone", async () => {
+      const expectedItems = await approvalOnMemory();
+      const db = await fresh();
+      const sessionId = randomUUID(); // the only thing the second process is told
+      expect(await child(["interrupt", db.url, sessionId])).toEqual([{ interrupted: ["delete_file"] }]);
+
+      const lines = await child(["resume", db.url, sessionId]);
+      expect(lines.at(-1)).toEqual({ done: "Deleted it.", keptAfter: false });
+      const reopened = await db.open({ sessionId });
+      await expectResumed(lines, reopened, expectedItems);
+      expect(await reopened.interruptedRun(scripted(approvalModel()).agent)).toBeUndefined();
+      expect((await reopened.session.history()).map((c) => c.producer.policy)).toEqual(["openai-agents-interruption"]);
     });
 
     it("two processes writing one session: every turn whole, each call with its result once", async () => {

@@ -3,11 +3,15 @@ import type { ModelMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
 import { encodeValue } from "./value-codec.ts";
 
-/** A checked ModelMessage, its stored (tag-encoded) form, and the id of the UI message it came from. */
+/**
+ * A checked ModelMessage, its stored (tag-encoded) form, the id of the UI message it came from, and on
+ * the last message a save stores from that UI message, the UI message itself (tag-encoded).
+ */
 export interface CheckedMessage {
   message: ModelMessage;
   encoded: ModelMessage;
   ui?: string;
+  uiMessage?: unknown;
 }
 
 /**

@@ -16,19 +16,33 @@ import { projectMessage, type SaveStep } from "./project-message.ts";
 import { recordApprovals } from "./record-approvals.ts";
 import { aiSdkMetadata } from "./stored-metadata.ts";
 import { unsavedPart } from "./ui-dedup.ts";
-import { incompleteReason, streamingPart, type UIMessageStreamEnd } from "./ui-messages.ts";
+import { incompleteReason, streamingPart, type UIMessageStreamEnd, uiMessagesOfLog } from "./ui-messages.ts";
+import { encodeValue } from "./value-codec.ts";
 
-/** What saveResponse takes: generateText's result, or the `onFinish` event of generateText or streamText. */
+/**
+ * What saveResponse takes: generateText's result, the `onFinish` event of generateText or streamText, or
+ * streamText's result (whose fields are promises: they are awaited).
+ */
 export interface ResponseEvent {
   /** Every step's messages (not the deprecated `response.messages`, which holds the final step only). */
-  responseMessages: readonly ModelMessage[];
+  responseMessages: readonly ModelMessage[] | PromiseLike<readonly ModelMessage[]>;
   /** The final step's usage is recorded with the turn (the size of the last request). */
-  steps?: readonly { usage: LanguageModelUsage }[];
-  usage?: LanguageModelUsage;
+  steps?: readonly { usage: LanguageModelUsage }[] | PromiseLike<readonly { usage: LanguageModelUsage }[]>;
+  usage?: LanguageModelUsage | PromiseLike<LanguageModelUsage>;
 }
 
 /** What a saved UI stream outcome did: stored, or passed over (cancelled, aborted, still streaming). */
 export type UISaveOutcome = { saved: true } | { saved: false; reason: string };
+
+/** What uiMessageStreamOptions returns: options of `toUIMessageStream` and of `createUIMessageStream`. */
+export interface UIMessageStreamOptions {
+  originalMessages: UIMessage[];
+  /** The response message's id (toUIMessageStream's option). */
+  generateMessageId: () => string;
+  /** The same, under createUIMessageStream's name. */
+  generateId: () => string;
+  onFinish: (event: UIMessageStreamEnd) => Promise<void>;
+}
 
 /** What a Conversation needs from openConversation. */
 export interface ConversationContext {
@@ -52,6 +66,10 @@ export class Conversation {
   #turnId: string | undefined;
   /** How many of this turn's response messages prepareStep has saved already. */
   #savedResponses = 0;
+  /** Saves started on this handle and not settled yet (each settles without rejecting; see saved()). */
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Errors of saves that failed since the last saved() call, oldest first. */
+  #failures: unknown[] = [];
 
   /** Wraps an open session; use openConversation. */
   constructor(ctx: ConversationContext) {
@@ -79,24 +97,28 @@ export class Conversation {
    * INVARIANT_VIOLATED for one the log refuses (a tool result for a call that is not live): nothing is
    * stored then.
    */
-  async save(messages: readonly ModelMessage[]): Promise<void> {
-    const checked = checkModelMessages(this.#ctx.ai, messages, "messages");
-    if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
-    await this.#write(checked);
+  save(messages: readonly ModelMessage[]): Promise<void> {
+    return this.#track(async () => {
+      const checked = checkModelMessages(this.#ctx.ai, messages, "messages");
+      if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
+      await this.#write(checked);
+    });
   }
 
   /**
-   * Saves a response: `responseMessages` of generateText's result or of the onFinish event of generateText
-   * / streamText, every step's messages (what prepareStep already saved is skipped). Then completes the
-   * turn with the final step's usage, and compacts when the view is over its threshold (the runtime's
-   * automatic compaction, when it is on).
+   * Saves a response: `responseMessages` of generateText's result, of the onFinish event of generateText
+   * / streamText, or of streamText's result (awaited: it resolves when the stream has finished, and
+   * rejects with its error), every step's messages (what prepareStep already saved is skipped). Then
+   * completes the turn with the final step's usage, and compacts when the view is over its threshold (the
+   * runtime's automatic compaction, when it is on). Save a response once: from onFinish or from the result.
    */
-  async saveResponse(event: ResponseEvent): Promise<void> {
-    const fresh = checkModelMessages(this.#ctx.ai, event.responseMessages, "responseMessages").slice(
-      this.#savedResponses,
-    );
-    const usage = event.steps?.at(-1)?.usage ?? event.usage;
-    await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
+  saveResponse(event: ResponseEvent): Promise<void> {
+    return this.#track(async () => {
+      const [messages, steps] = await Promise.all([event.responseMessages, event.steps]);
+      const fresh = checkModelMessages(this.#ctx.ai, messages, "responseMessages").slice(this.#savedResponses);
+      const usage = steps?.at(-1)?.usage ?? (await event.usage);
+      await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
+    });
   }
 
   /**
@@ -106,17 +128,19 @@ export class Conversation {
    * sending a message again, or a grown one, saves only what is new. ValidationError for a message with
    * a part still streaming.
    */
-  async saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
-    const converted: CheckedMessage[][] = [];
-    for (const message of messages) {
-      const streaming = streamingPart(message);
-      if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
-      converted.push(await this.#fromUI(message));
-    }
-    const unsaved = (view: readonly Message[]) => converted.flatMap((items) => unsavedOf(items, view));
-    await this.#ctx.session.refresh();
-    if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newTurn();
-    await this.#write(unsaved);
+  saveUIMessages(messages: readonly UIMessage[]): Promise<void> {
+    return this.#track(async () => {
+      const converted: UIConversion[] = [];
+      for (const message of messages) {
+        const streaming = streamingPart(message);
+        if (streaming !== undefined) throw new ValidationError(`cannot save: ${streaming}`, [streaming]);
+        converted.push(await this.#fromUI(message));
+      }
+      const unsaved = (view: readonly Message[]) => converted.flatMap((items) => unsavedOf(items, view));
+      await this.#ctx.session.refresh();
+      if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newTurn();
+      await this.#write(unsaved);
+    });
   }
 
   /**
@@ -124,25 +148,31 @@ export class Conversation {
    * unfinished stream (the AI SDK calls onFinish with the partial message then) stores nothing and says
    * why. A response that continues the last message saves only its new part. Completes the turn.
    */
-  async saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
-    const reason = incompleteReason(event);
-    if (reason !== undefined) return { saved: false, reason };
-    const items = await this.#fromUI(event.responseMessage);
-    await this.#finishTurn((view) => unsavedOf(items, view), undefined);
-    return { saved: true };
+  saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
+    return this.#track(async (): Promise<UISaveOutcome> => {
+      const reason = incompleteReason(event);
+      if (reason !== undefined) return { saved: false, reason };
+      const conversion = await this.#fromUI(event.responseMessage);
+      await this.#finishTurn((view) => unsavedOf(conversion, view), undefined);
+      return { saved: true };
+    });
   }
 
   /**
-   * Options for `result.toUIMessageStream(...)`: `originalMessages`, and an `onFinish` that saves the
-   * response when it is complete (saveUIResponse). `onSaved` hears each outcome (and is awaited: close
-   * the conversation there).
+   * Options for `result.toUIMessageStream(...)` (or `createUIMessageStream`): `originalMessages`, a
+   * response message id made here (`generateMessageId`, and `generateId` as createUIMessageStream calls
+   * it), so the page and the store know the response by the same id, and an `onFinish` that saves the
+   * response when it is complete (saveUIResponse). `onSaved` hears each outcome (and is awaited: close the
+   * conversation there).
    */
   uiMessageStreamOptions(
     originalMessages: readonly UIMessage[],
     onSaved?: (outcome: UISaveOutcome) => void | Promise<void>,
-  ): { originalMessages: UIMessage[]; onFinish: (event: UIMessageStreamEnd) => Promise<void> } {
+  ): UIMessageStreamOptions {
     return {
       originalMessages: [...originalMessages],
+      generateMessageId: randomUUID,
+      generateId: randomUUID,
       onFinish: async (event) => {
         const outcome = await this.saveUIResponse(event);
         await onSaved?.(outcome);
@@ -151,33 +181,57 @@ export class Conversation {
   }
 
   /**
+   * The UI messages saved in this conversation (saveUIMessages, saveUIResponse), read fresh from the log,
+   * each as it was last saved: its id, metadata and every part (data parts, step-start, sources, files
+   * included), in the order they were first saved; for `useChat({ messages })` when the page reloads.
+   * Messages a compaction has since summarized for the model are still here (a chat page shows what was
+   * said); messages saved as ModelMessages (save, saveResponse) have no UI form and are not.
+   */
+  async loadUIMessages(): Promise<UIMessage[]> {
+    return uiMessagesOfLog(await this.#ctx.runtime.store.readStream(this.sessionId));
+  }
+
+  /**
    * A `prepareStep` for generateText / streamText that compacts inside a multi-step loop: from the second
    * step on, it saves the steps so far and, when the view is over its threshold, compacts and hands the
    * model the compacted view (`messages`, which carry forward to later steps). saveResponse then saves only
    * the rest.
    */
-  readonly prepareStep = async (options: {
+  readonly prepareStep = (options: {
     stepNumber: number;
     responseMessages: readonly ModelMessage[];
-  }): Promise<{ messages?: ModelMessage[] }> => {
-    if (options.stepNumber === 0) return {};
-    const fresh = options.responseMessages.slice(this.#savedResponses);
-    if (fresh.length > 0) {
-      await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
-      this.#savedResponses = options.responseMessages.length;
-    }
-    const outcome = await this.compact({ trigger: "auto" });
-    if (outcome.status !== "compacted") return {};
-    return { messages: loadMessages(this.#ctx.session.view().messages).messages };
-  };
+  }): Promise<{ messages?: ModelMessage[] }> =>
+    this.#track(async () => {
+      if (options.stepNumber === 0) return {};
+      const fresh = options.responseMessages.slice(this.#savedResponses);
+      if (fresh.length > 0) {
+        await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
+        this.#savedResponses = options.responseMessages.length;
+      }
+      const outcome = await this.compact({ trigger: "auto" });
+      if (outcome.status !== "compacted") return {};
+      return { messages: loadMessages(this.#ctx.session.view().messages).messages };
+    });
 
   /**
    * Runs the compaction policy once (the conversation's `compaction` settings): a summary or prune of the
    * middle when the view is over its threshold, or always with `force`. Another writer compacting first is
    * not an error: the policy plans again on the view it left, and the outcome is usually `skipped`.
    */
-  async compact(options: { force?: boolean; trigger?: "manual" | "auto" } = {}): Promise<CompactOutcome> {
-    return compact(this.#ctx.session, { ...this.#ctx.compaction, ...options });
+  compact(options: { force?: boolean; trigger?: "manual" | "auto" } = {}): Promise<CompactOutcome> {
+    return this.#track(() => compact(this.#ctx.session, { ...this.#ctx.compaction, ...options }));
+  }
+
+  /**
+   * Resolves once every save started on this handle so far (save, saveResponse, the UI saves, prepareStep,
+   * compact) is stored; rejects with the error of the first one that failed since the last call. Await it
+   * before a script or serverless handler returns: streamText resolves `text` before the save its
+   * `onFinish` started is done, and the AI SDK swallows what `onFinish` throws.
+   */
+  async saved(): Promise<void> {
+    await Promise.all(this.#inFlight);
+    const [failure] = this.#failures.splice(0);
+    if (failure !== undefined) throw failure;
   }
 
   /**
@@ -191,20 +245,51 @@ export class Conversation {
     return new Conversation({ ...this.#ctx, session, ownsRuntime: false });
   }
 
-  /** Closes the store, when openConversation opened it (not a runtime passed in, nor a fork's). */
+  /**
+   * Waits for the saves in flight (saved(), without rejecting: their errors reach their callers and the
+   * next saved()), then closes the store when openConversation opened it (not a runtime passed in, nor a
+   * fork's).
+   */
   async close(): Promise<void> {
+    await Promise.all(this.#inFlight);
     if (this.#ctx.ownsRuntime) await this.#ctx.runtime.close();
   }
 
+  /** Runs a save now, counted in flight until it settles (a failure is kept for saved()). */
+  #track<T>(save: () => Promise<T>): Promise<T> {
+    const running = save();
+    const settled = running.then(
+      () => {
+        this.#inFlight.delete(settled);
+      },
+      (error: unknown) => {
+        this.#inFlight.delete(settled);
+        this.#failures.push(error);
+      },
+    );
+    this.#inFlight.add(settled);
+    return running;
+  }
+
   /**
-   * A UI message as checked ModelMessages tagged with its id (see unsavedOf); one the server named nothing
-   * is new by definition, and is tagged with a fresh id, so a save never stores it twice.
+   * A UI message checked with the AI SDK's `validateUIMessages` (ValidationError naming the message when
+   * it refuses it), converted to checked ModelMessages tagged with its id (see unsavedOf), with the
+   * message itself tag-encoded; one the server named nothing is new by definition, and is tagged with a
+   * fresh id (its stored copy too), so a save never stores it twice.
    */
-  async #fromUI(message: UIMessage): Promise<CheckedMessage[]> {
+  async #fromUI(message: UIMessage): Promise<UIConversion> {
+    const what = `UI message ${message.id}`;
+    const valid = await this.#ctx.ai.safeValidateUIMessages({ messages: [message] });
+    if (!valid.success) {
+      throw new ValidationError(`${what} is not a UIMessage: ${valid.error.message}`, [what], {
+        cause: valid.error,
+        path: what,
+      });
+    }
     const converted = await this.#ctx.ai.convertToModelMessages([message]);
-    const checked = checkModelMessages(this.#ctx.ai, converted, `UI message ${message.id}`);
     const ui = message.id === "" ? `unnamed:${randomUUID()}` : message.id;
-    return checked.map((item) => ({ ...item, ui }));
+    const items = checkModelMessages(this.#ctx.ai, converted, what).map((item) => ({ ...item, ui }));
+    return { items, snapshot: encodeValue({ ...message, id: ui }, what) };
   }
 
   /** Appends a response under the current turn, completes the turn, and starts the next one afresh. */
@@ -259,10 +344,21 @@ export class Conversation {
 /** What a save still has to store, given the view a write is planned on. */
 type Unsaved = (view: readonly Message[]) => readonly CheckedMessage[];
 
-/** What of one UI message's conversion (its items all tagged with its id) the view does not hold yet. */
-function unsavedOf(items: readonly CheckedMessage[], view: readonly Message[]): CheckedMessage[] {
+/** A UI message as a save stores it: its ModelMessages, each tagged with its id, and itself tag-encoded. */
+interface UIConversion {
+  items: CheckedMessage[];
+  snapshot: unknown;
+}
+
+/**
+ * What of one UI message's conversion the view does not hold yet, the message itself on the last of it
+ * (nothing when the view holds all of it already).
+ */
+function unsavedOf({ items, snapshot }: UIConversion, view: readonly Message[]): CheckedMessage[] {
   const ui = items[0]?.ui;
-  return ui === undefined ? [...items] : unsavedPart(items, view, ui);
+  const unsaved = ui === undefined ? [...items] : unsavedPart(items, view, ui);
+  const last = unsaved.at(-1);
+  return last === undefined ? [] : [...unsaved.slice(0, -1), { ...last, uiMessage: snapshot }];
 }
 
 /** ValidationError before anything is written when an approval response answers no request in the view or the save. */

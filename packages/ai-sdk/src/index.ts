@@ -1,6 +1,7 @@
 export {
   Conversation,
   type ResponseEvent,
+  type UIMessageStreamOptions,
   type UISaveOutcome,
 } from "./conversation.ts";
 export type { LoadedConversation } from "./load-messages.ts";

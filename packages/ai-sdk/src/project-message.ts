@@ -1,4 +1,4 @@
-import type { ContentPart, ToolCall } from "@palimpsest/core";
+import { type ContentPart, definedFields, type ToolCall } from "@palimpsest/core";
 import type { MessageInput } from "@palimpsest/store";
 import type { ModelMessage, ToolResultPart } from "ai";
 import type { CheckedMessage } from "./check-messages.ts";
@@ -10,6 +10,8 @@ export interface ApprovalStep {
   parts: unknown[];
   providerOptions?: unknown;
   approvalIds: string[];
+  /** The UI message the responses came with, to keep on the asking message (see AiSdkMetadata.uiMessage). */
+  uiMessage?: unknown;
 }
 
 /** One step of a save: a message to append, or approval responses to record on the assistant that asked. */
@@ -21,12 +23,13 @@ export type SaveStep = { kind: "append"; message: MessageInput } | ({ kind: "app
  * counts, invariants and other vendors; a tool message becomes one Palimpsest tool message per
  * tool-result part, re-joined on a load by `group`. Approval responses travel with the result after them
  * in the same tool message; a tool message of approval responses only is an `approvals` step (R5).
- * `encoded` is `message` tag-encoded (value-codec.ts); `ui` names the UI message it came from.
+ * `encoded` is `message` tag-encoded (value-codec.ts); `ui` names the UI message it came from, and
+ * `uiMessage` (that UI message whole) goes with the last step.
  */
-export function projectMessage({ message, encoded, ui }: CheckedMessage, group: string): SaveStep[] {
+export function projectMessage({ message, encoded, ui, uiMessage }: CheckedMessage, group: string): SaveStep[] {
   const origin = ui === undefined ? {} : { ui };
-  if (message.role === "tool") return projectTool(message.content, encoded, group, origin);
-  const metadata: AiSdkMetadata = { v: 1, message: encoded, ...origin };
+  if (message.role === "tool") return withUIMessage(projectTool(message.content, encoded, group, origin), uiMessage);
+  const metadata: AiSdkMetadata = { v: 1, message: encoded, ...origin, ...definedFields({ uiMessage }) };
   const base = { metadata: { [METADATA_KEY]: metadata } };
   if (message.role === "system") return [append({ ...base, role: "system", content: message.content })];
   const parts =
@@ -129,6 +132,16 @@ function projectTool(
     return steps;
   }
   return [{ kind: "approvals", group, parts: carried, approvalIds, ...providerOptions }];
+}
+
+/** `steps` with `uiMessage` (when there is one) on the last: in its metadata, or on its approvals. */
+function withUIMessage(steps: SaveStep[], uiMessage: unknown): SaveStep[] {
+  const last = steps.at(-1);
+  if (uiMessage === undefined || last === undefined) return steps;
+  if (last.kind === "approvals") return [...steps.slice(0, -1), { ...last, uiMessage }];
+  const stored = last.message.metadata?.[METADATA_KEY] as AiSdkMetadata;
+  const metadata = { ...last.message.metadata, [METADATA_KEY]: { ...stored, uiMessage } };
+  return [...steps.slice(0, -1), append({ ...last.message, metadata })];
 }
 
 function append(message: MessageInput): SaveStep {

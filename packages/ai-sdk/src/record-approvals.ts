@@ -24,6 +24,7 @@ export interface RecordedApprovals {
 export function recordApprovals(state: Readonly<SessionState>, steps: readonly SaveStep[]): RecordedApprovals {
   const messages: MessageInput[] = [];
   const onLive = new Map<number, StoredApprovals[]>();
+  const uiMessages = new Map<number, unknown>();
   for (const step of steps) {
     if (step.kind === "append") {
       messages.push(step.message);
@@ -32,7 +33,7 @@ export function recordApprovals(state: Readonly<SessionState>, steps: readonly S
     const inSave = messages.findLastIndex((m) => asksFor(m, step.approvalIds));
     if (inSave >= 0) {
       const asking = messages[inSave] as MessageInput;
-      messages[inSave] = withApprovals(asking, [record(step, answeredBy(messages.slice(inSave + 1)))]);
+      messages[inSave] = withApprovals(asking, [record(step, answeredBy(messages.slice(inSave + 1)))], step.uiMessage);
       continue;
     }
     const index = state.live.findLastIndex(({ message }) => asksFor(message, step.approvalIds));
@@ -45,15 +46,16 @@ export function recordApprovals(state: Readonly<SessionState>, steps: readonly S
     }
     const after = state.live.slice(index + 1).map((e) => e.message);
     onLive.set(index, [...(onLive.get(index) ?? []), record(step, [...answeredBy(after), ...answeredBy(messages)])]);
+    if (step.uiMessage !== undefined) uiMessages.set(index, step.uiMessage);
   }
   const rewrites = [...onLive].map(([index, records], i): BatchedWrite => {
-    const { id: owner, ...rest } = (state.live[index] as (typeof state.live)[number]).message;
+    const { id: owner, ...asking } = (state.live[index] as (typeof state.live)[number]).message;
     return {
       kind: "rewrite",
       rewrite: {
         mode: "retract",
         targets: [owner],
-        replacements: [withApprovals(rest, records)],
+        replacements: [withApprovals(asking, records, uiMessages.get(index))],
         viewVersion: state.viewVersion + i,
         policy: "ai-sdk-approval",
       },
@@ -72,10 +74,14 @@ function record(step: ApprovalStep, answered: string[]): StoredApprovals {
   };
 }
 
-/** `message` with `records` added to the approvals in its adapter metadata. */
-function withApprovals(message: MessageInput, records: readonly StoredApprovals[]): MessageInput {
+/** `message` with `records` added to the approvals in its adapter metadata (and the UI message they came with). */
+function withApprovals(message: MessageInput, records: readonly StoredApprovals[], uiMessage: unknown): MessageInput {
   const stored = aiSdkMetadata(message) as AiSdkMetadata;
-  const metadata: AiSdkMetadata = { ...stored, approvals: [...(stored.approvals ?? []), ...records] };
+  const metadata: AiSdkMetadata = {
+    ...stored,
+    approvals: [...(stored.approvals ?? []), ...records],
+    ...definedFields({ uiMessage }),
+  };
   return { ...message, metadata: { ...message.metadata, [METADATA_KEY]: metadata } };
 }
 

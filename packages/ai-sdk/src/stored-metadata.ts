@@ -24,6 +24,12 @@ export interface AiSdkMetadata {
   approvals?: StoredApprovals[];
   /** The id of the UI message it was converted from (saveUIMessages, saveUIResponse). */
   ui?: string;
+  /**
+   * That UI message whole, as it stood when this save stored it (tag-encoded, UI-only parts and metadata
+   * included): on the last message a save wrote for it, or on the asking message its approvals were
+   * recorded on. loadUIMessages returns the newest of each id.
+   */
+  uiMessage?: unknown;
 }
 
 /** The metadata key of the adapter. */

@@ -1,4 +1,7 @@
+import type { StoredEvent } from "@palimpsest/core";
 import type { UIMessage, UIMessageStreamOnEndCallback } from "ai";
+import { aiSdkMetadata } from "./stored-metadata.ts";
+import { decodeValue } from "./value-codec.ts";
 
 /** What `toUIMessageStream({ onFinish })` hands its callback. */
 export type UIMessageStreamEnd = Parameters<UIMessageStreamOnEndCallback<UIMessage>>[0];
@@ -22,4 +25,29 @@ export function streamingPart(message: UIMessage): string | undefined {
     return state === "streaming" || state === "input-streaming";
   });
   return index < 0 ? undefined : `part ${index} of message ${message.id} is still streaming`;
+}
+
+/**
+ * The UI messages a log holds (see AiSdkMetadata.uiMessage): of each UI message id, the copy the newest
+ * save stored, in the order the ids were first saved. Messages a compaction or a rewrite has since
+ * replaced count (the log keeps them); a message without a stored UI message (one saved as a
+ * ModelMessage, a summary, an erased one) adds nothing.
+ */
+export function uiMessagesOfLog(events: readonly StoredEvent[]): UIMessage[] {
+  const latest = new Map<string, UIMessage>();
+  for (const event of events) {
+    const placed =
+      event.type === "message.appended"
+        ? [event.data.message]
+        : event.type === "messages.superseded"
+          ? event.data.replacements.map((r) => r.message)
+          : [];
+    for (const message of placed) {
+      const stored = aiSdkMetadata(message);
+      if (stored?.ui !== undefined && stored.uiMessage !== undefined) {
+        latest.set(stored.ui, decodeValue(stored.uiMessage) as UIMessage);
+      }
+    }
+  }
+  return [...latest.values()];
 }

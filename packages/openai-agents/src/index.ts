@@ -1,3 +1,4 @@
+export type { InterruptedRun, InterruptedState } from "./interrupted-run.ts";
 export {
   type AgentsCompactionSettings,
   type OpenAgentsSessionOptions,

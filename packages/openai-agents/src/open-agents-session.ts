@@ -57,7 +57,7 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
 async function loadSdk(): Promise<AgentsSdk> {
   try {
     const sdk = await import("@openai/agents-core");
-    return { itemSchema: sdk.protocol.ModelItem, RequestUsage: sdk.RequestUsage };
+    return { itemSchema: sdk.protocol.ModelItem, RequestUsage: sdk.RequestUsage, RunState: sdk.RunState };
   } catch (cause) {
     throw new ValidationError(
       "openAgentsSession needs @openai/agents-core: npm install @openai/agents-core",

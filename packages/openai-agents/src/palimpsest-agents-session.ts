@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type {
+  Agent,
   AgentInputItem,
   OpenAIResponsesCompactionArgs,
   OpenAIResponsesCompactionAwareSession,
@@ -7,6 +8,7 @@ import type {
   RequestUsage,
   RunContext,
   RunContextAwareSession,
+  RunState,
   SessionHistoryRewriteArgs,
   SessionHistoryRewriteAwareSession,
   SessionHistoryTransactionArgs,
@@ -36,6 +38,7 @@ import {
   planPop,
   planReplaceSuffix,
 } from "./history-plan.ts";
+import { type InterruptedState, interruptedRunOf, pendingRun, planKeepRun } from "./interrupted-run.ts";
 import { checkItems, type ItemSchema } from "./item-check.ts";
 import { itemsOfMessages } from "./item-rendering.ts";
 
@@ -49,6 +52,8 @@ export interface AgentsSdk {
     outputTokens: number;
     totalTokens: number;
   }) => RequestUsage;
+  /** The SDK's RunState class, to rebuild a kept interrupted run for an agent. */
+  RunState: Pick<typeof RunState, "fromString">;
 }
 
 /** Everything a PalimpsestAgentsSession is built from (see openAgentsSession). */
@@ -267,6 +272,34 @@ export class PalimpsestAgentsSession
         }),
       };
     });
+  }
+
+  /**
+   * Keeps a run interrupted for tool approvals with the session (`result.state` of a run with
+   * `interruptions`), so any process resumes it by session id alone: interruptedRun. Stored on the
+   * message holding the waiting calls (one `retract` rewrite, the original one `expand` away).
+   * VALIDATION (path `state`) for a state without interruptions, or whose calls are not waiting in this
+   * session (it ran on another session, or was resumed or abandoned since); nothing is written then.
+   */
+  async saveInterruptedRun(state: InterruptedState): Promise<void> {
+    const run = interruptedRunOf(state);
+    await this.#write((current) => planKeepRun(current, run));
+  }
+
+  /**
+   * The run kept by saveInterruptedRun, rebuilt for `agent` (`RunState.fromString`), read fresh from the
+   * log: approve or reject its interruptions and pass it to `run(agent, state, { session })`. Undefined
+   * when no kept run waits: none was kept, or its calls have results now (it was resumed), or a later
+   * run abandoned them.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any agent, as RunState.fromString takes it
+  async interruptedRun<TAgent extends Agent<any, any>>(agent: TAgent): Promise<RunState<unknown, TAgent> | undefined> {
+    const run = await this.#serial(async () => {
+      this.#open();
+      await this.session.refresh();
+      return pendingRun(this.session.state);
+    });
+    return run === undefined ? undefined : this.#parts.sdk.RunState.fromString(agent, run.state);
   }
 
   /**

@@ -1,0 +1,73 @@
+/**
+ * A run interrupted for approval kept with the session (saveInterruptedRun / interruptedRun) in one
+ * process: resumed, abandoned by a newer run, and the states it refuses, writing nothing then. Across
+ * processes: processes.test.ts.
+ */
+import { assistantMessage, ScriptedModel } from "@openai/agents-core/testing";
+import { describe, expect, it } from "vitest";
+import { approvalModel, deleteFile, scripted, weather } from "./agents-harness.ts";
+import { databases, engines } from "./engines.ts";
+import { expectRejection } from "./expect-error.ts";
+
+for (const engine of engines()) {
+  describe.skipIf(engine.skip !== undefined)(`interrupted runs kept with the session (${engine.name})`, () => {
+    const fresh = databases(engine);
+
+    it("is kept until the run resumes (with a rejection here), and is not kept again after", async () => {
+      const ours = await (await fresh()).open();
+      const first = scripted(approvalModel(), [deleteFile, weather]);
+      expect(await ours.interruptedRun(first.agent)).toBeUndefined();
+      const interrupted = await first.runner.run(first.agent, "clean up", { session: ours });
+      await ours.saveInterruptedRun(interrupted.state);
+      const items = await ours.getItems(); // the rewrite that keeps the run leaves the items as they were
+      expect(items.map((i) => (i as { callId?: string }).callId ?? i.type)).toEqual([
+        "message",
+        "call_w",
+        "call_d",
+        "call_w",
+      ]);
+
+      const model = new ScriptedModel([[assistantMessage("Deleted it.")]]);
+      const second = scripted(model, [deleteFile, weather]);
+      const state = await ours.interruptedRun(second.agent);
+      if (state === undefined) throw new Error("the interrupted run was not kept");
+      expect(state.getInterruptions().map((i) => i.name)).toEqual(["delete_file"]);
+      for (const interruption of state.getInterruptions()) state.reject(interruption);
+      const resumed = await second.runner.run(second.agent, state, { session: ours });
+      expect(resumed.finalOutput).toBe("Deleted it.");
+      expect(await ours.interruptedRun(second.agent)).toBeUndefined();
+      expect(ours.session.state.pendingCalls.size).toBe(0);
+      // A state that was resumed is not kept again.
+      await expectRejection(ours.saveInterruptedRun(interrupted.state), { code: "VALIDATION", path: "state" });
+    });
+
+    it("is gone once a newer run abandons its calls", async () => {
+      const ours = await (await fresh()).open();
+      const first = scripted(approvalModel(), [deleteFile, weather]);
+      const interrupted = await first.runner.run(first.agent, "clean up", { session: ours });
+      await ours.saveInterruptedRun(interrupted.state);
+      const next = scripted(new ScriptedModel([[assistantMessage("Never mind.")]]));
+      await next.runner.run(next.agent, "forget it", { session: ours });
+      expect(await ours.interruptedRun(first.agent)).toBeUndefined();
+      await expectRejection(ours.saveInterruptedRun(interrupted.state), { code: "VALIDATION", path: "state" });
+    });
+
+    it("refuses a state that is not an interruption of this session, and writes nothing", async () => {
+      const db = await fresh();
+      const ours = await db.open();
+      const other = await db.open();
+      const first = scripted(approvalModel(), [deleteFile, weather]);
+      const interrupted = await first.runner.run(first.agent, "clean up", { session: other });
+      const done = scripted(new ScriptedModel([[assistantMessage("Hi.")]]));
+      const completed = await done.runner.run(done.agent, "hello", { session: ours });
+      const seq = ours.session.state.lastSeq;
+
+      await expectRejection(ours.saveInterruptedRun(completed.state), { code: "VALIDATION", path: "state" });
+      await expectRejection(ours.saveInterruptedRun(interrupted.state), { code: "VALIDATION", path: "state" });
+      await expectRejection(ours.saveInterruptedRun({} as never), { code: "VALIDATION", path: "state" });
+      await ours.session.refresh();
+      expect(ours.session.state.lastSeq).toBe(seq);
+      expect(await ours.interruptedRun(first.agent)).toBeUndefined();
+    });
+  });
+}
