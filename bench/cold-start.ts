@@ -1,32 +1,39 @@
 /**
- * Cold start of one CLI command, process start to answer: `palimpsest sessions --json` through tsx,
- * against bare `node -e ""`, spawned alternately in the same run.
+ * Cold start of one CLI command in the checkout, process start to answer: `palimpsest sessions --json` as the
+ * README runs it there (`npx palimpsest`, npm finding the workspace's bin) and the bin alone
+ * (`node_modules/.bin/palimpsest`, the bundle the root `prepare` script makes), against bare `node -e ""`,
+ * spawned alternately in the same run.
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { openEventStore } from "@palimpsest/store";
+import { userEnv } from "../test/support/installed-palimpsest.ts";
 import { median, progress } from "./stats.ts";
 import { buildSession } from "./workload.ts";
 
-/** Median wall times of the CLI command and of a bare Node start on one engine. */
+/** Median wall times of the checkout's command (through npx and its bin alone) and of a bare Node start on one engine. */
 export interface ColdStartResult {
   engine: "postgres" | "sqlite";
   runs: number;
   sessions: number;
-  cliMs: number;
+  /** `npx palimpsest sessions --json` in the checkout. */
+  npxMs: number;
+  /** The same command through the workspace's bin, without npx. */
+  binMs: number;
   nodeMs: number;
-  /** cli / node: how many bare Node starts one command costs. */
-  ratio: number;
+  /** npx / node and bin / node: how many bare Node starts one command costs. */
+  npxRatio: number;
+  binRatio: number;
 }
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SESSIONS = 3;
 
-function spawnMs(args: readonly string[]): number {
+function spawnMs(command: string, args: readonly string[]): number {
   const start = performance.now();
-  const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8" });
+  const run = spawnSync(command, args, { cwd: ROOT, env: userEnv(), encoding: "utf8" });
   const ms = performance.now() - start;
-  if (run.status !== 0) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr}`);
+  if (run.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${run.status}: ${run.stderr}`);
   return ms;
 }
 
@@ -42,25 +49,33 @@ export async function runColdStartBench(
   } finally {
     await store.close();
   }
-  const cli = ["node_modules/tsx/dist/cli.mjs", "packages/cli/src/main.ts", "--db", url, "sessions", "--json"];
+  const args = ["palimpsest", "--db", url, "sessions", "--json"];
   const runs = quick ? 3 : 10;
-  const cliMs: number[] = [];
+  const npxMs: number[] = [];
+  const binMs: number[] = [];
   const nodeMs: number[] = [];
   for (let rep = -1; rep < runs; rep++) {
-    const c = spawnMs(cli);
-    const n = spawnMs(["-e", ""]);
-    if (rep < 0) continue; // warmup: fills the OS file cache and tsx's transform cache
-    cliMs.push(c);
+    const x = spawnMs("npx", args);
+    const b = spawnMs("node_modules/.bin/palimpsest", args.slice(1));
+    const n = spawnMs(process.execPath, ["-e", ""]);
+    if (rep < 0) continue; // warmup: fills the OS file cache
+    npxMs.push(x);
+    binMs.push(b);
     nodeMs.push(n);
   }
+  const node = median(nodeMs);
   const result = {
     engine,
     runs,
     sessions: SESSIONS,
-    cliMs: median(cliMs),
-    nodeMs: median(nodeMs),
-    ratio: median(cliMs) / median(nodeMs),
+    npxMs: median(npxMs),
+    binMs: median(binMs),
+    nodeMs: node,
+    npxRatio: median(npxMs) / node,
+    binRatio: median(binMs) / node,
   };
-  progress(`cold start ${engine}: cli ${result.cliMs.toFixed(0)} ms, node ${result.nodeMs.toFixed(0)} ms`);
+  progress(
+    `cold start ${engine}: npx palimpsest ${result.npxMs.toFixed(0)} ms, bin ${result.binMs.toFixed(0)} ms, node ${node.toFixed(0)} ms`,
+  );
   return result;
 }

@@ -1,42 +1,66 @@
 /**
- * The README's demo, on the embedded default store (./.palimpsest/palimpsest.db): imports the bundled
- * session, shows its view, compacts the middle, shows history and expand, asks the audit read models,
- * writes an HTML report, then resumes it in a fresh process and checks that the view is the same. Every step is a real `palimpsest` CLI process.
+ * The README's demo, on the embedded default store of the working folder (./.palimpsest/palimpsest.db).
+ * The default is the short one (a few seconds): import the bundled session, show its view, compact the middle,
+ * show the history and the originals behind the summary, then resume the session in a fresh process and
+ * check its view equals a replay of the log. `--tour` adds the rest: importing again (nothing new), the
+ * session list, the audit read models and an HTML report. The CLI steps run the bundled CLI (the bin's
+ * `dist/bin/cli.mjs`, made by `pnpm install`'s prepare step) in this process; only the resume starts one more.
  */
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
-import { loadSession, openEventStore } from "@palimpsest/store";
+import type { runCli as RunCli } from "@palimpsest/cli";
 
-const cli = [
-  join(import.meta.dirname, "../node_modules/tsx/dist/cli.mjs"),
-  join(import.meta.dirname, "../packages/cli/src/main.ts"),
-];
+const CLI = join(import.meta.dirname, "../packages/cli");
+const BUNDLE = join(CLI, "dist/bin/cli.mjs");
+const BIN = join(CLI, "bin/palimpsest.mjs");
+const SESSION_FILE = relative(process.cwd(), join(import.meta.dirname, "../examples/demo-session.jsonl"));
+const tour = process.argv.includes("--tour");
 
-function palimpsest(args: string[], show = true): string {
+if (!existsSync(BUNDLE)) {
+  console.error(`${BUNDLE} is missing: \`npx -y pnpm@12.4.2 install\` bundles the CLI (its prepare step)`);
+  process.exit(1);
+}
+const { runCli } = (await import(pathToFileURL(BUNDLE).href)) as { runCli: typeof RunCli };
+
+/** Runs one `palimpsest` command in this process; prints it and its first 24 lines unless `show` is false. */
+async function palimpsest(args: string[], show = true): Promise<string> {
   if (show) console.log(`\n$ palimpsest ${args.join(" ")}`);
-  const run = spawnSync(process.execPath, [...cli, ...args], { encoding: "utf8" });
-  if (run.status !== 0) {
-    process.stderr.write(run.stderr);
-    throw new Error(`palimpsest ${args.join(" ")} exited with ${run.status}`);
+  let stdout = "";
+  let stderr = "";
+  const io = {
+    stdout: (text: string) => {
+      stdout += text;
+    },
+    stderr: (text: string) => {
+      stderr += text;
+    },
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  const code = await runCli(args, io);
+  if (code !== 0) {
+    process.stderr.write(stderr);
+    throw new Error(`palimpsest ${args.join(" ")} exited with ${code}`);
   }
-  if (show)
-    process.stdout.write(
-      run.stdout.split("\n").slice(0, 24).join("\n") + (run.stdout.split("\n").length > 24 ? "\n  …\n" : ""),
-    );
-  return run.stdout;
+  if (show) {
+    const lines = stdout.split("\n");
+    process.stdout.write(lines.slice(0, 24).join("\n") + (lines.length > 24 ? "\n  …\n" : ""));
+  }
+  return stdout;
 }
 
-palimpsest(["import", "examples/demo-session.jsonl"]);
-console.log("\n(importing the same file again creates nothing new)");
-const imported = JSON.parse(palimpsest(["--json", "import", "examples/demo-session.jsonl"])) as { sessionId: string }[];
+await palimpsest(["import", SESSION_FILE]);
+if (tour) console.log("\n(importing the same file again creates nothing new)");
+const imported = JSON.parse(await palimpsest(["--json", "import", SESSION_FILE], tour)) as { sessionId: string }[];
 const sessionId = (imported[0] as { sessionId: string }).sessionId;
-palimpsest(["sessions"]);
-palimpsest(["view", sessionId]);
+if (tour) await palimpsest(["sessions"]);
+await palimpsest(["view", sessionId]);
 
-const view = JSON.parse(palimpsest(["--json", "view", sessionId], false)) as {
+const view = JSON.parse(await palimpsest(["--json", "view", sessionId], false)) as {
   messages: { id: string; role: string }[];
 };
 const ids = view.messages.map((m) => m.id);
@@ -52,39 +76,52 @@ if (from === undefined || to === undefined || secondRequest < 4) {
     summaryFile,
     "Summary of the work so far: the parser's precedence table put + and * at one level; the agent gave each level its own binding power, re-ran the tests until all 60 passed.",
   );
-  palimpsest(["compact", sessionId, "--summary-file", summaryFile, "--from", from, "--to", to]);
+  await palimpsest(["compact", sessionId, "--summary-file", summaryFile, "--from", from, "--to", to]);
 }
-const history = palimpsest(["history", sessionId]);
+const history = await palimpsest(["history", sessionId]);
 const compactionId = /^([0-9a-f-]{36}(?::compaction)?)\s/m.exec(history.split("\n").slice(1).join("\n"))?.[1];
-if (compactionId !== undefined) palimpsest(["expand", sessionId, compactionId]);
+if (compactionId !== undefined) await palimpsest(["expand", sessionId, compactionId]);
 
-// The audit read models: across sessions, in SQL; a message's trail; the view before the compaction.
-palimpsest(["audit", "totals", "--by", "mode,policy"]);
-const [first] = JSON.parse(palimpsest(["--json", "audit", "compactions", "--session", sessionId], false)) as {
-  seq: number;
-  compactionId: string;
-}[];
-if (first !== undefined) {
-  const [trail] = JSON.parse(palimpsest(["--json", "audit", "compaction", first.compactionId], false)) as {
-    writtenBy: { targets: string[] };
+if (tour) {
+  // The audit read models: across sessions, in SQL; a message's trail; the view before the compaction.
+  await palimpsest(["audit", "totals", "--by", "mode,policy"]);
+  const [first] = JSON.parse(await palimpsest(["--json", "audit", "compactions", "--session", sessionId], false)) as {
+    seq: number;
+    compactionId: string;
   }[];
-  const target = trail?.writtenBy.targets[0];
-  if (target !== undefined) palimpsest(["audit", "message", target]);
-  palimpsest(["audit", "view", sessionId, "--seq", String(first.seq - 1)]);
+  if (first !== undefined) {
+    const [trail] = JSON.parse(await palimpsest(["--json", "audit", "compaction", first.compactionId], false)) as {
+      writtenBy: { targets: string[] };
+    }[];
+    const target = trail?.writtenBy.targets[0];
+    if (target !== undefined) await palimpsest(["audit", "message", target]);
+    await palimpsest(["audit", "view", sessionId, "--seq", String(first.seq - 1)]);
+  }
+  await palimpsest(["audit", "rebuild", "--check"]);
+  await palimpsest(["report", "--html", ".palimpsest/demo-report.html", sessionId]);
+  await palimpsest(["view", sessionId]);
 }
-palimpsest(["audit", "rebuild", "--check"]);
-palimpsest(["report", "--html", ".palimpsest/demo-report.html", sessionId]);
 
-palimpsest(["view", sessionId]);
-// The CLI process resumed from its snapshot; here the whole log is replayed from seq 1, without one.
-const resumed = JSON.parse(palimpsest(["--json", "view", sessionId], false)) as { messages: unknown[] };
-const store = await openEventStore();
-const replayed = (await loadSession(store, sessionId, false)).state.live.map((e) => e.message);
-await store.close();
-const same = isDeepStrictEqual(resumed.messages, replayed);
+// A fresh process (the checkout's bin) resumes the session from its snapshot; `audit view` replays the whole
+// log from seq 1, without one.
+console.log(`\n$ palimpsest --json view ${sessionId}   # in a fresh process`);
+const fresh = spawnSync(process.execPath, [BIN, "--json", "view", sessionId], { encoding: "utf8" });
+if (fresh.status !== 0) {
+  process.stderr.write(fresh.stderr);
+  throw new Error(`palimpsest --json view ${sessionId} exited with ${fresh.status}`);
+}
+const resumed = JSON.parse(fresh.stdout) as { lastSeq: number; messages: unknown[] };
+const replayed = JSON.parse(
+  await palimpsest(["--json", "audit", "view", sessionId, "--seq", String(resumed.lastSeq)], false),
+) as { view: { messages: unknown[] } };
+const same = isDeepStrictEqual(resumed.messages, replayed.view.messages);
 console.log(
   same
-    ? `\nResumed in a fresh process: the active view (${replayed.length} messages) equals a full replay of the log.`
-    : "\nMISMATCH: the resumed view differs from a replay of the log",
+    ? `Resumed in a fresh process: the active view (${resumed.messages.length} messages) equals a full replay of the log.`
+    : "MISMATCH: the resumed view differs from a replay of the log",
 );
+if (same && !tour)
+  console.log(
+    "\nThe tour (`npx -y pnpm@12.4.2 demo --tour`) adds the session list, the audit read models and an HTML report.",
+  );
 process.exitCode = same ? 0 : 1;

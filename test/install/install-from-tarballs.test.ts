@@ -1,14 +1,19 @@
 /**
  * The proof that a user can install Palimpsest: the packed packages, installed with plain npm into an empty
- * project outside the workspace, run under plain `node` (library and bin) and typecheck against their .d.ts.
+ * project outside the workspace (with no EBADENGINE or deprecation warning, and no provider SDK), run under
+ * plain `node` from ES modules and CommonJS (library and bin) and typecheck against their .d.ts; each optional
+ * SDK says what to install until it is installed beside them, then works.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeProvider } from "../../packages/summarizers/test/support/fake-provider.ts";
+import { sectionedAnswer } from "../../packages/summarizers/test/support/sample.ts";
 import {
   type InstalledProject,
   installFromTarballs,
+  installWarnings,
   ROOT,
   run,
   runOk,
@@ -227,6 +232,60 @@ console.log(JSON.stringify({
 await palimpsest.close();
 `;
 
+/** The same embedded-default session through `require("palimpsest")` and every package's `require`, from a .cjs file. */
+const CJS_PROGRAM = `
+const { openPalimpsest, toOpenAIMessages } = require("palimpsest");
+const required = [
+  "palimpsest", "palimpsest/live", "palimpsest/tokenizer", "palimpsest/summarizers", "palimpsest/claude-agent-sdk",
+  "palimpsest/openai-agents", "palimpsest/ai-sdk", "@palimpsest/core", "@palimpsest/core/tokenizer",
+  "@palimpsest/projections", "@palimpsest/projections/live", "@palimpsest/store", "@palimpsest/summarizers",
+  "@palimpsest/cli", "@palimpsest/claude-agent-sdk", "@palimpsest/openai-agents", "@palimpsest/ai-sdk",
+].map((name) => [name, Object.keys(require(name)).length > 0]);
+(async () => {
+  const palimpsest = await openPalimpsest();
+  const session = await palimpsest.startSession({ model: "gpt-4o", contextWindow: 128_000 });
+  await session.append({ role: "user", content: "hi" }, { turnId: "t1" });
+  console.log(JSON.stringify({ required, openai: toOpenAIMessages(session.view().messages) }));
+  await palimpsest.close();
+})();
+`;
+
+/** Each LLM summarizer asked for its SDK (ready()): what it says when the SDK is not installed. */
+const NO_PROVIDER_SDK_PROGRAM = `
+import { AnthropicSummarizer, OpenAICompatibleSummarizer } from "palimpsest/summarizers";
+const outcomes = [];
+for (const summarizer of [new OpenAICompatibleSummarizer({ model: "m" }), new AnthropicSummarizer({ model: "m" })]) {
+  try {
+    await summarizer.ready();
+    outcomes.push("ready");
+  } catch (error) {
+    outcomes.push({ code: error.code, message: error.message, path: error.details.path });
+  }
+}
+console.log(JSON.stringify(outcomes));
+`;
+
+/** An OpenAI chat completion and an Anthropic message carrying a well-formed summary. */
+const SUMMARY = sectionedAnswer("the parser's precedence is fixed");
+const OPENAI_COMPLETION = {
+  id: "chatcmpl-1",
+  object: "chat.completion",
+  created: 1,
+  model: "local-model",
+  choices: [{ index: 0, message: { role: "assistant", content: SUMMARY, refusal: null }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 },
+};
+const ANTHROPIC_MESSAGE = {
+  id: "msg_1",
+  type: "message",
+  role: "assistant",
+  model: "claude-test",
+  content: [{ type: "text", text: SUMMARY }],
+  stop_reason: "end_turn",
+  stop_sequence: null,
+  usage: { input_tokens: 300, output_tokens: 40 },
+};
+
 /** Typed use of every entry point; an option that does not exist must be a type error. */
 const TYPED_PROGRAM = `
 import { compactRange, openPalimpsest, type Palimpsest, type Session, toAnthropicRequest, toOpenAIMessages } from "palimpsest";
@@ -307,6 +366,20 @@ describe("installed from the packed tarballs with plain npm", () => {
     expect(existsSync(join(project.dir, "node_modules/fast-check")), "fast-check is not installed").toBe(false);
   });
 
+  it("installs with no EBADENGINE or deprecation warning from our packages or their dependencies", () => {
+    expect(installWarnings(project.installStderr)).toEqual([]);
+  });
+
+  it("runs a CommonJS program with plain node: require() of every package and subpath", async () => {
+    const cwd = join(project.dir, "cjs");
+    await mkdir(cwd);
+    await writeFile(join(cwd, "program.cjs"), CJS_PROGRAM);
+    const result = await runOk(process.execPath, ["program.cjs"], { cwd });
+    const output = JSON.parse(result.stdout) as { required: [string, boolean][]; openai: unknown[] };
+    expect(output.required.filter(([, loaded]) => !loaded)).toEqual([]);
+    expect(output.openai).toEqual([{ role: "user", content: "hi" }]);
+  }, 60_000);
+
   it("runs an ESM program with plain node on the embedded default: session, append, compact, view", async () => {
     const cwd = join(project.dir, "program");
     await mkdir(cwd);
@@ -322,6 +395,7 @@ describe("installed from the packed tarballs with plain npm", () => {
     });
   }, 60_000);
 
+  // Before any provider SDK is installed: the summarizers' declarations must not need them.
   it("typechecks a strict nodenext TypeScript program against the installed declarations", async () => {
     await writeFile(join(project.dir, "check.ts"), TYPED_PROGRAM);
     await writeFile(join(project.dir, "tsconfig.json"), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
@@ -330,6 +404,80 @@ describe("installed from the packed tarballs with plain npm", () => {
     expect(result.stdout + result.stderr).toBe("");
     expect(result.code).toBe(0);
   }, 120_000);
+
+  it("installs no provider SDK by default: the offline summarizer works, an LLM one names its install command, and works once it is installed", async () => {
+    expect(existsSync(join(project.dir, "node_modules/openai")), "openai is not installed").toBe(false);
+    expect(existsSync(join(project.dir, "node_modules/@anthropic-ai/sdk")), "@anthropic-ai/sdk is not installed").toBe(
+      false,
+    );
+    const cwd = join(project.dir, "summarizers");
+    await mkdir(cwd);
+    const env = { ...userEnv(), OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" };
+    // Each compaction on a session of its own: a copy of the demo file under another name imports as a new one.
+    let sessions = 0;
+    const compact = async (...args: string[]) => {
+      const file = join(cwd, `session-${++sessions}.jsonl`);
+      await copyFile(join(ROOT, "examples/demo-session.jsonl"), file);
+      const imported = await runOk(bin(), ["--json", "import", file], { cwd });
+      const [{ sessionId }] = JSON.parse(imported.stdout) as [{ sessionId: string }];
+      return run(bin(), ["--json", "compact", sessionId, "--force", "--policy", "summary", ...args], { cwd, env });
+    };
+    const offline = await compact();
+    expect(offline.stderr).toBe("");
+    expect(JSON.parse(offline.stdout)).toMatchObject({ type: "messages.superseded" });
+
+    await writeFile(join(cwd, "no-sdk.mjs"), NO_PROVIDER_SDK_PROGRAM);
+    expect(JSON.parse((await runOk(process.execPath, ["no-sdk.mjs"], { cwd })).stdout)).toEqual([
+      {
+        code: "VALIDATION",
+        message: "OpenAICompatibleSummarizer needs the openai package: npm install openai",
+        path: "openai",
+      },
+      {
+        code: "VALIDATION",
+        message: "AnthropicSummarizer needs the @anthropic-ai/sdk package: npm install @anthropic-ai/sdk",
+        path: "@anthropic-ai/sdk",
+      },
+    ]);
+    const missing = await compact("--summarizer", "openai");
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stderr).error).toMatchObject({
+      code: "VALIDATION",
+      message: expect.stringContaining("npm install openai"),
+    });
+
+    const installed = await runOk(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "openai@6.49.0", "@anthropic-ai/sdk@1.14.0"],
+      { cwd: project.dir },
+    );
+    expect(installWarnings(installed.stderr)).toEqual([]);
+    const openai = await startFakeProvider([{ body: OPENAI_COMPLETION }], "/v1");
+    const anthropic = await startFakeProvider([{ body: ANTHROPIC_MESSAGE }]);
+    const summarize = async (name: "openai" | "anthropic", baseURL: string) => {
+      const done = await compact("--summarizer", name, "--summarizer-url", baseURL);
+      expect(done.stderr, name).toBe("");
+      expect(JSON.parse(done.stdout), name).toMatchObject({ type: "messages.superseded", data: { mode: "summary" } });
+    };
+    try {
+      await summarize("openai", openai.baseURL);
+      await summarize("anthropic", anthropic.baseURL);
+      expect(openai.received).toHaveLength(1);
+      expect(anthropic.received).toHaveLength(1);
+      // openai 7 (which @openai/agents-core 0.20 brings) is in the peer range too; it declares node >= 22, so on
+      // Node 20 npm warns about it alone.
+      const seven = await runOk("npm", ["install", "--no-audit", "--no-fund", "openai@7.60.0"], { cwd: project.dir });
+      const others = installWarnings(seven.stderr).filter(
+        (line) => /deprecated|package: '/.test(line) && !line.includes("'openai@7.60.0'"),
+      );
+      expect(others).toEqual([]);
+      await summarize("openai", openai.baseURL);
+      expect(openai.received).toHaveLength(2);
+    } finally {
+      await openai.close();
+      await anthropic.close();
+    }
+  }, 300_000);
 
   it("runs the installed palimpsest bin (compiled, no tsx): import, sessions --json, view", async () => {
     expect(realpathSync(bin())).toMatch(/node_modules\/(palimpsest|@palimpsest\/cli)\/bin\/palimpsest\.mjs$/);

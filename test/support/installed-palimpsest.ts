@@ -79,12 +79,19 @@ function localNodeHeaders(): string | undefined {
   return `v${part("MAJOR")}.${part("MINOR")}.${part("PATCH")}` === process.version ? prefix : undefined;
 }
 
+/** npm's warnings a user should never see from an install: an unsupported Node (EBADENGINE) or a deprecated package. */
+export function installWarnings(stderr: string): string[] {
+  return stderr.split("\n").filter((line) => /npm warn (EBADENGINE|deprecated)/i.test(line));
+}
+
 /** An empty npm project outside the workspace with the packed packages installed by plain npm. */
 export interface InstalledProject {
   /** The project folder (in the OS temp folder). */
   readonly dir: string;
   /** The tarballs `pnpm -r pack` wrote, by file name. */
   readonly tarballs: readonly string[];
+  /** npm's stderr of the install: its warnings (EBADENGINE, deprecated, …) about our packages and their dependencies. */
+  readonly installStderr: string;
   /** Deletes the project and the tarballs. */
   dispose(): Promise<void>;
 }
@@ -115,8 +122,14 @@ export async function installFromTarballs(): Promise<InstalledProject> {
       allowScripts: { "better-sqlite3": true },
     };
     await writeFile(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-    await runOk("npm", ["install", "--no-audit", "--no-fund", ...tarballs.map((t) => join(packDir, t))], { cwd: dir });
-    return { dir, tarballs, dispose };
+    const install = await runOk(
+      "npm",
+      ["install", "--no-audit", "--no-fund", ...tarballs.map((t) => join(packDir, t))],
+      {
+        cwd: dir,
+      },
+    );
+    return { dir, tarballs, installStderr: install.stderr, dispose };
   } catch (error) {
     await dispose();
     throw error;

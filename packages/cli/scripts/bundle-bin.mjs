@@ -2,7 +2,9 @@
  * Bundles the CLI for its bin into dist/bin/ (esbuild, ESM, split at the dynamic imports): Node loads a
  * handful of files at start instead of the ~600 modules of the tsc output and its dependencies (kysely
  * alone is 257), see docs/packaging.md. better-sqlite3 stays outside (a native addon, a dependency of this
- * package); pg-native is pg's optional native binding, never installed. Run after `tsc -b`.
+ * package), and so do the provider SDKs (optional peers, imported from the user's node_modules only by an LLM
+ * summarizer); pg-native is pg's optional native binding, never installed. Needs no `tsc -b`: it bundles the
+ * TypeScript sources.
  */
 import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
@@ -20,7 +22,7 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "pg-native"],
+  external: ["better-sqlite3", "pg-native", "openai", "@anthropic-ai/sdk"],
   // CommonJS dependencies bundled into ESM call require() for Node's built-ins.
   banner: {
     js: 'import { createRequire as __palimpsestRequire } from "node:module"; const require = __palimpsestRequire(import.meta.url);',

@@ -51,7 +51,3 @@ function usageError(error: CommanderError): ValidationError {
   const message = error.message.replace(/^error: /, "");
   return new ValidationError(message, ["--help lists the command's arguments and flags"]);
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = await runCli(process.argv.slice(2));
-}

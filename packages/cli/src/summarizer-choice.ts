@@ -13,7 +13,8 @@ export interface SummarizerFlags {
 
 /**
  * Builds the chosen summarizer. Keys come from the run's environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY),
- * never from flags, so they stay out of shell history; the SDKs load only when a provider is chosen.
+ * never from flags, so they stay out of shell history; the SDKs load only when a provider is chosen, and a
+ * missing one is a VALIDATION error naming its install command before any work starts.
  */
 export async function chooseSummarizer(flags: SummarizerFlags, io: CliIo): Promise<Summarizer> {
   const name = flags.summarizer ?? "offline";
@@ -26,19 +27,23 @@ export async function chooseSummarizer(flags: SummarizerFlags, io: CliIo): Promi
       const { OpenAICompatibleSummarizer } = await import("@palimpsest/summarizers");
       const baseURL = flags.summarizerUrl ?? env.OPENAI_BASE_URL;
       const apiKey = env.OPENAI_API_KEY;
-      return new OpenAICompatibleSummarizer({
+      const summarizer = new OpenAICompatibleSummarizer({
         model: model ?? "gpt-4.1-mini",
         ...definedFields({ baseURL, apiKey }),
       });
+      await summarizer.ready();
+      return summarizer;
     }
     case "anthropic": {
       const { AnthropicSummarizer } = await import("@palimpsest/summarizers");
       const baseURL = flags.summarizerUrl ?? env.ANTHROPIC_BASE_URL;
       const apiKey = env.ANTHROPIC_API_KEY;
-      return new AnthropicSummarizer({
+      const summarizer = new AnthropicSummarizer({
         model: model ?? "claude-3-5-haiku-latest",
         ...definedFields({ baseURL, apiKey }),
       });
+      await summarizer.ready();
+      return summarizer;
     }
     default:
       throw new ValidationError(`unknown summarizer ${name}`, [`--summarizer: ${SUMMARIZER_NAMES.join(" | ")}`]);

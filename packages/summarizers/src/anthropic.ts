@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import {
   buildSummaryPrompt,
   DEFAULT_SUMMARY_CAPS,
@@ -13,34 +13,53 @@ import {
 import { sdkFailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
 import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
+import { loadProviderSdk } from "./provider-sdk.ts";
 
 const PROVIDER = "anthropic";
 
 /** Settings of the Anthropic messages summarizer (endpoint: ANTHROPIC_BASE_URL, key: ANTHROPIC_API_KEY by default). */
 export type AnthropicOptions = ProviderSummarizerOptions;
 
-/** Summarizer on the official `@anthropic-ai/sdk` messages API: one system prompt, one user turn. */
+/**
+ * Summarizer on the official `@anthropic-ai/sdk` messages API: one system prompt, one user turn. The SDK is
+ * an optional peer dependency (`npm install @anthropic-ai/sdk`), imported on the first `ready()` or `summarize()`.
+ */
 export class AnthropicSummarizer implements Summarizer {
   readonly model: string;
   readonly promptVersion = SUMMARY_PROMPT_VERSION;
-  readonly #client: Anthropic;
   readonly #options: AnthropicOptions;
+  #sdk: Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> | undefined;
 
   constructor(options: AnthropicOptions) {
     this.model = options.model;
     this.#options = options;
-    this.#client = new Anthropic({
-      ...sdkClientOptions(options),
-      ...definedFields({ apiKey: options.apiKey }),
-    });
+  }
+
+  /** Loads `@anthropic-ai/sdk`; rejects with ValidationError (VALIDATION, "npm install @anthropic-ai/sdk") when it is not installed. */
+  async ready(): Promise<void> {
+    await this.#client();
+  }
+
+  #client(): Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> {
+    this.#sdk ??= loadProviderSdk("AnthropicSummarizer", "@anthropic-ai/sdk", () => import("@anthropic-ai/sdk")).then(
+      (Anthropic) => ({
+        Anthropic,
+        client: new Anthropic({
+          ...sdkClientOptions(this.#options),
+          ...definedFields({ apiKey: this.#options.apiKey }),
+        }),
+      }),
+    );
+    return this.#sdk;
   }
 
   /** Sends the request; throws SummarizerError with a classified reason on any failure. */
   async summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult> {
     const { temperature, caps = DEFAULT_SUMMARY_CAPS } = this.#options;
+    const { Anthropic, client } = await this.#client();
     let message: Anthropic.Message;
     try {
-      message = await this.#client.messages.create(
+      message = await client.messages.create(
         {
           model: this.model,
           max_tokens: request.maxOutputTokens,

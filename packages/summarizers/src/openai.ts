@@ -9,10 +9,11 @@ import {
   type SummaryRequest,
   type SummaryResult,
 } from "@palimpsest/core";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { sdkFailureFacts, toSummarizerError } from "./failure.ts";
 import { finishSummary } from "./finish.ts";
 import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
+import { loadProviderSdk } from "./provider-sdk.ts";
 
 const PROVIDER = "openai-compatible";
 
@@ -26,28 +27,44 @@ export interface OpenAICompatibleOptions extends ProviderSummarizerOptions {
   tokenLimitField?: "max_tokens" | "max_completion_tokens";
 }
 
-/** Summarizer on the official `openai` SDK's chat completions: one system prompt, one user turn. */
+/**
+ * Summarizer on the official `openai` SDK's chat completions: one system prompt, one user turn. `openai` is
+ * an optional peer dependency (`npm install openai`), imported on the first `ready()` or `summarize()`.
+ */
 export class OpenAICompatibleSummarizer implements Summarizer {
   readonly model: string;
   readonly promptVersion = SUMMARY_PROMPT_VERSION;
-  readonly #client: OpenAI;
   readonly #options: OpenAICompatibleOptions;
+  #sdk: Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> | undefined;
 
   constructor(options: OpenAICompatibleOptions) {
     this.model = options.model;
     this.#options = options;
-    this.#client = new OpenAI({
-      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
-      ...sdkClientOptions(options),
-    });
+  }
+
+  /** Loads the `openai` SDK; rejects with ValidationError (VALIDATION, "npm install openai") when it is not installed. */
+  async ready(): Promise<void> {
+    await this.#client();
+  }
+
+  #client(): Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> {
+    this.#sdk ??= loadProviderSdk("OpenAICompatibleSummarizer", "openai", () => import("openai")).then((OpenAI) => ({
+      OpenAI,
+      client: new OpenAI({
+        apiKey: this.#options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
+        ...sdkClientOptions(this.#options),
+      }),
+    }));
+    return this.#sdk;
   }
 
   /** Sends the request; throws SummarizerError with a classified reason on any failure. */
   async summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult> {
     const { tokenLimitField = "max_tokens", temperature, caps = DEFAULT_SUMMARY_CAPS } = this.#options;
+    const { OpenAI, client } = await this.#client();
     let completion: OpenAI.ChatCompletion;
     try {
-      completion = await this.#client.chat.completions.create(
+      completion = await client.chat.completions.create(
         {
           model: this.model,
           messages: [

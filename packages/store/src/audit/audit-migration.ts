@@ -1,5 +1,4 @@
-import type { Kysely } from "kysely";
-import type { Migration } from "kysely/migration";
+import type { Kysely, Migration } from "kysely";
 import type { Dialect } from "../engine/dialect.ts";
 import type { StoreFeature } from "../engine/store-feature.ts";
 

@@ -1,5 +1,5 @@
+import type { Migration } from "kysely";
 import { type Kysely, sql } from "kysely";
-import type { Migration } from "kysely/migration";
 import type { Dialect } from "./dialect.ts";
 import { backfillLogKeys } from "./log-keys-backfill.ts";
 import { backfillSessionNames } from "./session-name.ts";

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { type Migration, Migrator } from "kysely/migration";
+import { type Migration, Migrator } from "kysely";
 import type { StoreDatabase } from "./database-schema.ts";
 
 /**

@@ -1,6 +1,5 @@
 import assert from "node:assert";
-import type { CompiledQuery, Kysely } from "kysely";
-import type { Migration } from "kysely/migration";
+import type { CompiledQuery, Kysely, Migration } from "kysely";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Dialect } from "./dialect.ts";
 

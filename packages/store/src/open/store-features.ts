@@ -1,4 +1,4 @@
-import type { Migration } from "kysely/migration";
+import type { Migration } from "kysely";
 import { auditFeature } from "../audit/audit-migration.ts";
 import { candidateFeature } from "../candidate-store/candidate-feature.ts";
 import type { Dialect } from "../engine/dialect.ts";

@@ -37,17 +37,9 @@ export class LockWaitingSqliteDialect extends SqliteDialect {
   }
 }
 
-/**
- * SQLite's DDL runs in transactions (kysely's adapter says otherwise only to keep its Migrator out of
- * them). And the driver hands out a connection per query, gated only while a transaction is open: with
- * kysely's one-connection mutex, every read of the process would queue behind a write waiting for a lock.
- */
+/** SQLite's DDL runs in transactions (kysely's adapter says otherwise only to keep its Migrator out of them). */
 class LockWaitingSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-
-  override get supportsMultipleConnections(): boolean {
     return true;
   }
 }
@@ -63,6 +55,8 @@ interface OpenTransaction {
  * kysely's SQLite driver over one better-sqlite3 connection, lent out as many kysely connections: each
  * waits out busy answers on timers, and while one has a transaction open the others wait for its end
  * (statements of this process outside kysely, such as appends, are synchronous and never interleave with it).
+ * Only the first acquire goes through kysely's one-connection mutex (SqliteDriver.acquireConnection): with
+ * it on every query, every read of the process would queue behind a write waiting for a lock.
  */
 class LockWaitingSqliteDriver extends SqliteDriver {
   readonly #database: BetterSqlite3.Database;
@@ -80,11 +74,11 @@ class LockWaitingSqliteDriver extends SqliteDriver {
     this.#inner ??= await super.acquireConnection();
     const inner = this.#inner;
     const connection: DatabaseConnection = {
-      executeQuery: async (query, options) => {
+      executeQuery: async (query) => {
         while (this.#transaction !== undefined && this.#transaction.owner !== connection) await this.#transaction.ended;
-        return retryWhileBusy(this.#database, this.#busyTimeoutMs, "query", () => inner.executeQuery(query, options));
+        return retryWhileBusy(this.#database, this.#busyTimeoutMs, "query", () => inner.executeQuery(query));
       },
-      streamQuery: (query, chunkSize, options) => inner.streamQuery(query, chunkSize, options),
+      streamQuery: (query, chunkSize) => inner.streamQuery(query, chunkSize),
     };
     return connection;
   }
