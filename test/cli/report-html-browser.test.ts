@@ -178,6 +178,8 @@ describe.skipIf(!HAVE_CHROMIUM)("HTML report in headless Chromium", () => {
       expect(second).toBeGreaterThan(0);
       const legend = await opened.page.locator("figcaption").textContent();
       expect(legend).toContain("second session: provider's real prompt tokens");
+      if (SHOTS !== undefined)
+        await opened.page.screenshot({ path: join(SHOTS, "report-two-sessions.png"), fullPage: true });
     } finally {
       await opened.close();
     }

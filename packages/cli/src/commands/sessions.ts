@@ -16,7 +16,9 @@ import { forkLabel, type SessionRow, type SessionRowsPage, sessionRows } from ".
 export function registerSessions(program: Command, io: CliIo): void {
   program
     .command("sessions")
-    .description("list sessions (newest first, a page at a time) with live messages, live tokens and compactions")
+    .description(
+      "list sessions (newest first, a page at a time): names, parents, live messages and tokens, compactions, titles",
+    )
     .addOption(
       integerOption(
         "--limit <n>",

@@ -19,7 +19,7 @@ export function renderReport(data: ReportData): string {
     `<title>${escapeHtml(data.title)}</title><style>${REPORT_CSS}</style></head><body>`,
     `<h1>${escapeHtml(data.title)}</h1>`,
     `<p class="subtitle">${escapeHtml(data.subtitle)}</p>`,
-    htmlTable(summaryTable(data.series)),
+    `<div class="table-scroll">${htmlTable(summaryTable(data.series))}</div>`,
     "<h2>Prompt tokens per request</h2>",
     `<figure>${promptChart(data.series)}<figcaption>${legend(data.series)}</figcaption></figure>`,
     "<h2>Cache hits and breaks per request</h2>",
