@@ -68,8 +68,8 @@ export class Conversation {
   #savedResponses = 0;
   /** Saves started on this handle and not settled yet (each settles without rejecting; see saved()). */
   readonly #inFlight = new Set<Promise<void>>();
-  /** Errors of saves that failed since the last saved() call, oldest first. */
-  #failures: unknown[] = [];
+  /** The first save that failed since the last saved() call (only it is reported, so only it is kept). */
+  #failure: { error: unknown } | undefined;
 
   /** Wraps an open session; use openConversation. */
   constructor(ctx: ConversationContext) {
@@ -230,8 +230,9 @@ export class Conversation {
    */
   async saved(): Promise<void> {
     await Promise.all(this.#inFlight);
-    const [failure] = this.#failures.splice(0);
-    if (failure !== undefined) throw failure;
+    const failure = this.#failure;
+    this.#failure = undefined;
+    if (failure !== undefined) throw failure.error;
   }
 
   /**
@@ -264,7 +265,7 @@ export class Conversation {
       },
       (error: unknown) => {
         this.#inFlight.delete(settled);
-        this.#failures.push(error);
+        this.#failure ??= { error };
       },
     );
     this.#inFlight.add(settled);
