@@ -414,8 +414,30 @@ export function describeConversations(backend: ConversationBackend): void {
       expect(await child.exited, child.stderr()).toEqual({ code: 0, signal: null });
       expect(child.messages).toEqual([JSON.parse(JSON.stringify(loaded))]);
 
+      // Sent again: nothing new is nothing written; a new copy for the page alone (metadata, a data part) replaces the stored one.
+      const seq = conversation.session.state.lastSeq;
+      await conversation.saveUIMessages([user]);
+      expect(conversation.session.state.lastSeq).toBe(seq);
+      const edited: UIMessage = {
+        ...user,
+        metadata: { sentAt: 1_700_000_000_000, pinned: true },
+        parts: [...user.parts, { type: "data-note", data: "pinned by the user" }],
+      };
+      await conversation.saveUIMessages([edited]);
+      expect(await conversation.loadUIMessages()).toEqual([edited, page]);
+      expect((await conversation.session.history()).map((c) => c.producer.policy)).toEqual(["ai-sdk-ui-message"]);
+      expect((await conversation.load()).messages.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+      ]);
+      const afterEdit = conversation.session.state.lastSeq;
+      await conversation.saveUIMessages([edited]);
+      expect(conversation.session.state.lastSeq).toBe(afterEdit);
+
       // More turns, then a compaction summarizes the first ones for the model; the page still shows every message.
-      const shown = [...loaded];
+      const shown = [edited, page];
       for (const id of ["u2", "u3", "u4", "u5", "u6"]) {
         const next: UIMessage = { id, role: "user", parts: [{ type: "text", text: `And ${id}?` }] };
         await conversation.saveUIMessages([next]);

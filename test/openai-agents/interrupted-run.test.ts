@@ -19,6 +19,9 @@ for (const engine of engines()) {
       expect(await ours.interruptedRun(first.agent)).toBeUndefined();
       const interrupted = await first.runner.run(first.agent, "clean up", { session: ours });
       await ours.saveInterruptedRun(interrupted.state);
+      const kept = ours.session.state.lastSeq;
+      await ours.saveInterruptedRun(interrupted.state); // saved again: nothing to write
+      expect(ours.session.state.lastSeq).toBe(kept);
       const items = await ours.getItems(); // the rewrite that keeps the run leaves the items as they were
       expect(items.map((i) => (i as { callId?: string }).callId ?? i.type)).toEqual([
         "message",

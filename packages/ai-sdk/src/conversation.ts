@@ -15,7 +15,7 @@ import { type LoadedConversation, loadMessages } from "./load-messages.ts";
 import { projectMessage, type SaveStep } from "./project-message.ts";
 import { recordApprovals } from "./record-approvals.ts";
 import { aiSdkMetadata } from "./stored-metadata.ts";
-import { unsavedPart } from "./ui-dedup.ts";
+import { staleCopies, type UIConversion, unsavedOf } from "./ui-dedup.ts";
 import { incompleteReason, streamingPart, type UIMessageStreamEnd, uiMessagesOfLog } from "./ui-messages.ts";
 import { encodeValue } from "./value-codec.ts";
 
@@ -68,8 +68,8 @@ export class Conversation {
   #savedResponses = 0;
   /** Saves started on this handle and not settled yet (each settles without rejecting; see saved()). */
   readonly #inFlight = new Set<Promise<void>>();
-  /** Errors of saves that failed since the last saved() call, oldest first. */
-  #failures: unknown[] = [];
+  /** The first save that failed since the last saved() call (only it is reported, so only it is kept). */
+  #failure: { error: unknown } | undefined;
 
   /** Wraps an open session; use openConversation. */
   constructor(ctx: ConversationContext) {
@@ -139,7 +139,7 @@ export class Conversation {
       const unsaved = (view: readonly Message[]) => converted.flatMap((items) => unsavedOf(items, view));
       await this.#ctx.session.refresh();
       if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newTurn();
-      await this.#write(unsaved);
+      await this.#write(unsaved, undefined, converted);
     });
   }
 
@@ -153,7 +153,7 @@ export class Conversation {
       const reason = incompleteReason(event);
       if (reason !== undefined) return { saved: false, reason };
       const conversion = await this.#fromUI(event.responseMessage);
-      await this.#finishTurn((view) => unsavedOf(conversion, view), undefined);
+      await this.#finishTurn((view) => unsavedOf(conversion, view), undefined, [conversion]);
       return { saved: true };
     });
   }
@@ -230,8 +230,9 @@ export class Conversation {
    */
   async saved(): Promise<void> {
     await Promise.all(this.#inFlight);
-    const [failure] = this.#failures.splice(0);
-    if (failure !== undefined) throw failure;
+    const failure = this.#failure;
+    this.#failure = undefined;
+    if (failure !== undefined) throw failure.error;
   }
 
   /**
@@ -264,7 +265,7 @@ export class Conversation {
       },
       (error: unknown) => {
         this.#inFlight.delete(settled);
-        this.#failures.push(error);
+        this.#failure ??= { error };
       },
     );
     this.#inFlight.add(settled);
@@ -289,13 +290,17 @@ export class Conversation {
     const converted = await this.#ctx.ai.convertToModelMessages([message]);
     const ui = message.id === "" ? `unnamed:${randomUUID()}` : message.id;
     const items = checkModelMessages(this.#ctx.ai, converted, what).map((item) => ({ ...item, ui }));
-    return { items, snapshot: encodeValue({ ...message, id: ui }, what) };
+    return { ui, items, snapshot: encodeValue({ ...message, id: ui }, what) };
   }
 
   /** Appends a response under the current turn, completes the turn, and starts the next one afresh. */
-  async #finishTurn(source: readonly CheckedMessage[] | Unsaved, usage: Usage | undefined) {
+  async #finishTurn(
+    source: readonly CheckedMessage[] | Unsaved,
+    usage: Usage | undefined,
+    resent: readonly UIConversion[] = [],
+  ) {
     const turnId = this.#currentTurn();
-    await this.#write(source, turnId);
+    await this.#write(source, turnId, resent);
     this.#turnId = undefined;
     this.#savedResponses = 0;
     // A turn completes only when an append named it (a response of approval responses alone names none).
@@ -323,9 +328,15 @@ export class Conversation {
    * its messages in one append, and each approval response recorded on the assistant message that asked
    * by a rewrite before it (record-approvals.ts). `source` is the messages, or (UI messages) what the view
    * a write is planned on does not hold yet, so two processes saving the same UI message store it once.
-   * Every approval is checked against the view and the rest of the save first.
+   * Every approval is checked against the view and the rest of the save first. A UI message of `resent`
+   * that brings nothing new for the model but differs from its stored copy (metadata, data parts) has
+   * that copy replaced (ui-dedup.ts, staleCopies).
    */
-  async #write(source: readonly CheckedMessage[] | Unsaved, turnId?: string): Promise<void> {
+  async #write(
+    source: readonly CheckedMessage[] | Unsaved,
+    turnId?: string,
+    resent: readonly UIConversion[] = [],
+  ): Promise<void> {
     const turn = turnId ?? this.#currentTurn();
     const fixed =
       typeof source === "function" ? undefined : source.flatMap((item) => projectMessage(item, randomUUID()));
@@ -333,7 +344,9 @@ export class Conversation {
       const view = state.live.map((e) => e.message);
       const steps = fixed ?? (source as Unsaved)(view).flatMap((item) => projectMessage(item, randomUUID()));
       checkApprovals(view, steps);
-      const { messages, rewrites } = recordApprovals(state, steps);
+      const recorded = recordApprovals(state, steps);
+      const { messages } = recorded;
+      const rewrites = [...recorded.rewrites, ...staleCopies(resent, state, recorded.rewrites.length)];
       const append = { kind: "append" as const, messages, turnId: turn };
       if (rewrites.length === 0) return messages.length === 0 ? undefined : append;
       return { kind: "batch", writes: messages.length === 0 ? rewrites : [...rewrites, append] };
@@ -343,23 +356,6 @@ export class Conversation {
 
 /** What a save still has to store, given the view a write is planned on. */
 type Unsaved = (view: readonly Message[]) => readonly CheckedMessage[];
-
-/** A UI message as a save stores it: its ModelMessages, each tagged with its id, and itself tag-encoded. */
-interface UIConversion {
-  items: CheckedMessage[];
-  snapshot: unknown;
-}
-
-/**
- * What of one UI message's conversion the view does not hold yet, the message itself on the last of it
- * (nothing when the view holds all of it already).
- */
-function unsavedOf({ items, snapshot }: UIConversion, view: readonly Message[]): CheckedMessage[] {
-  const ui = items[0]?.ui;
-  const unsaved = ui === undefined ? [...items] : unsavedPart(items, view, ui);
-  const last = unsaved.at(-1);
-  return last === undefined ? [] : [...unsaved.slice(0, -1), { ...last, uiMessage: snapshot }];
-}
 
 /** ValidationError before anything is written when an approval response answers no request in the view or the save. */
 function checkApprovals(view: readonly Message[], steps: readonly SaveStep[]): void {

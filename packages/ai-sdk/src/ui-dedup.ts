@@ -1,7 +1,64 @@
-import type { Message } from "@palimpsest/core";
+import type { Message, SessionState } from "@palimpsest/core";
+import type { BatchedWrite } from "@palimpsest/store";
 import type { ModelMessage } from "ai";
 import type { CheckedMessage } from "./check-messages.ts";
-import { aiSdkMetadata } from "./stored-metadata.ts";
+import { type AiSdkMetadata, aiSdkMetadata, METADATA_KEY } from "./stored-metadata.ts";
+
+/** A UI message as a save stores it: its id, its ModelMessages (each tagged with the id), and itself tag-encoded. */
+export interface UIConversion {
+  ui: string;
+  items: CheckedMessage[];
+  snapshot: unknown;
+}
+
+/**
+ * What of one UI message's conversion the view does not hold yet, the message itself on the last of it
+ * (nothing when the view holds all of it already).
+ */
+export function unsavedOf({ ui, items, snapshot }: UIConversion, view: readonly Message[]): CheckedMessage[] {
+  const unsaved = unsavedPart(items, view, ui);
+  const last = unsaved.at(-1);
+  return last === undefined ? [] : [...unsaved.slice(0, -1), { ...last, uiMessage: snapshot }];
+}
+
+/**
+ * The rewrites that keep the newer copy of UI messages sent again with nothing new for the model but
+ * something new for the page (metadata, a data part): the live message holding a message's newest copy
+ * is replaced (`retract`, policy `ai-sdk-ui-message`) by the same message holding this one. Each names
+ * its basis: `state`'s view version plus the `before` rewrites of its batch and those before it. None
+ * for a copy no live message holds (a compaction took it: the log keeps the older one).
+ */
+export function staleCopies(
+  conversions: readonly UIConversion[],
+  state: Readonly<SessionState>,
+  before: number,
+): BatchedWrite[] {
+  const view = state.live.map((e) => e.message);
+  const writes: BatchedWrite[] = [];
+  for (const conversion of conversions) {
+    if (unsavedOf(conversion, view).length > 0) continue;
+    const holder = state.live.findLast((e) => {
+      const stored = aiSdkMetadata(e.message);
+      return stored?.ui === conversion.ui && stored.uiMessage !== undefined;
+    });
+    if (holder === undefined) continue;
+    const { id, ...message } = holder.message;
+    const stored = aiSdkMetadata(message) as AiSdkMetadata;
+    if (JSON.stringify(stored.uiMessage) === JSON.stringify(conversion.snapshot)) continue;
+    const metadata = { ...message.metadata, [METADATA_KEY]: { ...stored, uiMessage: conversion.snapshot } };
+    writes.push({
+      kind: "rewrite",
+      rewrite: {
+        mode: "retract",
+        targets: [id],
+        replacements: [{ ...message, metadata }],
+        viewVersion: state.viewVersion + before + writes.length,
+        policy: "ai-sdk-ui-message",
+      },
+    });
+  }
+  return writes;
+}
 
 /**
  * What of a UI message's conversion is not stored yet. A UI message grows after it was saved (a client

@@ -55,10 +55,11 @@ export function interruptedRunOf(state: InterruptedState): InterruptedRun {
 /**
  * The write that keeps `run` with the session: the message holding its calls replaced (a `retract`
  * rewrite, policy `openai-agents-interruption`) by the same message whose metadata also holds the run.
- * VALIDATION (path `state`) when a call of the run is not waiting in this session (the run did not use
- * this session, or it was resumed or abandoned since); nothing is written then.
+ * Nothing when that message keeps this run already (saved again). VALIDATION (path `state`) when a call
+ * of the run is not waiting in this session (the run did not use this session, or it was resumed or
+ * abandoned since); nothing is written then.
  */
-export function planKeepRun(state: Readonly<SessionState>, run: InterruptedRun): HistoryWrite {
+export function planKeepRun(state: Readonly<SessionState>, run: InterruptedRun): HistoryWrite | undefined {
   const owners = new Set(run.callIds.map((id) => state.pendingCalls.get(id)));
   const owner = [...owners][0];
   const entry = owners.size === 1 ? state.live.find((e) => e.message.id === owner) : undefined;
@@ -71,7 +72,8 @@ export function planKeepRun(state: Readonly<SessionState>, run: InterruptedRun):
     );
   }
   const { id, ...message } = entry.message;
-  const stored = message.metadata?.openaiAgents as StoredItems;
+  const stored = message.metadata?.openaiAgents as (StoredItems & { interruptedRun?: InterruptedRun }) | undefined;
+  if (JSON.stringify(stored?.interruptedRun) === JSON.stringify(run)) return undefined;
   const metadata = { ...message.metadata, openaiAgents: { ...stored, interruptedRun: run } };
   return {
     kind: "rewrite",
