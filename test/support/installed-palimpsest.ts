@@ -79,9 +79,14 @@ function localNodeHeaders(): string | undefined {
   return `v${part("MAJOR")}.${part("MINOR")}.${part("PATCH")}` === process.version ? prefix : undefined;
 }
 
-/** npm's warnings a user should never see from an install: an unsupported Node (EBADENGINE) or a deprecated package. */
+/**
+ * npm's warnings a user should not see from an install, one per package: `EBADENGINE name@version` (it
+ * declares another Node) and `deprecated name@version`, from npm's stderr.
+ */
 export function installWarnings(stderr: string): string[] {
-  return stderr.split("\n").filter((line) => /npm warn (EBADENGINE|deprecated)/i.test(line));
+  const engines = [...stderr.matchAll(/npm warn EBADENGINE\s+package: '([^']+)'/gi)].map((m) => `EBADENGINE ${m[1]}`);
+  const deprecated = [...stderr.matchAll(/npm warn deprecated (\S+?):/gi)].map((m) => `deprecated ${m[1]}`);
+  return [...engines, ...deprecated];
 }
 
 /** An empty npm project outside the workspace with the packed packages installed by plain npm. */

@@ -53,7 +53,7 @@ export class AnthropicSummarizer implements Summarizer {
     return this.#sdk;
   }
 
-  /** Sends the request; throws SummarizerError with a classified reason on any failure. */
+  /** Sends the request; throws SummarizerError with a classified reason on any failure (ValidationError without the SDK). */
   async summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult> {
     const { temperature, caps = DEFAULT_SUMMARY_CAPS } = this.#options;
     const { Anthropic, client } = await this.#client();

@@ -58,7 +58,7 @@ export class OpenAICompatibleSummarizer implements Summarizer {
     return this.#sdk;
   }
 
-  /** Sends the request; throws SummarizerError with a classified reason on any failure. */
+  /** Sends the request; throws SummarizerError with a classified reason on any failure (ValidationError without the SDK). */
   async summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult> {
     const { tokenLimitField = "max_tokens", temperature, caps = DEFAULT_SUMMARY_CAPS } = this.#options;
     const { OpenAI, client } = await this.#client();
