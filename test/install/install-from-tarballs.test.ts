@@ -9,7 +9,7 @@ import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProvider } from "../../packages/summarizers/test/support/fake-provider.ts";
-import { sectionedAnswer } from "../../packages/summarizers/test/support/sample.ts";
+import { anthropicMessage, chatCompletion, sectionedAnswer } from "../../packages/summarizers/test/support/sample.ts";
 import {
   type InstalledProject,
   installFromTarballs,
@@ -265,26 +265,8 @@ for (const summarizer of [new OpenAICompatibleSummarizer({ model: "m" }), new An
 console.log(JSON.stringify(outcomes));
 `;
 
-/** An OpenAI chat completion and an Anthropic message carrying a well-formed summary. */
+/** A well-formed summary, as both fake providers answer it. */
 const SUMMARY = sectionedAnswer("the parser's precedence is fixed");
-const OPENAI_COMPLETION = {
-  id: "chatcmpl-1",
-  object: "chat.completion",
-  created: 1,
-  model: "local-model",
-  choices: [{ index: 0, message: { role: "assistant", content: SUMMARY, refusal: null }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 },
-};
-const ANTHROPIC_MESSAGE = {
-  id: "msg_1",
-  type: "message",
-  role: "assistant",
-  model: "claude-test",
-  content: [{ type: "text", text: SUMMARY }],
-  stop_reason: "end_turn",
-  stop_sequence: null,
-  usage: { input_tokens: 300, output_tokens: 40 },
-};
 
 /** Typed use of every entry point; an option that does not exist must be a type error. */
 const TYPED_PROGRAM = `
@@ -452,8 +434,8 @@ describe("installed from the packed tarballs with plain npm", () => {
       { cwd: project.dir },
     );
     expect(installWarnings(installed.stderr)).toEqual([]);
-    const openai = await startFakeProvider([{ body: OPENAI_COMPLETION }], "/v1");
-    const anthropic = await startFakeProvider([{ body: ANTHROPIC_MESSAGE }]);
+    const openai = await startFakeProvider([{ body: chatCompletion(SUMMARY) }], "/v1");
+    const anthropic = await startFakeProvider([{ body: anthropicMessage(SUMMARY) }]);
     const summarize = async (name: "openai" | "anthropic", baseURL: string) => {
       const done = await compact("--summarizer", name, "--summarizer-url", baseURL);
       expect(done.stderr, name).toBe("");

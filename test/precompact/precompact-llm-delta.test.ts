@@ -3,25 +3,15 @@
  * delay per input token): the background job sends the candidate's prefix, and the hit sends only the delta
  * after it, continuing the candidate's summary. Correctness of what is sent, not timing.
  */
-import { SUMMARY_SECTIONS } from "@palimpsest/core";
 import { type Palimpsest, PrecompactionScheduler } from "@palimpsest/store";
 import { OpenAICompatibleSummarizer } from "@palimpsest/summarizers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "../../packages/summarizers/test/support/fake-provider.ts";
+import { chatCompletion, sectionedAnswer } from "../../packages/summarizers/test/support/sample.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { candidateStore, growTo, thresholds, WINDOW } from "./precompact-fixtures.ts";
 
-const ANSWER = SUMMARY_SECTIONS.map((t) => `## ${t}\n${t === "Current State" ? "candidate state" : "None"}`).join(
-  "\n\n",
-);
-const completion = {
-  id: "chatcmpl-1",
-  object: "chat.completion",
-  created: 1,
-  model: "slow-model",
-  choices: [{ index: 0, message: { role: "assistant", content: ANSWER, refusal: null }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-};
+const completion = chatCompletion(sectionedAnswer("candidate state"));
 
 /** The turn numbers whose user message ("step n: …") a request's prompt carries. */
 function stepsIn(raw: unknown): number[] {

@@ -53,3 +53,29 @@ export function sectionedAnswer(state: string, omit: readonly string[] = []): st
     .map((title) => `## ${title}\n${title === "Current State" ? state : "None"}`)
     .join("\n\n");
 }
+
+/** A chat completion (OpenAI's API) answering `content`, finished normally. */
+export function chatCompletion(content: string) {
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1,
+    model: "local-model",
+    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 },
+  };
+}
+
+/** A message (Anthropic's API) answering `text`, ended normally. */
+export function anthropicMessage(text: string) {
+  return {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content: [{ type: "text", text }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 300, output_tokens: 40 },
+  };
+}
