@@ -3,12 +3,14 @@ import { basename, resolve } from "node:path";
 import {
   type CompactionFidelity,
   definedFields,
+  describeProfileChoice,
   FIDELITY_KINDS,
   FidelityAccumulator,
   type FidelitySummary,
   type ImportedSession,
   NotFoundError,
   PROVIDER_PROFILES,
+  type ProfileChoice,
   parseTranscript,
   sourceFidelity,
   ValidationError,
@@ -20,10 +22,11 @@ import type { CliIo } from "../cli-io.ts";
 import { type FidelityRow, fidelityTable } from "../fidelity-table.ts";
 import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
+import { PROFILE_HELP } from "../profile-help.ts";
 
 interface EvalFlags {
   policy: ReplayRunName;
-  profile: string;
+  profile?: string;
   contextWindow: number;
   maxOutputTokens?: number;
   mainOnly?: boolean;
@@ -41,6 +44,8 @@ interface EvalOutput {
   file: string;
   policy: ReplayRunName;
   profile: string;
+  /** Why that profile: given, or inferred from the model or the format (docs/compaction.md, "Profiles"). */
+  profileChoice: ProfileChoice | undefined;
   contextWindow: number;
   threshold: number | null;
   fidelity: FidelitySummary;
@@ -61,11 +66,7 @@ export function registerEval(program: Command, io: CliIo): void {
       "measure what a compaction policy's prompts keep of a transcript (fidelity), beside its own compactions",
     )
     .addOption(new Option("--policy <policy>", "the run to measure").choices(REPLAY_RUN_NAMES).default("summary"))
-    .addOption(
-      new Option("--profile <profile>", "the provider profile")
-        .choices(Object.keys(PROVIDER_PROFILES))
-        .default("anthropic"),
-    )
+    .addOption(new Option("--profile <profile>", PROFILE_HELP).choices(Object.keys(PROVIDER_PROFILES)))
     .addOption(integerOption("--context-window <tokens>", "the model's context window", 1).default(200_000))
     .addOption(
       integerOption(
@@ -85,7 +86,7 @@ export function registerEval(program: Command, io: CliIo): void {
       if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to measure`, [file]);
       const replay = await replayTranscript(sessions, {
         policies: [opts.policy],
-        profile: opts.profile,
+        ...definedFields({ profile: opts.profile }),
         contextWindow: opts.contextWindow,
         ...definedFields({ maxOutputTokens: opts.maxOutputTokens }),
       });
@@ -96,6 +97,7 @@ export function registerEval(program: Command, io: CliIo): void {
         file: basename(file),
         policy: opts.policy,
         profile: run.profile,
+        profileChoice: replay.profile,
         contextWindow: run.contextWindow,
         threshold: run.threshold,
         fidelity: run.fidelity,
@@ -139,7 +141,7 @@ function render(output: EvalOutput): string {
   if (output.source !== null) rows.push({ label: "source's own", fidelity: output.source });
   const summary = fidelityTable(rows);
   const lines = [
-    `${output.file}: ${output.policy}, profile ${output.profile}, context window ${output.contextWindow}` +
+    `${output.file}: ${output.policy}, profile: ${output.profileChoice === undefined ? output.profile : describeProfileChoice(output.profileChoice)}, context window ${output.contextWindow}` +
       (output.threshold === null ? "" : `, threshold ${output.threshold}`),
     table(summary.header, summary.rows),
   ];

@@ -1,0 +1,84 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliDatabase, jsonError, runPalimpsest, sqliteCliDatabase } from "./harness.ts";
+
+/** An OpenAI chat transcript of `steps` exchanges (a user request, a shell call, its listing, a reply) by `model`. */
+function chatTranscript(id: string, model: string | undefined, steps: number): string {
+  const messages: unknown[] = [{ role: "system", content: "You are a helpful agent." }];
+  for (let i = 0; i < steps; i++) {
+    messages.push(
+      { role: "user", content: `step ${i}: list the build folder and tell me what is in it` },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `c${i}`, type: "function", function: { name: "shell", arguments: '{"cmd":"ls build"}' } }],
+      },
+      { role: "tool", tool_call_id: `c${i}`, content: Array.from({ length: 12 }, (_, j) => `file${j}.txt`).join(" ") },
+      { role: "assistant", content: `done ${i}` },
+    );
+  }
+  return JSON.stringify({ id, ...(model === undefined ? {} : { model }), messages });
+}
+
+describe("what users trip on: profiles and compactions that grow (SQLite file)", () => {
+  let db: CliDatabase;
+  beforeAll(async () => {
+    db = await sqliteCliDatabase();
+  });
+  afterAll(async () => {
+    await db.dispose();
+  });
+  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
+  const fixture = async (name: string, text: string): Promise<string> => {
+    const file = join(db.dir, name);
+    await writeFile(file, text);
+    return file;
+  };
+
+  it("compacts, replays and evaluates a gpt-4o session under the openai profile and says why", async () => {
+    const file = await fixture("gpt.json", chatTranscript("gpt-session", "gpt-4o", 30));
+    expect((await cli("import", file)).code).toBe(0);
+    const compacted = await cli("compact", "gpt-session", "--force", "--context-window", "4000");
+    expect(compacted.stderr).toBe("");
+    expect(compacted.stdout).toContain("profile: openai (from model gpt-4o)");
+    const event = JSON.parse((await cli("--json", "history", "gpt-session")).stdout) as {
+      producer: { profile: string };
+    }[];
+    expect(event[0]?.producer.profile).toBe("openai");
+
+    const given = await cli("compact", "gpt-session", "--force", "--profile", "local", "--context-window", "4000");
+    expect(given.stdout).toContain("profile: local (given)");
+
+    const replay = await cli("replay", file, "--context-window", "4000");
+    expect(replay.stdout).toContain("profile: openai (from model gpt-4o)");
+    const evaluated = await cli("eval", file, "--context-window", "4000");
+    expect(evaluated.stdout).toContain("profile: openai (from model gpt-4o)");
+    const byFormat = await cli("eval", await fixture("anon.json", chatTranscript("anon", undefined, 3)));
+    expect(byFormat.stdout).toContain("profile: openai (from the openai format)");
+  });
+
+  it("refuses a forced compaction that would grow the view, writes it only with --allow-growth", async () => {
+    const file = await fixture("small.json", chatTranscript("small", "gpt-4o", 6));
+    expect((await cli("import", file)).code).toBe(0);
+    const args = ["compact", "small", "--force", "--policy", "summary", "--context-window", "1000"];
+    const refused = await cli("--json", ...args);
+    expect(refused.code).toBe(1);
+    const error = jsonError(refused);
+    expect(error.code).toBe("INVARIANT_VIOLATED");
+    const details = error.details as { rule: string; tokensBefore: number; tokensAfter: number };
+    expect(details.rule).toBe("compaction-grows-view");
+    expect(details.tokensAfter).toBeGreaterThanOrEqual(details.tokensBefore);
+    expect(error.message).toContain("--allow-growth");
+    expect((await cli("history", "small")).stdout).toContain("no compactions");
+
+    const allowed = await cli("--json", ...args, "--allow-growth");
+    expect(allowed.code).toBe(0);
+    const written = JSON.parse(allowed.stdout) as { data: { stats: { tokensBefore: number; tokensAfter: number } } };
+    expect(written.data.stats).toEqual({
+      ...written.data.stats,
+      tokensBefore: details.tokensBefore,
+      tokensAfter: details.tokensAfter,
+    });
+  });
+});
