@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliDatabase, jsonError, runPalimpsest, sqliteCliDatabase } from "./harness.ts";
@@ -80,5 +80,53 @@ describe("what users trip on: profiles and compactions that grow (SQLite file)",
       tokensBefore: details.tokensBefore,
       tokensAfter: details.tokensAfter,
     });
+  });
+});
+
+describe("what users trip on: import's errors and output (SQLite file)", () => {
+  let db: CliDatabase;
+  beforeAll(async () => {
+    db = await sqliteCliDatabase();
+  });
+  afterAll(async () => {
+    await db.dispose();
+  });
+  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
+
+  it("a folder is a directory, not a missing file, and the error names the transcripts in it", async () => {
+    const folder = join(db.dir, "transcripts");
+    await mkdir(folder);
+    await writeFile(join(folder, "a.jsonl"), "{}\n");
+    const r = await cli("--json", "import", folder);
+    expect(r.code).toBe(2);
+    const error = jsonError(r);
+    expect(error.code).toBe("VALIDATION");
+    expect(error.message).toBe(`${folder} is a directory: give one transcript file (a .jsonl, .json or .traj file)`);
+    expect(JSON.stringify(error.details)).toContain(join(folder, "a.jsonl"));
+    expect(r.stderr).not.toContain("EISDIR");
+  });
+
+  it("an unrecognized file says so once, lists the formats and points at --format", async () => {
+    const file = join(db.dir, "weird.jsonl");
+    await writeFile(file, '{"foo":1}\n');
+    const r = await cli("import", file);
+    expect(r.code).toBe(2);
+    expect(r.stderr.match(/unrecognized transcript format/g)).toHaveLength(1);
+    expect(r.stderr).toContain("openai, claude-code, openhands, swe-agent, tau-bench");
+    expect(r.stderr).toContain("--format <format>");
+  });
+
+  it("a JSON array forced as a JSON-lines format says it is one document and which format it looks like", async () => {
+    const file = join(db.dir, "chat.json");
+    await writeFile(file, JSON.stringify(JSON.parse(chatTranscript("chat", "gpt-4o", 2)).messages, null, 2));
+    for (const format of ["claude-code", "openhands"]) {
+      const r = await cli("--json", "import", file, "--format", format);
+      expect(r.code).toBe(2);
+      const error = jsonError(r);
+      expect(error.message).toContain(`not JSON lines: --format ${format} expects one JSON object per line`);
+      expect(error.message).not.toContain("malformed JSON");
+      expect(JSON.stringify(error.details)).toContain("it looks like openai: try --format openai");
+    }
+    expect((await cli("import", file)).code).toBe(0);
   });
 });

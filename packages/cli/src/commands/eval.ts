@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import {
   type CompactionFidelity,
   definedFields,
@@ -8,7 +7,6 @@ import {
   FidelityAccumulator,
   type FidelitySummary,
   type ImportedSession,
-  NotFoundError,
   PROVIDER_PROFILES,
   type ProfileChoice,
   parseTranscript,
@@ -23,6 +21,7 @@ import { type FidelityRow, fidelityTable } from "../fidelity-table.ts";
 import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { PROFILE_HELP } from "../profile-help.ts";
+import { readTranscriptFile } from "../transcript-file.ts";
 
 interface EvalFlags {
   policy: ReplayRunName;
@@ -78,9 +77,7 @@ export function registerEval(program: Command, io: CliIo): void {
     .option("--main-only", "measure only the main sessions, not subagent threads")
     .action(async (file: string, opts: EvalFlags) => {
       const global = program.opts<GlobalOptions>();
-      const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
-        throw new NotFoundError("file", file, { cause });
-      });
+      const text = await readTranscriptFile(io, file);
       const parsed = parseTranscript(text, { fileName: basename(file) });
       const sessions = opts.mainOnly === true ? parsed.filter((s) => s.parentExternalId === undefined) : parsed;
       if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to measure`, [file]);

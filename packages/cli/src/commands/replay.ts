@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import {
   definedFields,
@@ -6,7 +5,6 @@ import {
   type FieldComparison,
   KNOWN_MODELS,
   modelPrices,
-  NotFoundError,
   PROVIDER_PROFILES,
   parseTranscript,
   ValidationError,
@@ -31,6 +29,7 @@ import { PROFILE_HELP } from "../profile-help.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
 import { writeReport } from "../report-sources/write-report.ts";
+import { readTranscriptFile } from "../transcript-file.ts";
 
 const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
 
@@ -121,9 +120,7 @@ export function registerReplay(program: Command, io: CliIo): void {
       const names = opts.compare ?? parseRuns(opts.micro === true && !backstopGiven ? "none" : opts.policy);
       const policies = names.map((run) => (opts.micro === true ? withMicro(run) : run).name);
       const contextWindow = opts.contextWindow;
-      const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
-        throw new NotFoundError("file", file, { cause });
-      });
+      const text = await readTranscriptFile(io, file);
       const parsed = parseTranscript(text, { fileName: basename(file) });
       const sessions = opts.mainOnly === true ? parsed.filter((s) => s.parentExternalId === undefined) : parsed;
       if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to replay`, [file]);
