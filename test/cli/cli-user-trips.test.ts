@@ -1,5 +1,14 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Message } from "@palimpsest/core";
+import {
+  type AnthropicRequest,
+  checkAnthropicRequest,
+  checkOpenAIRequest,
+  type OpenAIMessage,
+  toAnthropicRequest,
+  toOpenAIMessages,
+} from "@palimpsest/projections";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliDatabase, jsonError, runPalimpsest, sqliteCliDatabase } from "./harness.ts";
 
@@ -128,5 +137,84 @@ describe("what users trip on: import's errors and output (SQLite file)", () => {
       expect(JSON.stringify(error.details)).toContain("it looks like openai: try --format openai");
     }
     expect((await cli("import", file)).code).toBe(0);
+  });
+});
+
+/** An OpenHands instance of one line: a bash call answered, then the agent's `finish` call, which nothing answers. */
+function openHandsInstance(): string {
+  const call = (id: string, name: string, args: object) => ({
+    id,
+    type: "function",
+    function: { name, arguments: JSON.stringify(args) },
+  });
+  const response = (id: string, content: string | null, calls: object[]) => ({
+    id,
+    model: "llama",
+    choices: [{ message: { role: "assistant", content, tool_calls: calls } }],
+  });
+  const history = [
+    { id: 0, source: "agent", action: "system", message: "sys", args: { content: "You are OpenHands." } },
+    { id: 1, source: "user", action: "message", message: "Fix the bug.", args: { content: "Fix the bug." } },
+    {
+      id: 2,
+      source: "agent",
+      action: "run",
+      tool_call_metadata: {
+        tool_call_id: "t1",
+        function_name: "execute_bash",
+        model_response: response("gen-1", "Looking.", [call("t1", "execute_bash", { command: "ls" })]),
+      },
+    },
+    {
+      id: 3,
+      source: "agent",
+      observation: "run",
+      content: "a.c",
+      tool_call_metadata: { tool_call_id: "t1", function_name: "execute_bash" },
+    },
+    {
+      id: 4,
+      source: "agent",
+      action: "finish",
+      tool_call_metadata: {
+        tool_call_id: "t2",
+        function_name: "finish",
+        model_response: response("gen-2", null, [call("t2", "finish", { message: "done" })]),
+      },
+    },
+  ];
+  return `${JSON.stringify({ instance_id: "org__repo-2", metadata: { llm_config: { model: "openai/llama" } }, history })}\n`;
+}
+
+describe("what users trip on: a finished OpenHands session exported as a request body (SQLite file)", () => {
+  let db: CliDatabase;
+  beforeAll(async () => {
+    db = await sqliteCliDatabase();
+  });
+  afterAll(async () => {
+    await db.dispose();
+  });
+  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
+
+  it("leaves out the unanswered finish call, says so on stderr, and every tool call left is answered", async () => {
+    const file = join(db.dir, "output.jsonl");
+    await writeFile(file, openHandsInstance());
+    expect((await cli("import", file)).code).toBe(0);
+    const view = JSON.parse((await cli("--json", "view", "org__repo-2")).stdout) as { messages: Message[] };
+    // The view itself ends with the call: exported whole, it breaks the providers' rule.
+    expect(checkAnthropicRequest(toAnthropicRequest(view.messages), { allowInFlight: false })).not.toEqual([]);
+    expect(checkOpenAIRequest(toOpenAIMessages(view.messages), { allowInFlight: false })).not.toEqual([]);
+
+    const anthropic = await cli("view", "org__repo-2", "--format", "anthropic");
+    expect(anthropic.code).toBe(0);
+    expect(anthropic.stderr).toContain("unanswered tool call finish (t2)");
+    const body = JSON.parse(anthropic.stdout) as AnthropicRequest;
+    expect(checkAnthropicRequest(body, { allowInFlight: false })).toEqual([]);
+    expect(JSON.stringify(body)).toContain("execute_bash");
+
+    const openai = await cli("view", "org__repo-2", "--format", "openai");
+    expect(openai.stderr).toContain("unanswered tool call finish (t2)");
+    const chat = JSON.parse(openai.stdout) as { messages: OpenAIMessage[] };
+    expect(checkOpenAIRequest(chat.messages, { allowInFlight: false })).toEqual([]);
   });
 });
