@@ -84,23 +84,24 @@ export type InvariantRule =
   | "supersede-duplicates-marker"
   | "micro-absorbs-user-message"
   | "supersede-absorbs-last-exchange"
+  | "compaction-grows-view"
   | "unknown-turn"
   | "log-key-taken"
   | "handoff-open"
   | "handoff-completing";
 
-/** A command that would break an invariant of the session; nothing was written. */
-export class InvariantViolation extends PalimpsestError<{
-  rule: InvariantRule;
+/** What an InvariantViolation names besides its rule: the session, the messages, a refused compaction's tokens. */
+export type InvariantDetails = {
   sessionId?: string;
   ids?: readonly string[];
-}> {
-  constructor(
-    rule: InvariantRule,
-    message: string,
-    details: { sessionId?: string; ids?: readonly string[] } = {},
-    options?: CauseOptions,
-  ) {
+  /** `compaction-grows-view`: the view's tokens before and (had it been written) after the compaction. */
+  tokensBefore?: number;
+  tokensAfter?: number;
+};
+
+/** A command that would break an invariant of the session; nothing was written. */
+export class InvariantViolation extends PalimpsestError<{ rule: InvariantRule } & InvariantDetails> {
+  constructor(rule: InvariantRule, message: string, details: InvariantDetails = {}, options?: CauseOptions) {
     super("INVARIANT_VIOLATED", message, { rule, ...details }, { cause: options?.cause });
   }
 }

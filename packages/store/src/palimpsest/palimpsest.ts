@@ -307,7 +307,7 @@ export class Palimpsest {
         if (outcome.status !== "skipped") {
           telemetry?.recordCompaction(session, outcome, threshold);
           this.#deps.onAutoCompaction?.(outcome, session);
-        }
+        } else if (outcome.grows !== undefined) telemetry?.recordCompaction(session, outcome, threshold);
         if (outcome.status === "compacted") return;
         this.precompaction?.onTurnCompleted(session);
       }
