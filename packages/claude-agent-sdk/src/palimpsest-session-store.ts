@@ -141,8 +141,9 @@ export class PalimpsestSessionStore implements SessionStore {
   }
 
   /**
-   * The Palimpsest sessions a key's entries are folded into (its main thread first, then sidechains):
-   * pass one to `runtime.resume`, or name the SDK session id to the `palimpsest` command.
+   * The Palimpsest sessions a key's entries are folded into, flushed first: its main thread first, then
+   * its sidechain and subagent threads in the order their sessions were started (the order the fold
+   * first met them). Pass one to `runtime.resume`, or name the SDK session id to the `palimpsest` command.
    */
   async sessionIds(key: SessionKey): Promise<string[]> {
     this.#open();

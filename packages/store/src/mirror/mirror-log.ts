@@ -424,23 +424,37 @@ export class MirrorLog {
     };
   }
 
-  /** The sessions folds of the key's `generation` were written to. */
-  sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
-    return this.#sessionsWhere(key, "=", generation);
+  /**
+   * The sessions folds of the key's `generation` started, in a stated order: the key's main thread first
+   * (the one session of them without a parent), then the others (sidechains, subagents) in the order
+   * their sessions were started, which is the order a fold first met their threads. A session recorded
+   * but never started (a fold cut short before its first write) is left out: it holds nothing.
+   */
+  async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
+    const rows = await guardStorage("mirror.sessionsIn", () =>
+      this.#store.db
+        .selectFrom("mirror_sessions as m")
+        .innerJoin("events as e", (j) => j.onRef("e.session_id", "=", "m.session_id").on("e.seq", "=", 1))
+        .select(["m.session_id", "e.data"])
+        .where("m.project_key", "=", key.project)
+        .where("m.session_key", "=", key.session)
+        .where("m.subpath", "=", key.subpath ?? "")
+        .where("m.generation", "=", generation)
+        .orderBy("e.position")
+        .execute(),
+    );
+    const isRoot = (data: string) => (JSON.parse(data) as { parent?: unknown }).parent === undefined;
+    return [...rows.filter((r) => isRoot(r.data)), ...rows.filter((r) => !isRoot(r.data))].map((r) => r.session_id);
   }
 
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */
-  sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
-    return this.#sessionsWhere(key, "<", beforeGeneration);
-  }
-
-  #sessionsWhere(key: MirrorKey, op: "=" | "<", generation: number): Promise<string[]> {
-    return guardStorage("mirror.sessions", async () => {
+  async sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
+    return guardStorage("mirror.sessionsOf", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_sessions")
         .select("session_id")
         .where((eb) => eb.and(keyColumns(key)))
-        .where("generation", op, generation)
+        .where("generation", "<", beforeGeneration)
         .execute();
       return rows.map((r) => r.session_id);
     });
