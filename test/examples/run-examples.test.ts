@@ -54,6 +54,7 @@ const EXPECTED: Record<string, string[]> = {
     "popped message; cleared: 0 items, 12 messages one expand away",
   ],
   "claude-agent-sdk.ts": [
+    "stored under this directory's project key; main thread true",
     "8 messages through the SDK, 3 in the view",
     "compaction manual: 4 originals one expand away",
     "after delete: null, session erased: true",

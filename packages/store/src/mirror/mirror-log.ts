@@ -276,6 +276,24 @@ export class MirrorLog {
     });
   }
 
+  /**
+   * The main keys holding entries of the external session `session` (an SDK's session id), in every
+   * project that has it, by project key: where a session id alone is stored.
+   */
+  async mainKeysOf(session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
+    return guardStorage("mirror.mainKeysOf", async () => {
+      const rows = await this.#store.db
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("session_key", "=", session)
+        .where("subpath", "=", "")
+        .where("next_seq", ">", 0)
+        .orderBy("project_key")
+        .execute();
+      return rows.map(withKey);
+    });
+  }
+
   /** Keys (of any project) holding entries not yet folded: what a crash left for the folder. */
   async unfolded(): Promise<(MirrorKey & MirrorKeyRow)[]> {
     return guardStorage("mirror.unfolded", async () => {
