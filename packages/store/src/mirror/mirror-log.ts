@@ -218,19 +218,25 @@ export class MirrorLog {
   }
 
   /**
-   * The key's entries in the current generation in the order they were stored (seq 1, 2…): each one's
-   * JSON text and its uuid's key (mirrorUuidKey; null without a uuid), as the fold reads them.
+   * The key's entries in `generation` in the order they were stored (seq 1, 2…), those after `afterSeq`
+   * only when it is given: each one's seq, JSON text and its uuid's key (mirrorUuidKey; null without a
+   * uuid), as the fold reads them.
    */
-  async entryRows(key: MirrorKey, generation: number): Promise<{ text: string; uuid: string | null }[]> {
+  async entryRows(
+    key: MirrorKey,
+    generation: number,
+    afterSeq = 0,
+  ): Promise<{ seq: number; text: string; uuid: string | null }[]> {
     return guardStorage("mirror.entryRows", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_entries")
-        .select(["entry", "uuid"])
+        .select(["seq", "entry", "uuid"])
         .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", generation)
+        .where("seq", ">", afterSeq)
         .orderBy("seq")
         .execute();
-      return rows.map((r) => ({ text: r.entry, uuid: r.uuid }));
+      return rows.map((r) => ({ seq: r.seq, text: r.entry, uuid: r.uuid }));
     });
   }
 
