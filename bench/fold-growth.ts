@@ -3,14 +3,16 @@
  * Claude Code lines (claude-entries.ts) in batches of 50 entries up to 20,000, each append waited for
  * with its background fold done, beside the same batches inserted into the SDK's reference table
  * (raw-entry-table.ts) on the same database. At 500, 2,000, 5,000 and 20,000 entries: the medians over
- * the batches just before, and their ratio. A fold that read and parsed the whole key would grow with it;
- * one that reads what is new stays flat.
+ * the batches just before, and their ratio; and, for comparison, one fold of the key at that size without
+ * the memory of the last fold, reading and parsing it whole, as every fold did before folds were
+ * incremental (with nothing new to write: its reads and parse alone).
  *
  *   node_modules/.bin/tsx bench/fold-growth.ts [--quick]   (PostgreSQL when TEST_DATABASE_URL is set)
  */
 import { pathToFileURL } from "node:url";
 import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
+import { foldEvents, initialState, parseTranscript } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { MirrorFolder, MirrorLog, openEventStore, Palimpsest } from "@palimpsest/store";
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
@@ -33,7 +35,23 @@ export interface FoldGrowthRow {
   rawMs: number;
   appendFoldMs: number;
   ratio: number;
+  /** One fold of the key without the memory of the last (reading and parsing it whole): what every fold cost before. */
+  wholeFoldMs: number;
   failedFolds: number;
+}
+
+/**
+ * What every fold did before it was incremental, whatever it had to write: read the key's entries and
+ * parse them all, then read and fold the main session's whole log. Its time, in ms.
+ */
+async function readWhole(runtime: Palimpsest, log: MirrorLog, session: string): Promise<number> {
+  const start = performance.now();
+  const key = { project: "bench-project", session };
+  const rows = await log.entryRows(key, 0);
+  parseTranscript(rows.map((r) => r.text).join("\n"), { format: "claude-code", fileName: `${session}.jsonl` });
+  const [id = ""] = await log.sessionsIn(key, 0); // its main thread
+  foldEvents(initialState(id), await runtime.store.readStream(id));
+  return performance.now() - start;
 }
 
 /** Grows one key on `engine` to the last checkpoint (the first one only with `quick`), timing each batch. */
@@ -57,6 +75,7 @@ export async function runFoldGrowthBench(
   const key = { projectKey: "bench-project", sessionId: "fold-growth" };
   const rawMs: number[] = [];
   const oursMs: number[] = [];
+  const wholeMs = new Map<number, number>();
   try {
     for (let start = 0; start < entries.length; start += BATCH) {
       const batch = entries.slice(start, start + BATCH);
@@ -79,6 +98,8 @@ export async function runFoldGrowthBench(
         await timeOurs();
         await timeRaw();
       }
+      const size = start + batch.length;
+      if (checkpoints.includes(size)) wholeMs.set(size, await readWhole(runtime, log, key.sessionId));
     }
     await store.flush();
   } finally {
@@ -98,6 +119,7 @@ export async function runFoldGrowthBench(
       rawMs: r,
       appendFoldMs: o,
       ratio: o / r,
+      wholeFoldMs: wholeMs.get(size) ?? Number.NaN,
       failedFolds: errors.length,
     };
   });
@@ -113,6 +135,7 @@ export function foldGrowthTable(rows: readonly FoldGrowthRow[]): string {
       "raw INSERT",
       "append + its fold",
       "ours / raw",
+      "reading the whole key (each fold before)",
       "failed folds",
     ],
     rows.map((r) => [
@@ -122,6 +145,7 @@ export function foldGrowthTable(rows: readonly FoldGrowthRow[]): string {
       ms(r.rawMs),
       ms(r.appendFoldMs),
       ratio(r.ratio),
+      ms(r.wholeFoldMs),
       r.failedFolds,
     ]),
   );
