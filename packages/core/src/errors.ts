@@ -179,6 +179,23 @@ export class ClaimLost extends PalimpsestError<{ handoffId: string; reason: Clai
   }
 }
 
+/**
+ * A name that names several things where one was asked for, so nothing was done: a session name (a
+ * source's external id) several sessions share, an SDK session id mirrored under several project keys.
+ * VALIDATION: `candidates` lists each (a session id, a project key), one issue each; name one of them.
+ */
+export class AmbiguousName extends PalimpsestError<{
+  kind: "session" | "project-key";
+  name: string;
+  candidates: readonly string[];
+  issues: readonly ValidationIssue[];
+}> {
+  constructor(kind: "session" | "project-key", name: string, candidates: readonly string[], message: string) {
+    const issues = candidates.map((candidate) => ({ path: "", code: "custom", message: candidate }));
+    super("VALIDATION", message, { kind, name, candidates, issues });
+  }
+}
+
 /** An idempotency key was reused with different content. */
 export class IdempotencyMismatch extends PalimpsestError<{ sessionId: string; idempotencyKey: string }> {
   constructor(sessionId: string, idempotencyKey: string, options?: CauseOptions) {
