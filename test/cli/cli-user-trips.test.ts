@@ -30,15 +30,17 @@ function chatTranscript(id: string, model: string | undefined, steps: number): s
   return JSON.stringify({ id, ...(model === undefined ? {} : { model }), messages });
 }
 
+// One SQLite file for the whole file: each test imports sessions of its own.
+let db: CliDatabase;
+beforeAll(async () => {
+  db = await sqliteCliDatabase();
+});
+afterAll(async () => {
+  await db.dispose();
+});
+const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
+
 describe("what users trip on: profiles and compactions that grow (SQLite file)", () => {
-  let db: CliDatabase;
-  beforeAll(async () => {
-    db = await sqliteCliDatabase();
-  });
-  afterAll(async () => {
-    await db.dispose();
-  });
-  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
   const fixture = async (name: string, text: string): Promise<string> => {
     const file = join(db.dir, name);
     await writeFile(file, text);
@@ -93,15 +95,6 @@ describe("what users trip on: profiles and compactions that grow (SQLite file)",
 });
 
 describe("what users trip on: import's errors and output (SQLite file)", () => {
-  let db: CliDatabase;
-  beforeAll(async () => {
-    db = await sqliteCliDatabase();
-  });
-  afterAll(async () => {
-    await db.dispose();
-  });
-  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
-
   it("a folder is a directory, not a missing file, and the error names the transcripts in it", async () => {
     const folder = join(db.dir, "transcripts");
     await mkdir(folder);
@@ -187,15 +180,6 @@ function openHandsInstance(): string {
 }
 
 describe("what users trip on: a finished OpenHands session exported as a request body (SQLite file)", () => {
-  let db: CliDatabase;
-  beforeAll(async () => {
-    db = await sqliteCliDatabase();
-  });
-  afterAll(async () => {
-    await db.dispose();
-  });
-  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
-
   it("leaves out the unanswered finish call, says so on stderr, and every tool call left is answered", async () => {
     const file = join(db.dir, "output.jsonl");
     await writeFile(file, openHandsInstance());
