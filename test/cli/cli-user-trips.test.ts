@@ -30,15 +30,17 @@ function chatTranscript(id: string, model: string | undefined, steps: number): s
   return JSON.stringify({ id, ...(model === undefined ? {} : { model }), messages });
 }
 
+// One SQLite file for the whole file: each test imports sessions of its own.
+let db: CliDatabase;
+beforeAll(async () => {
+  db = await sqliteCliDatabase();
+});
+afterAll(async () => {
+  await db.dispose();
+});
+const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
+
 describe("what users trip on: profiles and compactions that grow (SQLite file)", () => {
-  let db: CliDatabase;
-  beforeAll(async () => {
-    db = await sqliteCliDatabase();
-  });
-  afterAll(async () => {
-    await db.dispose();
-  });
-  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
   const fixture = async (name: string, text: string): Promise<string> => {
     const file = join(db.dir, name);
     await writeFile(file, text);
@@ -81,27 +83,16 @@ describe("what users trip on: profiles and compactions that grow (SQLite file)",
     expect(error.message).toContain("--allow-growth");
     expect((await cli("history", "small")).stdout).toContain("no compactions");
 
-    const allowed = await cli("--json", ...args, "--allow-growth");
+    const text = await cli(...args, "--allow-growth");
+    expect(text.stdout).toContain(`(grew by ${details.tokensAfter - details.tokensBefore})`);
+    const allowed = await cli("--json", "history", "small");
     expect(allowed.code).toBe(0);
-    const written = JSON.parse(allowed.stdout) as { data: { stats: { tokensBefore: number; tokensAfter: number } } };
-    expect(written.data.stats).toEqual({
-      ...written.data.stats,
-      tokensBefore: details.tokensBefore,
-      tokensAfter: details.tokensAfter,
-    });
+    const [written] = JSON.parse(allowed.stdout) as { stats: { tokensBefore: number; tokensAfter: number } }[];
+    expect(written?.stats).toMatchObject({ tokensBefore: details.tokensBefore, tokensAfter: details.tokensAfter });
   });
 });
 
 describe("what users trip on: import's errors and output (SQLite file)", () => {
-  let db: CliDatabase;
-  beforeAll(async () => {
-    db = await sqliteCliDatabase();
-  });
-  afterAll(async () => {
-    await db.dispose();
-  });
-  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
-
   it("a folder is a directory, not a missing file, and the error names the transcripts in it", async () => {
     const folder = join(db.dir, "transcripts");
     await mkdir(folder);
@@ -187,15 +178,6 @@ function openHandsInstance(): string {
 }
 
 describe("what users trip on: a finished OpenHands session exported as a request body (SQLite file)", () => {
-  let db: CliDatabase;
-  beforeAll(async () => {
-    db = await sqliteCliDatabase();
-  });
-  afterAll(async () => {
-    await db.dispose();
-  });
-  const cli = (...args: string[]) => runPalimpsest(["--db", db.url, ...args]);
-
   it("leaves out the unanswered finish call, says so on stderr, and every tool call left is answered", async () => {
     const file = join(db.dir, "output.jsonl");
     await writeFile(file, openHandsInstance());
@@ -216,5 +198,61 @@ describe("what users trip on: a finished OpenHands session exported as a request
     expect(openai.stderr).toContain("unanswered tool call finish (t2)");
     const chat = JSON.parse(openai.stdout) as { messages: OpenAIMessage[] };
     expect(checkOpenAIRequest(chat.messages, { allowInFlight: false })).toEqual([]);
+  });
+});
+
+/** An OpenHands instance of `steps` bash calls with long outputs, timed in 2024: its prompt cache is long cold. */
+function longOpenHandsInstance(id: string, steps: number): string {
+  const at = (n: number) => new Date(Date.UTC(2024, 0, 1, 12, 0, n)).toISOString();
+  const history: unknown[] = [
+    { id: 0, timestamp: at(0), source: "agent", action: "system", args: { content: "You are OpenHands." } },
+    { id: 1, timestamp: at(1), source: "user", action: "message", args: { content: "Fix the failing build." } },
+  ];
+  for (let i = 0; i < steps; i++) {
+    const callId = `b${i}`;
+    const output = Array.from({ length: 300 }, (_, j) => `src/module${(i * 31 + j) % 211}.c`).join(" ");
+    history.push(
+      {
+        id: 2 + 2 * i,
+        timestamp: at(2 + 2 * i),
+        source: "agent",
+        action: "run",
+        tool_call_metadata: {
+          tool_call_id: callId,
+          function_name: "execute_bash",
+          model_response: {
+            id: `gen-${i}`,
+            choices: [{ message: { role: "assistant", content: `Step ${i}.`, tool_calls: [bash(callId)] } }],
+            usage: { prompt_tokens: 1_000 * (i + 1), completion_tokens: 20 }, // closes a turn: its time is the last request's
+          },
+        },
+      },
+      {
+        id: 3 + 2 * i,
+        timestamp: at(3 + 2 * i),
+        source: "agent",
+        observation: "run",
+        content: output,
+        tool_call_metadata: { tool_call_id: callId, function_name: "execute_bash" },
+      },
+    );
+  }
+  return `${JSON.stringify({ instance_id: id, metadata: { llm_config: { model: "claude-sonnet-4" } }, history })}\n`;
+}
+
+function bash(id: string): object {
+  return { id, type: "function", function: { name: "execute_bash", arguments: '{"command":"ls -R src"}' } };
+}
+
+describe("what users trip on: cost-optimal's explanation of a credit", () => {
+  it("words a compaction cheaper than nothing as a saving, never as a negative cost", async () => {
+    const file = join(db.dir, "long-output.jsonl");
+    await writeFile(file, longOpenHandsInstance("org__repo-3", 40));
+    expect((await cli("import", file)).code).toBe(0);
+    const r = await cli("compact", "org__repo-3", "--policy", "cost-optimal", "--force");
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("cache cold");
+    expect(r.stdout).toMatch(/compacting saves \$\d+\.\d{5}\/turn \(/);
+    expect(r.stdout).not.toContain("$-");
   });
 });
