@@ -412,12 +412,12 @@ describe("installed from the packed tarballs with plain npm", () => {
     expect(JSON.parse((await runOk(process.execPath, ["no-sdk.mjs"], { cwd })).stdout)).toEqual([
       {
         code: "VALIDATION",
-        message: "OpenAICompatibleSummarizer needs the openai package: npm install openai",
+        message: "OpenAICompatibleSummarizer needs openai: npm install openai",
         path: "openai",
       },
       {
         code: "VALIDATION",
-        message: "AnthropicSummarizer needs the @anthropic-ai/sdk package: npm install @anthropic-ai/sdk",
+        message: "AnthropicSummarizer needs @anthropic-ai/sdk: npm install @anthropic-ai/sdk",
         path: "@anthropic-ai/sdk",
       },
     ]);
