@@ -35,13 +35,18 @@ for (const [name, make] of databases) {
     let db: CliDatabase;
     const main = randomUUID();
     const sidechain = `${main}:sidechain:${randomUUID()}`;
-    const ids: Record<"main" | "sidechain" | "titled" | "agent" | "worker" | "search", string> = {
+    const ids: Record<
+      "main" | "sidechain" | "titled" | "agent" | "worker" | "search" | "interrupted" | "coloured",
+      string
+    > = {
       main: "",
       sidechain: "",
       titled: "",
       agent: "",
       worker: "",
       search: "",
+      interrupted: "",
+      coloured: "",
     };
     let forkId = "";
     let titledForkId = "";
@@ -68,6 +73,22 @@ for (const [name, make] of databases) {
         ids.sidechain = side.id;
         await side.append({ role: "user", content: "Explore the repository layout and list the entry points" });
         ids.titled = (await runtime.startSession({ title: "Refactor billing" })).id;
+        // Claude Code writes an interruption and a local command's output in the user's role: not the title.
+        const interrupted = await runtime.startSession(source("interrupted-session"));
+        ids.interrupted = interrupted.id;
+        await interrupted.append([
+          { role: "user", content: "[Request interrupted by user for tool use]" },
+          { role: "user", content: "<local-command-stdout>Compacted the conversation</local-command-stdout>" },
+          { role: "user", content: "Rename the config loader" },
+          { role: "assistant", content: "Renamed." },
+        ]);
+        // A transcript's title and name with escape sequences and other control characters.
+        ids.coloured = (
+          await runtime.startSession({
+            ...source("\x1b]0;pwned\x07coloured-\x1b[1mname"),
+            title: "\x1b[31mred\x1b[0m alert\x07\rnow",
+          })
+        ).id;
         for (const [key, external] of [
           ["agent", "billing-agent-7f3a"],
           ["worker", "billing-worker-22c1"],
@@ -127,6 +148,27 @@ for (const [name, make] of databases) {
       expect(main.startsWith(row(forkId).name?.split("…")[0] ?? "-")).toBe(true);
       expect(row(titledForkId).parent).toBe(ids.titled);
       expect(row(ids.titled)).toMatchObject({ name: "", parent: "", title: "Refactor billing" });
+    });
+
+    it("titles a session by its first user request, not an interruption or command output the harness wrote", async () => {
+      const json = await cli("--json", "sessions");
+      const rows = new Map((JSON.parse(json.stdout) as { sessions: RowJson[] }).sessions.map((s) => [s.sessionId, s]));
+      expect(rows.get(ids.interrupted)?.title).toBe("Rename the config loader");
+    });
+
+    it("prints no terminal control characters of a title or name in the table (--json keeps them)", async () => {
+      const json = await cli("--json", "sessions");
+      const rows = new Map((JSON.parse(json.stdout) as { sessions: RowJson[] }).sessions.map((s) => [s.sessionId, s]));
+      expect(rows.get(ids.coloured)).toMatchObject({
+        name: "\x1b]0;pwned\x07coloured-\x1b[1mname",
+        title: "\x1b[31mred\x1b[0m alert\x07\rnow",
+      });
+      const text = await cli("sessions");
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).not.toMatch(/[^\P{Cc}\n]/u);
+      const [header = "", ...lines] = text.stdout.trimEnd().split("\n");
+      const line = lines.find((l) => l.startsWith(ids.coloured)) ?? "";
+      expect(cells(header, line)).toMatchObject({ name: "coloured-name", title: "red alert now" });
     });
 
     it("view takes a unique prefix of a name; an ambiguous one is VALIDATION listing each candidate's id and name", async () => {
