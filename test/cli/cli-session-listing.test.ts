@@ -57,15 +57,24 @@ for (const [name, make] of databases) {
       const runtime = await openPalimpsest({ url: db.url });
       try {
         const source = (externalId: string) => ({ source: { format: "claude-code", externalId } });
-        const mainSession = await runtime.startSession(source(main));
-        ids.main = mainSession.id;
-        await mainSession.append([
-          { role: "user", content: "<system-reminder>hook output, not the user's words</system-reminder>" },
-          { role: "user", content: "Fix the login bug in auth.ts: the cookie expires at once" },
-          { role: "assistant", content: "Looking at auth.ts." },
-          { role: "user", content: "Now add a test for it" },
-          { role: "assistant", content: "Added." },
+        /** Starts a session of that external id holding these user (u:) and assistant (a:) messages. */
+        const transcript = async (externalId: string, lines: string[]) => {
+          const session = await runtime.startSession(source(externalId));
+          await session.append(
+            lines.map(
+              (line) => ({ role: line.startsWith("u:") ? "user" : "assistant", content: line.slice(2) }) as const,
+            ),
+          );
+          return session;
+        };
+        const mainSession = await transcript(main, [
+          "u:<system-reminder>hook output, not the user's words</system-reminder>",
+          "u:Fix the login bug in auth.ts: the cookie expires at once",
+          "a:Looking at auth.ts.",
+          "u:Now add a test for it",
+          "a:Added.",
         ]);
+        ids.main = mainSession.id;
         const side = await runtime.startSession({
           ...source(sidechain),
           parent: { sessionId: mainSession.id, relation: "subagent" },
@@ -74,14 +83,14 @@ for (const [name, make] of databases) {
         await side.append({ role: "user", content: "Explore the repository layout and list the entry points" });
         ids.titled = (await runtime.startSession({ title: "Refactor billing" })).id;
         // Claude Code writes an interruption and a local command's output in the user's role: not the title.
-        const interrupted = await runtime.startSession(source("interrupted-session"));
-        ids.interrupted = interrupted.id;
-        await interrupted.append([
-          { role: "user", content: "[Request interrupted by user for tool use]" },
-          { role: "user", content: "<local-command-stdout>Compacted the conversation</local-command-stdout>" },
-          { role: "user", content: "Rename the config loader" },
-          { role: "assistant", content: "Renamed." },
-        ]);
+        ids.interrupted = (
+          await transcript("interrupted-session", [
+            "u:[Request interrupted by user for tool use]",
+            "u:<local-command-stdout>Compacted the conversation</local-command-stdout>",
+            "u:Rename the config loader",
+            "a:Renamed.",
+          ])
+        ).id;
         // A transcript's title and name with escape sequences and other control characters.
         ids.coloured = (
           await runtime.startSession({
