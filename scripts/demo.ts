@@ -7,7 +7,7 @@
  * `dist/bin/cli.mjs`, made by `pnpm install`'s prepare step) in this process; only the resume starts one more.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -71,12 +71,18 @@ const to = ids[secondRequest - 1];
 if (from === undefined || to === undefined || secondRequest < 4) {
   console.log("\nThe view is already compact (the demo ran before); showing history instead.");
 } else {
-  const summaryFile = join(tmpdir(), "palimpsest-demo-summary.txt");
-  writeFileSync(
-    summaryFile,
-    "Summary of the work so far: the parser's precedence table put + and * at one level; the agent gave each level its own binding power, re-ran the tests until all 60 passed.",
-  );
-  await palimpsest(["compact", sessionId, "--summary-file", summaryFile, "--from", from, "--to", to]);
+  // The summary goes through a file of a folder of its own, removed once the compaction has read it.
+  const scratch = mkdtempSync(join(tmpdir(), "palimpsest-demo-"));
+  try {
+    const summaryFile = join(scratch, "summary.txt");
+    writeFileSync(
+      summaryFile,
+      "Summary of the work so far: the parser's precedence table put + and * at one level; the agent gave each level its own binding power, re-ran the tests until all 60 passed.",
+    );
+    await palimpsest(["compact", sessionId, "--summary-file", summaryFile, "--from", from, "--to", to]);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 const history = await palimpsest(["history", sessionId]);
 const compactionId = /^([0-9a-f-]{36}(?::compaction)?)\s/m.exec(history.split("\n").slice(1).join("\n"))?.[1];

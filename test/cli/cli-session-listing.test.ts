@@ -35,13 +35,18 @@ for (const [name, make] of databases) {
     let db: CliDatabase;
     const main = randomUUID();
     const sidechain = `${main}:sidechain:${randomUUID()}`;
-    const ids: Record<"main" | "sidechain" | "titled" | "agent" | "worker" | "search", string> = {
+    const ids: Record<
+      "main" | "sidechain" | "titled" | "agent" | "worker" | "search" | "interrupted" | "coloured",
+      string
+    > = {
       main: "",
       sidechain: "",
       titled: "",
       agent: "",
       worker: "",
       search: "",
+      interrupted: "",
+      coloured: "",
     };
     let forkId = "";
     let titledForkId = "";
@@ -52,15 +57,24 @@ for (const [name, make] of databases) {
       const runtime = await openPalimpsest({ url: db.url });
       try {
         const source = (externalId: string) => ({ source: { format: "claude-code", externalId } });
-        const mainSession = await runtime.startSession(source(main));
-        ids.main = mainSession.id;
-        await mainSession.append([
-          { role: "user", content: "<system-reminder>hook output, not the user's words</system-reminder>" },
-          { role: "user", content: "Fix the login bug in auth.ts: the cookie expires at once" },
-          { role: "assistant", content: "Looking at auth.ts." },
-          { role: "user", content: "Now add a test for it" },
-          { role: "assistant", content: "Added." },
+        /** Starts a session of that external id holding these user (u:) and assistant (a:) messages. */
+        const transcript = async (externalId: string, lines: string[]) => {
+          const session = await runtime.startSession(source(externalId));
+          await session.append(
+            lines.map(
+              (line) => ({ role: line.startsWith("u:") ? "user" : "assistant", content: line.slice(2) }) as const,
+            ),
+          );
+          return session;
+        };
+        const mainSession = await transcript(main, [
+          "u:<system-reminder>hook output, not the user's words</system-reminder>",
+          "u:Fix the login bug in auth.ts: the cookie expires at once",
+          "a:Looking at auth.ts.",
+          "u:Now add a test for it",
+          "a:Added.",
         ]);
+        ids.main = mainSession.id;
         const side = await runtime.startSession({
           ...source(sidechain),
           parent: { sessionId: mainSession.id, relation: "subagent" },
@@ -68,6 +82,22 @@ for (const [name, make] of databases) {
         ids.sidechain = side.id;
         await side.append({ role: "user", content: "Explore the repository layout and list the entry points" });
         ids.titled = (await runtime.startSession({ title: "Refactor billing" })).id;
+        // Claude Code writes an interruption and a local command's output in the user's role: not the title.
+        ids.interrupted = (
+          await transcript("interrupted-session", [
+            "u:[Request interrupted by user for tool use]",
+            "u:<local-command-stdout>Compacted the conversation</local-command-stdout>",
+            "u:Rename the config loader",
+            "a:Renamed.",
+          ])
+        ).id;
+        // A transcript's title and name with escape sequences and other control characters.
+        ids.coloured = (
+          await runtime.startSession({
+            ...source("\x1b]0;pwned\x07coloured-\x1b[1mname"),
+            title: "\x1b[31mred\x1b[0m alert\x07\rnow",
+          })
+        ).id;
         for (const [key, external] of [
           ["agent", "billing-agent-7f3a"],
           ["worker", "billing-worker-22c1"],
@@ -127,6 +157,27 @@ for (const [name, make] of databases) {
       expect(main.startsWith(row(forkId).name?.split("…")[0] ?? "-")).toBe(true);
       expect(row(titledForkId).parent).toBe(ids.titled);
       expect(row(ids.titled)).toMatchObject({ name: "", parent: "", title: "Refactor billing" });
+    });
+
+    it("titles a session by its first user request, not an interruption or command output the harness wrote", async () => {
+      const json = await cli("--json", "sessions");
+      const rows = new Map((JSON.parse(json.stdout) as { sessions: RowJson[] }).sessions.map((s) => [s.sessionId, s]));
+      expect(rows.get(ids.interrupted)?.title).toBe("Rename the config loader");
+    });
+
+    it("prints no terminal control characters of a title or name in the table (--json keeps them)", async () => {
+      const json = await cli("--json", "sessions");
+      const rows = new Map((JSON.parse(json.stdout) as { sessions: RowJson[] }).sessions.map((s) => [s.sessionId, s]));
+      expect(rows.get(ids.coloured)).toMatchObject({
+        name: "\x1b]0;pwned\x07coloured-\x1b[1mname",
+        title: "\x1b[31mred\x1b[0m alert\x07\rnow",
+      });
+      const text = await cli("sessions");
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).not.toMatch(/[^\P{Cc}\n]/u);
+      const [header = "", ...lines] = text.stdout.trimEnd().split("\n");
+      const line = lines.find((l) => l.startsWith(ids.coloured)) ?? "";
+      expect(cells(header, line)).toMatchObject({ name: "coloured-name", title: "red alert now" });
     });
 
     it("view takes a unique prefix of a name; an ambiguous one is VALIDATION listing each candidate's id and name", async () => {

@@ -89,6 +89,26 @@ export function installWarnings(stderr: string): string[] {
   return [...engines, ...deprecated];
 }
 
+/**
+ * The EBADENGINE warning npm prints for the package `name` installed in `dir`'s node_modules, as
+ * installWarnings lists it, when the running Node is outside the package's `engines.node`; none when inside (or
+ * without one). Knows the one form such packages declare here, `>=X[.Y[.Z]]`, and throws on any other.
+ */
+export function engineWarning(dir: string, name: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(dir, "node_modules", name, "package.json"), "utf8")) as {
+    version: string;
+    engines?: { node?: string };
+  };
+  const range = manifest.engines?.node;
+  if (range === undefined) return [];
+  const floor = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range.trim());
+  if (floor === null) throw new Error(`${name}: engines.node "${range}" is not of the form >=X.Y.Z`);
+  const wanted = floor.slice(1).map((part) => Number(part ?? 0));
+  const running = process.versions.node.split(".").map(Number);
+  const order = running.map((n, i) => n - (wanted[i] ?? 0)).find((d) => d !== 0) ?? 0;
+  return order >= 0 ? [] : [`EBADENGINE ${name}@${manifest.version}`];
+}
+
 /** An empty npm project outside the workspace with the packed packages installed by plain npm. */
 export interface InstalledProject {
   /** The project folder (in the OS temp folder). */

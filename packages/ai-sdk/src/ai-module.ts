@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { loadOptionalPeer } from "@palimpsest/core";
 
 /** What the adapter uses of `ai` at run time (everything else it takes from `ai` is types). */
 export type AiModule = Pick<
@@ -8,13 +8,10 @@ export type AiModule = Pick<
 
 /** `ai`, loaded on first use: it is an optional peer dependency. ValidationError saying how to install it. */
 export async function loadAi(): Promise<AiModule> {
-  try {
-    const { modelMessageSchema, convertToModelMessages, safeValidateUIMessages } = await import("ai");
-    return { modelMessageSchema, convertToModelMessages, safeValidateUIMessages };
-  } catch (cause) {
-    throw new ValidationError("openConversation needs the AI SDK: npm install ai", ["ai: not installed"], {
-      cause,
-      path: "ai",
-    });
-  }
+  const { modelMessageSchema, convertToModelMessages, safeValidateUIMessages } = await loadOptionalPeer(
+    "openConversation",
+    "ai",
+    () => import("ai"),
+  );
+  return { modelMessageSchema, convertToModelMessages, safeValidateUIMessages };
 }

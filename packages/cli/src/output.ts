@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import stringWidth from "string-width";
 import type { CliIo } from "./cli-io.ts";
 
@@ -14,10 +15,11 @@ export function emit<T>(io: CliIo, options: GlobalOptions, data: T, render: (dat
 
 /**
  * A plain left-aligned text table with a header row, padded by the width a terminal shows (wide CJK
- * characters and emoji take two columns, combining marks none), not by string length.
+ * characters and emoji take two columns, combining marks none), not by string length. Cells are
+ * terminalText: a title or name from a transcript cannot colour, move or clear the terminal.
  */
 export function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
-  const cells = [header, ...rows].map((row) => row.map(String));
+  const cells = [header, ...rows].map((row) => row.map((cell) => terminalText(String(cell))));
   const widths = header.map((_, i) => Math.max(...cells.map((row) => stringWidth(row[i] ?? ""))));
   return cells
     .map((row) =>
@@ -29,9 +31,19 @@ export function table(header: readonly string[], rows: readonly (readonly (strin
     .join("\n");
 }
 
-/** Shortens text to one line of at most `max` characters, for previews. */
+/**
+ * Text safe to print on a terminal: escape sequences (colours, cursor moves, OSC titles) removed, line breaks and
+ * tabs as spaces, and every other control character (bell, backspace, NUL, C1 codes) dropped.
+ */
+export function terminalText(text: string): string {
+  return stripVTControlCharacters(text)
+    .replace(/[\t\n\v\f\r]/g, " ")
+    .replace(/\p{Cc}/gu, "");
+}
+
+/** Shortens text to one line of at most `max` characters (terminalText, so a cut never splits an escape), for previews. */
 export function preview(text: string, max = 100): string {
-  const line = text.replace(/\s+/g, " ").trim();
+  const line = terminalText(text).replace(/\s+/g, " ").trim();
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 

@@ -1,4 +1,4 @@
-import { type LiveEntry, messageText } from "@palimpsest/core";
+import { isUserRequest, type LiveEntry, messageText } from "@palimpsest/core";
 import { resumeState } from "@palimpsest/projections";
 import { loadSession, type OpenedEventStore, type SessionPageOptions } from "@palimpsest/store";
 import { preview } from "./output.ts";
@@ -88,12 +88,14 @@ async function turnsUpTo(store: OpenedEventStore, sessionId: string, atSeq: numb
 }
 
 /**
- * The first words a user wrote in a view, on one line: the first user message with words once the
- * harness's additions are left out (`<system-reminder>` blocks, tags such as `<command-message>`); "" when none.
+ * The first words a user wrote in a view, on one line: the first user request (isUserRequest: not a message a
+ * harness wrote in the user's role, such as a system reminder, local command output or an interruption) with
+ * words once the tags in it are left out (`<system-reminder>` blocks, tags such as `<command-message>`); ""
+ * when none.
  */
 function firstUserWords(view: readonly LiveEntry[]): string {
   for (const entry of view) {
-    if (entry.message.role !== "user" || entry.placedBy !== undefined) continue;
+    if (entry.placedBy !== undefined || !isUserRequest(entry.message)) continue;
     const words = messageText(entry.message)
       .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, " ")
       .replace(/<\/?[a-z][\w-]*>/gi, " ")

@@ -11,6 +11,7 @@ export * from "./input/index.ts";
 export * from "./invariants/index.ts";
 export * from "./messages/index.ts";
 export * from "./micro/index.ts";
+export * from "./optional-peer.ts";
 export * from "./ports/index.ts";
 export * from "./replay-metrics/index.ts";
 export * from "./session/index.ts";

@@ -1,4 +1,4 @@
-import { definedFields, ValidationError } from "@palimpsest/core";
+import { definedFields, loadOptionalPeer } from "@palimpsest/core";
 import {
   type AdapterSessionOptions,
   type CompactionSettings,
@@ -55,14 +55,6 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
 
 /** The SDK's runtime values, loaded on first use: it is an optional peer dependency. */
 async function loadSdk(): Promise<AgentsSdk> {
-  try {
-    const sdk = await import("@openai/agents-core");
-    return { itemSchema: sdk.protocol.ModelItem, RequestUsage: sdk.RequestUsage, RunState: sdk.RunState };
-  } catch (cause) {
-    throw new ValidationError(
-      "openAgentsSession needs @openai/agents-core: npm install @openai/agents-core",
-      ["@openai/agents-core: not installed"],
-      { cause, path: "@openai/agents-core" },
-    );
-  }
+  const sdk = await loadOptionalPeer("openAgentsSession", "@openai/agents-core", () => import("@openai/agents-core"));
+  return { itemSchema: sdk.protocol.ModelItem, RequestUsage: sdk.RequestUsage, RunState: sdk.RunState };
 }

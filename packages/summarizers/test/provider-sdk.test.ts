@@ -14,7 +14,7 @@ describe("loadProviderSdk", () => {
     await expect(loading).rejects.toBeInstanceOf(ValidationError);
     await expect(loading).rejects.toMatchObject({
       code: "VALIDATION",
-      message: `SomeSummarizer needs the ${missing} package: npm install ${missing}`,
+      message: `SomeSummarizer needs ${missing}: npm install ${missing}`,
       details: { path: missing, issues: [{ path: "", code: "custom", message: `${missing}: not installed` }] },
       cause: { code: "ERR_MODULE_NOT_FOUND" },
     });

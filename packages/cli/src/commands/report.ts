@@ -10,13 +10,13 @@ import {
   telemetryFromLog,
   ValidationError,
 } from "@palimpsest/core";
-import { type Palimpsest, sessionThreshold } from "@palimpsest/store";
+import { sessionThreshold } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
-import { sessionReportData } from "../report-sources/session-report-data.ts";
+import { type ReportSession, readReportSessions, sessionReportData } from "../report-sources/session-report-data.ts";
 import { writeReport, writtenLine } from "../report-sources/write-report.ts";
-import { resumeByPrefix, withRuntime } from "../runtime.ts";
+import { withRuntime } from "../runtime.ts";
 
 interface ReportFlags {
   bySession?: boolean;
@@ -59,7 +59,11 @@ export function registerReport(program: Command, io: CliIo): void {
         skippedLines += parsed.skipped;
       }
       if (sessions.length > 0)
-        lines.push(...(await withRuntime(global, io, (runtime) => sessionTelemetry(runtime, sessions))));
+        lines.push(
+          ...(await withRuntime(global, io, async (runtime) =>
+            sessionTelemetry(await readReportSessions(runtime, sessions)),
+          )),
+        );
       const report: ReportOutput = {
         ...aggregateTelemetry(lines, { bySession: flags.bySession === true }),
         skippedLines,
@@ -85,10 +89,10 @@ async function htmlReport(
   if (files.length > 0) {
     throw new ValidationError("report --html takes session ids or prefixes, not telemetry files", files);
   }
-  const { data, lines } = await withRuntime(global, io, async (runtime) => ({
-    data: await sessionReportData(runtime, sources),
-    lines: await sessionTelemetry(runtime, sources),
-  }));
+  const { data, lines } = await withRuntime(global, io, async (runtime) => {
+    const sessions = await readReportSessions(runtime, sources);
+    return { data: sessionReportData(sessions), lines: sessionTelemetry(sessions) };
+  });
   const written = await writeReport(resolve(io.cwd, path), data);
   const report: ReportOutput = { ...aggregateTelemetry(lines, { bySession }), skippedLines: 0 };
   emit(io, global, written, (w) => `${render(report)}\n\n${writtenLine(w)}`);
@@ -101,15 +105,9 @@ async function isFile(path: string): Promise<boolean> {
   );
 }
 
-/** The telemetry projected from the logs of the sessions `ids` names (ids, names or prefixes). */
-async function sessionTelemetry(runtime: Palimpsest, ids: readonly string[]): Promise<TelemetryLine[]> {
-  const lines: TelemetryLine[] = [];
-  for (const id of ids) {
-    const session = await resumeByPrefix(runtime, id);
-    const events = await runtime.store.readStream(session.id);
-    lines.push(...telemetryFromLog(events, { threshold: sessionThreshold(session) }));
-  }
-  return lines;
+/** The telemetry projected from the sessions' logs. */
+function sessionTelemetry(sessions: readonly ReportSession[]): TelemetryLine[] {
+  return sessions.flatMap(({ session, events }) => telemetryFromLog(events, { threshold: sessionThreshold(session) }));
 }
 
 function render(report: ReportOutput): string {

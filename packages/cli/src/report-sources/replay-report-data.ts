@@ -15,22 +15,24 @@ import type { ReportData, ReportSeries, ReportTable, SeriesFigures } from "../re
 /**
  * Replays a transcript like `replay` does and returns the replay with one report series per policy, built
  * from the same run: each request's cache estimate and each compaction the policy's metrics were counted from.
+ * A caller's own `onSessionReplayed` is called too, with every session's replay.
  */
 export async function replayWithSeries(
   sessions: readonly ImportedSession[],
   options: Omit<ReplayOptions, "policies">,
   policies: readonly ReplayRunName[],
 ): Promise<{ replay: TranscriptReplay; series: ReportSeries[] }> {
-  const runs: SessionReplay[] = [];
+  const runs = new Map<string, SessionReplay[]>();
   const replay = await replayTranscript(sessions, {
     ...options,
     policies,
-    onSessionReplayed: (run) => runs.push(run),
+    onSessionReplayed: (run, policy) => {
+      runs.set(policy, [...(runs.get(policy) ?? []), run]);
+      options.onSessionReplayed?.(run, policy);
+    },
   });
-  // Each policy replays every session in order: its runs are the next sessions.length of them.
-  const series = replay.policies.map((p, i) =>
-    replaySeries(p, runs.slice(i * sessions.length, (i + 1) * sessions.length)),
-  );
+  // A policy named twice replays every session twice, in order: each of its rows takes the next sessions.
+  const series = replay.policies.map((p) => replaySeries(p, runs.get(p.policy)?.splice(0, sessions.length) ?? []));
   return { replay, series };
 }
 

@@ -1,21 +1,42 @@
-import { cacheRulesForProfile, type Palimpsest, resolveProfile, sessionThreshold } from "@palimpsest/store";
+import type { StoredEvent } from "@palimpsest/core";
+import {
+  cacheRulesForProfile,
+  type Palimpsest,
+  resolveProfile,
+  type Session,
+  sessionThreshold,
+} from "@palimpsest/store";
 import type { ReportData, ReportSeries, ReportTable } from "../report-html/report-data.ts";
 import { providerUsage } from "../report-html/series-figures.ts";
 import { sessionSeries } from "../report-html/session-series.ts";
 import { resumeByPrefix } from "../runtime.ts";
 
-/**
- * The report of stored sessions (ids or unique prefixes): a series per session folded from its log, the
- * cache model run with its profile's rules, and a table of the model's cache figures next to the provider's.
- */
-export async function sessionReportData(runtime: Palimpsest, ids: readonly string[]): Promise<ReportData> {
-  const series: ReportSeries[] = [];
-  const facts: string[] = [];
+/** A stored session as `report` reads it: resumed, and its whole log. */
+export interface ReportSession {
+  session: Session;
+  events: readonly StoredEvent[];
+}
+
+/** Resumes each session `ids` names (ids, unique prefixes or names) and reads its log: once for the whole report. */
+export async function readReportSessions(runtime: Palimpsest, ids: readonly string[]): Promise<ReportSession[]> {
+  const sessions: ReportSession[] = [];
   for (const id of ids) {
     const session = await resumeByPrefix(runtime, id);
+    sessions.push({ session, events: await runtime.store.readStream(session.id) });
+  }
+  return sessions;
+}
+
+/**
+ * The report of stored sessions: a series per session folded from its log, the cache model run with its
+ * profile's rules, and a table of the model's cache figures next to the provider's.
+ */
+export function sessionReportData(sessions: readonly ReportSession[]): ReportData {
+  const series: ReportSeries[] = [];
+  const facts: string[] = [];
+  for (const { session, events } of sessions) {
     const started = session.state.started;
     const profile = resolveProfile({}, started);
-    const events = await runtime.store.readStream(session.id);
     series.push({ label: started?.title ?? session.id, ...sessionSeries(events, cacheRulesForProfile(profile)) });
     const model = started?.model === undefined ? "" : `model ${started.model}, `;
     facts.push(`${model}profile ${profile.name}, compaction threshold ${sessionThreshold(session)}`);
