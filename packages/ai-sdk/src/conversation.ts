@@ -35,7 +35,7 @@ export interface ResponseEvent {
 export type UISaveOutcome = { saved: true } | { saved: false; reason: string };
 
 /** What uiMessageStreamOptions returns: options of `toUIMessageStream` and of `createUIMessageStream`. */
-export interface UIMessageStreamOptions {
+export interface ConversationStreamOptions {
   originalMessages: UIMessage[];
   /** The response message's id (toUIMessageStream's option). */
   generateMessageId: () => string;
@@ -168,7 +168,7 @@ export class Conversation {
   uiMessageStreamOptions(
     originalMessages: readonly UIMessage[],
     onSaved?: (outcome: UISaveOutcome) => void | Promise<void>,
-  ): UIMessageStreamOptions {
+  ): ConversationStreamOptions {
     return {
       originalMessages: [...originalMessages],
       generateMessageId: randomUUID,
