@@ -435,6 +435,11 @@ export function describeConversations(backend: ConversationBackend): void {
       const afterEdit = conversation.session.state.lastSeq;
       await conversation.saveUIMessages([edited]);
       expect(conversation.session.state.lastSeq).toBe(afterEdit);
+      // The same message with its keys in another order (as another client serializes it) is the same message.
+      const reordered = reverseKeys(edited) as UIMessage;
+      expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(edited));
+      await conversation.saveUIMessages([reordered]);
+      expect(conversation.session.state.lastSeq).toBe(afterEdit);
 
       // More turns, then a compaction summarizes the first ones for the model; the page still shows every message.
       const shown = [edited, page];
@@ -717,4 +722,15 @@ async function responseOf(
   while (!(await reader.read()).done) {}
   if (response === undefined) throw new Error("the stream finished without onFinish");
   return response;
+}
+
+/** A copy of `value` with every object's keys in reverse order. */
+function reverseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reverseKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reverseKeys(v)]),
+  );
 }
