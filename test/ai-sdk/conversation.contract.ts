@@ -103,6 +103,7 @@ export function describeConversations(backend: ConversationBackend): void {
     it.each([
       ["saved from onFinish, then saved() awaited", "saved"],
       ["saved from streamText's result (a structured output: text resolves before onFinish runs)", "result"],
+      ["saved from onFinish, exiting without saved() (the control: the answer is lost)", "none"],
     ])("a streamed answer %s is stored when the process exits right after", async (_, how) => {
       const db = await database();
       const conversation = await db.open();
@@ -111,20 +112,28 @@ export function describeConversations(backend: ConversationBackend): void {
       expect(child.messages).toEqual([{ text: "Thanks." }]);
       const reopened = await db.open({ sessionId: conversation.sessionId });
       const loaded = await reopened.load();
+      if (how === "none") {
+        expect(loaded.messages.map((m) => m.role)).toEqual(["user"]);
+        return;
+      }
       expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
       expect(loaded.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "Thanks." }] });
       expect(reopened.session.state.turns).toBe(1); // the turn completed: the whole save ran
     });
 
-    it("saved() rejects with a save's error the AI SDK swallowed in onFinish; close() waits for saves in flight", async () => {
+    it("saved() rejects with a save's error the AI SDK swallowed in onFinish, not one its caller caught; close() waits for saves in flight", async () => {
       const db = await database();
       const conversation = await db.open();
+      // A handler turns a refused save into a 400: the error is its caller's, and saved() does not repeat it.
+      await expect(conversation.save([{ role: "robot" } as never])).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(conversation.saved()).resolves.toBeUndefined();
+
       const result = streamText({
         model: streamingModel(true),
         messages: [{ role: "user", content: "Hello" }],
-        // A response whose first message the adapter refuses: onFinish throws, and streamText goes on.
+        // A response whose first message the adapter refuses: the save fails, and streamText goes on.
         onFinish: (event) =>
-          conversation.saveResponse({
+          conversation.onFinish({
             ...event,
             responseMessages: [{ role: "robot" } as never, ...event.responseMessages],
           }),
