@@ -57,7 +57,12 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
 async function loadSdk(): Promise<AgentsSdk> {
   try {
     const sdk = await import("@openai/agents-core");
-    return { itemSchema: sdk.protocol.ModelItem, RequestUsage: sdk.RequestUsage, RunState: sdk.RunState };
+    return {
+      itemSchema: sdk.protocol.ModelItem,
+      RequestUsage: sdk.RequestUsage,
+      RunState: sdk.RunState,
+      RunContext: sdk.RunContext,
+    };
   } catch (cause) {
     throw new ValidationError(
       "openAgentsSession needs @openai/agents-core: npm install @openai/agents-core",
