@@ -468,6 +468,12 @@ export function describeConversations(backend: ConversationBackend): void {
       }
       expect((await conversation.session.history()).map((c) => c.mode)).toContain("summary");
       expect(await conversation.loadUIMessages()).toEqual(shown);
+      // A fork's log starts with the view at the fork point: the UI messages compacted before it are not in it.
+      const fork = await conversation.fork();
+      const forked = await fork.loadUIMessages();
+      expect(forked.length).toBeGreaterThan(0);
+      expect(forked.length).toBeLessThan(shown.length);
+      expect(shown.slice(-forked.length)).toEqual(forked);
     });
 
     it("UI messages that grow (a client tool's output, an approval) and their continued responses are saved once", async () => {
