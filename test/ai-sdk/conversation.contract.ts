@@ -142,6 +142,24 @@ export function describeConversations(backend: ConversationBackend): void {
       await expect(conversation.saved()).rejects.toMatchObject({ code: "VALIDATION" });
       await expect(conversation.saved()).resolves.toBeUndefined(); // reported once
 
+      // The same for a UI message stream's onFinish: onSaved hears the failure (and can close), saved() has its error.
+      const heard: unknown[] = [];
+      const options = conversation.uiMessageStreamOptions([], (outcome) => {
+        heard.push(outcome);
+      });
+      const refused = { id: "r1", role: "robot", parts: [] };
+      await options.onFinish({
+        responseMessage: refused,
+        messages: [refused],
+        isContinuation: false,
+        isAborted: false,
+        isCancelled: false,
+        outcome: { status: "completed" },
+        finishReason: "stop",
+      } as never);
+      expect(heard).toEqual([{ saved: false, reason: "save failed" }]);
+      await expect(conversation.saved()).rejects.toMatchObject({ code: "VALIDATION" });
+
       const writer = await openConversation({ url: db.url, sessionId: conversation.sessionId });
       const saving = writer.save([{ role: "user", content: "stored before the store closes" }]);
       await writer.close();

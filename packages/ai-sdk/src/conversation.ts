@@ -162,9 +162,9 @@ export class Conversation {
    * Options for `result.toUIMessageStream(...)` (or `createUIMessageStream`): `originalMessages`, a
    * response message id made here (`generateMessageId`, and `generateId` as createUIMessageStream calls
    * it), so the page and the store know the response by the same id, and an `onFinish` that saves the
-   * response when it is complete (saveUIResponse; a failed save is not passed to `onSaved`: the next
-   * saved() rejects with its error). `onSaved` hears each outcome (and is awaited: close the conversation
-   * there).
+   * response when it is complete (saveUIResponse). `onSaved` hears each outcome, a failed save too
+   * (`{ saved: false, reason: "save failed" }`; the next saved() rejects with its error), and is awaited:
+   * close the conversation there.
    */
   uiMessageStreamOptions(
     originalMessages: readonly UIMessage[],
@@ -175,7 +175,9 @@ export class Conversation {
       generateMessageId: randomUUID,
       generateId: randomUUID,
       onFinish: async (event) => {
-        const outcome = await this.#track(() => this.#saveUIResponse(event), true);
+        const outcome = await this.#track(() => this.#saveUIResponse(event), true).catch(
+          (): UISaveOutcome => ({ saved: false, reason: "save failed" }),
+        );
         await onSaved?.(outcome);
       },
     };
