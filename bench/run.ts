@@ -19,6 +19,7 @@ import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
 import { type EraseResult, runEraseBench } from "./erase.ts";
 import { fidelityTable, runFidelityBench } from "./fidelity.ts";
+import { type FoldGrowthRow, foldGrowthTable, runFoldGrowthBench } from "./fold-growth.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type ManyWritersResult, runManyWritersBench } from "./many-writers.ts";
@@ -50,6 +51,7 @@ const BENCHES = [
   "sqlite-lock",
   "many-writers",
   "session-store",
+  "fold-growth",
   "agents-session",
   "fidelity",
   "precompact-llm",
@@ -653,6 +655,15 @@ try {
     }
     results.sessionStore = rows;
     tables.push("## Claude Agent SDK SessionStore against the reference table", sessionStoreTables(rows));
+  }
+  if (only.has("fold-growth")) {
+    const rows: FoldGrowthRow[] = [];
+    for (const engine of engines) {
+      const url = await databaseFor(engine, "fold_growth");
+      rows.push(...(await runFoldGrowthBench(engine, url, folder.path("fold-growth-raw.db"), quick)));
+    }
+    results.foldGrowth = rows;
+    tables.push("## Append + its fold as a mirrored key grows", foldGrowthTable(rows));
   }
   if (only.has("agents-session")) {
     const calls: AgentsCallsResult[] = [];

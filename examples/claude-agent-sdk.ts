@@ -30,12 +30,16 @@ if (process.env.RUN_CLAUDE_AGENT === "1") await runAgent("Fix the failing test")
 await importSessionToStore(sessionId, sessionStore); // a local session copied in: what the SDK mirrors live
 const messages = await getSessionMessages(sessionId, { sessionStore }); // read back through the store
 await sessionStore.flush(); // fold what is mirrored into its Palimpsest session now (it happens on its own too)
-const key = { projectKey, sessionId };
-const [palimpsestId = ""] = await sessionStore.sessionIds(key);
-const session = await sessionStore.runtime.resume(palimpsestId);
+const [key] = await sessionStore.keysOf(sessionId); // where the SDK stored it: { projectKey, sessionId }
+if (key === undefined) throw new Error(`session ${sessionId} is not in the store`);
+const [palimpsestId = ""] = await sessionStore.sessionIds(sessionId); // its main thread first, then subagents
+const session = await sessionStore.runtime.resume(sessionId); // by the SDK's session id, or by palimpsestId
 const [compaction] = await session.history(); // Claude Code's own compaction, as a supersede
 const originals = await session.expand(compaction?.compactionId ?? ""); // what its summary replaced
 
+console.log(
+  `stored under ${key.projectKey === projectKey ? "this directory's" : "another"} project key; main thread ${session.id === palimpsestId}`,
+);
 console.log(`${messages.length} messages through the SDK, ${session.view().messages.length} in the view`);
 console.log(`compaction ${compaction?.trigger}: ${originals.length} originals one expand away`);
 await sessionStore.delete(key); // an erasure: entries gone, the session kept as a content-free skeleton

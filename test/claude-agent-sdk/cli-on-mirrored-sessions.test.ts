@@ -4,7 +4,8 @@
  */
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliDatabase, runPalimpsest } from "../cli/harness.ts";
+import { type CliDatabase, jsonError, runPalimpsest } from "../cli/harness.ts";
+import { TranscriptWriter, text } from "./claude-code-lines.ts";
 import { DATABASES, EXAMPLE_ENTRIES, EXAMPLE_KEY } from "./example-session.ts";
 
 const { sessionId } = EXAMPLE_KEY;
@@ -42,6 +43,51 @@ for (const [name, make] of DATABASES) {
       expect(shown.sessionId).toBe(palimpsestId);
       expect(shown.messages.map((m) => m.role)).toEqual(["user", "user", "assistant"]);
       expect(JSON.parse(history.stdout)).toMatchObject([{ mode: "import", trigger: "manual" }]);
+    });
+
+    it("mirrored finds the keys and sessions of an SDK session id alone", async () => {
+      const mirrored = await cli("mirrored", sessionId);
+      expect(mirrored.code, mirrored.stderr).toBe(0);
+      expect(JSON.parse(mirrored.stdout)).toEqual({
+        sessionId,
+        keys: [{ projectKey: key.projectKey, subpath: "", entries: entries.length, sessions: [palimpsestId] }],
+      });
+      const text = await runPalimpsest(["--db", db.url, "mirrored", sessionId]);
+      expect(text.stdout).toContain(key.projectKey);
+      const unknown = await cli("mirrored", new TranscriptWriter().sessionId);
+      expect(unknown.code).toBe(1);
+      expect(jsonError(unknown)).toMatchObject({ code: "NOT_FOUND" });
+    });
+
+    it("an SDK session id under two project keys: view lists both sessions, mirrored both keys", async () => {
+      const w = new TranscriptWriter();
+      const lines = [w.user("hello"), w.assistant("msg_1", text("hi"))];
+      const store = await openSessionStore({ url: db.url });
+      const keys = ["-work-a", "-work-b"].map((projectKey) => ({ projectKey, sessionId: w.sessionId }));
+      const ids: string[] = [];
+      try {
+        for (const k of keys) {
+          await store.append(k, lines);
+          ids.push(...(await store.sessionIds(k)));
+        }
+      } finally {
+        await store.close();
+      }
+      const view = await cli("view", w.sessionId);
+      expect(view.code).toBe(2);
+      expect(jsonError(view)).toMatchObject({
+        code: "VALIDATION",
+        details: { kind: "session", name: w.sessionId, candidates: [...ids].sort() },
+      });
+      const mirrored = await cli("mirrored", w.sessionId);
+      expect(mirrored.code, mirrored.stderr).toBe(0);
+      const found = JSON.parse(mirrored.stdout) as { keys: { projectKey: string; sessions: string[] }[] };
+      expect(found.keys.map((k) => [k.projectKey, k.sessions])).toEqual([
+        ["-work-a", [ids[0]]],
+        ["-work-b", [ids[1]]],
+      ]);
+      const one = await cli("view", ids[1] ?? "");
+      expect(one.code, one.stderr).toBe(0);
     });
 
     it("erase removes the mirrored entries too: the SDK loads nothing afterwards", async () => {

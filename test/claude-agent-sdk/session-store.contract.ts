@@ -9,6 +9,7 @@ import { idempotencyContract } from "./idempotency.contract.ts";
 import { keysListingContract } from "./keys-listing.contract.ts";
 import { limitsContract } from "./limits.contract.ts";
 import { openCloseContract } from "./open-close.contract.ts";
+import { sessionIdsContract } from "./session-ids.contract.ts";
 import { isolatedDatabases, type SessionStoreBackend } from "./session-store-backends.ts";
 import { unreadableLinesContract } from "./unreadable-lines.contract.ts";
 
@@ -28,6 +29,7 @@ export function describeSessionStoreContract(backend: SessionStoreBackend): void
     keysListingContract(ctx);
     deleteContract(ctx);
     foldContract(ctx);
+    sessionIdsContract(ctx);
     unreadableLinesContract(ctx);
     badInputContract(ctx);
     limitsContract(ctx);

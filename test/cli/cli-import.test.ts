@@ -86,7 +86,7 @@ for (const [name, make] of databases) {
       const tasks = Array.from({ length: TASKS }, (_, i) => ({ task_id: i, trial: 0, reward: 1, traj: DEMO_MESSAGES }));
       await writeFile(file, JSON.stringify(tasks));
       const before = (await storedSessions(db.url)).length;
-      const args = ["--db", db.url, "--json", "import", file];
+      const args = ["--db", db.url, "--json", "import", file, "--progress"]; // stderr is a pipe: progress on request
       const running = startPalimpsest(args);
       await running.stderrLine(/^writing: /);
       running.child.kill("SIGINT");

@@ -75,7 +75,7 @@ describe("palimpsest CLI on big and odd input (SQLite file)", () => {
     expect(body.messages[3]?.content === big).toBe(true);
   });
 
-  it("prints progress on stderr for a large import, and nothing on stdout but the result", {
+  it("prints progress on stderr for a large import when asked (else one summary line), and nothing on stdout but the result", {
     timeout: 120_000,
   }, async () => {
     const lines: string[] = [{ role: "system", content: "long session" }].map((m) => JSON.stringify(m));
@@ -85,9 +85,13 @@ describe("palimpsest CLI on big and odd input (SQLite file)", () => {
     }
     const file = join(db.dir, "long.jsonl");
     await writeFile(file, `${lines.join("\n")}\n`);
-    const r = await runPalimpsest(["--db", db.url, "--json", "import", file]);
+    // stderr is not a terminal here: one summary line, no progress, unless --progress asks for it.
+    const quiet = await runPalimpsest(["--db", db.url, "--json", "import", file]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe("long.jsonl: 1 of 1 sessions, 1201 messages imported\n");
+    const r = await runPalimpsest(["--db", db.url, "--json", "import", file, "--progress"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject([{ externalId: "long", messages: 1201, created: true }]);
+    expect(JSON.parse(quiet.stdout)).toMatchObject([{ externalId: "long", messages: 1201, created: true }]);
     const progress = r.stderr.trimEnd().split("\n");
     for (const line of progress) expect(line).toMatch(/^(parsing|writing): (\d|[1-9]0|100)% \(\d+\/\d+\)$/);
     const parsing = progress.filter((l) => l.startsWith("parsing"));

@@ -57,6 +57,7 @@ const EXPECTED: Record<string, string[]> = {
     "approved from the session id alone: Deleted /tmp/report.txt. (still kept: false)",
   ],
   "claude-agent-sdk.ts": [
+    "stored under this directory's project key; main thread true",
     "8 messages through the SDK, 3 in the view",
     "compaction manual: 4 originals one expand away",
     "after delete: null, session erased: true",

@@ -129,7 +129,12 @@ async function run(step: number, retry: boolean): Promise<void> {
     case "append":
       return appendTurn(step, session, retry);
     case "compact": {
-      const outcome = await compact(session, { ...faultCompaction(summarizer, op.policy), force: true });
+      // Growth allowed: these forced compactions of small sessions test the write loop, not the growth refusal.
+      const outcome = await compact(session, {
+        ...faultCompaction(summarizer, op.policy),
+        force: true,
+        allowGrowth: true,
+      });
       if (outcome.status === "compacted" && outcome.event.type === "messages.superseded") {
         await ack(step, { compactions: [outcome.event.data.compactionId], session: session.id });
       }

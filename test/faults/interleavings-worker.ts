@@ -60,7 +60,12 @@ async function run(op: InterleavedOp, slots: string[], target: string, result: O
       return;
     }
     case "compact": {
-      const outcome = await compact(session, { ...faultCompaction(summarizer, op.policy), force: true });
+      // Growth allowed: these forced compactions of small sessions test the write loop, not the growth refusal.
+      const outcome = await compact(session, {
+        ...faultCompaction(summarizer, op.policy),
+        force: true,
+        allowGrowth: true,
+      });
       if (outcome.status === "compacted") result.compactions = compactionOf([outcome.event]);
       return;
     }

@@ -210,7 +210,17 @@ describe("palimpsest replay", () => {
 });
 
 describe("palimpsest replay: the cache model's flags", () => {
-  const demo = ["replay", "examples/demo-session.jsonl", "--compare", "none,summary", "--context-window", "16000"];
+  // Anthropic's rules and lifetimes (5m, 1h): the demo is an OpenAI transcript, which alone would replay under openai.
+  const demo = [
+    "replay",
+    "examples/demo-session.jsonl",
+    "--compare",
+    "none,summary",
+    "--context-window",
+    "16000",
+    "--profile",
+    "anthropic",
+  ];
 
   it("--fixed-prefix-tokens and --cache-ttl stand in where the transcript has no usage; untimed is said", async () => {
     const json = await runPalimpsest([...demo, "--fixed-prefix-tokens", "3000", "--cache-ttl", "1h", "--json"]);

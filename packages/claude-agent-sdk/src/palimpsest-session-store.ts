@@ -5,7 +5,7 @@ import type {
   SessionStoreEntry,
   SessionSummaryEntry,
 } from "@anthropic-ai/claude-agent-sdk";
-import { definedFields, IdempotencyMismatch, StorageError } from "@palimpsest/core";
+import { AmbiguousName, definedFields, IdempotencyMismatch, StorageError } from "@palimpsest/core";
 import {
   eraseMirrorKey,
   type MirrorErasure,
@@ -15,7 +15,7 @@ import {
   type Palimpsest,
 } from "@palimpsest/store";
 import { encodeEntries } from "./entry-codec.ts";
-import { toMirrorKey, toProjectKey } from "./session-key.ts";
+import { toMirrorKey, toProjectKey, toSessionId } from "./session-key.ts";
 
 /** The SDK's summary fold, passed in by openSessionStore (the SDK is loaded there). */
 export type SummaryFold = typeof foldSessionSummary;
@@ -141,15 +141,45 @@ export class PalimpsestSessionStore implements SessionStore {
   }
 
   /**
-   * The Palimpsest sessions a key's entries are folded into (its main thread first, then sidechains):
-   * pass one to `runtime.resume`, or name the SDK session id to the `palimpsest` command.
+   * The Palimpsest sessions a key's entries are folded into, flushed first: its main thread first, then
+   * its sidechain and subagent threads in the order their sessions were started (the order the fold
+   * first met them). Pass one to `runtime.resume`, or name the SDK session id to the `palimpsest` command.
+   * Given the SDK's session id alone, the main key holding it, whatever its project key (keysOf): [] when
+   * none does, AmbiguousName (VALIDATION) listing the project keys when several do.
    */
-  async sessionIds(key: SessionKey): Promise<string[]> {
+  async sessionIds(key: SessionKey | string): Promise<string[]> {
     this.#open();
-    const mirrorKey = toMirrorKey(key);
+    const mirrorKey = typeof key === "string" ? await this.#mainKeyOf(key) : toMirrorKey(key);
+    if (mirrorKey === undefined) return [];
     await this.#folder.flush(mirrorKey);
     const row = await this.#log.key(mirrorKey);
     return row === undefined ? [] : this.#log.sessionsIn(mirrorKey, row.generation);
+  }
+
+  /**
+   * The main keys the SDK session id is stored under, one per project key holding it (sorted); [] when
+   * none. The SDK keys a session by the project it runs in (`projectKey`, from the working directory),
+   * so the id alone finds a session wherever it was stored from.
+   */
+  async keysOf(sessionId: string): Promise<SessionKey[]> {
+    this.#open();
+    const keys = await this.#log.mainKeysOf(toSessionId(sessionId));
+    return keys.map((k) => toSdkKey({ project: k.project, session: k.session }));
+  }
+
+  /** The one main key holding `sessionId` (keysOf); AmbiguousName listing the project keys when several do. */
+  async #mainKeyOf(sessionId: string): Promise<MirrorKey | undefined> {
+    const keys = await this.keysOf(sessionId);
+    if (keys.length > 1) {
+      const projects = keys.map((k) => k.projectKey);
+      throw new AmbiguousName(
+        "project-key",
+        sessionId,
+        projects,
+        `SDK session ${sessionId} is stored under ${keys.length} project keys (${projects.join(", ")}): pass its key, { projectKey, sessionId }`,
+      );
+    }
+    return keys[0] === undefined ? undefined : toMirrorKey(keys[0]);
   }
 
   /** Folds every entry appended so far into its Palimpsest session now, trailing messages included. */

@@ -25,6 +25,12 @@ export function toProjectKey(projectKey: unknown): string {
   return projectKey as string;
 }
 
+/** An SDK session id alone, checked as a key's `sessionId` is in toMirrorKey. */
+export function toSessionId(sessionId: unknown): string {
+  text(sessionId, "sessionId", MIRROR_LIMITS.session);
+  return sessionId as string;
+}
+
 function text(value: unknown, path: string, limit: number): void {
   if (typeof value !== "string" || value.length === 0) throw invalid(path, "must be a non-empty string");
   // A key is stored as a database key: PostgreSQL text holds no NUL, and UTF-8 no lone surrogate.

@@ -11,6 +11,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The folder relative paths (files, the default database, `--db` paths) are resolved against. */
   readonly cwd: string;
+  /** True when standard error is a terminal (progress lines are shown only there); absent means not. */
+  readonly stderrIsTTY?: boolean;
 }
 
 /** The IO of this process: its stdout, stderr, environment and working directory. */
@@ -20,5 +22,6 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    stderrIsTTY: process.stderr.isTTY === true,
   };
 }

@@ -25,8 +25,10 @@ export function eventLine(event: StoredEvent): string {
   }
 }
 
-/** What a compaction superseded and reclaimed, in one line. */
+/** What a compaction superseded and reclaimed (or, allowed to grow the view, how much it grew), in one line. */
 export function compactionLine(data: Extract<StoredEvent, { type: "messages.superseded" }>["data"]): string {
   const { stats, targets, compactionId, mode } = data;
-  return `compaction ${compactionId} (${mode}): superseded ${targets.length} messages, ${stats.tokensBefore} → ${stats.tokensAfter} tokens (reclaimed ${stats.tokensBefore - stats.tokensAfter})`;
+  const saved = stats.tokensBefore - stats.tokensAfter;
+  const net = saved >= 0 ? `reclaimed ${saved}` : `grew by ${-saved}`;
+  return `compaction ${compactionId} (${mode}): superseded ${targets.length} message${targets.length === 1 ? "" : "s"}, ${stats.tokensBefore} → ${stats.tokensAfter} tokens (${net})`;
 }

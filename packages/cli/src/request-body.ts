@@ -1,5 +1,5 @@
 import type { Message } from "@palimpsest/core";
-import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
+import { toAnthropicRequest, toOpenAIMessages, withoutUnansweredCalls } from "@palimpsest/projections";
 import { Option } from "commander";
 import type { CliIo } from "./cli-io.ts";
 
@@ -14,8 +14,18 @@ export function requestFormatOption(): Option {
   ] satisfies RequestFormat[]);
 }
 
-/** Prints messages as the request body of a provider (JSON on the run's stdout). */
-export function printRequestBody(io: CliIo, messages: readonly Message[], format: RequestFormat): void {
+/**
+ * Prints messages as the request body of a provider (JSON on the run's stdout), as the provider accepts
+ * it: trailing tool calls no result answers (a finished agent's last call) are left out, and stderr says which.
+ */
+export function printRequestBody(io: CliIo, view: readonly Message[], format: RequestFormat): void {
+  const { messages, dropped } = withoutUnansweredCalls(view);
+  if (dropped.length > 0) {
+    const calls = dropped.map((c) => `${c.name} (${c.id})`).join(", ");
+    io.stderr(
+      `left out the last assistant message's unanswered tool call${dropped.length === 1 ? "" : "s"} ${calls}: ${format === "openai" ? "OpenAI" : "Anthropic"} refuses a tool call without its result\n`,
+    );
+  }
   const body = format === "openai" ? { messages: toOpenAIMessages(messages) } : toAnthropicRequest(messages);
   io.stdout(`${JSON.stringify(body, null, 2)}\n`);
 }

@@ -84,23 +84,24 @@ export type InvariantRule =
   | "supersede-duplicates-marker"
   | "micro-absorbs-user-message"
   | "supersede-absorbs-last-exchange"
+  | "compaction-grows-view"
   | "unknown-turn"
   | "log-key-taken"
   | "handoff-open"
   | "handoff-completing";
 
-/** A command that would break an invariant of the session; nothing was written. */
-export class InvariantViolation extends PalimpsestError<{
-  rule: InvariantRule;
+/** What an InvariantViolation names besides its rule: the session, the messages, a refused compaction's tokens. */
+export type InvariantDetails = {
   sessionId?: string;
   ids?: readonly string[];
-}> {
-  constructor(
-    rule: InvariantRule,
-    message: string,
-    details: { sessionId?: string; ids?: readonly string[] } = {},
-    options?: CauseOptions,
-  ) {
+  /** `compaction-grows-view`: the view's tokens before and (had it been written) after the compaction. */
+  tokensBefore?: number;
+  tokensAfter?: number;
+};
+
+/** A command that would break an invariant of the session; nothing was written. */
+export class InvariantViolation extends PalimpsestError<{ rule: InvariantRule } & InvariantDetails> {
+  constructor(rule: InvariantRule, message: string, details: InvariantDetails = {}, options?: CauseOptions) {
     super("INVARIANT_VIOLATED", message, { rule, ...details }, { cause: options?.cause });
   }
 }
@@ -175,6 +176,23 @@ export class ClaimLost extends PalimpsestError<{ handoffId: string; reason: Clai
       { handoffId, reason, status },
       { cause: options?.cause },
     );
+  }
+}
+
+/**
+ * A name that names several things where one was asked for, so nothing was done: a session name (a
+ * source's external id) several sessions share, an SDK session id mirrored under several project keys.
+ * VALIDATION: `candidates` lists each (a session id, a project key), one issue each; name one of them.
+ */
+export class AmbiguousName extends PalimpsestError<{
+  kind: "session" | "project-key";
+  name: string;
+  candidates: readonly string[];
+  issues: readonly ValidationIssue[];
+}> {
+  constructor(kind: "session" | "project-key", name: string, candidates: readonly string[], message: string) {
+    const issues = candidates.map((candidate) => ({ path: "", code: "custom", message: candidate }));
+    super("VALIDATION", message, { kind, name, candidates, issues });
   }
 }
 

@@ -2,6 +2,7 @@ export * from "./audit/audit-facts.ts";
 export * from "./export/anthropic.ts";
 export * from "./export/check-request.ts";
 export * from "./export/openai.ts";
+export * from "./export/unanswered-calls.ts";
 export * from "./history/compaction-history.ts";
 export * from "./history/expand.ts";
 export * from "./view/active-view.ts";

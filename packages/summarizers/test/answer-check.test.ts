@@ -107,7 +107,7 @@ describe("the summary prompt", () => {
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((x, y) => x - y)).toEqual(at);
     expect(prompt).toContain("[user · h1]");
-    expect(prompt).toContain("- Superseded 2 messages: h1 … n1");
+    expect(prompt).toContain("- Superseded 2 messages and 1 earlier summary: h1 … n1"); // the previous summary is a target too
     expect(prompt).toContain("`palimpsest expand <session> <compaction-id> --deep`");
   });
 });

@@ -1,12 +1,29 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { definedFields, NotFoundError, PROVIDER_PROFILES, type StoredEvent, ValidationError } from "@palimpsest/core";
-import { type CompactOutcome, compact, compactRange, POLICIES, POLICY_NAMES, type PolicyName } from "@palimpsest/store";
+import {
+  definedFields,
+  describeProfileChoice,
+  NotFoundError,
+  PROVIDER_PROFILES,
+  type ProfileChoice,
+  type StoredEvent,
+  ValidationError,
+} from "@palimpsest/core";
+import {
+  type CompactOutcome,
+  compact,
+  compactRange,
+  POLICIES,
+  POLICY_NAMES,
+  type PolicyName,
+  profileChoiceFor,
+} from "@palimpsest/store";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { compactionLine } from "../event-line.ts";
 import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions } from "../output.ts";
+import { PROFILE_HELP } from "../profile-help.ts";
 import { resumeByPrefix, withRuntime } from "../runtime.ts";
 import { chooseSummarizer, SUMMARIZER_NAMES, type SummarizerFlags } from "../summarizer-choice.ts";
 
@@ -18,15 +35,17 @@ interface CompactFlags extends SummarizerFlags {
   profile?: string;
   contextWindow?: number;
   force?: boolean;
+  allowGrowth?: boolean;
 }
 
 function describe(event: StoredEvent): string {
   return event.type === "messages.superseded" ? compactionLine(event.data) : `recorded ${event.type}`;
 }
 
-function outcomeText(outcome: Exclude<CompactOutcome, { status: "failed" }>): string {
-  if (outcome.status === "skipped") return `nothing to do: ${outcome.reason}`;
-  return `${describe(outcome.event)}\n${outcome.plan.reason}`;
+function outcomeText(outcome: Exclude<CompactOutcome, { status: "failed" }>, profile: ProfileChoice): string {
+  const line = `profile: ${describeProfileChoice(profile)}`;
+  if (outcome.status === "skipped") return `nothing to do: ${outcome.reason}\n${line}`;
+  return `${describe(outcome.event)}\n${outcome.plan.reason}\n${line}`;
 }
 
 /**
@@ -43,11 +62,7 @@ export function registerCompact(program: Command, io: CliIo): void {
         `${POLICIES.map((p) => `${p.name}: ${p.summary}`).join("; ")} (default: the profile's preference)`,
       ).choices(POLICY_NAMES),
     )
-    .addOption(
-      new Option("--profile <profile>", "default: the session's, else anthropic").choices(
-        Object.keys(PROVIDER_PROFILES),
-      ),
-    )
+    .addOption(new Option("--profile <profile>", PROFILE_HELP).choices(Object.keys(PROVIDER_PROFILES)))
     .addOption(
       integerOption(
         "--context-window <tokens>",
@@ -61,6 +76,7 @@ export function registerCompact(program: Command, io: CliIo): void {
     .option("--summarizer-model <model>", "model for an openai/anthropic summarizer (or PALIMPSEST_SUMMARIZER_MODEL)")
     .option("--summarizer-url <url>", "base URL of an OpenAI-compatible or Anthropic endpoint")
     .option("--force", "compact even under the threshold or while backing off")
+    .option("--allow-growth", "write the compaction even if it does not shrink the view (refused otherwise)")
     .option("--summary-file <file>", "explicit compaction: file holding the summary text")
     .option("--from <message-id>", "explicit compaction: first live message to supersede")
     .option("--to <message-id>", "explicit compaction: last live message (widened over its tool results)")
@@ -72,18 +88,23 @@ export function registerCompact(program: Command, io: CliIo): void {
       }
       const summarizer = await chooseSummarizer(flags, io);
       const window = flags.contextWindow;
-      const outcome = await withRuntime(global, io, async (runtime) =>
-        compact(await resumeByPrefix(runtime, id), {
-          summarizer,
-          force: flags.force === true,
-          ...definedFields({ policy: flags.policy }),
-          ...definedFields({ profile: flags.profile }),
-          ...definedFields({ contextWindow: window }),
-        }),
-      );
+      const settings = definedFields({ policy: flags.policy, profile: flags.profile, contextWindow: window });
+      const { outcome, profile } = await withRuntime(global, io, async (runtime) => {
+        const session = await resumeByPrefix(runtime, id);
+        const profile = profileChoiceFor(settings, session.state.started);
+        return {
+          outcome: await compact(session, {
+            ...settings,
+            summarizer,
+            force: flags.force === true,
+            allowGrowth: flags.allowGrowth === true,
+          }),
+          profile,
+        };
+      });
       // A failed summary is recorded (compaction-failed) and the view is untouched; the command fails with its cause.
       if (outcome.status === "failed") throw outcome.error;
-      emit(io, global, outcome.status === "compacted" ? outcome.event : outcome, () => outcomeText(outcome));
+      emit(io, global, outcome.status === "compacted" ? outcome.event : outcome, () => outcomeText(outcome, profile));
     });
 }
 

@@ -1,14 +1,14 @@
-import { readFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import {
   type CompactionFidelity,
   definedFields,
+  describeProfileChoice,
   FIDELITY_KINDS,
   FidelityAccumulator,
   type FidelitySummary,
   type ImportedSession,
-  NotFoundError,
   PROVIDER_PROFILES,
+  type ProfileChoice,
   parseTranscript,
   sourceFidelity,
   ValidationError,
@@ -20,10 +20,12 @@ import type { CliIo } from "../cli-io.ts";
 import { type FidelityRow, fidelityTable } from "../fidelity-table.ts";
 import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
+import { PROFILE_HELP } from "../profile-help.ts";
+import { readTranscriptFile } from "../transcript-file.ts";
 
 interface EvalFlags {
   policy: ReplayRunName;
-  profile: string;
+  profile?: string;
   contextWindow: number;
   maxOutputTokens?: number;
   mainOnly?: boolean;
@@ -41,6 +43,8 @@ interface EvalOutput {
   file: string;
   policy: ReplayRunName;
   profile: string;
+  /** Why that profile: given, or inferred from the model or the format (docs/compaction.md, "Profiles"). */
+  profileChoice: ProfileChoice | undefined;
   contextWindow: number;
   threshold: number | null;
   fidelity: FidelitySummary;
@@ -61,11 +65,7 @@ export function registerEval(program: Command, io: CliIo): void {
       "measure what a compaction policy's prompts keep of a transcript (fidelity), beside its own compactions",
     )
     .addOption(new Option("--policy <policy>", "the run to measure").choices(REPLAY_RUN_NAMES).default("summary"))
-    .addOption(
-      new Option("--profile <profile>", "the provider profile")
-        .choices(Object.keys(PROVIDER_PROFILES))
-        .default("anthropic"),
-    )
+    .addOption(new Option("--profile <profile>", PROFILE_HELP).choices(Object.keys(PROVIDER_PROFILES)))
     .addOption(integerOption("--context-window <tokens>", "the model's context window", 1).default(200_000))
     .addOption(
       integerOption(
@@ -77,15 +77,13 @@ export function registerEval(program: Command, io: CliIo): void {
     .option("--main-only", "measure only the main sessions, not subagent threads")
     .action(async (file: string, opts: EvalFlags) => {
       const global = program.opts<GlobalOptions>();
-      const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
-        throw new NotFoundError("file", file, { cause });
-      });
+      const text = await readTranscriptFile(io, file);
       const parsed = parseTranscript(text, { fileName: basename(file) });
       const sessions = opts.mainOnly === true ? parsed.filter((s) => s.parentExternalId === undefined) : parsed;
       if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to measure`, [file]);
       const replay = await replayTranscript(sessions, {
         policies: [opts.policy],
-        profile: opts.profile,
+        ...definedFields({ profile: opts.profile }),
         contextWindow: opts.contextWindow,
         ...definedFields({ maxOutputTokens: opts.maxOutputTokens }),
       });
@@ -96,6 +94,7 @@ export function registerEval(program: Command, io: CliIo): void {
         file: basename(file),
         policy: opts.policy,
         profile: run.profile,
+        profileChoice: replay.profile,
         contextWindow: run.contextWindow,
         threshold: run.threshold,
         fidelity: run.fidelity,
@@ -139,7 +138,7 @@ function render(output: EvalOutput): string {
   if (output.source !== null) rows.push({ label: "source's own", fidelity: output.source });
   const summary = fidelityTable(rows);
   const lines = [
-    `${output.file}: ${output.policy}, profile ${output.profile}, context window ${output.contextWindow}` +
+    `${output.file}: ${output.policy}, profile: ${output.profileChoice === undefined ? output.profile : describeProfileChoice(output.profileChoice)}, context window ${output.contextWindow}` +
       (output.threshold === null ? "" : `, threshold ${output.threshold}`),
     table(summary.header, summary.rows),
   ];

@@ -1,20 +1,21 @@
-import { readFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
-import { definedFields, type ImportFormat, NotFoundError, parseTranscript, ValidationError } from "@palimpsest/core";
+import { basename } from "node:path";
+import { definedFields, IMPORT_FORMATS, type ImportFormat, parseTranscript, ValidationError } from "@palimpsest/core";
 import { importSessions } from "@palimpsest/store";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { Interrupted, onInterrupt } from "../interrupted.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
+import { readTranscriptFile } from "../transcript-file.ts";
 
-const FORMATS: readonly ImportFormat[] = ["openai", "claude-code", "openhands", "swe-agent", "tau-bench"];
+/** Inputs from this many lines or messages on are large enough for progress lines. */
+const LARGE_INPUT = 500;
 
-/** A progress reporter on stderr that prints at most every 10% (only for large inputs). */
-function progress(io: CliIo, label: string, total: number): (done: number, of: number) => void {
+/** A progress reporter on stderr that prints at most every 10% of a large input, when `live`. */
+function progress(io: CliIo, label: string, total: number, live: boolean): (done: number, of: number) => void {
   let shown = -1;
   return (done, of) => {
-    if (total < 500 && of < 500) return;
+    if (!live || (total < LARGE_INPUT && of < LARGE_INPUT)) return;
     const pct = Math.floor((done / Math.max(of, 1)) * 10) * 10;
     if (pct === shown) return;
     shown = pct;
@@ -30,17 +31,18 @@ export function registerImport(program: Command, io: CliIo): void {
   program
     .command("import <file>")
     .description("import a transcript (format detected when --format is omitted)")
-    .addOption(new Option("--format <format>", "the transcript's format (default: detected)").choices(FORMATS))
-    .action(async (file: string, opts: { format?: ImportFormat }) => {
+    .addOption(new Option("--format <format>", "the transcript's format (default: detected)").choices(IMPORT_FORMATS))
+    .option("--progress", "print progress lines on stderr even when it is not a terminal")
+    .action(async (file: string, opts: { format?: ImportFormat; progress?: boolean }) => {
       const global = program.opts<GlobalOptions>();
-      const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
-        throw new NotFoundError("file", file, { cause });
-      });
+      // Progress lines on a terminal (or asked for); a log or a pipe gets one summary line instead.
+      const live = opts.progress === true || io.stderrIsTTY === true;
+      const text = await readTranscriptFile(io, file);
       const lines = text.length > 1_000_000 ? text.split("\n").length : 0;
       const sessions = parseTranscript(text, {
         fileName: basename(file),
         ...definedFields({ format: opts.format }),
-        onProgress: progress(io, "parsing", lines),
+        onProgress: progress(io, "parsing", lines, live),
       });
       const messages = sessions.reduce((n, s) => n + s.items.length, 0);
       if (messages === 0) {
@@ -55,7 +57,7 @@ export function registerImport(program: Command, io: CliIo): void {
           async (runtime) => ({
             results: await importSessions(runtime, sessions, {
               file: basename(file),
-              onProgress: progress(io, "writing", messages),
+              onProgress: progress(io, "writing", messages, live),
               signal,
             }),
             interrupted: signal.aborted,
@@ -75,6 +77,11 @@ export function registerImport(program: Command, io: CliIo): void {
           ]),
         ),
       );
+      if (!live && (lines >= LARGE_INPUT || messages >= LARGE_INPUT)) {
+        io.stderr(
+          `${basename(file)}: ${results.length} of ${sessions.length} sessions, ${messages} messages imported\n`,
+        );
+      }
       if (interrupted && results.length < sessions.length) {
         const left = sessions.length - results.length;
         throw new Interrupted(

@@ -1,11 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import {
   definedFields,
+  describeProfileChoice,
   type FieldComparison,
   KNOWN_MODELS,
   modelPrices,
-  NotFoundError,
   PROVIDER_PROFILES,
   parseTranscript,
   ValidationError,
@@ -18,6 +17,7 @@ import {
   replayTranscript,
   type SessionCacheSummary,
   type TranscriptReplay,
+  transcriptProfileChoice,
   withMicro,
 } from "@palimpsest/store";
 import { type Command, InvalidArgumentError, Option } from "commander";
@@ -25,9 +25,11 @@ import type { CliIo } from "../cli-io.ts";
 import { fidelityTable } from "../fidelity-table.ts";
 import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
+import { PROFILE_HELP } from "../profile-help.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
 import { writeReport, writtenLine } from "../report-sources/write-report.ts";
+import { readTranscriptFile } from "../transcript-file.ts";
 
 const PROFILE_NAMES = Object.keys(PROVIDER_PROFILES);
 
@@ -39,7 +41,7 @@ interface ReplayFlags {
   compare?: ReplayRun[];
   micro?: boolean;
   precompact?: boolean;
-  profile: string;
+  profile?: string;
   contextWindow: number;
   maxOutputTokens?: number;
   mainOnly?: boolean;
@@ -77,7 +79,7 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .option("--micro", "micro-compaction after every request in every run (no backstop unless --policy or --compare)")
     .option("--precompact", "background pre-compaction in every run with a batch policy (hits, misses, sync ms)")
-    .addOption(new Option("--profile <profile>", "the provider profile").choices(PROFILE_NAMES).default("anthropic"))
+    .addOption(new Option("--profile <profile>", PROFILE_HELP).choices(PROFILE_NAMES))
     .addOption(integerOption("--context-window <tokens>", "the model's context window", 1).default(200_000))
     .addOption(
       integerOption(
@@ -114,19 +116,18 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .action(async (file: string, opts: ReplayFlags, command: Command) => {
       const global = program.opts<GlobalOptions>();
-      const cacheTtlSeconds = ttlSeconds(opts.profile, opts.cacheTtl);
       const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
       const names = opts.compare ?? parseRuns(opts.micro === true && !backstopGiven ? "none" : opts.policy);
       const policies = names.map((run) => (opts.micro === true ? withMicro(run) : run).name);
       const contextWindow = opts.contextWindow;
-      const text = await readFile(resolve(io.cwd, file), "utf8").catch((cause: unknown) => {
-        throw new NotFoundError("file", file, { cause });
-      });
+      const text = await readTranscriptFile(io, file);
       const parsed = parseTranscript(text, { fileName: basename(file) });
       const sessions = opts.mainOnly === true ? parsed.filter((s) => s.parentExternalId === undefined) : parsed;
       if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to replay`, [file]);
+      const profile = transcriptProfileChoice(sessions, opts);
+      const cacheTtlSeconds = ttlSeconds(profile.name, opts.cacheTtl);
       const options = {
-        profile: opts.profile,
+        ...definedFields({ profile: opts.profile }),
         contextWindow,
         ...definedFields({
           maxOutputTokens: opts.maxOutputTokens,
@@ -139,7 +140,8 @@ export function registerReplay(program: Command, io: CliIo): void {
         onProgress: progressLine(io),
       };
       if (opts.html !== undefined) {
-        const { replay, series } = await replayWithSeries(sessions, options, policies);
+        // The report's cache rules come from the profile it is given: the inferred one, by name.
+        const { replay, series } = await replayWithSeries(sessions, { ...options, profile: profile.name }, policies);
         const written = await writeReport(resolve(io.cwd, opts.html), replayReportData(basename(file), replay, series));
         return emit(io, global, written, (w) => `${render(replay)}\n\n${writtenLine(w)}`);
       }
@@ -149,6 +151,7 @@ export function registerReplay(program: Command, io: CliIo): void {
         usageComparison: replay.usageComparison,
         cacheModel: replay.cacheModel,
         models: replay.models,
+        profileChoice: replay.profile,
       }));
       emit(io, global, rows, () => render(replay));
     });
@@ -206,7 +209,9 @@ function render(replay: TranscriptReplay): string {
   const first = replay.policies[0];
   const fidelity = fidelityTable(replay.policies.map((p) => ({ label: p.policy, fidelity: p.fidelity })));
   const lines = [
-    first === undefined ? "" : `profile ${first.profile}, context window ${first.contextWindow}`,
+    first === undefined
+      ? ""
+      : `profile: ${replay.profile === undefined ? first.profile : describeProfileChoice(replay.profile)}, context window ${first.contextWindow}`,
     table(header, rows),
     ...(first === undefined ? [] : [floorLine(first.floorCost)]),
     "",

@@ -36,6 +36,8 @@ export interface CandidatePlan {
   previousSummary?: string;
   /** How many of `input` come before the first earlier summary (see SummaryRequest.previousSummaryAt). */
   previousSummaryAt?: number;
+  /** How many earlier summaries `previousSummary` joins (see SummaryRequest.previousSummaries). */
+  previousSummaries?: number;
   maxSummaryTokens: number;
   prefixTokens: number;
   basisViewVersion: number;
@@ -92,6 +94,7 @@ export function planCandidate(input: CandidateInput): CandidatePlan | NoPlan {
   if (earlier.length > 0) {
     plan.previousSummary = earlier.map((e) => stripSummaryNote(messageText(e.message))).join("\n\n");
     plan.previousSummaryAt = prefix.findIndex(isSummaryEntry);
+    plan.previousSummaries = earlier.length;
   }
   return plan;
 }

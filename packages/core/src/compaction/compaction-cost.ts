@@ -104,3 +104,14 @@ export function isCacheCold(
   if (nowMs === undefined || previousRequestMs === undefined || cache.kind === "none") return false;
   return nowMs - previousRequestMs > cache.ttlSeconds * 1000;
 }
+
+/**
+ * A compaction's cost per turn in words for a reason line: `compacting $0.01234/turn`, or, when it is a
+ * credit (the compaction makes a cache write the next request pays anyway smaller than it costs),
+ * `compacting saves $0.01234/turn` instead of a negative cost.
+ */
+export function costPerTurnText(verb: string, usdPerTurn: number): string {
+  return usdPerTurn < 0
+    ? `${verb} saves $${(-usdPerTurn).toFixed(5)}/turn (it makes a cache write the next request pays anyway smaller)`
+    : `${verb} $${usdPerTurn.toFixed(5)}/turn`;
+}

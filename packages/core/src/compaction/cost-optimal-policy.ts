@@ -4,6 +4,7 @@ import {
   type CompactionCost,
   type CompactionShape,
   compactionCost,
+  costPerTurnText,
   cycleCostPerTurn,
   isCacheCold,
   optimalCycleTurns,
@@ -121,7 +122,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const maxTurns = growth > 0 ? (threshold - promptAfter(best.shape)) / growth : 1;
   const nowTurns = optimalCycleTurns(nowCost, growth, read, maxTurns);
   const compactCostPerTurn = cycleCostPerTurn(nowCost, nowTurns, growth, read);
-  const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, compacting $${usd(compactCostPerTurn)}/turn over ${nowTurns} turns (tail ${best.tailBudget}${best.keepsSummaries ? ", earlier summaries kept" : ""}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
+  const figures = `waiting costs $${usd(waitCostPerTurn)}/turn, ${costPerTurnText("compacting", compactCostPerTurn)} over ${nowTurns} turns (tail ${best.tailBudget}${best.keepsSummaries ? ", earlier summaries kept" : ""}, growth ${Math.round(growth)}/turn${cold ? ", cache cold" : ""})`;
   // An early compaction must also repay its whole cost (summarizer included) soon enough: within half the
   // turns the session has run. Under a Lindy prior (a session that ran L turns runs t more with chance
   // L / (L + t)) that is two chances in three of living long enough; a short session may end first.

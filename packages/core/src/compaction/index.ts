@@ -6,6 +6,7 @@ export * from "./derived-id.ts";
 export * from "./micro-cost-gate.ts";
 export * from "./policy-gate.ts";
 export * from "./policy-types.ts";
+export * from "./profile-choice.ts";
 export * from "./provider-profile.ts";
 export * from "./prune-first-policy.ts";
 export * from "./prune-plan.ts";

@@ -2,6 +2,7 @@ import type { CachePrices } from "../cache-model/cache-rules.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 import {
   compactionCost,
+  costPerTurnText,
   cycleCostPerTurn,
   isCacheCold,
   optimalCycleTurns,
@@ -91,6 +92,6 @@ export function microBatchGate(input: MicroGateInput): MicroGate {
   const compactCostPerTurn = cycleCostPerTurn(now.rewrite + reuse, turns, growth, read);
   const waitCostPerTurn = (read * (shape.liveTokens - promptAfter(shape))) / 1_000_000;
   const due = waitCostPerTurn >= compactCostPerTurn;
-  const reason = `a micro batch of ${backlog} tokens: waiting costs $${waitCostPerTurn.toFixed(5)}/turn, absorbing $${compactCostPerTurn.toFixed(5)}/turn over ${turns} turns${cold ? " (cache cold)" : ""}`;
+  const reason = `a micro batch of ${backlog} tokens: waiting costs $${waitCostPerTurn.toFixed(5)}/turn, ${costPerTurnText("absorbing", compactCostPerTurn)} over ${turns} turns${cold ? " (cache cold)" : ""}`;
   return { ...base, due, waitCostPerTurn, compactCostPerTurn, reason };
 }

@@ -39,6 +39,8 @@ export interface SummaryPlan {
   previousSummary?: string;
   /** How many of `input` come before the first earlier summary (see SummaryRequest.previousSummaryAt). */
   previousSummaryAt?: number;
+  /** How many earlier summaries `previousSummary` joins (see SummaryRequest.previousSummaries). */
+  previousSummaries?: number;
   /** The role the summary message takes so that roles stay valid around it. */
   role: "user" | "assistant";
   /** Token budget for the summary. */

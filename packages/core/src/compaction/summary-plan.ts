@@ -36,6 +36,7 @@ export function planSummary(input: PolicyInput, why: string, spanOptions: SpanOp
   if (earlier.length > 0) {
     plan.previousSummary = earlier.map((e) => stripSummaryNote(messageText(e.message))).join("\n\n");
     plan.previousSummaryAt = middle.findIndex(isSummaryEntry);
+    plan.previousSummaries = earlier.length;
   }
   return plan;
 }

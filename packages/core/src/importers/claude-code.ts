@@ -35,17 +35,22 @@ type ClaudeLine = z.output<typeof ClaudeLine>;
 /** What a `compact_boundary` line says about the compaction its summary line completes. */
 type Boundary = ClaudeLine["compactMetadata"];
 
-type Step =
+/** One step of a thread: a message (assistant lines merged) or a compaction. */
+export type Step =
   | { kind: "message"; entry: ClaudeEntry }
   | { kind: "compaction"; summary: Message; trigger: "auto" | "manual"; preTokens?: number; occurredAt?: string };
 
-interface Thread {
+/** One thread of a Claude Code file as read so far: its steps, and where they last changed. */
+export interface ClaudeThread {
   externalId: string;
   parentExternalId?: string;
   steps: Step[];
-  assistants: Map<string, ClaudeEntry>;
+  /** Each assistant message by its id, with the index of its step (later lines with the id merge into it). */
+  assistants: Map<string, { entry: ClaudeEntry; step: number }>;
   boundary: Boundary | undefined;
   model?: string;
+  /** The first step added or changed since `changedFrom` was last reset (Infinity: none). */
+  changedFrom: number;
 }
 
 const SUBAGENT_FILE = /(?:^|[\\/])agent-([^\\/]+)\.jsonl$/;
@@ -60,31 +65,52 @@ const SUBAGENT_FILE = /(?:^|[\\/])agent-([^\\/]+)\.jsonl$/;
  */
 export function parseClaudeCode(text: string, options: ParseOptions = {}): ImportedSession[] {
   const { fileName, onProgress } = options;
-  const fileAgent = fileName === undefined ? undefined : SUBAGENT_FILE.exec(fileName)?.[1];
-  const threads = new Map<string, Thread>();
-  const threadOfUuid = new Map<string, string>();
-  let sessionId: string | undefined;
-  let title: string | undefined;
-  for (const { value: raw, line } of parseJsonLines(text, fileName, onProgress)) {
-    const path = inputPath(fileName, line);
+  const reader = new ClaudeCodeReader(fileName, () => `claude-${textDigest(text)}`);
+  for (const { value, line } of parseJsonLines(text, fileName, onProgress)) reader.read(value, line);
+  return reader.threads().map((thread) => buildSession(thread, reader.titleOf(thread)));
+}
+
+/**
+ * Reads a Claude Code session file a line at a time, as parseClaudeCode does: after any number of lines,
+ * its threads are those of the lines read so far (parseClaudeCode builds each into a session).
+ */
+export class ClaudeCodeReader {
+  readonly #fileName: string | undefined;
+  readonly #fileAgent: string | undefined;
+  /** The id of the main thread when no line names the session and the file has no name. */
+  readonly #fallbackId: () => string;
+  readonly #threads = new Map<string, ClaudeThread>();
+  readonly #threadOfUuid = new Map<string, string>();
+  #sessionId: string | undefined;
+  #title: string | undefined;
+
+  constructor(fileName: string | undefined, fallbackId: () => string) {
+    this.#fileName = fileName;
+    this.#fileAgent = fileName === undefined ? undefined : SUBAGENT_FILE.exec(fileName)?.[1];
+    this.#fallbackId = fallbackId;
+  }
+
+  /** Reads one parsed line (its 1-based number names it in errors). ValidationError for a line it cannot read. */
+  read(raw: unknown, line: number): void {
+    const path = inputPath(this.#fileName, line);
     if (!isObject(raw)) throw invalidInput(path, "a line must be a JSON object");
     const value = read(ClaudeLine, raw);
     if (value.type === "summary") {
-      title ??= value.summary;
-      continue;
+      this.#title ??= value.summary;
+      return;
     }
-    sessionId ??= value.sessionId;
-    title ??= value.slug;
+    this.#sessionId ??= value.sessionId;
+    this.#title ??= value.slug;
     const { uuid } = value;
-    if (uuid !== undefined && threadOfUuid.has(uuid)) continue;
-    const key = threadKey(value, threadOfUuid, fileAgent);
-    if (uuid !== undefined) threadOfUuid.set(uuid, key);
-    if (value.type !== "user" && value.type !== "assistant" && value.type !== "system") continue;
+    if (uuid !== undefined && this.#threadOfUuid.has(uuid)) return;
+    const key = threadKey(value, this.#threadOfUuid, this.#fileAgent);
+    if (uuid !== undefined) this.#threadOfUuid.set(uuid, key);
+    if (value.type !== "user" && value.type !== "assistant" && value.type !== "system") return;
     const id = uuid ?? `line-${line}`;
-    let thread = threads.get(key);
+    let thread = this.#threads.get(key);
     if (thread === undefined) {
-      thread = newThread(key, value, sessionId ?? fileStem(fileName) ?? `claude-${textDigest(text)}`);
-      threads.set(key, thread);
+      thread = newThread(key, value, this.#sessionId ?? fileStem(this.#fileName) ?? this.#fallbackId());
+      this.#threads.set(key, thread);
     }
     if (value.type === "system") {
       if (value.subtype === "compact_boundary") thread.boundary = value.compactMetadata;
@@ -92,12 +118,20 @@ export function parseClaudeCode(text: string, options: ParseOptions = {}): Impor
     else if (value.isCompactSummary === true) addCompaction(thread, value, id, path);
     else
       for (const message of userLineMessages(value.message.content, id, path))
-        thread.steps.push({ kind: "message", entry: { message, ...timeOf(value) } });
+        pushStep(thread, { kind: "message", entry: { message, ...timeOf(value) } });
   }
-  const ordered = [...threads.values()].sort(
-    (a, b) => Number(b.parentExternalId === undefined) - Number(a.parentExternalId === undefined),
-  );
-  return ordered.map((thread) => buildSession(thread, thread.parentExternalId === undefined ? title : undefined));
+
+  /** The threads read so far, the main thread first, the others in the order their first line came. */
+  threads(): ClaudeThread[] {
+    return [...this.#threads.values()].sort(
+      (a, b) => Number(b.parentExternalId === undefined) - Number(a.parentExternalId === undefined),
+    );
+  }
+
+  /** The session title a thread's session takes: the file's, for the main thread only. */
+  titleOf(thread: ClaudeThread): string | undefined {
+    return thread.parentExternalId === undefined ? this.#title : undefined;
+  }
 }
 
 function threadKey(line: ClaudeLine, threadOfUuid: Map<string, string>, fileAgent: string | undefined): string {
@@ -108,21 +142,25 @@ function threadKey(line: ClaudeLine, threadOfUuid: Map<string, string>, fileAgen
   return parent !== undefined && parent !== "main" ? parent : `side:${line.uuid ?? ""}`;
 }
 
-function newThread(key: string, line: ClaudeLine, sessionId: string): Thread {
-  const base = { steps: [], assistants: new Map(), boundary: undefined };
+function newThread(key: string, line: ClaudeLine, sessionId: string): ClaudeThread {
+  const base = { steps: [], assistants: new Map(), boundary: undefined, changedFrom: Number.POSITIVE_INFINITY };
   if (key === "main") return { ...base, externalId: sessionId };
   const externalId = key.startsWith("agent:") ? key.slice("agent:".length) : `${sessionId}:sidechain:${line.uuid}`;
   return { ...base, externalId, parentExternalId: sessionId };
 }
 
-function addAssistantLine(thread: Thread, line: ClaudeLine, id: string, path: string): void {
+function addAssistantLine(thread: ClaudeThread, line: ClaudeLine, id: string, path: string): void {
   const { message } = line;
   const key = message.id ?? id;
-  let entry = thread.assistants.get(key);
-  if (entry === undefined) {
+  const known = thread.assistants.get(key);
+  let entry: ClaudeEntry;
+  if (known === undefined) {
     entry = { message: { id: key, role: "assistant", content: [] }, ...timeOf(line) };
-    thread.assistants.set(key, entry);
-    thread.steps.push({ kind: "message", entry });
+    thread.assistants.set(key, { entry, step: thread.steps.length });
+    pushStep(thread, { kind: "message", entry });
+  } else {
+    entry = known.entry;
+    thread.changedFrom = Math.min(thread.changedFrom, known.step);
   }
   mergeAssistantBlocks(entry.message, message.content, path);
   const usage = claudeUsage(message.usage);
@@ -134,13 +172,13 @@ function addAssistantLine(thread: Thread, line: ClaudeLine, id: string, path: st
   }
 }
 
-function addCompaction(thread: Thread, line: ClaudeLine, id: string, path: string): void {
+function addCompaction(thread: ClaudeThread, line: ClaudeLine, id: string, path: string): void {
   const meta: Boundary = thread.boundary ?? {};
   thread.boundary = undefined;
   const summary: Message = { id, role: "user", content: claudeContent(line.message.content, path) };
   const { preTokens } = meta;
   const trigger = meta.trigger === "manual" ? "manual" : "auto";
-  thread.steps.push({
+  pushStep(thread, {
     kind: "compaction",
     summary,
     trigger,
@@ -156,16 +194,38 @@ function timeOf(line: ClaudeLine): { occurredAt?: string } {
   return Number.isNaN(ms) ? {} : { occurredAt: new Date(ms).toISOString() };
 }
 
-function buildSession(thread: Thread, title: string | undefined): ImportedSession {
-  const builder = new TranscriptBuilder(thread.externalId);
-  for (const step of thread.steps) {
-    if (step.kind === "compaction") builder.addCompaction(step.summary, step.trigger, step.preTokens, step.occurredAt);
-    else builder.add(step.entry.message, step.entry.usage, step.entry.occurredAt, step.entry.model);
-  }
+/** Adds a step to the thread, marking it changed from there. */
+function pushStep(thread: ClaudeThread, step: Step): void {
+  thread.changedFrom = Math.min(thread.changedFrom, thread.steps.length);
+  thread.steps.push(step);
+}
+
+/** Gives one step of a thread to its transcript builder. */
+export function buildStep(builder: TranscriptBuilder, step: Step): void {
+  if (step.kind === "compaction") builder.addCompaction(step.summary, step.trigger, step.preTokens, step.occurredAt);
+  else builder.add(step.entry.message, step.entry.usage, step.entry.occurredAt, step.entry.model);
+}
+
+/** The session of a thread with `items` (and the builder's repairs): what parseClaudeCode returns for it. */
+export function sessionOf(
+  thread: ClaudeThread,
+  title: string | undefined,
+  items: ImportedSession["items"],
+  repairs: ImportedSession["repairs"],
+): ImportedSession {
   const { externalId, parentExternalId, model } = thread;
-  return builder.finish({
+  return {
     externalId,
     format: "claude-code",
     ...definedFields({ title, model, parentExternalId }),
-  });
+    items,
+    repairs,
+  };
+}
+
+function buildSession(thread: ClaudeThread, title: string | undefined): ImportedSession {
+  const builder = new TranscriptBuilder(thread.externalId);
+  for (const step of thread.steps) buildStep(builder, step);
+  const { items, repairs } = builder.finish({ externalId: thread.externalId, format: "claude-code" });
+  return sessionOf(thread, title, items, repairs);
 }

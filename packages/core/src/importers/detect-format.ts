@@ -1,6 +1,7 @@
+import { ValidationError } from "../errors.ts";
 import { isObject, type JsonObject } from "./json-fields.ts";
-import { inputPath, invalidInput, tryParseJson } from "./json-input.ts";
-import type { ImportFormat } from "./types.ts";
+import { inputPath, tryParseJson } from "./json-input.ts";
+import { IMPORT_FORMATS, type ImportFormat } from "./types.ts";
 
 const CLAUDE_LINE_TYPES = new Set([
   "user",
@@ -20,8 +21,17 @@ export function detectFormat(text: string, fileName?: string): ImportFormat {
   if (fileName?.endsWith(".traj") === true) return "swe-agent";
   const firstLine = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
   const format = formatOfLine(tryParseJson(firstLine)) ?? formatOfDocument(tryParseJson(text));
-  if (format === undefined) throw invalidInput(inputPath(fileName), "unrecognized transcript format");
+  if (format === undefined) {
+    throw new ValidationError(`${inputPath(fileName)}: unrecognized transcript format`, [
+      `the formats read are ${IMPORT_FORMATS.join(", ")}; if the file is one of them, say which with --format <format>`,
+    ]);
+  }
   return format;
+}
+
+/** The format a whole JSON document looks like (an array of chat messages, of tau-bench entries, …), if any. */
+export function documentFormat(text: string): ImportFormat | undefined {
+  return formatOfDocument(tryParseJson(text));
 }
 
 function formatOfLine(value: unknown): ImportFormat | undefined {

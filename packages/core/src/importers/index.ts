@@ -1,4 +1,5 @@
-export * from "./claude-code.ts";
+export { parseClaudeCode } from "./claude-code.ts";
+export * from "./claude-code-incremental.ts";
 export * from "./detect-format.ts";
 export * from "./openai-chat.ts";
 export * from "./openhands.ts";

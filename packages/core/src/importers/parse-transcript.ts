@@ -1,13 +1,14 @@
-import { InvariantViolation } from "../errors.ts";
+import { InvariantViolation, ValidationError } from "../errors.ts";
 import { checkToolPairs, checkUniqueIds } from "../invariants/tool-pairs.ts";
 import type { Message } from "../messages/message.ts";
 import { parseClaudeCode } from "./claude-code.ts";
-import { detectFormat } from "./detect-format.ts";
+import { detectFormat, documentFormat } from "./detect-format.ts";
+import { inputPath, tryParseJson } from "./json-input.ts";
 import { parseOpenAiChat } from "./openai-chat.ts";
 import { parseOpenHands } from "./openhands.ts";
 import { parseSweAgent } from "./swe-agent.ts";
 import { parseTauBench } from "./tau-bench.ts";
-import type { ImportedSession, ImportFormat, ParseOptions } from "./types.ts";
+import { IMPORT_FORMATS, type ImportedSession, type ImportFormat, type ParseOptions } from "./types.ts";
 
 const PARSERS: Record<ImportFormat, (text: string, options: ParseOptions) => ImportedSession[]> = {
   openai: parseOpenAiChat,
@@ -23,9 +24,33 @@ const PARSERS: Record<ImportFormat, (text: string, options: ParseOptions) => Imp
  */
 export function parseTranscript(text: string, options: ParseOptions = {}): ImportedSession[] {
   const format = options.format ?? detectFormat(text, options.fileName);
+  if (options.format !== undefined && JSON_LINES_ONLY.has(format)) refuseJsonDocument(text, format, options.fileName);
   const sessions = PARSERS[format](text, options);
   for (const session of sessions) assertImportable(session);
   return sessions;
+}
+
+/** Formats that are JSON lines only (one JSON object per line), never one document over several lines. */
+const JSON_LINES_ONLY: ReadonlySet<ImportFormat> = new Set(["claude-code", "openhands"]);
+
+/**
+ * A forced JSON-lines format given one JSON document spread over several lines (a pretty-printed array
+ * or object): refused saying so and which format the document looks like, instead of the first line's
+ * "malformed JSON".
+ */
+function refuseJsonDocument(text: string, format: ImportFormat, fileName: string | undefined): void {
+  const newline = text.indexOf("\n");
+  if (newline === -1 || tryParseJson(text.slice(0, newline)) !== undefined || tryParseJson(text) === undefined) return;
+  const looks = documentFormat(text);
+  throw new ValidationError(
+    `${inputPath(fileName)}: one JSON document over several lines, not JSON lines: --format ${format} expects one JSON object per line`,
+    [
+      looks === undefined
+        ? `no format reads this document; the formats are ${IMPORT_FORMATS.join(", ")}`
+        : `it looks like ${looks}: try --format ${looks}, or leave --format out to detect it`,
+    ],
+    { path: inputPath(fileName) },
+  );
 }
 
 /** Throws an InvariantViolation if a session's messages (compaction summaries included) break a view rule. */

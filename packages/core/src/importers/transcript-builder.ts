@@ -42,6 +42,8 @@ export class TranscriptBuilder {
   private time: string | undefined;
   private readonly callIds = new Set<string>();
   private readonly messageIds = new Set<string>();
+  /** While a preview runs: how to take back each id it took. */
+  private journal: (() => void)[] | undefined;
 
   constructor(readonly externalId: string) {}
 
@@ -70,6 +72,33 @@ export class TranscriptBuilder {
   finish(session: Omit<ImportedSession, "items" | "repairs">): ImportedSession {
     if (this.deferred.length > 0) this.closeBatch();
     return { ...session, items: this.items, repairs: this.repairs };
+  }
+
+  /**
+   * The items `build` adds (by calling `add` and `addCompaction` on this builder), and those `finish`
+   * would add after them, without keeping any of it: the builder is left as it was, to go on from there.
+   */
+  preview(build: (builder: this) => void): ImportItem[] {
+    const length = this.items.length;
+    const { pending, deferred, time } = this;
+    const repairs = { ...this.repairs };
+    const journal: (() => void)[] = [];
+    this.pending = pending.map((call) => ({ ...call }));
+    this.deferred = [...deferred];
+    this.journal = journal;
+    try {
+      build(this);
+      if (this.deferred.length > 0) this.closeBatch();
+      return this.items.slice(length);
+    } finally {
+      this.journal = undefined;
+      for (const undo of journal) undo();
+      this.items.length = length;
+      Object.assign(this.repairs, repairs);
+      this.pending = pending;
+      this.deferred = deferred;
+      this.time = time;
+    }
   }
 
   private addResult(message: Message, occurredAt: string | undefined): void {
@@ -162,6 +191,7 @@ export class TranscriptBuilder {
     let candidate = id;
     for (let n = 2; used.has(candidate); n++) candidate = `${id}~${n}`;
     used.add(candidate);
+    this.journal?.push(() => used.delete(candidate));
     return candidate;
   }
 

@@ -4,6 +4,9 @@ import type { Message } from "../messages/message.ts";
 /** The transcript formats Palimpsest can import. */
 export type ImportFormat = "openai" | "claude-code" | "openhands" | "swe-agent" | "tau-bench";
 
+/** Every transcript format `import`, `replay` and `eval` read, in the order they are listed to users. */
+export const IMPORT_FORMATS: readonly ImportFormat[] = ["openai", "claude-code", "openhands", "swe-agent", "tau-bench"];
+
 /**
  * One imported step: a message (with the provider usage reported on it, and for an assistant message the
  * model that wrote it when the source says) or a compaction that happened, with the source's time of it

@@ -11,6 +11,11 @@ export interface SummaryRequest {
    * everything it covers (a head message released into the span), the rest after it. Default 0.
    */
   previousSummaryAt?: number;
+  /**
+   * How many earlier summaries `previousSummary` joins, superseded with `messages` (default 1 when it is
+   * given): the Recovery line counts them beside the messages.
+   */
+  previousSummaries?: number;
   /** Upper bound on the summary's length, in tokens. */
   maxOutputTokens: number;
 }

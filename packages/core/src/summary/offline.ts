@@ -4,7 +4,14 @@ import { addCommand, addFigures, addFile, extract } from "./offline-extract.ts";
 import { fitDoc } from "./offline-fit.ts";
 import { redactSecrets } from "./redact.ts";
 import { DEFAULT_SUMMARY_CAPS, type SummaryCaps, serializeForSummary } from "./serialize.ts";
-import { emptyDoc, foldSuperseded, parseDoc, type SummaryDoc, supersededLine } from "./summary-format.ts";
+import {
+  earlierSummaries,
+  emptyDoc,
+  foldSuperseded,
+  parseDoc,
+  type SummaryDoc,
+  supersededLine,
+} from "./summary-format.ts";
 
 /** Model name of the offline summarizer, recorded as the producer of its compactions. */
 export const OFFLINE_MODEL = "offline-extractive";
@@ -70,7 +77,7 @@ export class OfflineSummarizer implements Summarizer {
     const before = extract(messages.slice(0, at));
     const previous = parseDoc(redactSecrets(request.previousSummary ?? ""));
     const after = extract(messages.slice(at));
-    const line = supersededLine(messages);
+    const line = supersededLine(messages, earlierSummaries(request));
     const span = { ...emptyDoc(), superseded: line === undefined ? [] : [line] };
     const doc = mergeDocs([before, previous, after, span]);
     const facts = [

@@ -1,7 +1,7 @@
 import type { SummaryRequest } from "../ports/summarizer.ts";
 import { redactSecrets } from "./redact.ts";
 import { DEFAULT_SUMMARY_CAPS, renderTranscript, type SummaryCaps, serializeForSummary } from "./serialize.ts";
-import { HOW_TO_EXPAND, supersededLine } from "./summary-format.ts";
+import { earlierSummaries, HOW_TO_EXPAND, supersededLine } from "./summary-format.ts";
 
 /** Version of SUMMARY_SYSTEM_PROMPT and the input layout; bump on any change to either. */
 export const SUMMARY_PROMPT_VERSION = "sections-v2";
@@ -41,7 +41,7 @@ Rules:
 
 /** The recovery lines of a request's span: what it supersedes, and how to read it. */
 function recoveryLines(request: SummaryRequest): string {
-  const line = supersededLine(request.messages);
+  const line = supersededLine(request.messages, earlierSummaries(request));
   return [...(line === undefined ? [] : [`- ${line}`]), `- ${HOW_TO_EXPAND}`].join("\n");
 }
 

@@ -88,17 +88,37 @@ const FENCE = /^(`{3,})[\w+-]*$/;
 /** The placeholder a model writes under an empty section. */
 const NONE = /^\s*(?:[-*]\s+)?(?:none|n\/a)\.?\s*$/i;
 
-/** The recovery line of one span: how many messages it supersedes, first … last id; undefined for none. */
-export function supersededLine(messages: readonly { id: string }[]): string | undefined {
+/** "1 message", "3 messages", "1 earlier summary", "2 earlier summaries". */
+function counted(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The head of a recovery line: `Superseded 3 messages and 1 earlier summary in 2 compactions`. */
+function supersededHead(messages: number, summaries: number, compactions: number): string {
+  const also = summaries > 0 ? ` and ${counted(summaries, "earlier summary", "earlier summaries")}` : "";
+  const over = compactions > 1 ? ` in ${compactions} compactions` : "";
+  return `Superseded ${counted(messages, "message", "messages")}${also}${over}`;
+}
+
+/**
+ * The recovery line of one span: how many messages it supersedes and how many earlier summaries with
+ * them (its targets, counted apart), first … last message id; undefined for none.
+ */
+export function supersededLine(messages: readonly { id: string }[], summaries = 0): string | undefined {
   const first = messages[0]?.id;
   if (first === undefined) return undefined;
   const last = messages.at(-1)?.id ?? first;
-  return messages.length === 1
-    ? `Superseded 1 message: ${first}`
-    : `Superseded ${messages.length} messages: ${first} … ${last}`;
+  const ids = messages.length === 1 ? first : `${first} … ${last}`;
+  return `${supersededHead(messages.length, summaries, 1)}: ${ids}`;
 }
 
-const SUPERSEDED = /^Superseded (\d+) messages?(?: in (\d+) compactions)?: (\S+)(?: … (\S+))?$/;
+/** How many earlier summaries a request supersedes with its messages: as it says, else 1 when it continues one. */
+export function earlierSummaries(request: { previousSummary?: string; previousSummaries?: number }): number {
+  return request.previousSummaries ?? ((request.previousSummary?.trim() ?? "") === "" ? 0 : 1);
+}
+
+const SUPERSEDED =
+  /^Superseded (\d+) messages?(?: and (\d+) earlier summar(?:y|ies))?(?: in (\d+) compactions)?: (\S+)(?: … (\S+))?$/;
 
 /**
  * Folds superseded-span lines into one: the total count, the first span's first id, the last span's last
@@ -113,8 +133,9 @@ export function foldSuperseded(lines: readonly string[]): string[] {
   const last = parsed.at(-1);
   if (first === undefined || last === undefined || parsed.length === 1) return [...lines];
   const count = parsed.reduce((n, m) => n + Number(m[1]), 0);
-  const compactions = parsed.reduce((n, m) => n + Number(m[2] ?? 1), 0);
-  return [`Superseded ${count} messages in ${compactions} compactions: ${first[3]} … ${last[4] ?? last[3]}`, ...others];
+  const summaries = parsed.reduce((n, m) => n + Number(m[2] ?? 0), 0);
+  const compactions = parsed.reduce((n, m) => n + Number(m[3] ?? 1), 0);
+  return [`${supersededHead(count, summaries, compactions)}: ${first[4]} … ${last[5] ?? last[4]}`, ...others];
 }
 
 /** A backtick fence longer than any backtick run in `text` (at least three). */

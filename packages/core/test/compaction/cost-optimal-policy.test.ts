@@ -4,6 +4,7 @@ import {
   checkToolPairs,
   compactionCost,
   costOptimalPolicy,
+  costPerTurnText,
   cycleCostPerTurn,
   decideCompaction,
   type LiveEntry,
@@ -235,5 +236,14 @@ describe("the cost-optimal decision, on any session", () => {
     expect(seen.early).toBeGreaterThan(2);
     expect(seen.choices).toBeGreaterThan(2);
     expect(seen.fallbacks).toBeGreaterThan(0);
+  });
+});
+
+describe("a compaction's cost per turn in words", () => {
+  it("says a credit saves, never prints a negative cost", () => {
+    expect(costPerTurnText("compacting", 0.01234)).toBe("compacting $0.01234/turn");
+    const credit = costPerTurnText("compacting", -0.10276);
+    expect(credit).toMatch(/^compacting saves \$0\.10276\/turn \(/);
+    expect(credit).not.toContain("$-");
   });
 });

@@ -234,7 +234,9 @@ describe("OfflineSummarizer", () => {
     expect(section(merged, "Files")).toContain("- `packages/core/src/a.ts`: read, edited ×2");
     expect(section(merged, "Current State")).toContain("Documented.");
     expect(merged).not.toContain("all tests pass");
-    expect(section(merged, "Recovery")).toContain("Superseded 10 messages in 2 compactions: u1 … t5");
+    expect(section(merged, "Recovery")).toContain(
+      "Superseded 10 messages and 1 earlier summary in 2 compactions: u1 … t5",
+    );
   });
 
   it("summarizes an exchange of file reads only (a micro pass): the files are its content", async () => {
@@ -265,7 +267,9 @@ describe("OfflineSummarizer", () => {
     expect(merged.indexOf("Ship v2.")).toBeLessThan(merged.indexOf(MULTI_LINE));
     expect(section(merged, "Files")).toContain("- `src/v2.ts`: edited\n- `packages/core/src/a.ts`: read, edited");
     expect(section(merged, "Commands")).toContain("✗ `npm run build`: TS2345");
-    expect(section(merged, "Recovery")).toContain("Superseded 10 messages in 2 compactions: m1 … a2");
+    expect(section(merged, "Recovery")).toContain(
+      "Superseded 10 messages and 1 earlier summary in 2 compactions: m1 … a2",
+    );
   });
 
   it("carries a heading-less previous summary as earlier context", async () => {

@@ -2,10 +2,19 @@ import type { AnthropicRequest } from "./anthropic.ts";
 import type { OpenAIMessage } from "./openai.ts";
 
 /**
- * Checks invariant 3 for OpenAI chat: every tool message answers a call of the assistant message
- * right before its run of tool messages, and every call is answered unless it is the trailing one.
+ * How strict a request check is: `allowInFlight` (default true) lets the trailing calls go unanswered,
+ * as a view mid-turn has them; false checks what a provider accepts as a request, where every call is answered.
  */
-export function checkOpenAIRequest(messages: readonly OpenAIMessage[]): string[] {
+export interface RequestCheckOptions {
+  allowInFlight?: boolean;
+}
+
+/**
+ * Checks invariant 3 for OpenAI chat: every tool message answers a call of the assistant message
+ * right before its run of tool messages, and every call is answered unless it is the trailing one (and
+ * in-flight calls are allowed).
+ */
+export function checkOpenAIRequest(messages: readonly OpenAIMessage[], options: RequestCheckOptions = {}): string[] {
   const problems: string[] = [];
   let pending = new Set<string>();
   messages.forEach((m, index) => {
@@ -16,15 +25,20 @@ export function checkOpenAIRequest(messages: readonly OpenAIMessage[]): string[]
     if (pending.size > 0) problems.push(`#${index}: calls ${[...pending].join(", ")} were never answered`);
     pending = new Set(m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : []);
   });
+  if (options.allowInFlight === false && pending.size > 0) {
+    problems.push(`#${messages.length - 1}: calls ${[...pending].join(", ")} were never answered`);
+  }
   return problems;
 }
 
 /**
  * Checks invariant 3 for Anthropic messages: at least one message, user first, strict alternation, tool_result blocks only
  * in the user turn right after the tool_use that they answer and before any text, every tool_use
- * answered there (except the trailing in-flight calls: the last assistant turn, or its partial results).
+ * answered there (except the trailing in-flight calls, the last assistant turn or its partial results,
+ * where they are allowed).
  */
-export function checkAnthropicRequest(request: AnthropicRequest): string[] {
+export function checkAnthropicRequest(request: AnthropicRequest, options: RequestCheckOptions = {}): string[] {
+  const inFlightAllowed = options.allowInFlight !== false;
   const problems: string[] = [];
   const { messages } = request;
   if (messages.length === 0) problems.push("no messages");
@@ -35,7 +49,11 @@ export function checkAnthropicRequest(request: AnthropicRequest): string[] {
     if (m.role !== "assistant") return;
     const uses = new Set(m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])));
     const next = messages[index + 1];
-    if (next === undefined) return;
+    if (next === undefined) {
+      if (uses.size > 0 && !inFlightAllowed)
+        problems.push(`#${index}: tool_use ${[...uses].join(", ")} never answered`);
+      return;
+    }
     let seenOther = false;
     for (const block of next.content) {
       if (block.type !== "tool_result") {
@@ -46,7 +64,8 @@ export function checkAnthropicRequest(request: AnthropicRequest): string[] {
       if (!uses.delete(block.tool_use_id))
         problems.push(`#${index + 1}: tool_result ${block.tool_use_id} has no tool_use`);
     }
-    const inFlight = index + 1 === messages.length - 1 && next.content.every((b) => b.type === "tool_result");
+    const inFlight =
+      inFlightAllowed && index + 1 === messages.length - 1 && next.content.every((b) => b.type === "tool_result");
     if (uses.size > 0 && !inFlight) problems.push(`#${index}: tool_use ${[...uses].join(", ")} never answered`);
   });
   for (const block of messages[0]?.content ?? []) {

@@ -3,6 +3,7 @@ import { batchPolicyInput, type RequestTimes } from "./batch-policy-input.ts";
 import { type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
 import { commitCompaction, type Preparation } from "./execute-compaction.ts";
 import { type CompactOutcome, preparePlan } from "./execute-plan.ts";
+import { growthRefusal } from "./growth-check.ts";
 
 /** Options of one compaction run. */
 export interface CompactOptions extends CompactionSettings {
@@ -11,6 +12,11 @@ export interface CompactOptions extends CompactionSettings {
   trigger?: "manual" | "auto";
   /** The request's time and the previous one's (default: now and the last completed turn). */
   times?: RequestTimes;
+  /**
+   * Write a compaction even when it does not shrink the view (default false: a manual one is refused with
+   * `INVARIANT_VIOLATED`, rule `compaction-grows-view`; an automatic one is skipped; nothing is written).
+   */
+  allowGrowth?: boolean;
 }
 
 export type { CompactOutcome } from "./execute-plan.ts";
@@ -20,7 +26,8 @@ export type { CompactOutcome } from "./execute-plan.ts";
  * view version the plan was made from. Messages appended while a summary is written survive verbatim
  * after it; a failed summary is recorded as a compaction-failed event and the view is untouched. When
  * another writer compacts first, the policy plans again on the view that left (and may find nothing to
- * do: `skipped`); a conflict never reaches the caller unless the contention timeout runs out.
+ * do: `skipped`); a conflict never reaches the caller unless the contention timeout runs out. A
+ * compaction that would not shrink the view is not written unless `allowGrowth` (see growthRefusal).
  */
 export async function compact(session: Session, options: CompactOptions = {}): Promise<CompactOutcome> {
   const started = Date.now();
@@ -29,6 +36,8 @@ export async function compact(session: Session, options: CompactOptions = {}): P
     const settings = resolveCompaction(options, state, (m) => counter.countMessage(m));
     const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true, options.times));
     if (plan.kind === "none") return { done: { status: "skipped", reason: plan.reason } };
-    return preparePlan(state, plan, { settings, counter, trigger: options.trigger ?? "manual", started });
+    const trigger = options.trigger ?? "manual";
+    const prepared = await preparePlan(state, plan, { settings, counter, trigger, started });
+    return growthRefusal(state, prepared, { trigger, allowGrowth: options.allowGrowth === true }) ?? prepared;
   });
 }

@@ -1,13 +1,14 @@
 import {
-  ANTHROPIC_PROFILE,
   type AntiThrashConfig,
   type CachePrices,
   type CompactionPolicy,
   type CountTokens,
+  chooseProfile,
   definedFields,
   type MicroSettings,
   OfflineSummarizer,
   PROVIDER_PROFILES,
+  type ProfileChoice,
   type ProviderProfile,
   type SessionStarted,
   type SessionState,
@@ -22,7 +23,10 @@ export type { PolicyName } from "./policies/registry.ts";
 export interface CompactionSettings {
   /** Default: the profile's preference (prune-first where the prompt cache makes mutations costly). */
   policy?: PolicyName;
-  /** A profile, or the name of a built-in one; default: the session's profile, else anthropic. */
+  /**
+   * A profile, or the name of a built-in one; default: the session's profile, else the one its model
+   * implies (`claude-*` → anthropic, `gpt-*`, `o1`… → openai), else its transcript format's, else anthropic.
+   */
   profile?: ProviderProfile | string;
   /** Default: the session's context window, else 200,000. */
   contextWindow?: number;
@@ -54,6 +58,8 @@ export interface CompactionSettings {
 export interface ResolvedCompaction {
   policy: CompactionPolicy;
   profile: ProviderProfile;
+  /** Why the profile is the one it is (given, the session's, its model's, its format's, the default). */
+  profileChoice: ProfileChoice;
   contextWindow: number;
   maxOutputTokens: number;
   summarizer: Summarizer;
@@ -73,10 +79,26 @@ export function profileNamed(name: string): ProviderProfile {
   return profile;
 }
 
-/** The profile of a session: the settings' own, else the one its start named, else anthropic. */
+/**
+ * Which profile a session runs under and why: the settings' own, else the one its start named, else the
+ * one its model implies, else its transcript format's, else anthropic (see `chooseProfile`).
+ */
+export function profileChoiceFor(settings: CompactionSettings, started: SessionStarted | undefined): ProfileChoice {
+  const given = settings.profile;
+  if (given !== undefined && typeof given !== "string") return { name: given.name, source: "explicit" };
+  return chooseProfile({
+    explicit: given,
+    session: started?.profile,
+    model: started?.model,
+    format: started?.source?.format,
+  });
+}
+
+/** The profile of a session, chosen by `profileChoiceFor`. */
 export function resolveProfile(settings: CompactionSettings, started: SessionStarted | undefined): ProviderProfile {
-  const named = settings.profile ?? started?.profile;
-  return typeof named === "string" ? profileNamed(named) : (named ?? ANTHROPIC_PROFILE);
+  return typeof settings.profile === "object"
+    ? settings.profile
+    : profileNamed(profileChoiceFor(settings, started).name);
 }
 
 /** Fills in the defaults of `settings` for a session, with its token counter for the stubs a prune writes. */
@@ -92,6 +114,7 @@ export function resolveCompaction(
   return {
     policy: policy.create({ ...weighed, countTokens }),
     profile,
+    profileChoice: profileChoiceFor(settings, state.started),
     contextWindow,
     maxOutputTokens:
       settings.maxOutputTokens ?? Math.min(profile.defaultMaxOutputTokens, Math.floor(contextWindow / 4)),

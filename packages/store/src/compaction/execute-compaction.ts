@@ -20,6 +20,8 @@ export interface SummarySpan {
   previousSummary?: string | undefined;
   /** How many of `input` come before the previous summary (SummaryRequest.previousSummaryAt). */
   previousSummaryAt?: number | undefined;
+  /** How many earlier summaries `previousSummary` joins (SummaryRequest.previousSummaries). */
+  previousSummaries?: number | undefined;
   maxSummaryTokens: number;
 }
 
@@ -39,6 +41,7 @@ export function summarizeSpan(
     timeoutMs: using.summaryTimeoutMs,
     ...definedFields({ previousSummary: span.previousSummary }),
     ...definedFields({ previousSummaryAt: span.previousSummaryAt }),
+    ...definedFields({ previousSummaries: span.previousSummaries }),
     ...definedFields({ signal }),
   });
 }

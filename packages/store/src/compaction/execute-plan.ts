@@ -13,7 +13,12 @@ import { measuredAtPlan, type PreparedCompaction, preparedSupersede, prepareSumm
 /** What a compaction run did: committed one supersede event, decided there was nothing to do, or failed. */
 export type CompactOutcome =
   | { status: "compacted"; plan: Exclude<CompactionPlan, { kind: "none" }>; event: StoredEvent; durationMs: number }
-  | { status: "skipped"; reason: string }
+  | {
+      status: "skipped";
+      reason: string;
+      /** Set when an automatic compaction was planned but would not have shrunk the view (nothing written). */
+      grows?: { tokensBefore: number; tokensAfter: number };
+    }
   | { status: "failed"; reason: SummarizerError["details"]["reason"]; error: unknown; event: StoredEvent };
 
 /** What a batch plan is committed under, and when its run started. */

@@ -16,6 +16,8 @@ export interface SummarizeCall {
   previousSummary?: string;
   /** How many of `entries` come before the previous summary (SummaryRequest.previousSummaryAt). */
   previousSummaryAt?: number;
+  /** How many earlier summaries `previousSummary` joins (SummaryRequest.previousSummaries). */
+  previousSummaries?: number;
   maxOutputTokens: number;
   timeoutMs: number;
   /** Aborts the call (a cancelled background job). */
@@ -30,7 +32,7 @@ export async function summarizeEntries(call: SummarizeCall): Promise<{ result: S
     messages: serializeForSummary(call.entries.map((e) => e.message)),
     maxOutputTokens: call.maxOutputTokens,
     ...(call.previousSummary === undefined ? {} : { previousSummary: redactSecrets(call.previousSummary) }),
-    ...definedFields({ previousSummaryAt: call.previousSummaryAt }),
+    ...definedFields({ previousSummaryAt: call.previousSummaryAt, previousSummaries: call.previousSummaries }),
   };
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const result = await call.summarizer.summarize(request, { signal });

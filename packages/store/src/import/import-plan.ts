@@ -21,8 +21,8 @@ import { type Revision, revisionId } from "./revisions.ts";
 /** The events that write one source session's pending items, decided in memory, with their source times. */
 export interface ImportPlan {
   events: DomainEvent[];
-  /** One time per event: the source's time of the item it records, or undefined when the source has none. */
-  times: (string | undefined)[];
+  /** One time per event: the source's time of the item it records, or the planner's when the source has none. */
+  times: string[];
   /** The view version the batch is compare-and-set on when it holds a compaction. */
   viewVersion: number | undefined;
 }
@@ -47,10 +47,13 @@ export function planImport(
   const apply = (command: SessionCommand, time: string | undefined): void => {
     for (const event of decide(state, command, keys)) {
       if (event.type === "messages.superseded") plan.viewVersion ??= state.viewVersion;
-      evolve(state, inMemory(state, event, time));
+      // An event the source gives no time is stored at the planner's: the state folded here is then the
+      // state the stored events fold to, and a caller may keep it (ImportTarget.log).
+      const at = time ?? new Date().toISOString();
+      evolve(state, inMemory(state, event, at));
       for (const key of logKeysOf(event)) keys.add(key);
       plan.events.push(event);
-      plan.times.push(time);
+      plan.times.push(at);
     }
   };
   if (started !== undefined) apply({ type: "start", data: started }, items[0]?.occurredAt);
@@ -79,7 +82,8 @@ export function planImport(
     const times = turn.map((t) => t.time);
     const before = plan.events.length;
     apply({ type: "append-messages", messages, ...definedFields({ turnId }) }, undefined);
-    for (let i = before; i < plan.events.length; i++) plan.times[i] = times[i - before] ?? times.at(-1);
+    for (let i = before; i < plan.events.length; i++)
+      plan.times[i] = times[i - before] ?? times.at(-1) ?? (plan.times[i] as string);
     turn = [];
   };
   for (const item of items) {
@@ -112,14 +116,14 @@ export function planImport(
 }
 
 /** The decided event as the fold sees it once stored: the next seq (ids and positions are the store's). */
-function inMemory(state: SessionState, event: DomainEvent, time: string | undefined): StoredEvent {
+function inMemory(state: SessionState, event: DomainEvent, time: string): StoredEvent {
   return {
     eventId: "",
     sessionId: state.sessionId,
     seq: state.lastSeq + 1,
     position: 0,
     schemaVersion: 1,
-    occurredAt: time ?? new Date().toISOString(),
+    occurredAt: time,
     tenantId: "",
     ...event,
   } as StoredEvent;

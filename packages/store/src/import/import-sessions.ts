@@ -3,13 +3,16 @@ import {
   ConcurrencyConflict,
   canonicalJson,
   definedFields,
+  evolve,
   foldEvents,
   type ImportedSession,
   initialState,
   keysOfEvents,
+  logKeysOf,
   type Message,
   messageKey,
   type SessionStarted,
+  type SessionState,
   type TokenCounter,
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
@@ -102,6 +105,18 @@ export interface ImportTarget {
    * gained content blocks) is replaced by its new version under a new id; without it, it is passed over.
    */
   revise?: boolean;
+  /**
+   * Where a caller that imports into the session again and again (a mirror's fold) keeps its state and log
+   * keys between imports: an import reads only the events stored after them, and leaves them as its
+   * append left the log. Emptied when an import fails or finds its append already written (the next one
+   * reads the whole log again).
+   */
+  log?: ImportedLog;
+}
+
+/** A session's folded state and log keys as the last import into it left them (ImportTarget.log). */
+export interface ImportedLog {
+  current: { state: SessionState; keys: Set<string> } | undefined;
 }
 
 /**
@@ -119,15 +134,44 @@ export async function importSession(
   const { sessionId } = target;
   const contention = new Contention(runtime.contentionTimeoutMs);
   for (;;) {
-    const attempt = await contention.planning(() => planSessionImport(runtime, source, target));
-    if (attempt.append === undefined) return attempt.result;
     try {
-      return await attempt.append();
+      const attempt = await contention.planning(() => planSessionImport(runtime, source, target));
+      if (attempt.append === undefined) return attempt.result;
+      try {
+        return await attempt.append();
+      } catch (error) {
+        if (!(error instanceof ConcurrencyConflict)) throw error;
+        if (target.log !== undefined) target.log.current = undefined; // the plan folded what was not stored
+        await contention.lost(sessionId, attempt.fromSeq, error.details.actual, error);
+      }
     } catch (error) {
-      if (!(error instanceof ConcurrencyConflict)) throw error;
-      await contention.lost(sessionId, attempt.fromSeq, error.details.actual, error);
+      if (target.log !== undefined) target.log.current = undefined;
+      throw error;
     }
   }
+}
+
+/**
+ * The session's state and log keys: those `log` keeps, brought up to date with the events stored after
+ * them, or folded from the whole log (and kept in `log`).
+ */
+async function readLog(
+  runtime: Palimpsest,
+  sessionId: string,
+  log: ImportedLog | undefined,
+): Promise<{ state: SessionState; keys: Set<string> }> {
+  const kept = log?.current;
+  if (kept === undefined) {
+    const events = await runtime.store.readStream(sessionId);
+    const read = { state: foldEvents(initialState(sessionId), events), keys: keysOfEvents(events) };
+    if (log !== undefined) log.current = read;
+    return read;
+  }
+  for (const event of await runtime.store.readStream(sessionId, { fromSeq: kept.state.lastSeq + 1 })) {
+    evolve(kept.state, event);
+    for (const key of logKeysOf(event)) kept.keys.add(key);
+  }
+  return kept;
 }
 
 /** One attempt of importSession: the result as it stands, and the append that brings the session up to date (if any). */
@@ -146,17 +190,15 @@ async function planSessionImport(
     resumed: false,
     ...definedFields({ parentSessionId }),
   };
-  const log = await runtime.store.readStream(sessionId);
-  const state = foldEvents(initialState(sessionId), log);
-  const keys = keysOfEvents(log);
+  const { state, keys } = await readLog(runtime, sessionId, target.log);
   const existing = state.lastSeq > 0;
   const started: SessionStarted | undefined = existing ? undefined : startOf(source, parentSessionId, target.file);
   const encoding = (state.started ?? started)?.encoding ?? encodingForModel(source.model);
   // Items already in the log (an earlier import, or one cut short) are passed over: ids are deterministic.
-  const pending = source.items.filter(
-    (item) => !keys.has(messageKey(item.kind === "message" ? item.message.id : item.summary.id)),
-  );
-  const revised = target.revise === true ? revisedMessages(state, source.items) : [];
+  const held = (item: ImportedSession["items"][number]) =>
+    keys.has(messageKey(item.kind === "message" ? item.message.id : item.summary.id));
+  const pending = source.items.filter((item) => !held(item));
+  const revised = target.revise === true ? revisedMessages(state, source.items.filter(held)) : [];
   const fromSeq = state.lastSeq;
   if (pending.length === 0 && revised.length === 0) return { result, fromSeq };
   const counter = await precounted(await runtime.tokenCounter(encoding), pending, revised);
@@ -168,7 +210,11 @@ async function planSessionImport(
       occurredAt: plan.times,
       ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
     });
-    if (written.replayed) return result; // another process wrote exactly this a moment ago
+    if (written.replayed) {
+      // Another process wrote exactly this a moment ago, at its own times: what was kept is read again.
+      if (target.log !== undefined) target.log.current = undefined;
+      return result;
+    }
     return { ...result, created: !existing, resumed: existing };
   };
   return { result, fromSeq, append };

@@ -20,20 +20,28 @@ export function revisionId(sourceId: string, seq: number): string {
  * each and cannot change. Messages no longer live (a compaction absorbed them) are not revised.
  */
 export function revisedMessages(state: SessionState, items: readonly ImportItem[]): Revision[] {
-  // The live message standing for each source id: later revisions overwrite earlier ones.
+  const assistants = items.flatMap((item) =>
+    item.kind === "message" && item.message.role === "assistant" ? [item.message] : [],
+  );
+  if (assistants.length === 0) return [];
+  // The live message standing for each source id asked about (the last one in the view, should two be),
+  // looked for from the end of the view, where the messages a source still changes are.
+  const wanted = new Set(assistants.map((m) => m.id));
   const standing = new Map<string, Message>();
-  for (const { message } of state.live) {
-    if (message.role === "assistant") standing.set(message.id.replace(REVISION_SUFFIX, ""), message);
+  for (let i = state.live.length - 1; i >= 0 && standing.size < wanted.size; i--) {
+    const { message } = state.live[i] as SessionState["live"][number];
+    const sourceId = message.id.replace(REVISION_SUFFIX, "");
+    if (message.role === "assistant" && wanted.has(sourceId) && !standing.has(sourceId))
+      standing.set(sourceId, message);
   }
   const revisions: Revision[] = [];
-  for (const item of items) {
-    if (item.kind !== "message" || item.message.role !== "assistant") continue;
-    const live = standing.get(item.message.id);
-    if (live === undefined || canonicalJson({ ...live, id: item.message.id }) === canonicalJson(item.message)) continue;
+  for (const message of assistants) {
+    const live = standing.get(message.id);
+    if (live === undefined || canonicalJson({ ...live, id: message.id }) === canonicalJson(message)) continue;
     // A source version the live one already extends is stale: a fold that read the key before another
     // process's fold wrote more (a Claude Code message only grows, block by block) must not take it back.
-    if (grownFrom(item.message, { ...live, id: item.message.id })) continue;
-    revisions.push({ targetId: live.id, message: item.message });
+    if (grownFrom(message, { ...live, id: message.id })) continue;
+    revisions.push({ targetId: live.id, message });
   }
   return revisions;
 }

@@ -9,12 +9,13 @@ import {
   parseTranscript,
   ValidationError,
 } from "@palimpsest/core";
-import { importSession } from "../import/import-sessions.ts";
+import { type ImportedLog, importSession } from "../import/import-sessions.ts";
 import { MIRROR_LIMITS, utf8Bytes } from "../mirror/mirror-limits.ts";
 import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
 import { uuidOfMirrorKey } from "../mirror/mirror-uuid.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { eraseSessions, KEY_DELETED } from "./mirror-erase.ts";
+import { type FoldThread, type MirrorFoldMemory, readSinceLastFold } from "./mirror-fold-memory.ts";
 
 /** How a fold treats the key's last assistant message. */
 export interface MirrorFoldOptions {
@@ -31,6 +32,12 @@ export interface MirrorFoldOptions {
    * still folded. Not called again for a line an earlier fold folded past (the key's folded seq).
    */
   onUnreadable?: (seq: number, error: unknown, generation: number) => void;
+  /**
+   * What this process kept of the key from its last fold (MirrorFolder keeps one per key): the fold reads
+   * and parses only the entries stored since, and writes each session from the state it left. Without it
+   * the fold reads the whole key.
+   */
+  memory?: MirrorFoldMemory;
 }
 
 /**
@@ -61,14 +68,19 @@ export async function foldMirrorKey(
   const row = await log.key(key);
   // Nothing written, or every entry folded (recorded only when nothing was held back): nothing to do.
   if (row === undefined || row.foldedSeq === row.nextSeq) return;
-  const lines = await log.entryRows(key, row.generation);
   const main: MirrorKey = { project: key.project, session: key.session };
   const mainGeneration = key.subpath === undefined ? row.generation : ((await log.key(main))?.generation ?? 0);
   const report = (seq: number, error: unknown) => {
     if (seq > row.foldedSeq) options.onUnreadable?.(seq, error, row.generation);
   };
-  const sources = parseReadable(lines, fileNameOf(key), report);
-  const own = new Set(sources.map((s) => s.externalId));
+  const fileName = fileNameOf(key);
+  const read =
+    (options.memory === undefined
+      ? undefined
+      : await readSinceLastFold(log, key, row.generation, fileName, options.memory, (seq, entry, value) =>
+          leftOut(entry.uuid, value, `${fileName}:${seq}`, (error) => report(seq, error)),
+        )) ?? (await readWhole(log, key, row.generation, fileName, report));
+  const own = new Set(read.threads.map((t) => t.session.externalId));
   const idOf = (externalId: string): string =>
     own.has(externalId)
       ? mirrorSessionId(key, row.generation, externalId)
@@ -78,16 +90,20 @@ export async function foldMirrorKey(
   const erasedMeanwhile = async () => {
     await eraseSessions(runtime, sessionIds, KEY_DELETED);
   };
-  for (const source of sources) {
+  for (const { session: source, start, final, kept } of read.threads) {
     const items = options.settle ? source.items : withoutOpenTail(source.items);
     heldBack ||= items.length < source.items.length;
     const sessionId = idOf(source.externalId);
     sessionIds.push(sessionId);
     if (items.length === 0) continue;
-    if (!(await log.registerSession(key, row.generation, sessionId))) return erasedMeanwhile();
+    if (kept?.registered !== true) {
+      if (!(await log.registerSession(key, row.generation, sessionId))) return erasedMeanwhile();
+      if (kept !== undefined) kept.registered = true;
+    }
     const parentSessionId = source.parentExternalId === undefined ? undefined : idOf(source.parentExternalId);
     try {
-      await foldSession(runtime, { ...source, items }, sessionId, parentSessionId);
+      await foldSession(runtime, { ...source, items }, sessionId, parentSessionId, kept?.log);
+      if (kept !== undefined) kept.inLog = start + Math.min(items.length, final - start);
     } catch (error) {
       if (isRule(error, "session-erased")) return erasedMeanwhile();
       // Handed off in Palimpsest: its successor carries the view on; the key's entries stay in the mirror.
@@ -98,7 +114,23 @@ export async function foldMirrorKey(
   // Whoever finishes last erases: a delete that bumped the generation while this fold wrote may have
   // looked for these sessions before they existed.
   if ((await log.key(key))?.generation !== row.generation) return erasedMeanwhile();
-  if (!heldBack) await log.markFolded(key, row.generation, lines.length);
+  if (!heldBack) await log.markFolded(key, row.generation, read.seq);
+}
+
+/** Every entry of the key read and parsed at once (parseReadable): each thread's items from the first. */
+async function readWhole(
+  log: MirrorLog,
+  key: MirrorKey,
+  generation: number,
+  fileName: string,
+  report: (seq: number, error: unknown) => void,
+): Promise<{ threads: FoldThread[]; seq: number }> {
+  const lines = await log.entryRows(key, generation);
+  const sessions = parseReadable(lines, fileName, report);
+  return {
+    threads: sessions.map((session) => ({ session, start: 0, final: session.items.length, kept: undefined })),
+    seq: lines.length,
+  };
 }
 
 /** Lines the importer refuses that a fold leaves out at most: past this many, the key's log is taken for something else than Claude Code's. */
@@ -118,11 +150,7 @@ function parseReadable(
 ): ImportedSession[] {
   const lines = rows.map((row) => row.text);
   for (const [i, row] of rows.entries()) {
-    const problem = row.uuid === null ? undefined : uuidProblem(row.uuid);
-    if (problem === undefined || !FOLDED_TYPES.has((JSON.parse(row.text) as { type?: unknown }).type)) continue;
-    lines[i] = "";
-    const path = `${fileName}:${i + 1}`;
-    report(i + 1, new ValidationError(`${path}: ${problem}; the line is left out of the fold`, [problem], { path }));
+    if (leftOut(row.uuid, JSON.parse(row.text), `${fileName}:${i + 1}`, (error) => report(i + 1, error))) lines[i] = "";
   }
   const parse = (upTo: number) => parseTranscript(lines.slice(0, upTo).join("\n"), { format: "claude-code", fileName });
   for (let left = 0; ; left++) {
@@ -136,6 +164,17 @@ function parseReadable(
       report(seq, error);
     }
   }
+}
+
+/**
+ * Whether a line is left out before it is parsed: a user, assistant or system line (`value`) whose uuid
+ * is no id Palimpsest can store; `report` is told why, with the line's `path`.
+ */
+function leftOut(uuid: string | null, value: unknown, path: string, report: (error: ValidationError) => void): boolean {
+  const problem = uuid === null ? undefined : uuidProblem(uuid);
+  if (problem === undefined || !FOLDED_TYPES.has((value as { type?: unknown } | null)?.type)) return false;
+  report(new ValidationError(`${path}: ${problem}; the line is left out of the fold`, [problem], { path }));
+  return true;
 }
 
 /** The types of line the importer folds (user and assistant messages, compaction markers), whose uuid names what it makes. */
@@ -200,9 +239,10 @@ async function foldSession(
   source: ImportedSession,
   sessionId: string,
   parentSessionId: string | undefined,
+  log: ImportedLog | undefined,
 ): Promise<void> {
   // Another process folding the same key between this fold's read and its append: importSession reads again.
-  await importSession(runtime, source, { sessionId, revise: true, ...definedFields({ parentSessionId }) });
+  await importSession(runtime, source, { sessionId, revise: true, ...definedFields({ parentSessionId, log }) });
 }
 
 function isRule(error: unknown, rule: InvariantRule): boolean {

@@ -1,6 +1,7 @@
 import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { foldMirrorKey } from "./mirror-fold.ts";
+import { emptyFoldMemory, type MirrorFoldMemory } from "./mirror-fold-memory.ts";
 
 /** Options of a MirrorFolder. */
 export interface MirrorFolderOptions {
@@ -8,7 +9,7 @@ export interface MirrorFolderOptions {
   settleMs?: number;
   /**
    * How long (ms) a fold waits after the append that asked for it, gathering the appends that follow
-   * into the same fold (each fold reads and parses the whole key); default 200.
+   * into the same fold; default 200.
    */
   foldDelayMs?: number;
   /**
@@ -23,6 +24,12 @@ export const DEFAULT_SETTLE_MS = 2000;
 
 /** Default wait of a fold for more appends to the same key (one-entry batches in the SDK's eager mode). */
 export const DEFAULT_FOLD_DELAY_MS = 200;
+
+/**
+ * Keys whose fold memory (parsed lines, session states: about what the key's sessions hold) a folder
+ * keeps, the most recently folded; a key beyond them is read whole again on its next fold.
+ */
+const KEYS_REMEMBERED = 64;
 
 interface KeyState {
   key: MirrorKey;
@@ -50,6 +57,8 @@ export class MirrorFolder {
   readonly #keys = new Map<string, KeyState>();
   /** Lines folds left out that were reported (key, generation and seq), so each is reported once. */
   readonly #unreadable = new Set<string>();
+  /** What the last fold of each recently folded key left (its least recent first), so the next reads only what is new. */
+  readonly #memories = new Map<string, MirrorFoldMemory>();
 
   constructor(runtime: Palimpsest, log: MirrorLog, options: MirrorFolderOptions = {}) {
     this.#runtime = runtime;
@@ -135,11 +144,25 @@ export class MirrorFolder {
     try {
       await foldMirrorKey(this.#runtime, this.#log, state.key, {
         settle,
+        memory: this.#memory(state.key),
         onUnreadable: (seq, error, generation) => this.#reportUnreadable(state.key, generation, seq, error),
       });
     } catch (error) {
       this.#onError(error, state.key);
     }
+  }
+
+  /** The fold memory of `key`, now the most recently used; the least recent is forgotten past KEYS_REMEMBERED. */
+  #memory(key: MirrorKey): MirrorFoldMemory {
+    const id = keyString(key);
+    const memory = this.#memories.get(id) ?? emptyFoldMemory();
+    this.#memories.delete(id);
+    this.#memories.set(id, memory);
+    for (const oldest of this.#memories.keys()) {
+      if (this.#memories.size <= KEYS_REMEMBERED) break;
+      this.#memories.delete(oldest);
+    }
+    return memory;
   }
 
   /** Reports a line the fold left out, once per line (key, generation and seq) for this folder's life. */

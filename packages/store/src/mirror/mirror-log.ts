@@ -218,19 +218,25 @@ export class MirrorLog {
   }
 
   /**
-   * The key's entries in the current generation in the order they were stored (seq 1, 2…): each one's
-   * JSON text and its uuid's key (mirrorUuidKey; null without a uuid), as the fold reads them.
+   * The key's entries in `generation` in the order they were stored (seq 1, 2…), those after `afterSeq`
+   * only when it is given: each one's seq, JSON text and its uuid's key (mirrorUuidKey; null without a
+   * uuid), as the fold reads them.
    */
-  async entryRows(key: MirrorKey, generation: number): Promise<{ text: string; uuid: string | null }[]> {
+  async entryRows(
+    key: MirrorKey,
+    generation: number,
+    afterSeq = 0,
+  ): Promise<{ seq: number; text: string; uuid: string | null }[]> {
     return guardStorage("mirror.entryRows", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_entries")
-        .select(["entry", "uuid"])
+        .select(["seq", "entry", "uuid"])
         .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", generation)
+        .where("seq", ">", afterSeq)
         .orderBy("seq")
         .execute();
-      return rows.map((r) => ({ text: r.entry, uuid: r.uuid }));
+      return rows.map((r) => ({ seq: r.seq, text: r.entry, uuid: r.uuid }));
     });
   }
 
@@ -271,6 +277,24 @@ export class MirrorLog {
         .where("project_key", "=", project)
         .where("subpath", "=", "")
         .where("next_seq", ">", 0)
+        .execute();
+      return rows.map(withKey);
+    });
+  }
+
+  /**
+   * The main keys holding entries of the external session `session` (an SDK's session id), in every
+   * project that has it, by project key: where a session id alone is stored.
+   */
+  async mainKeysOf(session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
+    return guardStorage("mirror.mainKeysOf", async () => {
+      const rows = await this.#store.db
+        .selectFrom("mirror_keys")
+        .selectAll()
+        .where("session_key", "=", session)
+        .where("subpath", "=", "")
+        .where("next_seq", ">", 0)
+        .orderBy("project_key")
         .execute();
       return rows.map(withKey);
     });
@@ -424,23 +448,37 @@ export class MirrorLog {
     };
   }
 
-  /** The sessions folds of the key's `generation` were written to. */
-  sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
-    return this.#sessionsWhere(key, "=", generation);
+  /**
+   * The sessions folds of the key's `generation` started, in a stated order: the key's main thread first
+   * (the one session of them without a parent), then the others (sidechains, subagents) in the order
+   * their sessions were started, which is the order a fold first met their threads. A session recorded
+   * but never started (a fold cut short before its first write) is left out: it holds nothing.
+   */
+  async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
+    const rows = await guardStorage("mirror.sessionsIn", () =>
+      this.#store.db
+        .selectFrom("mirror_sessions as m")
+        .innerJoin("events as e", (j) => j.onRef("e.session_id", "=", "m.session_id").on("e.seq", "=", 1))
+        .select(["m.session_id", "e.data"])
+        .where("m.project_key", "=", key.project)
+        .where("m.session_key", "=", key.session)
+        .where("m.subpath", "=", key.subpath ?? "")
+        .where("m.generation", "=", generation)
+        .orderBy("e.position")
+        .execute(),
+    );
+    const isRoot = (data: string) => (JSON.parse(data) as { parent?: unknown }).parent === undefined;
+    return [...rows.filter((r) => isRoot(r.data)), ...rows.filter((r) => !isRoot(r.data))].map((r) => r.session_id);
   }
 
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */
-  sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
-    return this.#sessionsWhere(key, "<", beforeGeneration);
-  }
-
-  #sessionsWhere(key: MirrorKey, op: "=" | "<", generation: number): Promise<string[]> {
-    return guardStorage("mirror.sessions", async () => {
+  async sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
+    return guardStorage("mirror.sessionsOf", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_sessions")
         .select("session_id")
         .where((eb) => eb.and(keyColumns(key)))
-        .where("generation", op, generation)
+        .where("generation", "<", beforeGeneration)
         .execute();
       return rows.map((r) => r.session_id);
     });

@@ -164,12 +164,21 @@ export class Palimpsest {
     return session;
   }
 
-  /** Loads a session by id (from its snapshot plus newer events, or by replay); NotFoundError if absent. */
-  async resume(sessionId: string): Promise<Session> {
-    checkId(sessionId, "sessionId");
-    const loaded = await loadSession(this.store, sessionId);
+  /**
+   * Loads a session (from its snapshot plus newer events, or by replay) by id or, when no session has that
+   * id, by name (as resolveSession: an imported or mirrored Claude Code session by its session id);
+   * NotFoundError when neither names one, AmbiguousName (VALIDATION) listing the ids when several
+   * sessions have that name.
+   */
+  async resume(idOrName: string): Promise<Session> {
+    checkId(idOrName, "sessionId");
+    let loaded = await loadSession(this.store, idOrName);
+    if (loaded.state.started === undefined) {
+      const named = await sessionByIdOrName(this.store, idOrName);
+      if (named !== undefined && named !== idOrName) loaded = await loadSession(this.store, named);
+    }
     const started = loaded.state.started;
-    if (started === undefined) throw new NotFoundError("session", sessionId);
+    if (started === undefined) throw new NotFoundError("session", idOrName);
     return new Session(this.#context(started), loaded.state, loaded.snapshotSeq);
   }
 
@@ -199,8 +208,8 @@ export class Palimpsest {
    * The id of the session `nameOrId` names: a session id names itself; otherwise it is a name, the
    * external id of the session's source (a Claude Code session id, a subagent's agent id, an SDK's
    * session id), and names the one session started with it (a hand-off successor takes no name: the name
-   * stays its predecessor's). ValidationError listing the ids when several sessions have that name, or
-   * for a malformed argument; NotFoundError when no session has that id or name.
+   * stays its predecessor's). AmbiguousName (VALIDATION) listing the ids when several sessions have that
+   * name, ValidationError for a malformed argument; NotFoundError when no session has that id or name.
    */
   async resolveSession(nameOrId: string): Promise<string> {
     checkId(nameOrId, "nameOrId");
@@ -307,7 +316,7 @@ export class Palimpsest {
         if (outcome.status !== "skipped") {
           telemetry?.recordCompaction(session, outcome, threshold);
           this.#deps.onAutoCompaction?.(outcome, session);
-        }
+        } else if (outcome.grows !== undefined) telemetry?.recordCompaction(session, outcome, threshold);
         if (outcome.status === "compacted") return;
         this.precompaction?.onTurnCompleted(session);
       }

@@ -10,3 +10,4 @@ export * from "./replay-session.ts";
 export * from "./replay-transcript.ts";
 export * from "./session-cache-model.ts";
 export * from "./session-calibration.ts";
+export * from "./transcript-profile.ts";

@@ -5,6 +5,7 @@ import {
   type ImportedSession,
   initialState,
   type MicroSettings,
+  type ProfileChoice,
   type ProviderProfile,
   type Summarizer,
   type UsageComparison,
@@ -20,6 +21,7 @@ import { REPLAY_RUN_NAMES, type ReplayRun, type ReplayRunName, replayRun } from 
 import { checkWindow, replaySession, type SessionReplay } from "./replay-session.ts";
 import { type SessionCacheModel, summarizerPrices, type TtlSource } from "./session-cache-model.ts";
 import { type CacheModelOptions, readSource, type SourceReading, sessionCacheModel } from "./session-calibration.ts";
+import { transcriptProfileChoice } from "./transcript-profile.ts";
 
 /** Where a long replay stands: which policy, which session (1-based of `sessions`), requests done of `requests`. */
 export interface ReplayProgress {
@@ -42,7 +44,7 @@ export interface ReplayOptions extends CacheModelOptions {
   policies: readonly ReplayRunName[];
   /** Settings of the micro passes in micro runs (default: the runtime's, `{}`). */
   micro?: Partial<MicroSettings>;
-  /** A profile or a built-in profile's name (default anthropic). */
+  /** A profile or a built-in profile's name (default: inferred, see transcriptProfileChoice). */
   profile?: ProviderProfile | string;
   contextWindow: number;
   maxOutputTokens?: number;
@@ -92,6 +94,8 @@ export interface TranscriptReplay {
   cacheModel: SessionCacheSummary[];
   /** The models prices came from: the agent's (`--model`, else per request from the transcript) and the summarizer's. */
   models: { agent: string | null; summarizer: string | null };
+  /** The profile every run used, and why (given, or inferred from the model or the format); absent in a replay merged from several. */
+  profile?: ProfileChoice;
 }
 
 /**
@@ -102,7 +106,9 @@ export async function replayTranscript(
   sessions: readonly ImportedSession[],
   options: ReplayOptions,
 ): Promise<TranscriptReplay> {
-  const profile = resolveProfile({ ...definedFields({ profile: options.profile }) }, undefined);
+  const profileChoice = transcriptProfileChoice(sessions, options);
+  const profile =
+    typeof options.profile === "object" ? options.profile : resolveProfile({ profile: profileChoice.name }, undefined);
   const maxOutputTokens = resolveCompaction(
     {
       profile,
@@ -192,6 +198,7 @@ export async function replayTranscript(
       usageComparison,
       cacheModel,
       models: { agent: options.model ?? null, summarizer: summarizerModel ?? null },
+      profile: profileChoice,
     };
   } finally {
     await runtime.close();
