@@ -68,9 +68,13 @@ async function chat(sessionId: string | undefined, text: string): Promise<Respon
     stopWhen: stepCountIs(5),
     prepareStep: conversation.prepareStep, // compacts inside a long tool loop when the view is over its threshold
     onFinish: async (event) => {
-      await conversation.saveResponse(event); // every step's messages, then compaction when over the threshold
-      await conversation.close();
+      try {
+        await conversation.saveResponse(event); // every step's messages, then compaction when over the threshold
+      } finally {
+        await conversation.close(); // closed even when the save fails
+      }
     },
+    onAbort: () => conversation.close(), // an aborted stream calls onAbort, not onFinish
   });
   return result.toTextStreamResponse({ headers: { "x-session-id": conversation.sessionId } });
 }

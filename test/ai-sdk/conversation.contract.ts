@@ -103,6 +103,7 @@ export function describeConversations(backend: ConversationBackend): void {
     it.each([
       ["saved from onFinish, then saved() awaited", "saved"],
       ["saved from streamText's result (a structured output: text resolves before onFinish runs)", "result"],
+      ["saved from onFinish, exiting without saved() (the control: the answer is lost)", "none"],
     ])("a streamed answer %s is stored when the process exits right after", async (_, how) => {
       const db = await database();
       const conversation = await db.open();
@@ -111,20 +112,28 @@ export function describeConversations(backend: ConversationBackend): void {
       expect(child.messages).toEqual([{ text: "Thanks." }]);
       const reopened = await db.open({ sessionId: conversation.sessionId });
       const loaded = await reopened.load();
+      if (how === "none") {
+        expect(loaded.messages.map((m) => m.role)).toEqual(["user"]);
+        return;
+      }
       expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
       expect(loaded.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "Thanks." }] });
       expect(reopened.session.state.turns).toBe(1); // the turn completed: the whole save ran
     });
 
-    it("saved() rejects with a save's error the AI SDK swallowed in onFinish; close() waits for saves in flight", async () => {
+    it("saved() rejects with a save's error the AI SDK swallowed in onFinish, not one its caller caught; close() waits for saves in flight", async () => {
       const db = await database();
       const conversation = await db.open();
+      // A handler turns a refused save into a 400: the error is its caller's, and saved() does not repeat it.
+      await expect(conversation.save([{ role: "robot" } as never])).rejects.toMatchObject({ code: "VALIDATION" });
+      await expect(conversation.saved()).resolves.toBeUndefined();
+
       const result = streamText({
         model: streamingModel(true),
         messages: [{ role: "user", content: "Hello" }],
-        // A response whose first message the adapter refuses: onFinish throws, and streamText goes on.
+        // A response whose first message the adapter refuses: the save fails, and streamText goes on.
         onFinish: (event) =>
-          conversation.saveResponse({
+          conversation.onFinish({
             ...event,
             responseMessages: [{ role: "robot" } as never, ...event.responseMessages],
           }),
@@ -132,6 +141,24 @@ export function describeConversations(backend: ConversationBackend): void {
       expect(await result.text).toBe("Hi there.");
       await expect(conversation.saved()).rejects.toMatchObject({ code: "VALIDATION" });
       await expect(conversation.saved()).resolves.toBeUndefined(); // reported once
+
+      // The same for a UI message stream's onFinish: onSaved hears the failure (and can close), saved() has its error.
+      const heard: unknown[] = [];
+      const options = conversation.uiMessageStreamOptions([], (outcome) => {
+        heard.push(outcome);
+      });
+      const refused = { id: "r1", role: "robot", parts: [] };
+      await options.onFinish({
+        responseMessage: refused,
+        messages: [refused],
+        isContinuation: false,
+        isAborted: false,
+        isCancelled: false,
+        outcome: { status: "completed" },
+        finishReason: "stop",
+      } as never);
+      expect(heard).toEqual([{ saved: false, reason: "save failed" }]);
+      await expect(conversation.saved()).rejects.toMatchObject({ code: "VALIDATION" });
 
       const writer = await openConversation({ url: db.url, sessionId: conversation.sessionId });
       const saving = writer.save([{ role: "user", content: "stored before the store closes" }]);
@@ -435,6 +462,11 @@ export function describeConversations(backend: ConversationBackend): void {
       const afterEdit = conversation.session.state.lastSeq;
       await conversation.saveUIMessages([edited]);
       expect(conversation.session.state.lastSeq).toBe(afterEdit);
+      // The same message with its keys in another order (as another client serializes it) is the same message.
+      const reordered = reverseKeys(edited) as UIMessage;
+      expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(edited));
+      await conversation.saveUIMessages([reordered]);
+      expect(conversation.session.state.lastSeq).toBe(afterEdit);
 
       // More turns, then a compaction summarizes the first ones for the model; the page still shows every message.
       const shown = [edited, page];
@@ -454,6 +486,12 @@ export function describeConversations(backend: ConversationBackend): void {
       }
       expect((await conversation.session.history()).map((c) => c.mode)).toContain("summary");
       expect(await conversation.loadUIMessages()).toEqual(shown);
+      // A fork's log starts with the view at the fork point: the UI messages compacted before it are not in it.
+      const fork = await conversation.fork();
+      const forked = await fork.loadUIMessages();
+      expect(forked.length).toBeGreaterThan(0);
+      expect(forked.length).toBeLessThan(shown.length);
+      expect(shown.slice(-forked.length)).toEqual(forked);
     });
 
     it("UI messages that grow (a client tool's output, an approval) and their continued responses are saved once", async () => {
@@ -717,4 +755,15 @@ async function responseOf(
   while (!(await reader.read()).done) {}
   if (response === undefined) throw new Error("the stream finished without onFinish");
   return response;
+}
+
+/** A copy of `value` with every object's keys in reverse order. */
+function reverseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reverseKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reverseKeys(v)]),
+  );
 }

@@ -119,7 +119,7 @@ describe("sessionSeries", () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("folds a log: one request per assistant message, real usage on the turn's last request, a point per compaction", async () => {
+  it("folds a log: one request per assistant message, real usage on the turn's last request, a point per compaction (not per retraction)", async () => {
     const palimpsest = await openPalimpsest({ url: join(dir, "fold.db") });
     try {
       const session = await palimpsest.startSession({ model: "claude-sonnet-4", contextWindow: 200_000 });
@@ -142,6 +142,15 @@ describe("sessionSeries", () => {
       });
       await session.append({ role: "user", content: "again" }, { turnId: "t5" });
       await session.append({ role: "assistant", content: "done" }, { turnId: "t5" });
+      // A retraction (an adapter's bookkeeping rewrite of the last answer) moves the view version, but is no compaction.
+      const done = session.view().messages.at(-1)?.id ?? "";
+      await session.rewrite({
+        mode: "retract",
+        targets: [done],
+        replacements: [{ role: "assistant", content: "done!" }],
+      });
+      expect(session.state.viewVersion).toBe(2);
+      expect(session.resumeState().compactions).toBe(1);
       const events = await palimpsest.store.readStream(session.id);
       const out = sessionSeries(events, cacheRulesForProfile(ANTHROPIC_PROFILE));
       expect(out.requests.map((r) => r.x)).toEqual([1, 2, 3, 4, 5]);

@@ -3,8 +3,11 @@
  * process: resumed, abandoned by a newer run, and the states it refuses, writing nothing then. Across
  * processes: processes.test.ts.
  */
+import { tool } from "@openai/agents-core";
 import { assistantMessage, ScriptedModel } from "@openai/agents-core/testing";
+import type { PalimpsestAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { approvalModel, deleteFile, scripted, weather } from "./agents-harness.ts";
 import { databases, engines } from "./engines.ts";
 import { expectRejection } from "./expect-error.ts";
@@ -44,6 +47,50 @@ for (const engine of engines()) {
       await expectRejection(ours.saveInterruptedRun(interrupted.state), { code: "VALIDATION", path: "state" });
     });
 
+    it("keeps the run context with the state unless { context: false }; interruptedRun(agent, { context }) resumes with the one given", async () => {
+      const ours = await (await fresh()).open();
+      const seen: unknown[] = [];
+      const guarded = tool({
+        name: "delete_file",
+        description: "Deletes a file",
+        parameters: z.object({ path: z.string() }),
+        needsApproval: true,
+        execute: async ({ path }, runContext) => {
+          seen.push(runContext?.context);
+          return `Deleted ${path}.`;
+        },
+      });
+      const first = scripted(approvalModel(), [guarded, weather]);
+      const context: Record<string, unknown> = { userId: "u-1", token: "secret-token" };
+      const interrupted = await first.runner.run(first.agent, "clean up", { session: ours, context });
+      await ours.saveInterruptedRun(interrupted.state);
+      expect(keptState(ours)).toContain("secret-token"); // RunState.toString() holds the context verbatim
+      await ours.saveInterruptedRun(interrupted.state, { context: false });
+      expect(keptState(ours)).not.toContain("secret-token");
+      expect(JSON.parse(keptState(ours)).context.context).toEqual({});
+      const withoutContext = await ours.interruptedRun(first.agent);
+      expect(withoutContext?.toJSON().context.context).toEqual({});
+
+      // A context JSON cannot hold (a live connection) is refused unless left out, and given again on resume.
+      const connection: { self?: unknown } = {};
+      connection.self = connection;
+      context.connection = connection;
+      const seq = ours.session.state.lastSeq;
+      await expectRejection(ours.saveInterruptedRun(interrupted.state), { code: "VALIDATION", path: "state.context" });
+      await ours.saveInterruptedRun(interrupted.state, { context: false }); // kept already: nothing to write
+      expect(ours.session.state.lastSeq).toBe(seq);
+      const live = { userId: "u-1", connection };
+      const model = new ScriptedModel([[assistantMessage("Deleted it.")]]);
+      const second = scripted(model, [guarded, weather]);
+      const state = await ours.interruptedRun(second.agent, { context: live });
+      if (state === undefined) throw new Error("the interrupted run was not kept");
+      for (const interruption of state.getInterruptions()) state.approve(interruption);
+      const resumed = await second.runner.run(second.agent, state, { session: ours });
+      expect(resumed.finalOutput).toBe("Deleted it.");
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toBe(live);
+    });
+
     it("is gone once a newer run abandons its calls", async () => {
       const ours = await (await fresh()).open();
       const first = scripted(approvalModel(), [deleteFile, weather]);
@@ -73,4 +120,14 @@ for (const engine of engines()) {
       expect(await ours.interruptedRun(first.agent)).toBeUndefined();
     });
   });
+}
+
+/** The serialized RunState the session keeps for its waiting calls (as its handle last read the log). */
+function keptState(session: PalimpsestAgentsSession): string {
+  const kept = session.session.state.live.flatMap((e) => {
+    const stored = e.message.metadata?.openaiAgents as { interruptedRun?: { state: string } } | undefined;
+    return stored?.interruptedRun === undefined ? [] : [stored.interruptedRun.state];
+  });
+  if (kept.length !== 1) throw new Error(`expected one kept run, found ${kept.length}`);
+  return kept[0] as string;
 }

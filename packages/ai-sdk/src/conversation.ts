@@ -35,7 +35,7 @@ export interface ResponseEvent {
 export type UISaveOutcome = { saved: true } | { saved: false; reason: string };
 
 /** What uiMessageStreamOptions returns: options of `toUIMessageStream` and of `createUIMessageStream`. */
-export interface UIMessageStreamOptions {
+export interface ConversationStreamOptions {
   originalMessages: UIMessage[];
   /** The response message's id (toUIMessageStream's option). */
   generateMessageId: () => string;
@@ -68,7 +68,10 @@ export class Conversation {
   #savedResponses = 0;
   /** Saves started on this handle and not settled yet (each settles without rejecting; see saved()). */
   readonly #inFlight = new Set<Promise<void>>();
-  /** The first save that failed since the last saved() call (only it is reported, so only it is kept). */
+  /**
+   * The first save nobody awaits (started in an AI SDK callback) that failed since the last saved() call
+   * (only it is reported, so only it is kept).
+   */
   #failure: { error: unknown } | undefined;
 
   /** Wraps an open session; use openConversation. */
@@ -113,13 +116,16 @@ export class Conversation {
    * runtime's automatic compaction, when it is on). Save a response once: from onFinish or from the result.
    */
   saveResponse(event: ResponseEvent): Promise<void> {
-    return this.#track(async () => {
-      const [messages, steps] = await Promise.all([event.responseMessages, event.steps]);
-      const fresh = checkModelMessages(this.#ctx.ai, messages, "responseMessages").slice(this.#savedResponses);
-      const usage = steps?.at(-1)?.usage ?? (await event.usage);
-      await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
-    });
+    return this.#track(() => this.#saveResponse(event));
   }
+
+  /**
+   * An `onFinish` for generateText / streamText: saves the response (saveResponse) and resolves even when
+   * the save fails, whose error the next saved() rejects with (the AI SDK swallows what `onFinish` throws).
+   */
+  readonly onFinish = async (event: ResponseEvent): Promise<void> => {
+    await this.#track(() => this.#saveResponse(event), true).catch(() => {});
+  };
 
   /**
    * Saves complete UI messages the caller adds (the user's message from `useChat`; an assistant message
@@ -149,32 +155,29 @@ export class Conversation {
    * why. A response that continues the last message saves only its new part. Completes the turn.
    */
   saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
-    return this.#track(async (): Promise<UISaveOutcome> => {
-      const reason = incompleteReason(event);
-      if (reason !== undefined) return { saved: false, reason };
-      const conversion = await this.#fromUI(event.responseMessage);
-      await this.#finishTurn((view) => unsavedOf(conversion, view), undefined, [conversion]);
-      return { saved: true };
-    });
+    return this.#track(() => this.#saveUIResponse(event));
   }
 
   /**
    * Options for `result.toUIMessageStream(...)` (or `createUIMessageStream`): `originalMessages`, a
    * response message id made here (`generateMessageId`, and `generateId` as createUIMessageStream calls
    * it), so the page and the store know the response by the same id, and an `onFinish` that saves the
-   * response when it is complete (saveUIResponse). `onSaved` hears each outcome (and is awaited: close the
-   * conversation there).
+   * response when it is complete (saveUIResponse). `onSaved` hears each outcome, a failed save too
+   * (`{ saved: false, reason: "save failed" }`; the next saved() rejects with its error), and is awaited:
+   * close the conversation there.
    */
   uiMessageStreamOptions(
     originalMessages: readonly UIMessage[],
     onSaved?: (outcome: UISaveOutcome) => void | Promise<void>,
-  ): UIMessageStreamOptions {
+  ): ConversationStreamOptions {
     return {
       originalMessages: [...originalMessages],
       generateMessageId: randomUUID,
       generateId: randomUUID,
       onFinish: async (event) => {
-        const outcome = await this.saveUIResponse(event);
+        const outcome = await this.#track(() => this.#saveUIResponse(event), true).catch(
+          (): UISaveOutcome => ({ saved: false, reason: "save failed" }),
+        );
         await onSaved?.(outcome);
       },
     };
@@ -208,10 +211,10 @@ export class Conversation {
         await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
         this.#savedResponses = options.responseMessages.length;
       }
-      const outcome = await this.compact({ trigger: "auto" });
+      const outcome = await compact(this.#ctx.session, { ...this.#ctx.compaction, trigger: "auto" });
       if (outcome.status !== "compacted") return {};
       return { messages: loadMessages(this.#ctx.session.view().messages).messages };
-    });
+    }, true);
 
   /**
    * Runs the compaction policy once (the conversation's `compaction` settings): a summary or prune of the
@@ -224,9 +227,11 @@ export class Conversation {
 
   /**
    * Resolves once every save started on this handle so far (save, saveResponse, the UI saves, prepareStep,
-   * compact) is stored; rejects with the error of the first one that failed since the last call. Await it
-   * before a script or serverless handler returns: streamText resolves `text` before the save its
-   * `onFinish` started is done, and the AI SDK swallows what `onFinish` throws.
+   * compact, onFinish) is stored; rejects with the error of the first save nobody awaits that failed since
+   * the last call: one the AI SDK started (onFinish, uiMessageStreamOptions' onFinish, prepareStep). A save
+   * whose promise the caller got (save, saveResponse, ...) reports its error there alone. Await it before
+   * a script or serverless handler returns: streamText resolves `text` before the save its `onFinish`
+   * started is done, and the AI SDK swallows what `onFinish` throws.
    */
   async saved(): Promise<void> {
     await Promise.all(this.#inFlight);
@@ -247,8 +252,8 @@ export class Conversation {
   }
 
   /**
-   * Waits for the saves in flight (saved(), without rejecting: their errors reach their callers and the
-   * next saved()), then closes the store when openConversation opened it (not a runtime passed in, nor a
+   * Waits for the saves in flight (saved(), without rejecting: their errors reach their callers, or the
+   * next saved() for those the AI SDK started), then closes the store when openConversation opened it (not a runtime passed in, nor a
    * fork's).
    */
   async close(): Promise<void> {
@@ -256,8 +261,11 @@ export class Conversation {
     if (this.#ctx.ownsRuntime) await this.#ctx.runtime.close();
   }
 
-  /** Runs a save now, counted in flight until it settles (a failure is kept for saved()). */
-  #track<T>(save: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a save now, counted in flight until it settles. The failure of a save nobody awaits (`unawaited`:
+   * the AI SDK started it, and swallows its error) is kept for saved(); any other reaches its caller alone.
+   */
+  #track<T>(save: () => Promise<T>, unawaited = false): Promise<T> {
     const running = save();
     const settled = running.then(
       () => {
@@ -265,11 +273,28 @@ export class Conversation {
       },
       (error: unknown) => {
         this.#inFlight.delete(settled);
-        this.#failure ??= { error };
+        if (unawaited) this.#failure ??= { error };
       },
     );
     this.#inFlight.add(settled);
     return running;
+  }
+
+  /** saveResponse's save. */
+  async #saveResponse(event: ResponseEvent): Promise<void> {
+    const [messages, steps] = await Promise.all([event.responseMessages, event.steps]);
+    const fresh = checkModelMessages(this.#ctx.ai, messages, "responseMessages").slice(this.#savedResponses);
+    const usage = steps?.at(-1)?.usage ?? (await event.usage);
+    await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
+  }
+
+  /** saveUIResponse's save. */
+  async #saveUIResponse(event: UIMessageStreamEnd): Promise<UISaveOutcome> {
+    const reason = incompleteReason(event);
+    if (reason !== undefined) return { saved: false, reason };
+    const conversion = await this.#fromUI(event.responseMessage);
+    await this.#finishTurn((view) => unsavedOf(conversion, view), undefined, [conversion]);
+    return { saved: true };
   }
 
   /**

@@ -1,7 +1,7 @@
 export {
   Conversation,
+  type ConversationStreamOptions,
   type ResponseEvent,
-  type UIMessageStreamOptions,
   type UISaveOutcome,
 } from "./conversation.ts";
 export type { LoadedConversation } from "./load-messages.ts";

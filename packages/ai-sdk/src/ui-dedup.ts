@@ -1,4 +1,4 @@
-import type { Message, SessionState } from "@palimpsest/core";
+import { canonicalJson, type Message, type SessionState } from "@palimpsest/core";
 import type { BatchedWrite } from "@palimpsest/store";
 import type { ModelMessage } from "ai";
 import type { CheckedMessage } from "./check-messages.ts";
@@ -44,7 +44,7 @@ export function staleCopies(
     if (holder === undefined) continue;
     const { id, ...message } = holder.message;
     const stored = aiSdkMetadata(message) as AiSdkMetadata;
-    if (JSON.stringify(stored.uiMessage) === JSON.stringify(conversion.snapshot)) continue;
+    if (canonicalJson(stored.uiMessage) === canonicalJson(conversion.snapshot)) continue;
     const metadata = { ...message.metadata, [METADATA_KEY]: { ...stored, uiMessage: conversion.snapshot } };
     writes.push({
       kind: "rewrite",

@@ -1,5 +1,6 @@
 export * from "./cache-model/index.ts";
 export * from "./candidates/index.ts";
+export * from "./canonical-json.ts";
 export * from "./compaction/index.ts";
 export * from "./defined-fields.ts";
 export * from "./errors.ts";

@@ -1,4 +1,5 @@
 import type { AgentInputItem } from "@openai/agents-core";
+import { canonicalJson } from "@palimpsest/core";
 
 /** An item as the SDK gives it, read field by field (the SDK's union is too wide to narrow by hand). */
 export type LooseItem = Record<string, unknown>;
@@ -61,17 +62,6 @@ export interface StoredItems {
 export function storedItems(metadata: Record<string, unknown> | undefined): AgentInputItem[] | undefined {
   const stored = metadata?.openaiAgents as Partial<StoredItems> | undefined;
   return stored?.v === 1 && Array.isArray(stored.items) ? stored.items : undefined;
-}
-
-/** Key-sorted JSON of a value: two items are the same item when these are equal (as the runner compares them). */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
 }
 
 /** Whether two item lists are equal item by item (canonicalJson). */

@@ -1,4 +1,4 @@
-export type { InterruptedRun, InterruptedState } from "./interrupted-run.ts";
+export type { InterruptedRun, InterruptedState, SaveInterruptedRunOptions } from "./interrupted-run.ts";
 export {
   type AgentsCompactionSettings,
   type OpenAgentsSessionOptions,

@@ -9,7 +9,7 @@ import type { HistoryWrite } from "./history-plan.ts";
  */
 export interface InterruptedRun {
   v: 1;
-  /** `RunState.toString()`. */
+  /** `RunState.toString()`, the run context included (or, saved with `{ context: false }`, replaced by `{}`). */
   state: string;
   /** The call ids of the state's interruptions. */
   callIds: string[];
@@ -18,15 +18,27 @@ export interface InterruptedRun {
 /** What the adapter reads of a RunState: its interruptions (each a tool call waiting for approval) and its JSON. */
 export interface InterruptedState {
   getInterruptions(): readonly { rawItem: unknown }[];
-  toString(): string;
+  /** The serialized state; its `context.context` is the caller's run context. */
+  toJSON(): { context: Record<string, unknown> };
+}
+
+/** How saveInterruptedRun keeps a state. */
+export interface SaveInterruptedRunOptions {
+  /**
+   * Whether the run context (the `context` the run was given: user ids, tokens, ...) is stored with the
+   * state, as `RunState.toString()` has it (default true). With false it is stored as `{}`: pass the
+   * context again to `interruptedRun(agent, { context })`.
+   */
+  context?: boolean;
 }
 
 /**
- * The record of an interrupted RunState. VALIDATION (path `state`) for a value that is not a RunState or
- * a state with no interruption (a run that completed has nothing to resume), or an interruption without
- * a call id (a hosted MCP approval: resume that one from a RunState you keep).
+ * The record of an interrupted RunState, its run context left out unless `keepContext`. VALIDATION (path
+ * `state`) for a value that is not a RunState or a state with no interruption (a run that completed has
+ * nothing to resume), an interruption without a call id (a hosted MCP approval: resume that one from a
+ * RunState you keep), or a run context JSON cannot hold (path `state.context`).
  */
-export function interruptedRunOf(state: InterruptedState): InterruptedRun {
+export function interruptedRunOf(state: InterruptedState, keepContext: boolean): InterruptedRun {
   if (typeof state?.getInterruptions !== "function") {
     throw new ValidationError("saveInterruptedRun takes a RunState (result.state)", ["state: not a RunState"], {
       path: "state",
@@ -49,7 +61,17 @@ export function interruptedRunOf(state: InterruptedState): InterruptedRun {
     }
     return id;
   });
-  return { v: 1, state: state.toString(), callIds };
+  const json = state.toJSON();
+  const kept = keepContext ? json : { ...json, context: { ...json.context, context: {} } };
+  try {
+    return { v: 1, state: JSON.stringify(kept), callIds };
+  } catch (cause) {
+    throw new ValidationError(
+      "the run context cannot be serialized: save the run with { context: false } and pass the context to interruptedRun",
+      [`state.context: ${cause instanceof Error ? cause.message : String(cause)}`],
+      { cause, path: "state.context" },
+    );
+  }
 }
 
 /**

@@ -56,5 +56,10 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
 /** The SDK's runtime values, loaded on first use: it is an optional peer dependency. */
 async function loadSdk(): Promise<AgentsSdk> {
   const sdk = await loadOptionalPeer("openAgentsSession", "@openai/agents-core", () => import("@openai/agents-core"));
-  return { itemSchema: sdk.protocol.ModelItem, RequestUsage: sdk.RequestUsage, RunState: sdk.RunState };
+  return {
+    itemSchema: sdk.protocol.ModelItem,
+    RequestUsage: sdk.RequestUsage,
+    RunState: sdk.RunState,
+    RunContext: sdk.RunContext,
+  };
 }

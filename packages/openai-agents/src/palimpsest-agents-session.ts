@@ -38,7 +38,13 @@ import {
   planPop,
   planReplaceSuffix,
 } from "./history-plan.ts";
-import { type InterruptedState, interruptedRunOf, pendingRun, planKeepRun } from "./interrupted-run.ts";
+import {
+  type InterruptedState,
+  interruptedRunOf,
+  pendingRun,
+  planKeepRun,
+  type SaveInterruptedRunOptions,
+} from "./interrupted-run.ts";
 import { checkItems, type ItemSchema } from "./item-check.ts";
 import { itemsOfMessages } from "./item-rendering.ts";
 
@@ -53,7 +59,9 @@ export interface AgentsSdk {
     totalTokens: number;
   }) => RequestUsage;
   /** The SDK's RunState class, to rebuild a kept interrupted run for an agent. */
-  RunState: Pick<typeof RunState, "fromString">;
+  RunState: Pick<typeof RunState, "fromString" | "fromStringWithContext">;
+  /** The SDK's RunContext class, to wrap a context given to interruptedRun. */
+  RunContext: typeof RunContext;
 }
 
 /** Everything a PalimpsestAgentsSession is built from (see openAgentsSession). */
@@ -277,29 +285,41 @@ export class PalimpsestAgentsSession
   /**
    * Keeps a run interrupted for tool approvals with the session (`result.state` of a run with
    * `interruptions`), so any process resumes it by session id alone: interruptedRun. Stored on the
-   * message holding the waiting calls (one `retract` rewrite, the original one `expand` away).
-   * VALIDATION (path `state`) for a state without interruptions, or whose calls are not waiting in this
-   * session (it ran on another session, or was resumed or abandoned since); nothing is written then.
+   * message holding the waiting calls (one `retract` rewrite, the original one `expand` away). The
+   * state holds the run's `context` verbatim unless `{ context: false }` (then `{}`: give the context
+   * to interruptedRun again). VALIDATION (path `state`) for a state without interruptions, or whose calls
+   * are not waiting in this session (it ran on another session, or was resumed or abandoned since), and
+   * (path `state.context`) for a context JSON cannot hold; nothing is written then.
    */
-  async saveInterruptedRun(state: InterruptedState): Promise<void> {
-    const run = interruptedRunOf(state);
+  async saveInterruptedRun(state: InterruptedState, options: SaveInterruptedRunOptions = {}): Promise<void> {
+    const run = interruptedRunOf(state, options.context !== false);
     await this.#write((current) => planKeepRun(current, run));
   }
 
   /**
    * The run kept by saveInterruptedRun, rebuilt for `agent` (`RunState.fromString`), read fresh from the
-   * log: approve or reject its interruptions and pass it to `run(agent, state, { session })`. Undefined
-   * when no kept run waits: none was kept, or its calls have results now (it was resumed), or a later
-   * run abandoned them.
+   * log: approve or reject its interruptions and pass it to `run(agent, state, { session })`. With
+   * `context` (a value or a RunContext, serializable or not), the resumed run gets it instead of the
+   * stored one (`RunState.fromStringWithContext`, the stored approvals merged into it). Undefined when no
+   * kept run waits: none was kept, or its calls have results now (it was resumed), or a later run
+   * abandoned them.
    */
   // biome-ignore lint/suspicious/noExplicitAny: any agent, as RunState.fromString takes it
-  async interruptedRun<TAgent extends Agent<any, any>>(agent: TAgent): Promise<RunState<unknown, TAgent> | undefined> {
+  async interruptedRun<TAgent extends Agent<any, any>, TContext = unknown>(
+    agent: TAgent,
+    options: { context?: TContext | RunContext<TContext> } = {},
+  ): Promise<RunState<TContext, TAgent> | undefined> {
     const run = await this.#serial(async () => {
       this.#open();
       await this.session.refresh();
       return pendingRun(this.session.state);
     });
-    return run === undefined ? undefined : this.#parts.sdk.RunState.fromString(agent, run.state);
+    if (run === undefined) return undefined;
+    const { sdk } = this.#parts;
+    const context = options.context;
+    if (context === undefined) return sdk.RunState.fromString<TContext, TAgent>(agent, run.state);
+    const runContext = context instanceof sdk.RunContext ? context : new sdk.RunContext(context as TContext);
+    return sdk.RunState.fromStringWithContext(agent, run.state, runContext as RunContext<TContext>);
   }
 
   /**

@@ -1,6 +1,7 @@
 import {
   type CacheRules,
   type CacheState,
+  type CompactionMode,
   evolve,
   initialCacheState,
   initialState,
@@ -12,13 +13,17 @@ import { promptMessages } from "@palimpsest/store";
 import type { CompactionPoint, ReportSeries, RequestPoint } from "./report-data.ts";
 import { seriesFigures } from "./series-figures.ts";
 
+/** Supersede modes the report does not count as compactions: insertion trims and retractions. */
+const NOT_COMPACTIONS: ReadonlySet<CompactionMode> = new Set(["trim", "retract"]);
+
 /** The requests, compactions and figures of one session's log, requests numbered from 1. */
 export type SessionSeries = Omit<ReportSeries, "label">;
 
 /**
  * Folds one session's log into report points. Each assistant message is a provider request whose prompt is
  * the view just before it (as replay counts them), run through the cache model with `rules`; a turn's real
- * usage goes to its last request; every supersede but an insertion trim is a compaction.
+ * usage goes to its last request; every supersede but an insertion trim and a retraction (a `retract`
+ * rewrite: withdrawn on purpose, or an adapter's bookkeeping) is a compaction.
  */
 export function sessionSeries(events: Iterable<StoredEvent>, rules: CacheRules): SessionSeries {
   const requests: RequestPoint[] = [];
@@ -51,7 +56,7 @@ export function sessionSeries(events: Iterable<StoredEvent>, rules: CacheRules):
           cacheWriteTokens: usage.cacheWriteTokens ?? 0,
         };
       }
-    } else if (event.type === "messages.superseded" && event.data.mode !== "trim") {
+    } else if (event.type === "messages.superseded" && !NOT_COMPACTIONS.has(event.data.mode)) {
       const { mode, stats } = event.data;
       compactions.push({
         x: requests.length + 0.5,

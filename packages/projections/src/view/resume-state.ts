@@ -17,7 +17,10 @@ export interface ResumeState {
   turns: number;
   lastUsage: Usage | undefined;
   lastCompaction: LastCompaction | undefined;
-  /** Compactions committed so far (every supersede: the view version). */
+  /**
+   * Compactions committed so far: every supersede but a retraction (a `retract` rewrite withdraws messages
+   * on purpose: a popped item, an adapter's bookkeeping rewrite; it moves the view version all the same).
+   */
   compactions: number;
   failedCompactions: number;
   lineage: { parent: SessionStarted["parent"]; handedOffTo: string | undefined };
@@ -45,7 +48,7 @@ export function resumeState(state: SessionState): ResumeState {
     turns: state.turns,
     lastUsage: state.lastTurn?.usage,
     lastCompaction: state.lastCompaction,
-    compactions: state.viewVersion,
+    compactions: state.viewVersion - (state.compactionsByMode.retract ?? 0),
     failedCompactions: state.failures,
     lineage: { parent: started?.parent, handedOffTo: state.handedOffTo },
     rollingSummaryCursor: rollingSummaryCursor(state),

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   ConcurrencyConflict,
+  canonicalJson,
   definedFields,
   evolve,
   foldEvents,
@@ -18,7 +19,7 @@ import { encodingForModel } from "@palimpsest/core/tokenizer";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { Contention } from "../runtime/contention.ts";
 import { planImport } from "./import-plan.ts";
-import { canonicalJson, type Revision, revisedMessages } from "./revisions.ts";
+import { type Revision, revisedMessages } from "./revisions.ts";
 
 /** What an import did with one source session. */
 export interface ImportedSessionResult {

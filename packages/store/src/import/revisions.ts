@@ -1,4 +1,4 @@
-import type { ImportItem, Message, SessionState } from "@palimpsest/core";
+import { canonicalJson, type ImportItem, type Message, type SessionState } from "@palimpsest/core";
 
 /** A message of the log whose source changed: the live message it replaces, and the source's version. */
 export interface Revision {
@@ -68,12 +68,3 @@ function grownFrom(older: Message, newer: Message): boolean {
 
 /** The suffix revisionId adds. */
 const REVISION_SUFFIX = /~r\d+$/;
-
-/** JSON text with object keys sorted at every depth: equal for values equal as data. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
-}
