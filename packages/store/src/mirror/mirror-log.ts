@@ -270,16 +270,7 @@ export class MirrorLog {
 
   /** The main keys of a project holding entries. */
   async projectSessions(project: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    return guardStorage("mirror.projectSessions", async () => {
-      const rows = await this.#store.db
-        .selectFrom("mirror_keys")
-        .selectAll()
-        .where("project_key", "=", project)
-        .where("subpath", "=", "")
-        .where("next_seq", ">", 0)
-        .execute();
-      return rows.map(withKey);
-    });
+    return this.#mainKeysWhere("mirror.projectSessions", "project_key", project);
   }
 
   /**
@@ -287,14 +278,24 @@ export class MirrorLog {
    * project that has it, by project key: where a session id alone is stored.
    */
   async mainKeysOf(session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    return guardStorage("mirror.mainKeysOf", async () => {
+    return this.#mainKeysWhere("mirror.mainKeysOf", "session_key", session);
+  }
+
+  /** The main keys holding entries whose `column` is `value`, by project key then session key. */
+  async #mainKeysWhere(
+    operation: string,
+    column: "project_key" | "session_key",
+    value: string,
+  ): Promise<(MirrorKey & MirrorKeyRow)[]> {
+    return guardStorage(operation, async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
-        .where("session_key", "=", session)
+        .where(column, "=", value)
         .where("subpath", "=", "")
         .where("next_seq", ">", 0)
         .orderBy("project_key")
+        .orderBy("session_key")
         .execute();
       return rows.map(withKey);
     });
