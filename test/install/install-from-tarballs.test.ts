@@ -20,6 +20,8 @@ import {
   runOk,
   userEnv,
 } from "../support/installed-palimpsest.ts";
+import { postgresServer } from "../support/postgres-server.ts";
+import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** What `palimpsest sessions --json` prints: one page of the catalogue. */
 interface SessionPage {
@@ -311,271 +313,339 @@ const TSCONFIG = {
   include: ["check.ts"],
 };
 
+/** A PostgreSQL-only install: a session on the PostgreSQL URL (argv) works; a SQLite file names its driver. */
+const POSTGRES_ONLY_PROGRAM = `
+import { openPalimpsest } from "palimpsest";
+const [url] = process.argv.slice(2);
+let sqlite;
+try {
+  await openPalimpsest({ url: "agents.db" });
+} catch (error) {
+  sqlite = { code: error.code, message: error.message };
+}
+let postgres = null;
+if (url !== undefined) {
+  const palimpsest = await openPalimpsest({ url });
+  const session = await palimpsest.startSession({ model: "gpt-4o" });
+  await session.append({ role: "user", content: "hi" });
+  postgres = (await palimpsest.resume(session.id)).view().messages.map((m) => m.content);
+  await palimpsest.close();
+}
+console.log(JSON.stringify({ sqlite, postgres }));
+`;
+
 describe("installed from the packed tarballs with plain npm", () => {
   let project: InstalledProject;
+  /** npm's stderr of adding better-sqlite3 to the PostgreSQL-only install. */
+  let sqliteInstallStderr = "";
   const bin = () => join(project.dir, "node_modules/.bin/palimpsest");
 
+  // First as a PostgreSQL user installs it (`npm install palimpsest pg`); better-sqlite3 is added after.
   beforeAll(async () => {
-    project = await installFromTarballs();
+    project = await installFromTarballs(["pg@8.23.1"]);
   }, 900_000);
   afterAll(async () => project?.dispose());
 
-  it("packs one tarball per library package, each with only its build, README and LICENSE", () => {
-    expect(project.tarballs).toEqual([
-      "palimpsest-0.1.0.tgz",
-      "palimpsest-ai-sdk-0.1.0.tgz",
-      "palimpsest-claude-agent-sdk-0.1.0.tgz",
-      "palimpsest-cli-0.1.0.tgz",
-      "palimpsest-core-0.1.0.tgz",
-      "palimpsest-openai-agents-0.1.0.tgz",
-      "palimpsest-projections-0.1.0.tgz",
-      "palimpsest-store-0.1.0.tgz",
-      "palimpsest-summarizers-0.1.0.tgz",
-    ]);
-    const license = readFileSync(join(ROOT, "LICENSE"), "utf8");
-    for (const name of ["palimpsest", ...PACKAGES]) {
-      const dir = join(project.dir, "node_modules", name);
-      const manifest = readFileSync(join(dir, "package.json"), "utf8");
-      expect(manifest, name).not.toContain("workspace:");
-      expect(manifest, name).not.toContain("./src/");
-      expect(existsSync(join(dir, "src")), name).toBe(false);
-      expect(existsSync(join(dir, "dist/index.js")), name).toBe(true);
-      expect(existsSync(join(dir, "dist/index.d.ts")), name).toBe(true);
-      expect(existsSync(join(dir, "dist/.tsbuildinfo")), name).toBe(false);
-      expect(existsSync(join(dir, "README.md")), name).toBe(true);
-      expect(readFileSync(join(dir, "LICENSE"), "utf8"), name).toBe(license);
-    }
-    expect(existsSync(join(project.dir, "node_modules/tsx")), "tsx is not installed").toBe(false);
-    expect(existsSync(join(project.dir, "node_modules/fast-check")), "fast-check is not installed").toBe(false);
-  });
-
-  it("installs with no EBADENGINE or deprecation warning from our packages or their dependencies", () => {
-    expect(installWarnings(project.installStderr)).toEqual([]);
-  });
-
-  it("runs a CommonJS program with plain node: require() of every package and subpath", async () => {
-    const cwd = join(project.dir, "cjs");
-    await mkdir(cwd);
-    await writeFile(join(cwd, "program.cjs"), CJS_PROGRAM);
-    const result = await runOk(process.execPath, ["program.cjs"], { cwd });
-    const output = JSON.parse(result.stdout) as { required: [string, boolean][]; openai: unknown[] };
-    expect(output.required.filter(([, loaded]) => !loaded)).toEqual([]);
-    expect(output.openai).toEqual([{ role: "user", content: "hi" }]);
-  }, 60_000);
-
-  it("runs an ESM program with plain node on the embedded default: session, append, compact, view", async () => {
-    const cwd = join(project.dir, "program");
-    await mkdir(cwd);
-    await writeFile(join(cwd, "program.mjs"), PROGRAM);
-    const result = await runOk(process.execPath, ["program.mjs"], { cwd });
-    expect(result.stderr).toBe("");
-    expect(JSON.parse(result.stdout)).toEqual({
-      file: true,
-      before: 4,
-      after: ["user", "assistant", "assistant"],
-      summary: true,
-      openai: 3,
-    });
-  }, 60_000);
-
-  // Before any provider SDK is installed: the summarizers' declarations must not need them.
-  it("typechecks a strict nodenext TypeScript program against the installed declarations", async () => {
-    await writeFile(join(project.dir, "check.ts"), TYPED_PROGRAM);
-    await writeFile(join(project.dir, "tsconfig.json"), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
-    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project.dir });
-    expect(result.stdout + result.stderr).toBe("");
-    expect(result.code).toBe(0);
-  }, 120_000);
-
-  it("installs no provider SDK by default: the offline summarizer works, an LLM one names its install command, and works once it is installed", async () => {
-    expect(existsSync(join(project.dir, "node_modules/openai")), "openai is not installed").toBe(false);
-    expect(existsSync(join(project.dir, "node_modules/@anthropic-ai/sdk")), "@anthropic-ai/sdk is not installed").toBe(
-      false,
-    );
-    const cwd = join(project.dir, "summarizers");
-    await mkdir(cwd);
-    const env = { ...userEnv(), OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" };
-    // Each compaction on a session of its own: a copy of the demo file under another name imports as a new one.
-    let sessions = 0;
-    const compact = async (...args: string[]) => {
-      const file = join(cwd, `session-${++sessions}.jsonl`);
-      await copyFile(join(ROOT, "examples/demo-session.jsonl"), file);
-      const imported = await runOk(bin(), ["--json", "import", file], { cwd });
-      const [{ sessionId }] = JSON.parse(imported.stdout) as [{ sessionId: string }];
-      return run(bin(), ["--json", "compact", sessionId, "--force", "--policy", "summary", ...args], { cwd, env });
-    };
-    const offline = await compact();
-    expect(offline.stderr).toBe("");
-    expect(JSON.parse(offline.stdout)).toMatchObject({ type: "messages.superseded" });
-
-    await writeFile(join(cwd, "no-sdk.mjs"), NO_PROVIDER_SDK_PROGRAM);
-    expect(JSON.parse((await runOk(process.execPath, ["no-sdk.mjs"], { cwd })).stdout)).toEqual([
-      {
-        code: "VALIDATION",
-        message: "OpenAICompatibleSummarizer needs openai: npm install openai",
-        path: "openai",
-      },
-      {
-        code: "VALIDATION",
-        message: "AnthropicSummarizer needs @anthropic-ai/sdk: npm install @anthropic-ai/sdk",
-        path: "@anthropic-ai/sdk",
-      },
-    ]);
-    const missing = await compact("--summarizer", "openai");
-    expect(missing.code).toBe(2);
-    expect(JSON.parse(missing.stderr).error).toMatchObject({
-      code: "VALIDATION",
-      message: expect.stringContaining("npm install openai"),
+  describe("for PostgreSQL alone (palimpsest and pg)", () => {
+    it("compiles nothing: better-sqlite3 is not installed, and no install script ran", () => {
+      expect(existsSync(join(project.dir, "node_modules/better-sqlite3")), "better-sqlite3 is not installed").toBe(
+        false,
+      );
+      expect(project.installStderr).not.toMatch(/gyp|prebuild/i);
     });
 
-    const installed = await runOk(
-      "npm",
-      ["install", "--no-audit", "--no-fund", "openai@6.49.0", "@anthropic-ai/sdk@1.14.0"],
-      { cwd: project.dir },
-    );
-    expect(installWarnings(installed.stderr)).toEqual([]);
-    const openai = await startFakeProvider([{ body: chatCompletion(SUMMARY) }], "/v1");
-    const anthropic = await startFakeProvider([{ body: anthropicMessage(SUMMARY) }]);
-    const summarize = async (name: "openai" | "anthropic", baseURL: string) => {
-      const done = await compact("--summarizer", name, "--summarizer-url", baseURL);
-      expect(done.stderr, name).toBe("");
-      expect(JSON.parse(done.stdout), name).toMatchObject({ type: "messages.superseded", data: { mode: "summary" } });
-    };
-    try {
-      await summarize("openai", openai.baseURL);
-      await summarize("anthropic", anthropic.baseURL);
-      expect(openai.received).toHaveLength(1);
-      expect(anthropic.received).toHaveLength(1);
-      // openai 7 (which @openai/agents-core 0.20 brings) is in the peer range too; it declares node >= 22, so on
-      // Node 20 npm warns about it alone, and on 22 and later about nothing.
-      const seven = await runOk("npm", ["install", "--no-audit", "--no-fund", "openai@7.60.0"], { cwd: project.dir });
-      expect(installWarnings(seven.stderr)).toEqual(engineWarning(project.dir, "openai"));
-      await summarize("openai", openai.baseURL);
-      expect(openai.received).toHaveLength(2);
-    } finally {
-      await openai.close();
-      await anthropic.close();
-    }
-  }, 300_000);
+    it("works on a PostgreSQL URL, and a SQLite file says which package to install", async () => {
+      const server = postgresServer();
+      const scratch = "url" in server ? await createScratchDatabase(server.url, "install_pg_only") : undefined;
+      const cwd = join(project.dir, "postgres-only");
+      await mkdir(cwd);
+      await writeFile(join(cwd, "program.mjs"), POSTGRES_ONLY_PROGRAM);
+      try {
+        const result = await runOk(process.execPath, ["program.mjs", ...(scratch ? [scratch.url] : [])], { cwd });
+        expect(JSON.parse(result.stdout)).toEqual({
+          sqlite: {
+            code: "VALIDATION",
+            message: `the SQLite database agents.db needs better-sqlite3: npm install better-sqlite3`,
+          },
+          postgres: scratch === undefined ? null : [[{ type: "text", text: "hi" }]],
+        });
+        expect(existsSync(join(cwd, "agents.db")), "no SQLite file is left behind").toBe(false);
+        const cli = await run(bin(), ["import", join(ROOT, "examples/demo-session.jsonl")], { cwd });
+        expect(cli.code).toBe(2);
+        expect(cli.stderr).toMatch(/^error \[VALIDATION\] [^\n]*npm install better-sqlite3/);
+      } finally {
+        await scratch?.drop();
+      }
+    }, 120_000);
+  });
 
-  it("runs the installed palimpsest bin (compiled, no tsx): import, sessions --json, view", async () => {
-    expect(realpathSync(bin())).toMatch(/node_modules\/(palimpsest|@palimpsest\/cli)\/bin\/palimpsest\.mjs$/);
-    const cwd = join(project.dir, "cli");
-    await mkdir(cwd);
-    await runOk(bin(), ["import", join(ROOT, "examples/demo-session.jsonl")], { cwd });
-    const page = JSON.parse((await runOk(bin(), ["sessions", "--json"], { cwd })).stdout) as SessionPage;
-    const { sessions } = page;
-    expect(sessions).toHaveLength(1);
-    const id = sessions[0]?.sessionId ?? "";
-    expect(existsSync(join(cwd, ".palimpsest/palimpsest.db"))).toBe(true);
-    const view = await runOk(bin(), ["view", id], { cwd });
-    expect(view.stdout).toContain(id);
-    expect(view.stdout).toContain("operator precedence");
-    // The umbrella package's own bin runs the same CLI.
-    const umbrella = join(project.dir, "node_modules/palimpsest/bin/palimpsest.mjs");
-    const again = await runOk(process.execPath, [umbrella, "sessions", "--json"], { cwd });
-    expect(JSON.parse(again.stdout)).toEqual(page);
-  }, 120_000);
-
-  it("mirrors a Claude Agent SDK session once the SDK is installed beside it, and says what is missing before", async () => {
-    const cwd = join(project.dir, "sdk");
-    await mkdir(cwd);
-    await writeFile(join(cwd, "no-sdk.mjs"), NO_SDK_PROGRAM);
-    const missing = JSON.parse((await runOk(process.execPath, ["no-sdk.mjs"], { cwd })).stdout);
-    expect(missing.code).toBe("VALIDATION");
-    expect(missing.message).toContain("npm install @anthropic-ai/claude-agent-sdk");
-    // The SDK's per-platform Claude binaries are optional dependencies these functions never start.
-    await runOk(
-      "npm",
-      ["install", "--no-audit", "--no-fund", "--omit=optional", "@anthropic-ai/claude-agent-sdk@0.3.333"],
-      {
+  describe("with better-sqlite3 beside it (the embedded default)", () => {
+    beforeAll(async () => {
+      const added = await runOk("npm", ["install", "--no-audit", "--no-fund", "better-sqlite3@12.6.2"], {
         cwd: project.dir,
-      },
-    );
-    const config = join(cwd, "claude");
-    const projectKey = cwd.replace(/[^a-zA-Z0-9]/g, "-");
-    await mkdir(join(config, "projects", projectKey), { recursive: true });
-    await writeFile(join(config, "projects", projectKey, `${SDK_SESSION}.jsonl`), `${claudeCodeLines(cwd)}\n`);
-    await writeFile(join(cwd, "sdk.mjs"), SDK_PROGRAM);
-    const env = { ...userEnv(), CLAUDE_CONFIG_DIR: config };
-    const result = await runOk(process.execPath, ["sdk.mjs", SDK_SESSION, projectKey], { cwd, env });
-    expect(result.stderr).toBe("");
-    expect(JSON.parse(result.stdout)).toEqual({
-      same: true,
-      messages: 4,
-      listed: [SDK_SESSION],
-      view: ["user", "assistant", "tool", "assistant"],
-      afterDelete: null,
-      erased: true,
-    });
-  }, 300_000);
+      });
+      sqliteInstallStderr = added.stderr;
+    }, 900_000);
 
-  it("runs the OpenAI Agents SDK's Runner on an installed session once the SDK is beside it, and resumes it in a new process", async () => {
-    const cwd = join(project.dir, "agents");
-    await mkdir(cwd);
-    await writeFile(join(cwd, "no-agents.mjs"), noSdkProgram("openai-agents", "openAgentsSession"));
-    const missing = JSON.parse((await runOk(process.execPath, ["no-agents.mjs"], { cwd })).stdout);
-    expect(missing.code).toBe("VALIDATION");
-    expect(missing.message).toContain("npm install @openai/agents-core");
-    // @openai/agents-core 0.20 depends on openai 7, which declares node >= 22: on Node 20 npm warns about it alone.
-    const installed = await runOk(
-      "npm",
-      ["install", "--no-audit", "--no-fund", "@openai/agents-core@0.20.0", "zod@4.6.7"],
-      { cwd: project.dir },
-    );
-    expect(installWarnings(installed.stderr).filter((w) => !/^EBADENGINE openai@7\./.test(w))).toEqual([]);
-    await writeFile(join(cwd, "agents.mjs"), AGENTS_PROGRAM);
-    const turn = (phase: string) => runOk(process.execPath, ["agents.mjs", phase], { cwd });
-    const first = await turn("first");
-    expect(first.stderr).toBe("");
-    expect(JSON.parse(first.stdout)).toEqual({
-      output: "Sunny.",
-      stored: ["message", "function_call", "function_call_result", "message"],
-      sent: ["message", "function_call", "function_call_result"],
+    it("packs one tarball per library package, each with only its build, README and LICENSE", () => {
+      expect(project.tarballs).toEqual([
+        "palimpsest-0.1.0.tgz",
+        "palimpsest-ai-sdk-0.1.0.tgz",
+        "palimpsest-claude-agent-sdk-0.1.0.tgz",
+        "palimpsest-cli-0.1.0.tgz",
+        "palimpsest-core-0.1.0.tgz",
+        "palimpsest-openai-agents-0.1.0.tgz",
+        "palimpsest-projections-0.1.0.tgz",
+        "palimpsest-store-0.1.0.tgz",
+        "palimpsest-summarizers-0.1.0.tgz",
+      ]);
+      const license = readFileSync(join(ROOT, "LICENSE"), "utf8");
+      for (const name of ["palimpsest", ...PACKAGES]) {
+        const dir = join(project.dir, "node_modules", name);
+        const manifest = readFileSync(join(dir, "package.json"), "utf8");
+        expect(manifest, name).not.toContain("workspace:");
+        expect(manifest, name).not.toContain("./src/");
+        expect(existsSync(join(dir, "src")), name).toBe(false);
+        expect(existsSync(join(dir, "dist/index.js")), name).toBe(true);
+        expect(existsSync(join(dir, "dist/index.d.ts")), name).toBe(true);
+        expect(existsSync(join(dir, "dist/.tsbuildinfo")), name).toBe(false);
+        expect(existsSync(join(dir, "README.md")), name).toBe(true);
+        expect(readFileSync(join(dir, "LICENSE"), "utf8"), name).toBe(license);
+      }
+      expect(existsSync(join(project.dir, "node_modules/tsx")), "tsx is not installed").toBe(false);
+      expect(existsSync(join(project.dir, "node_modules/fast-check")), "fast-check is not installed").toBe(false);
     });
-    const next = JSON.parse((await turn("next")).stdout);
-    expect(next).toEqual({
-      output: "Still sunny.",
-      stored: ["message", "function_call", "function_call_result", "message", "message", "message"],
-      sent: ["message", "function_call", "function_call_result", "message", "message"],
-    });
-  }, 300_000);
 
-  it("saves and continues an AI SDK tool loop on an installed conversation once ai is beside it", async () => {
-    const cwd = join(project.dir, "ai");
-    await mkdir(cwd);
-    await writeFile(join(cwd, "no-ai.mjs"), noSdkProgram("ai-sdk", "openConversation"));
-    const missing = JSON.parse((await runOk(process.execPath, ["no-ai.mjs"], { cwd })).stdout);
-    expect(missing).toMatchObject({ code: "VALIDATION", message: expect.stringContaining("npm install ai") });
-    // ai and its @ai-sdk packages declare node >= 22: npm warns (EBADENGINE) about them on Node 20 and installs them.
-    const installed = await runOk("npm", ["install", "--no-audit", "--no-fund", "ai@7.0.173", "zod@4.6.7"], {
-      cwd: project.dir,
+    it("installs with no EBADENGINE or deprecation warning from our packages or their dependencies", () => {
+      expect(installWarnings(project.installStderr)).toEqual([]);
+      expect(installWarnings(sqliteInstallStderr)).toEqual([]);
     });
-    const others = installWarnings(installed.stderr).filter(
-      (w) => !/^EBADENGINE (ai@7\.|@ai-sdk\/|openai@7\.)/.test(w),
-    );
-    expect(others).toEqual([]);
-    await writeFile(join(cwd, "ai.mjs"), AI_PROGRAM);
-    const turn = async (phase: string) =>
-      JSON.parse((await runOk(process.execPath, ["ai.mjs", phase], { cwd })).stdout);
-    expect(await turn("first")).toEqual({
-      text: "Sunny.",
-      stored: ["user", "assistant", "tool", "assistant"],
-      sent: ["user", "assistant", "tool"],
-    });
-    expect(await turn("next")).toEqual({
-      text: "Sunny.",
-      stored: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"],
-      sent: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"],
-    });
-  }, 300_000);
 
-  it("prints an error of the installed bin as the Palimpsest error alone on stderr", async () => {
-    const cwd = join(project.dir, "cli");
-    const result = await run(bin(), ["view", "no-such-session"], { cwd });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/^error \[NOT_FOUND\] [^\n]*no-such-session[^\n]*\n$/);
-  }, 60_000);
+    it("runs a CommonJS program with plain node: require() of every package and subpath", async () => {
+      const cwd = join(project.dir, "cjs");
+      await mkdir(cwd);
+      await writeFile(join(cwd, "program.cjs"), CJS_PROGRAM);
+      const result = await runOk(process.execPath, ["program.cjs"], { cwd });
+      const output = JSON.parse(result.stdout) as { required: [string, boolean][]; openai: unknown[] };
+      expect(output.required.filter(([, loaded]) => !loaded)).toEqual([]);
+      expect(output.openai).toEqual([{ role: "user", content: "hi" }]);
+    }, 60_000);
+
+    it("runs an ESM program with plain node on the embedded default: session, append, compact, view", async () => {
+      const cwd = join(project.dir, "program");
+      await mkdir(cwd);
+      await writeFile(join(cwd, "program.mjs"), PROGRAM);
+      const result = await runOk(process.execPath, ["program.mjs"], { cwd });
+      expect(result.stderr).toBe("");
+      expect(JSON.parse(result.stdout)).toEqual({
+        file: true,
+        before: 4,
+        after: ["user", "assistant", "assistant"],
+        summary: true,
+        openai: 3,
+      });
+    }, 60_000);
+
+    // Before any provider SDK is installed: the summarizers' declarations must not need them.
+    it("typechecks a strict nodenext TypeScript program against the installed declarations", async () => {
+      await writeFile(join(project.dir, "check.ts"), TYPED_PROGRAM);
+      await writeFile(join(project.dir, "tsconfig.json"), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+      const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+      const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project.dir });
+      expect(result.stdout + result.stderr).toBe("");
+      expect(result.code).toBe(0);
+    }, 120_000);
+
+    it("installs no provider SDK by default: the offline summarizer works, an LLM one names its install command, and works once it is installed", async () => {
+      expect(existsSync(join(project.dir, "node_modules/openai")), "openai is not installed").toBe(false);
+      expect(
+        existsSync(join(project.dir, "node_modules/@anthropic-ai/sdk")),
+        "@anthropic-ai/sdk is not installed",
+      ).toBe(false);
+      const cwd = join(project.dir, "summarizers");
+      await mkdir(cwd);
+      const env = { ...userEnv(), OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" };
+      // Each compaction on a session of its own: a copy of the demo file under another name imports as a new one.
+      let sessions = 0;
+      const compact = async (...args: string[]) => {
+        const file = join(cwd, `session-${++sessions}.jsonl`);
+        await copyFile(join(ROOT, "examples/demo-session.jsonl"), file);
+        const imported = await runOk(bin(), ["--json", "import", file], { cwd });
+        const [{ sessionId }] = JSON.parse(imported.stdout) as [{ sessionId: string }];
+        return run(bin(), ["--json", "compact", sessionId, "--force", "--policy", "summary", ...args], { cwd, env });
+      };
+      const offline = await compact();
+      expect(offline.stderr).toBe("");
+      expect(JSON.parse(offline.stdout)).toMatchObject({ type: "messages.superseded" });
+
+      await writeFile(join(cwd, "no-sdk.mjs"), NO_PROVIDER_SDK_PROGRAM);
+      expect(JSON.parse((await runOk(process.execPath, ["no-sdk.mjs"], { cwd })).stdout)).toEqual([
+        {
+          code: "VALIDATION",
+          message: "OpenAICompatibleSummarizer needs openai: npm install openai",
+          path: "openai",
+        },
+        {
+          code: "VALIDATION",
+          message: "AnthropicSummarizer needs @anthropic-ai/sdk: npm install @anthropic-ai/sdk",
+          path: "@anthropic-ai/sdk",
+        },
+      ]);
+      const missing = await compact("--summarizer", "openai");
+      expect(missing.code).toBe(2);
+      expect(JSON.parse(missing.stderr).error).toMatchObject({
+        code: "VALIDATION",
+        message: expect.stringContaining("npm install openai"),
+      });
+
+      const installed = await runOk(
+        "npm",
+        ["install", "--no-audit", "--no-fund", "openai@6.49.0", "@anthropic-ai/sdk@1.14.0"],
+        { cwd: project.dir },
+      );
+      expect(installWarnings(installed.stderr)).toEqual([]);
+      const openai = await startFakeProvider([{ body: chatCompletion(SUMMARY) }], "/v1");
+      const anthropic = await startFakeProvider([{ body: anthropicMessage(SUMMARY) }]);
+      const summarize = async (name: "openai" | "anthropic", baseURL: string) => {
+        const done = await compact("--summarizer", name, "--summarizer-url", baseURL);
+        expect(done.stderr, name).toBe("");
+        expect(JSON.parse(done.stdout), name).toMatchObject({ type: "messages.superseded", data: { mode: "summary" } });
+      };
+      try {
+        await summarize("openai", openai.baseURL);
+        await summarize("anthropic", anthropic.baseURL);
+        expect(openai.received).toHaveLength(1);
+        expect(anthropic.received).toHaveLength(1);
+        // openai 7 (which @openai/agents-core 0.20 brings) is in the peer range too; it declares node >= 22, so on
+        // Node 20 npm warns about it alone, and on 22 and later about nothing.
+        const seven = await runOk("npm", ["install", "--no-audit", "--no-fund", "openai@7.60.0"], { cwd: project.dir });
+        expect(installWarnings(seven.stderr)).toEqual(engineWarning(project.dir, "openai"));
+        await summarize("openai", openai.baseURL);
+        expect(openai.received).toHaveLength(2);
+      } finally {
+        await openai.close();
+        await anthropic.close();
+      }
+    }, 300_000);
+
+    it("runs the installed palimpsest bin (compiled, no tsx): import, sessions --json, view", async () => {
+      expect(realpathSync(bin())).toMatch(/node_modules\/(palimpsest|@palimpsest\/cli)\/bin\/palimpsest\.mjs$/);
+      const cwd = join(project.dir, "cli");
+      await mkdir(cwd);
+      await runOk(bin(), ["import", join(ROOT, "examples/demo-session.jsonl")], { cwd });
+      const page = JSON.parse((await runOk(bin(), ["sessions", "--json"], { cwd })).stdout) as SessionPage;
+      const { sessions } = page;
+      expect(sessions).toHaveLength(1);
+      const id = sessions[0]?.sessionId ?? "";
+      expect(existsSync(join(cwd, ".palimpsest/palimpsest.db"))).toBe(true);
+      const view = await runOk(bin(), ["view", id], { cwd });
+      expect(view.stdout).toContain(id);
+      expect(view.stdout).toContain("operator precedence");
+      // The umbrella package's own bin runs the same CLI.
+      const umbrella = join(project.dir, "node_modules/palimpsest/bin/palimpsest.mjs");
+      const again = await runOk(process.execPath, [umbrella, "sessions", "--json"], { cwd });
+      expect(JSON.parse(again.stdout)).toEqual(page);
+    }, 120_000);
+
+    it("mirrors a Claude Agent SDK session once the SDK is installed beside it, and says what is missing before", async () => {
+      const cwd = join(project.dir, "sdk");
+      await mkdir(cwd);
+      await writeFile(join(cwd, "no-sdk.mjs"), NO_SDK_PROGRAM);
+      const missing = JSON.parse((await runOk(process.execPath, ["no-sdk.mjs"], { cwd })).stdout);
+      expect(missing.code).toBe("VALIDATION");
+      expect(missing.message).toContain("npm install @anthropic-ai/claude-agent-sdk");
+      // The SDK's per-platform Claude binaries are optional dependencies these functions never start.
+      await runOk(
+        "npm",
+        ["install", "--no-audit", "--no-fund", "--omit=optional", "@anthropic-ai/claude-agent-sdk@0.3.333"],
+        {
+          cwd: project.dir,
+        },
+      );
+      const config = join(cwd, "claude");
+      const projectKey = cwd.replace(/[^a-zA-Z0-9]/g, "-");
+      await mkdir(join(config, "projects", projectKey), { recursive: true });
+      await writeFile(join(config, "projects", projectKey, `${SDK_SESSION}.jsonl`), `${claudeCodeLines(cwd)}\n`);
+      await writeFile(join(cwd, "sdk.mjs"), SDK_PROGRAM);
+      const env = { ...userEnv(), CLAUDE_CONFIG_DIR: config };
+      const result = await runOk(process.execPath, ["sdk.mjs", SDK_SESSION, projectKey], { cwd, env });
+      expect(result.stderr).toBe("");
+      expect(JSON.parse(result.stdout)).toEqual({
+        same: true,
+        messages: 4,
+        listed: [SDK_SESSION],
+        view: ["user", "assistant", "tool", "assistant"],
+        afterDelete: null,
+        erased: true,
+      });
+    }, 300_000);
+
+    it("runs the OpenAI Agents SDK's Runner on an installed session once the SDK is beside it, and resumes it in a new process", async () => {
+      const cwd = join(project.dir, "agents");
+      await mkdir(cwd);
+      await writeFile(join(cwd, "no-agents.mjs"), noSdkProgram("openai-agents", "openAgentsSession"));
+      const missing = JSON.parse((await runOk(process.execPath, ["no-agents.mjs"], { cwd })).stdout);
+      expect(missing.code).toBe("VALIDATION");
+      expect(missing.message).toContain("npm install @openai/agents-core");
+      // @openai/agents-core 0.20 depends on openai 7, which declares node >= 22: on Node 20 npm warns about it alone.
+      const installed = await runOk(
+        "npm",
+        ["install", "--no-audit", "--no-fund", "@openai/agents-core@0.20.0", "zod@4.6.7"],
+        { cwd: project.dir },
+      );
+      expect(installWarnings(installed.stderr).filter((w) => !/^EBADENGINE openai@7\./.test(w))).toEqual([]);
+      await writeFile(join(cwd, "agents.mjs"), AGENTS_PROGRAM);
+      const turn = (phase: string) => runOk(process.execPath, ["agents.mjs", phase], { cwd });
+      const first = await turn("first");
+      expect(first.stderr).toBe("");
+      expect(JSON.parse(first.stdout)).toEqual({
+        output: "Sunny.",
+        stored: ["message", "function_call", "function_call_result", "message"],
+        sent: ["message", "function_call", "function_call_result"],
+      });
+      const next = JSON.parse((await turn("next")).stdout);
+      expect(next).toEqual({
+        output: "Still sunny.",
+        stored: ["message", "function_call", "function_call_result", "message", "message", "message"],
+        sent: ["message", "function_call", "function_call_result", "message", "message"],
+      });
+    }, 300_000);
+
+    it("saves and continues an AI SDK tool loop on an installed conversation once ai is beside it", async () => {
+      const cwd = join(project.dir, "ai");
+      await mkdir(cwd);
+      await writeFile(join(cwd, "no-ai.mjs"), noSdkProgram("ai-sdk", "openConversation"));
+      const missing = JSON.parse((await runOk(process.execPath, ["no-ai.mjs"], { cwd })).stdout);
+      expect(missing).toMatchObject({ code: "VALIDATION", message: expect.stringContaining("npm install ai") });
+      // ai and its @ai-sdk packages declare node >= 22: npm warns (EBADENGINE) about them on Node 20 and installs them.
+      const installed = await runOk("npm", ["install", "--no-audit", "--no-fund", "ai@7.0.173", "zod@4.6.7"], {
+        cwd: project.dir,
+      });
+      const others = installWarnings(installed.stderr).filter(
+        (w) => !/^EBADENGINE (ai@7\.|@ai-sdk\/|openai@7\.)/.test(w),
+      );
+      expect(others).toEqual([]);
+      await writeFile(join(cwd, "ai.mjs"), AI_PROGRAM);
+      const turn = async (phase: string) =>
+        JSON.parse((await runOk(process.execPath, ["ai.mjs", phase], { cwd })).stdout);
+      expect(await turn("first")).toEqual({
+        text: "Sunny.",
+        stored: ["user", "assistant", "tool", "assistant"],
+        sent: ["user", "assistant", "tool"],
+      });
+      expect(await turn("next")).toEqual({
+        text: "Sunny.",
+        stored: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"],
+        sent: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"],
+      });
+    }, 300_000);
+
+    it("prints an error of the installed bin as the Palimpsest error alone on stderr", async () => {
+      const cwd = join(project.dir, "cli");
+      const result = await run(bin(), ["view", "no-such-session"], { cwd });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^error \[NOT_FOUND\] [^\n]*no-such-session[^\n]*\n$/);
+    }, 60_000);
+  });
 });

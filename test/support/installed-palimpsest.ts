@@ -124,9 +124,10 @@ export interface InstalledProject {
 /**
  * Builds the workspace (`tsc -b`), packs every publishable package with pnpm, creates an empty project in
  * a temporary folder and installs all the tarballs there with `npm install`, as a user would (with the
- * tarballs standing in for the registry's copies).
+ * tarballs standing in for the registry's copies), together with `beside` (registry specs such as
+ * `pg@8.23.1`: the database driver a user picks).
  */
-export async function installFromTarballs(): Promise<InstalledProject> {
+export async function installFromTarballs(beside: readonly string[] = []): Promise<InstalledProject> {
   const packDir = await mkdtemp(join(tmpdir(), "palimpsest-pack-"));
   const dir = await mkdtemp(join(tmpdir(), "palimpsest-install-"));
   const dispose = async () => {
@@ -149,7 +150,7 @@ export async function installFromTarballs(): Promise<InstalledProject> {
     await writeFile(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     const install = await runOk(
       "npm",
-      ["install", "--no-audit", "--no-fund", ...tarballs.map((t) => join(packDir, t))],
+      ["install", "--no-audit", "--no-fund", ...tarballs.map((t) => join(packDir, t)), ...beside],
       {
         cwd: dir,
       },

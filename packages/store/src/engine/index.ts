@@ -8,5 +8,4 @@ export {
   type SessionPage,
   type SessionPageOptions,
 } from "./session-page.ts";
-export { DEFAULT_SQLITE_BUSY_TIMEOUT_MS } from "./sqlite/sqlite-busy.ts";
-export { DEFAULT_SQLITE_POLL_MS } from "./sqlite/sqlite-changes.ts";
+export { DEFAULT_SQLITE_BUSY_TIMEOUT_MS, DEFAULT_SQLITE_POLL_MS } from "./sqlite/sqlite-defaults.ts";

@@ -1,11 +1,16 @@
+import { loadOptionalPeer } from "@palimpsest/core";
 import type { EngineOpener } from "../engine-opener.ts";
 
-/** PostgreSQL's URLs: `postgres://…` and `postgresql://…`; the adapter (and pg) load on open. */
+/**
+ * PostgreSQL's URLs: `postgres://…` and `postgresql://…`; the adapter and pg, an optional peer dependency,
+ * load on open (without pg: a ValidationError saying `npm install pg`).
+ */
 export const postgresOpener: EngineOpener = {
   engine: "postgres",
   forms: ["postgres://…", "postgresql://…"],
   matches: (url) => url.startsWith("postgres://") || url.startsWith("postgresql://"),
   async open(url) {
+    await loadOptionalPeer("a PostgreSQL database URL", "pg", () => import("pg"));
     const { createPostgresPool, postgresAdapter } = await import("./postgres-adapter.ts");
     return postgresAdapter(createPostgresPool(url));
   },

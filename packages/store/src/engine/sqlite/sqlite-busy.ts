@@ -1,9 +1,6 @@
 import { StorageError } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
 
-/** How long, by default, a SQLite operation waits for another process's lock before failing. */
-export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5_000;
-
 /** The first pause between two tries, and the longest (each pause doubles, then a random part is cut off). */
 const FIRST_PAUSE_MS = 1;
 const LONGEST_PAUSE_MS = 20;

@@ -2,9 +2,6 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { ChangeSource } from "../change-notifier.ts";
 import { isSqliteBusy } from "./sqlite-busy.ts";
 
-/** How often, by default, a SQLite store with listeners checks for commits made by other connections. */
-export const DEFAULT_SQLITE_POLL_MS = 100;
-
 /**
  * Cross-process change notification on SQLite, which has no notifications of its own: while the store has
  * listeners, a timer reads `PRAGMA data_version` (a counter in shared memory that moves only when another

@@ -1,11 +1,11 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NotFoundError, StorageError, ValidationError } from "@palimpsest/core";
+import { loadOptionalPeer, NotFoundError, StorageError, ValidationError } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
 import type { EngineOpener } from "../engine-opener.ts";
-import { DEFAULT_SQLITE_BUSY_TIMEOUT_MS, retryWhileBusy } from "./sqlite-busy.ts";
-import { DEFAULT_SQLITE_POLL_MS } from "./sqlite-changes.ts";
+import { retryWhileBusy } from "./sqlite-busy.ts";
+import { DEFAULT_SQLITE_BUSY_TIMEOUT_MS, DEFAULT_SQLITE_POLL_MS } from "./sqlite-defaults.ts";
 
 /** Where a SQLite URL points: an in-memory database or a file. */
 type SqliteLocation = { memory: true } | { memory: false; path: string };
@@ -15,7 +15,8 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:/;
 
 /**
  * SQLite's URLs: `:memory:` or `memory:`; `file:` followed by a path (`file:./x.db`) or a file URL
- * (`file:///abs/x.db`); or a plain file path (no scheme). The adapter (and better-sqlite3) load on open.
+ * (`file:///abs/x.db`); or a plain file path (no scheme). The adapter and better-sqlite3, an optional peer
+ * dependency, load on open (without it: a ValidationError saying `npm install better-sqlite3`).
  */
 export const sqliteOpener: EngineOpener = {
   engine: "sqlite",
@@ -26,7 +27,12 @@ export const sqliteOpener: EngineOpener = {
     const location = sqliteLocation(url);
     const path = location.memory ? ":memory:" : location.path;
     if (!location.memory) checkSqliteFile(path, options.create !== false);
-    const [driver, { sqliteAdapter }] = await Promise.all([import("better-sqlite3"), import("./sqlite-adapter.ts")]);
+    const driver = await loadOptionalPeer(
+      `the SQLite database ${path}`,
+      "better-sqlite3",
+      () => import("better-sqlite3"),
+    );
+    const { sqliteAdapter } = await import("./sqlite-adapter.ts");
     const busyTimeoutMs = options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
     const database = await openSqlite(driver.default, path, busyTimeoutMs);
     return sqliteAdapter(database, { pollMs: options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS, busyTimeoutMs });
