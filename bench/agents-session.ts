@@ -12,7 +12,7 @@ import { type AgentInputItem, MemorySession, type Session } from "@openai/agents
 import { ScriptedModel } from "@openai/agents-core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openAgentsSession } from "@palimpsest/openai-agents";
-import { POLICY_NAMES } from "@palimpsest/store";
+import { POLICY_NAMES } from "@palimpsest/runtime";
 import { inputItems, readFile, scripted, turnSteps } from "../test/openai-agents/agents-harness.ts";
 import type { ClaudeEntry } from "./claude-entries.ts";
 import { postgresRawTable, type RawEntryTable, sqliteRawTable } from "./raw-entry-table.ts";

@@ -4,13 +4,8 @@
  * against a full replay of the session, and appends with and without a projector in another process.
  */
 import type { DomainEvent } from "@palimpsest/core";
-import {
-  AUDIT_ROW_TABLES,
-  AuditReadModels,
-  loadSession,
-  type OpenedEventStore,
-  openEventStore,
-} from "@palimpsest/store";
+import { loadSession } from "@palimpsest/runtime";
+import { AUDIT_ROW_TABLES, AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import { databaseOf } from "../test/support/store-database.ts";
 import { forkBenchChild } from "./bench-child.ts";
 import { median, progress, timed } from "./stats.ts";

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openPalimpsest } from "@palimpsest/store";
+import { openPalimpsest } from "@palimpsest/runtime";
 
 /** One blob kind and size: CPU ms of each path (old undefined where it was not run), tokens, and the ratio. */
 export interface BlobResult {

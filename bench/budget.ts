@@ -3,7 +3,8 @@
  * re-estimating every live message with ceil(JSON.stringify(message).length / 4) on each check.
  */
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore, Palimpsest, type Session } from "@palimpsest/store";
+import { Palimpsest, type Session } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { median, progress } from "./stats.ts";
 import { buildSession } from "./workload.ts";
 

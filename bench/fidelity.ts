@@ -23,15 +23,8 @@ import {
   sourceFidelity,
 } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import {
-  openPalimpsest,
-  profileNamed,
-  providerWindow,
-  readSource,
-  replaySession,
-  type SessionReplay,
-  sessionCacheModel,
-} from "@palimpsest/store";
+import { providerWindow, readSource, replaySession, type SessionReplay, sessionCacheModel } from "@palimpsest/eval";
+import { openPalimpsest, profileNamed } from "@palimpsest/runtime";
 import {
   canCompactInReplay,
   realSessions,

@@ -6,7 +6,8 @@
  * suite's (test/faults/many-writers-worker.ts), started together at a barrier.
  */
 import { join } from "node:path";
-import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { bundleWorker, Worker } from "../test/faults/fault-process.ts";
 import { cheapCounter } from "../test/faults/fault-workload.ts";
 import type { WorkerSetup } from "../test/faults/many-writers-worker.ts";

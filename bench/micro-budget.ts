@@ -14,7 +14,8 @@ import {
   tailBudget,
 } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { microCompact, openEventStore, Palimpsest, profileNamed, type Session } from "@palimpsest/store";
+import { microCompact, Palimpsest, profileNamed, type Session } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { median, progress } from "./stats.ts";
 import { buildSession } from "./workload.ts";
 

@@ -15,7 +15,8 @@ import {
   summaryPolicy,
 } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { median, progress } from "./stats.ts";
 import { buildSession } from "./workload.ts";
 

@@ -14,7 +14,8 @@ import {
   type ProviderProfile,
   parseTranscript,
 } from "@palimpsest/core";
-import { defaultPolicyName, type PolicyName, replayTranscript } from "@palimpsest/store";
+import { replayTranscript } from "@palimpsest/eval";
+import { defaultPolicyName, type PolicyName } from "@palimpsest/runtime";
 
 const SPOTTER = join(import.meta.dirname, "../../shared/transcripts/claude-code/spotter");
 const SESSIONS = ["258c7280", "4d5611e5", "8463c716", "ae4a77f8"];

@@ -4,7 +4,8 @@
  * every tenth and 50 more messages after the last one.
  */
 import { createRequire } from "node:module";
-import { loadSession, openEventStore } from "@palimpsest/store";
+import { loadSession } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { median, progress, timed } from "./stats.ts";

@@ -4,7 +4,8 @@
  * page from the middle, as the catalogue grows tenfold. Same store, same run.
  */
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { sessionRows } from "../packages/cli/src/session-rows.ts";
 import { median, progress, timed } from "./stats.ts";
 import { messageEvents, STARTED } from "./workload.ts";

@@ -12,7 +12,8 @@
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { MirrorFolder, MirrorLog, openEventStore, Palimpsest } from "@palimpsest/store";
+import { MirrorFolder, Palimpsest } from "@palimpsest/runtime";
+import { MirrorLog, openEventStore } from "@palimpsest/store";
 import { type EntryBatch, entryBatches, sourceLines } from "./claude-entries.ts";
 import { postgresRawTable, type RawEntryTable, sqliteRawTable } from "./raw-entry-table.ts";
 import { median, percentile, progress } from "./stats.ts";

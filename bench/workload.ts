@@ -3,7 +3,7 @@
  * assistant cycles with 1-4 KB of text per message, written through the EventStore in batches.
  */
 import type { DomainEvent, EventStore, Message, SnapshotStore } from "@palimpsest/core";
-import { loadSession, saveSnapshot } from "@palimpsest/store";
+import { loadSession, saveSnapshot } from "@palimpsest/runtime";
 
 const WORDS = ["const", "value", "return", "await", "session", "compact", "token", "error", "result", "handler"];
 

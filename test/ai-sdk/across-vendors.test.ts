@@ -1,6 +1,7 @@
 import { openConversation } from "@palimpsest/ai-sdk";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { importSessions, openEventStore, Palimpsest } from "@palimpsest/store";
+import { importSessions, Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";
 import { type ConversationBackend, postgresConversations, sqliteConversations } from "./conversation-backends.ts";

@@ -1,6 +1,7 @@
 import { foldEvents, initialState, type StoredEvent, type Summarizer, SummarizerError } from "@palimpsest/core";
 import { activeView, compactionHistory } from "@palimpsest/projections";
-import { AuditReadModels, compact, type OpenedEventStore, type Palimpsest, type Session } from "@palimpsest/store";
+import { compact, type Palimpsest, type Session } from "@palimpsest/runtime";
+import { AuditReadModels, type OpenedEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { turn, WINDOW } from "../precompact/precompact-fixtures.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";

@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Message, parseTranscript } from "@palimpsest/core";
-import { importSessions, type MirrorKey, mirrorSessionId, openPalimpsest, type Palimpsest } from "@palimpsest/store";
+import { importSessions, mirrorSessionId, openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
+import type { MirrorKey } from "@palimpsest/store";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 

@@ -13,7 +13,8 @@ import { foldSessionSummary, type SessionStoreEntry } from "@anthropic-ai/claude
 import { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
 import type { Message } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { MirrorFolder, type MirrorKey, MirrorLog, openEventStore, Palimpsest } from "@palimpsest/store";
+import { MirrorFolder, Palimpsest } from "@palimpsest/runtime";
+import { type MirrorKey, MirrorLog, openEventStore } from "@palimpsest/store";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { faultCount, faultSeed } from "../faults/fault-scale.ts";

@@ -13,15 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ImportItem, IncrementalClaudeCode, parseClaudeCode } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import {
-  emptyFoldMemory,
-  foldMirrorKey,
-  type MirrorKey,
-  MirrorLog,
-  mirrorUuidKey,
-  openEventStore,
-  Palimpsest,
-} from "@palimpsest/store";
+import { emptyFoldMemory, foldMirrorKey, Palimpsest } from "@palimpsest/runtime";
+import { type MirrorKey, MirrorLog, mirrorUuidKey, openEventStore } from "@palimpsest/store";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { faultCount, faultSeed } from "../faults/fault-scale.ts";

@@ -1,4 +1,4 @@
-import { openPalimpsest } from "@palimpsest/store";
+import { openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { postgresServer } from "../support/postgres-server.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { copyFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { openPalimpsest } from "@palimpsest/store";
+import { openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import {

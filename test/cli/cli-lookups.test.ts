@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTranscript } from "@palimpsest/core";
-import { compactRange, importSessions, openPalimpsest } from "@palimpsest/store";
+import { compactRange, importSessions, openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { type CliDatabase, jsonError, postgresCliDatabase, ROOT, runPalimpsest, sqliteCliDatabase } from "./harness.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { openPalimpsest } from "@palimpsest/store";
+import { openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { type CliDatabase, jsonError, postgresCliDatabase, runPalimpsest, sqliteCliDatabase } from "./harness.ts";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTranscript } from "@palimpsest/core";
-import { importedSessionId, importSessions, openPalimpsest } from "@palimpsest/store";
+import { importedSessionId, importSessions, openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";

@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { openPalimpsest } from "@palimpsest/store";
+import { openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliDatabase, type CliResult, collidingStems, jsonError, ROOT, runPalimpsest } from "./harness.ts";
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compactRange, openPalimpsest } from "@palimpsest/store";
+import { compactRange, openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesColor } from "../../packages/cli/src/report-html/series-colors.ts";
 import { jsonError, ROOT, runPalimpsest } from "./harness.ts";

@@ -4,7 +4,7 @@
  * export), and prints one JSON line: whether every copy was byte for byte, and the process's peak RSS.
  */
 import { toOpenAIMessages } from "@palimpsest/projections";
-import { openPalimpsest } from "@palimpsest/store";
+import { openPalimpsest } from "@palimpsest/runtime";
 
 const [url = "", megabytes = "1"] = process.argv.slice(2);
 const words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"];

@@ -5,7 +5,8 @@
  * Its first step may be a retry of the step a kill interrupted: same ids, same idempotency key.
  */
 import { messageKey } from "@palimpsest/core";
-import { AuditReadModels, compact, compactRange, type Session } from "@palimpsest/store";
+import { compact, compactRange, type Session } from "@palimpsest/runtime";
+import { AuditReadModels } from "@palimpsest/store";
 import { exchange } from "../support/exchange.ts";
 import { type CrashConfig, type CrashEffect, crashStep, type RetryOutcome } from "./crash-protocol.ts";
 import { report } from "./fault-process.ts";

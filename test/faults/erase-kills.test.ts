@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { type OpenedEventStore, openPalimpsest } from "@palimpsest/store";
+import { openPalimpsest } from "@palimpsest/runtime";
+import type { OpenedEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { populatedSession, uniqueMarker } from "../runtime/erase-fixtures.ts";
 import { type DatabaseDump, dumpDatabase, occurrences, rowsMentioning } from "../support/database-scan.ts";

@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
 import { encodeState, foldEvents, initialState, type SessionState, type StoredEvent } from "@palimpsest/core";
-import { AuditReadModels, type OpenedEventStore, openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
 import { viewProblems } from "../support/view-invariants.ts";
 import { cheapCounter } from "./fault-workload.ts";

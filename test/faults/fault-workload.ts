@@ -7,15 +7,8 @@ import {
   type TokenCounter,
 } from "@palimpsest/core";
 import { countMessageTokens } from "@palimpsest/core/tokenizer";
-import {
-  type CompactionSettings,
-  type HandoffQueue,
-  type OpenedEventStore,
-  openEventStore,
-  Palimpsest,
-  type RuntimeDeps,
-  type Session,
-} from "@palimpsest/store";
+import { type CompactionSettings, Palimpsest, type RuntimeDeps, type Session } from "@palimpsest/runtime";
+import { type HandoffQueue, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 
 /** Something a worker reaches (a write about to start, a summary being written): the fault plan may stop there. */
 export type Hook = (name: string) => Promise<void>;

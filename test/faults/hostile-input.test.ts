@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_JSON_DEPTH, type Message, type PalimpsestError } from "@palimpsest/core";
 import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
-import { compactRange, type MessageInput, type Palimpsest, type Session } from "@palimpsest/store";
+import { compactRange, type MessageInput, type Palimpsest, type Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CliDatabase,

@@ -13,8 +13,9 @@ import {
   type PalimpsestError,
   type StoredEvent,
 } from "@palimpsest/core";
-import type { Palimpsest, Session } from "@palimpsest/store";
-import { AuditReadModels, importSessions } from "@palimpsest/store";
+import type { Palimpsest, Session } from "@palimpsest/runtime";
+import { importSessions } from "@palimpsest/runtime";
+import { AuditReadModels } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { ALPHABETS, type IdAlphabet, idAtLimit, idOverLimit, utf8Bytes } from "../support/limit-ids.ts";

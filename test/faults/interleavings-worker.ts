@@ -4,7 +4,7 @@
  * each operation's acknowledged writes or its typed error.
  */
 import type { StoredEvent } from "@palimpsest/core";
-import { compact, compactRange } from "@palimpsest/store";
+import { compact, compactRange } from "@palimpsest/runtime";
 import { exchange } from "../support/exchange.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 import { parentMessages, report } from "./fault-process.ts";

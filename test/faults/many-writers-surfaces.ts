@@ -9,7 +9,7 @@ import type { AgentInputItem } from "@openai/agents-core";
 import { openConversation } from "@palimpsest/ai-sdk";
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { openAgentsSession } from "@palimpsest/openai-agents";
-import type { CompactionSettings, Palimpsest, Session } from "@palimpsest/store";
+import type { CompactionSettings, Palimpsest, Session } from "@palimpsest/runtime";
 import type { ModelMessage } from "ai";
 
 /** Which public surface a worker writes through. */

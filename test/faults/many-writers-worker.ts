@@ -5,7 +5,8 @@
  * reported. It never retries: a conflict the library leaves to the caller is an error here.
  */
 import { foldEvents, initialState, type SessionState } from "@palimpsest/core";
-import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { viewProblems } from "../support/view-invariants.ts";
 import { stateDifferences } from "./fault-checks.ts";
 import { parentMessages, report } from "./fault-process.ts";

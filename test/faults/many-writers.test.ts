@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { messageText, type StoredEvent } from "@palimpsest/core";
-import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { viewProblems } from "../support/view-invariants.ts";
 import { faultDatabases } from "./fault-databases.ts";

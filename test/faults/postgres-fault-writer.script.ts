@@ -10,7 +10,8 @@
 import { createHash } from "node:crypto";
 import { isPalimpsestError, StorageError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { compact, openEventStore, Palimpsest } from "@palimpsest/store";
+import { compact, Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { exchange } from "../support/exchange.ts";
 
 const [url = "", sessionId = ""] = process.argv.slice(2);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { StorageError } from "@palimpsest/core";
-import type { Palimpsest } from "@palimpsest/store";
+import type { Palimpsest } from "@palimpsest/runtime";
 import type pg from "pg";
 import { type ChildExit, type ChildScript, startScript } from "../support/child-script.ts";
 import { viewProblems } from "../support/view-invariants.ts";

@@ -1,6 +1,7 @@
 import { StorageError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { compact, openEventStore, Palimpsest } from "@palimpsest/store";
+import { compact, Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { postgresServer } from "../support/postgres-server.ts";

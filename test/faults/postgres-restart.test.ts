@@ -1,7 +1,8 @@
 import type { ChangeFeed, EventStore, StoredEvent } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { watchEvents } from "@palimpsest/projections/live";
-import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until, untilHeard } from "../contract/change-feed-probe.ts";

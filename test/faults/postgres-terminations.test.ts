@@ -1,6 +1,7 @@
 import { StorageError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore, Palimpsest } from "@palimpsest/store";
+import { Palimpsest } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newSessionId, started } from "../contract/fixtures.ts";

@@ -4,7 +4,7 @@
  * content part is VALIDATION at its path. Nothing ever reaches Object.prototype.
  */
 import type { Message } from "@palimpsest/core";
-import type { Palimpsest } from "@palimpsest/store";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { rejection } from "../support/rejection.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";

@@ -1,4 +1,4 @@
-import type { Palimpsest, Session } from "@palimpsest/store";
+import type { Palimpsest, Session } from "@palimpsest/runtime";
 
 /** A fault child's session handles by id: each resumed once on first use, or kept as started or handed to. */
 export class SessionHandles {

@@ -33,6 +33,8 @@ const PACKAGES = [
   "core",
   "projections",
   "store",
+  "runtime",
+  "eval",
   "summarizers",
   "cli",
   "claude-agent-sdk",
@@ -241,7 +243,8 @@ const { openPalimpsest, toOpenAIMessages } = require("palimpsest");
 const required = [
   "palimpsest", "palimpsest/live", "palimpsest/tokenizer", "palimpsest/summarizers", "palimpsest/claude-agent-sdk",
   "palimpsest/openai-agents", "palimpsest/ai-sdk", "@palimpsest/core", "@palimpsest/core/tokenizer",
-  "@palimpsest/projections", "@palimpsest/projections/live", "@palimpsest/store", "@palimpsest/summarizers",
+  "@palimpsest/projections", "@palimpsest/projections/live", "@palimpsest/store", "@palimpsest/runtime",
+  "@palimpsest/eval", "@palimpsest/summarizers",
   "@palimpsest/cli", "@palimpsest/claude-agent-sdk", "@palimpsest/openai-agents", "@palimpsest/ai-sdk",
 ].map((name) => [name, Object.keys(require(name)).length > 0]);
 (async () => {
@@ -394,8 +397,10 @@ describe("installed from the packed tarballs with plain npm", () => {
         "palimpsest-claude-agent-sdk-0.1.0.tgz",
         "palimpsest-cli-0.1.0.tgz",
         "palimpsest-core-0.1.0.tgz",
+      "palimpsest-eval-0.1.0.tgz",
         "palimpsest-openai-agents-0.1.0.tgz",
         "palimpsest-projections-0.1.0.tgz",
+      "palimpsest-runtime-0.1.0.tgz",
         "palimpsest-store-0.1.0.tgz",
         "palimpsest-summarizers-0.1.0.tgz",
       ]);

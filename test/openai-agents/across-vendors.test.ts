@@ -7,7 +7,7 @@
 import { type AgentInputItem, protocol } from "@openai/agents-core";
 import { assistantMessage, ScriptedModel } from "@openai/agents-core/testing";
 import { openAgentsSession } from "@palimpsest/openai-agents";
-import { importSessions, openPalimpsest, type Palimpsest } from "@palimpsest/store";
+import { importSessions, openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";
 import { inputItems, inputProblems, scripted } from "./agents-harness.ts";

@@ -1,5 +1,5 @@
 import type { PrecompactionCandidate } from "@palimpsest/core";
-import type { Palimpsest } from "@palimpsest/store";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { candidateStore } from "./precompact-fixtures.ts";

@@ -12,7 +12,7 @@ import {
   PrecompactionScheduler,
   resolveCompaction,
   type Session,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";

@@ -6,7 +6,7 @@ import {
   type SummaryRequest,
   type SummaryResult,
 } from "@palimpsest/core";
-import { type Palimpsest, type RuntimeStore, resolveCompaction, type Session } from "@palimpsest/store";
+import { type Palimpsest, type RuntimeStore, resolveCompaction, type Session } from "@palimpsest/runtime";
 
 /** The window the runtime tests use: threshold 54,400 on the local profile (the floor binds at 85%). */
 export const WINDOW = 64_000;

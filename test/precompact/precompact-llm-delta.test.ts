@@ -3,7 +3,7 @@
  * delay per input token): the background job sends the candidate's prefix, and the hit sends only the delta
  * after it, continuing the candidate's summary. Correctness of what is sent, not timing.
  */
-import { type Palimpsest, PrecompactionScheduler } from "@palimpsest/store";
+import { type Palimpsest, PrecompactionScheduler } from "@palimpsest/runtime";
 import { OpenAICompatibleSummarizer } from "@palimpsest/summarizers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "../../packages/summarizers/test/support/fake-provider.ts";

@@ -5,7 +5,7 @@ import {
   type PrecompactEvent,
   PrecompactionScheduler,
   type Session,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { candidateStore, gated, growTo, slow, thresholds, turn, WINDOW } from "./precompact-fixtures.ts";

@@ -6,7 +6,7 @@
  */
 import { foldEvents, initialState, type LiveEntry } from "@palimpsest/core";
 import { activeView } from "@palimpsest/projections";
-import { importSessions, type Palimpsest } from "@palimpsest/store";
+import { importSessions, type Palimpsest } from "@palimpsest/runtime";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";

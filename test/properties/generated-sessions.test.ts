@@ -1,4 +1,4 @@
-import type { Palimpsest } from "@palimpsest/store";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { generatedSessionArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTranscript } from "@palimpsest/core";
-import { importSessions, type Palimpsest } from "@palimpsest/store";
+import { importSessions, type Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realTranscriptFiles, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";

@@ -1,5 +1,5 @@
 import { checkToolPairs, checkUniqueIds, type StoredEvent } from "@palimpsest/core";
-import { importSessions, loadSession, type Palimpsest } from "@palimpsest/store";
+import { importSessions, loadSession, type Palimpsest } from "@palimpsest/runtime";
 import { commandForStep, sessionStepArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

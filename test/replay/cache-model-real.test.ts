@@ -1,4 +1,4 @@
-import { replayTranscript } from "@palimpsest/store";
+import { replayTranscript } from "@palimpsest/eval";
 import { describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";
 

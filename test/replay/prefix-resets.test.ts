@@ -1,5 +1,5 @@
 import { ANTHROPIC_PROFILE, type ImportedSession, type PromptMessage } from "@palimpsest/core";
-import { CacheSimulation, type SourceRequest, sessionCacheModel } from "@palimpsest/store";
+import { CacheSimulation, type SourceRequest, sessionCacheModel } from "@palimpsest/eval";
 import { describe, expect, it } from "vitest";
 
 const MINUTE = 60_000;

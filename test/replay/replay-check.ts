@@ -1,4 +1,4 @@
-import type { Palimpsest, Session } from "@palimpsest/store";
+import type { Palimpsest, Session } from "@palimpsest/runtime";
 import { viewProblems } from "../support/view-invariants.ts";
 
 /**

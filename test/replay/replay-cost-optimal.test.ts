@@ -1,16 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readSource, replaySession, sessionCacheModel } from "@palimpsest/eval";
 import {
   type CompactOutcome,
   openPalimpsest,
   type Palimpsest,
   profileNamed,
-  readSource,
-  replaySession,
-  sessionCacheModel,
   sessionThreshold,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPalimpsest } from "../cli/harness.ts";
 import { postgresServer } from "../support/postgres-server.ts";

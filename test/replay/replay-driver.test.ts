@@ -1,13 +1,13 @@
 import { type CacheEstimate, customProfile, IDENTITY_CALIBRATION, PROVIDER_PROFILES } from "@palimpsest/core";
 import {
   type MeasuredCompaction,
-  type Palimpsest,
   policyReplay,
   type ReplayPolicy,
   replaySession,
   replayTranscript,
   type SessionReplay,
-} from "@palimpsest/store";
+} from "@palimpsest/eval";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { generatedSession } from "./generated-transcript.ts";

@@ -2,12 +2,12 @@ import { customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
 import {
   breakEvenOverSessions,
   breakEvenPass,
-  type Palimpsest,
   policyReplay,
   type ReplayCompaction,
   replaySession,
   type SessionReplay,
-} from "@palimpsest/store";
+} from "@palimpsest/eval";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { generatedSession } from "./generated-transcript.ts";

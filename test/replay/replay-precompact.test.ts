@@ -1,5 +1,6 @@
 import { customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
-import { type Palimpsest, PrecompactionScheduler, replaySession, replayTranscript } from "@palimpsest/store";
+import { replaySession, replayTranscript } from "@palimpsest/eval";
+import { type Palimpsest, PrecompactionScheduler } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { generatedSession } from "./generated-transcript.ts";

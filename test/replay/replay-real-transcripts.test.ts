@@ -1,5 +1,6 @@
 import { telemetryFromLog } from "@palimpsest/core";
-import { openPalimpsest, type Palimpsest, profileNamed, replaySession, sessionThreshold } from "@palimpsest/store";
+import { replaySession } from "@palimpsest/eval";
+import { openPalimpsest, type Palimpsest, profileNamed, sessionThreshold } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   canCompactInReplay,

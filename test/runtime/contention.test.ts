@@ -5,7 +5,7 @@
  */
 import type { StoredEvent, Summarizer } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { compact, Palimpsest, type RuntimeStore, type Session } from "@palimpsest/store";
+import { compact, Palimpsest, type RuntimeStore, type Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";

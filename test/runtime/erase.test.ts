@@ -1,6 +1,7 @@
 import { type InvariantViolation, isPalimpsestError, type PalimpsestError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { AuditReadModels, type OpenedEventStore, Palimpsest, type Session } from "@palimpsest/store";
+import { Palimpsest, type Session } from "@palimpsest/runtime";
+import { AuditReadModels, type OpenedEventStore } from "@palimpsest/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { dumpDatabase, occurrences, rowsMentioning } from "../support/database-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";

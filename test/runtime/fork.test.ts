@@ -1,6 +1,7 @@
 import { foldEvents, initialState } from "@palimpsest/core";
 import { activeView } from "@palimpsest/projections";
-import { AuditReadModels, compactRange, type Palimpsest, type Session } from "@palimpsest/store";
+import { compactRange, type Palimpsest, type Session } from "@palimpsest/runtime";
+import { AuditReadModels } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";

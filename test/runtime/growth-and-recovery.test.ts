@@ -1,5 +1,5 @@
 import { customProfile, LOCAL_PROFILE } from "@palimpsest/core";
-import { compact, compactRange, type Palimpsest, type Session } from "@palimpsest/store";
+import { compact, compactRange, type Palimpsest, type Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 

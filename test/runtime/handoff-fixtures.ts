@@ -1,4 +1,4 @@
-import { compactRange, type Palimpsest, type Session } from "@palimpsest/store";
+import { compactRange, type Palimpsest, type Session } from "@palimpsest/runtime";
 import { exchange } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";
 

@@ -1,4 +1,4 @@
-import type { Palimpsest } from "@palimpsest/store";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import {

@@ -1,5 +1,5 @@
 import { messageText } from "@palimpsest/core";
-import type { Palimpsest, Session } from "@palimpsest/store";
+import type { Palimpsest, Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseTranscript } from "@palimpsest/core";
-import { AuditReadModels, importSessions, type Palimpsest } from "@palimpsest/store";
+import { importSessions, type Palimpsest } from "@palimpsest/runtime";
+import { AuditReadModels } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";

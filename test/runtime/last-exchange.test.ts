@@ -1,4 +1,4 @@
-import { compactRange, type Palimpsest } from "@palimpsest/store";
+import { compactRange, type Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";

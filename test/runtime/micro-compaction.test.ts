@@ -1,5 +1,5 @@
 import { OfflineSummarizer, type Summarizer, SummarizerError, type SummaryRequest } from "@palimpsest/core";
-import { compact, type MicroCompactOptions, microCompact, type Palimpsest, type Session } from "@palimpsest/store";
+import { compact, type MicroCompactOptions, microCompact, type Palimpsest, type Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";

@@ -1,5 +1,5 @@
 import type { TelemetryLine } from "@palimpsest/core";
-import { callbackSink, openPalimpsest, PrecompactionScheduler, TelemetryRecorder } from "@palimpsest/store";
+import { callbackSink, openPalimpsest, PrecompactionScheduler, TelemetryRecorder } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliDatabase, postgresCliDatabase, sqliteCliDatabase } from "../cli/harness.ts";
 import { exchange } from "../support/exchange.ts";

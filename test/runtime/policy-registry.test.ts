@@ -5,7 +5,8 @@ import {
   OPENAI_PROFILE,
   type ProviderProfile,
 } from "@palimpsest/core";
-import { defaultPolicyName, POLICIES, POLICY_NAMES, policyNamed, REPLAY_RUN_NAMES, replayRun } from "@palimpsest/store";
+import { REPLAY_RUN_NAMES, replayRun } from "@palimpsest/eval";
+import { defaultPolicyName, POLICIES, POLICY_NAMES, policyNamed } from "@palimpsest/runtime";
 import { describe, expect, it } from "vitest";
 
 describe("the compaction policy registry", () => {

@@ -1,4 +1,4 @@
-import type { Palimpsest, Session } from "@palimpsest/store";
+import type { Palimpsest, Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTranscript } from "@palimpsest/core";
-import { importedSessionId, importSessions, type Palimpsest } from "@palimpsest/store";
+import { importedSessionId, importSessions, type Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { rejection } from "../support/rejection.ts";

@@ -1,6 +1,6 @@
 import type { ActiveView } from "@palimpsest/projections";
 import { watchView } from "@palimpsest/projections/live";
-import { compactRange, type Palimpsest } from "@palimpsest/store";
+import { compactRange, type Palimpsest } from "@palimpsest/runtime";
 import { firstValueFrom, timeout } from "rxjs";
 import { filter, take, tap, toArray } from "rxjs/operators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

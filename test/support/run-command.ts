@@ -1,5 +1,5 @@
 import type { SessionCommand } from "@palimpsest/core";
-import type { Session } from "@palimpsest/store";
+import type { Session } from "@palimpsest/runtime";
 
 /** Runs a decider command through a real runtime session (messages are re-counted by its tokenizer). */
 export async function runCommand(session: Session, command: SessionCommand): Promise<void> {

@@ -1,5 +1,5 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { Palimpsest, type RuntimeDeps } from "@palimpsest/store";
+import { Palimpsest, type RuntimeDeps } from "@palimpsest/runtime";
 import { type StoreBackend, storeBackends } from "./store-backends.ts";
 
 /** A backend for runtime-level tests: one per test engine (see test-engines.ts); PostgreSQL when a server is found. */

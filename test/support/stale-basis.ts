@@ -1,4 +1,4 @@
-import type { Palimpsest } from "@palimpsest/store";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { commandForStep } from "@palimpsest/testing";
 
 /**

@@ -5,7 +5,7 @@ import {
   toAnthropicRequest,
   toOpenAIMessages,
 } from "@palimpsest/projections";
-import type { Session } from "@palimpsest/store";
+import type { Session } from "@palimpsest/runtime";
 
 /**
  * Every view invariant (docs/architecture.md) that can be read off a session and its log: exactly-once (unique ids,

@@ -17,7 +17,7 @@ import {
   type Session,
   sessionThreshold,
   TelemetryRecorder,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 

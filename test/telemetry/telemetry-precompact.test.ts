@@ -13,7 +13,7 @@ import {
   PrecompactionScheduler,
   sessionThreshold,
   TelemetryRecorder,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliDatabase, runPalimpsest, sqliteCliDatabase } from "../cli/harness.ts";
 import { candidateStore, growTo, thresholds, WINDOW } from "../precompact/precompact-fixtures.ts";

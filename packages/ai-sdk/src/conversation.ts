@@ -7,7 +7,7 @@ import {
   type ForkOptions,
   type Palimpsest,
   type Session,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import type { LanguageModelUsage, ModelMessage, UIMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
 import { type CheckedMessage, checkModelMessages } from "./check-messages.ts";

@@ -1,5 +1,5 @@
 import { definedFields } from "@palimpsest/core";
-import { type AdapterSessionOptions, checkAdapterOptions, openRuntimeSession } from "@palimpsest/store";
+import { type AdapterSessionOptions, checkAdapterOptions, openRuntimeSession } from "@palimpsest/runtime";
 import { loadAi } from "./ai-module.ts";
 import { Conversation } from "./conversation.ts";
 

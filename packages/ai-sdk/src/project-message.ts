@@ -1,5 +1,5 @@
 import { type ContentPart, definedFields, type ToolCall } from "@palimpsest/core";
-import type { MessageInput } from "@palimpsest/store";
+import type { MessageInput } from "@palimpsest/runtime";
 import type { ModelMessage, ToolResultPart } from "ai";
 import type { CheckedMessage } from "./check-messages.ts";
 import { type AiSdkMetadata, METADATA_KEY } from "./stored-metadata.ts";

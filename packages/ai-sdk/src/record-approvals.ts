@@ -1,5 +1,5 @@
 import { definedFields, InvariantViolation, type Message, type SessionState } from "@palimpsest/core";
-import type { BatchedWrite, MessageInput } from "@palimpsest/store";
+import type { BatchedWrite, MessageInput } from "@palimpsest/runtime";
 import type { ApprovalStep, SaveStep } from "./project-message.ts";
 import { type AiSdkMetadata, aiSdkMetadata, METADATA_KEY, type StoredApprovals } from "./stored-metadata.ts";
 

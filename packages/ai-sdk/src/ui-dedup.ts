@@ -1,5 +1,5 @@
 import { canonicalJson, type Message, type SessionState } from "@palimpsest/core";
-import type { BatchedWrite } from "@palimpsest/store";
+import type { BatchedWrite } from "@palimpsest/runtime";
 import type { ModelMessage } from "ai";
 import type { CheckedMessage } from "./check-messages.ts";
 import { type AiSdkMetadata, aiSdkMetadata, METADATA_KEY } from "./stored-metadata.ts";

@@ -1,13 +1,7 @@
 import { checkOptionKeys, ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import {
-  eraseLeftovers,
-  MirrorFolder,
-  type MirrorFolderOptions,
-  MirrorLog,
-  openEventStore,
-  Palimpsest,
-} from "@palimpsest/store";
+import { eraseLeftovers, MirrorFolder, type MirrorFolderOptions, Palimpsest } from "@palimpsest/runtime";
+import { MirrorLog, openEventStore } from "@palimpsest/store";
 import { PalimpsestSessionStore, type SummaryFold } from "./palimpsest-session-store.ts";
 
 /** Options of openSessionStore. Exact: an unknown key is VALIDATION. */

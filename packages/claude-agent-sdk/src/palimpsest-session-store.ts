@@ -6,14 +6,8 @@ import type {
   SessionSummaryEntry,
 } from "@anthropic-ai/claude-agent-sdk";
 import { AmbiguousName, definedFields, IdempotencyMismatch, StorageError } from "@palimpsest/core";
-import {
-  eraseMirrorKey,
-  type MirrorErasure,
-  type MirrorFolder,
-  type MirrorKey,
-  type MirrorLog,
-  type Palimpsest,
-} from "@palimpsest/store";
+import { eraseMirrorKey, type MirrorErasure, type MirrorFolder, type Palimpsest } from "@palimpsest/runtime";
+import type { MirrorKey, MirrorLog } from "@palimpsest/store";
 import { encodeEntries } from "./entry-codec.ts";
 import { toMirrorKey, toProjectKey, toSessionId } from "./session-key.ts";
 

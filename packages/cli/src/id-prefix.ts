@@ -1,5 +1,5 @@
 import { type EventStore, NotFoundError, ValidationError } from "@palimpsest/core";
-import { type NamedSessionLookup, sessionByIdOrName } from "@palimpsest/store";
+import { type NamedSessionLookup, sessionByIdOrName } from "@palimpsest/runtime";
 
 /** What resolving a session needs of the store: the catalogue and the lookup by name. */
 export type SessionLookup = NamedSessionLookup & Pick<EventStore, "listSessions">;

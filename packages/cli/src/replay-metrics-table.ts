@@ -1,4 +1,4 @@
-import type { PolicyReplay } from "@palimpsest/store";
+import type { PolicyReplay } from "@palimpsest/eval";
 
 /**
  * The metrics `replay` prints, one row per policy run: compactions, summarizer calls, the cache model's

@@ -1,5 +1,6 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { type OpenedEventStore, Palimpsest, type Session } from "@palimpsest/store";
+import { Palimpsest, type Session } from "@palimpsest/runtime";
+import type { OpenedEventStore } from "@palimpsest/store";
 import type { CliIo } from "./cli-io.ts";
 import { type DatabaseMode, openCommandStore } from "./database.ts";
 import { sessionIdByPrefix, uniqueByPrefix } from "./id-prefix.ts";

@@ -1,6 +1,7 @@
 import { isUserRequest, type LiveEntry, messageText } from "@palimpsest/core";
 import { resumeState } from "@palimpsest/projections";
-import { loadSession, type OpenedEventStore, type SessionPageOptions } from "@palimpsest/store";
+import { loadSession } from "@palimpsest/runtime";
+import type { OpenedEventStore, SessionPageOptions } from "@palimpsest/store";
 import { preview } from "./output.ts";
 
 /** Characters of a session's first user message that stand for its title when it has none. */

@@ -1,6 +1,6 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { type LiveEntry, type SessionState, ValidationError } from "@palimpsest/core";
-import type { MessageInput, SessionWrite } from "@palimpsest/store";
+import type { MessageInput, SessionWrite } from "@palimpsest/runtime";
 import { callIdOf, type ItemRole, itemRole, type StoredItems, sameItems, storedItems } from "./agent-item.ts";
 import type { MutatedItems } from "./history-mutations.ts";
 import { messagesOfItems } from "./item-projection.ts";

@@ -1,6 +1,6 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import type { ContentPart, ToolCall } from "@palimpsest/core";
-import type { MessageInput } from "@palimpsest/store";
+import type { MessageInput } from "@palimpsest/runtime";
 import { callIdOf, type ItemRole, itemRole, type LooseItem, loose, type StoredItems } from "./agent-item.ts";
 
 /** Items that become one Palimpsest message; `orphaned` when its calls are withdrawn unanswered (D2). */

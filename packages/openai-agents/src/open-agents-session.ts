@@ -4,7 +4,7 @@ import {
   type CompactionSettings,
   checkAdapterOptions,
   openRuntimeSession,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import { type AgentsSdk, PalimpsestAgentsSession } from "./palimpsest-agents-session.ts";
 
 /**

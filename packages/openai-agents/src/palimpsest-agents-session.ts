@@ -25,7 +25,7 @@ import {
   type Usage,
   ValidationError,
 } from "@palimpsest/core";
-import { type CompactionSettings, compact, type Palimpsest, type Session } from "@palimpsest/store";
+import { type CompactionSettings, compact, type Palimpsest, type Session } from "@palimpsest/runtime";
 import { callIdOf, itemRole, storedItems } from "./agent-item.ts";
 import { type FunctionCallMutation, mutateItems } from "./history-mutations.ts";
 import {

@@ -17,7 +17,7 @@ import {
   POLICY_NAMES,
   type PolicyName,
   profileChoiceFor,
-} from "@palimpsest/store";
+} from "@palimpsest/runtime";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { compactionLine } from "../event-line.ts";

@@ -1,5 +1,6 @@
 import { ValidationError } from "@palimpsest/core";
-import { eraseWithMirror, MirrorLog } from "@palimpsest/store";
+import { eraseWithMirror } from "@palimpsest/runtime";
+import { MirrorLog } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { counted, emit, type GlobalOptions } from "../output.ts";

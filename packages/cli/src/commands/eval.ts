@@ -14,7 +14,7 @@ import {
   ValidationError,
 } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import { REPLAY_RUN_NAMES, type ReplayRunName, replayTranscript } from "@palimpsest/store";
+import { REPLAY_RUN_NAMES, type ReplayRunName, replayTranscript } from "@palimpsest/eval";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { type FidelityRow, fidelityTable } from "../fidelity-table.ts";

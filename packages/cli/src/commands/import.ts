@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { definedFields, IMPORT_FORMATS, type ImportFormat, parseTranscript, ValidationError } from "@palimpsest/core";
-import { importSessions } from "@palimpsest/store";
+import { importSessions } from "@palimpsest/runtime";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { Interrupted, onInterrupt } from "../interrupted.ts";

@@ -19,7 +19,7 @@ import {
   type TranscriptReplay,
   transcriptProfileChoice,
   withMicro,
-} from "@palimpsest/store";
+} from "@palimpsest/eval";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { fidelityTable } from "../fidelity-table.ts";

@@ -10,7 +10,7 @@ import {
   telemetryFromLog,
   ValidationError,
 } from "@palimpsest/core";
-import { sessionThreshold } from "@palimpsest/store";
+import { sessionThreshold } from "@palimpsest/runtime";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";

@@ -9,7 +9,7 @@ import {
   type StoredEvent,
   stepCache,
 } from "@palimpsest/core";
-import { promptMessages } from "@palimpsest/store";
+import { promptMessages } from "@palimpsest/eval";
 import type { CompactionPoint, ReportSeries, RequestPoint } from "./report-data.ts";
 import { seriesFigures } from "./series-figures.ts";
 

@@ -7,7 +7,7 @@ import {
   replayTranscript,
   type SessionReplay,
   type TranscriptReplay,
-} from "@palimpsest/store";
+} from "@palimpsest/eval";
 import { fidelityTable } from "../fidelity-table.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import type { ReportData, ReportSeries, ReportTable, SeriesFigures } from "../report-html/report-data.ts";

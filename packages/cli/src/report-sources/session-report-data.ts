@@ -1,11 +1,6 @@
 import type { StoredEvent } from "@palimpsest/core";
-import {
-  cacheRulesForProfile,
-  type Palimpsest,
-  resolveProfile,
-  type Session,
-  sessionThreshold,
-} from "@palimpsest/store";
+import { cacheRulesForProfile } from "@palimpsest/eval";
+import { type Palimpsest, resolveProfile, type Session, sessionThreshold } from "@palimpsest/runtime";
 import type { ReportData, ReportSeries, ReportTable } from "../report-html/report-data.ts";
 import { providerUsage } from "../report-html/series-figures.ts";
 import { sessionSeries } from "../report-html/session-series.ts";

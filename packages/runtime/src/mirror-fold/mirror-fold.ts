@@ -9,10 +9,9 @@ import {
   parseTranscript,
   ValidationError,
 } from "@palimpsest/core";
+import type { MirrorKey, MirrorLog } from "@palimpsest/store";
+import { MIRROR_LIMITS, utf8Bytes, uuidOfMirrorKey } from "@palimpsest/store";
 import { type ImportedLog, importSession } from "../import/import-sessions.ts";
-import { MIRROR_LIMITS, utf8Bytes } from "../mirror/mirror-limits.ts";
-import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
-import { uuidOfMirrorKey } from "../mirror/mirror-uuid.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { eraseSessions, KEY_DELETED } from "./mirror-erase.ts";
 import { type FoldThread, type MirrorFoldMemory, readSinceLastFold } from "./mirror-fold-memory.ts";

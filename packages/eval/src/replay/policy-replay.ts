@@ -6,7 +6,7 @@ import {
   type ReplayMetrics,
   ReplayMetricsAccumulator,
 } from "@palimpsest/core";
-import type { JobOutcome, PrecompactMiss, PrecompactStats } from "../precompact/precompact-monitor.ts";
+import type { JobOutcome, PrecompactMiss, PrecompactStats } from "@palimpsest/runtime";
 import { breakEvenOverSessions, breakEvenPass } from "./break-even.ts";
 import type { SyncCompaction } from "./compaction-step.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";

@@ -1,6 +1,6 @@
 import { IncrementalClaudeCode, isPalimpsestError, type ThreadItems } from "@palimpsest/core";
+import type { MirrorKey, MirrorLog } from "@palimpsest/store";
 import type { ImportedLog } from "../import/import-sessions.ts";
-import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
 
 /**
  * What one process keeps of a mirrored key between its folds, so that a fold reads and parses only the

@@ -1,8 +1,7 @@
 import { definedFields, InvariantViolation, ValidationError } from "@palimpsest/core";
+import type { ClaimOptions, HandoffQueuePort, HandoffStatus } from "@palimpsest/store";
+import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "@palimpsest/store";
 import { uuidv7 } from "uuidv7";
-import type { ClaimOptions, HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
-import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "../handoff/handoff-record.ts";
-import type { HandoffStatus } from "../handoff/handoff-table.ts";
 import type { Session } from "../runtime/session.ts";
 import { isSuccessorRefused } from "./hand-off-session.ts";
 

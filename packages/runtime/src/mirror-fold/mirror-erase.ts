@@ -1,5 +1,5 @@
 import type { EraseOptions, ErasureResult } from "@palimpsest/core";
-import type { DroppedKey, MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
+import type { DroppedKey, MirrorKey, MirrorLog } from "@palimpsest/store";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 
 /** The reason recorded when a session is erased because its mirrored key was deleted (by a crashed delete, or under a fold). */

@@ -11,10 +11,8 @@ import {
   type UsageComparison,
   ValidationError,
 } from "@palimpsest/core";
-import { resolveCompaction, resolveProfile } from "../compaction/compaction-settings.ts";
-import { openPalimpsest } from "../palimpsest/open-palimpsest.ts";
-import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
-import type { Session } from "../runtime/session.ts";
+import type { Session } from "@palimpsest/runtime";
+import { openPalimpsest, PrecompactionScheduler, resolveCompaction, resolveProfile } from "@palimpsest/runtime";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { type PolicyReplay, policyReplay } from "./policy-replay.ts";
 import { REPLAY_RUN_NAMES, type ReplayRun, type ReplayRunName, replayRun } from "./replay-policy.ts";

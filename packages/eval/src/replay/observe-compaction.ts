@@ -1,6 +1,6 @@
 import assert from "node:assert";
 import type { CompactionObservation, LiveEntry } from "@palimpsest/core";
-import type { CompactOutcome } from "../compaction/compact.ts";
+import type { CompactOutcome } from "@palimpsest/runtime";
 
 /**
  * What a committed compaction cost, read from its outcome and the view it was planned on. Auxiliary

@@ -1,5 +1,5 @@
 import type { CompactionObservation, LiveEntry } from "@palimpsest/core";
-import type { MicroOutcome } from "../compaction/micro-compact.ts";
+import type { MicroOutcome } from "@palimpsest/runtime";
 
 /** A committed compaction of a replay: a batch one (prune, summary) or a micro pass (micro absorb, defrag). */
 export interface ReplayCompaction extends Omit<CompactionObservation, "kind"> {

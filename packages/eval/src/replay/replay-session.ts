@@ -15,9 +15,7 @@ import {
   usageFigures,
   ValidationError,
 } from "@palimpsest/core";
-import type { RequestTimes } from "../compaction/batch-policy-input.ts";
-import type { Palimpsest } from "../palimpsest/palimpsest.ts";
-import type { Session } from "../runtime/session.ts";
+import type { Palimpsest, RequestTimes, Session } from "@palimpsest/runtime";
 import { type CompactionStepOptions, compactionStep, type SyncCompaction } from "./compaction-step.ts";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { promptMessages, sourcePromptMessage } from "./prompt-messages.ts";

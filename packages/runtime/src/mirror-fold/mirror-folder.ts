@@ -1,4 +1,4 @@
-import type { MirrorKey, MirrorLog } from "../mirror/mirror-log.ts";
+import type { MirrorKey, MirrorLog } from "@palimpsest/store";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { foldMirrorKey } from "./mirror-fold.ts";
 import { emptyFoldMemory, type MirrorFoldMemory } from "./mirror-fold-memory.ts";

@@ -1,6 +1,6 @@
 import { checkOptionKeys, definedFields } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore } from "../open/open-event-store.ts";
+import { openEventStore } from "@palimpsest/store";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { POLICY_NAMES, type PolicyName } from "../compaction/policies/registry.ts";
+import { POLICY_NAMES, type PolicyName } from "@palimpsest/runtime";
 
 /** A batch policy a replay can run: a runtime policy, or `none` (never compact: the baseline). */
 export type ReplayPolicy = PolicyName | "none";

@@ -21,13 +21,12 @@ import {
   type TokenCounter,
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
+import type { Clock, HandoffQueuePort } from "@palimpsest/store";
 import { uuidv7 } from "uuidv7";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
 import { type CompactionSettings, resolveProfile } from "../compaction/compaction-settings.ts";
 import { microBatch } from "../compaction/micro-batch.ts";
 import { type MicroCompactOptions, microCompact } from "../compaction/micro-compact.ts";
-import type { HandoffQueuePort } from "../handoff/handoff-queue-port.ts";
-import type { Clock } from "../handoff/handoff-time.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
 import { DEFAULT_CONTENTION_TIMEOUT_MS } from "../runtime/contention.ts";

@@ -1,12 +1,13 @@
 import type { CachePrices, MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
 import { definedFields } from "@palimpsest/core";
-import type { RequestTimes } from "../compaction/batch-policy-input.ts";
-import { compact } from "../compaction/compact.ts";
-import { microBatch } from "../compaction/micro-batch.ts";
-import { microCompact } from "../compaction/micro-compact.ts";
-import type { PrecompactOutcome, PrecompactUse } from "../precompact/compact-with-candidate.ts";
-import type { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
-import type { Session } from "../runtime/session.ts";
+import type {
+  PrecompactionScheduler,
+  PrecompactOutcome,
+  PrecompactUse,
+  RequestTimes,
+  Session,
+} from "@palimpsest/runtime";
+import { compact, microBatch, microCompact } from "@palimpsest/runtime";
 import { observeCompaction } from "./observe-compaction.ts";
 import { observeMicro, observeMicroBatch, type ReplayCompaction } from "./observe-micro.ts";
 import type { ReplayPolicy } from "./replay-policy.ts";
