@@ -397,10 +397,10 @@ describe("installed from the packed tarballs with plain npm", () => {
         "palimpsest-claude-agent-sdk-0.1.0.tgz",
         "palimpsest-cli-0.1.0.tgz",
         "palimpsest-core-0.1.0.tgz",
-      "palimpsest-eval-0.1.0.tgz",
+        "palimpsest-eval-0.1.0.tgz",
         "palimpsest-openai-agents-0.1.0.tgz",
         "palimpsest-projections-0.1.0.tgz",
-      "palimpsest-runtime-0.1.0.tgz",
+        "palimpsest-runtime-0.1.0.tgz",
         "palimpsest-store-0.1.0.tgz",
         "palimpsest-summarizers-0.1.0.tgz",
       ]);
