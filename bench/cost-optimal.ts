@@ -1,5 +1,5 @@
 /**
- * The evidence for the cost-optimal policy (issue 16, BENCHMARKS.md §20): replays every real transcript in
+ * The evidence for the cost-optimal policy (issue 16, BENCHMARKS.md, "Compaction policies on real transcripts"): replays every real transcript in
  * ../shared/transcripts and two long generated sessions under none, summary and cost-optimal, at 200K and
  * 64K windows under the anthropic and openai profiles (main sessions only; the transcripts' timestamps are
  * passed to the policy), and prints per run the cost, cache reads and writes, compression events,

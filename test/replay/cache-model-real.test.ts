@@ -6,7 +6,7 @@ import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/
 const FILES = realTranscriptFiles().filter((f) => f.startsWith("claude-code/"));
 
 /**
- * The session whose usage shows the fixed prefix change under a live cache (BENCHMARKS.md §19): before
+ * The session whose usage shows the fixed prefix change under a live cache (BENCHMARKS.md, "The cache model against real usage"): before
  * request 32 (index 31), after a background task's notification 158 s after the previous request, the
  * provider read only 21,460 tokens of the 25,871-token prefix and wrote the 89,928-token conversation
  * again; the same after its own compaction and after a second notification. Modelled as prefix resets.

@@ -71,7 +71,8 @@ export const DEFAULT_TAIL_RULE: TailRule = { minTokens: 10_000, maxTokens: 25_00
 export const DEFAULT_RUNWAY_RULE: RunwayRule = { pruneMinimumTokens: 20_000, ratio: 0.15 };
 
 /**
- * The runway of the cached profiles, tuned on the real Claude Code replays (BENCHMARKS.md §6): with
+ * The runway of the cached profiles, tuned on the real Claude Code replays (commit 5d2b2cb; the figures with
+ * these defaults: BENCHMARKS.md, "Prune-first"): with
  * 0.15 a prune at a 200K window only had to land 20K under a 75K threshold, successive prunes bought
  * less and less room, and prune-first cost more than summary on 3 of 4 sessions; 0.45 asks for 34K
  * of room there and left 64K windows unchanged (the 20K minimum binds).

@@ -3,7 +3,7 @@
  * character) in bounded time. gpt-tokenizer's BPE merge is quadratic in the length of one pre-tokenizer
  * piece, so a piece longer than MAX_PIECE_CHARS is counted in chunks of that size; every other piece is
  * counted exactly. Chunking only removes merges across a chunk boundary, so it over-counts by at most a few
- * tokens per chunk (measured in BENCHMARKS.md); the count of text without such pieces is exact.
+ * tokens per chunk (measured in BENCHMARKS.md, "Tokenizers and big texts"); the count of text without such pieces is exact.
  */
 
 /** The piece length above which a piece is counted in chunks (chars; a boundary never splits a surrogate pair). */
