@@ -1,6 +1,69 @@
-export * from "./audit/index.ts";
-export * from "./engine/index.ts";
-export * from "./handoff/index.ts";
-export * from "./mirror/index.ts";
+export {
+  AUDIT_ROW_TABLES,
+  AUDIT_VISIBILITY_WAIT_MS,
+  type AuditDifference,
+  type AuditedCompaction,
+  type AuditOptions,
+  type AuditProgress,
+  AuditReadModels,
+  type AuditRowTable,
+  type CatchUpOptions,
+  type CatchUpResult,
+  COMPACTION_GROUPS,
+  type CompactionFilter,
+  type CompactionGroup,
+  type CompactionTotals,
+  type CompactionTrail,
+  FAILURE_GROUPS,
+  type FailureFilter,
+  type FailureGroup,
+  type FailureTotals,
+  type Lineage,
+  type LineageNode,
+  type LineageTree,
+  type MessageTrail,
+  type RebuildReport,
+  type ReplacementRef,
+} from "./audit/index.ts";
+export {
+  DEFAULT_SESSION_PAGE_SIZE,
+  DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+  DEFAULT_SQLITE_POLL_MS,
+  type Engine,
+  type LockedPlan,
+  MAX_SESSION_PAGE_SIZE,
+  type OpenEventStoreOptions,
+  type ReadRows,
+  type SessionCursor,
+  type SessionPage,
+  type SessionPageOptions,
+} from "./engine/index.ts";
+export {
+  type ClaimOptions,
+  type Clock,
+  type Handoff,
+  type HandoffClaim,
+  type HandoffClaimRef,
+  HandoffQueue,
+  type HandoffQueuePort,
+  type HandoffRow,
+  type HandoffStatus,
+  toHandoff,
+} from "./handoff/index.ts";
+export {
+  checkBytes,
+  type DroppedKey,
+  MIRROR_LIMITS,
+  type MirrorAppendResult,
+  type MirrorDatabase,
+  type MirrorEntryInput,
+  type MirrorKey,
+  type MirrorKeyRow,
+  MirrorLog,
+  type MirrorSummarize,
+  mirrorUuidKey,
+  utf8Bytes,
+  uuidOfMirrorKey,
+} from "./mirror/index.ts";
 export { DEFAULT_DATABASE_PATH, openEventStore } from "./open/open-event-store.ts";
 export type { OpenedEventStore } from "./open/opened-event-store.ts";

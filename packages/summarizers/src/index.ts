@@ -1,4 +1,4 @@
-export * from "./anthropic.ts";
+export { type AnthropicOptions, AnthropicSummarizer } from "./anthropic.ts";
 export { retryAfterMs } from "./failure.ts";
-export * from "./openai.ts";
+export { type OpenAICompatibleOptions, OpenAICompatibleSummarizer } from "./openai.ts";
 export type { ProviderSummarizerOptions } from "./provider-options.ts";

@@ -1,10 +1,25 @@
-export * from "./cache-cost.ts";
-export * from "./cache-estimate.ts";
-export * from "./cache-rules.ts";
-export * from "./cacheable-tokens.ts";
-export * from "./common-prefix.ts";
-export * from "./model-prices.ts";
-export * from "./prefix-keys.ts";
-export * from "./prompt-calibration.ts";
-export * from "./provider-request.ts";
-export * from "./step-cache.ts";
+export { type CacheTokenCounts, cacheCost } from "./cache-cost.ts";
+export type { CacheEstimate } from "./cache-estimate.ts";
+export type { CacheKind, CachePrices, CacheRules } from "./cache-rules.ts";
+export { cacheableTokens } from "./cacheable-tokens.ts";
+export { type CommonPrefix, commonPrefix, promptTokens } from "./common-prefix.ts";
+export { cachePricesFor, KNOWN_MODELS, MODEL_PRICES, type ModelPrices, modelPrices } from "./model-prices.ts";
+export { type PrefixKeys, prefixKeys } from "./prefix-keys.ts";
+export {
+  type CalibrationPoint,
+  type CalibrationSource,
+  type FixedPrefix,
+  fitCalibration,
+  IDENTITY_CALIBRATION,
+  type PromptCalibration,
+  prefixFor,
+} from "./prompt-calibration.ts";
+export type { PromptMessage, ProviderRequest } from "./provider-request.ts";
+export {
+  breakpointIndexes,
+  type CacheEntry,
+  type CacheState,
+  cacheStateHolding,
+  initialCacheState,
+  stepCache,
+} from "./step-cache.ts";

@@ -1,22 +1,94 @@
-export * from "./anti-thrash.ts";
-export * from "./compaction-cost.ts";
-export * from "./cost-candidates.ts";
-export * from "./cost-optimal-policy.ts";
-export * from "./derived-id.ts";
-export * from "./micro-cost-gate.ts";
-export * from "./policy-gate.ts";
-export * from "./policy-types.ts";
-export * from "./profile-choice.ts";
-export * from "./provider-profile.ts";
-export * from "./prune-first-policy.ts";
-export * from "./prune-plan.ts";
-export * from "./span-selection.ts";
-export * from "./summary-note.ts";
-export * from "./summary-plan.ts";
-export * from "./summary-policy.ts";
-export * from "./summary-role.ts";
-export * from "./supersede-for.ts";
-export * from "./threshold.ts";
-export * from "./tool-stub.ts";
-export * from "./trim.ts";
-export * from "./turn-growth.ts";
+export {
+  type AntiThrashConfig,
+  assessBackoff,
+  type Backoff,
+  type BackoffCompaction,
+  type BackoffInput,
+  type CompactionHistory,
+  DEFAULT_ANTI_THRASH,
+  type FailureRecord,
+} from "./anti-thrash.ts";
+export {
+  type CompactionCost,
+  type CompactionShape,
+  cachedHead,
+  compactionCost,
+  costPerTurnText,
+  cycleCostPerTurn,
+  isCacheCold,
+  optimalCycleTurns,
+  promptAfter,
+  readPrice,
+  writePrice,
+} from "./compaction-cost.ts";
+export { costCandidates, DEFAULT_TAIL_SHARES, type PlannedCandidate } from "./cost-candidates.ts";
+export {
+  type CostCandidate,
+  type CostDecision,
+  type CostOptimalOptions,
+  costOptimalPolicy,
+  decideCompaction,
+} from "./cost-optimal-policy.ts";
+export { derivedId } from "./derived-id.ts";
+export { type MicroGate, type MicroGateInput, microBatchGate } from "./micro-cost-gate.ts";
+export { type GateOpen, gateCompaction } from "./policy-gate.ts";
+export type {
+  CompactionPlan,
+  CompactionPolicy,
+  CountTokens,
+  NoPlan,
+  PolicyInput,
+  PrunePlan,
+  SummaryPlan,
+} from "./policy-types.ts";
+export {
+  chooseProfile,
+  DEFAULT_PROFILE_NAME,
+  describeProfileChoice,
+  type ProfileChoice,
+  type ProfileClues,
+  profileForModel,
+} from "./profile-choice.ts";
+export {
+  ANTHROPIC_PROFILE,
+  customProfile,
+  DEFAULT_RUNWAY_RULE,
+  DEFAULT_TAIL_RULE,
+  DEFAULT_THRESHOLD_RULE,
+  LOCAL_PROFILE,
+  OPENAI_PROFILE,
+  PROVIDER_PROFILES,
+  type ProfileOverrides,
+  type PromptCacheRule,
+  type ProviderProfile,
+  type RunwayRule,
+  type SummaryBudgetRule,
+  type TailRule,
+  type ThresholdRule,
+} from "./provider-profile.ts";
+export { type PruneFirstOptions, pruneFirstPolicy } from "./prune-first-policy.ts";
+export { type PruneOutcome, planPrune } from "./prune-plan.ts";
+export {
+  isSummaryEntry,
+  leadingSystemTokens,
+  middleEntries,
+  type SpanOptions,
+  type SpanSelection,
+  selectSpan,
+} from "./span-selection.ts";
+export { formatSummaryMessage, SUMMARY_PREFIX, SUMMARY_SUFFIX, stripSummaryNote } from "./summary-note.ts";
+export { planSummary, summaryReplacementFor } from "./summary-plan.ts";
+export { type PolicyOptions, reached, summaryPolicy } from "./summary-policy.ts";
+export { chooseSummaryRole } from "./summary-role.ts";
+export { liveTargetTokens, type SupersedeSpec, supersedeFor } from "./supersede-for.ts";
+export { compactionThreshold, runwayTarget, tailBudget } from "./threshold.ts";
+export {
+  danglingDuplicateStubs,
+  describeToolRun,
+  duplicateReference,
+  duplicateStubText,
+  stubMessage,
+  summarizeArguments,
+} from "./tool-stub.ts";
+export { planTrim, type TrimConfig, type TrimPlan } from "./trim.ts";
+export { turnGrowth } from "./turn-growth.ts";

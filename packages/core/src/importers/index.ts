@@ -1,10 +1,17 @@
 export { parseClaudeCode } from "./claude-code.ts";
-export * from "./claude-code-incremental.ts";
-export * from "./detect-format.ts";
-export * from "./openai-chat.ts";
-export * from "./openhands.ts";
-export * from "./parse-transcript.ts";
-export * from "./swe-agent.ts";
-export * from "./tau-bench.ts";
-export * from "./transcript-builder.ts";
-export * from "./types.ts";
+export { IncrementalClaudeCode, type ThreadItems } from "./claude-code-incremental.ts";
+export { detectFormat, documentFormat } from "./detect-format.ts";
+export { parseOpenAiChat } from "./openai-chat.ts";
+export { parseOpenHands } from "./openhands.ts";
+export { parseTranscript } from "./parse-transcript.ts";
+export { parseSweAgent } from "./swe-agent.ts";
+export { parseTauBench } from "./tau-bench.ts";
+export { NO_RESULT_TEXT, TranscriptBuilder } from "./transcript-builder.ts";
+export {
+  IMPORT_FORMATS,
+  type ImportedSession,
+  type ImportFormat,
+  type ImportItem,
+  type ImportRepairs,
+  type ParseOptions,
+} from "./types.ts";

@@ -1,8 +1,8 @@
-export * from "./bounded-id.ts";
-export * from "./describe-issues.ts";
-export * from "./id-limits.ts";
-export * from "./id-schema.ts";
-export * from "./json-depth.ts";
-export * from "./option-keys.ts";
-export * from "./own-keys.ts";
-export * from "./parse-input.ts";
+export { boundedId, idHash } from "./bounded-id.ts";
+export { describeIssues, formatPath, type ZodLikeError } from "./describe-issues.ts";
+export { checkIdLength, ID_LIMITS, type IdKind, idLengthIssue, issueError } from "./id-limits.ts";
+export { IdSchema, isWellFormedId } from "./id-schema.ts";
+export { BoundedJsonSchema, MAX_JSON_DEPTH, TOO_DEEP, withinJsonDepth } from "./json-depth.ts";
+export { checkOptionKeys } from "./option-keys.ts";
+export { isPlainRecord, PROTO_KEY, setOwn } from "./own-keys.ts";
+export { checkId, parseInput } from "./parse-input.ts";

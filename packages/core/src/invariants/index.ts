@@ -1,1 +1,1 @@
-export * from "./tool-pairs.ts";
+export { checkToolPairs, checkUniqueIds, type ViewViolation } from "./tool-pairs.ts";

@@ -1,5 +1,12 @@
-export * from "./exchanges.ts";
-export * from "./micro-input.ts";
-export * from "./micro-plan-types.ts";
-export * from "./micro-settings.ts";
-export * from "./plan-micro.ts";
+export { type Exchange, exchangeAt, isComplete, liveMarker, microCursor, summaryIndices } from "./exchanges.ts";
+export { batchCompactions, microInputFor, rollingSummaryReplacement } from "./micro-input.ts";
+export type {
+  MicroAbsorbPlan,
+  MicroDefragPlan,
+  MicroInput,
+  MicroNoPlan,
+  MicroPlan,
+  MicroSkipPlan,
+} from "./micro-plan-types.ts";
+export { DEFAULT_MICRO_SETTINGS, type MicroSettings, resolveMicroSettings } from "./micro-settings.ts";
+export { planMicro } from "./plan-micro.ts";

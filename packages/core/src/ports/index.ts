@@ -1,6 +1,19 @@
-export * from "./candidate-store.ts";
-export * from "./change-feed.ts";
-export * from "./event-store.ts";
-export * from "./snapshot-store.ts";
-export * from "./summarizer.ts";
-export * from "./token-counter.ts";
+export type { CandidateStore } from "./candidate-store.ts";
+export type { ChangeFeed, ChangeListener, StoreChange } from "./change-feed.ts";
+export type {
+  AppendOptions,
+  AppendResult,
+  EraseOptions,
+  ErasureResult,
+  EventStore,
+  ExpectedVersion,
+  GlobalCheckpoint,
+  GlobalPage,
+  KeyedBatch,
+  ReadAllOptions,
+  ReadStreamOptions,
+  SessionSummary,
+} from "./event-store.ts";
+export type { Snapshot, SnapshotStore } from "./snapshot-store.ts";
+export type { Summarizer, SummaryRequest, SummaryResult } from "./summarizer.ts";
+export type { TokenCounter } from "./token-counter.ts";

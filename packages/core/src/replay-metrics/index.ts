@@ -1,4 +1,11 @@
-export * from "./compaction-observation.ts";
-export * from "./replay-metrics.ts";
-export * from "./replay-metrics-accumulator.ts";
-export * from "./usage-comparison.ts";
+export type { CompactionObservation } from "./compaction-observation.ts";
+export type { ReplayMetrics } from "./replay-metrics.ts";
+export { ReplayMetricsAccumulator } from "./replay-metrics-accumulator.ts";
+export {
+  compareWithUsage,
+  estimateFigures,
+  type FieldComparison,
+  type UsageComparison,
+  type UsageFigures,
+  usageFigures,
+} from "./usage-comparison.ts";

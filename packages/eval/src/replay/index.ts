@@ -1,13 +1,62 @@
-export * from "./break-even.ts";
-export * from "./cache-rules-for-profile.ts";
-export * from "./compaction-step.ts";
-export * from "./observe-compaction.ts";
-export * from "./observe-micro.ts";
-export * from "./policy-replay.ts";
-export * from "./prompt-messages.ts";
-export * from "./replay-policy.ts";
-export * from "./replay-session.ts";
-export * from "./replay-transcript.ts";
-export * from "./session-cache-model.ts";
-export * from "./session-calibration.ts";
-export * from "./transcript-profile.ts";
+export { breakEvenOverSessions, breakEvenPass } from "./break-even.ts";
+export { cacheRulesForProfile } from "./cache-rules-for-profile.ts";
+export {
+  type CompactionStep,
+  type CompactionStepOptions,
+  compactionStep,
+  type SyncCompaction,
+} from "./compaction-step.ts";
+export { observeCompaction } from "./observe-compaction.ts";
+export { observeMicro, observeMicroBatch, type ReplayCompaction } from "./observe-micro.ts";
+export {
+  type CompactionCounts,
+  type PolicyReplay,
+  type PolicyRunLabel,
+  type PrecompactFigures,
+  policyReplay,
+  type SessionReplaySummary,
+} from "./policy-replay.ts";
+export { promptMessage, promptMessages, sourcePromptMessage } from "./prompt-messages.ts";
+export {
+  REPLAY_RUN_NAMES,
+  type ReplayPolicy,
+  type ReplayRun,
+  type ReplayRunName,
+  replayRun,
+  withMicro,
+} from "./replay-policy.ts";
+export {
+  checkWindow,
+  type MeasuredCompaction,
+  providerWindow,
+  replaySession,
+  type SessionReplay,
+  type SessionReplayOptions,
+  type UsagePair,
+} from "./replay-session.ts";
+export {
+  type ReplayOptions,
+  type ReplayProgress,
+  replayTranscript,
+  type SessionCacheSummary,
+  type TranscriptReplay,
+} from "./replay-transcript.ts";
+export {
+  billedModel,
+  CacheSimulation,
+  type PrefixReset,
+  realCost,
+  rulesForModel,
+  type SessionCacheModel,
+  type SimulatedRequest,
+  summarizerPrices,
+  type TtlSource,
+} from "./session-cache-model.ts";
+export {
+  type CacheModelOptions,
+  readSource,
+  type SourceReading,
+  type SourceRequest,
+  sessionCacheModel,
+} from "./session-calibration.ts";
+export { transcriptProfileChoice } from "./transcript-profile.ts";

@@ -1,5 +1,25 @@
-export * from "./compact-with-candidate.ts";
-export * from "./precompact-job.ts";
-export * from "./precompact-monitor.ts";
-export * from "./precompact-scheduler.ts";
-export * from "./precompact-settings.ts";
+export {
+  type CompactWithCandidateOptions,
+  compactWithCandidate,
+  type PrecompactOutcome,
+  type PrecompactUse,
+} from "./compact-with-candidate.ts";
+export {
+  type JobReport,
+  type PrecompactJobContext,
+  type PrecompactRequest,
+  runPrecompactJob,
+} from "./precompact-job.ts";
+export {
+  type JobOutcome,
+  type PrecompactEvent,
+  type PrecompactMiss,
+  PrecompactMonitor,
+  type PrecompactStats,
+} from "./precompact-monitor.ts";
+export { PrecompactionScheduler, type PrecompactSchedulerDeps } from "./precompact-scheduler.ts";
+export {
+  DEFAULT_PRECOMPACT_SETTINGS,
+  type PrecompactSettings,
+  resolvePrecompactSettings,
+} from "./precompact-settings.ts";

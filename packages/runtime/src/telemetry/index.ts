@@ -1,3 +1,3 @@
-export * from "./session-threshold.ts";
-export * from "./telemetry-recorder.ts";
-export * from "./telemetry-sink.ts";
+export { sessionThreshold } from "./session-threshold.ts";
+export { type PrecompactTelemetry, TelemetryRecorder, type TelemetryRecorderOptions } from "./telemetry-recorder.ts";
+export { callbackSink, fileJsonSink, stderrJsonSink, type TelemetrySink } from "./telemetry-sink.ts";

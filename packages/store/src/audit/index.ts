@@ -5,7 +5,7 @@ export {
   type CatchUpOptions,
   type CatchUpResult,
 } from "./audit-projector.ts";
-export * from "./audit-read-models.ts";
+export { type AuditOptions, AuditReadModels } from "./audit-read-models.ts";
 export type { AuditDifference, RebuildReport } from "./audit-rebuild.ts";
 export { AUDIT_ROW_TABLES, type AuditRowTable } from "./audit-rows.ts";
 export {
