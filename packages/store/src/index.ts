@@ -1,9 +1,16 @@
 export * from "./audit/index.ts";
 export * from "./compaction/compact.ts";
 export * from "./compaction/compact-range.ts";
+export {
+  type CompactionBudget,
+  profileChoiceFor,
+  profileNamed,
+  resolveProfile,
+} from "./compaction/compaction-budget.ts";
 export * from "./compaction/compaction-settings.ts";
 export * from "./compaction/micro-batch.ts";
 export * from "./compaction/micro-compact.ts";
+export { costBatchedSchedule, type MicroSchedule, onePassSchedule } from "./compaction/micro-schedule.ts";
 export type { CreatePolicyOptions, PolicyDefinition } from "./compaction/policies/policy-definition.ts";
 export {
   defaultPolicyName,

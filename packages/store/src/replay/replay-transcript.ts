@@ -11,7 +11,8 @@ import {
   type UsageComparison,
   ValidationError,
 } from "@palimpsest/core";
-import { resolveCompaction, resolveProfile } from "../compaction/compaction-settings.ts";
+import { resolveProfile } from "../compaction/compaction-budget.ts";
+import { resolveCompaction } from "../compaction/compaction-settings.ts";
 import { openPalimpsest } from "../palimpsest/open-palimpsest.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { Session } from "../runtime/session.ts";
