@@ -1,10 +1,12 @@
 export { parseClaudeCode } from "./claude-code.ts";
 export * from "./claude-code-incremental.ts";
 export * from "./detect-format.ts";
+export * from "./formats.ts";
 export * from "./openai-chat.ts";
 export * from "./openhands.ts";
 export * from "./parse-transcript.ts";
 export * from "./swe-agent.ts";
 export * from "./tau-bench.ts";
 export * from "./transcript-builder.ts";
+export type { FormatRecognizer, TranscriptFormat } from "./transcript-format.ts";
 export * from "./types.ts";
