@@ -241,6 +241,8 @@ export { type ErrorReport, formatError, reportError } from "./format-error.ts";
 export {
   detectFormat,
   documentFormat,
+  type FormatRecognizer,
+  formatNamed,
   IMPORT_FORMATS,
   type ImportedSession,
   type ImportFormat,
@@ -256,7 +258,10 @@ export {
   parseTauBench,
   parseTranscript,
   type ThreadItems,
+  TRANSCRIPT_EXTENSIONS,
+  TRANSCRIPT_FORMATS,
   TranscriptBuilder,
+  type TranscriptFormat,
 } from "./importers/index.ts";
 export {
   BoundedJsonSchema,

@@ -13,7 +13,7 @@ export {
   type MeasuredCompaction,
   observeCompaction,
   observeMicro,
-  observeMicroBatch,
+  observeMicroPasses,
   type PolicyReplay,
   type PolicyRunLabel,
   type PrecompactFigures,

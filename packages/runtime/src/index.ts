@@ -1,14 +1,18 @@
+export { type AfterTurnOutcome, type AfterTurnPlan, afterTurnStep } from "./compaction/after-turn-step.ts";
 export type { RequestTimes } from "./compaction/batch-policy-input.ts";
 export { type CompactOptions, type CompactOutcome, compact } from "./compaction/compact.ts";
 export { type CompactRangeRequest, compactRange } from "./compaction/compact-range.ts";
 export {
-  type CompactionSettings,
-  type PolicyName,
+  type CompactionBudget,
   profileChoiceFor,
   profileNamed,
+  resolveProfile,
+} from "./compaction/compaction-budget.ts";
+export {
+  type CompactionSettings,
+  type PolicyName,
   type ResolvedCompaction,
   resolveCompaction,
-  resolveProfile,
 } from "./compaction/compaction-settings.ts";
 export {
   type MicroBatchOptions,
@@ -17,12 +21,19 @@ export {
   microBatch,
 } from "./compaction/micro-batch.ts";
 export { type MicroCompactOptions, type MicroOutcome, microCompact } from "./compaction/micro-compact.ts";
+export {
+  costBatchedSchedule,
+  type MicroSchedule,
+  microScheduleOf,
+  onePassSchedule,
+} from "./compaction/micro-schedule.ts";
 export type { CreatePolicyOptions, PolicyDefinition } from "./compaction/policies/policy-definition.ts";
 export {
   defaultPolicyName,
   isPolicyName,
   POLICIES,
   POLICY_NAMES,
+  policyFor,
   policyNamed,
 } from "./compaction/policies/registry.ts";
 export {

@@ -1,5 +1,12 @@
 import { basename } from "node:path";
-import { definedFields, IMPORT_FORMATS, type ImportFormat, parseTranscript, ValidationError } from "@palimpsest/core";
+import {
+  definedFields,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  parseTranscript,
+  TRANSCRIPT_FORMATS,
+  ValidationError,
+} from "@palimpsest/core";
 import { importSessions } from "@palimpsest/runtime";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
@@ -31,7 +38,12 @@ export function registerImport(program: Command, io: CliIo): void {
   program
     .command("import <file>")
     .description("import a transcript (format detected when --format is omitted)")
-    .addOption(new Option("--format <format>", "the transcript's format (default: detected)").choices(IMPORT_FORMATS))
+    .addOption(
+      new Option(
+        "--format <format>",
+        `the transcript's format: ${TRANSCRIPT_FORMATS.map((f) => `${f.name}: ${f.summary}`).join("; ")} (default: detected)`,
+      ).choices(IMPORT_FORMATS),
+    )
     .option("--progress", "print progress lines on stderr even when it is not a terminal")
     .action(async (file: string, opts: { format?: ImportFormat; progress?: boolean }) => {
       const global = program.opts<GlobalOptions>();

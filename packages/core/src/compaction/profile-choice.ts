@@ -1,3 +1,5 @@
+import { TRANSCRIPT_FORMATS } from "../importers/formats.ts";
+import type { TranscriptFormat } from "../importers/transcript-format.ts";
 /**
  * Which built-in profile a session runs under and why: given by the caller (`explicit`), named at the
  * session's start (`session`), inferred from its model (`model`) or its transcript's format (`format`),
@@ -30,12 +32,6 @@ const PROVIDER_PREFIXES: readonly [RegExp, string][] = [
   [/^(anthropic|bedrock\/anthropic|vertex_ai\/claude)/i, "anthropic"],
   [/^(openai|azure)\//i, "openai"],
 ];
-/** The provider whose message format a transcript format is written in (formats that run any model have none). */
-const FORMAT_PROVIDERS: Readonly<Record<string, string>> = {
-  "claude-code": "anthropic",
-  openai: "openai",
-  "tau-bench": "openai",
-};
 
 /** The built-in profile a model name implies (`claude-*` → anthropic, `gpt-*`, `o1`, `o3`… → openai), or undefined. */
 export function profileForModel(model: string): string | undefined {
@@ -52,7 +48,8 @@ export function chooseProfile(clues: ProfileClues): ProfileChoice {
   if (clues.session !== undefined) return { name: clues.session, source: "session" };
   const byModel = clues.model === undefined ? undefined : profileForModel(clues.model);
   if (byModel !== undefined && clues.model !== undefined) return { name: byModel, source: "model", from: clues.model };
-  const byFormat = clues.format === undefined ? undefined : FORMAT_PROVIDERS[clues.format];
+  // The provider whose message format the transcript format is written in (formats that run any model have none).
+  const byFormat = clues.format === undefined ? undefined : formatProvider(clues.format);
   if (byFormat !== undefined && clues.format !== undefined)
     return { name: byFormat, source: "format", from: clues.format };
   return { name: DEFAULT_PROFILE_NAME, source: "default" };
@@ -72,4 +69,9 @@ export function describeProfileChoice(choice: ProfileChoice): string {
     default:
       return `${choice.name} (the default: no model or format names a provider)`;
   }
+}
+
+function formatProvider(format: string): string | undefined {
+  const known: readonly TranscriptFormat[] = TRANSCRIPT_FORMATS;
+  return known.find((f) => f.name === format)?.provider;
 }

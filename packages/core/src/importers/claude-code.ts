@@ -8,10 +8,11 @@ import {
   mergeAssistantBlocks,
   userLineMessages,
 } from "./claude-code-blocks.ts";
-import { fileStem, isObject, textDigest } from "./json-fields.ts";
+import { fileStem, isObject, type JsonObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines } from "./json-input.ts";
 import { flagField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";
+import type { TranscriptFormat } from "./transcript-format.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
 
 /** One line of a Claude Code session file, the fields the importer reads. */
@@ -229,3 +230,30 @@ function buildSession(thread: ClaudeThread, title: string | undefined): Imported
   const { items, repairs } = builder.finish({ externalId: thread.externalId, format: "claude-code" });
   return sessionOf(thread, title, items, repairs);
 }
+
+/** The `type`s of Claude Code's session lines. */
+const CLAUDE_LINE_TYPES = new Set([
+  "user",
+  "assistant",
+  "system",
+  "summary",
+  "progress",
+  "file-history-snapshot",
+  "queue-operation",
+]);
+
+/** True for a JSON object shaped as a Claude Code line: one of its line `type`s, and no chat `role`. */
+export function isClaudeCodeLine(value: JsonObject): boolean {
+  return typeof value.type === "string" && CLAUDE_LINE_TYPES.has(value.type) && !("role" in value);
+}
+
+/** A Claude Code session log (`~/.claude/projects/…/*.jsonl`). */
+export const claudeCodeFormat = {
+  name: "claude-code",
+  summary: "a Claude Code session log (JSON lines, ~/.claude/projects/…), subagent threads included",
+  extensions: [".jsonl"],
+  jsonLinesOnly: true,
+  provider: "anthropic",
+  recognize: { object: (value) => !Array.isArray(value.history) && isClaudeCodeLine(value) },
+  parse: parseClaudeCode,
+} as const satisfies TranscriptFormat;

@@ -1,26 +1,18 @@
 import { ValidationError } from "../errors.ts";
-import { isObject, type JsonObject } from "./json-fields.ts";
+import { IMPORT_FORMATS, type ImportFormat, TRANSCRIPT_FORMATS } from "./formats.ts";
+import { isObject } from "./json-fields.ts";
 import { inputPath, tryParseJson } from "./json-input.ts";
-import { IMPORT_FORMATS, type ImportFormat } from "./types.ts";
-
-const CLAUDE_LINE_TYPES = new Set([
-  "user",
-  "assistant",
-  "system",
-  "summary",
-  "progress",
-  "file-history-snapshot",
-  "queue-operation",
-]);
+import type { FormatRecognizer } from "./transcript-format.ts";
 
 /**
- * Recognizes a transcript's format from its first JSON line (JSONL formats) or, failing that, the whole
- * document; a `.traj` file name means SWE-agent. Throws a ValidationError when nothing matches.
+ * Recognizes a transcript's format (each format's recognizer, TRANSCRIPT_FORMATS): by its file name (a
+ * `.traj` file is SWE-agent's), else its first JSON line (JSONL formats), else the whole document. Throws
+ * a ValidationError when nothing matches.
  */
 export function detectFormat(text: string, fileName?: string): ImportFormat {
-  if (fileName?.endsWith(".traj") === true) return "swe-agent";
+  const byName = fileName === undefined ? undefined : recognized((r) => r.fileName?.(fileName) === true);
   const firstLine = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
-  const format = formatOfLine(tryParseJson(firstLine)) ?? formatOfDocument(tryParseJson(text));
+  const format = byName ?? formatOf(tryParseJson(firstLine), false) ?? documentFormat(text);
   if (format === undefined) {
     throw new ValidationError(`${inputPath(fileName)}: unrecognized transcript format`, [
       `the formats read are ${IMPORT_FORMATS.join(", ")}; if the file is one of them, say which with --format <format>`,
@@ -31,22 +23,16 @@ export function detectFormat(text: string, fileName?: string): ImportFormat {
 
 /** The format a whole JSON document looks like (an array of chat messages, of tau-bench entries, …), if any. */
 export function documentFormat(text: string): ImportFormat | undefined {
-  return formatOfDocument(tryParseJson(text));
+  return formatOf(tryParseJson(text), true);
 }
 
-function formatOfLine(value: unknown): ImportFormat | undefined {
-  if (!isObject(value)) return undefined;
-  if (Array.isArray(value.history)) return "trajectory" in value ? "swe-agent" : "openhands";
-  if (typeof value.type === "string" && CLAUDE_LINE_TYPES.has(value.type) && !("role" in value)) return "claude-code";
-  if (typeof value.role === "string" || Array.isArray(value.messages)) return "openai";
-  return undefined;
+/** The format that recognizes a JSON value: an object, or (for a whole document) an array. */
+function formatOf(value: unknown, document: boolean): ImportFormat | undefined {
+  if (Array.isArray(value)) return document ? recognized((r) => r.array?.(value) === true) : undefined;
+  return isObject(value) ? recognized((r) => r.object?.(value) === true) : undefined;
 }
 
-function formatOfDocument(value: unknown): ImportFormat | undefined {
-  if (Array.isArray(value)) {
-    const first: unknown = value[0];
-    if (isObject(first) && Array.isArray((first as JsonObject).traj)) return "tau-bench";
-    return first === undefined || (isObject(first) && typeof first.role === "string") ? "openai" : undefined;
-  }
-  return formatOfLine(value);
+/** The format whose recognizer passes `test` (at most one does: recognizers are exclusive). */
+function recognized(test: (recognize: FormatRecognizer) => boolean): ImportFormat | undefined {
+  return TRANSCRIPT_FORMATS.find((f) => test(f.recognize))?.name;
 }

@@ -1,8 +1,10 @@
 import { definedFields } from "../defined-fields.ts";
+import { isClaudeCodeLine } from "./claude-code.ts";
 import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines, tryParseJson } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
 import { listField, read, recordOf, textField } from "./source-fields.ts";
+import type { TranscriptFormat } from "./transcript-format.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
 
 /** An OpenAI chat document: its messages and, when present, its id, title and model. */
@@ -45,3 +47,20 @@ export function parseOpenAiChat(text: string, options: ParseOptions = {}): Impor
     ),
   ];
 }
+
+/** OpenAI chat: messages with a `role` (a JSON array, `{messages: […]}`, or one message per line). */
+export const openAiFormat = {
+  name: "openai",
+  summary: "OpenAI chat messages: a JSON array, {messages: [...]}, or one message per line",
+  extensions: [".jsonl", ".json"],
+  provider: "openai",
+  recognize: {
+    // Not an agent trajectory (history), nor a Claude Code line that happens to carry `messages`.
+    object: (value) =>
+      !Array.isArray(value.history) &&
+      (typeof value.role === "string" || (Array.isArray(value.messages) && !isClaudeCodeLine(value))),
+    array: ([first]) =>
+      first === undefined || (isObject(first) && typeof first.role === "string" && !Array.isArray(first.traj)),
+  },
+  parse: parseOpenAiChat,
+} as const satisfies TranscriptFormat;

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { definedFields } from "../defined-fields.ts";
 import type { ContentPart, Message, ToolCall } from "../messages/message.ts";
+import type { ImportFormat } from "./formats.ts";
 import { isObject } from "./json-fields.ts";
 import { invalidInput } from "./json-input.ts";
 import { listField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";
-import type { ImportedSession, ImportFormat } from "./types.ts";
+import type { ImportedSession } from "./types.ts";
 
 /** An OpenAI chat message, the fields the importer reads. */
 const OpenAiMessage = recordOf({

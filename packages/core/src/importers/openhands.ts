@@ -7,6 +7,7 @@ import { inputPath, invalidInput, parseJsonLines } from "./json-input.ts";
 import { contentParts, toolCall } from "./openai-messages.ts";
 import { listField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";
+import type { TranscriptFormat } from "./transcript-format.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
 
 /** An OpenAI-style model response kept on an OpenHands action. */
@@ -157,3 +158,13 @@ function usageOf(raw: ModelResponse["usage"]): Usage | undefined {
   if (cached !== undefined) usage.cacheReadTokens = cached;
   return Object.keys(usage).length > 0 ? usage : undefined;
 }
+
+/** OpenHands evaluation output: one instance per line, each with its `history` of events. */
+export const openHandsFormat = {
+  name: "openhands",
+  summary: "OpenHands evaluation output (JSON lines, one instance with its history per line)",
+  extensions: [".jsonl"],
+  jsonLinesOnly: true,
+  recognize: { object: (value) => Array.isArray(value.history) && !("trajectory" in value) },
+  parse: parseOpenHands,
+} as const satisfies TranscriptFormat;

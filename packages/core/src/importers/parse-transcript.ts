@@ -1,37 +1,24 @@
 import { InvariantViolation, ValidationError } from "../errors.ts";
 import { checkToolPairs, checkUniqueIds } from "../invariants/tool-pairs.ts";
 import type { Message } from "../messages/message.ts";
-import { parseClaudeCode } from "./claude-code.ts";
 import { detectFormat, documentFormat } from "./detect-format.ts";
+import { formatNamed, IMPORT_FORMATS, type ImportFormat } from "./formats.ts";
 import { inputPath, tryParseJson } from "./json-input.ts";
-import { parseOpenAiChat } from "./openai-chat.ts";
-import { parseOpenHands } from "./openhands.ts";
-import { parseSweAgent } from "./swe-agent.ts";
-import { parseTauBench } from "./tau-bench.ts";
-import { IMPORT_FORMATS, type ImportedSession, type ImportFormat, type ParseOptions } from "./types.ts";
-
-const PARSERS: Record<ImportFormat, (text: string, options: ParseOptions) => ImportedSession[]> = {
-  openai: parseOpenAiChat,
-  "claude-code": parseClaudeCode,
-  openhands: parseOpenHands,
-  "swe-agent": parseSweAgent,
-  "tau-bench": parseTauBench,
-};
+import type { ImportedSession, ParseOptions } from "./types.ts";
 
 /**
  * Parses a transcript file's text into sessions (format detected unless given). Pure: the caller reads
  * the file. Each session's items are checked against the tool-pair and unique-id rules before return.
  */
 export function parseTranscript(text: string, options: ParseOptions = {}): ImportedSession[] {
-  const format = options.format ?? detectFormat(text, options.fileName);
-  if (options.format !== undefined && JSON_LINES_ONLY.has(format)) refuseJsonDocument(text, format, options.fileName);
-  const sessions = PARSERS[format](text, options);
+  const format = formatNamed(options.format ?? detectFormat(text, options.fileName));
+  if (options.format !== undefined && format.jsonLinesOnly === true) {
+    refuseJsonDocument(text, options.format, options.fileName);
+  }
+  const sessions = format.parse(text, options);
   for (const session of sessions) assertImportable(session);
   return sessions;
 }
-
-/** Formats that are JSON lines only (one JSON object per line), never one document over several lines. */
-const JSON_LINES_ONLY: ReadonlySet<ImportFormat> = new Set(["claude-code", "openhands"]);
 
 /**
  * A forced JSON-lines format given one JSON document spread over several lines (a pretty-printed array

@@ -3,6 +3,7 @@ import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText, tryParseJson } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
 import { listField, rawField, read, recordOf, textField } from "./source-fields.ts";
+import type { TranscriptFormat } from "./transcript-format.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
 
 /** The replay config of a trajectory (a JSON string or the object): the agent's name and model. */
@@ -37,3 +38,15 @@ export function parseSweAgent(text: string, options: ParseOptions = {}): Importe
     }),
   ];
 }
+
+/** A SWE-agent trajectory: a `.traj` file, one JSON document with `trajectory` and `history`. */
+export const sweAgentFormat = {
+  name: "swe-agent",
+  summary: "a SWE-agent trajectory (a .traj file: one JSON document with its history)",
+  extensions: [".traj"],
+  recognize: {
+    fileName: (name) => name.endsWith(".traj"),
+    object: (value) => Array.isArray(value.history) && "trajectory" in value,
+  },
+  parse: parseSweAgent,
+} as const satisfies TranscriptFormat;

@@ -3,6 +3,7 @@ import { fileStem, isObject } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
 import { listField, numberField, read, recordOf } from "./source-fields.ts";
+import type { TranscriptFormat } from "./transcript-format.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
 
 /** One tau-bench result: the task (a number or a name), the trial, the reward and the trajectory. */
@@ -40,3 +41,13 @@ export function parseTauBench(text: string, options: ParseOptions = {}): Importe
     return session;
   });
 }
+
+/** tau-bench results: a JSON array of tasks, each with its `traj` of OpenAI chat. */
+export const tauBenchFormat = {
+  name: "tau-bench",
+  summary: "tau-bench results (a JSON array of tasks, each with its traj)",
+  extensions: [".json"],
+  provider: "openai",
+  recognize: { array: ([first]) => isObject(first) && Array.isArray(first.traj) },
+  parse: parseTauBench,
+} as const satisfies TranscriptFormat;

@@ -1,11 +1,6 @@
 import type { Usage } from "../events/event-data.ts";
 import type { Message } from "../messages/message.ts";
-
-/** The transcript formats Palimpsest can import. */
-export type ImportFormat = "openai" | "claude-code" | "openhands" | "swe-agent" | "tau-bench";
-
-/** Every transcript format `import`, `replay` and `eval` read, in the order they are listed to users. */
-export const IMPORT_FORMATS: readonly ImportFormat[] = ["openai", "claude-code", "openhands", "swe-agent", "tau-bench"];
+import type { ImportFormat } from "./formats.ts";
 
 /**
  * One imported step: a message (with the provider usage reported on it, and for an assistant message the

@@ -1,20 +1,22 @@
 import type { CachePrices, MicroSettings, ProviderProfile, Summarizer } from "@palimpsest/core";
 import { definedFields } from "@palimpsest/core";
 import type {
+  PolicyDefinition,
   PrecompactionScheduler,
   PrecompactOutcome,
   PrecompactUse,
   RequestTimes,
   Session,
 } from "@palimpsest/runtime";
-import { compact, microBatch, microCompact } from "@palimpsest/runtime";
+import { afterTurnStep, compact, microScheduleOf, policyFor } from "@palimpsest/runtime";
 import { observeCompaction } from "./observe-compaction.ts";
-import { observeMicro, observeMicroBatch, type ReplayCompaction } from "./observe-micro.ts";
+import { observeMicroPasses, type ReplayCompaction } from "./observe-micro.ts";
 import type { ReplayPolicy } from "./replay-policy.ts";
 
 /** What one step between two requests runs with: the batch policy, micro settings (undefined: off), and the rest. */
 export interface CompactionStepOptions {
-  policy: ReplayPolicy;
+  /** A registered policy's name, `none`, or a policy's own definition (as CompactionSettings.policy takes). */
+  policy: ReplayPolicy | PolicyDefinition;
   micro?: Partial<MicroSettings>;
   profile: ProviderProfile;
   contextWindow: number;
@@ -46,9 +48,9 @@ export interface CompactionStep {
 }
 
 /**
- * One step after a request's assistant message and its tool results, as the runtime's after-turn hook
- * does it: the batch policy (when not `none`) if it is over its threshold, otherwise one micro pass (when on;
- * under `cost-optimal`, a batch of passes when microBatch's cost gate says it pays).
+ * One step after a request's assistant message and its tool results: the runtime's after-turn step
+ * (afterTurnStep) with the batch policy (when not `none`) and micro passes (when on) as the policy
+ * schedules them. Here: what the step cost is observed for the replay, and a batch compaction is timed.
  * `times` are the transcript's (the next request's and the previous one's); without them the policy sees none.
  */
 export async function compactionStep(
@@ -58,43 +60,43 @@ export async function compactionStep(
   times?: RequestTimes,
 ): Promise<CompactionStep> {
   const viewBefore = session.state.live;
-  const { policy, profile, contextWindow, maxOutputTokens, summarizer, summarizerPrices } = options;
+  const { profile, contextWindow, maxOutputTokens, summarizer, summarizerPrices } = options;
+  const named = options.policy;
+  const policy = named === "none" ? undefined : policyFor({ policy: named }, profile);
   const shared = {
     profile,
     contextWindow,
     trigger: "auto" as const,
     ...definedFields({ summarizer, summarizerPrices }),
   };
-  let failed = false;
-  let precompact: { precompact?: PrecompactUse } = {};
-  if (policy !== "none") {
-    const batch = { ...shared, policy, ...definedFields({ maxOutputTokens, times }) };
-    const started = performance.now();
-    const outcome: PrecompactOutcome =
-      options.precompact === undefined
-        ? await compact(session, batch)
-        : await options.precompact.compact(session, { ...batch, measureCold: true });
-    const use = outcome.precompact;
-    precompact = use === undefined ? {} : { precompact: use };
-    if (outcome.status === "compacted") {
-      // A hit's own commit time; otherwise the wall time of the call (a miss includes its validation).
-      const ms = use?.type === "hit" ? use.commitMs : performance.now() - started;
-      const sync = { ms: round(ms), hit: use?.type === "hit" };
-      return { committed: observeCompaction(outcome, viewBefore, requestIndex), failed, sync, ...precompact };
-    }
-    failed = outcome.status === "failed";
+  let ms = 0;
+  const batch =
+    policy === undefined
+      ? undefined
+      : async (): Promise<PrecompactOutcome> => {
+          const compacting = { ...shared, policy, ...definedFields({ maxOutputTokens, times }) };
+          const started = performance.now();
+          const outcome =
+            options.precompact === undefined
+              ? await compact(session, compacting)
+              : await options.precompact.compact(session, { ...compacting, measureCold: true });
+          ms = performance.now() - started;
+          return outcome;
+        };
+  const micro =
+    options.micro === undefined
+      ? undefined
+      : { options: { ...options.micro, ...shared, ...definedFields({ times }) }, schedule: microScheduleOf(policy) };
+  const step = await afterTurnStep(session, definedFields({ batch, micro }));
+  const use = step.batch?.precompact;
+  const precompact = use === undefined ? {} : { precompact: use };
+  if (step.batch?.status === "compacted") {
+    // A hit's own commit time; otherwise the wall time of the call (a miss includes its validation).
+    const sync = { ms: round(use?.type === "hit" ? use.commitMs : ms), hit: use?.type === "hit" };
+    return { committed: observeCompaction(step.batch, viewBefore, requestIndex), failed: false, sync, ...precompact };
   }
-  if (options.micro === undefined) return { failed, ...precompact };
-  if (policy === "cost-optimal") {
-    // Under the cost-optimal backstop, micro passes are batched by the same rule (microBatch).
-    const batch = await microBatch(session, { ...options.micro, ...shared, ...definedFields({ times }) });
-    const committed = observeMicroBatch(batch.passes, requestIndex);
-    failed ||= batch.passes.some((p) => p.outcome.outcome === "failed");
-    return { ...definedFields({ committed }), failed, ...precompact };
-  }
-  const outcome = await microCompact(session, { ...options.micro, ...shared });
-  const committed = observeMicro(outcome, viewBefore, requestIndex);
-  failed ||= outcome.outcome === "failed";
+  const committed = observeMicroPasses(step.passes, requestIndex);
+  const failed = step.batch?.status === "failed" || step.passes.some((p) => p.outcome.outcome === "failed");
   return { ...definedFields({ committed }), failed, ...precompact };
 }
 

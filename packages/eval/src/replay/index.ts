@@ -7,7 +7,7 @@ export {
   type SyncCompaction,
 } from "./compaction-step.ts";
 export { observeCompaction } from "./observe-compaction.ts";
-export { observeMicro, observeMicroBatch, type ReplayCompaction } from "./observe-micro.ts";
+export { observeMicro, observeMicroPasses, type ReplayCompaction } from "./observe-micro.ts";
 export {
   type CompactionCounts,
   type PolicyReplay,

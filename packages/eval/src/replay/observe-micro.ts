@@ -1,5 +1,5 @@
 import type { CompactionObservation, LiveEntry } from "@palimpsest/core";
-import type { MicroOutcome } from "@palimpsest/runtime";
+import type { MicroBatchPass, MicroOutcome } from "@palimpsest/runtime";
 
 /** A committed compaction of a replay: a batch one (prune, summary) or a micro pass (micro absorb, defrag). */
 export interface ReplayCompaction extends Omit<CompactionObservation, "kind"> {
@@ -34,14 +34,17 @@ export function observeMicro(
 }
 
 /**
- * A batch of micro passes before one request (microBatch) as one compaction: tokens before the first pass
- * and after the last, the passes' summarizer tokens summed, the earliest index any pass changed; undefined
- * when none committed.
+ * The micro passes of one step (as its policy's micro schedule ran them) as one compaction; undefined when
+ * none committed. A single pass is observed as itself (observeMicro: `micro` or `defrag`); several (a
+ * batch, microBatch) as one `micro` compaction: tokens before the first pass and after the last, the
+ * passes' summarizer tokens summed, the earliest index any pass changed.
  */
-export function observeMicroBatch(
-  passes: readonly { outcome: MicroOutcome; viewBefore: readonly LiveEntry[] }[],
+export function observeMicroPasses(
+  passes: readonly MicroBatchPass[],
   requestIndex: number,
 ): ReplayCompaction | undefined {
+  const [only] = passes;
+  if (passes.length === 1 && only !== undefined) return observeMicro(only.outcome, only.viewBefore, requestIndex);
   const observed = passes.flatMap((p) => observeMicro(p.outcome, p.viewBefore, requestIndex) ?? []);
   const [first] = observed;
   const last = observed.at(-1);

@@ -3,26 +3,26 @@ import {
   type CachePrices,
   type CompactionPolicy,
   type CountTokens,
-  chooseProfile,
   definedFields,
   type MicroSettings,
   OfflineSummarizer,
-  PROVIDER_PROFILES,
-  type ProfileChoice,
   type ProviderProfile,
-  type SessionStarted,
   type SessionState,
   type Summarizer,
-  ValidationError,
 } from "@palimpsest/core";
-import { defaultPolicyName, type PolicyName, policyNamed } from "./policies/registry.ts";
+import { type CompactionBudget, resolveBudget } from "./compaction-budget.ts";
+import type { PolicyDefinition } from "./policies/policy-definition.ts";
+import { type PolicyName, policyFor } from "./policies/registry.ts";
 
 export type { PolicyName } from "./policies/registry.ts";
 
 /** How a runtime compacts: every field optional, defaults from the session and its profile. */
 export interface CompactionSettings {
-  /** Default: the profile's preference (prune-first where the prompt cache makes mutations costly). */
-  policy?: PolicyName;
+  /**
+   * A registered policy's name, or a definition of one's own (registered nowhere); default: the profile's
+   * preference (prune-first where the prompt cache makes mutations costly).
+   */
+  policy?: PolicyName | PolicyDefinition;
   /**
    * A profile, or the name of a built-in one; default: the session's profile, else the one its model
    * implies (`claude-*` → anthropic, `gpt-*`, `o1`… → openai), else its transcript format's, else anthropic.
@@ -35,7 +35,7 @@ export interface CompactionSettings {
    * 64K-output default on a 64K window would otherwise leave no room and a threshold of 0).
    */
   maxOutputTokens?: number;
-  /** What the summarizer's model costs, for the cost-optimal policy (default: the profile's prices). */
+  /** What the summarizer's model costs, for the policies that weigh it (default: the profile's prices). */
   summarizerPrices?: CachePrices;
   /** Default: the deterministic offline summarizer (no network, no key). */
   summarizer?: Summarizer;
@@ -55,50 +55,10 @@ export interface CompactionSettings {
 }
 
 /** Settings with every default filled in for one session. */
-export interface ResolvedCompaction {
+export interface ResolvedCompaction extends CompactionBudget {
   policy: CompactionPolicy;
-  profile: ProviderProfile;
-  /** Why the profile is the one it is (given, the session's, its model's, its format's, the default). */
-  profileChoice: ProfileChoice;
-  contextWindow: number;
-  maxOutputTokens: number;
   summarizer: Summarizer;
   summaryTimeoutMs: number;
-}
-
-const DEFAULT_CONTEXT_WINDOW = 200_000;
-
-/** Looks a built-in profile up by name (anthropic, openai, local); ValidationError for any other. */
-export function profileNamed(name: string): ProviderProfile {
-  const profile = PROVIDER_PROFILES[name];
-  if (profile === undefined) {
-    throw new ValidationError(`unknown profile ${name}`, [
-      `profile: one of ${Object.keys(PROVIDER_PROFILES).join(", ")}`,
-    ]);
-  }
-  return profile;
-}
-
-/**
- * Which profile a session runs under and why: the settings' own, else the one its start named, else the
- * one its model implies, else its transcript format's, else anthropic (see `chooseProfile`).
- */
-export function profileChoiceFor(settings: CompactionSettings, started: SessionStarted | undefined): ProfileChoice {
-  const given = settings.profile;
-  if (given !== undefined && typeof given !== "string") return { name: given.name, source: "explicit" };
-  return chooseProfile({
-    explicit: given,
-    session: started?.profile,
-    model: started?.model,
-    format: started?.source?.format,
-  });
-}
-
-/** The profile of a session, chosen by `profileChoiceFor`. */
-export function resolveProfile(settings: CompactionSettings, started: SessionStarted | undefined): ProviderProfile {
-  return typeof settings.profile === "object"
-    ? settings.profile
-    : profileNamed(profileChoiceFor(settings, started).name);
 }
 
 /** Fills in the defaults of `settings` for a session, with its token counter for the stubs a prune writes. */
@@ -107,17 +67,11 @@ export function resolveCompaction(
   state: Readonly<SessionState>,
   countTokens: CountTokens,
 ): ResolvedCompaction {
-  const profile = resolveProfile(settings, state.started);
+  const budget = resolveBudget(settings, state);
   const weighed = definedFields({ antiThrash: settings.antiThrash, summarizerPrices: settings.summarizerPrices });
-  const policy = policyNamed(settings.policy ?? defaultPolicyName(profile));
-  const contextWindow = settings.contextWindow ?? state.started?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   return {
-    policy: policy.create({ ...weighed, countTokens }),
-    profile,
-    profileChoice: profileChoiceFor(settings, state.started),
-    contextWindow,
-    maxOutputTokens:
-      settings.maxOutputTokens ?? Math.min(profile.defaultMaxOutputTokens, Math.floor(contextWindow / 4)),
+    policy: policyFor(settings, budget.profile).create({ ...weighed, countTokens }),
+    ...budget,
     summarizer: settings.summarizer ?? new OfflineSummarizer(),
     summaryTimeoutMs: settings.summaryTimeoutMs ?? 120_000,
   };

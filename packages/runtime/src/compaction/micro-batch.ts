@@ -8,7 +8,7 @@ import {
 } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
 import type { RequestTimes } from "./batch-policy-input.ts";
-import { resolveCompaction } from "./compaction-settings.ts";
+import { resolveBudget } from "./compaction-budget.ts";
 import { type MicroCompactOptions, type MicroOutcome, microCompact } from "./micro-compact.ts";
 
 /** A micro batch's options: one pass's, the request times and the summarizer's prices for the gate. */
@@ -39,7 +39,7 @@ const MAX_PASSES = 200;
  * the same request until one commits nothing, so the prompt is rewritten once for the whole backlog.
  */
 export async function microBatch(session: Session, options: MicroBatchOptions = {}): Promise<MicroBatchOutcome> {
-  const settings = resolveCompaction(options, session.state, () => 0);
+  const settings = resolveBudget(options, session.state);
   const state = session.state;
   const gate = microBatchGate({
     view: state.live,

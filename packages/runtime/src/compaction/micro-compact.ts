@@ -20,7 +20,8 @@ import {
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { Session } from "../runtime/session.ts";
-import { type CompactionSettings, resolveProfile } from "./compaction-settings.ts";
+import { resolveProfile } from "./compaction-budget.ts";
+import type { CompactionSettings } from "./compaction-settings.ts";
 import { commitCompaction, type Preparation, type PreparedCompaction, prepareSummary } from "./execute-compaction.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */

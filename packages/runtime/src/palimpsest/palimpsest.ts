@@ -23,10 +23,13 @@ import {
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import type { Clock, HandoffQueuePort } from "@palimpsest/store";
 import { uuidv7 } from "uuidv7";
+import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step.ts";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
-import { type CompactionSettings, resolveProfile } from "../compaction/compaction-settings.ts";
-import { microBatch } from "../compaction/micro-batch.ts";
-import { type MicroCompactOptions, microCompact } from "../compaction/micro-compact.ts";
+import { resolveProfile } from "../compaction/compaction-budget.ts";
+import type { CompactionSettings } from "../compaction/compaction-settings.ts";
+import type { MicroCompactOptions } from "../compaction/micro-compact.ts";
+import { microScheduleOf } from "../compaction/micro-schedule.ts";
+import { policyFor } from "../compaction/policies/registry.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
 import { DEFAULT_CONTENTION_TIMEOUT_MS } from "../runtime/contention.ts";
@@ -300,33 +303,31 @@ export class Palimpsest {
   }
 
   /**
-   * After a completed turn: the batch policy when the view is over its threshold, else one micro pass
-   * (when micro-compaction is on; under cost-optimal, a batch of passes when microBatch says it pays). Each pass writes a telemetry line (a batch check that found nothing
-   * to do is not a pass and writes none). Another process compacting first is not an error: the
-   * pass plans again on the view it left (see compact).
+   * After a completed turn, the shared after-turn step (afterTurnStep): the batch policy when automatic
+   * checks are on, else (or when it did not compact) micro passes as the policy schedules them, when
+   * micro-compaction is on. Here: each pass writes a telemetry line (a batch check that found nothing to
+   * do is not a pass and writes none), and a failure is reported, never thrown. Another process
+   * compacting first is not an error: the pass plans again on the view it left (see compact).
    */
   async #afterTurn(session: Session, settings: CompactionSettings): Promise<void> {
     const { telemetry } = this.#deps;
     const threshold = telemetry === undefined ? undefined : { threshold: sessionThreshold(session, settings) };
     try {
-      if (settings.auto === true) {
-        const outcome = await (this.precompaction?.compact(session, { ...settings, trigger: "auto" }) ??
-          compact(session, { ...settings, trigger: "auto" }));
+      const onBatch = (outcome: CompactOutcome) => {
         if (outcome.status !== "skipped") {
           telemetry?.recordCompaction(session, outcome, threshold);
           this.#deps.onAutoCompaction?.(outcome, session);
         } else if (outcome.grows !== undefined) telemetry?.recordCompaction(session, outcome, threshold);
-        if (outcome.status === "compacted") return;
-        this.precompaction?.onTurnCompleted(session);
-      }
-      if (settings.micro !== undefined && settings.micro.enabled !== false) {
-        // Under cost-optimal, micro passes run in batches, when the same cost rule says one pays.
-        const outcomes =
-          settings.policy === "cost-optimal"
-            ? (await microBatch(session, microOptions(settings))).passes.map((p) => p.outcome)
-            : [await microCompact(session, microOptions(settings))];
-        for (const outcome of outcomes) telemetry?.recordMicro(session, outcome, threshold);
-      }
+        if (outcome.status !== "compacted") this.precompaction?.onTurnCompleted(session);
+      };
+      const auto = { ...settings, trigger: "auto" as const };
+      const { passes } = await afterTurnStep(session, {
+        ...(settings.auto === true
+          ? { batch: () => this.precompaction?.compact(session, auto) ?? compact(session, auto), onBatch }
+          : {}),
+        ...definedFields({ micro: microPasses(session, settings) }),
+      });
+      for (const pass of passes) telemetry?.recordMicro(session, pass.outcome, threshold);
     } catch (error) {
       // The turn is committed whatever happens here: a failed check must not make completeTurn reject.
       (this.#deps.onAfterTurnError ?? reportAfterTurnError)(error, session);
@@ -339,6 +340,13 @@ function reportAfterTurnError(error: unknown, session: Session): void {
   process.stderr.write(
     `palimpsest: the compaction check after a turn of ${session.id} failed\n${formatError(error)}\n`,
   );
+}
+
+/** The micro passes the runtime's settings run after a turn, scheduled by the session's policy; undefined when off. */
+function microPasses(session: Session, settings: CompactionSettings): AfterTurnPlan<CompactOutcome>["micro"] {
+  if (settings.micro === undefined || settings.micro.enabled === false) return undefined;
+  const policy = policyFor(settings, resolveProfile(settings, session.state.started));
+  return { options: microOptions(settings), schedule: microScheduleOf(policy) };
 }
 
 /** The micro pass options implied by the runtime's compaction settings. */

@@ -1,9 +1,14 @@
 import { costOptimalPolicy, definedFields } from "@palimpsest/core";
+import { costBatchedSchedule } from "../micro-schedule.ts";
 import type { PolicyDefinition } from "./policy-definition.ts";
 
-/** Compacts when that is cheaper than waiting, by the profile's cache rule and prices; never later than summary. */
+/**
+ * Compacts when that is cheaper than waiting, by the profile's cache rule and prices; never later than
+ * summary. Micro passes beside it are batched by the same cost rule (microBatch).
+ */
 export const costOptimalDefinition = {
   name: "cost-optimal",
   summary: "summarize when compacting now costs less than waiting (cache and prices), never later than summary",
   create: ({ antiThrash, summarizerPrices }) => costOptimalPolicy(definedFields({ antiThrash, summarizerPrices })),
+  microSchedule: costBatchedSchedule,
 } as const satisfies PolicyDefinition;

@@ -1,4 +1,5 @@
 import type { AntiThrashConfig, CachePrices, CompactionPolicy, CountTokens, ProviderProfile } from "@palimpsest/core";
+import type { MicroSchedule } from "../micro-schedule.ts";
 
 /** What a policy is built from: the session's anti-thrash settings, token counter and summarizer prices. */
 export interface CreatePolicyOptions {
@@ -8,7 +9,11 @@ export interface CreatePolicyOptions {
   summarizerPrices?: CachePrices;
 }
 
-/** A batch compaction policy as the store, the CLI and replays know it: its name, its help line, its maker. */
+/**
+ * A batch compaction policy as the runtime, the CLI and replays know it: its name, its help line, when a
+ * profile prefers it, its maker, and how micro passes run beside it. Everything that runs a policy (the
+ * runtime's after-turn step, replay, the CLI) reads these fields and nothing else about it.
+ */
 export interface PolicyDefinition {
   readonly name: string;
   /** One line for the CLI's help. */
@@ -16,4 +21,6 @@ export interface PolicyDefinition {
   /** True when a profile prefers this policy by default (the first definition that says so wins). */
   preferred?(profile: ProviderProfile): boolean;
   create(options: CreatePolicyOptions): CompactionPolicy;
+  /** How micro passes run after a turn the batch policy did not compact (default: onePassSchedule). */
+  readonly microSchedule?: MicroSchedule;
 }

@@ -6,7 +6,8 @@ import { summaryDefinition } from "./summary.ts";
 
 /**
  * Every batch compaction policy, in the order the CLI and replays list them. A policy whose plans are of
- * the existing kinds (summary, prune, none) is one file here and one line in this list.
+ * the existing kinds (summary, prune, none) is one file here (its definition: maker, default, micro
+ * schedule) and one line in this list; nothing else names a policy.
  */
 export const POLICIES = [
   summaryDefinition,
@@ -37,4 +38,13 @@ export function policyNamed(name: string): PolicyDefinition {
 /** The policy a profile runs by default: the first that prefers it, else the summary baseline. */
 export function defaultPolicyName(profile: ProviderProfile): PolicyName {
   return POLICIES.find((p) => "preferred" in p && p.preferred(profile))?.name ?? summaryDefinition.name;
+}
+
+/** The definition a session's settings name: their own definition, else the named policy, else the profile's default. */
+export function policyFor(
+  settings: { policy?: PolicyName | PolicyDefinition },
+  profile: ProviderProfile,
+): PolicyDefinition {
+  const { policy } = settings;
+  return typeof policy === "object" ? policy : policyNamed(policy ?? defaultPolicyName(profile));
 }
