@@ -14,7 +14,6 @@ import {
   type FidelityKind,
   type FidelitySummary,
   FidelityTracker,
-  formatSummaryMessage,
   type ImportedSession,
   type Message,
   OfflineSummarizer,
@@ -22,6 +21,7 @@ import {
   type Summarizer,
   sourceFidelity,
 } from "@palimpsest/core";
+import { formatSummaryMessage } from "@palimpsest/core/testing";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
 import { providerWindow, readSource, replaySession, type SessionReplay, sessionCacheModel } from "@palimpsest/eval";
 import { openPalimpsest, profileNamed } from "@palimpsest/runtime";

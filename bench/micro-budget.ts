@@ -5,14 +5,13 @@
  */
 import {
   liveMarker,
-  microCursor,
   microInputFor,
   planMicro,
   resolveMicroSettings,
-  selectSpan,
   summaryIndices,
   tailBudget,
 } from "@palimpsest/core";
+import { microCursor, selectSpan } from "@palimpsest/core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { microCompact, Palimpsest, profileNamed, type Session } from "@palimpsest/runtime";
 import { openEventStore } from "@palimpsest/store";

@@ -6,14 +6,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  ANTHROPIC_PROFILE,
-  customProfile,
-  DEFAULT_RUNWAY_RULE,
-  OPENAI_PROFILE,
-  type ProviderProfile,
-  parseTranscript,
-} from "@palimpsest/core";
+import { customProfile, type ProviderProfile, parseTranscript } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, DEFAULT_RUNWAY_RULE, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { replayTranscript } from "@palimpsest/eval";
 import { defaultPolicyName, type PolicyName } from "@palimpsest/runtime";
 

@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ImportItem, IncrementalClaudeCode, parseClaudeCode } from "@palimpsest/core";
+import { type ImportItem, IncrementalClaudeCode } from "@palimpsest/core";
+import { parseClaudeCode } from "@palimpsest/core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { emptyFoldMemory, foldMirrorKey, Palimpsest } from "@palimpsest/runtime";
 import { type MirrorKey, MirrorLog, mirrorUuidKey, openEventStore } from "@palimpsest/store";

@@ -242,7 +242,7 @@ const CJS_PROGRAM = `
 const { openPalimpsest, toOpenAIMessages } = require("palimpsest");
 const required = [
   "palimpsest", "palimpsest/live", "palimpsest/tokenizer", "palimpsest/summarizers", "palimpsest/claude-agent-sdk",
-  "palimpsest/openai-agents", "palimpsest/ai-sdk", "@palimpsest/core", "@palimpsest/core/tokenizer",
+  "palimpsest/openai-agents", "palimpsest/ai-sdk", "@palimpsest/core", "@palimpsest/core/tokenizer", "@palimpsest/core/testing",
   "@palimpsest/projections", "@palimpsest/projections/live", "@palimpsest/store", "@palimpsest/runtime",
   "@palimpsest/eval", "@palimpsest/summarizers",
   "@palimpsest/cli", "@palimpsest/claude-agent-sdk", "@palimpsest/openai-agents", "@palimpsest/ai-sdk",

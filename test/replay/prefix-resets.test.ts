@@ -1,4 +1,5 @@
-import { ANTHROPIC_PROFILE, type ImportedSession, type PromptMessage } from "@palimpsest/core";
+import type { ImportedSession, PromptMessage } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE } from "@palimpsest/core/testing";
 import { CacheSimulation, type SourceRequest, sessionCacheModel } from "@palimpsest/eval";
 import { describe, expect, it } from "vitest";
 

@@ -1,4 +1,5 @@
-import { type CacheEstimate, customProfile, IDENTITY_CALIBRATION, PROVIDER_PROFILES } from "@palimpsest/core";
+import { type CacheEstimate, customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
+import { IDENTITY_CALIBRATION } from "@palimpsest/core/testing";
 import {
   type MeasuredCompaction,
   policyReplay,

@@ -1,4 +1,5 @@
-import { detectFormat, ValidationError } from "@palimpsest/core";
+import { ValidationError } from "@palimpsest/core";
+import { detectFormat } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 describe("detectFormat", () => {
