@@ -24,7 +24,8 @@ import {
 import { formatSummaryMessage } from "@palimpsest/core/testing";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
 import { providerWindow, readSource, replaySession, type SessionReplay, sessionCacheModel } from "@palimpsest/eval";
-import { openPalimpsest, profileNamed } from "@palimpsest/runtime";
+import { openPalimpsest } from "@palimpsest/runtime";
+import { profileNamed } from "@palimpsest/runtime/testing";
 import {
   canCompactInReplay,
   realSessions,
