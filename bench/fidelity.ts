@@ -23,7 +23,8 @@ import {
 } from "@palimpsest/core";
 import { formatSummaryMessage } from "@palimpsest/core/testing";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import { providerWindow, readSource, replaySession, type SessionReplay, sessionCacheModel } from "@palimpsest/eval";
+import { providerWindow, type SessionReplay } from "@palimpsest/eval";
+import { readSource, replaySession, sessionCacheModel } from "@palimpsest/eval/testing";
 import { openPalimpsest } from "@palimpsest/runtime";
 import { profileNamed } from "@palimpsest/runtime/testing";
 import {

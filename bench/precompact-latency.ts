@@ -8,7 +8,7 @@
  * Standalone: `npx tsx bench/precompact-latency.ts [ms-per-input-token [refresh-tokens]]`; in the suite: `--only precompact-llm`.
  */
 import { type ImportedSession, type ProviderProfile, SUMMARY_SECTIONS, type Summarizer } from "@palimpsest/core";
-import { replaySession } from "@palimpsest/eval";
+import { replaySession } from "@palimpsest/eval/testing";
 import { openPalimpsest, type Palimpsest, type PrecompactEvent, PrecompactionScheduler } from "@palimpsest/runtime";
 import { profileNamed } from "@palimpsest/runtime/testing";
 import { OpenAICompatibleSummarizer } from "@palimpsest/summarizers";

@@ -1,6 +1,6 @@
 import type { ImportedSession, PromptMessage } from "@palimpsest/core";
 import { ANTHROPIC_PROFILE } from "@palimpsest/core/testing";
-import { CacheSimulation, type SourceRequest, sessionCacheModel } from "@palimpsest/eval";
+import { CacheSimulation, type SourceRequest, sessionCacheModel } from "@palimpsest/eval/testing";
 import { describe, expect, it } from "vitest";
 
 const MINUTE = 60_000;

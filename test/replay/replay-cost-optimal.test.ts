@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readSource, replaySession, sessionCacheModel } from "@palimpsest/eval";
+import { readSource, replaySession, sessionCacheModel } from "@palimpsest/eval/testing";
 import { type CompactOutcome, openPalimpsest, type Palimpsest, sessionThreshold } from "@palimpsest/runtime";
 import { profileNamed } from "@palimpsest/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import { telemetryFromLog } from "@palimpsest/core";
-import { replaySession } from "@palimpsest/eval";
+import { replaySession } from "@palimpsest/eval/testing";
 import { openPalimpsest, type Palimpsest, sessionThreshold } from "@palimpsest/runtime";
 import { profileNamed } from "@palimpsest/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
