@@ -1,5 +1,5 @@
 /**
- * For this repository's tests and for the tests of other implementations of @palimpsest/runtime's ports: internals
+ * For this repository's tests and for the tests of other implementations: internals
  * the tests pin (helpers, constants, intermediate steps) that a user of the package does not need. Not a stable
  * API: what this entry point exports may change in any release.
  */
