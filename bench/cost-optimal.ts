@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type ImportedSession, parseTranscript } from "@palimpsest/core";
 import { type PolicyReplay, replayTranscript, summarizerPrices } from "@palimpsest/eval";
-import { profileNamed } from "@palimpsest/runtime";
+import { profileNamed } from "@palimpsest/runtime/testing";
 import { generatedSession } from "../test/replay/generated-transcript.ts";
 import { markdownTable, progress } from "./stats.ts";
 

@@ -14,7 +14,6 @@ import {
   type FidelityKind,
   type FidelitySummary,
   FidelityTracker,
-  formatSummaryMessage,
   type ImportedSession,
   type Message,
   OfflineSummarizer,
@@ -22,9 +21,12 @@ import {
   type Summarizer,
   sourceFidelity,
 } from "@palimpsest/core";
+import { formatSummaryMessage } from "@palimpsest/core/testing";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import { providerWindow, readSource, replaySession, type SessionReplay, sessionCacheModel } from "@palimpsest/eval";
-import { openPalimpsest, profileNamed } from "@palimpsest/runtime";
+import { providerWindow, type SessionReplay } from "@palimpsest/eval";
+import { readSource, replaySession, sessionCacheModel } from "@palimpsest/eval/testing";
+import { openPalimpsest } from "@palimpsest/runtime";
+import { profileNamed } from "@palimpsest/runtime/testing";
 import {
   canCompactInReplay,
   realSessions,

@@ -5,16 +5,16 @@
  */
 import {
   liveMarker,
-  microCursor,
   microInputFor,
   planMicro,
   resolveMicroSettings,
-  selectSpan,
   summaryIndices,
   tailBudget,
 } from "@palimpsest/core";
+import { microCursor, selectSpan } from "@palimpsest/core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { microCompact, Palimpsest, profileNamed, type Session } from "@palimpsest/runtime";
+import { microCompact, Palimpsest, type Session } from "@palimpsest/runtime";
+import { profileNamed } from "@palimpsest/runtime/testing";
 import { openEventStore } from "@palimpsest/store";
 import { median, progress } from "./stats.ts";
 import { buildSession } from "./workload.ts";

@@ -6,14 +6,13 @@
  * messages), where cost-optimal plans every tail twice: updating them and keeping them.
  */
 import {
-  ANTHROPIC_PROFILE,
   batchCompactions,
   type CompactionPolicy,
   costOptimalPolicy,
-  isSummaryEntry,
   type PolicyInput,
   summaryPolicy,
 } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, isSummaryEntry } from "@palimpsest/core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/runtime";
 import { openEventStore } from "@palimpsest/store";

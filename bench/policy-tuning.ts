@@ -6,16 +6,11 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  ANTHROPIC_PROFILE,
-  customProfile,
-  DEFAULT_RUNWAY_RULE,
-  OPENAI_PROFILE,
-  type ProviderProfile,
-  parseTranscript,
-} from "@palimpsest/core";
+import { customProfile, type ProviderProfile, parseTranscript } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, DEFAULT_RUNWAY_RULE, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { replayTranscript } from "@palimpsest/eval";
-import { defaultPolicyName, type PolicyName } from "@palimpsest/runtime";
+import type { PolicyName } from "@palimpsest/runtime";
+import { defaultPolicyName } from "@palimpsest/runtime/testing";
 
 const SPOTTER = join(import.meta.dirname, "../../shared/transcripts/claude-code/spotter");
 const SESSIONS = ["258c7280", "4d5611e5", "8463c716", "ae4a77f8"];

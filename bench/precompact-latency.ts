@@ -8,14 +8,9 @@
  * Standalone: `npx tsx bench/precompact-latency.ts [ms-per-input-token [refresh-tokens]]`; in the suite: `--only precompact-llm`.
  */
 import { type ImportedSession, type ProviderProfile, SUMMARY_SECTIONS, type Summarizer } from "@palimpsest/core";
-import { replaySession } from "@palimpsest/eval";
-import {
-  openPalimpsest,
-  type Palimpsest,
-  type PrecompactEvent,
-  PrecompactionScheduler,
-  profileNamed,
-} from "@palimpsest/runtime";
+import { replaySession } from "@palimpsest/eval/testing";
+import { openPalimpsest, type Palimpsest, type PrecompactEvent, PrecompactionScheduler } from "@palimpsest/runtime";
+import { profileNamed } from "@palimpsest/runtime/testing";
 import { OpenAICompatibleSummarizer } from "@palimpsest/summarizers";
 import { type FakeProvider, startFakeProvider } from "../packages/summarizers/test/support/fake-provider.ts";
 import { canCompactInReplay, realSessions, realTranscriptFiles } from "../test/support/real-transcripts.ts";

@@ -1,7 +1,7 @@
 import type { SessionKey } from "@anthropic-ai/claude-agent-sdk";
 import type { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
 import { checkToolPairs, type Message } from "@palimpsest/core";
-import { mirrorSessionId } from "@palimpsest/runtime";
+import { mirrorSessionId } from "@palimpsest/runtime/testing";
 import { describe, expect, it, vi } from "vitest";
 import { viewProblems } from "../support/view-invariants.ts";
 import { TranscriptWriter, text, toolResult, toolUse } from "./claude-code-lines.ts";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import { mirrorSessionId } from "@palimpsest/runtime";
+import { mirrorSessionId } from "@palimpsest/runtime/testing";
 import type { MirrorKey } from "@palimpsest/store";
 import { afterAll, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";

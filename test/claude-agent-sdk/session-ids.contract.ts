@@ -1,6 +1,6 @@
 import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { isPalimpsestError } from "@palimpsest/core";
-import { mirrorSessionId } from "@palimpsest/runtime";
+import { mirrorSessionId } from "@palimpsest/runtime/testing";
 import { describe, expect, it } from "vitest";
 import { TranscriptWriter, text } from "./claude-code-lines.ts";
 import { type ContractContext, newKey } from "./contract-context.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "@palimpsest/cli";
-import { importedSessionId } from "@palimpsest/runtime";
+import { importedSessionId } from "@palimpsest/runtime/testing";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** The repository root (the CLI runs from here unless a test picks another cwd). */

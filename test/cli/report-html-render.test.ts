@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ANTHROPIC_PROFILE, isPalimpsestError } from "@palimpsest/core";
+import { isPalimpsestError } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE } from "@palimpsest/core/testing";
 import { cacheRulesForProfile } from "@palimpsest/eval";
 import { compactRange, openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

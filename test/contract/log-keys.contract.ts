@@ -1,4 +1,5 @@
-import { compactionKey, type DomainEvent, messageKey, resultKey, turnDoneKey, turnKey } from "@palimpsest/core";
+import { type DomainEvent, messageKey, resultKey } from "@palimpsest/core";
+import { compactionKey, turnDoneKey, turnKey } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { type ContractContext, newSessionId, started, summaryEvent, userMessage } from "./fixtures.ts";
 

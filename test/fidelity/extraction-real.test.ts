@@ -1,4 +1,5 @@
-import { conversationItems, FIDELITY_KINDS, type FidelityKind, type Message } from "@palimpsest/core";
+import { FIDELITY_KINDS, type FidelityKind, type Message } from "@palimpsest/core";
+import { conversationItems } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";
 

@@ -1,10 +1,5 @@
-import {
-  compactionThreshold,
-  formatSummaryMessage,
-  OfflineSummarizer,
-  runwayTarget,
-  type Summarizer,
-} from "@palimpsest/core";
+import { compactionThreshold, OfflineSummarizer, runwayTarget, type Summarizer } from "@palimpsest/core";
+import { formatSummaryMessage } from "@palimpsest/core/testing";
 import {
   compact,
   compactRange,

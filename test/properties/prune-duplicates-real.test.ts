@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { danglingDuplicateStubs, duplicateReference, type Message, parseTranscript } from "@palimpsest/core";
+import { type Message, parseTranscript } from "@palimpsest/core";
+import { danglingDuplicateStubs, duplicateReference } from "@palimpsest/core/testing";
 import { compact, type Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realTranscriptFiles, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";

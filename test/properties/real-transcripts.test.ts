@@ -1,4 +1,5 @@
-import { checkToolPairs, checkUniqueIds, type StoredEvent } from "@palimpsest/core";
+import { checkToolPairs, type StoredEvent } from "@palimpsest/core";
+import { checkUniqueIds } from "@palimpsest/core/testing";
 import { importSessions, loadSession, type Palimpsest } from "@palimpsest/runtime";
 import { commandForStep, sessionStepArb } from "@palimpsest/testing";
 import fc from "fast-check";

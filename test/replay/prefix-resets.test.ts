@@ -1,5 +1,6 @@
-import { ANTHROPIC_PROFILE, type ImportedSession, type PromptMessage } from "@palimpsest/core";
-import { CacheSimulation, type SourceRequest, sessionCacheModel } from "@palimpsest/eval";
+import type { ImportedSession, PromptMessage } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE } from "@palimpsest/core/testing";
+import { CacheSimulation, type SourceRequest, sessionCacheModel } from "@palimpsest/eval/testing";
 import { describe, expect, it } from "vitest";
 
 const MINUTE = 60_000;

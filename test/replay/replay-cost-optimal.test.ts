@@ -1,14 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readSource, replaySession, sessionCacheModel } from "@palimpsest/eval";
-import {
-  type CompactOutcome,
-  openPalimpsest,
-  type Palimpsest,
-  profileNamed,
-  sessionThreshold,
-} from "@palimpsest/runtime";
+import { readSource, replaySession, sessionCacheModel } from "@palimpsest/eval/testing";
+import { type CompactOutcome, openPalimpsest, type Palimpsest, sessionThreshold } from "@palimpsest/runtime";
+import { profileNamed } from "@palimpsest/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPalimpsest } from "../cli/harness.ts";
 import { postgresServer } from "../support/postgres-server.ts";

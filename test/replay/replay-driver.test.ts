@@ -1,12 +1,7 @@
-import { type CacheEstimate, customProfile, IDENTITY_CALIBRATION, PROVIDER_PROFILES } from "@palimpsest/core";
-import {
-  type MeasuredCompaction,
-  policyReplay,
-  type ReplayPolicy,
-  replaySession,
-  replayTranscript,
-  type SessionReplay,
-} from "@palimpsest/eval";
+import { type CacheEstimate, customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
+import { IDENTITY_CALIBRATION } from "@palimpsest/core/testing";
+import { type MeasuredCompaction, type ReplayPolicy, replayTranscript, type SessionReplay } from "@palimpsest/eval";
+import { policyReplay, replaySession } from "@palimpsest/eval/testing";
 import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";

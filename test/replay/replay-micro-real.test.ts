@@ -1,6 +1,7 @@
 import { telemetryFromLog } from "@palimpsest/core";
-import { replaySession } from "@palimpsest/eval";
-import { openPalimpsest, type Palimpsest, profileNamed, sessionThreshold } from "@palimpsest/runtime";
+import { replaySession } from "@palimpsest/eval/testing";
+import { openPalimpsest, type Palimpsest, sessionThreshold } from "@palimpsest/runtime";
+import { profileNamed } from "@palimpsest/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   canCompactInReplay,

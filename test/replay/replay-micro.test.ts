@@ -1,12 +1,6 @@
 import { customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
-import {
-  breakEvenOverSessions,
-  breakEvenPass,
-  policyReplay,
-  type ReplayCompaction,
-  replaySession,
-  type SessionReplay,
-} from "@palimpsest/eval";
+import { breakEvenPass, type ReplayCompaction, type SessionReplay } from "@palimpsest/eval";
+import { breakEvenOverSessions, policyReplay, replaySession } from "@palimpsest/eval/testing";
 import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";

@@ -1,5 +1,6 @@
 import { customProfile, PROVIDER_PROFILES } from "@palimpsest/core";
-import { replaySession, replayTranscript } from "@palimpsest/eval";
+import { replayTranscript } from "@palimpsest/eval";
+import { replaySession } from "@palimpsest/eval/testing";
 import { type Palimpsest, PrecompactionScheduler } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";

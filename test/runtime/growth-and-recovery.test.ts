@@ -1,4 +1,5 @@
-import { customProfile, LOCAL_PROFILE } from "@palimpsest/core";
+import { customProfile } from "@palimpsest/core";
+import { LOCAL_PROFILE } from "@palimpsest/core/testing";
 import { compact, compactRange, type Palimpsest, type Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";

@@ -3,8 +3,9 @@
  * turn): given as `policy` in the settings, the runtime's after-turn step and a replay both plan with its
  * planner and run its schedule, with no other change anywhere.
  */
-import { type CompactionPolicy, definedFields, LOCAL_PROFILE, summaryPolicy } from "@palimpsest/core";
-import { replaySession } from "@palimpsest/eval";
+import { type CompactionPolicy, definedFields, summaryPolicy } from "@palimpsest/core";
+import { LOCAL_PROFILE } from "@palimpsest/core/testing";
+import { replaySession } from "@palimpsest/eval/testing";
 import {
   callbackSink,
   type MicroSchedule,

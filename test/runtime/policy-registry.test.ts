@@ -1,12 +1,8 @@
-import {
-  ANTHROPIC_PROFILE,
-  isPalimpsestError,
-  LOCAL_PROFILE,
-  OPENAI_PROFILE,
-  type ProviderProfile,
-} from "@palimpsest/core";
+import { isPalimpsestError, type ProviderProfile } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, LOCAL_PROFILE, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { REPLAY_RUN_NAMES, replayRun } from "@palimpsest/eval";
-import { defaultPolicyName, POLICIES, POLICY_NAMES, policyNamed } from "@palimpsest/runtime";
+import { POLICIES, POLICY_NAMES } from "@palimpsest/runtime";
+import { defaultPolicyName, policyNamed } from "@palimpsest/runtime/testing";
 import { describe, expect, it } from "vitest";
 
 describe("the compaction policy registry", () => {

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { type ImportedSession, type ProviderProfile, parseTranscript } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
-import { providerWindow, readSource, sessionCacheModel } from "@palimpsest/eval";
+import { providerWindow } from "@palimpsest/eval";
+import { readSource, sessionCacheModel } from "@palimpsest/eval/testing";
 
 /**
  * Where the shared real transcripts live: `$PALIMPSEST_TRANSCRIPTS` when set, else `../shared/transcripts`

@@ -1,4 +1,5 @@
-import { checkToolPairs, checkUniqueIds, type StoredEvent } from "@palimpsest/core";
+import { checkToolPairs, type StoredEvent } from "@palimpsest/core";
+import { checkUniqueIds } from "@palimpsest/core/testing";
 import {
   checkAnthropicRequest,
   checkOpenAIRequest,

@@ -5,7 +5,6 @@ export { type CompactRangeRequest, compactRange } from "./compaction/compact-ran
 export {
   type CompactionBudget,
   profileChoiceFor,
-  profileNamed,
   resolveProfile,
 } from "./compaction/compaction-budget.ts";
 export {
@@ -28,28 +27,14 @@ export {
   onePassSchedule,
 } from "./compaction/micro-schedule.ts";
 export type { CreatePolicyOptions, PolicyDefinition } from "./compaction/policies/policy-definition.ts";
+export { POLICIES, POLICY_NAMES, policyFor } from "./compaction/policies/registry.ts";
 export {
-  defaultPolicyName,
-  isPolicyName,
-  POLICIES,
-  POLICY_NAMES,
-  policyFor,
-  policyNamed,
-} from "./compaction/policies/registry.ts";
-export {
-  type ImportedLog,
   type ImportedSessionResult,
   type ImportOptions,
   type ImportProgress,
-  type ImportTarget,
-  importedSessionId,
-  importSession,
   importSessions,
 } from "./import/import-sessions.ts";
 export {
-  DEFAULT_FOLD_DELAY_MS,
-  DEFAULT_SETTLE_MS,
-  emptyFoldMemory,
   eraseLeftovers,
   eraseMirrorKey,
   eraseWithMirror,
@@ -59,7 +44,6 @@ export {
   type MirrorFolderOptions,
   type MirrorFoldMemory,
   type MirrorFoldOptions,
-  mirrorSessionId,
 } from "./mirror-fold/index.ts";
 export { type HandoffRuntime, Handoffs, type RequestHandoffOptions } from "./palimpsest/index.ts";
 export { type OpenPalimpsestOptions, openPalimpsest } from "./palimpsest/open-palimpsest.ts";
@@ -81,28 +65,20 @@ export {
 export { type NamedSessionLookup, sessionByIdOrName } from "./palimpsest/session-by-name.ts";
 export {
   type CompactWithCandidateOptions,
-  compactWithCandidate,
-  DEFAULT_PRECOMPACT_SETTINGS,
   type JobOutcome,
-  type JobReport,
   type PrecompactEvent,
   PrecompactionScheduler,
-  type PrecompactJobContext,
   type PrecompactMiss,
   PrecompactMonitor,
   type PrecompactOutcome,
-  type PrecompactRequest,
   type PrecompactSchedulerDeps,
   type PrecompactSettings,
   type PrecompactStats,
   type PrecompactUse,
-  resolvePrecompactSettings,
-  runPrecompactJob,
 } from "./precompact/index.ts";
-export { DEFAULT_CONTENTION_TIMEOUT_MS } from "./runtime/contention.ts";
 export { type LoadedSession, loadSession, saveSnapshot } from "./runtime/load-session.ts";
-export { type MessageInput, toMessage } from "./runtime/message-input.ts";
-export { prepareRewrite, type RewriteCommands, type RewriteRequest } from "./runtime/rewrite.ts";
+export type { MessageInput } from "./runtime/message-input.ts";
+export type { RewriteRequest } from "./runtime/rewrite.ts";
 export { type AppendMessagesOptions, Session, type SessionContext } from "./runtime/session.ts";
 export type { BatchedWrite, SessionWrite, WritePlan } from "./runtime/session-write.ts";
 export {

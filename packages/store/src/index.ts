@@ -1,6 +1,5 @@
 export {
   AUDIT_ROW_TABLES,
-  AUDIT_VISIBILITY_WAIT_MS,
   type AuditDifference,
   type AuditedCompaction,
   type AuditOptions,
@@ -30,12 +29,9 @@ export {
   DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
   DEFAULT_SQLITE_POLL_MS,
   type Engine,
-  type LockedPlan,
   MAX_SESSION_PAGE_SIZE,
   type OpenEventStoreOptions,
-  type ReadRows,
   type SessionCursor,
-  type SessionPage,
   type SessionPageOptions,
 } from "./engine/index.ts";
 export {
@@ -55,7 +51,6 @@ export {
   type DroppedKey,
   MIRROR_LIMITS,
   type MirrorAppendResult,
-  type MirrorDatabase,
   type MirrorEntryInput,
   type MirrorKey,
   type MirrorKeyRow,

@@ -6,9 +6,8 @@ import {
   type Replacement,
   type SessionCommand,
   type SessionState,
-  turnDoneKey,
-  turnKey,
 } from "@palimpsest/core";
+import { turnDoneKey, turnKey } from "@palimpsest/core/testing";
 import type { SessionStep } from "./session-steps.ts";
 import { knownKeysOf } from "./stored-events.ts";
 

@@ -1,4 +1,4 @@
-import { cacheCost } from "@palimpsest/core";
+import { cacheCost } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { estimateCache } from "./fold-cache.ts";
 import { AUTOMATIC, EXPLICIT, msg, NONE, PRICES, req } from "./rules.ts";

@@ -1,5 +1,4 @@
 import {
-  breakpointIndexes,
   type CacheRules,
   cachePricesFor,
   cacheStateHolding,
@@ -10,6 +9,7 @@ import {
   prefixFor,
   stepCache,
 } from "@palimpsest/core";
+import { breakpointIndexes } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { estimateCache } from "./fold-cache.ts";
 import { EXPLICIT, msg, req } from "./rules.ts";

@@ -1,5 +1,5 @@
 import type { CandidateInput, LiveEntry, PrecompactionCandidate } from "@palimpsest/core";
-import { OPENAI_PROFILE } from "@palimpsest/core";
+import { OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { callTools, live, output, system } from "../compaction/view-builders.ts";
 

@@ -1,4 +1,5 @@
-import { type LiveEntry, selectSpan, stablePrefixEnd, tailBudget } from "@palimpsest/core";
+import { type LiveEntry, stablePrefixEnd, tailBudget } from "@palimpsest/core";
+import { selectSpan } from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, ids, live, output, system } from "../compaction/view-builders.ts";

@@ -1,4 +1,5 @@
-import { assessBackoff, type BackoffInput, summaryPolicy } from "@palimpsest/core";
+import { summaryPolicy } from "@palimpsest/core";
+import { assessBackoff, type BackoffInput } from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { live, policyInput, system } from "./view-builders.ts";

@@ -1,21 +1,23 @@
 import {
-  ANTHROPIC_PROFILE,
   cachedHead,
   checkToolPairs,
-  compactionCost,
   costOptimalPolicy,
+  type LiveEntry,
+  lastTurnIndices,
+  type PolicyInput,
+  summaryPolicy,
+} from "@palimpsest/core";
+import {
+  ANTHROPIC_PROFILE,
+  compactionCost,
   costPerTurnText,
   cycleCostPerTurn,
   decideCompaction,
-  type LiveEntry,
   LOCAL_PROFILE,
-  lastTurnIndices,
   OPENAI_PROFILE,
   optimalCycleTurns,
-  type PolicyInput,
-  summaryPolicy,
   turnGrowth,
-} from "@palimpsest/core";
+} from "@palimpsest/core/testing";
 import { generatedSessionArb, runSteps, sessionStartedArb, sessionStepArb } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

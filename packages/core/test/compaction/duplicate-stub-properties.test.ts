@@ -1,13 +1,5 @@
-import {
-  customProfile,
-  danglingDuplicateStubs,
-  duplicateReference,
-  initialState,
-  LOCAL_PROFILE,
-  OPENAI_PROFILE,
-  pruneFirstPolicy,
-  type SessionState,
-} from "@palimpsest/core";
+import { customProfile, initialState, pruneFirstPolicy, type SessionState } from "@palimpsest/core";
+import { danglingDuplicateStubs, duplicateReference, LOCAL_PROFILE, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { appendCommand, execute, startedData, supersedeData, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

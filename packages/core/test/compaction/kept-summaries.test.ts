@@ -1,15 +1,12 @@
 import {
-  ANTHROPIC_PROFILE,
   checkToolPairs,
   compactionThreshold,
-  costCandidates,
   costOptimalPolicy,
   initialState,
-  isSummaryEntry,
   type LiveEntry,
   lastTurnIndices,
-  OPENAI_PROFILE,
 } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, costCandidates, isSummaryEntry, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { commandForStep, execute, sessionStartedArb, sessionStepArb, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

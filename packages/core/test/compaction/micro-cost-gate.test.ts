@@ -1,10 +1,5 @@
-import {
-  ANTHROPIC_PROFILE,
-  type LiveEntry,
-  LOCAL_PROFILE,
-  type MicroGateInput,
-  microBatchGate,
-} from "@palimpsest/core";
+import { type LiveEntry, type MicroGateInput, microBatchGate } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, LOCAL_PROFILE } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, live, output, system } from "./view-builders.ts";
 

@@ -1,18 +1,16 @@
 import {
-  ANTHROPIC_PROFILE,
   type CompactionPlan,
   type CompactionPolicy,
   checkToolPairs,
   customProfile,
-  LOCAL_PROFILE,
   lastTurnIndices,
-  OPENAI_PROFILE,
   type ProviderProfile,
   pruneFirstPolicy,
   type SessionState,
   summaryPolicy,
   summaryReplacementFor,
 } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, LOCAL_PROFILE, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import {
   execute,
   generatedSessionArb,

@@ -1,14 +1,12 @@
 import {
   applySupersede,
   customProfile,
-  danglingDuplicateStubs,
-  duplicateReference,
-  duplicateStubText,
   type LiveEntry,
   type Message,
   messageText,
   pruneFirstPolicy,
 } from "@palimpsest/core";
+import { danglingDuplicateStubs, duplicateReference, duplicateStubText } from "@palimpsest/core/testing";
 import { assistantMessage, supersedeData, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, countTokens, live, output, policyInput, system } from "./view-builders.ts";

@@ -1,4 +1,5 @@
-import { derivedId, summarizeArguments } from "@palimpsest/core";
+import { derivedId } from "@palimpsest/core";
+import { summarizeArguments } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 /** A lone (unpaired) surrogate anywhere in the text. */

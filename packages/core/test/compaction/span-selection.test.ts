@@ -1,4 +1,5 @@
-import { lastTurnIndices, middleEntries, selectSpan, summaryPolicy, tailBudget } from "@palimpsest/core";
+import { lastTurnIndices, summaryPolicy, tailBudget } from "@palimpsest/core";
+import { middleEntries, selectSpan } from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, ids, live, output, policyInput, system } from "./view-builders.ts";

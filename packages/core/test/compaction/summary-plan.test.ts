@@ -1,13 +1,5 @@
-import {
-  chooseSummaryRole,
-  formatSummaryMessage,
-  type LiveEntry,
-  planSummary,
-  SUMMARY_PREFIX,
-  SUMMARY_SUFFIX,
-  stripSummaryNote,
-  summaryReplacementFor,
-} from "@palimpsest/core";
+import { chooseSummaryRole, type LiveEntry, planSummary, summaryReplacementFor } from "@palimpsest/core";
+import { formatSummaryMessage, SUMMARY_PREFIX, SUMMARY_SUFFIX, stripSummaryNote } from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, countTokens, ids, live, output, policyInput, system } from "./view-builders.ts";

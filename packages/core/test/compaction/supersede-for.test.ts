@@ -1,5 +1,4 @@
 import {
-  ANTHROPIC_PROFILE,
   liveTargetTokens,
   type PolicyInput,
   pruneFirstPolicy,
@@ -8,6 +7,7 @@ import {
   summaryReplacementFor,
   supersedeFor,
 } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE } from "@palimpsest/core/testing";
 import { execute, generatedSessionArb, stubReplacement } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,13 +1,5 @@
-import {
-  ANTHROPIC_PROFILE,
-  compactionThreshold,
-  customProfile,
-  DEFAULT_RUNWAY_RULE,
-  LOCAL_PROFILE,
-  OPENAI_PROFILE,
-  runwayTarget,
-  tailBudget,
-} from "@palimpsest/core";
+import { compactionThreshold, customProfile, runwayTarget, tailBudget } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, DEFAULT_RUNWAY_RULE, LOCAL_PROFILE, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 describe("compactionThreshold", () => {

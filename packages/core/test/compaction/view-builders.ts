@@ -1,5 +1,6 @@
 import type { LiveEntry, Message, PolicyInput, SessionState, SummaryPlan } from "@palimpsest/core";
-import { OPENAI_PROFILE, summaryReplacementFor } from "@palimpsest/core";
+import { summaryReplacementFor } from "@palimpsest/core";
+import { OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { execute, supersedeData } from "@palimpsest/testing";
 
 /** A live entry costing `tokens`, optionally placed by a compaction. */

@@ -1,4 +1,5 @@
-import { FidelityAccumulator, type FidelityEntry, FidelityTracker, ReplacementText } from "@palimpsest/core";
+import { FidelityAccumulator, type FidelityEntry, FidelityTracker } from "@palimpsest/core";
+import { ReplacementText } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { assistant, result, summary, user } from "../support/messages.ts";
 

@@ -1,4 +1,4 @@
-import { conversationItems, FidelityExtractor } from "@palimpsest/core";
+import { conversationItems, FidelityExtractor } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { measuredNumbers } from "../../src/messages/measured-numbers.ts";
 import { shellCommandPaths } from "../../src/messages/shell-paths.ts";

@@ -1,4 +1,5 @@
-import { detectFormat, type FormatRecognizer, TRANSCRIPT_FORMATS, ValidationError } from "@palimpsest/core";
+import { type FormatRecognizer, TRANSCRIPT_FORMATS, ValidationError } from "@palimpsest/core";
+import { detectFormat } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 /** Each example and the format it is: the formats' own, and values two formats' shapes could both fit. */

@@ -1,4 +1,5 @@
-import { checkToolPairs, type ImportItem, type Message, NO_RESULT_TEXT, TranscriptBuilder } from "@palimpsest/core";
+import { checkToolPairs, type ImportItem, type Message } from "@palimpsest/core";
+import { NO_RESULT_TEXT, TranscriptBuilder } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];

@@ -1,4 +1,5 @@
-import { checkId, IdSchema, isPalimpsestError, MAX_JSON_DEPTH, withinJsonDepth } from "@palimpsest/core";
+import { checkId, IdSchema, isPalimpsestError, MAX_JSON_DEPTH } from "@palimpsest/core";
+import { withinJsonDepth } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 describe("IdSchema", () => {

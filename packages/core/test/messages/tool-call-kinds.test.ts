@@ -1,12 +1,12 @@
+import type { ToolCall } from "@palimpsest/core";
 import {
   argumentPaths,
   commandLine,
   isFileRead,
   shellCommand,
-  type ToolCall,
   toolArguments,
   toolKind,
-} from "@palimpsest/core";
+} from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 const call = (name: string, args: Record<string, unknown> | string): ToolCall => ({

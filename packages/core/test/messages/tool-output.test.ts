@@ -1,4 +1,5 @@
-import { isFileContent, isFileListing, type ToolCall } from "@palimpsest/core";
+import type { ToolCall } from "@palimpsest/core";
+import { isFileContent, isFileListing } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 const call = (name: string, args: Record<string, unknown>): ToolCall => ({

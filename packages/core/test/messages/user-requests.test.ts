@@ -1,4 +1,5 @@
-import { isHarnessText, isUserRequest, requestText } from "@palimpsest/core";
+import { isUserRequest } from "@palimpsest/core";
+import { isHarnessText, requestText } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { assistant, user } from "../support/messages.ts";
 

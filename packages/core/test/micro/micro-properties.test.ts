@@ -1,4 +1,5 @@
-import { checkToolPairs, type SessionState, turnDoneKey, turnKey } from "@palimpsest/core";
+import { checkToolPairs, type SessionState } from "@palimpsest/core";
+import { turnDoneKey, turnKey } from "@palimpsest/core/testing";
 import {
   execute,
   type GeneratedSession,

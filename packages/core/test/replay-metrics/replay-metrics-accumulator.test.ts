@@ -1,4 +1,5 @@
-import { type CacheEstimate, type CompactionObservation, cacheCost, ReplayMetricsAccumulator } from "@palimpsest/core";
+import { type CacheEstimate, type CompactionObservation, ReplayMetricsAccumulator } from "@palimpsest/core";
+import { cacheCost } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 const PRICES = { input: 1, cachedRead: 0.1, cacheWrite: 1.25, output: 5 };

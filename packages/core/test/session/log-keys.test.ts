@@ -8,9 +8,8 @@ import {
   NO_KEYS,
   resultKey,
   type SessionCommand,
-  turnDoneKey,
-  turnKey,
 } from "@palimpsest/core";
+import { turnDoneKey, turnKey } from "@palimpsest/core/testing";
 import {
   appendCommand,
   assistantMessage,

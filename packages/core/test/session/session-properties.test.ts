@@ -1,7 +1,6 @@
 import {
   callsAnsweredIn,
   checkToolPairs,
-  checkUniqueIds,
   decide,
   decodeState,
   encodeState,
@@ -13,6 +12,7 @@ import {
   type SessionCommand,
   type SessionState,
 } from "@palimpsest/core";
+import { checkUniqueIds } from "@palimpsest/core/testing";
 import {
   knownKeysOf,
   runSteps,

@@ -1,4 +1,4 @@
-import { capText } from "@palimpsest/core";
+import { capText } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 const MARKER = /\[… (\d+) chars omitted …\]/g;

@@ -1,4 +1,5 @@
-import { estimateTokens, type LiveEntry, type Message, OfflineSummarizer, planSummary } from "@palimpsest/core";
+import { type LiveEntry, type Message, OfflineSummarizer, planSummary } from "@palimpsest/core";
+import { estimateTokens } from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { live, policyInput, system } from "../compaction/view-builders.ts";

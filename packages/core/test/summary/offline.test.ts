@@ -1,13 +1,5 @@
-import {
-  conversationItems,
-  FIDELITY_KINDS,
-  type Message,
-  OFFLINE_MODEL,
-  OfflineSummarizer,
-  ReplacementText,
-  SUMMARY_SECTIONS,
-  SummarizerError,
-} from "@palimpsest/core";
+import { FIDELITY_KINDS, type Message, OfflineSummarizer, SUMMARY_SECTIONS, SummarizerError } from "@palimpsest/core";
+import { conversationItems, OFFLINE_MODEL, ReplacementText } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];

@@ -1,4 +1,5 @@
-import { DEFAULT_SUMMARY_CAPS, type Message, REDACTED, redactSecrets, serializeForSummary } from "@palimpsest/core";
+import { DEFAULT_SUMMARY_CAPS, type Message, redactSecrets, serializeForSummary } from "@palimpsest/core";
+import { REDACTED } from "@palimpsest/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -21,11 +21,6 @@ export type PolicyName = (typeof POLICIES)[number]["name"];
 /** The policies' names, in POLICIES order. */
 export const POLICY_NAMES: readonly PolicyName[] = POLICIES.map((p) => p.name);
 
-/** True when `name` names a policy. */
-export function isPolicyName(name: string): name is PolicyName {
-  return (POLICY_NAMES as readonly string[]).includes(name);
-}
-
 /** The policy named `name`; ValidationError listing the names for any other. */
 export function policyNamed(name: string): PolicyDefinition {
   const policy = POLICIES.find((p) => p.name === name);
