@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { CrashDriver } from "./crash-driver.ts";
 import { faultDatabases } from "./fault-databases.ts";
 import { bundleWorker, type WorkerScript } from "./fault-process.ts";
-import { faultCount, faultSeed } from "./fault-scale.ts";
+import { faultCount, faultProject, faultSeed } from "./fault-scale.ts";
 
 const KILLS = faultCount(200, 2_000);
 const seed = faultSeed();
-const replay = `replay with PALIMPSEST_FAULT_SEED=${seed} node_modules/.bin/vitest run test/faults/crash-kills.test.ts`;
+const replay = `replay with PALIMPSEST_FAULT_SEED=${seed} node_modules/.bin/vitest run --project ${faultProject()} test/faults/crash-kills.test.ts`;
 
 let script: WorkerScript;
 beforeAll(async () => {

@@ -8,10 +8,10 @@ import { seededRandom } from "../support/seeded-random.ts";
 import { integrityProblems } from "./fault-checks.ts";
 import { faultDatabases } from "./fault-databases.ts";
 import { bundleWorker, Worker, type WorkerScript } from "./fault-process.ts";
-import { faultSeed } from "./fault-scale.ts";
+import { faultCount, faultSeed } from "./fault-scale.ts";
 
 const SESSIONS = 10;
-const ROUNDS = 6;
+const ROUNDS = faultCount(6, 6, 2);
 const seed = faultSeed();
 
 let script: WorkerScript;

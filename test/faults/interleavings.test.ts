@@ -15,13 +15,13 @@ import {
 import { faultDatabases } from "./fault-databases.ts";
 import { bundleWorker, Worker, type WorkerMessage, type WorkerScript } from "./fault-process.ts";
 import { FaultRandom } from "./fault-random.ts";
-import { faultCount, faultSeed } from "./fault-scale.ts";
+import { faultCount, faultProject, faultSeed } from "./fault-scale.ts";
 import { cheapCounter } from "./fault-workload.ts";
 import { type InterleavedOp, type InterleavingRun, isRaceError, type OpResult } from "./interleavings-protocol.ts";
 
 const COUNT = faultCount(2_000, 10_000);
 const seed = faultSeed();
-const replay = `replay with PALIMPSEST_FAULT_SEED=${seed} node_modules/.bin/vitest run test/faults/interleavings.test.ts`;
+const replay = `replay with PALIMPSEST_FAULT_SEED=${seed} node_modules/.bin/vitest run --project ${faultProject()} test/faults/interleavings.test.ts`;
 /** A slot's session is replaced by a fresh one once its log is this long (checks read whole logs). */
 const MAX_VERSION = 120;
 /** Streams of interleavings run at once, each on its own sessions (the workers run one run of each at a time). */

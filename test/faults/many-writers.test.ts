@@ -15,12 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { viewProblems } from "../support/view-invariants.ts";
 import { faultDatabases } from "./fault-databases.ts";
 import { bundleWorker, Worker, type WorkerScript } from "./fault-process.ts";
-import { faultCount } from "./fault-scale.ts";
+import { faultCount, faultTier } from "./fault-scale.ts";
 import { cheapCounter, type ReportedError } from "./fault-workload.ts";
 import { MARKED, marker, markersIn, SURFACES, type Surface, storeKey } from "./many-writers-surfaces.ts";
 import type { WorkerSetup } from "./many-writers-worker.ts";
 
-const TURNS = faultCount(100, 400);
+// Quick: enough turns for compactions to race them (2 processes × 100 turns make about 5).
+const TURNS = faultCount(100, 400, 40);
+/** How many processes write at once: 2 and 4, only 2 at the quick tier (a run's cost is mostly its processes' starts). */
+const PROCESSES = faultTier() === "quick" ? [2] : [2, 4];
 
 let script: WorkerScript;
 beforeAll(async () => {
@@ -119,7 +122,7 @@ for (const database of faultDatabases("manywriters")) {
     }
 
     const runs: { surface: Surface; processes: number; keyed: boolean }[] = SURFACES.flatMap((surface) =>
-      [2, 4].flatMap((processes) =>
+      PROCESSES.flatMap((processes) =>
         (surface === "session-store" ? [true] : [false, true]).map((keyed) => ({ surface, processes, keyed })),
       ),
     );

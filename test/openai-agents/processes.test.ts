@@ -1,5 +1,5 @@
 /**
- * The adapter across processes (children through tsx): a run resumed and continued in a new process, an
+ * The adapter across processes (children bundled once, test/support/child-script.ts): a run resumed and continued in a new process, an
  * approval interruption whose serialized RunState is approved and resumed in a new process (kept by the
  * caller, or with the session), and two processes writing one session at once.
  */

@@ -9,6 +9,8 @@ import { ROOT } from "./installed-palimpsest.ts";
 
 export default function setup(): void {
   const started = Date.now();
+  // A fresh clone has no dist/: the first build takes a minute or two, so say what is happening.
+  console.log("building the workspace for the bin's tests (tsc -b tsconfig.build.json, then the bin's bundle)…");
   execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.build.json"], {
     cwd: ROOT,
     stdio: "inherit",

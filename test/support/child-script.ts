@@ -1,8 +1,59 @@
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { mkdirSync, renameSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 
 const root = join(import.meta.dirname, "../..");
+/** Bundles land under the store package so Node resolves better-sqlite3 (a store dependency) from them. */
+const bundleDir = join(root, "packages/store/node_modules/.cache/palimpsest-scripts");
+
+type EsbuildBuildSync = (options: Record<string, unknown>) => unknown;
+
+/** The bundle of each script this process started, built on its first start. */
+const bundles = new Map<string, string>();
+
+/**
+ * The command that runs `script`: a bundle built once per test process with esbuild (tsx's own dependency,
+ * resolved through tsx: no new dependency), so each start is a plain `node` start instead of a tsx one (which
+ * compiles the workspace's sources again in every child: seconds each on a loaded machine). Falls back to tsx
+ * when esbuild cannot be loaded.
+ */
+function command(script: string): string[] {
+  let bundle = bundles.get(script);
+  if (bundle === undefined) {
+    let buildSync: EsbuildBuildSync;
+    try {
+      buildSync = (
+        createRequire(createRequire(import.meta.url).resolve("tsx/package.json"))("esbuild") as {
+          buildSync: EsbuildBuildSync;
+        }
+      ).buildSync;
+    } catch {
+      return [join(root, "node_modules/tsx/dist/cli.mjs"), script];
+    }
+    mkdirSync(bundleDir, { recursive: true });
+    // One file per script, replaced atomically by each process's build (the same sources give the same
+    // bundle), so none is left behind however a test process ends.
+    bundle = join(bundleDir, `${basename(script, ".ts")}.mjs`);
+    const building = join(bundleDir, `${basename(script, ".ts")}-${process.pid}.building.mjs`);
+    buildSync({
+      entryPoints: [join(root, script)],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outfile: building,
+      external: ["better-sqlite3", "pg-native"],
+      banner: {
+        js: 'import { createRequire as __scriptRequire } from "node:module"; const require = __scriptRequire(import.meta.url);',
+      },
+      logLevel: "error",
+    });
+    renameSync(building, bundle);
+    bundles.set(script, bundle);
+  }
+  return [bundle];
+}
 
 /** How a child script ended: its exit code, or the signal that killed it. */
 export interface ChildExit {
@@ -10,7 +61,7 @@ export interface ChildExit {
   signal: NodeJS.Signals | null;
 }
 
-/** A test script running in its own Node process (through tsx), spoken to in JSON lines. */
+/** A test script running in its own Node process (bundled, or through tsx), spoken to in JSON lines. */
 export interface ChildScript {
   /** Every JSON line the child printed on stdout so far, parsed, in order. */
   readonly messages: unknown[];
@@ -29,7 +80,7 @@ export interface ChildScript {
  * shows as a non-zero exit with the error on stderr, so a crash is never mistaken for a failed call.
  */
 export function startScript(script: string, args: readonly string[]): ChildScript {
-  const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), script, ...args], {
+  const child = spawn(process.execPath, [...command(script), ...args], {
     cwd: root,
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -1,25 +1,30 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { type ImportedSession, type ProviderProfile, parseTranscript } from "@palimpsest/core";
 import { createTokenCounter, encodingForModel } from "@palimpsest/core/tokenizer";
 import { providerWindow } from "@palimpsest/eval";
 import { readSource, sessionCacheModel } from "@palimpsest/eval/testing";
+import { locateTranscripts, missingTranscripts } from "./transcripts-location.ts";
+
+const LOCATION = locateTranscripts(resolve(import.meta.dirname, "../.."));
 
 /**
- * Where the shared real transcripts live: `$PALIMPSEST_TRANSCRIPTS` when set, else `../shared/transcripts`
- * next to the repository.
+ * Where the shared real transcripts live: `$PALIMPSEST_TRANSCRIPTS` when set, else the first
+ * `shared/transcripts` folder above the clone (transcripts-location.ts). When they are absent this is the
+ * first place looked, and HAVE_TRANSCRIPTS is false.
  */
-export const TRANSCRIPTS_DIR = resolve(
-  process.env.PALIMPSEST_TRANSCRIPTS ?? resolve(import.meta.dirname, "../../../shared/transcripts"),
-);
+export const TRANSCRIPTS_DIR = LOCATION.found ? LOCATION.dir : (LOCATION.looked[0] ?? "");
 
-/** True when the shared transcripts folder is present; tests that need it skip (loudly) otherwise. */
-export const HAVE_TRANSCRIPTS = existsSync(TRANSCRIPTS_DIR);
+/**
+ * True when the shared transcripts folder is present. When it is absent, a test file that imports this
+ * module fails to load under CI (CI=true), and elsewhere its real-transcript tests skip, saying so.
+ */
+export const HAVE_TRANSCRIPTS = LOCATION.found;
 
-if (!HAVE_TRANSCRIPTS) {
-  console.warn(
-    `\n⚠ ${TRANSCRIPTS_DIR} is absent: the real-transcript tests are SKIPPED (a fresh clone has no ../shared)\n`,
-  );
+if (!LOCATION.found) {
+  const { fail, message } = missingTranscripts(LOCATION);
+  if (fail) throw new Error(message);
+  console.warn(`\n⚠ ${message}\n`);
 }
 
 /** Every transcript file under the shared folder (jsonl, json, traj), as paths relative to it. */
