@@ -4,7 +4,7 @@
  * plain `node` from ES modules and CommonJS (library and bin) and typecheck against their .d.ts; each optional
  * SDK says what to install until it is installed beside them, then works.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,18 +29,10 @@ interface SessionPage {
   next: string | null;
 }
 
-const PACKAGES = [
-  "core",
-  "projections",
-  "store",
-  "runtime",
-  "eval",
-  "summarizers",
-  "cli",
-  "claude-agent-sdk",
-  "openai-agents",
-  "ai-sdk",
-].map((p) => `@palimpsest/${p}`);
+/** Every scoped package of the workspace (packages/*, but the umbrella `palimpsest`), by its npm name. */
+const PACKAGES = readdirSync(join(ROOT, "packages"))
+  .filter((folder) => folder !== "palimpsest" && existsSync(join(ROOT, "packages", folder, "package.json")))
+  .map((folder) => `@palimpsest/${folder}`);
 
 /** A Claude Code session id for the SessionStore program. */
 const SDK_SESSION = "9d3c0a52-5b8e-4f0e-9a51-2f6f3c1a7e10";
@@ -391,19 +383,12 @@ describe("installed from the packed tarballs with plain npm", () => {
     }, 900_000);
 
     it("packs one tarball per library package, each with only its build, README and LICENSE", () => {
-      expect(project.tarballs).toEqual([
-        "palimpsest-0.1.0.tgz",
-        "palimpsest-ai-sdk-0.1.0.tgz",
-        "palimpsest-claude-agent-sdk-0.1.0.tgz",
-        "palimpsest-cli-0.1.0.tgz",
-        "palimpsest-core-0.1.0.tgz",
-        "palimpsest-eval-0.1.0.tgz",
-        "palimpsest-openai-agents-0.1.0.tgz",
-        "palimpsest-projections-0.1.0.tgz",
-        "palimpsest-runtime-0.1.0.tgz",
-        "palimpsest-store-0.1.0.tgz",
-        "palimpsest-summarizers-0.1.0.tgz",
-      ]);
+      // One tarball per package: the umbrella, and each scoped one as pnpm names it (scope and name joined).
+      const expected = ["palimpsest", ...PACKAGES.map((name) => name.replace("@", "").replace("/", "-"))];
+      expect(project.tarballs).toEqual(expected.map((name) => `${name}-0.1.0.tgz`).sort());
+      expect(PACKAGES).toEqual(
+        expect.arrayContaining(["@palimpsest/core", "@palimpsest/store", "@palimpsest/runtime"]),
+      );
       const license = readFileSync(join(ROOT, "LICENSE"), "utf8");
       for (const name of ["palimpsest", ...PACKAGES]) {
         const dir = join(project.dir, "node_modules", name);
