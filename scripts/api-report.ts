@@ -53,10 +53,11 @@ const COMPILER_OPTIONS = {
   lib: ["es2023"],
   types: ["node"],
   skipLibCheck: true,
+  preserveSymlinks: true,
   paths: Object.fromEntries(
     entryPoints().map(({ pkg, subpath, dts }) => [
       `@palimpsest/${pkg}${subpath === "" ? "" : `/${subpath}`}`,
-      [join(ROOT, "packages", pkg, "dist", dts)],
+      [join(ROOT, "node_modules", "@palimpsest", pkg, "dist", dts)],
     ]),
   ),
 };

@@ -1,9 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { type Message, parseTranscript } from "@palimpsest/core";
+import { type Message, type MirrorKey, parseTranscript } from "@palimpsest/core";
 import { importSessions, openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { mirrorSessionId } from "@palimpsest/runtime/testing";
-import type { MirrorKey } from "@palimpsest/store";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 

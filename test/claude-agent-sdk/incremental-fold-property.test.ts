@@ -11,12 +11,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ImportItem, IncrementalClaudeCode } from "@palimpsest/core";
+import { type ImportItem, IncrementalClaudeCode, type MirrorKey, mirrorUuidKey } from "@palimpsest/core";
 import { parseClaudeCode } from "@palimpsest/core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { foldMirrorKey, Palimpsest } from "@palimpsest/runtime";
 import { emptyFoldMemory } from "@palimpsest/runtime/testing";
-import { type MirrorKey, MirrorLog, mirrorUuidKey, openEventStore } from "@palimpsest/store";
+import { MirrorLog, openEventStore } from "@palimpsest/store";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { faultCount, faultSeed } from "../faults/fault-scale.ts";

@@ -1,7 +1,6 @@
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import type { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import { ValidationError } from "@palimpsest/core";
-import { MIRROR_LIMITS } from "@palimpsest/store";
+import { MIRROR_LIMITS, ValidationError } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
 import { rejection } from "../support/rejection.ts";
 import { seededRandom } from "../support/seeded-random.ts";

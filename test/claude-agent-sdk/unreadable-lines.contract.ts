@@ -1,7 +1,7 @@
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import type { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import { isPalimpsestError } from "@palimpsest/core";
-import { MIRROR_LIMITS, type OpenedEventStore } from "@palimpsest/store";
+import { isPalimpsestError, MIRROR_LIMITS } from "@palimpsest/core";
+import type { OpenedEventStore } from "@palimpsest/store";
 import { describe, expect, it } from "vitest";
 import { databaseOf } from "../support/store-database.ts";
 import { TranscriptWriter, text, toolUse } from "./claude-code-lines.ts";

@@ -10,8 +10,8 @@
 import { join } from "node:path";
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import { StorageError } from "@palimpsest/core";
-import { type MirrorKey, MirrorLog, type OpenedEventStore } from "@palimpsest/store";
+import { type MirrorKey, StorageError } from "@palimpsest/core";
+import { MirrorLog, type OpenedEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { fileNameOf, importerViews, jsonLines, mirrorViews, unrevised } from "../claude-agent-sdk/claude-code-files.ts";

@@ -2,11 +2,12 @@ import {
   type CandidateStore,
   compactionThreshold,
   OfflineSummarizer,
+  type RuntimeStore,
   type Summarizer,
   type SummaryRequest,
   type SummaryResult,
 } from "@palimpsest/core";
-import { type Palimpsest, type RuntimeStore, resolveCompaction, type Session } from "@palimpsest/runtime";
+import { type Palimpsest, resolveCompaction, type Session } from "@palimpsest/runtime";
 
 /** The window the runtime tests use: threshold 54,400 on the local profile (the floor binds at 85%). */
 export const WINDOW = 64_000;

@@ -3,9 +3,9 @@
  * chosen point (just before this handle's append, or while its summary is being written), never on a
  * timer. What reaches the caller is a precondition of its own or a spent budget, never a race it lost.
  */
-import type { StoredEvent, Summarizer } from "@palimpsest/core";
+import type { RuntimeStore, StoredEvent, Summarizer } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { compact, Palimpsest, type RuntimeStore, type Session } from "@palimpsest/runtime";
+import { compact, Palimpsest, type Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { type Summarizer, SummarizerError } from "@palimpsest/core";
-import { compact, type Palimpsest, type RuntimeStore, type Session } from "@palimpsest/runtime";
+import { type RuntimeStore, type Summarizer, SummarizerError } from "@palimpsest/core";
+import { compact, type Palimpsest, type Session } from "@palimpsest/runtime";
 
 /** A marker no other test writes: every content string of a populated session contains it. */
 export function uniqueMarker(tag: string): string {

@@ -38,6 +38,9 @@ const PACKAGE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
+/** The one runtime file that may import the store: openPalimpsest, opening a store from a URL. */
+const RUNTIME_COMPOSITION_ROOT = "palimpsest/open-palimpsest.ts";
+
 /** Bottom to top, per package; the folders of one layer do not import each other. */
 const LAYERS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   store: [
@@ -99,6 +102,14 @@ describe("packages", () => {
     }
     expect(importedPackages("runtime").has("store")).toBe(true); // the scan reads the imports
     expect(offending).toEqual([]);
+  });
+
+  it("leave the runtime talking to storage through core's ports: it imports the store in its composition root only", () => {
+    const src = join(PACKAGES, "runtime", "src");
+    const importers = sources(src)
+      .filter((file) => /(?:from|import)\s*\(?\s*"@palimpsest\/store/.test(readFileSync(file, "utf8")))
+      .map((file) => file.slice(src.length + 1));
+    expect(importers).toEqual([RUNTIME_COMPOSITION_ROOT]);
   });
 });
 

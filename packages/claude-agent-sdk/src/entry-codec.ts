@@ -1,5 +1,5 @@
-import { ValidationError } from "@palimpsest/core";
-import { checkBytes, MIRROR_LIMITS, type MirrorEntryInput, mirrorUuidKey } from "@palimpsest/store";
+import { checkBytes, MIRROR_LIMITS, mirrorUuidKey, ValidationError } from "@palimpsest/core";
+import type { MirrorEntryInput } from "@palimpsest/store";
 
 /** How deep an entry may nest before it is refused (far beyond any transcript line; JSON.stringify recurses). */
 const MAX_ENTRY_DEPTH = 512;

@@ -5,9 +5,9 @@ import type {
   SessionStoreEntry,
   SessionSummaryEntry,
 } from "@anthropic-ai/claude-agent-sdk";
-import { AmbiguousName, definedFields, IdempotencyMismatch, StorageError } from "@palimpsest/core";
+import { AmbiguousName, definedFields, IdempotencyMismatch, type MirrorKey, StorageError } from "@palimpsest/core";
 import { eraseMirrorKey, type MirrorErasure, type MirrorFolder, type Palimpsest } from "@palimpsest/runtime";
-import type { MirrorKey, MirrorLog } from "@palimpsest/store";
+import type { MirrorLog } from "@palimpsest/store";
 import { encodeEntries } from "./entry-codec.ts";
 import { toMirrorKey, toProjectKey, toSessionId } from "./session-key.ts";
 

@@ -1,5 +1,4 @@
-import { isWellFormedId, ValidationError } from "@palimpsest/core";
-import { checkBytes, MIRROR_LIMITS, type MirrorKey } from "@palimpsest/store";
+import { checkBytes, isWellFormedId, MIRROR_LIMITS, type MirrorKey, ValidationError } from "@palimpsest/core";
 
 /**
  * The mirror key of an SDK session key, checked: `projectKey` and `sessionId` non-empty strings,

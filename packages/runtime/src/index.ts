@@ -59,7 +59,6 @@ export {
   type HandOffOptions,
   Palimpsest,
   type RuntimeDeps,
-  type RuntimeStore,
   type StartSessionOptions,
 } from "./palimpsest/palimpsest.ts";
 export { type NamedSessionLookup, sessionByIdOrName } from "./palimpsest/session-by-name.ts";

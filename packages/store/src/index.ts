@@ -34,31 +34,7 @@ export {
   type SessionCursor,
   type SessionPageOptions,
 } from "./engine/index.ts";
-export {
-  type ClaimOptions,
-  type Clock,
-  type Handoff,
-  type HandoffClaim,
-  type HandoffClaimRef,
-  HandoffQueue,
-  type HandoffQueuePort,
-  type HandoffRow,
-  type HandoffStatus,
-  toHandoff,
-} from "./handoff/index.ts";
-export {
-  checkBytes,
-  type DroppedKey,
-  MIRROR_LIMITS,
-  type MirrorAppendResult,
-  type MirrorEntryInput,
-  type MirrorKey,
-  type MirrorKeyRow,
-  MirrorLog,
-  type MirrorSummarize,
-  mirrorUuidKey,
-  utf8Bytes,
-  uuidOfMirrorKey,
-} from "./mirror/index.ts";
+export { HandoffQueue } from "./handoff/index.ts";
+export { type MirrorAppendResult, type MirrorEntryInput, MirrorLog, type MirrorSummarize } from "./mirror/index.ts";
 export { DEFAULT_DATABASE_PATH, openEventStore } from "./open/open-event-store.ts";
 export type { OpenedEventStore } from "./open/opened-event-store.ts";

@@ -1,5 +1,4 @@
-import { definedFields } from "@palimpsest/core";
-import type { Handoff, HandoffClaim, HandoffStatus } from "@palimpsest/store";
+import { definedFields, type Handoff, type HandoffClaim, type HandoffStatus } from "@palimpsest/core";
 import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { integerOption } from "../flags.ts";

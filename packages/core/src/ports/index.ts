@@ -14,6 +14,20 @@ export type {
   ReadStreamOptions,
   SessionSummary,
 } from "./event-store.ts";
+export type {
+  ClaimOptions,
+  Clock,
+  Finish,
+  Handoff,
+  HandoffClaim,
+  HandoffClaimRef,
+  HandoffQueuePort,
+  HandoffRecord,
+  HandoffStatus,
+  NewHandoff,
+} from "./handoff-queue.ts";
+export type { MirrorLogPort } from "./mirror-log.ts";
+export type { RuntimeStore } from "./runtime-store.ts";
 export type { Snapshot, SnapshotStore } from "./snapshot-store.ts";
 export type { Summarizer, SummaryRequest, SummaryResult } from "./summarizer.ts";
 export type { TokenCounter } from "./token-counter.ts";

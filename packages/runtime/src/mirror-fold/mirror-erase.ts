@@ -1,5 +1,4 @@
-import type { EraseOptions, ErasureResult } from "@palimpsest/core";
-import type { DroppedKey, MirrorKey, MirrorLog } from "@palimpsest/store";
+import type { DroppedKey, EraseOptions, ErasureResult, MirrorKey, MirrorLogPort } from "@palimpsest/core";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 
 /** The reason recorded when a session is erased because its mirrored key was deleted (by a crashed delete, or under a fold). */
@@ -15,7 +14,7 @@ export interface MirrorErasure {
 
 /**
  * Erases a mirrored key: a main key with every subpath of its session, a subpath alone. First the keys are
- * dropped in one transaction (MirrorLog.drop: their entries deleted, their next generation begun, so `load`
+ * dropped in one transaction (MirrorLogPort.drop: their entries deleted, their next generation begun, so `load`
  * finds nothing, `listSubkeys` and `listSessions` list nothing, and a later append starts afresh under new
  * session ids); then every Palimpsest session folded from them is erased to its skeleton (docs/erasure.md).
  * A key never written changes nothing. Crash-safe: a crash before the drop commits leaves the keys as they
@@ -24,7 +23,7 @@ export interface MirrorErasure {
  */
 export async function eraseMirrorKey(
   runtime: Palimpsest,
-  log: MirrorLog,
+  log: MirrorLogPort,
   key: MirrorKey,
   reason?: string,
 ): Promise<MirrorErasure> {
@@ -45,7 +44,7 @@ export async function eraseMirrorKey(
  */
 export async function eraseWithMirror(
   runtime: Palimpsest,
-  log: MirrorLog,
+  log: MirrorLogPort,
   sessionId: string,
   options: EraseOptions = {},
 ): Promise<ErasureResult> {
@@ -60,7 +59,7 @@ export async function eraseWithMirror(
 /** Erases every session folded from the generations the keys a drop emptied had left; how many it erased. */
 async function eraseDropped(
   runtime: Palimpsest,
-  log: MirrorLog,
+  log: MirrorLogPort,
   dropped: readonly DroppedKey[],
   reason: string | undefined,
 ): Promise<number> {
@@ -70,7 +69,7 @@ async function eraseDropped(
 }
 
 /** Finishes deletes a crash cut short: erases every session of an erased generation that still has content. */
-export async function eraseLeftovers(runtime: Palimpsest, log: MirrorLog): Promise<number> {
+export async function eraseLeftovers(runtime: Palimpsest, log: MirrorLogPort): Promise<number> {
   return eraseSessions(runtime, await log.unerasedSessions(), KEY_DELETED);
 }
 

@@ -1,5 +1,10 @@
-import { IncrementalClaudeCode, isPalimpsestError, type ThreadItems } from "@palimpsest/core";
-import type { MirrorKey, MirrorLog } from "@palimpsest/store";
+import {
+  IncrementalClaudeCode,
+  isPalimpsestError,
+  type MirrorKey,
+  type MirrorLogPort,
+  type ThreadItems,
+} from "@palimpsest/core";
 import type { ImportedLog } from "../import/import-sessions.ts";
 
 /**
@@ -27,7 +32,7 @@ interface KeptKey {
 export interface KeptThread {
   /** How many of the thread's first items are in its session as they are final (none can change). */
   inLog: number;
-  /** The session is recorded for this generation (MirrorLog.registerSession). */
+  /** The session is recorded for this generation (MirrorLogPort.registerSession). */
   registered: boolean;
   /** Its state and log keys as the last import left them. */
   log: ImportedLog;
@@ -50,7 +55,7 @@ export function emptyFoldMemory(): MirrorFoldMemory {
  * generation whose lines it refused before.
  */
 export async function readSinceLastFold(
-  log: MirrorLog,
+  log: MirrorLogPort,
   key: MirrorKey,
   generation: number,
   fileName: string,

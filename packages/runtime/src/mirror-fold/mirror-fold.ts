@@ -6,11 +6,14 @@ import {
   type InvariantRule,
   InvariantViolation,
   isPalimpsestError,
+  MIRROR_LIMITS,
+  type MirrorKey,
+  type MirrorLogPort,
   parseTranscript,
+  utf8Bytes,
+  uuidOfMirrorKey,
   ValidationError,
 } from "@palimpsest/core";
-import type { MirrorKey, MirrorLog } from "@palimpsest/store";
-import { MIRROR_LIMITS, utf8Bytes, uuidOfMirrorKey } from "@palimpsest/store";
 import { type ImportedLog, importSession } from "../import/import-sessions.ts";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { eraseSessions, KEY_DELETED } from "./mirror-erase.ts";
@@ -60,7 +63,7 @@ export function mirrorSessionId(key: MirrorKey, generation: number, externalId: 
  */
 export async function foldMirrorKey(
   runtime: Palimpsest,
-  log: MirrorLog,
+  log: MirrorLogPort,
   key: MirrorKey,
   options: MirrorFoldOptions,
 ): Promise<void> {
@@ -118,7 +121,7 @@ export async function foldMirrorKey(
 
 /** Every entry of the key read and parsed at once (parseReadable): each thread's items from the first. */
 async function readWhole(
-  log: MirrorLog,
+  log: MirrorLogPort,
   key: MirrorKey,
   generation: number,
   fileName: string,

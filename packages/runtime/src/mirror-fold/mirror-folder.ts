@@ -1,4 +1,4 @@
-import type { MirrorKey, MirrorLog } from "@palimpsest/store";
+import type { MirrorKey, MirrorLogPort } from "@palimpsest/core";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { foldMirrorKey } from "./mirror-fold.ts";
 import { emptyFoldMemory, type MirrorFoldMemory } from "./mirror-fold-memory.ts";
@@ -50,7 +50,7 @@ interface KeyState {
  */
 export class MirrorFolder {
   readonly #runtime: Palimpsest;
-  readonly #log: MirrorLog;
+  readonly #log: MirrorLogPort;
   readonly #settleMs: number;
   readonly #foldDelayMs: number;
   readonly #onError: (error: unknown, key: MirrorKey) => void;
@@ -60,7 +60,7 @@ export class MirrorFolder {
   /** What the last fold of each recently folded key left (its least recent first), so the next reads only what is new. */
   readonly #memories = new Map<string, MirrorFoldMemory>();
 
-  constructor(runtime: Palimpsest, log: MirrorLog, options: MirrorFolderOptions = {}) {
+  constructor(runtime: Palimpsest, log: MirrorLogPort, options: MirrorFolderOptions = {}) {
     this.#runtime = runtime;
     this.#log = log;
     this.#settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;

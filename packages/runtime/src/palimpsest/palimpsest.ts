@@ -1,12 +1,10 @@
 import {
-  type CandidateStore,
-  type ChangeFeed,
+  type Clock,
   checkId,
   definedFields,
   EncodingSchema,
   type EraseOptions,
   type ErasureResult,
-  type EventStore,
   formatError,
   IdSchema,
   InvariantViolation,
@@ -14,14 +12,13 @@ import {
   isPalimpsestError,
   NotFoundError,
   parseInput,
+  type RuntimeStore,
   type SessionStarted,
   SessionStartedSchema,
   type SessionSummary,
-  type SnapshotStore,
   type TokenCounter,
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
-import type { Clock, HandoffQueuePort } from "@palimpsest/store";
 import { uuidv7 } from "uuidv7";
 import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step.ts";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
@@ -57,19 +54,6 @@ const StartSessionOptionsSchema = SessionStartedSchema.extend({
   sessionId: IdSchema.optional(),
   encoding: EncodingSchema.optional(),
 });
-
-/**
- * The store a runtime needs: the event log, its snapshots, wake-ups after commits, the hand-off queue,
- * and the lookup of sessions by name.
- */
-export type RuntimeStore = EventStore &
-  SnapshotStore &
-  ChangeFeed &
-  CandidateStore & {
-    readonly handoffQueue: HandoffQueuePort;
-    /** The ids of the sessions named `name` (their source's external id); ValidationError for a non-id. */
-    sessionsNamed(name: string): Promise<string[]>;
-  };
 
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {

@@ -1,6 +1,14 @@
-import { definedFields, InvariantViolation, ValidationError } from "@palimpsest/core";
-import type { ClaimOptions, HandoffQueuePort, HandoffStatus } from "@palimpsest/store";
-import { type Handoff, type HandoffClaim, type HandoffClaimRef, toHandoff } from "@palimpsest/store";
+import {
+  type ClaimOptions,
+  definedFields,
+  type Handoff,
+  type HandoffClaim,
+  type HandoffClaimRef,
+  type HandoffQueuePort,
+  type HandoffStatus,
+  InvariantViolation,
+  ValidationError,
+} from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import type { Session } from "../runtime/session.ts";
 import { isSuccessorRefused } from "./hand-off-session.ts";
@@ -92,27 +100,27 @@ export class Handoffs {
    * When the source was sealed to another successor, fails the hand-off and throws `session-handed-off`.
    */
   async complete(claim: HandoffClaimRef): Promise<Session> {
-    const row = await this.#queue.row(claim.handoffId);
-    if (row.status === "completed" && row.claim_token === claim.token) {
-      return this.#runtime.resume(row.successor_session_id); // an earlier attempt got this far
+    const record = await this.#queue.read(claim.handoffId);
+    if (record.status === "completed" && record.claimToken === claim.token) {
+      return this.#runtime.resume(record.successorSessionId); // an earlier attempt got this far
     }
     // An earlier attempt under this claim decided already (its lease may have run out since, harmlessly).
     const decided =
-      row.status === "claimed" && row.claim_token === claim.token && row.completion_started_at_ms !== null;
+      record.status === "claimed" && record.claimToken === claim.token && record.completionStartedAt !== undefined;
     if (!decided) {
-      await this.#refuseBadSuccessor(claim, row.source_session_id, row.successor_session_id);
+      await this.#refuseBadSuccessor(claim, record.sourceSessionId, record.successorSessionId);
       await this.#queue.startCompletion(claim);
     }
-    const source = await this.#runtime.resume(row.source_session_id);
+    const source = await this.#runtime.resume(record.sourceSessionId);
     let successor: Session;
     try {
       successor = await this.#runtime.handOff(source, {
-        toSessionId: row.successor_session_id,
-        ...(row.reason === null ? {} : { reason: row.reason }),
+        toSessionId: record.successorSessionId,
+        ...definedFields({ reason: record.reason }),
       });
     } catch (error) {
       // Sealed to this successor: a retry finishes it. Otherwise, a hand-off that can never complete fails.
-      const failureReason = cannotComplete(source.state.handedOffTo, row.successor_session_id, error);
+      const failureReason = cannotComplete(source.state.handedOffTo, record.successorSessionId, error);
       if (failureReason !== undefined) await this.#queue.finish(claim, { status: "failed", failureReason }, true);
       throw error;
     }
@@ -128,15 +136,15 @@ export class Handoffs {
    */
   async fail(claim: HandoffClaimRef, reason: string): Promise<Handoff> {
     if (reason.trim() === "") throw new ValidationError("a failure reason is required", ["reason is empty"]);
-    const row = await this.#queue.row(claim.handoffId);
-    if (row.status === "failed" && row.claim_token === claim.token) return toHandoff(row);
+    const { claimToken, ...handoff } = await this.#queue.read(claim.handoffId);
+    if (handoff.status === "failed" && claimToken === claim.token) return handoff;
     await this.#queue.check(claim);
-    const source = await this.#runtime.resume(row.source_session_id);
+    const source = await this.#runtime.resume(handoff.sourceSessionId);
     const sealedTo = source.state.handedOffTo;
-    if (sealedTo === row.successor_session_id) {
+    if (sealedTo === handoff.successorSessionId) {
       throw new InvariantViolation(
         "session-handed-off",
-        `session ${source.id} was already handed off to ${sealedTo}; complete hand-off ${row.handoff_id} instead`,
+        `session ${source.id} was already handed off to ${sealedTo}; complete hand-off ${handoff.handoffId} instead`,
         { sessionId: source.id, ids: [sealedTo] },
       );
     }
@@ -160,7 +168,8 @@ export class Handoffs {
 
   /** One hand-off by id; NotFoundError when there is none. */
   async get(handoffId: string): Promise<Handoff> {
-    return toHandoff(await this.#queue.row(handoffId));
+    const { claimToken: _token, ...handoff } = await this.#queue.read(handoffId);
+    return handoff;
   }
 
   /** The hand-offs, oldest first, optionally of one status. */

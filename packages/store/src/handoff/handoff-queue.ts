@@ -1,21 +1,29 @@
-import { ClaimLost, checkIdLength, InvariantViolation, NotFoundError, ValidationError } from "@palimpsest/core";
+import {
+  ClaimLost,
+  type ClaimOptions,
+  type Clock,
+  checkIdLength,
+  type Finish,
+  type Handoff,
+  type HandoffClaim,
+  type HandoffClaimRef,
+  type HandoffQueuePort,
+  type HandoffRecord,
+  type HandoffStatus,
+  InvariantViolation,
+  type NewHandoff,
+  NotFoundError,
+  ValidationError,
+} from "@palimpsest/core";
 import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { OPEN_STATUSES } from "./handoff-migration.ts";
-import type { ClaimOptions, Finish, HandoffQueuePort, NewHandoff } from "./handoff-queue-port.ts";
-import {
-  type Handoff,
-  type HandoffClaim,
-  type HandoffClaimRef,
-  type HandoffRow,
-  toClaim,
-  toHandoff,
-} from "./handoff-record.ts";
-import type { HandoffStatus, HandoffTables } from "./handoff-table.ts";
-import { type Clock, checkLease, leaseEnd, nowSql } from "./handoff-time.ts";
+import { type HandoffRow, toClaim, toHandoff, toRecord } from "./handoff-record.ts";
+import type { HandoffTables } from "./handoff-table.ts";
+import { checkLease, leaseEnd, nowSql } from "./handoff-time.ts";
 
 /** The log's tables and the queue's. */
 type HandoffDatabase = StoreDatabase & HandoffTables;
@@ -167,7 +175,7 @@ export class HandoffQueue implements HandoffQueuePort {
         return toHandoff(await this.#fenced(claim, now, set, failing && !evenIfCompleting));
       } catch (error) {
         if (!(error instanceof ClaimLost)) throw error;
-        const current = await this.row(claim.handoffId);
+        const current = await this.#row(claim.handoffId);
         if (current.status === end.status && current.claim_token === claim.token) return toHandoff(current);
         throw error;
       }
@@ -191,7 +199,7 @@ export class HandoffQueue implements HandoffQueuePort {
         .returningAll()
         .executeTakeFirst();
       if (row !== undefined) return toHandoff(row);
-      const current = await this.row(handoffId);
+      const current = await this.#row(handoffId);
       if (current.status === "completed") return toHandoff(current);
       throw new ClaimLost(handoffId, "not-claimed", current.status);
     });
@@ -216,8 +224,13 @@ export class HandoffQueue implements HandoffQueuePort {
     });
   }
 
-  /** One hand-off with its claim token (internal: the token never leaves the store through get/list). */
-  row(handoffId: string): Promise<HandoffRow> {
+  /** One hand-off with its claim token (NotFoundError when there is none); the token never leaves the runtime. */
+  async read(handoffId: string): Promise<HandoffRecord> {
+    return toRecord(await this.#row(handoffId));
+  }
+
+  /** One row of the queue; NotFoundError when there is none. */
+  #row(handoffId: string): Promise<HandoffRow> {
     return guardStorage("getHandoff", async () => {
       const row = await this.#db
         .selectFrom("handoffs")
@@ -269,7 +282,7 @@ export class HandoffQueue implements HandoffQueuePort {
       .returningAll()
       .executeTakeFirst();
     if (row !== undefined) return row;
-    const current = await this.row(claim.handoffId);
+    const current = await this.#row(claim.handoffId);
     if (current.claim_token !== claim.token) throw new ClaimLost(claim.handoffId, "token-mismatch", current.status);
     if (current.status !== "claimed") throw new ClaimLost(claim.handoffId, "not-claimed", current.status);
     if (notCompleting && current.completion_started_at_ms !== null) {

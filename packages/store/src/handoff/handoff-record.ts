@@ -1,38 +1,6 @@
+import type { Handoff, HandoffClaim, HandoffRecord } from "@palimpsest/core";
 import type { Selectable } from "kysely";
-import type { HandoffStatus, HandoffsTable } from "./handoff-table.ts";
-
-/** One hand-off of the queue as callers see it (times are ISO strings; the claim token is not shown). */
-export interface Handoff {
-  handoffId: string;
-  sourceSessionId: string;
-  /** Chosen when the hand-off is requested, so a retried completion always finishes the same successor. */
-  successorSessionId: string;
-  status: HandoffStatus;
-  /** Which platform or process kind should take it; claimers may filter on it. */
-  target?: string;
-  reason?: string;
-  claimedBy?: string;
-  /** Claims taken so far; each claim gets the next number and a fresh token (fencing). */
-  attempts: number;
-  leaseExpiresAt?: string;
-  failureReason?: string;
-  /** When a completion began; from then on the hand-off can only complete (`fail` refuses). */
-  completionStartedAt?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** What a transition after claiming needs: the hand-off and the token its claim received. */
-export interface HandoffClaimRef {
-  handoffId: string;
-  token: string;
-}
-
-/** A claim held on a hand-off: the row as claimed plus the token that fences every later transition. */
-export interface HandoffClaim extends Handoff, HandoffClaimRef {
-  claimedBy: string;
-  leaseExpiresAt: string;
-}
+import type { HandoffsTable } from "./handoff-table.ts";
 
 /** One row of `handoffs` as read back. */
 export type HandoffRow = Selectable<HandoffsTable>;
@@ -56,6 +24,11 @@ export function toHandoff(row: HandoffRow): Handoff {
     createdAt: iso(row.created_at_ms),
     updatedAt: iso(row.updated_at_ms),
   };
+}
+
+/** The runtime's view of a row: the caller's, with the current claim's token. */
+export function toRecord(row: HandoffRow): HandoffRecord {
+  return { ...toHandoff(row), ...(row.claim_token === null ? {} : { claimToken: row.claim_token }) };
 }
 
 /** The claim a successful claim statement returned (it always sets claimant, token and lease). */

@@ -1,7 +1,5 @@
+import type { HandoffStatus } from "@palimpsest/core";
 import type { Generated } from "kysely";
-
-/** Where a hand-off stands: waiting, taken by a claimer under a lease, or finished one way or the other. */
-export type HandoffStatus = "pending" | "claimed" | "completed" | "failed";
 
 /** One row of the hand-off queue (migration 0004); times are epoch milliseconds. */
 export interface HandoffsTable {

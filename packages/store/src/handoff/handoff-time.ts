@@ -1,9 +1,6 @@
-import { ValidationError } from "@palimpsest/core";
+import { type Clock, ValidationError } from "@palimpsest/core";
 import { type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../engine/dialect.ts";
-
-/** The current time in epoch milliseconds, as a test clock gives it. */
-export type Clock = () => number;
 
 /** Now as an SQL expression (epoch ms): the database's clock, or the injected clock's value. */
 export function nowSql(dialect: Dialect, clock: Clock | undefined): RawBuilder<number> {

@@ -1,4 +1,13 @@
-import { StorageError } from "@palimpsest/core";
+import {
+  checkBytes,
+  type DroppedKey,
+  MIRROR_LIMITS,
+  type MirrorEntryRow,
+  type MirrorKey,
+  type MirrorKeyRow,
+  type MirrorLogPort,
+  StorageError,
+} from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
@@ -6,16 +15,7 @@ import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { dedupBatch } from "./mirror-dedup.ts";
-import { checkBytes, MIRROR_LIMITS } from "./mirror-limits.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
-
-/** A mirrored transcript: an external agent's session (`subpath` absent) or a file beside it. */
-export interface MirrorKey {
-  project: string;
-  session: string;
-  /** Absent for the main transcript; `subagents/agent-<id>` and the like otherwise. */
-  subpath?: string;
-}
 
 /** One entry to store: its JSON text, verbatim, and its uuid's key (mirrorUuidKey) when it has one. */
 export interface MirrorEntryInput {
@@ -36,18 +36,6 @@ export interface MirrorAppendResult {
 /** The caller's summary of a key, folded from its previous one and the entries an append stores. */
 export type MirrorSummarize = (previous: string | null, stored: readonly MirrorEntryInput[], mtimeMs: number) => string;
 
-/** A key a drop emptied: the key, and its state (the generation it left) as the drop found it. */
-export type DroppedKey = MirrorKey & MirrorKeyRow;
-
-/** A key's state: its generation, entry counts, last write time and summary. */
-export interface MirrorKeyRow {
-  generation: number;
-  nextSeq: number;
-  foldedSeq: number;
-  mtimeMs: number;
-  summary: string | null;
-}
-
 /** What the mirror writes through: its tables, the engine's dialect, and the store's locked write. */
 export interface MirrorDatabase {
   readonly db: Kysely<StoreDatabase & MirrorTables>;
@@ -64,7 +52,7 @@ const ENTRIES_PER_INSERT = 500;
  * `FOR UPDATE`, SQLite `BEGIN IMMEDIATE`), so two processes appending at once both land, each entry once, and the summary is
  * folded from the one before it.
  */
-export class MirrorLog {
+export class MirrorLog implements MirrorLogPort {
   readonly #store: MirrorDatabase;
 
   /** The mirror in the database of a store openEventStore opened (ValidationError for any other object). */
@@ -222,11 +210,7 @@ export class MirrorLog {
    * only when it is given: each one's seq, JSON text and its uuid's key (mirrorUuidKey; null without a
    * uuid), as the fold reads them.
    */
-  async entryRows(
-    key: MirrorKey,
-    generation: number,
-    afterSeq = 0,
-  ): Promise<{ seq: number; text: string; uuid: string | null }[]> {
+  async entryRows(key: MirrorKey, generation: number, afterSeq = 0): Promise<MirrorEntryRow[]> {
     return guardStorage("mirror.entryRows", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_entries")

@@ -1,4 +1,4 @@
-import { isWellFormedId } from "@palimpsest/core";
+import { isWellFormedId } from "../input/id-schema.ts";
 
 /** Marks a uuid stored JSON-escaped (nothing stored as it is starts with it). */
 const ESCAPED = "\u0001";

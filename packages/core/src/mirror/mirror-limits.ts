@@ -1,4 +1,4 @@
-import { ValidationError } from "@palimpsest/core";
+import { ValidationError } from "../errors.ts";
 
 /**
  * The most UTF-8 bytes each name of a mirrored transcript may take: its project, its session, its subpath
