@@ -44,7 +44,9 @@ export function entryPoints(): EntryPoint[] {
 
 /**
  * How the declarations are read: as a user's nodenext program reads them, with every workspace package
- * resolved to its built declarations (the workspace's `exports` point at the sources, for the tests).
+ * resolved to its built declarations (the workspace's `exports` point at the sources, for the tests)
+ * through node_modules, symlinks kept: so a type another package declares is that package's import in
+ * the report, not a "forgotten export" of this one.
  */
 const COMPILER_OPTIONS = {
   module: "nodenext",
