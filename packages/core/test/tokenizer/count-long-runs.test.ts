@@ -3,26 +3,9 @@ import { get_encoding, type Tiktoken } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
 import { COUNT_SLICE_CHARS } from "../../src/tokenizer/gpt-tokenizer.ts";
 import { hasLongRun, MAX_PIECE_CHARS } from "../../src/tokenizer/long-run-count.ts";
+import { BASE64, fromAlphabet } from "./seeded-blobs.ts";
 import { textCorpus } from "./text-corpus.ts";
 
-/** A tiny seeded PRNG (mulberry32), so the blobs are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function fromAlphabet(alphabet: string, length: number, seed: number): string {
-  const next = prng(seed);
-  const chars = [...alphabet];
-  return Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
-}
-
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const minified = (n: number) =>
   Array.from({ length: n }, (_, i) => `function f${i}(e,t){return e.map(function(r){return r+t*${i}})}`).join(";");
 
@@ -110,20 +93,5 @@ describe.each(["o200k_base", "cl100k_base"] as const)("countMessageAsync with %s
     const big = SHORT_PIECES.base64 ?? "";
     expect(await turnsWhile(big)).toBeGreaterThanOrEqual(Math.floor(big.length / COUNT_SLICE_CHARS) - 1);
     expect(await turnsWhile("a short message")).toBe(0);
-  });
-});
-
-describe("counting a 50 MB blob", () => {
-  it("completes, and counts what 50 one-megabyte pieces of it count (linear, not quadratic)", {
-    timeout: 300_000,
-  }, async () => {
-    const counter = await createTokenCounter("o200k_base");
-    const mb = fromAlphabet(BASE64, 1 << 20, 9);
-    const whole = mb.repeat(50);
-    // Cut at a megabyte boundary, base64 pieces do not straddle it except the one piece at the seam.
-    const one = counter.countText(mb);
-    const total = counter.countText(whole);
-    expect(Math.abs(total - 50 * one)).toBeLessThanOrEqual(50 * 4);
-    expect(total).toBeGreaterThan(0);
   });
 });
