@@ -1,3 +1,4 @@
+import type { HandoffQueuePort } from "@palimpsest/core";
 import {
   customProfile,
   isPalimpsestError,
@@ -8,7 +9,7 @@ import {
 } from "@palimpsest/core";
 import { countMessageTokens } from "@palimpsest/core/tokenizer";
 import { type CompactionSettings, Palimpsest, type RuntimeDeps, type Session } from "@palimpsest/runtime";
-import { type HandoffQueue, type OpenedEventStore, openEventStore } from "@palimpsest/store";
+import { type OpenedEventStore, openEventStore } from "@palimpsest/store";
 
 /** Something a worker reaches (a write about to start, a summary being written): the fault plan may stop there. */
 export type Hook = (name: string) => Promise<void>;
@@ -87,7 +88,7 @@ export function hookWrites(store: OpenedEventStore, hook: Hook): void {
 }
 
 /** Hooks the hand-off queue's decisions, and those of every copy `withClock` makes (a runtime with a clock uses one). */
-function hookQueue(queue: HandoffQueue, hook: Hook): void {
+function hookQueue(queue: HandoffQueuePort, hook: Hook): void {
   const startCompletion = queue.startCompletion.bind(queue);
   queue.startCompletion = async (claim) => {
     await hook("handoff:start-completion");

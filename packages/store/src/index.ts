@@ -34,7 +34,6 @@ export {
   type SessionCursor,
   type SessionPageOptions,
 } from "./engine/index.ts";
-export { HandoffQueue } from "./handoff/index.ts";
 export { type MirrorAppendResult, type MirrorEntryInput, MirrorLog, type MirrorSummarize } from "./mirror/index.ts";
 export { DEFAULT_DATABASE_PATH, openEventStore } from "./open/open-event-store.ts";
 export type { OpenedEventStore } from "./open/opened-event-store.ts";

@@ -1,4 +1,4 @@
-import type { CandidateStore, PrecompactionCandidate } from "@palimpsest/core";
+import type { CandidateStore, HandoffQueuePort, PrecompactionCandidate } from "@palimpsest/core";
 import { candidateStore } from "../candidate-store/candidate-queries.ts";
 import type { EngineAdapter } from "../engine/engine-adapter.ts";
 import { KyselyEventStore } from "../engine/kysely-event-store.ts";
@@ -13,7 +13,7 @@ import { STORE_FEATURES } from "./store-features.ts";
  */
 export class OpenedEventStore extends KyselyEventStore implements CandidateStore {
   /** The durable hand-off queue on this store's database (see handoff/handoff-queue.ts). */
-  readonly handoffQueue: HandoffQueue;
+  readonly handoffQueue: HandoffQueuePort;
   readonly #candidates: CandidateStore;
 
   /** The store over `adapter`, whose database every feature's migrations have brought up to date. */

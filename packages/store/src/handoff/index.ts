@@ -1,1 +1,0 @@
-export { HandoffQueue } from "./handoff-queue.ts";
