@@ -35,7 +35,7 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
   const expected = batch.expectedVersion === "no-stream" ? 0 : batch.expectedVersion;
   const newRow = () =>
     "INSERT INTO sessions (session_id, version, view_version, created_at, updated_at, tenant_id, name) VALUES (" +
-    `${p.add(batch.sessionId, "text")}, ${p.add(count, "int")}, ${p.add(view === undefined ? 0 : view + 1, "int")}, ` +
+    `${p.add(batch.sessionId, "text")}, ${p.add(count, "int")}, ${p.add(view === undefined ? 0 : view + batch.viewSteps, "int")}, ` +
     `${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.recordedAt, "timestamptz")}, ${p.add(batch.tenantId, "text")}, ` +
     `${p.add(batch.name, "text")})`;
   const freshKeys = () =>
