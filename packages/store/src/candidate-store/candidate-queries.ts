@@ -2,24 +2,7 @@ import type { CandidateStore, PrecompactionCandidate } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
-
-/** One row of `precompaction_candidates` (migration 0002): the key's columns, then the cached summary. */
-interface CandidateRow {
-  session_id: string;
-  last_message_id: string;
-  prefix_hash: string;
-  system_prompt_hash: string;
-  summarizer_model: string;
-  prompt_version: string;
-  /** JSON array of the message ids the summary stands for. */
-  targets: string;
-  summary: string;
-  basis_view_version: number;
-  created_at_ms: number;
-  summary_ms: number;
-  aux_tokens_in: number | null;
-  aux_tokens_out: number | null;
-}
+import { type CandidateRow, fromRow, toRow } from "./candidate-row.ts";
 
 /** Column types for the parameters of the conditional insert (PostgreSQL cannot infer them in a SELECT list). */
 const COLUMN_TYPES: Record<keyof CandidateRow, string> = {
@@ -46,45 +29,6 @@ type CandidateTables = {
 
 function withCandidates(db: Kysely<StoreDatabase>) {
   return db.withTables<CandidateTables>();
-}
-
-function toRow(c: PrecompactionCandidate): CandidateRow {
-  return {
-    session_id: c.key.sessionId,
-    last_message_id: c.key.lastMessageId,
-    prefix_hash: c.key.prefixHash,
-    system_prompt_hash: c.key.systemPromptHash,
-    summarizer_model: c.key.summarizerModel,
-    prompt_version: c.key.promptVersion,
-    targets: JSON.stringify(c.targets),
-    summary: c.summary,
-    basis_view_version: c.basisViewVersion,
-    created_at_ms: c.createdAt,
-    summary_ms: Math.round(c.summaryMs),
-    aux_tokens_in: c.auxTokensIn ?? null,
-    aux_tokens_out: c.auxTokensOut ?? null,
-  };
-}
-
-function fromRow(row: CandidateRow): PrecompactionCandidate {
-  const candidate: PrecompactionCandidate = {
-    key: {
-      sessionId: row.session_id,
-      lastMessageId: row.last_message_id,
-      prefixHash: row.prefix_hash,
-      systemPromptHash: row.system_prompt_hash,
-      summarizerModel: row.summarizer_model,
-      promptVersion: row.prompt_version,
-    },
-    targets: JSON.parse(row.targets) as string[],
-    summary: row.summary,
-    basisViewVersion: row.basis_view_version,
-    createdAt: Number(row.created_at_ms),
-    summaryMs: row.summary_ms,
-  };
-  if (row.aux_tokens_in !== null) candidate.auxTokensIn = row.aux_tokens_in;
-  if (row.aux_tokens_out !== null) candidate.auxTokensOut = row.aux_tokens_out;
-  return candidate;
 }
 
 /**

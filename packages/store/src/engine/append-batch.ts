@@ -8,6 +8,8 @@ import {
   eventIdIssue,
   issueError,
   keysOfEvents,
+  StorageError,
+  type StoredEvent,
   ValidationError,
   validateEvent,
 } from "@palimpsest/core";
@@ -114,6 +116,34 @@ export function prepareBatch(sessionId: string, events: readonly DomainEvent[], 
     keys: [...keysOfEvents(prepared.map((e) => e.event))],
     freshKeys: (options.freshKeys ?? []).map((key, i) => checkId(key, `freshKeys[${i}]`)),
   };
+}
+
+/**
+ * The stored events of a batch written with `version` as the stream's new version and `positions` as its
+ * events' global positions: built from the batch as validated, without reading back what was written.
+ */
+export function storedEventsOf(batch: PreparedBatch, version: number, positions: readonly number[]): StoredEvent[] {
+  const firstSeq = version - batch.events.length + 1;
+  return batch.events.map((prepared, i): StoredEvent => {
+    const position = positions[i];
+    if (position === undefined) {
+      throw new StorageError("append", `event ${prepared.eventId} was not returned by the insert`);
+    }
+    return {
+      eventId: prepared.eventId,
+      sessionId: batch.sessionId,
+      seq: firstSeq + i,
+      position,
+      schemaVersion: prepared.schemaVersion,
+      occurredAt: prepared.occurredAt,
+      recordedAt: batch.recordedAt,
+      ...(batch.causationId === null ? {} : { causationId: batch.causationId }),
+      ...(batch.correlationId === null ? {} : { correlationId: batch.correlationId }),
+      ...(batch.idempotencyKey === null ? {} : { idempotencyKey: batch.idempotencyKey }),
+      tenantId: batch.tenantId,
+      ...prepared.event,
+    };
+  });
 }
 
 /** The append's source times, one per event, as ISO text; ValidationError for a bad time or count. */

@@ -1,24 +1,9 @@
-import {
-  type EraseOptions,
-  type ErasureResult,
-  EVENT_KINDS,
-  eventSkeleton,
-  messagesIn,
-  type SessionErased,
-  type StoredEvent,
-} from "@palimpsest/core";
+import type { EraseOptions, ErasureResult, StoredEvent } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
-import { uuidv7 } from "uuidv7";
 import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
 import type { Dialect } from "./dialect.ts";
+import { type ErasedRow, erasedEventRow, erasureOutcome, type SkeletonRewrite } from "./erasure-outcome.ts";
 import type { StoreFeature } from "./store-feature.ts";
-
-/** The events row columns an erasure reads back: what it rewrites, and the text it compares against. */
-export interface ErasedRow {
-  seq: number;
-  schema_version: number;
-  data: string;
-}
 
 /** Events rewritten per UPDATE statement (three parameters each: far below either engine's limit). */
 const ROWS_PER_UPDATE = 500;
@@ -54,16 +39,9 @@ export function planErasure(
 ): ErasurePlan {
   const sessionId = session.session_id;
   const now = new Date().toISOString();
-  const seq = session.version + 1;
+  const { rewrites, erased, result } = erasureOutcome(sessionId, session.version, events, options, now);
+  const seq = result.seq;
   const statements: CompiledQuery[] = [];
-  let messages = 0;
-  const rewrites: { seq: number; data: string; version: number }[] = [];
-  for (const { stored, row } of events) {
-    messages += messagesIn(stored);
-    const data = JSON.stringify(eventSkeleton(stored).data);
-    const version = EVENT_KINDS[stored.type].version;
-    if (data !== row.data || row.schema_version !== version) rewrites.push({ seq: row.seq, data, version });
-  }
   for (let start = 0; start < rewrites.length; start += ROWS_PER_UPDATE) {
     statements.push(rewriteQuery(db, dialect, sessionId, rewrites.slice(start, start + ROWS_PER_UPDATE)));
   }
@@ -75,29 +53,10 @@ export function planErasure(
       .where("content_hash", "is not", null)
       .compile(),
   );
-  const erasedData: SessionErased = {
-    ...(options.reason === undefined ? {} : { reason: options.reason }),
-    events: events.length,
-    messages,
-  };
   statements.push(
     db
       .insertInto("events")
-      .values({
-        event_id: uuidv7(),
-        session_id: sessionId,
-        seq,
-        type: "session.erased",
-        schema_version: EVENT_KINDS["session.erased"].version,
-        occurred_at: now,
-        causation_id: null,
-        correlation_id: null,
-        idempotency_key: null,
-        content_hash: null,
-        tenant_id: session.tenant_id,
-        data: JSON.stringify(erasedData),
-        recorded_at: now,
-      })
+      .values(erasedEventRow(sessionId, seq, session.tenant_id, erased, now))
       .compile(),
     db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),
@@ -112,11 +71,7 @@ export function planErasure(
     .where("version", "=", session.version)
     .where("erased_at", "is", null)
     .compile();
-  return {
-    guard,
-    statements,
-    result: { sessionId, erased: true, erasedAt: now, seq, events: events.length, messages },
-  };
+  return { guard, statements, result };
 }
 
 /**
@@ -127,7 +82,7 @@ function rewriteQuery(
   db: Kysely<StoreDatabase>,
   dialect: Dialect,
   sessionId: string,
-  rows: readonly { seq: number; data: string; version: number }[],
+  rows: readonly SkeletonRewrite[],
 ): CompiledQuery {
   const values = sql.join(
     rows.map((r) => sql`(cast(${r.seq} as integer), cast(${r.data} as text), cast(${r.version} as integer))`),
@@ -136,17 +91,4 @@ function rewriteQuery(
   return sql`UPDATE events SET data = ${data}, schema_version = v.version
     FROM (SELECT column1 AS seq, column2 AS data, column3 AS version FROM (VALUES ${values}) AS vals) AS v
     WHERE events.session_id = ${sessionId} AND events.seq = v.seq`.compile(db);
-}
-
-/** The outcome an earlier erasure recorded, from its session.erased event (the session's last). */
-export function earlierErasure(event: StoredEvent | undefined, sessionId: string, erasedAt: string): ErasureResult {
-  const data = event?.type === "session.erased" ? event.data : { events: 0, messages: 0 };
-  return {
-    sessionId,
-    erased: false,
-    erasedAt,
-    seq: event?.seq ?? 0,
-    events: data.events,
-    messages: data.messages,
-  };
 }

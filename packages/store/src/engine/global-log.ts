@@ -27,6 +27,16 @@ export function foreignCheckpoint(checkpoint: string, expected: string): Validat
 }
 
 /**
+ * The position a checkpoint stands after, where the global order is position order (one writer at a time:
+ * SQLite, the memory store) and a checkpoint is the last position read, in decimal: 0 for "" (the start),
+ * ValidationError for any other text.
+ */
+export function positionOfCheckpoint(checkpoint: GlobalCheckpoint): number {
+  if (checkpoint !== "" && !/^\d+$/.test(checkpoint)) throw foreignCheckpoint(checkpoint, "a position");
+  return checkpoint === "" ? 0 : Number(checkpoint);
+}
+
+/**
  * Waits until every commit made so far is visible to global readers, or `timeoutMs` passed; true when
  * it is. Read-your-writes for global readers: a commit stays below the visibility barrier while an older
  * transaction is open.

@@ -18,18 +18,19 @@ import type {
   SnapshotStore,
   StoredEvent,
 } from "@palimpsest/core";
-import { checkId, NotFoundError, StorageError, ValidationError } from "@palimpsest/core";
+import { checkId, NotFoundError } from "@palimpsest/core";
 import { type CompiledQuery, type Selectable, sql } from "kysely";
-import { type PreparedBatch, prepareBatch } from "./append-batch.ts";
+import { type PreparedBatch, prepareBatch, storedEventsOf } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
 import type { SessionsTable } from "./database-schema.ts";
 import type { Engine } from "./dialect.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
-import { earlierErasure, planErasure } from "./erase-session.ts";
+import { planErasure } from "./erase-session.ts";
+import { checkEraseOptions, earlierErasure } from "./erasure-outcome.ts";
 import type { LockedPlan, ReadRows } from "./guarded-write.ts";
 import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
-import { sessionIdsNamed } from "./session-name.ts";
+import { sessionIdsNamed } from "./session-name-queries.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -249,9 +250,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   erase(sessionId: string, options: EraseOptions = {}): Promise<ErasureResult> {
     return guardStorage("erase", async () => {
       checkId(sessionId, "sessionId");
-      if (options.reason !== undefined && typeof options.reason !== "string") {
-        throw new ValidationError("an erasure's reason must be text", ["reason: not a string"], { path: "reason" });
-      }
+      checkEraseOptions(options);
       const db = this.#adapter.db;
       const dialect = this.#adapter.dialect;
       const session = db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId);
@@ -343,32 +342,9 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     await guardStorage("close", () => this.#adapter.db.destroy());
   }
 
-  /**
-   * Builds the append's result from the batch as validated and the positions it got, without reading
-   * back or re-validating what was just written, then wakes subscribers.
-   */
+  /** The append's result from the batch as validated and the positions it got; wakes subscribers. */
   #committed(batch: PreparedBatch, written: WrittenBatch): AppendResult {
-    const firstSeq = written.version - batch.events.length + 1;
-    const events = batch.events.map((prepared, i): StoredEvent => {
-      const position = written.positions[i];
-      if (position === undefined) {
-        throw new StorageError("append", `event ${prepared.eventId} was not returned by the insert`);
-      }
-      return {
-        eventId: prepared.eventId,
-        sessionId: batch.sessionId,
-        seq: firstSeq + i,
-        position,
-        schemaVersion: prepared.schemaVersion,
-        occurredAt: prepared.occurredAt,
-        recordedAt: batch.recordedAt,
-        ...(batch.causationId === null ? {} : { causationId: batch.causationId }),
-        ...(batch.correlationId === null ? {} : { correlationId: batch.correlationId }),
-        ...(batch.idempotencyKey === null ? {} : { idempotencyKey: batch.idempotencyKey }),
-        tenantId: batch.tenantId,
-        ...prepared.event,
-      };
-    });
+    const events = storedEventsOf(batch, written.version, written.positions);
     this.#changes.notify({ sessionId: batch.sessionId, version: written.version });
     return { nextExpectedVersion: written.version, events, replayed: false };
   }

@@ -2,7 +2,7 @@ import type { Migration } from "kysely";
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "./dialect.ts";
 import { backfillLogKeys } from "./log-keys-backfill.ts";
-import { backfillSessionNames } from "./session-name.ts";
+import { backfillSessionNames } from "./session-name-queries.ts";
 
 /**
  * The log's schema, one migration per step, built for one engine's dialect (the features' steps are

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../engine/dialect.ts";
 import type { StoreFeature } from "../engine/store-feature.ts";
+import { ERASED_FAILURE, erasedOpenFields } from "./handoff-rules.ts";
 import type { HandoffTables } from "./handoff-table.ts";
 
 /** The statuses of a hand-off that are still open: at most one per source session (a partial unique index). */
@@ -62,9 +63,6 @@ async function addHandoffCompletion(db: Kysely<unknown>, dialect: Dialect): Prom
     .execute();
 }
 
-/** What an erasure leaves of a hand-off's failure text, and the failure of the open hand-offs it ends. */
-const ERASED = "session erased";
-
 /**
  * The hand-off queue's table (migrations 0004 and 0007). An erasure clears the reasons and failure texts
  * of the session's hand-offs and fails its open ones.
@@ -82,7 +80,7 @@ export const handoffFeature: StoreFeature = {
         .updateTable("handoffs")
         .set({
           reason: null,
-          failure_reason: sql<string | null>`CASE WHEN failure_reason IS NULL THEN NULL ELSE ${ERASED} END`,
+          failure_reason: sql<string | null>`CASE WHEN failure_reason IS NULL THEN NULL ELSE ${ERASED_FAILURE} END`,
         })
         .where("source_session_id", "=", sessionId)
         .compile(),
@@ -90,13 +88,7 @@ export const handoffFeature: StoreFeature = {
       // ClaimLost), unless its completion began, after which a hand-off can only complete.
       db
         .updateTable("handoffs")
-        .set({
-          status: "failed",
-          failure_reason: ERASED,
-          claim_token: null,
-          lease_expires_at_ms: null,
-          updated_at_ms: Date.parse(now),
-        })
+        .set(erasedOpenFields(Date.parse(now)))
         .where("source_session_id", "=", sessionId)
         .where(OPEN_STATUSES)
         .where("completion_started_at_ms", "is", null)

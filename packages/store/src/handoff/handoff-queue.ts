@@ -2,7 +2,6 @@ import {
   ClaimLost,
   type ClaimOptions,
   type Clock,
-  checkIdLength,
   type Finish,
   type Handoff,
   type HandoffClaim,
@@ -10,10 +9,8 @@ import {
   type HandoffQueuePort,
   type HandoffRecord,
   type HandoffStatus,
-  InvariantViolation,
   type NewHandoff,
   NotFoundError,
-  ValidationError,
 } from "@palimpsest/core";
 import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
@@ -22,8 +19,18 @@ import type { Dialect } from "../engine/dialect.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { OPEN_STATUSES } from "./handoff-migration.ts";
 import { type HandoffRow, toClaim, toHandoff, toRecord } from "./handoff-record.ts";
+import {
+  checkClaimOptions,
+  checkLease,
+  checkNewHandoff,
+  fenceRefusal,
+  finishedFields,
+  handoffOpen,
+  pendingRow,
+  repeatsFinish,
+} from "./handoff-rules.ts";
 import type { HandoffTables } from "./handoff-table.ts";
-import { checkLease, leaseEnd, nowSql } from "./handoff-time.ts";
+import { leaseEnd, nowSql } from "./handoff-time.ts";
 
 /** The log's tables and the queue's. */
 type HandoffDatabase = StoreDatabase & HandoffTables;
@@ -58,39 +65,23 @@ export class HandoffQueue implements HandoffQueuePort {
    * ValidationError for a successor id or target longer than its limit (ID_LIMITS), before anything is written.
    */
   async insert(input: NewHandoff): Promise<Handoff> {
-    checkIdLength("session", input.successorSessionId, "successorSessionId");
-    checkIdLength("handoffTarget", input.target, "target");
+    checkNewHandoff(input);
     return guardStorage("requestHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db
         .insertInto("handoffs")
-        .values({
-          handoff_id: uuidv7(),
-          source_session_id: input.sourceSessionId,
-          successor_session_id: input.successorSessionId,
-          status: "pending",
-          target: input.target ?? null,
-          reason: input.reason ?? null,
-          created_at_ms: now,
-          updated_at_ms: now,
-        })
+        .values(pendingRow(input, now))
         .onConflict((oc) => oc.column("source_session_id").where(OPEN_STATUSES).doNothing())
         .returningAll()
         .executeTakeFirst();
       if (row !== undefined) return toHandoff(row);
-      const open = await this.list({ sourceSessionId: input.sourceSessionId, open: true });
-      throw new InvariantViolation(
-        "handoff-open",
-        `session ${input.sourceSessionId} already has an open hand-off (${open.map((h) => h.handoffId).join(", ")})`,
-        { sessionId: input.sourceSessionId, ids: open.map((h) => h.handoffId) },
-      );
+      throw handoffOpen(input.sourceSessionId, await this.list({ sourceSessionId: input.sourceSessionId, open: true }));
     });
   }
 
   /** Claims the oldest pending (or lease-expired) hand-off for `claimant`; undefined when none is claimable. */
   async claim(options: ClaimOptions): Promise<HandoffClaim | undefined> {
-    checkLease(options.leaseMs);
-    if (options.claimant.trim() === "") throw new ValidationError("a claimant is required", ["claimant is empty"]);
+    checkClaimOptions(options);
     return guardStorage("claimHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       // Walks the open rows oldest first through a partial index (handoffs_open_order, or
@@ -165,18 +156,12 @@ export class HandoffQueue implements HandoffQueuePort {
     return guardStorage("finishHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       const failing = end.status === "failed";
-      const set: UpdateObject<HandoffDatabase, "handoffs"> = {
-        status: end.status,
-        failure_reason: failing ? end.failureReason : null,
-        lease_expires_at_ms: null,
-        updated_at_ms: now,
-      };
       try {
-        return toHandoff(await this.#fenced(claim, now, set, failing && !evenIfCompleting));
+        return toHandoff(await this.#fenced(claim, now, finishedFields(end, now), failing && !evenIfCompleting));
       } catch (error) {
         if (!(error instanceof ClaimLost)) throw error;
         const current = await this.#row(claim.handoffId);
-        if (current.status === end.status && current.claim_token === claim.token) return toHandoff(current);
+        if (repeatsFinish(current, claim, end)) return toHandoff(current);
         throw error;
       }
     });
@@ -282,17 +267,6 @@ export class HandoffQueue implements HandoffQueuePort {
       .returningAll()
       .executeTakeFirst();
     if (row !== undefined) return row;
-    const current = await this.#row(claim.handoffId);
-    if (current.claim_token !== claim.token) throw new ClaimLost(claim.handoffId, "token-mismatch", current.status);
-    if (current.status !== "claimed") throw new ClaimLost(claim.handoffId, "not-claimed", current.status);
-    if (notCompleting && current.completion_started_at_ms !== null) {
-      // Whether or not the lease also ran out, this hand-off can no longer be failed.
-      throw new InvariantViolation(
-        "handoff-completing",
-        `hand-off ${claim.handoffId} is being completed; complete it instead of failing it`,
-        { sessionId: current.source_session_id, ids: [current.successor_session_id] },
-      );
-    }
-    throw new ClaimLost(claim.handoffId, "lease-expired", current.status);
+    throw fenceRefusal(await this.#row(claim.handoffId), claim, notCompleting);
   }
 }

@@ -1,4 +1,4 @@
-import { type Clock, ValidationError } from "@palimpsest/core";
+import type { Clock } from "@palimpsest/core";
 import { type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../engine/dialect.ts";
 
@@ -6,15 +6,6 @@ import type { Dialect } from "../engine/dialect.ts";
 export function nowSql(dialect: Dialect, clock: Clock | undefined): RawBuilder<number> {
   if (clock !== undefined) return sql<number>`cast(${clock()} as bigint)`;
   return dialect.nowMs();
-}
-
-/** A lease must be a positive, finite number of milliseconds. */
-export function checkLease(leaseMs: number): void {
-  if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) {
-    throw new ValidationError(`invalid lease: ${String(leaseMs)}`, [
-      "leaseMs must be a positive integer of milliseconds",
-    ]);
-  }
 }
 
 /** When a lease taken `now` for `leaseMs` runs out. */

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { foreignCheckpoint, type GlobalHead, type GlobalLogReader, type VisibilityWait } from "../global-log.ts";
+import { type GlobalHead, type GlobalLogReader, positionOfCheckpoint, type VisibilityWait } from "../global-log.ts";
 import { EVENT_COLUMNS } from "../row-mapping.ts";
 
 /**
@@ -7,11 +7,11 @@ import { EVENT_COLUMNS } from "../row-mapping.ts";
  * read, in decimal.
  */
 export const readSqliteGlobalLog: GlobalLogReader = async (db, after, limit) => {
-  if (after !== "" && !/^\d+$/.test(after)) throw foreignCheckpoint(after, "a position");
+  const from = positionOfCheckpoint(after);
   const rows = await db
     .selectFrom("events")
     .select(EVENT_COLUMNS)
-    .where("position", ">", after === "" ? 0 : Number(after))
+    .where("position", ">", from)
     .orderBy("position")
     .$if(limit !== undefined, (qb) => qb.limit(limit ?? 0))
     .execute();
