@@ -36,6 +36,7 @@ const EXPECTED: Record<string, string[]> = {
     "tip true, 28 messages before, equal true",
   ],
   "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
+  "memory-store.ts": ["resumed 2 message(s); same view: true"],
   "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
   "ai-sdk.ts": [
     "turn 1: Sunny, 21°C.",

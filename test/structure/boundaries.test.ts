@@ -1,10 +1,12 @@
 /**
  * Seams the code must keep (issue 14): the storage engine knows no feature; what differs between
- * PostgreSQL and SQLite lives in the engine's dialect folders only; and no package reaches into another
- * package's sources (tests may, `src` may not).
+ * PostgreSQL and SQLite lives in the engine's dialect folders only; no package reaches into another
+ * package's sources (tests may, `src` may not); and the store's entry points load only what their users
+ * install (the memory store no query builder, driver or test framework; the main entry no vitest).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -53,7 +55,50 @@ function imports(file: string): string[] {
   return [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) => m[1] ?? "");
 }
 
+/**
+ * The packages a module loads when it runs, following its relative imports: every import and re-export
+ * but the type-only ones (`import type`, `export type`: erased from the JavaScript), dynamic imports included.
+ */
+function loadedPackages(entry: string): Set<string> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, "utf8");
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+    const specifiers = [...text.matchAll(/\bimport\(\s*"([^"]+)"/g)].map((m) => m[1] ?? "");
+    for (const statement of source.statements) {
+      const typeOnly =
+        (ts.isImportDeclaration(statement) && statement.importClause?.isTypeOnly === true) ||
+        (ts.isExportDeclaration(statement) && statement.isTypeOnly);
+      const specifier =
+        ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
+      if (!typeOnly && specifier !== undefined && ts.isStringLiteral(specifier)) specifiers.push(specifier.text);
+    }
+    for (const specifier of specifiers) {
+      if (specifier.startsWith(".")) visit(join(dirname(file), specifier));
+      else
+        packages.add(
+          specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] ?? ""),
+        );
+    }
+  };
+  visit(entry);
+  return packages;
+}
+
 describe("boundaries", () => {
+  it("the store's memory store loads no query builder, driver or vitest; its main entry no vitest", () => {
+    const heavy = ["kysely", "pg", "better-sqlite3", "vitest"];
+    expect([...loadedPackages(join(STORE_SRC, "testing.ts"))].filter((p) => heavy.includes(p))).toEqual([]);
+    expect(loadedPackages(join(STORE_SRC, "index.ts"))).not.toContain("vitest");
+    // The scan follows imports: the main entry loads kysely and the drivers' openers.
+    expect([...loadedPackages(join(STORE_SRC, "index.ts"))]).toEqual(
+      expect.arrayContaining(["kysely", "pg", "better-sqlite3"]),
+    );
+  });
+
   it("the engine folder imports no folder above it (features, the opener, the runtime)", () => {
     const offending: string[] = [];
     for (const file of sources(ENGINE)) {

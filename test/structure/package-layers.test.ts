@@ -46,7 +46,7 @@ const LAYERS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   store: [
     ["engine"], // the log: one store over a dialect per engine
     ["audit", "candidate-store", "handoff", "mirror"], // features: their tables, migrations and erase statements
-    ["open"], // the composition root: the engine with every feature
+    ["open", "memory"], // the SQL stores' composition root; the memory store
   ],
   runtime: [
     ["runtime"], // Session: decide, append, fold; rewrite

@@ -32,6 +32,7 @@ export {
   MAX_SESSION_PAGE_SIZE,
   type OpenEventStoreOptions,
   type SessionCursor,
+  type SessionPage,
   type SessionPageOptions,
 } from "./engine/index.ts";
 export { type MirrorAppendResult, type MirrorEntryInput, MirrorLog, type MirrorSummarize } from "./mirror/index.ts";

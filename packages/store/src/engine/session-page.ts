@@ -19,7 +19,9 @@ export interface SessionPageOptions {
 
 /** One page of the session catalogue, and the cursor of the next page (null on the last one). */
 export interface SessionPage {
+  /** The page's sessions, newest first. */
   sessions: SessionSummary[];
+  /** Where the next page starts (pass it as `after`), or null on the last page. */
   next: SessionCursor | null;
 }
 

@@ -1,0 +1,224 @@
+import {
+  type AppendOptions,
+  type AppendResult,
+  type ChangeListener,
+  checkId,
+  type DomainEvent,
+  type EraseOptions,
+  type ErasureResult,
+  type GlobalCheckpoint,
+  type GlobalPage,
+  type HandoffQueuePort,
+  type KeyedBatch,
+  type LogKey,
+  type PrecompactionCandidate,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RuntimeStore,
+  type SessionSummary,
+  type Snapshot,
+  StorageError,
+  type StoredEvent,
+} from "@palimpsest/core";
+import { fromRow, toRow } from "../candidate-store/candidate-row.ts";
+import { prepareBatch } from "../engine/append-batch.ts";
+import { ChangeNotifier } from "../engine/change-notifier.ts";
+import { checkEraseOptions } from "../engine/erasure-outcome.ts";
+import { positionOfCheckpoint } from "../engine/global-log.ts";
+import { toSessionSummary, toStoredEvent } from "../engine/row-mapping.ts";
+import {
+  decodeSessionCursor,
+  encodeSessionCursor,
+  type SessionPage,
+  type SessionPageOptions,
+  sessionPageLimit,
+} from "../engine/session-page.ts";
+import { MemoryHandoffQueue } from "./memory-handoff-queue.ts";
+import { MemoryLog } from "./memory-log.ts";
+
+/**
+ * A store held in memory, for tests of an agent: what the runtime needs (`new Palimpsest({ store })`), with
+ * the SQL stores' semantics and errors, plus the session catalogue's pages and `connect`. Plain
+ * JavaScript: no driver, no file; the data goes with the process.
+ */
+export interface MemoryStore extends RuntimeStore {
+  /** One page of the session catalogue, newest first, as OpenedEventStore.listSessionPage gives it. */
+  listSessionPage(options?: SessionPageOptions): Promise<SessionPage>;
+  /**
+   * Another store on the same data, as a second process's connection would be: its own listeners and
+   * `close`. Every store on the data hears each commit at once; `listening()` is always undefined.
+   */
+  connect(): MemoryStore;
+}
+
+/** A new, empty memory store (see MemoryStore); `connect` opens more stores on its data. */
+export function createMemoryStore(): MemoryStore {
+  return new MemoryEventStore(new MemoryLog());
+}
+
+/** Orders the catalogue as the SQL stores do: newest first, then by id. */
+const newestFirst = (a: SessionSummary, b: SessionSummary): number =>
+  a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.sessionId < b.sessionId ? -1 : 1;
+
+/** One handle on a MemoryLog. */
+class MemoryEventStore implements MemoryStore {
+  readonly handoffQueue: HandoffQueuePort;
+  readonly #log: MemoryLog;
+  readonly #changes = new ChangeNotifier();
+  #closed = false;
+
+  constructor(log: MemoryLog) {
+    this.#log = log;
+    log.notifiers.add(this.#changes);
+    this.handoffQueue = new MemoryHandoffQueue(log, (operation) => this.#ready(operation));
+  }
+
+  connect(): MemoryStore {
+    this.#ready("connect");
+    return new MemoryEventStore(this.#log);
+  }
+
+  async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
+    const batch = prepareBatch(sessionId, events, options);
+    this.#ready("append");
+    return this.#log.append(batch);
+  }
+
+  async readStream(sessionId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    this.#ready("readStream");
+    checkId(sessionId, "sessionId");
+    return this.#log.read(sessionId, options.fromSeq, options.toSeq);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
+    this.#ready("readAll");
+    const after = options.after ?? "";
+    const from = positionOfCheckpoint(after);
+    const rows = this.#log.events.slice(from, options.limit === undefined ? undefined : from + options.limit);
+    const last = rows.at(-1);
+    return { events: rows.map(toStoredEvent), checkpoint: last === undefined ? after : String(last.position) };
+  }
+
+  async globalHead(): Promise<GlobalCheckpoint> {
+    this.#ready("globalHead");
+    const last = this.#log.events.at(-1);
+    return last === undefined ? "" : String(last.position);
+  }
+
+  async knownKeys(sessionId: string, keys: readonly LogKey[]): Promise<Set<LogKey>> {
+    this.#ready("knownKeys");
+    checkId(sessionId, "sessionId");
+    const held = this.#log.sessions.get(sessionId)?.keys;
+    return new Set(keys.filter((key) => held?.has(key)));
+  }
+
+  async keyedBatch(sessionId: string, idempotencyKey: string): Promise<KeyedBatch | undefined> {
+    this.#ready("keyedBatch");
+    checkId(sessionId, "sessionId");
+    checkId(idempotencyKey, "idempotencyKey");
+    const used = this.#log.sessions.get(sessionId)?.used.get(idempotencyKey);
+    return used === undefined ? undefined : { firstSeq: used.firstSeq, lastSeq: used.lastSeq };
+  }
+
+  async getSession(sessionId: string): Promise<SessionSummary | undefined> {
+    this.#ready("getSession");
+    checkId(sessionId, "sessionId");
+    const session = this.#log.sessions.get(sessionId);
+    return session === undefined ? undefined : toSessionSummary(session.row);
+  }
+
+  async listSessions(): Promise<SessionSummary[]> {
+    this.#ready("listSessions");
+    return this.#catalogue();
+  }
+
+  async listSessionPage(options: SessionPageOptions = {}): Promise<SessionPage> {
+    const limit = sessionPageLimit(options.limit);
+    const after = options.after === undefined ? undefined : decodeSessionCursor(options.after);
+    this.#ready("listSessionPage");
+    const rest = this.#catalogue().filter(
+      (s) =>
+        after === undefined ||
+        s.createdAt < after.createdAt ||
+        (s.createdAt === after.createdAt && s.sessionId > after.sessionId),
+    );
+    const sessions = rest.slice(0, limit);
+    const last = sessions.at(-1);
+    return { sessions, next: rest.length > limit && last !== undefined ? encodeSessionCursor(last) : null };
+  }
+
+  async sessionsNamed(name: string): Promise<string[]> {
+    this.#ready("sessionsNamed");
+    checkId(name, "name");
+    return [...this.#log.sessions.values()]
+      .filter((s) => s.row.name === name)
+      .map((s) => s.row.session_id)
+      .sort();
+  }
+
+  async erase(sessionId: string, options: EraseOptions = {}): Promise<ErasureResult> {
+    this.#ready("erase");
+    checkId(sessionId, "sessionId");
+    checkEraseOptions(options);
+    return this.#log.erase(sessionId, options);
+  }
+
+  async saveSnapshot(snapshot: Snapshot): Promise<void> {
+    this.#ready("saveSnapshot");
+    this.#log.saveSnapshot(snapshot);
+  }
+
+  async loadSnapshot(sessionId: string): Promise<Snapshot | undefined> {
+    this.#ready("loadSnapshot");
+    const snapshot = this.#log.snapshots.get(sessionId);
+    return snapshot === undefined ? undefined : { ...snapshot };
+  }
+
+  async deleteSnapshot(sessionId: string): Promise<void> {
+    this.#ready("deleteSnapshot");
+    this.#log.snapshots.delete(sessionId);
+  }
+
+  async saveCandidate(candidate: PrecompactionCandidate): Promise<boolean> {
+    this.#ready("saveCandidate");
+    return this.#log.saveCandidate(toRow(candidate));
+  }
+
+  async loadCandidate(sessionId: string): Promise<PrecompactionCandidate | undefined> {
+    this.#ready("loadCandidate");
+    const row = this.#log.candidates.get(sessionId);
+    return row === undefined ? undefined : fromRow(row);
+  }
+
+  async deleteCandidate(sessionId: string): Promise<void> {
+    this.#ready("deleteCandidate");
+    this.#log.candidates.delete(sessionId);
+  }
+
+  subscribe(listener: ChangeListener): () => void {
+    return this.#changes.subscribe(listener);
+  }
+
+  listening(): Promise<void> | undefined {
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#log.notifiers.delete(this.#changes);
+    await this.#changes.close();
+  }
+
+  /** Every session's catalogue entry, newest first. */
+  #catalogue(): SessionSummary[] {
+    return [...this.#log.sessions.values()].map((s) => toSessionSummary(s.row)).sort(newestFirst);
+  }
+
+  /** Throws the StorageError a closed SQL store's operation fails with. */
+  #ready(operation: string): void {
+    if (this.#closed) {
+      throw new StorageError(operation, "the store is closed", { cause: new Error("MemoryStore.close() was called") });
+    }
+  }
+}
