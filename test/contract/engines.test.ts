@@ -1,7 +1,10 @@
-/** The EventStore contract on every test engine (test/support/test-engines.ts); PostgreSQL skips loudly without a server. */
+/**
+ * The exported EventStore contract (@palimpsest/store/contract) on every test engine
+ * (test/support/test-engines.ts; PostgreSQL skips loudly without a server) and on the memory store.
+ */
+import { describeEventStoreContract } from "@palimpsest/store/contract";
 import { describe, it } from "vitest";
-import { storeBackends } from "../support/store-backends.ts";
-import { describeEventStoreContract } from "./event-store-contract.ts";
+import { memoryBackend, storeBackends } from "../support/store-backends.ts";
 
 for (const backend of storeBackends()) {
   if (backend.skip === undefined) {
@@ -12,3 +15,5 @@ for (const backend of storeBackends()) {
     });
   }
 }
+
+describeEventStoreContract("memory (createMemoryStore)", async () => memoryBackend());

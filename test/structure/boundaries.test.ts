@@ -93,10 +93,11 @@ describe("boundaries", () => {
     const heavy = ["kysely", "pg", "better-sqlite3", "vitest"];
     expect([...loadedPackages(join(STORE_SRC, "testing.ts"))].filter((p) => heavy.includes(p))).toEqual([]);
     expect(loadedPackages(join(STORE_SRC, "index.ts"))).not.toContain("vitest");
-    // The scan follows imports: the main entry loads kysely and the drivers' openers.
+    // The scan follows imports: the main entry loads kysely and the drivers' openers, the contract vitest.
     expect([...loadedPackages(join(STORE_SRC, "index.ts"))]).toEqual(
       expect.arrayContaining(["kysely", "pg", "better-sqlite3"]),
     );
+    expect([...loadedPackages(join(STORE_SRC, "contract.ts"))]).toContain("vitest");
   });
 
   it("the engine folder imports no folder above it (features, the opener, the runtime)", () => {

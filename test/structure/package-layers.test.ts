@@ -46,7 +46,7 @@ const LAYERS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   store: [
     ["engine"], // the log: one store over a dialect per engine
     ["audit", "candidate-store", "handoff", "mirror"], // features: their tables, migrations and erase statements
-    ["open", "memory"], // the SQL stores' composition root; the memory store
+    ["open", "memory", "contract"], // the SQL stores' composition root; the memory store; the contract suite
   ],
   runtime: [
     ["runtime"], // Session: decide, append, fold; rewrite

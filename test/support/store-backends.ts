@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import { openEventStore } from "@palimpsest/store";
+import type { ContractBackend, HeldAppend } from "@palimpsest/store/contract";
+import { createMemoryStore, type MemoryStore } from "@palimpsest/store/testing";
 import pg from "pg";
 import { createScratchDatabase } from "./scratch-postgres.ts";
 import { type TestEngine, testEngine, testEngines } from "./test-engines.ts";
@@ -7,22 +9,13 @@ import { type TestEngine, testEngine, testEngines } from "./test-engines.ts";
 /** A store as openEventStore returns it: EventStore, SnapshotStore, subscribe and engine. */
 export type TestStore = Awaited<ReturnType<typeof openEventStore>>;
 
-/** An append held open in its own transaction, so tests can order commits by hand. */
-export interface HeldAppend {
-  commit(): Promise<void>;
-}
-
-/** One database the contract suite runs against, isolated from every other test run. */
-export interface StoreBackend {
+/** One database the contract suite runs against, isolated from every other test run (see ContractBackend). */
+export interface StoreBackend extends ContractBackend<TestStore> {
   readonly name: string;
-  /** Opens another store (its own connections) on this backend's database; closed by dispose. */
-  open(): Promise<TestStore>;
   /** PostgreSQL only: the database's URL, for a test's own connections. */
   readonly url?: string;
   /** PostgreSQL only: starts a session's first append in a raw transaction and leaves it uncommitted. */
   holdOpenAppend?: (sessionId: string) => Promise<HeldAppend>;
-  /** Closes every store it opened and deletes the database. */
-  dispose(): Promise<void>;
 }
 
 function tracking(open: () => Promise<TestStore>) {
@@ -80,6 +73,20 @@ export function storeBackends(): { name: string; skip?: string; make: () => Prom
     ...(engine.skip === undefined ? {} : { skip: engine.skip }),
     make: () => backendOn(engine, SQLITE_FILE),
   }));
+}
+
+/** A backend on a memory store of its own: `open` connects another store to its data. */
+export function memoryBackend(): ContractBackend<MemoryStore> {
+  const root = createMemoryStore();
+  const stores: MemoryStore[] = [root];
+  return {
+    open: async () => {
+      const store = root.connect();
+      stores.push(store);
+      return store;
+    },
+    dispose: async () => void (await Promise.all(stores.map((s) => s.close()))),
+  };
 }
 
 /** PostgreSQL: starts a session's first append in a raw transaction on its own client and leaves it uncommitted. */

@@ -114,7 +114,7 @@ export interface ErasureResult {
 /**
  * The append-only event log. One stream per session; events are never deleted, and updated only by an
  * erasure, which keeps every event and replaces its data by its skeleton (see `erase`).
- * Implementations must pass the contract suite in test/contract.
+ * Implementations must pass the contract suite (@palimpsest/store/contract, describeEventStoreContract).
  */
 export interface EventStore {
   /** Appends a batch atomically; throws ConcurrencyConflict (with the actual version) or IdempotencyMismatch. */

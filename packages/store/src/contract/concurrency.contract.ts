@@ -1,6 +1,7 @@
 import { ConcurrencyConflict } from "@palimpsest/core";
 import { describe, expect, it, vi } from "vitest";
-import { type ContractContext, newSessionId, started, userMessage } from "./fixtures.ts";
+import type { ContractContext } from "./contract-backend.ts";
+import { newSessionId, started, summaryEvent, userMessage } from "./fixtures.ts";
 
 /** Expected versions, the view-version CAS, racing writers and (PostgreSQL) the visibility barrier. */
 export function concurrencyContract(ctx: ContractContext): void {
@@ -37,6 +38,22 @@ export function concurrencyContract(ctx: ContractContext): void {
       ).rejects.toMatchObject({ details: { subject: "view-version", expected: 0, actual: 1 } });
       await store.append(sid, [userMessage("m2", "y")], { expectedVersion: "any", viewVersion: { expected: 1 } });
       expect(await store.getSession(sid)).toMatchObject({ version: 3, viewVersion: 2 });
+    });
+
+    it("moves the view version by one per compaction of the batch, in a new session's first batch too", async () => {
+      const store = ctx.store();
+      const messages = [started(), userMessage("a", "x"), userMessage("b", "y"), userMessage("c", "z")];
+      const compactions = [summaryEvent("k1", ["a"], "s1", 0), summaryEvent("k2", ["b"], "s2", 1)];
+      const first = newSessionId("view-steps-first");
+      await store.append(first, [...messages, ...compactions], {
+        expectedVersion: "no-stream",
+        viewVersion: { expected: 0 },
+      });
+      const later = newSessionId("view-steps-later");
+      await store.append(later, messages, { expectedVersion: "no-stream" });
+      await store.append(later, compactions, { expectedVersion: 4, viewVersion: { expected: 0 } });
+      for (const sid of [first, later])
+        expect(await store.getSession(sid)).toMatchObject({ version: 6, viewVersion: 2 });
     });
 
     it("lets exactly one of two racing supersedes with the same view version commit", async () => {
@@ -113,11 +130,13 @@ export function concurrencyContract(ctx: ContractContext): void {
     });
 
     it("hides later commits from global readers until every earlier transaction commits", async (test) => {
-      const hold = ctx.backend().holdOpenAppend;
-      if (hold === undefined) return test.skip("SQLite has one writer at a time: commit order is position order");
+      const backend = ctx.backend();
+      if (backend.holdOpenAppend === undefined) {
+        return test.skip("the backend has no holdOpenAppend: one writer at a time, commit order is position order");
+      }
       const early = newSessionId("early");
       const late = newSessionId("late");
-      const held = await hold(early);
+      const held = await backend.holdOpenAppend(early);
       await ctx.store().append(late, [started()], { expectedVersion: "no-stream" });
       const seen = async () =>
         (await ctx.store().readAll()).events

@@ -1,7 +1,8 @@
 import { type DomainEvent, messageKey, resultKey } from "@palimpsest/core";
 import { compactionKey, turnDoneKey, turnKey } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
-import { type ContractContext, newSessionId, started, summaryEvent, userMessage } from "./fixtures.ts";
+import type { ContractContext } from "./contract-backend.ts";
+import { newSessionId, started, summaryEvent, userMessage } from "./fixtures.ts";
 
 /** An assistant message calling `callId`, and its result, in turn `turnId`. */
 function exchange(id: string, callId: string, turnId: string): DomainEvent[] {

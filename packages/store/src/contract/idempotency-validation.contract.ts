@@ -1,6 +1,7 @@
 import { IdempotencyMismatch, ValidationError } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
-import { type ContractContext, newSessionId, started, userMessage } from "./fixtures.ts";
+import type { ContractContext } from "./contract-backend.ts";
+import { newSessionId, started, userMessage } from "./fixtures.ts";
 
 /** Idempotent retries and validation: bad input or a reused key writes nothing. */
 export function idempotencyValidationContract(ctx: ContractContext): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { type ContractContext, newSessionId, started, userMessage } from "./fixtures.ts";
+import type { ContractContext } from "./contract-backend.ts";
+import { newSessionId, started, userMessage } from "./fixtures.ts";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

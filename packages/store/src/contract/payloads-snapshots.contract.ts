@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { StorageError } from "@palimpsest/core";
 import { describe, expect, it } from "vitest";
-import { type ContractContext, newSessionId, started, textOf, userMessage } from "./fixtures.ts";
+import type { ContractContext } from "./contract-backend.ts";
+import { newSessionId, started, textOf, userMessage } from "./fixtures.ts";
 
 /** Text that breaks naive stores: emoji and ZWJ sequences, RTL, lone combining marks and surrogates, NUL. */
 const ODD_TEXT = [

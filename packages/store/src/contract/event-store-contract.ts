@@ -1,18 +1,26 @@
 import { afterAll, beforeAll, describe } from "vitest";
-import type { StoreBackend, TestStore } from "../support/store-backends.ts";
 import { appendReadContract } from "./append-read.contract.ts";
 import { concurrencyContract } from "./concurrency.contract.ts";
-import type { ContractContext } from "./fixtures.ts";
+import type { ContractBackend, ContractContext, ContractStore } from "./contract-backend.ts";
 import { idempotencyValidationContract } from "./idempotency-validation.contract.ts";
 import { logKeysContract } from "./log-keys.contract.ts";
 import { payloadsSnapshotsContract } from "./payloads-snapshots.contract.ts";
 import { sessionPageContract } from "./session-page.contract.ts";
 
-/** The one contract every EventStore + SnapshotStore backend must pass, run on a fresh backend. */
-export function describeEventStoreContract(name: string, createBackend: () => Promise<StoreBackend>): void {
+/**
+ * Declares (with vitest) the contract every EventStore + SnapshotStore + ChangeFeed must pass, the one the
+ * SQLite, PostgreSQL and memory stores pass: appends and reads, expected versions and the view-version
+ * compare-and-set under racing writers, idempotency, validation, log keys, erasure of keys, payloads,
+ * snapshots, failures, the global log and the catalogue's pages. Call it at the top level of a test file;
+ * `createBackend` runs once, before the tests, and its `dispose` after them.
+ */
+export function describeEventStoreContract<S extends ContractStore>(
+  name: string,
+  createBackend: () => Promise<ContractBackend<S>>,
+): void {
   describe(`EventStore contract on ${name}`, () => {
-    let backend: StoreBackend | undefined;
-    let store: TestStore | undefined;
+    let backend: ContractBackend<S> | undefined;
+    let store: S | undefined;
     beforeAll(async () => {
       backend = await createBackend();
       store = await backend.open();
