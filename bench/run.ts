@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { installFromTarballs } from "../test/support/installed-palimpsest.ts";
+import { driverSpec, installFromTarballs } from "../test/support/installed-palimpsest.ts";
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
 import {
   type AgentsCallsResult,
@@ -588,7 +588,8 @@ try {
   }
   if (only.has("installed-start")) {
     progress("installed-start: build, pack and npm install into a temp project");
-    const project = await installFromTarballs();
+    // Both drivers, as a user of both engines installs them (each is an optional peer).
+    const project = await installFromTarballs([driverSpec("pg"), driverSpec("better-sqlite3")]);
     try {
       const rows: InstalledStartResult[] = [];
       for (const engine of engines) {

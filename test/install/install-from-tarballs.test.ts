@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProvider } from "../../packages/summarizers/test/support/fake-provider.ts";
 import { anthropicMessage, chatCompletion, sectionedAnswer } from "../../packages/summarizers/test/support/sample.ts";
 import {
+  driverSpec,
   engineWarning,
   type InstalledProject,
   installFromTarballs,
@@ -338,7 +339,7 @@ describe("installed from the packed tarballs with plain npm", () => {
 
   // First as a PostgreSQL user installs it (`npm install palimpsest pg`); better-sqlite3 is added after.
   beforeAll(async () => {
-    project = await installFromTarballs(["pg@8.23.1"]);
+    project = await installFromTarballs([driverSpec("pg")]);
   }, 900_000);
   afterAll(async () => project?.dispose());
 
@@ -377,7 +378,7 @@ describe("installed from the packed tarballs with plain npm", () => {
 
   describe("with better-sqlite3 beside it (the embedded default)", () => {
     beforeAll(async () => {
-      const added = await runOk("npm", ["install", "--no-audit", "--no-fund", "better-sqlite3@12.6.2"], {
+      const added = await runOk("npm", ["install", "--no-audit", "--no-fund", driverSpec("better-sqlite3")], {
         cwd: project.dir,
       });
       sqliteInstallStderr = added.stderr;

@@ -109,6 +109,19 @@ export function engineWarning(dir: string, name: string): string[] {
   return order >= 0 ? [] : [`EBADENGINE ${name}@${manifest.version}`];
 }
 
+/**
+ * The registry spec of a database driver as this repository tests it (`pg@8.23.1`): the version the store
+ * package pins in its devDependencies, one of those its peer range allows.
+ */
+export function driverSpec(name: "pg" | "better-sqlite3"): string {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "packages/store/package.json"), "utf8")) as {
+    devDependencies?: Record<string, string>;
+  };
+  const version = manifest.devDependencies?.[name];
+  if (version === undefined) throw new Error(`packages/store/package.json has no devDependency ${name}`);
+  return `${name}@${version}`;
+}
+
 /** An empty npm project outside the workspace with the packed packages installed by plain npm. */
 export interface InstalledProject {
   /** The project folder (in the OS temp folder). */
