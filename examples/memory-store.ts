@@ -1,6 +1,6 @@
 /** Testing an agent without a database: the runtime over the in-memory store; `npx tsx examples/memory-store.ts`. */
-import { createMemoryStore } from "@palimpsest/store/testing";
 import { Palimpsest } from "palimpsest";
+import { createMemoryStore } from "palimpsest/testing";
 import { createTokenCounter } from "palimpsest/tokenizer";
 
 // The store a test gives the runtime: same rules and errors as SQLite and PostgreSQL, no driver, no file.

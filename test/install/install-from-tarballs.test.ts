@@ -235,7 +235,7 @@ const CJS_PROGRAM = `
 const { openPalimpsest, toOpenAIMessages } = require("palimpsest");
 const required = [
   "palimpsest", "palimpsest/live", "palimpsest/tokenizer", "palimpsest/summarizers", "palimpsest/claude-agent-sdk",
-  "palimpsest/openai-agents", "palimpsest/ai-sdk", "@palimpsest/core", "@palimpsest/core/tokenizer", "@palimpsest/core/testing",
+  "palimpsest/openai-agents", "palimpsest/ai-sdk", "palimpsest/testing", "@palimpsest/core", "@palimpsest/core/tokenizer", "@palimpsest/core/testing",
   "@palimpsest/projections", "@palimpsest/projections/live", "@palimpsest/store", "@palimpsest/store/testing",
   "@palimpsest/runtime", "@palimpsest/runtime/testing",
   "@palimpsest/eval", "@palimpsest/eval/testing", "@palimpsest/summarizers",
