@@ -10,6 +10,7 @@ import {
 import { countMessageTokens } from "@palimpsest/core/tokenizer";
 import { type CompactionSettings, Palimpsest, type RuntimeDeps, type Session } from "@palimpsest/runtime";
 import { type OpenedEventStore, openEventStore } from "@palimpsest/store";
+import { sqlStoreOf } from "../support/store-database.ts";
 
 /** Something a worker reaches (a write about to start, a summary being written): the fault plan may stop there. */
 export type Hook = (name: string) => Promise<void>;
@@ -79,8 +80,9 @@ export function hookWrites(store: OpenedEventStore, hook: Hook): void {
     await hook("snapshot");
     return saveSnapshot(snapshot);
   };
-  const writeGuarded = store.writeGuarded.bind(store);
-  store.writeGuarded = async (guard, statements) => {
+  const sql = sqlStoreOf(store);
+  const writeGuarded = sql.writeGuarded.bind(sql);
+  sql.writeGuarded = async (guard, statements) => {
     await hook("audit-write");
     return writeGuarded(guard, statements);
   };

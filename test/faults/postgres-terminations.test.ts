@@ -8,8 +8,7 @@ import { newSessionId, started } from "../contract/fixtures.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 import { seededRandom } from "../support/seeded-random.ts";
-import type { TestStore } from "../support/store-backends.ts";
-import { databaseOf } from "../support/store-database.ts";
+import { databaseOf, sqlStoreOf } from "../support/store-database.ts";
 import { faultCount, faultSeed } from "./fault-scale.ts";
 import {
   startFaultWriter,
@@ -55,11 +54,11 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the writer's backends term
   const probeStore = async () => openEventStore(withApplicationName(database.url, PROBE_APP));
 
   it("a guarded write whose backend is terminated under it fails with a retryable STORAGE error; the next one works", async () => {
-    const store = await probeStore();
+    const store = sqlStoreOf(await probeStore());
     try {
       // writeGuarded runs `sql` and `parameters` of its compiled queries (kysely is not a dependency here).
       const raw = (text: string) =>
-        ({ sql: text, parameters: [] }) as unknown as Parameters<TestStore["writeGuarded"]>[0];
+        ({ sql: text, parameters: [] }) as unknown as Parameters<typeof store.writeGuarded>[0];
       const failure = await store
         .writeGuarded(raw("SELECT pg_terminate_backend(pg_backend_pid())"), [])
         .catch((error: unknown) => error);

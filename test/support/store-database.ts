@@ -6,6 +6,13 @@ import type { AuditTables } from "../../packages/store/src/audit/audit-tables.ts
 import { storeAccess } from "../../packages/store/src/engine/store-access.ts";
 import type { HandoffTables } from "../../packages/store/src/handoff/handoff-table.ts";
 import type { MirrorTables } from "../../packages/store/src/mirror/mirror-tables.ts";
+import { type OpenedEventStore, SqlEventStore } from "../../packages/store/src/open/opened-event-store.ts";
+
+/** The SQL store behind what openEventStore returned: its guarded and locked writes, which fault tests hook or drive. */
+export function sqlStoreOf(store: OpenedEventStore): SqlEventStore {
+  if (!(store instanceof SqlEventStore)) throw new Error("not a store openEventStore opened");
+  return store;
+}
 
 /** The kysely handle of a store openEventStore opened, typed with the log's and the features' tables. */
 export function databaseOf(store: object) {

@@ -2,7 +2,7 @@ import type { OpenEventStoreOptions } from "../engine/engine-opener.ts";
 import { openerFor } from "../engine/engines.ts";
 import { migrateToLatest } from "../engine/migrate.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
-import { OpenedEventStore } from "./opened-event-store.ts";
+import { type OpenedEventStore, SqlEventStore } from "./opened-event-store.ts";
 import { storeMigrations } from "./store-features.ts";
 
 /** Where `palimpsest` keeps its log when no database URL is given. */
@@ -27,5 +27,5 @@ export async function openEventStore(
     await adapter.db.destroy().catch(() => {}); // the migration's error is the one to report
     throw opener.explain(error, url);
   }
-  return new OpenedEventStore(adapter);
+  return new SqlEventStore(adapter);
 }

@@ -1,17 +1,28 @@
-import type { CandidateStore, HandoffQueuePort, PrecompactionCandidate } from "@palimpsest/core";
+import type { CandidateStore, HandoffQueuePort, PrecompactionCandidate, RuntimeStore } from "@palimpsest/core";
 import { candidateStore } from "../candidate-store/candidate-queries.ts";
+import type { Engine } from "../engine/dialect.ts";
 import type { EngineAdapter } from "../engine/engine-adapter.ts";
 import { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import type { SessionPage, SessionPageOptions } from "../engine/session-page.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import type { HandoffTables } from "../handoff/handoff-table.ts";
 import { STORE_FEATURES } from "./store-features.ts";
 
 /**
- * What openEventStore returns: the log (EventStore, SnapshotStore, ChangeFeed) with every feature's
- * tables beside it, the pre-compaction candidates (CandidateStore) and the durable hand-off queue.
+ * What openEventStore returns: everything a runtime needs (the log, snapshots, change feed, pre-compaction
+ * candidates, the durable hand-off queue, sessions by name), its engine and the catalogue's pages. The
+ * audit read models and the SDK mirror take one to reach its database.
  */
-export class OpenedEventStore extends KyselyEventStore implements CandidateStore {
+export interface OpenedEventStore extends RuntimeStore {
+  /** Which engine holds the store. */
+  readonly engine: Engine;
+  /** One page of the session catalogue, newest first (keyset paging: see SessionPageOptions). */
+  listSessionPage(options?: SessionPageOptions): Promise<SessionPage>;
+}
+
+/** The SQL store openEventStore opens: the log on kysely with every feature's tables beside it. */
+export class SqlEventStore extends KyselyEventStore implements OpenedEventStore, CandidateStore {
   /** The durable hand-off queue on this store's database (see handoff/handoff-queue.ts). */
   readonly handoffQueue: HandoffQueuePort;
   readonly #candidates: CandidateStore;
