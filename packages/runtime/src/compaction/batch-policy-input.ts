@@ -8,16 +8,21 @@ export interface RequestTimes {
   previousRequestMs?: number;
 }
 
+/** The request times outside a replay: the wall clock, and the session's last completed turn as the previous request. */
+export function wallClockTimes(state: Readonly<SessionState>): RequestTimes {
+  return { nowMs: Date.now(), ...definedFields({ previousRequestMs: state.lastTurnAt }) };
+}
+
 /**
  * The batch policy's input for a session: the view, the window, and the recent batch compactions and
  * failures (precompact counts as a batch compaction), so compact() and the background planner agree on the span.
- * Times default to the wall clock and the session's last completed turn.
+ * Times default to the wall clock and the session's last completed turn (wallClockTimes).
  */
 export function batchPolicyInput(
   state: Readonly<SessionState>,
   settings: ResolvedCompaction,
   force: boolean,
-  times: RequestTimes = { nowMs: Date.now(), ...definedFields({ previousRequestMs: state.lastTurnAt }) },
+  times: RequestTimes = wallClockTimes(state),
 ): PolicyInput {
   return {
     ...times,

@@ -7,12 +7,13 @@ import {
   tailBudget,
 } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
-import type { RequestTimes } from "./batch-policy-input.ts";
+import { type RequestTimes, wallClockTimes } from "./batch-policy-input.ts";
 import { resolveBudget } from "./compaction-budget.ts";
 import { type MicroCompactOptions, type MicroOutcome, microCompact } from "./micro-compact.ts";
 
 /** A micro batch's options: one pass's, the request times and the summarizer's prices for the gate. */
 export interface MicroBatchOptions extends MicroCompactOptions {
+  /** Default: the wall clock and the session's last completed turn (wallClockTimes), as a batch check's. */
   times?: RequestTimes;
   summarizerPrices?: CachePrices;
 }
@@ -41,6 +42,7 @@ const MAX_PASSES = 200;
 export async function microBatch(session: Session, options: MicroBatchOptions = {}): Promise<MicroBatchOutcome> {
   const settings = resolveBudget(options, session.state);
   const state = session.state;
+  const times = options.times ?? wallClockTimes(state);
   const gate = microBatchGate({
     view: state.live,
     liveTokens: state.liveTokens,
@@ -50,8 +52,8 @@ export async function microBatch(session: Session, options: MicroBatchOptions = 
     tailTokens: options.tailTokens ?? tailBudget(settings.contextWindow, settings.profile.tail),
     batchCompactions: batchCompactions(state),
     ...definedFields({
-      nowMs: options.times?.nowMs,
-      previousRequestMs: options.times?.previousRequestMs,
+      nowMs: times.nowMs,
+      previousRequestMs: times.previousRequestMs,
       summarizerPrices: options.summarizerPrices,
     }),
   });

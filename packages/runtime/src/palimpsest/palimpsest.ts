@@ -24,7 +24,7 @@ import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
 import { resolveProfile } from "../compaction/compaction-budget.ts";
 import type { CompactionSettings } from "../compaction/compaction-settings.ts";
-import type { MicroCompactOptions } from "../compaction/micro-compact.ts";
+import type { MicroBatchOptions } from "../compaction/micro-batch.ts";
 import { microScheduleOf } from "../compaction/micro-schedule.ts";
 import { policyFor } from "../compaction/policies/registry.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
@@ -333,14 +333,11 @@ function microPasses(session: Session, settings: CompactionSettings): AfterTurnP
   return { options: microOptions(settings), schedule: microScheduleOf(policy) };
 }
 
-/** The micro pass options implied by the runtime's compaction settings. */
-function microOptions(settings: CompactionSettings): MicroCompactOptions {
-  const { profile, contextWindow, summarizer, summaryTimeoutMs } = settings;
+/** The micro pass options implied by the runtime's compaction settings (the summarizer's prices for the batch gate). */
+function microOptions(settings: CompactionSettings): MicroBatchOptions {
+  const { profile, contextWindow, summarizer, summaryTimeoutMs, summarizerPrices } = settings;
   return {
     ...settings.micro,
-    ...definedFields({ profile }),
-    ...definedFields({ contextWindow }),
-    ...definedFields({ summarizer }),
-    ...definedFields({ summaryTimeoutMs }),
+    ...definedFields({ profile, contextWindow, summarizer, summaryTimeoutMs, summarizerPrices }),
   };
 }
