@@ -1,5 +1,7 @@
+export type { AiModule } from "./ai-module.ts";
 export {
   Conversation,
+  type ConversationContext,
   type ConversationStreamOptions,
   type ResponseEvent,
   type UISaveOutcome,

@@ -1,2 +1,2 @@
 export { type OpenSessionStoreOptions, openSessionStore } from "./open-session-store.ts";
-export { PalimpsestSessionStore } from "./palimpsest-session-store.ts";
+export { PalimpsestSessionStore, type SessionStoreParts, type SummaryFold } from "./palimpsest-session-store.ts";

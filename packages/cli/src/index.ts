@@ -1,2 +1,2 @@
 export { type CliIo, processIo } from "./cli-io.ts";
-export { buildProgram, runCli } from "./main.ts";
+export { runCli } from "./main.ts";

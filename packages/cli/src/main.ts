@@ -5,7 +5,7 @@ import { commandsFor, type RegisterCommand } from "./commands/command-loaders.ts
 import { Interrupted } from "./interrupted.ts";
 
 /** Builds the `palimpsest` program with the given commands (see commandsFor), writing through `io`. */
-export function buildProgram(io: CliIo, commands: readonly RegisterCommand[]): Command {
+function buildProgram(io: CliIo, commands: readonly RegisterCommand[]): Command {
   const program = new Command("palimpsest")
     .description("an event-sourced transcript store for LLM agents")
     .option("--db <url>", "postgres://… URL, SQLite file path or :memory: (default: ./.palimpsest/palimpsest.db)")

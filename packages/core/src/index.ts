@@ -165,6 +165,8 @@ export {
   FidelityTracker,
   type PerKind,
   type RequestRecall,
+  type SourceCompactionFidelity,
+  type SourceFidelity,
   sourceFidelity,
 } from "./fidelity/index.ts";
 export { type ErrorReport, formatError, reportError } from "./format-error.ts";
@@ -327,6 +329,7 @@ export {
   checkSummary,
   DEFAULT_SUMMARY_CAPS,
   OfflineSummarizer,
+  type OfflineSummarizerOptions,
   redactSecrets,
   SUMMARY_PROMPT_VERSION,
   SUMMARY_SECTIONS,

@@ -38,12 +38,9 @@ export {
   eraseLeftovers,
   eraseMirrorKey,
   eraseWithMirror,
-  foldMirrorKey,
   type MirrorErasure,
   MirrorFolder,
   type MirrorFolderOptions,
-  type MirrorFoldMemory,
-  type MirrorFoldOptions,
 } from "./mirror-fold/index.ts";
 export { type HandoffRuntime, Handoffs, type RequestHandoffOptions } from "./palimpsest/index.ts";
 export { type OpenPalimpsestOptions, openPalimpsest } from "./palimpsest/open-palimpsest.ts";

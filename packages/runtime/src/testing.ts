@@ -6,4 +6,4 @@
 export { profileNamed } from "./compaction/compaction-budget.ts";
 export { defaultPolicyName, policyNamed } from "./compaction/policies/registry.ts";
 export { type ImportedLog, type ImportTarget, importedSessionId, importSession } from "./import/import-sessions.ts";
-export { emptyFoldMemory, mirrorSessionId } from "./mirror-fold/index.ts";
+export { emptyFoldMemory, foldMirrorKey, mirrorSessionId } from "./mirror-fold/index.ts";

@@ -6,6 +6,7 @@ export {
   type AuditProgress,
   AuditReadModels,
   type AuditRowTable,
+  type AuditStore,
   type CatchUpOptions,
   type CatchUpResult,
   COMPACTION_GROUPS,

@@ -4,4 +4,4 @@ export { FIDELITY_KINDS, type FidelityKind, type PerKind } from "./fidelity-kind
 export { type FidelityEntry, FidelityTracker } from "./fidelity-tracker.ts";
 export { conversationItems, FidelityExtractor } from "./message-items.ts";
 export { ReplacementText } from "./replacement-text.ts";
-export { sourceFidelity } from "./source-fidelity.ts";
+export { type SourceCompactionFidelity, type SourceFidelity, sourceFidelity } from "./source-fidelity.ts";

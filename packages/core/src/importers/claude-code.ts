@@ -248,7 +248,7 @@ export function isClaudeCodeLine(value: JsonObject): boolean {
 }
 
 /** A Claude Code session log (`~/.claude/projects/…/*.jsonl`). */
-export const claudeCodeFormat = {
+export const claudeCodeFormat: TranscriptFormat<"claude-code"> = {
   name: "claude-code",
   summary: "a Claude Code session log (JSON lines, ~/.claude/projects/…), subagent threads included",
   extensions: [".jsonl"],
@@ -256,4 +256,4 @@ export const claudeCodeFormat = {
   provider: "anthropic",
   recognize: { object: (value) => !Array.isArray(value.history) && isClaudeCodeLine(value) },
   parse: parseClaudeCode,
-} as const satisfies TranscriptFormat;
+};

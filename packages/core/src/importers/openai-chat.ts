@@ -49,7 +49,7 @@ export function parseOpenAiChat(text: string, options: ParseOptions = {}): Impor
 }
 
 /** OpenAI chat: messages with a `role` (a JSON array, `{messages: […]}`, or one message per line). */
-export const openAiFormat = {
+export const openAiFormat: TranscriptFormat<"openai"> = {
   name: "openai",
   summary: "OpenAI chat messages: a JSON array, {messages: [...]}, or one message per line",
   extensions: [".jsonl", ".json"],
@@ -63,4 +63,4 @@ export const openAiFormat = {
       first === undefined || (isObject(first) && typeof first.role === "string" && !Array.isArray(first.traj)),
   },
   parse: parseOpenAiChat,
-} as const satisfies TranscriptFormat;
+};

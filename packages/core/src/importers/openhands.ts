@@ -160,11 +160,11 @@ function usageOf(raw: ModelResponse["usage"]): Usage | undefined {
 }
 
 /** OpenHands evaluation output: one instance per line, each with its `history` of events. */
-export const openHandsFormat = {
+export const openHandsFormat: TranscriptFormat<"openhands"> = {
   name: "openhands",
   summary: "OpenHands evaluation output (JSON lines, one instance with its history per line)",
   extensions: [".jsonl"],
   jsonLinesOnly: true,
   recognize: { object: (value) => Array.isArray(value.history) && !("trajectory" in value) },
   parse: parseOpenHands,
-} as const satisfies TranscriptFormat;
+};

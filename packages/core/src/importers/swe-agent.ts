@@ -40,7 +40,7 @@ export function parseSweAgent(text: string, options: ParseOptions = {}): Importe
 }
 
 /** A SWE-agent trajectory: a `.traj` file, one JSON document with `trajectory` and `history`. */
-export const sweAgentFormat = {
+export const sweAgentFormat: TranscriptFormat<"swe-agent"> = {
   name: "swe-agent",
   summary: "a SWE-agent trajectory (a .traj file: one JSON document with its history)",
   extensions: [".traj"],
@@ -49,4 +49,4 @@ export const sweAgentFormat = {
     object: (value) => Array.isArray(value.history) && "trajectory" in value,
   },
   parse: parseSweAgent,
-} as const satisfies TranscriptFormat;
+};

@@ -43,11 +43,11 @@ export function parseTauBench(text: string, options: ParseOptions = {}): Importe
 }
 
 /** tau-bench results: a JSON array of tasks, each with its `traj` of OpenAI chat. */
-export const tauBenchFormat = {
+export const tauBenchFormat: TranscriptFormat<"tau-bench"> = {
   name: "tau-bench",
   summary: "tau-bench results (a JSON array of tasks, each with its traj)",
   extensions: [".json"],
   provider: "openai",
   recognize: { array: ([first]) => isObject(first) && Array.isArray(first.traj) },
   parse: parseTauBench,
-} as const satisfies TranscriptFormat;
+};

@@ -1,4 +1,3 @@
-import type { JsonObject } from "./json-fields.ts";
 import type { ImportedSession, ParseOptions } from "./types.ts";
 
 /**
@@ -9,7 +8,7 @@ import type { ImportedSession, ParseOptions } from "./types.ts";
 export interface FormatRecognizer {
   fileName?(name: string): boolean;
   /** A JSON object: a JSON-lines file's first line, or a whole document. */
-  object?(value: JsonObject): boolean;
+  object?(value: Record<string, unknown>): boolean;
   /** A whole document that is one JSON array. */
   array?(value: readonly unknown[]): boolean;
 }
@@ -17,10 +16,10 @@ export interface FormatRecognizer {
 /**
  * One transcript format as the importers, the CLI and replays know it: its name, its help line, how it
  * is recognized, its parser, and what it implies. A new format is its parser's file (with this entry)
- * and one line in TRANSCRIPT_FORMATS.
+ * and one line in TRANSCRIPT_FORMATS. `N`: its name, a literal for the built-in formats (ImportFormat).
  */
-export interface TranscriptFormat {
-  readonly name: string;
+export interface TranscriptFormat<N extends string = string> {
+  readonly name: N;
   /** One line for the CLI's help. */
   readonly summary: string;
   /** The file name endings its files usually have (`.jsonl`), for finding transcripts in a folder. */

@@ -10,10 +10,10 @@ export const RoleSchema = z.enum(["system", "user", "assistant", "tool"]);
 export type Role = z.infer<typeof RoleSchema>;
 
 /** Plain text content. Stored byte for byte. */
-export const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
 
 /** An image, inline (base64 `data`) or by `url`; never interpreted, only carried. */
-export const ImagePartSchema = z
+const ImagePartSchema = z
   .object({
     type: z.literal("image"),
     mediaType: z.string().min(1).optional(),
@@ -27,7 +27,7 @@ export const ImagePartSchema = z
  * own `__proto__` key (what JSON.parse makes of one) is refused at its path rather than left out unseen:
  * metadata and reasoning keep such a key as data (MetadataSchema), a part has no place for it.
  */
-export const ContentPartSchema = z
+const ContentPartSchema = z
   .unknown()
   .superRefine((part, ctx) => {
     if (part !== null && typeof part === "object" && Object.hasOwn(part, PROTO_KEY)) {
@@ -36,18 +36,18 @@ export const ContentPartSchema = z
   })
   .pipe(z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema]));
 /** One content part of a message. */
-export type ContentPart = z.infer<typeof ContentPartSchema>;
+export type ContentPart = Message["content"][number];
 /** An image part. */
-export type ImagePart = z.infer<typeof ImagePartSchema>;
+export type ImagePart = Extract<ContentPart, { type: "image" }>;
 
 /** A tool call an assistant made: `arguments` is the JSON text exactly as the model produced it. */
-export const ToolCallSchema = z.object({
+const ToolCallSchema = z.object({
   id: IdSchema,
   name: z.string().min(1),
   arguments: z.string(),
 });
 /** A tool call an assistant made. */
-export type ToolCall = z.infer<typeof ToolCallSchema>;
+export type ToolCall = NonNullable<Message["toolCalls"]>[number];
 
 /** Opaque JSON, e.g. provider reasoning blocks with their signatures: kept, never interpreted, bounded in depth. */
 export const OpaqueSchema: z.ZodType<unknown> = BoundedJsonSchema;

@@ -1,5 +1,5 @@
 export { capText, estimateTokens } from "./cut.ts";
-export { OFFLINE_MODEL, OfflineSummarizer } from "./offline.ts";
+export { OFFLINE_MODEL, OfflineSummarizer, type OfflineSummarizerOptions } from "./offline.ts";
 export { buildSummaryPrompt, SUMMARY_PROMPT_VERSION, SUMMARY_SYSTEM_PROMPT } from "./prompt.ts";
 export { REDACTED, redactSecrets } from "./redact.ts";
 export { DEFAULT_SUMMARY_CAPS, type SummaryCaps, serializeForSummary } from "./serialize.ts";

@@ -1,6 +1,6 @@
 export { eraseLeftovers, eraseMirrorKey, eraseWithMirror, type MirrorErasure } from "./mirror-erase.ts";
-export { foldMirrorKey, type MirrorFoldOptions, mirrorSessionId } from "./mirror-fold.ts";
-export { emptyFoldMemory, type MirrorFoldMemory } from "./mirror-fold-memory.ts";
+export { foldMirrorKey, mirrorSessionId } from "./mirror-fold.ts";
+export { emptyFoldMemory } from "./mirror-fold-memory.ts";
 export {
   DEFAULT_FOLD_DELAY_MS,
   DEFAULT_SETTLE_MS,

@@ -8,6 +8,7 @@ export {
 export { type AuditOptions, AuditReadModels } from "./audit-read-models.ts";
 export type { AuditDifference, RebuildReport } from "./audit-rebuild.ts";
 export { AUDIT_ROW_TABLES, type AuditRowTable } from "./audit-rows.ts";
+export type { AuditStore } from "./audit-source.ts";
 export {
   type AuditedCompaction,
   COMPACTION_GROUPS,
