@@ -29,6 +29,7 @@ import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSessionStoreBench, type SessionStoreResult } from "./session-store.ts";
+import { runStepWritesBench, type StepWritesRow, stepWritesTable } from "./session-store-steps.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
@@ -51,6 +52,7 @@ const BENCHES = [
   "sqlite-lock",
   "many-writers",
   "session-store",
+  "session-store-steps",
   "fold-growth",
   "agents-session",
   "fidelity",
@@ -656,6 +658,15 @@ try {
     }
     results.sessionStore = rows;
     tables.push("## Claude Agent SDK SessionStore against the reference table", sessionStoreTables(rows));
+  }
+  if (only.has("session-store-steps")) {
+    const rows: StepWritesRow[] = [];
+    for (const engine of engines) {
+      const url = (passes: number) => databaseFor(engine, `session_store_steps_${passes}`);
+      rows.push(...(await runStepWritesBench(engine, url, (p) => folder.path(`steps-raw-${p}.db`), quick)));
+    }
+    results.sessionStoreSteps = rows;
+    tables.push("## Claude Agent SDK SessionStore, one append per model step", stepWritesTable(rows));
   }
   if (only.has("fold-growth")) {
     const rows: FoldGrowthRow[] = [];
