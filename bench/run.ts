@@ -18,6 +18,7 @@ import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
 import { type EraseResult, runEraseBench } from "./erase.ts";
+import { COPY_STAGES, type CopiesRow, runErasureCopiesBench } from "./erasure-copies.ts";
 import { fidelityTable, runFidelityBench } from "./fidelity.ts";
 import { type FoldGrowthRow, foldGrowthTable, runFoldGrowthBench } from "./fold-growth.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
@@ -26,6 +27,7 @@ import { type ManyWritersResult, runManyWritersBench } from "./many-writers.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
 import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-decision.ts";
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
+import { type PurgeEraseResult, runPurgeErasedBench } from "./purge-erased.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSessionStoreBench, type SessionStoreResult } from "./session-store.ts";
@@ -46,6 +48,7 @@ const BENCHES = [
   "installed-start",
   "session-listing",
   "erase",
+  "purge-erased",
   "audit",
   "watch",
   "handoff",
@@ -222,6 +225,46 @@ function eraseTable(rows: readonly EraseResult[]): string {
   return markdownTable(
     ["engine", "messages", "erase", "read the same log (baseline)", "erase / read"],
     rows.map((r) => [r.engine, num(r.messages), ms(r.eraseMs), ms(r.readMs), ratio(r.eraseMs / r.readMs)]),
+  );
+}
+
+function purgeErasedTable(rows: readonly PurgeEraseResult[]): string {
+  return markdownTable(
+    [
+      "engine",
+      "events (erased sessions)",
+      "rewritten before → after",
+      "purge",
+      "longest rewrite",
+      "appends in flight: p99 / max",
+      "baseline p99 / max",
+      "p99 ratio",
+      "max ratio",
+      "writer errors",
+    ],
+    rows.map((r) => [
+      r.engine,
+      `${num(r.events)} (${r.erasedSessions})`,
+      `${num(r.bytesBefore / 1e6, 1)} MB → ${num(r.bytesAfter / 1e6, 1)} MB`,
+      ms(r.purgeMs),
+      `${r.longestRewrite.name} ${ms(r.longestRewrite.ms)}`,
+      `${ms(r.during.p99Ms)} / ${ms(r.during.maxMs)} (${r.during.appends})`,
+      `${ms(r.baseline.p99Ms)} / ${ms(r.baseline.maxMs)} (${r.baseline.appends})`,
+      ratio(r.during.p99Ms / r.baseline.p99Ms),
+      ratio(r.during.maxMs / r.baseline.maxMs),
+      r.writerErrors,
+    ]),
+  );
+}
+
+function erasureCopiesTable(rows: readonly CopiesRow[]): string {
+  return markdownTable(
+    ["engine", "relation", "planted", "after erase", "after plain VACUUM", "after purgeErased"],
+    rows.map((r) => [
+      r.engine,
+      r.relation === "all" ? "**all files**" : r.relation,
+      ...COPY_STAGES.map((stage) => (r.copies[stage] === undefined ? "–" : num(r.copies[stage] ?? 0))),
+    ]),
   );
 }
 
@@ -618,6 +661,21 @@ try {
       rows.push(...(await runEraseBench(engine, await databaseFor(engine, "erase"), quick)));
     results.erase = rows;
     tables.push("## Erasure: one session's content against reading its log", eraseTable(rows));
+  }
+  if (only.has("purge-erased")) {
+    const rows: PurgeEraseResult[] = [];
+    for (const engine of engines) {
+      rows.push(...(await runPurgeErasedBench(engine, (label) => databaseFor(engine, label), quick)));
+    }
+    const copies: CopiesRow[] = [];
+    for (const engine of engines)
+      copies.push(...(await runErasureCopiesBench(engine, await databaseFor(engine, "copies"))));
+    results.purgeErased = { rows, copies };
+    tables.push(
+      "## Purging erased content: the copies left on disk, and the writes it holds up",
+      erasureCopiesTable(copies),
+      purgeErasedTable(rows),
+    );
   }
   if (only.has("audit")) {
     const rows: AuditResult[] = [];

@@ -62,6 +62,28 @@ for (const [name, make] of databases) {
       expect(text.stdout).toContain("already erased");
     });
 
+    it("maintain --purge-erased rewrites what held erased content and reports it; without a task it is a usage error", async () => {
+      const id = await seed();
+      expect((await cli("erase", id, "--yes")).code).toBe(0);
+      const purged = await cli("maintain", "--purge-erased");
+      expect(purged).toMatchObject({ code: 0, stderr: "" });
+      const result = JSON.parse(purged.stdout) as { relations: { name: string; bytesAfter: number }[]; ms: number };
+      expect(result.relations.length).toBeGreaterThan(0);
+      expect(result.relations[0]?.name).toMatch(name === "PostgreSQL" ? /^events$/ : /\.db$/);
+      const text = await runPalimpsest(["--db", db.url, "maintain", "--purge-erased", "--wait-timeout", "5000"]);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/^relation\s+before\s+after\s+rewritten in/);
+      expect(text.stdout).toMatch(/purged in [\d.]+ ms, of which [\d.]+ ms waiting/);
+      const view = await cli("view", id);
+      expect(view.code).toBe(0);
+      expect(view.stdout).not.toContain(MARKER);
+      for (const args of [["maintain"], ["maintain", "--purge-erased", "--wait-timeout", "-1"]]) {
+        const refused = await cli(...args);
+        expect(refused.code, args.join(" ")).toBe(2);
+        expect(jsonError(refused)).toMatchObject({ code: "VALIDATION" });
+      }
+    });
+
     it("an unknown session is NOT_FOUND", async () => {
       const missing = await cli("erase", "no-such-session", "--yes");
       expect(missing.code).toBe(1);

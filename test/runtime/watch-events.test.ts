@@ -68,6 +68,7 @@ function instrumented(store: TestStore, readDelayMs = 0) {
     getSession: (sessionId) => store.getSession(sessionId),
     listSessions: () => store.listSessions(),
     erase: (sessionId, options) => store.erase(sessionId, options),
+    purgeErased: (options) => store.purgeErased(options),
     close: () => store.close(),
     listening: () => store.listening(),
     subscribe(listener) {

@@ -26,6 +26,7 @@ const APPLIED = [
   "0012_mirror",
   "0013_audit_fork_point",
   "0014_log_keys",
+  "0015_content_statistics",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

@@ -26,6 +26,7 @@ export {
   type ReplacementRef,
 } from "./audit/index.ts";
 export {
+  DEFAULT_PURGE_WAIT_MS,
   DEFAULT_SESSION_PAGE_SIZE,
   DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
   DEFAULT_SQLITE_POLL_MS,

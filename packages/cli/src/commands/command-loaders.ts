@@ -23,6 +23,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<RegisterComm
   fork: async () => (await import("./fork.ts")).registerFork,
   handoff: async () => (await import("./handoff.ts")).registerHandoff,
   erase: async () => (await import("./erase.ts")).registerErase,
+  maintain: async () => (await import("./maintain.ts")).registerMaintain,
   mirrored: async () => (await import("./mirrored.ts")).registerMirrored,
 };
 

@@ -111,6 +111,39 @@ export interface ErasureResult {
   messages: number;
 }
 
+/** Options of a purge of erased content from the database's files (EventStore.purgeErased). */
+export interface PurgeOptions {
+  /**
+   * How long (ms) the purge may wait, for each relation it rewrites, on other transactions: for the lock
+   * the rewrite takes (PostgreSQL: the table's, tried in short attempts so that writers queue behind it
+   * only briefly; SQLite: the file's write lock) and for transactions older than the purge, whose
+   * snapshots keep old row versions alive (PostgreSQL) or the WAL's frames in use (SQLite). Default 60,000.
+   */
+  waitTimeoutMs?: number;
+}
+
+/** One relation a purge rewrote: its size on disk before and after, and how long the rewrite held it. */
+export interface PurgedRelation {
+  /** PostgreSQL: a table (its TOAST table and indexes rewritten with it); SQLite: the database file, then its WAL. */
+  name: string;
+  /** Its size on disk before the rewrite (PostgreSQL: with its TOAST table and indexes). */
+  bytesBefore: number;
+  /** Its size on disk after it. */
+  bytesAfter: number;
+  /** How long the rewrite took (PostgreSQL: the table is locked against reads and writes for that long). */
+  ms: number;
+}
+
+/** What a purge did: the relations it rewrote, in order, and how long it took. */
+export interface PurgeResult {
+  /** The relations rewritten, in the order they were (none for a store without files). */
+  relations: PurgedRelation[];
+  /** How long it waited on other transactions (older snapshots, locks held) before rewriting. */
+  waitedMs: number;
+  /** How long the whole purge took, waits included. */
+  ms: number;
+}
+
 /**
  * The append-only event log. One stream per session; events are never deleted, and updated only by an
  * erasure, which keeps every event and replaces its data by its skeleton (see `erase`).
@@ -150,6 +183,16 @@ export interface EventStore {
    * InvariantViolation `session-erased`. NotFoundError for an unknown session; a second call changes nothing.
    */
   erase(sessionId: string, options?: EraseOptions): Promise<ErasureResult>;
+  /**
+   * Rewrites the relations of the database that held session content, so that no copy of the content of
+   * the sessions erased before it began stays in the database's files (docs/erasure.md): an erasure
+   * leaves old row versions and freed space that still hold it. Other sessions' reads and writes wait
+   * while a relation is rewritten, and go on after; running it again rewrites again and loses nothing.
+   * A store that keeps nothing on disk returns no relations. ValidationError for bad options; StorageError
+   * when the database role may not rewrite a table (PostgreSQL: VACUUM FULL needs its owner), or
+   * (retryable) when other transactions kept it waiting longer than `waitTimeoutMs`.
+   */
+  purgeErased(options?: PurgeOptions): Promise<PurgeResult>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -11,6 +11,8 @@ import {
   initialState,
   isPalimpsestError,
   NotFoundError,
+  type PurgeOptions,
+  type PurgeResult,
   parseInput,
   type RuntimeStore,
   type SessionStarted,
@@ -257,6 +259,17 @@ export class Palimpsest {
     const result = await this.store.erase(sessionId, options);
     this.precompaction?.cancel(sessionId); // a job still running cannot store its candidate: the save is refused
     return result;
+  }
+
+  /**
+   * Rewrites the database relations that held session content, so that no copy of what the sessions
+   * erased before it held stays in the database's files (docs/erasure.md): PostgreSQL's content tables
+   * with VACUUM FULL, each in turn (its reads and writes wait while it is rewritten), SQLite's whole file
+   * with VACUUM and its WAL emptied. Other sessions' writes wait and go on after it; run again, it
+   * rewrites again. Reports each relation's size before and after and how long the purge held it.
+   */
+  async purgeErased(options: PurgeOptions = {}): Promise<PurgeResult> {
+    return this.store.purgeErased(options);
   }
 
   /** The session catalogue, newest first. */

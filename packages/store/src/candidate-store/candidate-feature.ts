@@ -4,7 +4,7 @@ import { deleteCandidateQuery } from "./candidate-queries.ts";
 
 /**
  * The pre-compaction candidates' table (migration 0002): one cached summary per session. An erasure
- * deletes the session's.
+ * deletes the session's; its summary and the hashes of its prefix and system prompt are content.
  */
 export const candidateFeature: StoreFeature = {
   name: "precompact",
@@ -31,4 +31,5 @@ export const candidateFeature: StoreFeature = {
     },
   }),
   eraseStatements: (db, _dialect, sessionId) => [deleteCandidateQuery(db, sessionId)],
+  contentColumns: { precompaction_candidates: ["summary", "prefix_hash", "system_prompt_hash"] },
 };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { appendReadContract } from "./append-read.contract.ts";
 import { concurrencyContract } from "./concurrency.contract.ts";
 import type { ContractBackend, ContractContext, ContractStore } from "./contract-backend.ts";
+import { erasurePurgeContract } from "./erasure-purge.contract.ts";
 import { idempotencyValidationContract } from "./idempotency-validation.contract.ts";
 import { logKeysContract } from "./log-keys.contract.ts";
 import { payloadsSnapshotsContract } from "./payloads-snapshots.contract.ts";
@@ -11,7 +12,7 @@ import { sessionPageContract } from "./session-page.contract.ts";
  * Declares (with vitest) the contract every EventStore + SnapshotStore + ChangeFeed must pass, the one the
  * SQLite, PostgreSQL and memory stores pass: appends and reads, expected versions and the view-version
  * compare-and-set under racing writers, idempotency, validation, log keys, erasure of keys, payloads,
- * snapshots, failures, the global log and the catalogue's pages. Call it at the top level of a test file;
+ * snapshots, failures, the global log, the catalogue's pages and the purge of erased content. Call it at the top level of a test file;
  * `createBackend` runs once, before the tests, and its `dispose` after them.
  */
 export function describeEventStoreContract<S extends ContractStore>(
@@ -38,6 +39,7 @@ export function describeEventStoreContract<S extends ContractStore>(
     logKeysContract(ctx);
     payloadsSnapshotsContract(ctx);
     sessionPageContract(ctx);
+    erasurePurgeContract(ctx);
   });
 }
 

@@ -57,6 +57,13 @@ export interface Dialect {
   jsonPath(column: string, path: readonly string[]): RawBuilder<string | null>;
   /** Where `text` first occurs in a JSON or text column's text (1-based), 0 when it does not. */
   textPosition(column: string, text: string): RawBuilder<number>;
+  /**
+   * Keeps the planner's statistics off `columns` of `table` (migration 0015, for columns holding content):
+   * PostgreSQL's ANALYZE copies sampled values into its statistics catalog, where an erasure never reaches, so their
+   * statistics target becomes 0 and what was gathered is dropped; SQLite's ANALYZE samples only indexed
+   * columns, and no content column is indexed.
+   */
+  withoutStatistics(db: Kysely<unknown>, table: string, columns: readonly string[]): Promise<void>;
   /** Statements an erasure runs last, inside its locked write (PostgreSQL wakes other processes). */
   afterEraseStatements<DB>(db: Kysely<DB>, sessionId: string, seq: number): CompiledQuery[];
 }

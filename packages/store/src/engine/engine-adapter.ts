@@ -3,6 +3,7 @@ import type { PreparedBatch } from "./append-batch.ts";
 import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Dialect } from "./dialect.ts";
+import type { PurgeFiles } from "./erasure-purge.ts";
 import type { GlobalHead, GlobalLogReader, VisibilityWait } from "./global-log.ts";
 import type { GuardedWrite, LockedWrite } from "./guarded-write.ts";
 
@@ -45,8 +46,13 @@ export interface EngineAdapter {
   /**
    * Runs an erasure (see erase-session.ts) as a LockedWrite: read and rewritten under the session's lock,
    * leaving as little of the old text in the engine's files as it can: on SQLite freed space is zeroed
-   * (secure_delete) and the WAL checkpointed and truncated afterwards; on PostgreSQL old row versions wait
-   * for VACUUM (docs/erasure.md).
+   * (secure_delete) and the WAL checkpointed and truncated afterwards; on PostgreSQL old row versions stay
+   * in the table's files until purgeFiles rewrites them (docs/erasure.md).
    */
   readonly writeErasure: LockedWrite;
+  /**
+   * Rewrites what erasures left in the engine's files (see erasure-purge.ts): on PostgreSQL the tables
+   * named (VACUUM FULL, each in turn), on SQLite the whole file (VACUUM, then the WAL emptied).
+   */
+  readonly purgeFiles: PurgeFiles;
 }

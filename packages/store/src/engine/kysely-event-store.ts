@@ -11,6 +11,8 @@ import type {
   GlobalPage,
   KeyedBatch,
   LogKey,
+  PurgeOptions,
+  PurgeResult,
   ReadAllOptions,
   ReadStreamOptions,
   SessionSummary,
@@ -28,6 +30,7 @@ import type { Engine } from "./dialect.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { planErasure } from "./erase-session.ts";
 import { checkEraseOptions, earlierErasure } from "./erasure-outcome.ts";
+import { checkPurgeOptions, contentTables, tenths } from "./erasure-purge.ts";
 import type { LockedPlan, ReadRows } from "./guarded-write.ts";
 import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
 import { sessionIdsNamed } from "./session-name-queries.ts";
@@ -275,6 +278,15 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
       });
       if (result.erased) this.#changes.notify({ sessionId, version: result.seq });
       return result;
+    });
+  }
+
+  async purgeErased(options: PurgeOptions = {}): Promise<PurgeResult> {
+    const waitTimeoutMs = checkPurgeOptions(options);
+    return guardStorage("purgeErased", async () => {
+      const start = performance.now();
+      const { relations, waitedMs } = await this.#adapter.purgeFiles(contentTables(this.#features), waitTimeoutMs);
+      return { relations, waitedMs, ms: tenths(performance.now() - start) };
     });
   }
 

@@ -3,6 +3,9 @@ import type { CompiledQuery, Kysely, Migration } from "kysely";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Dialect } from "./dialect.ts";
 
+/** Columns holding session content or a hash of it, by table (what an erasure rewrites or deletes there). */
+export type ContentColumns = Readonly<Record<string, readonly string[]>>;
+
 /**
  * A feature keeping its own tables beside the log (the audit read models, the hand-off queue, the
  * pre-compaction candidates, the mirror): its migrations, in the one sequence of names every database
@@ -17,6 +20,12 @@ export interface StoreFeature {
    * locked write (see erase-session.ts); `now` is the erasure's time (ISO text).
    */
   eraseStatements?(db: Kysely<StoreDatabase>, dialect: Dialect, sessionId: string, now: string): CompiledQuery[];
+  /**
+   * The feature's columns that hold session content or a hash of it, by table: the tables a purge of
+   * erased content rewrites (the old row versions an erasure leaves are in their files), and the columns
+   * PostgreSQL gathers no planner statistics on (ANALYZE would copy sampled values into its statistics catalog).
+   */
+  readonly contentColumns?: ContentColumns;
 }
 
 /**

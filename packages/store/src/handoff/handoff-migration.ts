@@ -65,7 +65,7 @@ async function addHandoffCompletion(db: Kysely<unknown>, dialect: Dialect): Prom
 
 /**
  * The hand-off queue's table (migrations 0004 and 0007). An erasure clears the reasons and failure texts
- * of the session's hand-offs and fails its open ones.
+ * of the session's hand-offs (its content here) and fails its open ones.
  */
 export const handoffFeature: StoreFeature = {
   name: "handoff",
@@ -95,4 +95,5 @@ export const handoffFeature: StoreFeature = {
         .compile(),
     ];
   },
+  contentColumns: { handoffs: ["reason", "failure_reason"] },
 };

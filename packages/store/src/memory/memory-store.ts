@@ -12,6 +12,8 @@ import {
   type KeyedBatch,
   type LogKey,
   type PrecompactionCandidate,
+  type PurgeOptions,
+  type PurgeResult,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RuntimeStore,
@@ -24,6 +26,7 @@ import { fromRow, toRow } from "../candidate-store/candidate-row.ts";
 import { prepareBatch } from "../engine/append-batch.ts";
 import { ChangeNotifier } from "../engine/change-notifier.ts";
 import { checkEraseOptions } from "../engine/erasure-outcome.ts";
+import { checkPurgeOptions } from "../engine/erasure-purge.ts";
 import { positionOfCheckpoint } from "../engine/global-log.ts";
 import { toSessionSummary, toStoredEvent } from "../engine/row-mapping.ts";
 import {
@@ -161,6 +164,13 @@ class MemoryEventStore implements MemoryStore {
     checkId(sessionId, "sessionId");
     checkEraseOptions(options);
     return this.#log.erase(sessionId, options);
+  }
+
+  /** Nothing to rewrite: an erasure leaves no old copy in memory, and there are no files. */
+  async purgeErased(options: PurgeOptions = {}): Promise<PurgeResult> {
+    this.#ready("purgeErased");
+    checkPurgeOptions(options);
+    return { relations: [], waitedMs: 0, ms: 0 };
   }
 
   async saveSnapshot(snapshot: Snapshot): Promise<void> {

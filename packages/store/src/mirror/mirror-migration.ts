@@ -55,8 +55,12 @@ async function createMirrorTables(db: Kysely<unknown>, dialect: Dialect): Promis
     .execute();
 }
 
-/** The mirror's tables (migration 0012); its erasure is the fold's (mirror-erase.ts), not the log's. */
+/**
+ * The mirror's tables (migration 0012); its erasure is the fold's (mirror-erase.ts), not the log's: it
+ * deletes a key's entries and clears its summary and last batch's hash (the mirror's content).
+ */
 export const mirrorFeature: StoreFeature = {
   name: "mirror",
   migrations: (dialect) => ({ "0012_mirror": { up: (db: Kysely<unknown>) => createMirrorTables(db, dialect) } }),
+  contentColumns: { mirror_entries: ["entry"], mirror_keys: ["summary", "last_batch"] },
 };

@@ -6,6 +6,7 @@ import { logMigrations } from "../engine/log-migrations.ts";
 import { mergeMigrations, type StoreFeature } from "../engine/store-feature.ts";
 import { handoffFeature } from "../handoff/handoff-migration.ts";
 import { mirrorFeature } from "../mirror/mirror-migration.ts";
+import { contentStatisticsMigration } from "./content-statistics.ts";
 
 /**
  * Every feature keeping tables beside the log, always all of them: a database records every step it ran,
@@ -14,7 +15,14 @@ import { mirrorFeature } from "../mirror/mirror-migration.ts";
  */
 export const STORE_FEATURES: readonly StoreFeature[] = [candidateFeature, auditFeature, handoffFeature, mirrorFeature];
 
-/** The log's and every feature's migrations for `dialect`, merged (a name defined twice throws). */
+/**
+ * The log's and every feature's migrations for `dialect`, and the one that spans them (0015, the content
+ * columns' statistics), merged (a name defined twice throws).
+ */
 export function storeMigrations(dialect: Dialect): Record<string, Migration> {
-  return mergeMigrations([logMigrations(dialect), ...STORE_FEATURES.map((f) => f.migrations(dialect))]);
+  return mergeMigrations([
+    logMigrations(dialect),
+    ...STORE_FEATURES.map((f) => f.migrations(dialect)),
+    contentStatisticsMigration(dialect),
+  ]);
 }

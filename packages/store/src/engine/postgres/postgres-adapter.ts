@@ -10,6 +10,7 @@ import { postgresChangeSource } from "./postgres-changes.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./postgres-global-log.ts";
 import { postgresGuardedWrite, postgresLockedWrite } from "./postgres-guarded-write.ts";
+import { postgresPurge } from "./postgres-purge.ts";
 
 const INT8_OID = 20;
 const JSON_OID = 114;
@@ -80,6 +81,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     writeGuarded: postgresGuardedWrite(pool),
     writeLocked: postgresLockedWrite(pool),
     writeErasure: postgresLockedWrite(pool),
+    purgeFiles: postgresPurge(pool),
     async writeBatch(batch) {
       const params = new SqlParams(postgresDialect);
       const text = writeSql(batch, params);

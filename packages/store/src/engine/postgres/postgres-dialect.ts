@@ -37,6 +37,17 @@ export const postgresDialect: Dialect = {
   jsonFromText: (text) => sql<string>`cast(${text} as json)`,
   jsonPath: (column, path) => sql<string | null>`${sql.raw(column)} #>> ${sql.raw(`'{${path.join(",")}}'`)}`,
   textPosition: (column, text) => sql<number>`strpos(${sql.raw(column)}::text, ${text})`,
+  async withoutStatistics(db, table, columns) {
+    // Declaring a column's own type again rewrites nothing, but drops the statistics gathered on it.
+    const alters = [];
+    for (const column of columns) {
+      const { rows } = await sql<{ type: string }>`SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
+        WHERE attrelid = cast(${table} as regclass) AND attname = ${column}`.execute(db);
+      const type = sql.raw(rows[0]?.type ?? "");
+      alters.push(sql`ALTER COLUMN ${sql.ref(column)} SET STATISTICS 0, ALTER COLUMN ${sql.ref(column)} TYPE ${type}`);
+    }
+    await sql`ALTER TABLE ${sql.table(table)} ${sql.join(alters)}`.execute(db);
+  },
   afterEraseStatements: (db, sessionId, seq) => [
     sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${seq} ${sessionRef(sessionId)}`})`.compile(db),
   ],

@@ -10,6 +10,7 @@ import { sqliteDialect } from "./sqlite-dialect.ts";
 import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./sqlite-global-log.ts";
 import { sqliteErasureWrite, sqliteGuardedWrite, sqliteLockedWrite } from "./sqlite-guarded-write.ts";
 import { LockWaitingSqliteDialect } from "./sqlite-kysely-dialect.ts";
+import { sqlitePurge } from "./sqlite-purge.ts";
 
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
@@ -116,6 +117,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     writeGuarded: sqliteGuardedWrite(database, options.busyTimeoutMs),
     writeLocked: sqliteLockedWrite(database, options.busyTimeoutMs),
     writeErasure: sqliteErasureWrite(database, options.busyTimeoutMs),
+    purgeFiles: sqlitePurge(database),
     async writeBatch(batch) {
       try {
         return await retryWhileBusy(database, options.busyTimeoutMs, "append", () => write.immediate(batch));
