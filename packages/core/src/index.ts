@@ -212,6 +212,7 @@ export {
   MessageSchema,
   messageIdIssue,
   messageText,
+  parseMessage,
   type ToolCall,
 } from "./messages/index.ts";
 export {
