@@ -2,26 +2,27 @@ import { z } from "zod";
 import { isPlainRecord } from "./own-keys.ts";
 
 /**
- * Each value a schema's parse produced and that was marked (markValidated), with that schema. Module
- * private: only the parses that own their output mark it, so a mark is never forged.
+ * Each value a schema's parse produced and that was marked (markValidated), with that schema (so a value
+ * marked as a message is never taken for an event's data). Module private: only the parses that own their
+ * output mark it, and a marked value is frozen, so a mark is never forged nor outlived.
  */
 const validatedBy = new WeakMap<object, z.ZodType>();
 
-/** True when `node` is made of plain objects and arrays (and primitives) only, or was marked already. */
-function isPlainTree(node: unknown): boolean {
+/**
+ * Pushes onto `out` every object of `node` not marked already, children before parents; false as soon as
+ * one is neither a plain object nor an array (then `out` is of no use).
+ */
+function plainObjects(node: unknown, out: object[]): boolean {
   if (node === null || typeof node !== "object" || validatedBy.has(node)) return true;
   if (Array.isArray(node)) {
     if (Object.getPrototypeOf(node) !== Array.prototype) return false;
-  } else if (!isPlainRecord(node)) return false;
-  for (const child of Object.values(node)) if (!isPlainTree(child)) return false;
+    for (let i = 0; i < node.length; i++) if (!plainObjects(node[i], out)) return false;
+  } else {
+    if (!isPlainRecord(node)) return false;
+    for (const key of Object.keys(node)) if (!plainObjects(node[key], out)) return false;
+  }
+  out.push(node);
   return true;
-}
-
-/** Freezes `node` and everything in it (a subtree marked already is frozen already). */
-function freezeTree(node: unknown): void {
-  if (node === null || typeof node !== "object" || validatedBy.has(node)) return;
-  for (const child of Object.values(node)) freezeTree(child);
-  Object.freeze(node);
 }
 
 /**
@@ -33,8 +34,10 @@ function freezeTree(node: unknown): void {
  * is a tree (a parse's output is). Returns `value`.
  */
 export function markValidated<T>(value: T, schema: z.ZodType): T {
-  if (value === null || typeof value !== "object" || validatedBy.has(value) || !isPlainTree(value)) return value;
-  freezeTree(value);
+  if (value === null || typeof value !== "object" || validatedBy.has(value)) return value;
+  const objects: object[] = [];
+  if (!plainObjects(value, objects)) return value;
+  for (const object of objects) Object.freeze(object);
   validatedBy.set(value, schema);
   return value;
 }
