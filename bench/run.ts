@@ -29,6 +29,7 @@ import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-deci
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type PurgeEraseResult, runPurgeErasedBench } from "./purge-erased.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
+import { runSessionAppendBench, type SessionAppendEngine, type SessionAppendResult } from "./session-append.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSessionStoreBench, type SessionStoreResult } from "./session-store.ts";
 import { runStepWritesBench, type StepWritesRow, stepWritesTable } from "./session-store-steps.ts";
@@ -39,6 +40,7 @@ import { runWatchBench, type WatchResult } from "./watch.ts";
 
 const BENCHES = [
   "append",
+  "session-append",
   "resume",
   "budget",
   "micro-budget",
@@ -76,6 +78,13 @@ function appendTable(rows: readonly AppendResult[]): string {
   return markdownTable(
     ["engine", "events / tx", "events", "ours events/s", "raw INSERT events/s", "ours / raw"],
     rows.map((r) => [r.engine, r.batch, num(r.eventsPerRep), num(r.oursPerSec), num(r.rawPerSec), ratio(r.ratio)]),
+  );
+}
+
+function sessionAppendTable(rows: readonly SessionAppendResult[]): string {
+  return markdownTable(
+    ["engine", "turns / rep", "reps", "turns/s", "p50 / p99 turn"],
+    rows.map((r) => [r.engine, r.turnsPerRep, r.reps, num(r.turnsPerSec), `${ms(r.p50TurnMs)} / ${ms(r.p99TurnMs)}`]),
   );
 }
 
@@ -595,6 +604,15 @@ try {
     }
     results.append = rows;
     tables.push("## Append throughput", appendTable(rows));
+  }
+  if (only.has("session-append")) {
+    const rows: SessionAppendResult[] = [];
+    for (const engine of [...engines, "memory"] as const satisfies readonly SessionAppendEngine[]) {
+      const url = engine === "memory" ? undefined : await databaseFor(engine, "session_append");
+      rows.push(await runSessionAppendBench(engine, url, quick));
+    }
+    results.sessionAppend = rows;
+    tables.push("## An agent turn through Session (4 appends + completeTurn)", sessionAppendTable(rows));
   }
   if (only.has("resume")) {
     const rows: ResumeResult[] = [];

@@ -207,6 +207,33 @@ for (const backend of runtimeBackends()) {
       expect(old.state.lastSeq).toBe((await runtime.store.getSession(session.id))?.version);
     });
 
+    it("validates a message once: the events returned are frozen, the caller's objects never are", async () => {
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      const input = {
+        id: "a-frozen",
+        role: "assistant" as const,
+        content: [{ type: "text" as const, text: "reading" }],
+        toolCalls: [{ id: "c-frozen", name: "read", arguments: "{}" }],
+        reasoning: [{ type: "thinking", thinking: "first the file", signature: "sig" }],
+        metadata: { provider: { ids: ["r1"], usage: { input: 10 } } },
+      };
+      const { content, toolCalls, reasoning, metadata } = input;
+      const callers: object[] = [input, content, ...content, toolCalls, ...toolCalls, reasoning, ...reasoning];
+      callers.push(metadata, metadata.provider, metadata.provider.ids, metadata.provider.usage);
+      const [event] = await session.append([input, { role: "tool", toolCallId: "c-frozen", content: "text" }]);
+      for (const object of callers) expect(Object.isFrozen(object)).toBe(false);
+      if (event?.type !== "message.appended") throw new Error("expected a message.appended event");
+      expect(Object.isFrozen(event.data)).toBe(true);
+      expect(Object.isFrozen(event.data.message.metadata?.provider)).toBe(true);
+      expect(event.data.message).toEqual(input);
+      expect(session.view().messages.find((m) => m.id === "a-frozen")).toBe(event.data.message);
+      // the caller's objects stay theirs: changing them changes nothing stored
+      input.metadata.provider.ids.push("r2");
+      const [stored] = await runtime.store.readStream(session.id, { fromSeq: event.seq, toSeq: event.seq });
+      expect(stored?.data).toEqual(event.data);
+      expect(Object.isFrozen(stored?.data)).toBe(false);
+    });
+
     it("rejects bad input with stable codes and loses nothing already stored", async () => {
       const session = await runtime.startSession();
       await session.append(exchange(0));

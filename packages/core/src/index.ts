@@ -214,6 +214,7 @@ export {
   MessageSchema,
   messageIdIssue,
   messageText,
+  parseMessage,
   type ToolCall,
 } from "./messages/index.ts";
 export {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IdSchema } from "../input/id-schema.ts";
+import { acceptingValidated } from "../input/validated.ts";
 import { MessageSchema } from "../messages/message.ts";
 
 /** Tokenizer encodings a session can be counted with. */
@@ -33,9 +34,15 @@ export const SessionStartedSchema = z.object({
   settings: z.object({ microCompact: z.boolean().optional(), precompact: z.boolean().optional() }).optional(),
 });
 
+/**
+ * A message of an event: MessageSchema, but a message validated already where it entered (parseMessage)
+ * is taken as it is.
+ */
+const EventMessageSchema = acceptingValidated(MessageSchema);
+
 /** A message joined the log, with its token count measured once with the session's tokenizer. */
 export const MessageAppendedSchema = z.object({
-  message: MessageSchema,
+  message: EventMessageSchema,
   tokens: z.number().int().nonnegative(),
   turnId: IdSchema.optional(),
 });
@@ -78,7 +85,7 @@ export const ReplacementKindSchema = z.enum(["summary", "rolling-summary", "stub
 /** A message a compaction puts into the view, placed where `at` (default: the first target) stood. */
 export const ReplacementSchema = z.object({
   kind: ReplacementKindSchema,
-  message: MessageSchema,
+  message: EventMessageSchema,
   tokens: z.number().int().nonnegative(),
   at: IdSchema.optional(),
 });

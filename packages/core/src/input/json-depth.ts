@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainCopy } from "./plain-copy.ts";
 
 /**
  * How deep opaque JSON (message metadata, provider reasoning) may nest. Deeper values, and circular ones,
@@ -26,5 +27,11 @@ export function withinJsonDepth(value: unknown): boolean {
 /** The issue a value nested too deep gets. */
 export const TOO_DEEP = { message: `nested deeper than ${MAX_JSON_DEPTH} levels (or circular)` };
 
-/** Opaque JSON, kept and never interpreted, bounded in depth (see MAX_JSON_DEPTH). */
-export const BoundedJsonSchema: z.ZodType<unknown> = z.unknown().refine(withinJsonDepth, TOO_DEEP);
+/**
+ * Opaque JSON, kept and never interpreted, bounded in depth (see MAX_JSON_DEPTH). Its output is a copy
+ * (plainCopy), never the caller's objects; the depth check aborts the parse, so a cycle is never copied.
+ */
+export const BoundedJsonSchema: z.ZodType<unknown> = z
+  .unknown()
+  .refine(withinJsonDepth, { ...TOO_DEEP, abort: true })
+  .overwrite(plainCopy);

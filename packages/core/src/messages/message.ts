@@ -3,6 +3,7 @@ import { ID_LIMITS } from "../input/id-limits.ts";
 import { IdSchema } from "../input/id-schema.ts";
 import { BoundedJsonSchema, TOO_DEEP, withinJsonDepth } from "../input/json-depth.ts";
 import { isPlainRecord, PROTO_KEY } from "../input/own-keys.ts";
+import { plainCopy } from "../input/plain-copy.ts";
 
 /** The four roles a transcript message can take. */
 export const RoleSchema = z.enum(["system", "user", "assistant", "tool"]);
@@ -53,13 +54,13 @@ export type ToolCall = NonNullable<Message["toolCalls"]>[number];
 export const OpaqueSchema: z.ZodType<unknown> = BoundedJsonSchema;
 
 /**
- * A message's metadata: a plain object of opaque JSON, bounded in depth, copied key by key as it is, an
- * own `__proto__` key included (zod's record leaves that one out).
+ * A message's metadata: a plain object of opaque JSON, bounded in depth, copied all the way down as it is
+ * (plainCopy), an own `__proto__` key included (zod's record leaves that one out).
  */
 export const MetadataSchema = z
   .custom<Record<string, unknown>>(isPlainRecord, { message: "Invalid input: expected record" })
-  .refine(withinJsonDepth, TOO_DEEP)
-  .overwrite((metadata) => ({ ...metadata }));
+  .refine(withinJsonDepth, { ...TOO_DEEP, abort: true })
+  .overwrite((metadata) => plainCopy(metadata) as Record<string, unknown>);
 
 /**
  * One transcript message. `toolCalls` only on assistant messages; `toolCallId` only (and always) on

@@ -1,8 +1,11 @@
 import { InvariantViolation, ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/event-types.ts";
+import { validateEvent } from "../events/parse-event.ts";
 import { describeIssues } from "../input/describe-issues.ts";
-import { checkIdLength, issueError } from "../input/id-limits.ts";
-import { isEmptyMessage, MessageSchema } from "../messages/message.ts";
+import { issueError } from "../input/id-limits.ts";
+import { checkId } from "../input/parse-input.ts";
+import { isValidated, markValidated } from "../input/validated.ts";
+import { isEmptyMessage, type Message, MessageSchema } from "../messages/message.ts";
 import { messageIdIssue } from "../messages/message-id-limits.ts";
 import type { CountedMessage } from "./commands.ts";
 import { type KnownKeys, messageKey, resultKey } from "./log-keys.ts";
@@ -12,7 +15,9 @@ import type { SessionState } from "./session-state.ts";
  * Decides an append of messages: each must be a valid message with a fresh id (its ids, and the turn's,
  * within their limits: ID_LIMITS); a tool result must answer a pending call of the newest assistant
  * message; nothing else may follow unanswered calls. `known`: the log keys of the batch the log already
- * holds (see commandKeys).
+ * holds (see commandKeys). A message validated where it entered (parseMessage) is not parsed again; every
+ * other rule is checked for it all the same. The events are validated (validateEvent), so the store takes
+ * them as they are.
  */
 export function decideAppend(
   state: SessionState,
@@ -21,22 +26,15 @@ export function decideAppend(
   turnId?: string,
 ): DomainEvent[] {
   const sessionId = state.sessionId;
-  checkIdLength("turn", turnId, "turnId");
+  if (turnId !== undefined) checkId(turnId, "turnId", "turn");
   const pending = new Map(state.pendingCalls);
   const batchIds = new Set<string>();
   const events: DomainEvent[] = [];
   messages.forEach(({ message: input, tokens }, index) => {
-    const parsed = MessageSchema.safeParse(input);
-    if (!parsed.success) {
-      throw new ValidationError(`message ${index} is invalid`, describeIssues(parsed.error), {
-        cause: parsed.error,
-        path: `messages[${index}]`,
-      });
-    }
+    const message = isValidated(input, MessageSchema) ? input : parseMessageAt(input, index);
     if (!Number.isInteger(tokens) || tokens < 0) {
       throw new ValidationError(`message ${index} has an invalid token count`, [`tokens: ${tokens}`]);
     }
-    const message = parsed.data;
     const tooLong = messageIdIssue(message, `messages[${index}]`);
     if (tooLong !== undefined) throw issueError("message", tooLong);
     if (known.has(messageKey(message.id)) || batchIds.has(message.id)) {
@@ -79,10 +77,24 @@ export function decideAppend(
       }
     }
     batchIds.add(message.id);
-    events.push({
-      type: "message.appended",
-      data: turnId === undefined ? { message, tokens } : { message, tokens, turnId },
-    });
+    events.push(
+      validateEvent({
+        type: "message.appended",
+        data: turnId === undefined ? { message, tokens } : { message, tokens, turnId },
+      }),
+    );
   });
   return events;
+}
+
+/** Message `index` of a command parsed and marked as validated (markValidated); ValidationError at `messages[index]`. */
+function parseMessageAt(input: unknown, index: number): Message {
+  const parsed = MessageSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ValidationError(`message ${index} is invalid`, describeIssues(parsed.error), {
+      cause: parsed.error,
+      path: `messages[${index}]`,
+    });
+  }
+  return markValidated(parsed.data, MessageSchema);
 }

@@ -33,7 +33,13 @@ export const turnKey = (id: string): LogKey => `turn:${id}`;
 /** The key of a completed turn id. */
 export const turnDoneKey = (id: string): LogKey => `turn-done:${id}`;
 
-/** The keys one event adds to its session's log. */
+/**
+ * The keys one event adds to its session's log: what a store writes beside it (each append computes them
+ * once, in the store, from the events it validated: a caller's word for them is not taken). Not the same
+ * set as freshKeysOf's (what must be absent: no `result:` key of an answered call, no `turn:` key, but a
+ * `result:` key for each call opened) nor commandKeys' (what the decider asks about); decideSequence also
+ * adds them, between the commands of one batch, to what the next command is decided on.
+ */
 export function logKeysOf(event: Pick<DomainEvent, "type" | "data">): LogKey[] {
   const keys: LogKey[] = [];
   const e = event as DomainEvent;
@@ -65,7 +71,8 @@ export function logKeysOf(event: Pick<DomainEvent, "type" | "data">): LogKey[] {
  * message opens (no result of it may be in the log), its compaction ids and the turns it completes: the
  * keys whose presence makes the decider refuse. A result answering a waiting call is accepted whatever the
  * log holds (a call a retraction reopened is answered again), so it is not among them. A decision made
- * without the log's keys is right exactly when none of these is taken.
+ * without the log's keys is right exactly when none of these is taken. A different set from the keys the
+ * batch writes (logKeysOf), by design: computed once per decided batch, by the runtime that decided it.
  */
 export function freshKeysOf(events: Iterable<Pick<DomainEvent, "type" | "data">>): LogKey[] {
   const keys = new Set<LogKey>();
@@ -93,6 +100,8 @@ export function keysOfEvents(events: Iterable<Pick<DomainEvent, "type" | "data">
 /**
  * The keys the decider asks about to decide `command`: look these up in the log, pass the ones it holds.
  * Read before the decider validates the command, so a malformed part adds no key (the decider refuses it).
+ * A third set beside logKeysOf (written) and freshKeysOf (must be absent): it also asks for the `result:`
+ * key a tool result answers and for both `turn:` keys of a completed turn.
  */
 export function commandKeys(command: SessionCommand): LogKey[] {
   const keys: LogKey[] = [];

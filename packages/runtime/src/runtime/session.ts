@@ -136,7 +136,11 @@ export class Session {
     return this.#commit(() => ({ commands }), options.idempotencyKey);
   }
 
-  /** Appends messages, counting each one's tokens once with the session's tokenizer. */
+  /**
+   * Appends messages, validating each once and counting its tokens once with the session's tokenizer.
+   * The events returned have their data deeply frozen, the messages too (the view holds the same ones);
+   * the objects given are never frozen.
+   */
   async append(
     input: MessageInput | readonly MessageInput[],
     options: AppendMessagesOptions = {},

@@ -60,7 +60,9 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 
 /**
  * Validates every event and every id the batch stores, each within its kind's limit (ID_LIMITS), throwing
- * ValidationError before anything is written, and prepares the batch.
+ * ValidationError before anything is written, and prepares the batch. Any caller's events are checked; an
+ * event whose data core validated already (the decider's: see validateEvent) is not parsed again. The log
+ * keys the batch writes are computed here, once, from the events as validated.
  */
 export function prepareBatch(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): PreparedBatch {
   checkId(sessionId, "sessionId", "session");
