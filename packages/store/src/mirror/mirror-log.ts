@@ -14,7 +14,6 @@ import type { Dialect } from "../engine/dialect.ts";
 import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
-import { appendInOneStatement } from "./mirror-append-one-statement.ts";
 import { dedupBatch } from "./mirror-dedup.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
@@ -90,11 +89,6 @@ export class MirrorLog implements MirrorLogPort {
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
   ): Promise<MirrorAppendResult> {
-    if (this.#store.dialect.engine === "postgres") {
-      // Two round trips when nobody else moved the key (appendInOneStatement); else the locked path below.
-      const quick = await appendInOneStatement(this.#store.db, key, entries, summarize);
-      if (quick !== undefined) return quick;
-    }
     const written = await this.#appendLocked(key, entries, summarize);
     if (written !== undefined) return written;
     // The key's first append: its row is created (by whichever process comes first), then locked.
