@@ -1,6 +1,7 @@
 import { type TelemetryLine, telemetryFromLog } from "@palimpsest/core";
 import { callbackSink, type Palimpsest, TelemetryRecorder } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toolStep } from "../support/exchange.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
@@ -22,20 +23,9 @@ for (const backend of runtimeBackends()) {
     it("runs a micro pass after each turn, the batch policy over the threshold, one content-free line each", async () => {
       const session = await runtime.startSession();
       for (let n = 0; n < 45; n++) {
-        await session.append(
-          [
-            { id: `u${n}`, role: "user", content: `step ${n} ${SECRET_WORD}` },
-            {
-              id: `a${n}`,
-              role: "assistant",
-              content: "on it",
-              toolCalls: [{ id: `c${n}`, name: "shell", arguments: "{}" }],
-            },
-            { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: `${SECRET_WORD} `.repeat(900) },
-            { id: `r${n}`, role: "assistant", content: `step ${n} done` },
-          ],
-          { turnId: `turn${n}` },
-        );
+        await session.append(toolStep(n, `${SECRET_WORD} `.repeat(900), `step ${n} ${SECRET_WORD}`), {
+          turnId: `turn${n}`,
+        });
         await session.completeTurn(`turn${n}`);
         expect(viewProblems(session, await runtime.store.readStream(session.id))).toEqual([]);
       }

@@ -3,6 +3,7 @@ import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/runtime";
 import { createMemoryStore } from "@palimpsest/store/testing";
 import { describe, expect, it } from "vitest";
+import { toolStep } from "../support/exchange.ts";
 
 /** Micro passes the runtime ran after `turns` turns of tool work under cost-optimal with these summarizer prices. */
 async function microPassesWith(summarizerPrices: CachePrices | undefined, turns: number): Promise<number> {
@@ -20,20 +21,7 @@ async function microPassesWith(summarizerPrices: CachePrices | undefined, turns:
   try {
     const session = await runtime.startSession();
     for (let n = 0; n < turns; n++) {
-      await session.append(
-        [
-          { id: `u${n}`, role: "user", content: `step ${n}` },
-          {
-            id: `a${n}`,
-            role: "assistant",
-            content: "on it",
-            toolCalls: [{ id: `c${n}`, name: "shell", arguments: "{}" }],
-          },
-          { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: `line ${n} of output `.repeat(400) },
-          { id: `r${n}`, role: "assistant", content: `step ${n} done` },
-        ],
-        { turnId: `turn${n}` },
-      );
+      await session.append(toolStep(n, `line ${n} of output `.repeat(400)), { turnId: `turn${n}` });
       await session.completeTurn(`turn${n}`);
     }
     const log = await runtime.store.readStream(session.id);

@@ -16,6 +16,7 @@ import {
 } from "@palimpsest/runtime";
 import { describe, expect, it } from "vitest";
 import { generatedSession } from "../replay/generated-transcript.ts";
+import { toolStep } from "../support/exchange.ts";
 
 /** How often the own policy planned and its schedule ran, per session. */
 interface Calls {
@@ -60,20 +61,7 @@ describe("a policy defined outside the registry", () => {
     try {
       const session = await runtime.startSession();
       for (let n = 0; n < 12; n++) {
-        await session.append(
-          [
-            { id: `u${n}`, role: "user", content: `step ${n}` },
-            {
-              id: `a${n}`,
-              role: "assistant",
-              content: "on it",
-              toolCalls: [{ id: `c${n}`, name: "shell", arguments: "{}" }],
-            },
-            { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: "output ".repeat(2_000) },
-            { id: `r${n}`, role: "assistant", content: `step ${n} done` },
-          ],
-          { turnId: `turn${n}` },
-        );
+        await session.append(toolStep(n, "output ".repeat(2_000)), { turnId: `turn${n}` });
         await session.completeTurn(`turn${n}`);
       }
       expect(calls.planned).toBeGreaterThanOrEqual(12); // its planner, once a turn (under the threshold: no compaction)

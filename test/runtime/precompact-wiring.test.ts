@@ -1,5 +1,6 @@
 import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toolStep } from "../support/exchange.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
@@ -20,20 +21,7 @@ for (const backend of runtimeBackends()) {
       const scheduler = runtime.precompaction;
       if (scheduler === undefined) throw new Error("pre-compaction is not on");
       for (let n = 0; n < 45 && session.state.viewVersion === 0; n++) {
-        await session.append(
-          [
-            { id: `u${n}`, role: "user", content: `step ${n}` },
-            {
-              id: `a${n}`,
-              role: "assistant",
-              content: "on it",
-              toolCalls: [{ id: `c${n}`, name: "shell", arguments: "{}" }],
-            },
-            { id: `t${n}`, role: "tool", toolCallId: `c${n}`, content: `log line ${n} `.repeat(500) },
-            { id: `r${n}`, role: "assistant", content: `step ${n} done` },
-          ],
-          { turnId: `turn${n}` },
-        );
+        await session.append(toolStep(n, `log line ${n} `.repeat(500)), { turnId: `turn${n}` });
         await session.completeTurn(`turn${n}`);
         await scheduler.idle();
       }
