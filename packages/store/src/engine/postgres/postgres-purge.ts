@@ -1,5 +1,6 @@
 import { type PurgedRelation, StorageError } from "@palimpsest/core";
 import type pg from "pg";
+import { backoff } from "../backoff.ts";
 import { type PurgeFiles, tenths } from "../erasure-purge.ts";
 
 /**
@@ -101,7 +102,7 @@ async function awaitOlderTransactions(client: pg.PoolClient, timeoutMs: number):
   const start = performance.now();
   const { rows } = await client.query<{ next: string }>("SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next");
   const next = rows[0]?.next;
-  let pause = FIRST_PAUSE_MS;
+  const pauses = backoff(FIRST_PAUSE_MS, LONGEST_PAUSE_MS);
   for (;;) {
     const held = await client.query<{ holder: string }>(
       `SELECT holder FROM (
@@ -130,7 +131,7 @@ async function awaitOlderTransactions(client: pg.PoolClient, timeoutMs: number):
         { retryable: true },
       );
     }
-    pause = await pauseAfter(pause, timeoutMs - waited);
+    await pauses.pause(timeoutMs - waited);
   }
 }
 
@@ -141,7 +142,7 @@ async function vacuumFull(
   timeoutMs: number,
 ): Promise<{ ms: number; waitedMs: number }> {
   const start = performance.now();
-  let pause = FIRST_PAUSE_MS;
+  const pauses = backoff(FIRST_PAUSE_MS, LONGEST_PAUSE_MS);
   for (;;) {
     const attempt = performance.now();
     try {
@@ -159,7 +160,7 @@ async function vacuumFull(
           { cause: error, retryable: true },
         );
       }
-      pause = await pauseAfter(pause, timeoutMs - waited);
+      await pauses.pause(timeoutMs - waited);
     }
   }
 }
@@ -172,10 +173,4 @@ async function relationFiles(client: pg.PoolClient, table: string): Promise<{ fi
   );
   const row = rows[0];
   return { filenode: row?.filenode ?? "", bytes: Number(row?.bytes ?? 0) };
-}
-
-/** Sleeps for part of `pause` (at most `left` ms) and returns the next pause. */
-async function pauseAfter(pause: number, left: number): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(left, pause * (0.5 + Math.random() / 2)))));
-  return Math.min(LONGEST_PAUSE_MS, pause * 2);
 }

@@ -1,5 +1,6 @@
 import { StorageError } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
+import { backoff } from "../backoff.ts";
 
 /** The first pause between two tries, and the longest (each pause doubles, then a random part is cut off). */
 const FIRST_PAUSE_MS = 1;
@@ -25,7 +26,7 @@ export async function retryWhileBusy<T>(
   attempt: () => T | Promise<T>,
 ): Promise<T> {
   const start = performance.now();
-  let pause = FIRST_PAUSE_MS;
+  const pauses = backoff(FIRST_PAUSE_MS, LONGEST_PAUSE_MS);
   for (;;) {
     try {
       return await attempt();
@@ -36,9 +37,7 @@ export async function retryWhileBusy<T>(
         const message = `the database file ${database.name} is locked by another process; waited ${Math.round(waited)} ms`;
         throw new StorageError(operation, message, { cause: error, retryable: true });
       }
-      const wait = Math.min(timeoutMs - waited, pause * (0.5 + Math.random() / 2));
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
+      await pauses.pause(timeoutMs - waited);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { StorageError } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
+import { backoff } from "../backoff.ts";
 import { type PurgeFiles, tenths } from "../erasure-purge.ts";
 import { isSqliteBusy, retryWhileBusy } from "./sqlite-busy.ts";
 
@@ -78,7 +79,7 @@ function checkpointed(database: BetterSqlite3.Database): boolean {
 async function truncateWal(database: BetterSqlite3.Database, timeoutMs: number): Promise<number> {
   if (database.memory) return 0;
   const start = performance.now();
-  let pause = FIRST_PAUSE_MS;
+  const pauses = backoff(FIRST_PAUSE_MS, LONGEST_PAUSE_MS);
   for (;;) {
     const attempt = performance.now();
     if (checkpointed(database)) return performance.now() - attempt;
@@ -91,9 +92,6 @@ async function truncateWal(database: BetterSqlite3.Database, timeoutMs: number):
         { retryable: true },
       );
     }
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(timeoutMs - waited, pause * (0.5 + Math.random() / 2))),
-    );
-    pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
+    await pauses.pause(timeoutMs - waited);
   }
 }
