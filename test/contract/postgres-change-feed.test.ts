@@ -124,7 +124,8 @@ describe.skipIf("skip" in server)("cross-process change notification on PostgreS
     // rolled back, it notifies no one.
     await holder.query("BEGIN");
     await holder.query(
-      "INSERT INTO idempotency_keys (session_id, idempotency_key, content_hash, first_seq, last_seq) VALUES ($1, 'k', 'other', 3, 3)",
+      "INSERT INTO idempotency_keys (session_id, tenant_id, idempotency_key, content_hash, first_seq, last_seq) " +
+        "VALUES ($1, 'default', 'k', 'other', 3, 3)",
       [sid],
     );
     const conflicting = a.append(sid, [userMessage("m2", "two")], { expectedVersion: 2, idempotencyKey: "k" });

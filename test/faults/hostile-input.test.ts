@@ -130,7 +130,6 @@ for (const backend of runtimeBackends()) {
         const store = runtime.store;
         await refused(() => store.append(bad, started, { expectedVersion: "no-stream" }), "VALIDATION", "sessionId");
         for (const [options, path] of [
-          [{ tenantId: bad }, "tenantId"],
           [{ idempotencyKey: bad }, "idempotencyKey"],
           [{ metadata: { causationId: bad } }, "metadata.causationId"],
           [{ metadata: { correlationId: bad } }, "metadata.correlationId"],
@@ -141,6 +140,7 @@ for (const backend of runtimeBackends()) {
             path,
           );
         }
+        await refused(() => backend.open({ tenant: bad }), "VALIDATION", "tenant");
       }
     });
 

@@ -114,12 +114,13 @@ for (const backend of runtimeBackends()) {
         const parent = { sessionId, relation: "subagent" as const };
         const child = await runtime.startSession({ parent });
         const direct = at("session", alphabet);
+        const tenant = at("tenant", alphabet);
         const envelope = {
-          tenantId: at("tenant", alphabet),
           idempotencyKey: at("idempotencyKey", alphabet),
           metadata: { causationId: at("causation", alphabet), correlationId: at("correlation", alphabet) },
         };
-        await runtime.store.append(direct, [started], { expectedVersion: "no-stream", ...envelope });
+        const tenanted = await backend.open({ tenant });
+        await tenanted.store.append(direct, [started], { expectedVersion: "no-stream", ...envelope });
 
         // Successors named at the limit: a fork, a hand-off, and a queued hand-off to a target at its limit.
         const forkId = at("session", alphabet);
@@ -148,9 +149,10 @@ for (const backend of runtimeBackends()) {
         ]);
         expect(await resumed.answeredCalls([callId])).toEqual(new Set([callId]));
         expect((await other.resume(child.id)).state.started?.parent).toEqual(parent);
-        const [first] = await other.store.readStream(direct);
+        expect(await other.store.readStream(direct)).toEqual([]);
+        const [first] = await (await backend.open({ tenant })).store.readStream(direct);
         expect({ tenantId: first?.tenantId, idempotencyKey: first?.idempotencyKey }).toEqual({
-          tenantId: envelope.tenantId,
+          tenantId: tenant,
           idempotencyKey: envelope.idempotencyKey,
         });
         expect({ causationId: first?.causationId, correlationId: first?.correlationId }).toEqual(envelope.metadata);
@@ -234,10 +236,7 @@ for (const backend of runtimeBackends()) {
 
         // The store's own append: the envelope's ids and the events' (paths under events[i]).
         const fresh = { expectedVersion: "no-stream" as const };
-        await refused(
-          () => runtime.store.append("fresh", [started], { ...fresh, tenantId: over("tenant") }),
-          "tenantId",
-        );
+        await refused(() => backend.open({ tenant: over("tenant") }), "tenant");
         await refused(
           () => runtime.store.append("fresh", [started], { ...fresh, metadata: { causationId: over("causation") } }),
           "metadata.causationId",

@@ -9,11 +9,14 @@ export interface RuntimeBackend {
   readonly skip?: string;
   /** Creates the backend's database; call once (beforeAll). */
   setup(): Promise<void>;
-  /** A runtime on its own connections to the backend's database (a "fresh process"). */
-  open(options?: Omit<RuntimeDeps, "store" | "counterFor">): Promise<Palimpsest>;
+  /** A runtime on its own connections to the backend's database (a "fresh process"), of `options.tenant` if given. */
+  open(options?: RuntimeOptions): Promise<Palimpsest>;
   /** Closes every runtime opened and drops the database (afterAll). */
   dispose(): Promise<void>;
 }
+
+/** A test runtime's options: the runtime's own, and the tenant its store serves. */
+export type RuntimeOptions = Omit<RuntimeDeps, "store" | "counterFor"> & { tenant?: string };
 
 function runtimeOver(name: string, make: () => Promise<StoreBackend>, skip?: string): RuntimeBackend {
   let backend: StoreBackend | undefined;
@@ -22,9 +25,9 @@ function runtimeOver(name: string, make: () => Promise<StoreBackend>, skip?: str
     async setup() {
       backend = await make();
     },
-    async open(options: Omit<RuntimeDeps, "store" | "counterFor"> = {}) {
+    async open({ tenant, ...options }: RuntimeOptions = {}) {
       if (backend === undefined) throw new Error(`${name} backend used before setup()`);
-      const store = await backend.open();
+      const store = await backend.open(tenant === undefined ? {} : { tenant });
       return new Palimpsest({ store, counterFor: createTokenCounter, ...options });
     },
     async dispose() {

@@ -18,11 +18,11 @@ export interface StoreBackend extends ContractBackend<TestStore> {
   holdOpenAppend?: (sessionId: string) => Promise<HeldAppend>;
 }
 
-function tracking(open: () => Promise<TestStore>) {
+function tracking(open: (options: { tenant?: string }) => Promise<TestStore>) {
   const stores: TestStore[] = [];
   return {
-    open: async () => {
-      const store = await open();
+    open: async (options: { tenant?: string } = {}) => {
+      const store = await open(options);
       stores.push(store);
       return store;
     },
@@ -33,7 +33,7 @@ function tracking(open: () => Promise<TestStore>) {
 /** A backend on a database of its own created by `engine` (`file`: SQLite's path in its folder). */
 async function backendOn(engine: TestEngine, file?: string): Promise<StoreBackend> {
   const database = await engine.create("test", file);
-  const stores = tracking(() => openEventStore(database.url));
+  const stores = tracking((options) => openEventStore(database.url, options));
   const clients: pg.Client[] = [];
   return {
     name: engine.name,
@@ -80,8 +80,8 @@ export function memoryBackend(): ContractBackend<MemoryStore> {
   const root = createMemoryStore();
   const stores: MemoryStore[] = [root];
   return {
-    open: async () => {
-      const store = root.connect();
+    open: async (options = {}) => {
+      const store = root.connect(options);
       stores.push(store);
       return store;
     },

@@ -1,4 +1,4 @@
-import { checkOptionKeys, ValidationError } from "@palimpsest/core";
+import { checkOptionKeys, definedFields, ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { eraseLeftovers, MirrorFolder, type MirrorFolderOptions, Palimpsest } from "@palimpsest/runtime";
 import { MirrorLog, openEventStore } from "@palimpsest/store";
@@ -10,11 +10,17 @@ export interface OpenSessionStoreOptions extends MirrorFolderOptions {
   url?: string;
   /** SQLite: how long (ms) to wait for another process's lock before failing (default 5000). */
   sqliteBusyTimeoutMs?: number;
+  /**
+   * The tenant whose sessions the store keeps (default `default`): its keys, entries and folded sessions
+   * are that tenant's alone, as openEventStore's `tenant` (docs/tenants.md). Open one store per tenant.
+   */
+  tenant?: string;
 }
 
 const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
   url: true,
   sqliteBusyTimeoutMs: true,
+  tenant: true,
   settleMs: true,
   foldDelayMs: true,
   onError: true,
@@ -29,8 +35,8 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
 export async function openSessionStore(options: OpenSessionStoreOptions = {}): Promise<PalimpsestSessionStore> {
   checkOptionKeys("openSessionStore", options, OPTION_KEYS);
   const foldSummary = await loadSummaryFold();
-  const { url, sqliteBusyTimeoutMs, ...folding } = options;
-  const store = await openEventStore(url, sqliteBusyTimeoutMs === undefined ? {} : { sqliteBusyTimeoutMs });
+  const { url, sqliteBusyTimeoutMs, tenant, ...folding } = options;
+  const store = await openEventStore(url, definedFields({ sqliteBusyTimeoutMs, tenant }));
   const runtime = new Palimpsest({ store, counterFor: createTokenCounter });
   const log = new MirrorLog(store);
   const folder = new MirrorFolder(runtime, log, folding);

@@ -20,9 +20,14 @@ export function databaseUrl(options: GlobalOptions, io: CliIo): string {
 export type DatabaseMode = "read" | "write";
 
 /**
- * Opens the command's store. A `read` command never creates a database: a SQLite file that does not
+ * Opens the command's store, of `--tenant`, else PALIMPSEST_TENANT, else the default tenant (an empty
+ * variable counts as unset). A `read` command never creates a database: a SQLite file that does not
  * exist is NotFoundError (a mistyped `--db` does not leave an empty database behind).
  */
 export function openCommandStore(options: GlobalOptions, io: CliIo, mode: DatabaseMode): Promise<OpenedEventStore> {
-  return openEventStore(databaseUrl(options, io), { create: mode === "write" });
+  const tenant = options.tenant ?? (io.env.PALIMPSEST_TENANT || undefined);
+  return openEventStore(databaseUrl(options, io), {
+    create: mode === "write",
+    ...(tenant === undefined ? {} : { tenant }),
+  });
 }

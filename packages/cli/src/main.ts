@@ -9,6 +9,7 @@ function buildProgram(io: CliIo, commands: readonly RegisterCommand[]): Command 
   const program = new Command("palimpsest")
     .description("an event-sourced transcript store for LLM agents")
     .option("--db <url>", "postgres://… URL, SQLite file path or :memory: (default: ./.palimpsest/palimpsest.db)")
+    .option("--tenant <id>", "the tenant whose sessions to read and write (default: $PALIMPSEST_TENANT, else default)")
     .option("--json", "print machine-readable JSON")
     // commander's own usage errors are printed like every other error, by runCli (outputError stays quiet)
     .configureOutput({

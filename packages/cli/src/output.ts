@@ -5,6 +5,7 @@ import type { CliIo } from "./cli-io.ts";
 /** Global options every command sees. */
 export interface GlobalOptions {
   db?: string;
+  tenant?: string;
   json?: boolean;
 }
 

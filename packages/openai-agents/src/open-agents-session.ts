@@ -37,7 +37,12 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
   };
   const profile = typeof settings.profile === "string" ? settings.profile : (settings.profile?.name ?? "openai");
   const { runtime, session, ownsRuntime } = await openRuntimeSession("openAgentsSession", {
-    ...definedFields({ url: options.url, runtime: options.runtime, sessionId: options.sessionId }),
+    ...definedFields({
+      url: options.url,
+      tenant: options.tenant,
+      runtime: options.runtime,
+      sessionId: options.sessionId,
+    }),
     compaction: settings,
     start: {
       profile,

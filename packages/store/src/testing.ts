@@ -3,4 +3,4 @@
  * to run an agent's runtime on (`new Palimpsest({ store: createMemoryStore(), counterFor })`). Plain
  * JavaScript: no driver, no file, no test framework.
  */
-export { createMemoryStore, type MemoryStore } from "./memory/memory-store.ts";
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from "./memory/memory-store.ts";

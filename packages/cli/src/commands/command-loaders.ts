@@ -29,12 +29,12 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<RegisterComm
 
 /**
  * The name of the command `argv` runs: its first word that is neither an option nor the value of the
- * global `--db`; undefined when there is none (help, or only options).
+ * global `--db` or `--tenant`; undefined when there is none (help, or only options).
  */
 export function commandName(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--db") i++;
+    if (arg === "--db" || arg === "--tenant") i++;
     else if (arg === "--") return argv[i + 1];
     else if (!arg.startsWith("-")) return arg;
   }

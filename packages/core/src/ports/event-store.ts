@@ -23,7 +23,6 @@ export interface AppendOptions {
    */
   freshKeys?: readonly LogKey[];
   metadata?: EventMetadata;
-  tenantId?: string;
   /**
    * When the events happened, when that is not now (an import keeps its transcript's times): one ISO
    * time for all of them, or one per event in order (undefined: now). Stored as `occurredAt`; `recordedAt`

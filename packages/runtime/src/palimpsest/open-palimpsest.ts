@@ -15,6 +15,11 @@ export interface OpenPalimpsestOptions extends Omit<RuntimeDeps, "store" | "coun
   sqlitePollMs?: number;
   /** SQLite: how long (ms) to wait for another process's lock before failing (see openEventStore; default 5000). */
   sqliteBusyTimeoutMs?: number;
+  /**
+   * The tenant whose sessions this runtime reads and writes (see openEventStore; default `default`): every
+   * session, view, audit query, feed, hand-off and erasure is confined to it. Open one runtime per tenant.
+   */
+  tenant?: string;
 }
 
 /** Every key OpenPalimpsestOptions has (the compiler keeps this list complete and exact). */
@@ -22,6 +27,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
   url: true,
   sqlitePollMs: true,
   sqliteBusyTimeoutMs: true,
+  tenant: true,
   snapshotEvery: true,
   onSnapshotError: true,
   compaction: true,
@@ -35,10 +41,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
 /** Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option. */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
   checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
-  const { url, sqlitePollMs, sqliteBusyTimeoutMs, ...runtime } = options;
-  const store = await openEventStore(url, {
-    ...definedFields({ sqlitePollMs }),
-    ...definedFields({ sqliteBusyTimeoutMs }),
-  });
+  const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, ...runtime } = options;
+  const store = await openEventStore(url, definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant }));
   return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }

@@ -11,6 +11,8 @@ import type { Palimpsest, StartSessionOptions } from "./palimpsest.ts";
 export interface AdapterSessionOptions<Compaction = CompactionSettings> {
   /** `postgres://…`, a SQLite file path, or `:memory:`; default `./.palimpsest/palimpsest.db`. Not with `runtime`. */
   url?: string;
+  /** The tenant whose sessions the store at `url` holds (see openPalimpsest; default `default`). Not with `runtime`. */
+  tenant?: string;
   /** A session id or name (an imported session's source id) to continue; a new session (under this id, when given) otherwise. */
   sessionId?: string | undefined;
   /** The model a new session starts with (it picks the tokenizer). */
@@ -25,6 +27,7 @@ export interface AdapterSessionOptions<Compaction = CompactionSettings> {
 
 const ADAPTER_OPTION_KEYS: { [K in keyof Required<AdapterSessionOptions>]: true } = {
   url: true,
+  tenant: true,
   sessionId: true,
   model: true,
   contextWindow: true,
@@ -41,6 +44,8 @@ export function checkAdapterOptions(fn: string, options: object): void {
 export interface RuntimeSessionOptions {
   /** `postgres://…`, a SQLite file path, or `:memory:`; default `./.palimpsest/palimpsest.db`. Not with `runtime`. */
   url?: string;
+  /** The tenant of the store opened at `url` (a given runtime serves its own). Not with `runtime`. */
+  tenant?: string;
   /** A runtime to share (several sessions, one store); the caller keeps it and closes it. */
   runtime?: Palimpsest;
   /** The compaction settings of the runtime opened for `url` (a given runtime keeps its own). */
@@ -60,20 +65,22 @@ export interface RuntimeSession {
 
 /**
  * Opens the runtime at `url` (or takes the given one) and resumes the session `sessionId` names, or
- * starts it (Palimpsest.resumeOrStart). `url` with `runtime` is VALIDATION naming `fn`. A runtime opened
- * here is closed again when the session cannot be had.
+ * starts it (Palimpsest.resumeOrStart). `url` or `tenant` with `runtime` is VALIDATION naming `fn` (a given
+ * runtime has its store and tenant). A runtime opened here is closed again when the session cannot be had.
  */
 export async function openRuntimeSession(fn: string, options: RuntimeSessionOptions): Promise<RuntimeSession> {
-  const { url, runtime: given, compaction, sessionId, start } = options;
-  if (url !== undefined && given !== undefined) {
-    throw new ValidationError(`${fn} takes url or runtime, not both`, ["url: given with runtime"], { path: "url" });
+  const { url, tenant, runtime: given, compaction, sessionId, start } = options;
+  for (const [name, value] of [
+    ["url", url],
+    ["tenant", tenant],
+  ] as const) {
+    if (value !== undefined && given !== undefined) {
+      throw new ValidationError(`${fn} takes ${name} or runtime, not both`, [`${name}: given with runtime`], {
+        path: name,
+      });
+    }
   }
-  const runtime =
-    given ??
-    (await openPalimpsest({
-      ...definedFields({ url }),
-      ...definedFields({ compaction }),
-    }));
+  const runtime = given ?? (await openPalimpsest(definedFields({ url, tenant, compaction })));
   try {
     return { runtime, session: await runtime.resumeOrStart(sessionId, start), ownsRuntime: given === undefined };
   } catch (error) {

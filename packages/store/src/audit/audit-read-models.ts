@@ -135,13 +135,13 @@ export class AuditReadModels {
   /** A session's ancestors, descendants and hand-off tip; NotFoundError for an unknown session. */
   async lineage(sessionId: string): Promise<Lineage> {
     await this.#fresh();
-    return guardStorage("audit", () => lineage(this.#source.db, sessionId));
+    return guardStorage("audit", () => lineage(this.#source.db, this.#source.tenant, sessionId));
   }
 
   /** Every lineage tree: its root, size, depth and hand-off tip (sessions by lineage), oldest first. */
   async lineageTrees(limit?: number): Promise<LineageTree[]> {
     await this.#fresh();
-    return guardStorage("audit", () => lineageTrees(this.#source.db, limit));
+    return guardStorage("audit", () => lineageTrees(this.#source.db, this.#source.tenant, limit));
   }
 
   /** The session's active view as it stood at a seq, a time or the end of a turn (read from the log). */

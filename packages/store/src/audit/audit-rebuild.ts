@@ -103,7 +103,12 @@ async function readLiveRows(
     const checkpoint = await readAuditCheckpoint(source);
     const tables = {} as Record<AuditRowTable, Row[]>;
     for (const table of AUDIT_ROW_TABLES) {
-      tables[table] = (await guardStorage("audit", () => source.db.selectFrom(table).selectAll().execute())) as Row[];
+      const rows = await guardStorage("audit", () => source.db.selectFrom(table).selectAll().execute());
+      // The store's tenant, on every row: not part of what a rebuild from the tenant's log yields.
+      tables[table] = rows.map((row) => {
+        const { tenant_id: _, ...rest } = row as Row;
+        return rest;
+      });
     }
     if ((await readAuditCheckpoint(source)) === checkpoint) return { checkpoint, tables };
   }

@@ -20,6 +20,8 @@ export type AuditStore = Pick<EventStore, "readAll" | "readStream" | "getSession
 export interface AuditSource {
   readonly log: AuditStore;
   readonly db: Kysely<AuditDatabase>;
+  /** The store's tenant, which raw SQL names itself (the kysely queries of `db` are confined to it). */
+  readonly tenant: string;
   readonly dialect: Dialect;
   readonly writeGuarded: GuardedWrite;
   /** Waits until every commit so far can be read by readAll, at most `timeoutMs`; false when some could not. */
@@ -32,6 +34,7 @@ export function auditSource(store: AuditStore): AuditSource {
   return {
     log: store,
     db: access.db.withTables<AuditTables>(),
+    tenant: access.tenant,
     dialect: access.dialect,
     writeGuarded: access.writeGuarded,
     awaitVisible: access.awaitVisible,

@@ -50,38 +50,43 @@ const COLUMNS = sql`s.session_id, s.started_at, s.model, s.parent_session_id, s.
 
 /**
  * The lineage of a session, answered in SQL over the audit read model by recursive queries: ancestors
- * through parent links, descendants through children, and the hand-off chain to its tip. NotFoundError
- * when the read model has no such session.
+ * through parent links, descendants through children, and the hand-off chain to its tip, among the
+ * sessions of `tenant` (the store's: raw SQL names it). NotFoundError when the read model has no such session.
  */
-export async function lineage(db: Kysely<AuditDatabase>, sessionId: string): Promise<Lineage> {
+export async function lineage(db: Kysely<AuditDatabase>, tenant: string, sessionId: string): Promise<Lineage> {
   const self = await db.selectFrom("audit_sessions").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
   if (self === undefined) throw new NotFoundError("session", sessionId);
 
   const ancestors = await sql<NodeRow>`
     WITH RECURSIVE up(session_id, depth) AS (
-      SELECT parent_session_id, 1 FROM audit_sessions WHERE session_id = ${sessionId} AND parent_session_id IS NOT NULL
+      SELECT parent_session_id, 1 FROM audit_sessions
+      WHERE session_id = ${sessionId} AND tenant_id = ${tenant} AND parent_session_id IS NOT NULL
       UNION ALL
-      SELECT p.parent_session_id, up.depth + 1 FROM up JOIN audit_sessions p ON p.session_id = up.session_id
+      SELECT p.parent_session_id, up.depth + 1 FROM up
+      JOIN audit_sessions p ON p.session_id = up.session_id AND p.tenant_id = ${tenant}
       WHERE p.parent_session_id IS NOT NULL AND up.depth < ${MAX_DEPTH}
     )
-    SELECT ${COLUMNS}, up.depth FROM up JOIN audit_sessions s ON s.session_id = up.session_id
+    SELECT ${COLUMNS}, up.depth FROM up JOIN audit_sessions s ON s.session_id = up.session_id AND s.tenant_id = ${tenant}
     ORDER BY up.depth`.execute(db);
 
   const descendants = await sql<NodeRow>`
     WITH RECURSIVE down(session_id, depth) AS (
-      SELECT session_id, 1 FROM audit_sessions WHERE parent_session_id = ${sessionId}
+      SELECT session_id, 1 FROM audit_sessions WHERE parent_session_id = ${sessionId} AND tenant_id = ${tenant}
       UNION ALL
-      SELECT c.session_id, down.depth + 1 FROM down JOIN audit_sessions c ON c.parent_session_id = down.session_id
+      SELECT c.session_id, down.depth + 1 FROM down
+      JOIN audit_sessions c ON c.parent_session_id = down.session_id AND c.tenant_id = ${tenant}
       WHERE down.depth < ${MAX_DEPTH}
     )
-    SELECT ${COLUMNS}, down.depth FROM down JOIN audit_sessions s ON s.session_id = down.session_id
+    SELECT ${COLUMNS}, down.depth FROM down
+    JOIN audit_sessions s ON s.session_id = down.session_id AND s.tenant_id = ${tenant}
     ORDER BY down.depth, s.started_at, s.session_id`.execute(db);
 
   const chain = await sql<{ session_id: string; depth: number }>`
     WITH RECURSIVE chain(session_id, next_id, depth) AS (
-      SELECT session_id, handed_off_to, 0 FROM audit_sessions WHERE session_id = ${sessionId}
+      SELECT session_id, handed_off_to, 0 FROM audit_sessions WHERE session_id = ${sessionId} AND tenant_id = ${tenant}
       UNION ALL
-      SELECT n.session_id, n.handed_off_to, chain.depth + 1 FROM chain JOIN audit_sessions n ON n.session_id = chain.next_id
+      SELECT n.session_id, n.handed_off_to, chain.depth + 1 FROM chain
+      JOIN audit_sessions n ON n.session_id = chain.next_id AND n.tenant_id = ${tenant}
       WHERE chain.depth < ${MAX_DEPTH}
     )
     SELECT session_id, depth FROM chain ORDER BY depth`.execute(db);
@@ -122,8 +127,8 @@ export interface LineageTree {
   tip: string;
 }
 
-/** Every lineage tree (a session without a parent and everything descended from it), oldest root first. */
-export async function lineageTrees(db: Kysely<AuditDatabase>, limit?: number): Promise<LineageTree[]> {
+/** Every lineage tree (a session without a parent and everything descended from it) of `tenant`, oldest root first. */
+export async function lineageTrees(db: Kysely<AuditDatabase>, tenant: string, limit?: number): Promise<LineageTree[]> {
   const rows = await sql<{
     root_id: string;
     started_at: Date | string | null;
@@ -133,15 +138,17 @@ export async function lineageTrees(db: Kysely<AuditDatabase>, limit?: number): P
     tip: string;
   }>`
     WITH RECURSIVE tree(root_id, session_id, depth) AS (
-      SELECT session_id, session_id, 0 FROM audit_sessions WHERE parent_session_id IS NULL
+      SELECT session_id, session_id, 0 FROM audit_sessions WHERE parent_session_id IS NULL AND tenant_id = ${tenant}
       UNION ALL
-      SELECT tree.root_id, c.session_id, tree.depth + 1 FROM tree JOIN audit_sessions c ON c.parent_session_id = tree.session_id
+      SELECT tree.root_id, c.session_id, tree.depth + 1 FROM tree
+      JOIN audit_sessions c ON c.parent_session_id = tree.session_id AND c.tenant_id = ${tenant}
       WHERE tree.depth < ${MAX_DEPTH}
     ),
     chain(root_id, session_id, next_id, depth) AS (
-      SELECT session_id, session_id, handed_off_to, 0 FROM audit_sessions WHERE parent_session_id IS NULL
+      SELECT session_id, session_id, handed_off_to, 0 FROM audit_sessions WHERE parent_session_id IS NULL AND tenant_id = ${tenant}
       UNION ALL
-      SELECT chain.root_id, n.session_id, n.handed_off_to, chain.depth + 1 FROM chain JOIN audit_sessions n ON n.session_id = chain.next_id
+      SELECT chain.root_id, n.session_id, n.handed_off_to, chain.depth + 1 FROM chain
+      JOIN audit_sessions n ON n.session_id = chain.next_id AND n.tenant_id = ${tenant}
       WHERE chain.depth < ${MAX_DEPTH}
     ),
     sizes AS (SELECT root_id, count(*) AS sessions, max(depth) AS depth FROM tree GROUP BY root_id),
@@ -151,6 +158,7 @@ export async function lineageTrees(db: Kysely<AuditDatabase>, limit?: number): P
     )
     SELECT s.session_id AS root_id, s.started_at, s.model, sizes.sessions, sizes.depth, tips.tip
     FROM audit_sessions s JOIN sizes ON sizes.root_id = s.session_id JOIN tips ON tips.root_id = s.session_id
+    WHERE s.tenant_id = ${tenant}
     ORDER BY s.started_at, s.session_id
     ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`.execute(db);
   return rows.rows.map((r) => ({

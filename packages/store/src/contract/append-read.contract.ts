@@ -12,13 +12,12 @@ export function appendReadContract(ctx: ContractContext): void {
       const result = await ctx.store().append(sid, [started(), userMessage("m1", "hello")], {
         expectedVersion: "no-stream",
         metadata: { causationId: "cause-1", correlationId: "corr-1" },
-        tenantId: "acme",
       });
       expect(result.replayed).toBe(false);
       expect(result.nextExpectedVersion).toBe(2);
       const [first, second] = result.events;
       expect(first).toMatchObject({ sessionId: sid, seq: 1, type: "session.started", schemaVersion: 1 });
-      expect(first).toMatchObject({ causationId: "cause-1", correlationId: "corr-1", tenantId: "acme" });
+      expect(first).toMatchObject({ causationId: "cause-1", correlationId: "corr-1", tenantId: "default" });
       expect(first?.eventId).toMatch(UUID_V7);
       expect(Number.isNaN(Date.parse(first?.occurredAt ?? ""))).toBe(false);
       expect(second?.position).toBeGreaterThan(first?.position ?? Number.POSITIVE_INFINITY);

@@ -25,9 +25,10 @@ export interface HeldAppend {
 export interface ContractBackend<S extends ContractStore = ContractStore> {
   /**
    * Opens a store on this backend's data, with its own connections (the suite opens several to race
-   * writers on separate connections, and closes one to see a failure); `dispose` closes them all.
+   * writers on separate connections, and closes one to see a failure), of `options.tenant` (default: the
+   * store's default tenant); `dispose` closes them all.
    */
-  open(): Promise<S>;
+  open(options?: { tenant?: string }): Promise<S>;
   /** Closes every store `open` gave and deletes the data. */
   dispose(): Promise<void>;
   /**

@@ -16,8 +16,6 @@ import {
 import { uuidv7 } from "uuidv7";
 import { nameOfBatch } from "./session-name.ts";
 
-/** The tenant of appends that name none. */
-const DEFAULT_TENANT = "default";
 
 /** One validated event, ready to insert: its data serialized once as JSON text. */
 export interface PreparedEvent {
@@ -62,14 +60,19 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
  * Validates every event and every id the batch stores, each within its kind's limit (ID_LIMITS), throwing
  * ValidationError before anything is written, and prepares the batch. Any caller's events are checked; an
  * event whose data core validated already (the decider's: see validateEvent) is not parsed again. The log
- * keys the batch writes are computed here, once, from the events as validated.
+ * keys the batch writes are computed here, once, from the events as validated. The batch is `tenantId`'s
+ * (the store's tenant, checked when it was opened).
  */
-export function prepareBatch(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): PreparedBatch {
+export function prepareBatch(
+  sessionId: string,
+  events: readonly DomainEvent[],
+  options: AppendOptions,
+  tenantId: string,
+): PreparedBatch {
   checkId(sessionId, "sessionId", "session");
   if (events.length === 0) throw new ValidationError("an append needs at least one event", ["events: empty"]);
   const idempotencyKey =
     options.idempotencyKey === undefined ? null : checkId(options.idempotencyKey, "idempotencyKey", "idempotencyKey");
-  const tenantId = options.tenantId === undefined ? DEFAULT_TENANT : checkId(options.tenantId, "tenantId", "tenant");
   const { causationId, correlationId } = options.metadata ?? {};
   if (causationId !== undefined) checkId(causationId, "metadata.causationId", "causation");
   if (correlationId !== undefined) checkId(correlationId, "metadata.correlationId", "correlation");

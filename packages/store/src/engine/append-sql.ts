@@ -27,7 +27,7 @@ export class SqlParams {
  * or update) is the per-session lock. An erased session (erased_at set) never matches: it takes no more
  * events. The insert writes the session's name (batch.name); an update never touches it. An existing
  * session also needs none of the batch's fresh keys in its log (a new one has no keys). Undefined when
- * the batch can never apply (a new stream has view 0).
+ * the batch can never apply (a new stream has view 0). Every row it reads or writes is the batch's tenant's.
  */
 export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | undefined {
   const count = batch.events.length;
@@ -42,21 +42,24 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
     batch.freshKeys.length === 0
       ? ""
       : " AND NOT EXISTS (SELECT 1 FROM log_keys WHERE log_keys.session_id = sessions.session_id AND " +
+        "log_keys.tenant_id = sessions.tenant_id AND " +
         `${p.dialect.inTextList("log_keys.key", batch.freshKeys, (value, pgType) => p.add(value, pgType))})`;
   const set = () =>
     `SET version = sessions.version + ${p.add(count, "int")}, updated_at = ${p.add(batch.recordedAt, "timestamptz")}` +
     (view === undefined ? "" : `, view_version = ${p.add(view + batch.viewSteps, "int")}`);
   if (expected === 0) {
     if (view !== undefined && view !== 0) return undefined;
-    return `${newRow()} ON CONFLICT (session_id) DO NOTHING RETURNING version`;
+    return `${newRow()} ON CONFLICT (session_id, tenant_id) DO NOTHING RETURNING version`;
   }
   if (expected === "any" && (view === undefined || view === 0)) {
     const insert = newRow();
-    const update = `ON CONFLICT (session_id) DO UPDATE ${set()}`;
+    const update = `ON CONFLICT (session_id, tenant_id) DO UPDATE ${set()}`;
     const where = ` WHERE sessions.erased_at IS NULL${view === undefined ? "" : ` AND sessions.view_version = ${p.add(view, "int")}`}${freshKeys()}`;
     return `${insert} ${update}${where} RETURNING version`;
   }
-  const update = `UPDATE sessions ${set()} WHERE session_id = ${p.add(batch.sessionId, "text")} AND erased_at IS NULL`;
+  const update =
+    `UPDATE sessions ${set()} WHERE session_id = ${p.add(batch.sessionId, "text")} ` +
+    `AND tenant_id = ${p.add(batch.tenantId, "text")} AND erased_at IS NULL`;
   const version = expected === "any" ? "" : ` AND version = ${p.add(expected, "int")}`;
   const viewCheck = view === undefined ? "" : ` AND view_version = ${p.add(view, "int")}`;
   return `${update}${version}${viewCheck}${freshKeys()} RETURNING version`;

@@ -64,6 +64,12 @@ export interface Dialect {
    * columns, and no content column is indexed.
    */
   withoutStatistics(db: Kysely<unknown>, table: string, columns: readonly string[]): Promise<void>;
+  /**
+   * Migration 0016 for one table: its keys and indexes take the tenant column (see withTenantColumn), its
+   * rows go to the `default` tenant, and on PostgreSQL row-level security confines a connection to the
+   * rows of its tenant (see postgres-tenant-keys.ts); SQLite rebuilds the table to change its keys.
+   */
+  keyByTenant(db: Kysely<unknown>, table: string): Promise<void>;
   /** Statements an erasure runs last, inside its locked write (PostgreSQL wakes other processes). */
-  afterEraseStatements<DB>(db: Kysely<DB>, sessionId: string, seq: number): CompiledQuery[];
+  afterEraseStatements<DB>(db: Kysely<DB>, tenant: string, sessionId: string, seq: number): CompiledQuery[];
 }

@@ -19,6 +19,13 @@ export interface OpenEventStoreOptions {
    * callers pass false, so a mistyped path is NotFoundError rather than a new empty database.
    */
   create?: boolean;
+  /**
+   * The tenant whose sessions the store reads and writes (default DEFAULT_TENANT): every read, write,
+   * count, feed and erasure of the store is confined to it, and another tenant's session is NotFound as an
+   * unknown id is. On PostgreSQL row-level security enforces it too (see docs/tenants.md). A ValidationError
+   * for anything but an id (at most 256 UTF-8 bytes, see ID_LIMITS).
+   */
+  tenant?: string;
 }
 
 /**
@@ -31,8 +38,8 @@ export interface EngineOpener {
   readonly forms: readonly string[];
   /** Whether `url` is this engine's. */
   matches(url: string): boolean;
-  /** Opens the adapter on `url` (ValidationError for a malformed URL of this engine). */
-  open(url: string, options: OpenEventStoreOptions): Promise<EngineAdapter>;
+  /** Opens the adapter of `tenant` (checked) on `url` (ValidationError for a malformed URL of this engine). */
+  open(url: string, options: OpenEventStoreOptions, tenant: string): Promise<EngineAdapter>;
   /** An error from opening or migrating the database at `url`, reworded for the user where it helps. */
   explain(error: unknown, url: string): unknown;
 }

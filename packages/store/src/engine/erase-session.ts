@@ -43,7 +43,7 @@ export function planErasure(
   const seq = result.seq;
   const statements: CompiledQuery[] = [];
   for (let start = 0; start < rewrites.length; start += ROWS_PER_UPDATE) {
-    statements.push(rewriteQuery(db, dialect, sessionId, rewrites.slice(start, start + ROWS_PER_UPDATE)));
+    statements.push(rewriteQuery(db, dialect, session, rewrites.slice(start, start + ROWS_PER_UPDATE)));
   }
   statements.push(
     db
@@ -63,7 +63,7 @@ export function planErasure(
     db.deleteFrom("log_keys").where("session_id", "=", sessionId).compile(),
   );
   for (const feature of features) statements.push(...(feature.eraseStatements?.(db, dialect, sessionId, now) ?? []));
-  statements.push(...dialect.afterEraseStatements(db, sessionId, seq));
+  statements.push(...dialect.afterEraseStatements(db, session.tenant_id, sessionId, seq));
   const guard = db
     .updateTable("sessions")
     .set({ version: seq, updated_at: now, erased_at: now })
@@ -81,7 +81,7 @@ export function planErasure(
 function rewriteQuery(
   db: Kysely<StoreDatabase>,
   dialect: Dialect,
-  sessionId: string,
+  session: Selectable<SessionsTable>,
   rows: readonly SkeletonRewrite[],
 ): CompiledQuery {
   const values = sql.join(
@@ -90,5 +90,6 @@ function rewriteQuery(
   const data = dialect.jsonFromText(sql`v.data`);
   return sql`UPDATE events SET data = ${data}, schema_version = v.version
     FROM (SELECT column1 AS seq, column2 AS data, column3 AS version FROM (VALUES ${values}) AS vals) AS v
-    WHERE events.session_id = ${sessionId} AND events.seq = v.seq`.compile(db);
+    WHERE events.session_id = ${session.session_id} AND events.tenant_id = ${session.tenant_id}
+      AND events.seq = v.seq`.compile(db);
 }

@@ -10,3 +10,4 @@ export {
   type SessionPageOptions,
 } from "./session-page.ts";
 export { DEFAULT_SQLITE_BUSY_TIMEOUT_MS, DEFAULT_SQLITE_POLL_MS } from "./sqlite/sqlite-defaults.ts";
+export { DEFAULT_TENANT } from "./tenant.ts";

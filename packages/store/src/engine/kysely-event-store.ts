@@ -21,11 +21,11 @@ import type {
   StoredEvent,
 } from "@palimpsest/core";
 import { checkId, NotFoundError } from "@palimpsest/core";
-import { type CompiledQuery, type Selectable, sql } from "kysely";
+import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import { type PreparedBatch, prepareBatch, storedEventsOf } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
-import type { SessionsTable } from "./database-schema.ts";
+import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
 import type { Engine } from "./dialect.ts";
 import type { EngineAdapter, WrittenBatch } from "./engine-adapter.ts";
 import { planErasure } from "./erase-session.ts";
@@ -44,6 +44,7 @@ import {
 import { guardStorage } from "./storage-guard.ts";
 import { grantAccess } from "./store-access.ts";
 import type { StoreFeature } from "./store-feature.ts";
+import { TenantScope } from "./tenant-scope.ts";
 
 /** Keys looked up per query (one parameter each, well under SQLite's bound-parameter limit). */
 const KEYS_PER_LOOKUP = 500;
@@ -52,25 +53,41 @@ const KEYS_PER_LOOKUP = 500;
  * The one EventStore and SnapshotStore implementation: shared kysely queries over an engine adapter
  * (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause. Features keep
  * their tables beside the log through storeAccess; an erasure runs their erase statements in its write.
+ * A store serves one tenant: every kysely query goes through its TenantScope, and the hand-written ones
+ * name the tenant (on PostgreSQL row-level security holds them to it as well).
  */
 export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readonly #adapter: EngineAdapter;
+  /** The adapter's database, confined to this store's tenant. */
+  readonly #db: Kysely<StoreDatabase>;
+  readonly #tenant: string;
   readonly #features: readonly StoreFeature[];
   readonly #changes: ChangeNotifier;
   #closed = false;
 
-  /** The store over `adapter`, whose database holds the tables of `features` (migrated by the opener). */
-  constructor(adapter: EngineAdapter, features: readonly StoreFeature[]) {
+  /**
+   * The store of `tenant` (a checked tenant id) over `adapter`, whose database holds the tables of
+   * `features` (migrated by the opener).
+   */
+  constructor(adapter: EngineAdapter, features: readonly StoreFeature[], tenant: string) {
     this.#adapter = adapter;
+    this.#tenant = tenant;
+    this.#db = adapter.db.withPlugin(new TenantScope(tenant));
     this.#features = features;
     this.#changes = new ChangeNotifier(adapter.listen);
     grantAccess(this, {
-      db: adapter.db,
+      db: this.#db,
+      tenant,
       dialect: adapter.dialect,
       writeGuarded: (guard, statements) => this.writeGuarded(guard, statements),
       writeLocked: (reads, plan) => this.writeLocked(reads, plan),
       awaitVisible: (timeoutMs) => this.awaitVisible(timeoutMs),
     });
+  }
+
+  /** The tenant whose sessions this store reads and writes (chosen when it was opened). */
+  get tenant(): string {
+    return this.#tenant;
   }
 
   /** Which engine this store runs on. */
@@ -80,7 +97,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
 
   /** The checkpoint just after the last event `readAll` can return now: where a reader of only new events starts. */
   globalHead(): Promise<GlobalCheckpoint> {
-    return guardStorage("globalHead", () => this.#adapter.globalHead(this.#adapter.db));
+    return guardStorage("globalHead", () => this.#adapter.globalHead(this.#db));
   }
 
   /**
@@ -88,7 +105,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
    * while an older transaction is open), at most `timeoutMs`; false when some still could not.
    */
   awaitVisible(timeoutMs: number): Promise<boolean> {
-    return guardStorage("awaitVisible", () => this.#adapter.awaitVisible(this.#adapter.db, timeoutMs));
+    return guardStorage("awaitVisible", () => this.#adapter.awaitVisible(this.#db, timeoutMs));
   }
 
   /** Runs a compare-and-set and the writes it guards in one transaction; false (nothing written) when it missed. */
@@ -124,12 +141,12 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
    * retries a conflict itself: the runtime's Session re-reads and decides again (one retry loop).
    */
   async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
-    const batch = prepareBatch(sessionId, events, options);
+    const batch = prepareBatch(sessionId, events, options, this.#tenant);
     return guardStorage("append", async () => {
       const written = await this.#adapter.writeBatch(batch);
       if (written !== undefined) return this.#committed(batch, written);
       return explainRejection(
-        this.#adapter.db,
+        this.#db,
         batch,
         (id, fromSeq, toSeq) => this.readStream(id, { fromSeq, toSeq }),
         (id, keys) => this.knownKeys(id, keys),
@@ -143,7 +160,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
       const known = new Set<LogKey>();
       const unique = [...new Set(keys)];
       for (let start = 0; start < unique.length; start += KEYS_PER_LOOKUP) {
-        const rows = await this.#adapter.db
+        const rows = await this.#db
           .selectFrom("log_keys")
           .select("key")
           .where("session_id", "=", sessionId)
@@ -159,7 +176,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return guardStorage("keyedBatch", async () => {
       checkId(sessionId, "sessionId");
       checkId(idempotencyKey, "idempotencyKey");
-      const row = await this.#adapter.db
+      const row = await this.#db
         .selectFrom("idempotency_keys")
         .select(["first_seq", "last_seq"])
         .where("session_id", "=", sessionId)
@@ -172,7 +189,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readStream(sessionId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     return guardStorage("readStream", async () => {
       checkId(sessionId, "sessionId");
-      const rows = await this.#adapter.db
+      const rows = await this.#db
         .selectFrom("events")
         .select(EVENT_COLUMNS)
         .where("session_id", "=", sessionId)
@@ -186,7 +203,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
 
   readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
     return guardStorage("readAll", async () => {
-      const page = await this.#adapter.readGlobalLog(this.#adapter.db, options.after ?? "", options.limit);
+      const page = await this.#adapter.readGlobalLog(this.#db, options.after ?? "", options.limit);
       return { events: page.rows.map(toStoredEvent), checkpoint: page.checkpoint };
     });
   }
@@ -194,7 +211,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   getSession(sessionId: string): Promise<SessionSummary | undefined> {
     return guardStorage("getSession", async () => {
       checkId(sessionId, "sessionId");
-      const row = await this.#adapter.db
+      const row = await this.#db
         .selectFrom("sessions")
         .selectAll()
         .where("session_id", "=", sessionId)
@@ -205,7 +222,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
 
   listSessions(): Promise<SessionSummary[]> {
     return guardStorage("listSessions", async () => {
-      const rows = await this.#adapter.db
+      const rows = await this.#db
         .selectFrom("sessions")
         .selectAll()
         .orderBy("created_at", "desc")
@@ -217,7 +234,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
 
   /** The ids of the sessions named `name` (their source's external id), in id order; ValidationError for a non-id. */
   sessionsNamed(name: string): Promise<string[]> {
-    return guardStorage("sessionsNamed", () => sessionIdsNamed(this.#adapter.db, name));
+    return guardStorage("sessionsNamed", () => sessionIdsNamed(this.#db, name));
   }
 
   /**
@@ -229,7 +246,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     const limit = sessionPageLimit(options.limit);
     const after = options.after === undefined ? undefined : decodeSessionCursor(options.after);
     return guardStorage("listSessionPage", async () => {
-      const rows = await this.#adapter.db
+      const rows = await this.#db
         .selectFrom("sessions")
         .selectAll()
         .$if(after !== undefined, (qb) =>
@@ -254,7 +271,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return guardStorage("erase", async () => {
       checkId(sessionId, "sessionId");
       checkEraseOptions(options);
-      const db = this.#adapter.db;
+      const db = this.#db;
       const dialect = this.#adapter.dialect;
       const session = db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId);
       // Read and rewritten under the session's lock: an append waits, then finds the session erased.
@@ -300,7 +317,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     };
     return guardStorage("saveSnapshot", async () => {
       // Never for an erased session: a handle that read its content before the erasure must not store it again.
-      const db = this.#adapter.db;
+      const db = this.#db;
       const erased = db
         .selectFrom("sessions")
         .select("session_id")
@@ -331,7 +348,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
 
   loadSnapshot(sessionId: string): Promise<Snapshot | undefined> {
     return guardStorage("loadSnapshot", async () => {
-      const row = await this.#adapter.db
+      const row = await this.#db
         .selectFrom("snapshots")
         .selectAll()
         .where("session_id", "=", sessionId)
@@ -343,7 +360,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
 
   deleteSnapshot(sessionId: string): Promise<void> {
     return guardStorage("deleteSnapshot", async () => {
-      await this.#adapter.db.deleteFrom("snapshots").where("session_id", "=", sessionId).execute();
+      await this.#db.deleteFrom("snapshots").where("session_id", "=", sessionId).execute();
     });
   }
 

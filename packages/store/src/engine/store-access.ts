@@ -11,7 +11,10 @@ import type { GuardedWrite, LockedWrite } from "./guarded-write.ts";
  * see yet. Not on the public store: features and tests get it from storeAccess.
  */
 export interface StoreAccess {
+  /** The database, every kysely query confined to the store's tenant (TenantScope). */
   readonly db: Kysely<StoreDatabase>;
+  /** The store's tenant: what raw SQL (a `sql` template) must name itself. */
+  readonly tenant: string;
   readonly dialect: Dialect;
   readonly writeGuarded: GuardedWrite;
   readonly writeLocked: LockedWrite;

@@ -29,6 +29,7 @@ import { checkEraseOptions } from "../engine/erasure-outcome.ts";
 import { checkPurgeOptions } from "../engine/erasure-purge.ts";
 import { positionOfCheckpoint } from "../engine/global-log.ts";
 import { toSessionSummary, toStoredEvent } from "../engine/row-mapping.ts";
+import { tenantOption } from "../engine/tenant.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -45,44 +46,63 @@ import { MemoryLog } from "./memory-log.ts";
  * JavaScript: no driver, no file; the data goes with the process.
  */
 export interface MemoryStore extends RuntimeStore {
+  /** The tenant whose sessions the store reads and writes (MemoryStoreOptions.tenant). */
+  readonly tenant: string;
   /** One page of the session catalogue, newest first, as OpenedEventStore.listSessionPage gives it. */
   listSessionPage(options?: SessionPageOptions): Promise<SessionPage>;
   /**
    * Another store on the same data, as a second process's connection would be: its own listeners and
-   * `close`. Every store on the data hears each commit at once; `listening()` is always undefined.
+   * `close`, of this store's tenant or `options.tenant`. Every store of a tenant hears each of its commits at
+   * once; `listening()` is always undefined.
    */
-  connect(): MemoryStore;
+  connect(options?: MemoryStoreOptions): MemoryStore;
+}
+
+/** How a memory store is created or connected to. */
+export interface MemoryStoreOptions {
+  /** The tenant whose sessions the store reads and writes, as OpenEventStoreOptions.tenant (default DEFAULT_TENANT). */
+  tenant?: string;
 }
 
 /** A new, empty memory store (see MemoryStore); `connect` opens more stores on its data. */
-export function createMemoryStore(): MemoryStore {
-  return new MemoryEventStore(new MemoryLog());
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  return new MemoryEventStore(new Map(), tenantOption(options.tenant));
 }
 
 /** Orders the catalogue as the SQL stores do: newest first, then by id. */
 const newestFirst = (a: SessionSummary, b: SessionSummary): number =>
   a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.sessionId < b.sessionId ? -1 : 1;
 
-/** One handle on a MemoryLog. */
+/** One handle on the MemoryLog of one tenant, among the logs of every tenant of the data (by tenant). */
 class MemoryEventStore implements MemoryStore {
   readonly handoffQueue: HandoffQueuePort;
+  readonly tenant: string;
+  readonly #logs: Map<string, MemoryLog>;
   readonly #log: MemoryLog;
   readonly #changes = new ChangeNotifier();
   #closed = false;
 
-  constructor(log: MemoryLog) {
+  constructor(logs: Map<string, MemoryLog>, tenant: string) {
+    let log = logs.get(tenant);
+    if (log === undefined) {
+      log = new MemoryLog();
+      logs.set(tenant, log);
+    }
+    this.tenant = tenant;
+    this.#logs = logs;
     this.#log = log;
     log.notifiers.add(this.#changes);
     this.handoffQueue = new MemoryHandoffQueue(log, (operation) => this.#ready(operation));
   }
 
-  connect(): MemoryStore {
+  connect(options: MemoryStoreOptions = {}): MemoryStore {
+    const tenant = options.tenant === undefined ? this.tenant : tenantOption(options.tenant);
     this.#ready("connect");
-    return new MemoryEventStore(this.#log);
+    return new MemoryEventStore(this.#logs, tenant);
   }
 
   async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
-    const batch = prepareBatch(sessionId, events, options);
+    const batch = prepareBatch(sessionId, events, options, this.tenant);
     this.#ready("append");
     return this.#log.append(batch);
   }

@@ -2,6 +2,7 @@ import type { OpenEventStoreOptions } from "../engine/engine-opener.ts";
 import { openerFor } from "../engine/engines.ts";
 import { migrateToLatest } from "../engine/migrate.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
+import { tenantOption } from "../engine/tenant.ts";
 import { type OpenedEventStore, SqlEventStore } from "./opened-event-store.ts";
 import { storeMigrations } from "./store-features.ts";
 
@@ -11,14 +12,16 @@ export const DEFAULT_DATABASE_PATH = "./.palimpsest/palimpsest.db";
 /**
  * Opens (and migrates: the log's and every feature's steps) the store at `url`: PostgreSQL, in-memory
  * SQLite, or a SQLite file path or `file:` URL (see engines.ts; an unknown scheme is a ValidationError);
- * default DEFAULT_DATABASE_PATH. A damaged SQLite file is a StorageError naming it.
+ * default DEFAULT_DATABASE_PATH. A damaged SQLite file is a StorageError naming it. The store serves one
+ * tenant (`options.tenant`, default DEFAULT_TENANT); open one per tenant.
  */
 export async function openEventStore(
   url: string = DEFAULT_DATABASE_PATH,
   options: OpenEventStoreOptions = {},
 ): Promise<OpenedEventStore> {
   const opener = openerFor(url);
-  const adapter = await guardStorage("open", () => opener.open(url, options)).catch((error: unknown) => {
+  const tenant = tenantOption(options.tenant);
+  const adapter = await guardStorage("open", () => opener.open(url, options, tenant)).catch((error: unknown) => {
     throw opener.explain(error, url);
   });
   try {
@@ -27,5 +30,5 @@ export async function openEventStore(
     await adapter.db.destroy().catch(() => {}); // the migration's error is the one to report
     throw opener.explain(error, url);
   }
-  return new SqlEventStore(adapter);
+  return new SqlEventStore(adapter, tenant);
 }

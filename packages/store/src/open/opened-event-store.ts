@@ -17,6 +17,8 @@ import { STORE_FEATURES } from "./store-features.ts";
 export interface OpenedEventStore extends RuntimeStore {
   /** Which engine holds the store. */
   readonly engine: Engine;
+  /** The tenant whose sessions the store reads and writes (OpenEventStoreOptions.tenant). */
+  readonly tenant: string;
   /** One page of the session catalogue, newest first (keyset paging: see SessionPageOptions). */
   listSessionPage(options?: SessionPageOptions): Promise<SessionPage>;
 }
@@ -27,9 +29,9 @@ export class SqlEventStore extends KyselyEventStore implements OpenedEventStore,
   readonly handoffQueue: HandoffQueuePort;
   readonly #candidates: CandidateStore;
 
-  /** The store over `adapter`, whose database every feature's migrations have brought up to date. */
-  constructor(adapter: EngineAdapter) {
-    super(adapter, STORE_FEATURES);
+  /** The store of `tenant` over `adapter`, whose database every feature's migrations have brought up to date. */
+  constructor(adapter: EngineAdapter, tenant: string) {
+    super(adapter, STORE_FEATURES, tenant);
     const { db, dialect } = storeAccess(this);
     this.handoffQueue = new HandoffQueue(db.withTables<HandoffTables>(), dialect);
     this.#candidates = candidateStore(db);

@@ -5,12 +5,13 @@ import type { PreparedBatch } from "../append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "../append-sql.ts";
 import type { StoreDatabase } from "../database-schema.ts";
 import type { EngineAdapter } from "../engine-adapter.ts";
-import { CHANGES_CHANNEL, sessionRef } from "./change-channel.ts";
+import { CHANGES_CHANNEL, changeRef } from "./change-channel.ts";
 import { postgresChangeSource } from "./postgres-changes.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./postgres-global-log.ts";
 import { postgresGuardedWrite, postgresLockedWrite } from "./postgres-guarded-write.ts";
 import { postgresPurge } from "./postgres-purge.ts";
+import { withTenantSetting } from "./postgres-tenant-keys.ts";
 
 const INT8_OID = 20;
 const JSON_OID = 114;
@@ -43,22 +44,23 @@ const storeTypes: pg.CustomTypesConfig = {
  * while it is checked out (by kysely's driver, a guarded write, pool.query between its own listeners).
  * So every client gets a listener for its whole life: the query in flight fails with the driver's error
  * (a retryable StorageError once guarded), the dead client leaves the pool on release (pg marks it not
- * queryable), and the next call gets a fresh connection.
+ * queryable), and the next call gets a fresh connection. Every connection names `tenant` from its start,
+ * for row-level security (see withTenantSetting).
  */
-export function createPostgresPool(connectionString: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString, types: storeTypes });
+export function createPostgresPool(connectionString: string, tenant: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: withTenantSetting(connectionString, tenant), types: storeTypes });
   pool.on("error", () => {}); // an idle client dropped: the pool has already removed it
   pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
 /**
- * The PostgreSQL adapter. An append is ONE statement: a CTE claims the versions on the sessions row
+ * The PostgreSQL adapter of `tenant` (its pool's connections name it). An append is ONE statement: a CTE claims the versions on the sessions row
  * (whose row lock serializes appends per session), records the idempotency key, notifies other processes
  * on commit (see postgres-changes.ts), and inserts every event. Global readers page by (xid, position)
  * below the oldest open transaction (see global-log.ts).
  */
-export function postgresAdapter(pool: pg.Pool): EngineAdapter {
+export function postgresAdapter(pool: pg.Pool, tenant: string): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
   /** Statement names by text; a name is the text's hash, so stores sharing a pool agree on it. */
   const names = new Map<string, string | undefined>();
@@ -77,7 +79,7 @@ export function postgresAdapter(pool: pg.Pool): EngineAdapter {
     readGlobalLog: readPostgresGlobalLog,
     awaitVisible: postgresVisibilityWait,
     globalHead: postgresGlobalHead,
-    listen: postgresChangeSource(pool, db),
+    listen: postgresChangeSource(pool, db, tenant),
     writeGuarded: postgresGuardedWrite(pool),
     writeLocked: postgresLockedWrite(pool),
     writeErasure: postgresLockedWrite(pool),
@@ -113,18 +115,19 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
   const count = batch.events.length;
   const keyed = batch.idempotencyKey !== null;
   const recordKey = keyed
-    ? ", keyed AS (INSERT INTO idempotency_keys (session_id, idempotency_key, content_hash, first_seq, last_seq) " +
-      `SELECT ${p.add(batch.sessionId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
+    ? ", keyed AS (INSERT INTO idempotency_keys (session_id, tenant_id, idempotency_key, content_hash, first_seq, last_seq) " +
+      `SELECT ${p.add(batch.sessionId, "text")}, ${p.add(batch.tenantId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
       `${p.add(batch.contentHash, "text")}, claimed.version - ${count} + 1, claimed.version FROM claimed)`
     : "";
   // Every batch writes its keys (an empty array when it adds none), so the text depends on the shape alone.
   const logKeys =
-    ", logged AS (INSERT INTO log_keys (session_id, key) " +
-    `SELECT ${p.add(batch.sessionId, "text")}, k FROM claimed, unnest(${p.add(batch.keys, "text[]")}) AS k ` +
+    ", logged AS (INSERT INTO log_keys (session_id, tenant_id, key) " +
+    `SELECT ${p.add(batch.sessionId, "text")}, ${p.add(batch.tenantId, "text")}, k ` +
+    `FROM claimed, unnest(${p.add(batch.keys, "text[]")}) AS k ` +
     "ON CONFLICT DO NOTHING)";
   const notify =
     `, notified AS (SELECT pg_notify('${CHANGES_CHANNEL}', claimed.version || ' ' || ` +
-    `${p.add(sessionRef(batch.sessionId), "text")}) FROM claimed)`;
+    `${p.add(changeRef(batch.tenantId, batch.sessionId), "text")}) FROM claimed)`;
   const select =
     `SELECT v.event_id, ${p.add(batch.sessionId, "text")}, claimed.version - ${count} + v.ord::int, v.type, ` +
     `v.schema_version, v.occurred_at, ${p.add(batch.causationId, "text")}, ` +

@@ -3,7 +3,7 @@ import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import type { ChangeSource } from "../change-notifier.ts";
 import type { StoreDatabase } from "../database-schema.ts";
-import { CHANGES_CHANNEL, MAX_INLINE_SESSION_ID_BYTES } from "./change-channel.ts";
+import { CHANGES_CHANNEL, MAX_INLINE_SESSION_ID_BYTES, tenantTag } from "./change-channel.ts";
 
 /** The listening connection's application_name, so operators can tell it apart. */
 const LISTENER_NAME = "palimpsest-changes";
@@ -13,11 +13,13 @@ const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 10_000;
 
 /**
- * The change source of a store on `pool`: one dedicated pg.Client LISTENing on CHANGES_CHANNEL while it
- * runs, reconnecting with backoff. Notifications sent by the pool's own connections are skipped (the
- * store already told its listeners in process); a hashed session id is looked up in `sessions`.
+ * The change source of a store of `tenant` on `pool`: one dedicated pg.Client LISTENing on CHANGES_CHANNEL
+ * while it runs, reconnecting with backoff. Notifications of other tenants, and those sent by the pool's
+ * own connections, are skipped (the store already told its listeners in process); a hashed session id is
+ * looked up in `sessions`.
  */
-export function postgresChangeSource(pool: pg.Pool, db: Kysely<StoreDatabase>): ChangeSource {
+export function postgresChangeSource(pool: pg.Pool, db: Kysely<StoreDatabase>, tenant: string): ChangeSource {
+  const tag = tenantTag(tenant);
   const ownBackends = new Set<number>();
   pool.on("connect", (client) => {
     const pid = backendPid(client);
@@ -28,15 +30,15 @@ export function postgresChangeSource(pool: pg.Pool, db: Kysely<StoreDatabase>): 
     if (pid !== undefined) ownBackends.delete(pid);
   });
   return (deliver, live) => {
-    const connection = new ListeningConnection(pool.options, deliver, live, (message) => {
+    const connection = new ListeningConnection(pool.options, tenant, deliver, live, (message) => {
       if (ownBackends.has(message.processId)) return;
       const change = parsePayload(message.payload);
-      if (change === undefined) return;
+      if (change === undefined || change.tenant !== tag) return;
       if (change.sessionId !== undefined) {
         deliver({ sessionId: change.sessionId, version: change.version });
         return;
       }
-      sessionsWithHash(db, change.hash).then(
+      sessionsWithHash(db, tenant, change.hash).then(
         (ids) => {
           for (const sessionId of ids) deliver({ sessionId, version: change.version });
         },
@@ -53,26 +55,31 @@ function backendPid(client: pg.PoolClient): number | undefined {
   return typeof pid === "number" ? pid : undefined;
 }
 
-type ParsedChange = { version: number } & ({ sessionId: string; hash?: never } | { sessionId?: never; hash: string });
+type ParsedChange = { version: number; tenant: string } & (
+  | { sessionId: string; hash?: never }
+  | { sessionId?: never; hash: string }
+);
 
-/** Reads `<version> =<id>` or `<version> #<hash>`; undefined for anything else (not ours). */
+/** Reads `<version> <tenant tag> =<id>` or `<version> <tenant tag> #<hash>`; undefined for anything else (not ours). */
 function parsePayload(payload: string | undefined): ParsedChange | undefined {
   if (payload === undefined) return undefined;
   const space = payload.indexOf(" ");
-  if (space <= 0) return undefined;
+  const second = payload.indexOf(" ", space + 1);
+  if (space <= 0 || second <= space + 1) return undefined;
   const version = Number(payload.slice(0, space));
-  const ref = payload.slice(space + 1);
+  const tenant = payload.slice(space + 1, second);
+  const ref = payload.slice(second + 1);
   if (!Number.isSafeInteger(version)) return undefined;
-  if (ref.startsWith("=")) return { version, sessionId: ref.slice(1) };
-  if (ref.startsWith("#")) return { version, hash: ref.slice(1) };
+  if (ref.startsWith("=")) return { version, tenant, sessionId: ref.slice(1) };
+  if (ref.startsWith("#")) return { version, tenant, hash: ref.slice(1) };
   return undefined;
 }
 
-/** The (rare) long session ids whose hash is `hash`: a scan of the long ids only. */
-async function sessionsWithHash(db: Kysely<StoreDatabase>, hash: string): Promise<string[]> {
+/** The (rare) long session ids of `tenant` whose hash is `hash`: a scan of the long ids only. */
+async function sessionsWithHash(db: Kysely<StoreDatabase>, tenant: string, hash: string): Promise<string[]> {
   const { rows } = await sql<{ session_id: string }>`
     SELECT session_id FROM sessions
-    WHERE octet_length(session_id) > ${MAX_INLINE_SESSION_ID_BYTES}
+    WHERE tenant_id = ${tenant} AND octet_length(session_id) > ${MAX_INLINE_SESSION_ID_BYTES}
       AND encode(sha256(convert_to(session_id, 'UTF8')), 'hex') = ${hash}`.execute(db);
   return rows.map((row) => row.session_id);
 }
@@ -82,7 +89,8 @@ const XMIN_SQL = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin";
 
 /** Each session's last seq among the events of transactions from `$1` on: what a lost connection may have missed. */
 const CHANGED_SINCE_SQL =
-  "SELECT session_id, max(seq)::int AS version FROM events WHERE transaction_id >= $1::xid8 GROUP BY session_id";
+  "SELECT session_id, max(seq)::int AS version FROM events WHERE tenant_id = $2 AND transaction_id >= $1::xid8 " +
+  "GROUP BY session_id";
 
 /**
  * One LISTEN connection kept open until close(): when it drops, it reports once on stderr and reconnects
@@ -98,6 +106,7 @@ const CHANGED_SINCE_SQL =
  */
 class ListeningConnection {
   readonly #config: pg.ClientConfig;
+  readonly #tenant: string;
   readonly #deliver: (change: StoreChange) => void;
   readonly #live: () => void;
   readonly #onNotification: (message: pg.Notification) => void;
@@ -109,11 +118,13 @@ class ListeningConnection {
 
   constructor(
     config: pg.ClientConfig,
+    tenant: string,
     deliver: (change: StoreChange) => void,
     live: () => void,
     onNotification: (message: pg.Notification) => void,
   ) {
     this.#config = { ...config, application_name: LISTENER_NAME };
+    this.#tenant = tenant;
     this.#deliver = deliver;
     this.#live = live;
     this.#onNotification = onNotification;
@@ -141,7 +152,10 @@ class ListeningConnection {
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
       const next = (await client.query<{ xmin: string }>(XMIN_SQL)).rows[0]?.xmin;
       const horizon = this.#horizon ?? next;
-      const { rows } = await client.query<{ session_id: string; version: number }>(CHANGED_SINCE_SQL, [horizon]);
+      const { rows } = await client.query<{ session_id: string; version: number }>(CHANGED_SINCE_SQL, [
+        horizon,
+        this.#tenant,
+      ]);
       if (this.#client !== client) return;
       this.#horizon = next;
       this.#delay = FIRST_RETRY_MS;

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
-import { CHANGES_CHANNEL, sessionRef } from "./change-channel.ts";
+import { CHANGES_CHANNEL, changeRef } from "./change-channel.ts";
+import { keyPostgresTableByTenant } from "./postgres-tenant-keys.ts";
 
 /** PostgreSQL's SQL where the engines differ (see Dialect). */
 export const postgresDialect: Dialect = {
@@ -48,7 +49,8 @@ export const postgresDialect: Dialect = {
     }
     await sql`ALTER TABLE ${sql.table(table)} ${sql.join(alters)}`.execute(db);
   },
-  afterEraseStatements: (db, sessionId, seq) => [
-    sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${seq} ${sessionRef(sessionId)}`})`.compile(db),
+  keyByTenant: keyPostgresTableByTenant,
+  afterEraseStatements: (db, tenant, sessionId, seq) => [
+    sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${seq} ${changeRef(tenant, sessionId)}`})`.compile(db),
   ],
 };

@@ -9,10 +9,10 @@ export const postgresOpener: EngineOpener = {
   engine: "postgres",
   forms: ["postgres://…", "postgresql://…"],
   matches: (url) => url.startsWith("postgres://") || url.startsWith("postgresql://"),
-  async open(url) {
+  async open(url, _options, tenant) {
     await loadOptionalPeer("a PostgreSQL database URL", "pg", () => import("pg"));
     const { createPostgresPool, postgresAdapter } = await import("./postgres-adapter.ts");
-    return postgresAdapter(createPostgresPool(url));
+    return postgresAdapter(createPostgresPool(url, tenant), tenant);
   },
   explain: (error) => error,
 };

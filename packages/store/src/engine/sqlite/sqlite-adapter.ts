@@ -30,6 +30,8 @@ export interface SqliteAdapterOptions {
   pollMs: number;
   /** How long (ms) an operation waits for a lock another process holds before failing. */
   busyTimeoutMs: number;
+  /** The tenant of the store (its change feed hears that tenant's commits only). */
+  tenant: string;
 }
 
 /**
@@ -70,9 +72,9 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     const firstSeq = version - count + 1;
     if (batch.idempotencyKey !== null) {
       const key = prepare(
-        "INSERT INTO idempotency_keys (session_id, idempotency_key, content_hash, first_seq, last_seq) " +
-          "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-      ).run(batch.sessionId, batch.idempotencyKey, batch.contentHash, firstSeq, version);
+        "INSERT INTO idempotency_keys (session_id, tenant_id, idempotency_key, content_hash, first_seq, last_seq) " +
+          "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      ).run(batch.sessionId, batch.tenantId, batch.idempotencyKey, batch.contentHash, firstSeq, version);
       if (key.changes === 0) throw new Rejected();
     }
     const positions: number[] = [];
@@ -102,8 +104,9 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     }
     if (batch.keys.length > 0) {
       prepare(
-        "INSERT INTO log_keys (session_id, key) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
-      ).run(batch.sessionId, JSON.stringify(batch.keys));
+        "INSERT INTO log_keys (session_id, tenant_id, key) SELECT ?, ?, value FROM json_each(?) WHERE true " +
+          "ON CONFLICT DO NOTHING",
+      ).run(batch.sessionId, batch.tenantId, JSON.stringify(batch.keys));
     }
     return { version, positions };
   });
@@ -113,7 +116,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     readGlobalLog: readSqliteGlobalLog,
     awaitVisible: sqliteVisibilityWait,
     globalHead: sqliteGlobalHead,
-    listen: sqliteChangeSource(database, options.pollMs),
+    listen: sqliteChangeSource(database, options.pollMs, options.tenant),
     writeGuarded: sqliteGuardedWrite(database, options.busyTimeoutMs),
     writeLocked: sqliteLockedWrite(database, options.busyTimeoutMs),
     writeErasure: sqliteErasureWrite(database, options.busyTimeoutMs),

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
+import { keySqliteTableByTenant } from "./sqlite-tenant-keys.ts";
 
 /** SQLite's SQL where the engines differ (see Dialect): one writer at a time, so locks are the write lock. */
 export const sqliteDialect: Dialect = {
@@ -34,5 +35,6 @@ export const sqliteDialect: Dialect = {
   textPosition: (column, text) => sql<number>`instr(${sql.raw(column)}, ${text})`,
   // ANALYZE samples indexed columns only (sqlite_stat1, sqlite_stat4), and no content column is indexed.
   async withoutStatistics() {},
+  keyByTenant: keySqliteTableByTenant,
   afterEraseStatements: () => [],
 };

@@ -23,7 +23,7 @@ export const sqliteOpener: EngineOpener = {
   forms: ["file:<path>", "a SQLite file path", ":memory:"],
   matches: (url) =>
     url === ":memory:" || url === "memory:" || url.startsWith("file:") || (url.length > 0 && !SCHEME.test(url)),
-  async open(url, options) {
+  async open(url, options, tenant) {
     const location = sqliteLocation(url);
     const path = location.memory ? ":memory:" : location.path;
     if (!location.memory) checkSqliteFile(path, options.create !== false);
@@ -35,7 +35,8 @@ export const sqliteOpener: EngineOpener = {
     const { sqliteAdapter } = await import("./sqlite-adapter.ts");
     const busyTimeoutMs = options.sqliteBusyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
     const database = await openSqlite(driver.default, path, busyTimeoutMs);
-    return sqliteAdapter(database, { pollMs: options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS, busyTimeoutMs });
+    const pollMs = options.sqlitePollMs ?? DEFAULT_SQLITE_POLL_MS;
+    return sqliteAdapter(database, { pollMs, busyTimeoutMs, tenant });
   },
   explain: namingTheFile,
 };
