@@ -89,8 +89,12 @@ suite("tenants under PostgreSQL row-level security (two application roles)", () 
     await globex.handoffs.request(theirs, { successorSessionId: `next-${suffix}` });
     for (const runtime of [acme, globex]) await new AuditReadModels(runtime.store).catchUp();
 
-    expect((await acme.resume(shared)).view().messages.map((m) => m.content[0])).toEqual([{ type: "text", text: "acme's words" }]);
-    expect((await globex.resume(shared)).view().messages.map((m) => m.content[0])).toEqual([{ type: "text", text: "globex's words" }]);
+    expect((await acme.resume(shared)).view().messages.map((m) => m.content[0])).toEqual([
+      { type: "text", text: "acme's words" },
+    ]);
+    expect((await globex.resume(shared)).view().messages.map((m) => m.content[0])).toEqual([
+      { type: "text", text: "globex's words" },
+    ]);
     expect((await acme.store.listSessions()).map((s) => s.sessionId)).toEqual([shared]);
     expect((await acme.store.readAll()).events.every((e) => e.tenantId === "acme")).toBe(true);
     const acmeEvents = (await acme.store.readAll()).events.length;
@@ -101,7 +105,10 @@ suite("tenants under PostgreSQL row-level security (two application roles)", () 
       const client = await connectAs(role, tenant);
       for (const table of TENANT_TABLES) {
         const { rows } = await client.query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM ${table}`);
-        expect(rows.every((r) => r.tenant_id === tenant), `${role} reading ${table}`).toBe(true);
+        expect(
+          rows.every((r) => r.tenant_id === tenant),
+          `${role} reading ${table}`,
+        ).toBe(true);
       }
       const events = await client.query<{ n: string }>("SELECT count(*) AS n FROM events");
       expect(Number(events.rows[0]?.n)).toBe(tenant === "acme" ? acmeEvents : globexEvents);

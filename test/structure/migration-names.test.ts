@@ -27,6 +27,7 @@ const APPLIED = [
   "0013_audit_fork_point",
   "0014_log_keys",
   "0015_content_statistics",
+  "0016_tenants",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

@@ -5,15 +5,18 @@ import { ValidationError, type ValidationIssue } from "../errors.ts";
  * counts 2), the same on both engines. They come from PostgreSQL's btree indexes, whose entries hold at
  * most 2704 bytes (two text columns: 2688 bytes of data), and a code unit is at most 3 bytes of UTF-8:
  *
- * - `log_keys (session_id, key)`, the largest entry: a session id (256 → 768 bytes) and a message, tool
- *   call, turn or compaction id behind its prefix (`compaction:` + 512 → 1547 bytes): 2315 bytes at worst.
- * - `idempotency_keys (session_id, idempotency_key)`: 768 + 1152 bytes; `audit_supersessions` and
- *   `audit_replacements (session_id, message_id)`: 768 + 1536; `sessions` and the rest: a session id alone.
+ * - Every key holds the tenant (migration 0016): 100 → 300 bytes.
+ * - `log_keys (session_id, tenant_id, key)`, the largest entry: a session id (256 → 768 bytes), the
+ *   tenant and a message, tool call, turn or compaction id behind its prefix (`compaction:` + 512 → 1547
+ *   bytes): 2615 bytes at worst, 2644 with the entry's per-column lengths, alignment and header.
+ * - `idempotency_keys (session_id, tenant_id, idempotency_key)`: 768 + 300 + 1152 bytes; `audit_supersessions`
+ *   and `audit_replacements (session_id, tenant_id, message_id)`: 768 + 300 + 1536; `sessions` and the
+ *   rest: a session id and the tenant.
  *
  * Ids the runtime derives from these fit them: a keyed append's `<key>#<i>` message ids (384 + 1 + digits),
  * a fork's `fork:<session>:<seq>` and a hand-off's `handoff:<session>` idempotency keys, and the message
- * and compaction ids a compaction derives (bounded, see derived-id.ts). Tenant, causation and correlation
- * ids sit in no index; they have limits of their own so that no id is unbounded.
+ * and compaction ids a compaction derives (bounded, see derived-id.ts). Causation and correlation ids sit
+ * in no index; they have limits of their own so that no id is unbounded.
  */
 export const ID_LIMITS = {
   /** A session id, and every id naming one: its name, a fork's or hand-off successor's id, a parent link. */
@@ -25,7 +28,8 @@ export const ID_LIMITS = {
   toolCall: 512,
   turn: 512,
   compaction: 512,
-  tenant: 256,
+  /** The tenant a store serves (OpenEventStoreOptions.tenant): in every key, beside the longest ids. */
+  tenant: 100,
   causation: 512,
   correlation: 512,
   /** A queued hand-off's `target` (the platform or process kind that should claim it). */

@@ -16,7 +16,6 @@ import {
 import { uuidv7 } from "uuidv7";
 import { nameOfBatch } from "./session-name.ts";
 
-
 /** One validated event, ready to insert: its data serialized once as JSON text. */
 export interface PreparedEvent {
   eventId: string;

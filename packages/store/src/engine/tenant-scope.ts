@@ -175,7 +175,8 @@ class TenantScopeTransformer extends OperationNodeTransformer {
     for (const table of tables) {
       const condition = this.#condition(table);
       if (condition === undefined) continue;
-      scoped = scoped === undefined ? WhereNode.create(condition) : WhereNode.cloneWithOperation(scoped, "And", condition);
+      scoped =
+        scoped === undefined ? WhereNode.create(condition) : WhereNode.cloneWithOperation(scoped, "And", condition);
     }
     return scoped;
   }

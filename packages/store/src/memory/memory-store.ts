@@ -29,7 +29,6 @@ import { checkEraseOptions } from "../engine/erasure-outcome.ts";
 import { checkPurgeOptions } from "../engine/erasure-purge.ts";
 import { positionOfCheckpoint } from "../engine/global-log.ts";
 import { toSessionSummary, toStoredEvent } from "../engine/row-mapping.ts";
-import { tenantOption } from "../engine/tenant.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -37,6 +36,7 @@ import {
   type SessionPageOptions,
   sessionPageLimit,
 } from "../engine/session-page.ts";
+import { tenantOption } from "../engine/tenant.ts";
 import { MemoryHandoffQueue } from "./memory-handoff-queue.ts";
 import { MemoryLog } from "./memory-log.ts";
 

@@ -56,7 +56,9 @@ export async function keyPostgresTableByTenant(db: Kysely<unknown>, table: strin
     if (index.constraint !== null) {
       const kind = sql.raw(index.primary ? "PRIMARY KEY" : "UNIQUE");
       const name = sql.ref(index.constraint);
-      await sql`ALTER TABLE ${t} DROP CONSTRAINT ${name}, ADD CONSTRAINT ${name} ${kind} (${sql.raw(keyed)})`.execute(db);
+      await sql`ALTER TABLE ${t} DROP CONSTRAINT ${name}, ADD CONSTRAINT ${name} ${kind} (${sql.raw(keyed)})`.execute(
+        db,
+      );
     } else {
       await sql`DROP INDEX ${sql.ref(index.name)}`.execute(db);
       await sql.raw(index.definition.replace(`(${columns})`, `(${keyed})`)).execute(db);
@@ -64,5 +66,6 @@ export async function keyPostgresTableByTenant(db: Kysely<unknown>, table: strin
   }
   const tenant = sql`${sql.ref(TENANT_COLUMN)} = current_setting(${sql.lit(TENANT_SETTING)}, true)`;
   await sql`ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY`.execute(db);
+  await sql`DROP POLICY IF EXISTS palimpsest_tenant ON ${t}`.execute(db);
   await sql`CREATE POLICY palimpsest_tenant ON ${t} USING (${tenant}) WITH CHECK (${tenant})`.execute(db);
 }

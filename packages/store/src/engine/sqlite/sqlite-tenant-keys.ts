@@ -14,7 +14,7 @@ interface SchemaRow {
  * (created again under a new name from its own definition with the tenant column and keys of
  * withTenantColumn, its rows copied, the old one dropped, the new one renamed, its indexes created again),
  * inside the migration's transaction. Existing rows go to the `default` tenant; AUTOINCREMENT's counter
- * is kept, so positions never repeat.
+ * is kept, so positions never repeat. A table keyed by tenant already is left as it is.
  */
 export async function keySqliteTableByTenant(db: Kysely<unknown>, table: string): Promise<void> {
   const schema = (
@@ -29,6 +29,7 @@ export async function keySqliteTableByTenant(db: Kysely<unknown>, table: string)
   );
   const hasTenant = columns.includes(TENANT_COLUMN);
   const rebuilt = `${table}_by_tenant`;
+  if (hasTenant && tenantTableSql(definition, table, table, true) === definition) return; // keyed by tenant already
   await sql.raw(tenantTableSql(definition, table, rebuilt, hasTenant)).execute(db);
   const copied = columns.map((c) => `"${c}"`).join(", ");
   await sql
@@ -38,9 +39,11 @@ export async function keySqliteTableByTenant(db: Kysely<unknown>, table: string)
         : `INSERT INTO "${rebuilt}" (${copied}, "${TENANT_COLUMN}") SELECT ${copied}, 'default' FROM "${table}"`,
     )
     .execute(db);
-  const counter = (await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = ${table}`.execute(db).catch(
-    () => ({ rows: [] }),
-  )).rows[0]?.seq;
+  const counter = (
+    await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = ${table}`
+      .execute(db)
+      .catch(() => ({ rows: [] }))
+  ).rows[0]?.seq;
   await sql.raw(`DROP TABLE "${table}"`).execute(db);
   await sql.raw(`ALTER TABLE "${rebuilt}" RENAME TO "${table}"`).execute(db);
   if (counter !== undefined) await sql`UPDATE sqlite_sequence SET seq = ${counter} WHERE name = ${table}`.execute(db);
