@@ -51,6 +51,7 @@ const GLOBAL_LOG_READERS = [
   "test/cli/cli-in-process.test.ts",
   "test/runtime/watch-events.test.ts",
   "test/runtime/follow-events.test.ts",
+  "test/runtime/tenant-isolation.test.ts",
 ];
 
 /**

@@ -35,12 +35,14 @@ import { runSessionStoreBench, type SessionStoreResult } from "./session-store.t
 import { runStepWritesBench, type StepWritesRow, stepWritesTable } from "./session-store-steps.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
+import { runTenantRlsBench, type TenantRlsRow } from "./tenant-rls.ts";
 import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
 import { runWatchBench, type WatchResult } from "./watch.ts";
 
 const BENCHES = [
   "append",
   "session-append",
+  "tenant-rls",
   "resume",
   "budget",
   "micro-budget",
@@ -85,6 +87,21 @@ function sessionAppendTable(rows: readonly SessionAppendResult[]): string {
   return markdownTable(
     ["engine", "turns / rep", "reps", "turns/s", "p50 / p99 turn"],
     rows.map((r) => [r.engine, r.turnsPerRep, r.reps, num(r.turnsPerSec), `${ms(r.p50TurnMs)} / ${ms(r.p99TurnMs)}`]),
+  );
+}
+
+function tenantRlsTable(rows: readonly TenantRlsRow[]): string {
+  const base = rows[0];
+  return markdownTable(
+    ["connection", "turns", "p50 / p99 turn", "turn p50 vs superuser", "resume", "resume vs superuser"],
+    rows.map((r) => [
+      r.connection,
+      r.turns,
+      `${ms(r.p50TurnMs)} / ${ms(r.p99TurnMs)}`,
+      ratio(r.p50TurnMs / (base?.p50TurnMs ?? r.p50TurnMs)),
+      ms(r.resumeMs),
+      ratio(r.resumeMs / (base?.resumeMs ?? r.resumeMs)),
+    ]),
   );
 }
 
@@ -613,6 +630,11 @@ try {
     }
     results.sessionAppend = rows;
     tables.push("## An agent turn through Session (4 appends + completeTurn)", sessionAppendTable(rows));
+  }
+  if (only.has("tenant-rls") && serverUrl !== undefined) {
+    const rows = await runTenantRlsBench(await databaseFor("postgres", "tenant_rls"), quick);
+    results.tenantRls = rows;
+    tables.push("## PostgreSQL row-level security on an agent's turns and resume (tenants)", tenantRlsTable(rows));
   }
   if (only.has("resume")) {
     const rows: ResumeResult[] = [];

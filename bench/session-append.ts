@@ -45,7 +45,7 @@ function turnMessages(n: number): MessageInput[][] {
 }
 
 /** Runs `turns` turns in a fresh session of `runtime`; each turn's wall time in ms. */
-async function runTurns(runtime: Palimpsest, sessionId: string, turns: number): Promise<number[]> {
+export async function runTurns(runtime: Palimpsest, sessionId: string, turns: number): Promise<number[]> {
   const session = await runtime.startSession({ sessionId, model: "claude-sonnet-4", contextWindow: 200_000 });
   const times: number[] = [];
   for (let n = 0; n < turns; n++) {

@@ -20,6 +20,23 @@ function foldedBySdk(key: SessionKey, appends: readonly SessionStoreEntry[][]): 
 /** Subpaths and projects kept apart; listSessions, listSessionSummaries and listSubkeys. */
 export function keysListingContract({ fresh }: ContractContext): void {
   describe("keys and listings", () => {
+    it("keeps two tenants' stores apart: one key in each is two transcripts, and neither lists the other's", async () => {
+      const database = await fresh();
+      const [acme, globex] = [await database.open({ tenant: "acme" }), await database.open({ tenant: "globex" })];
+      const key = newKey();
+      const acmeLines = entries(3, "acme");
+      await acme.append(key, acmeLines);
+      expect(await globex.load(key)).toBeNull();
+      expect(await globex.listSessions(key.projectKey)).toEqual([]);
+      await globex.delete(key);
+      expect(await acme.load(key)).toEqual(acmeLines);
+      const globexLines = entries(2, "globex");
+      await globex.append(key, globexLines);
+      expect(await globex.load(key)).toEqual(globexLines);
+      expect(await acme.load(key)).toEqual(acmeLines);
+      expect((await acme.listSessions(key.projectKey)).map((s) => s.sessionId)).toEqual([key.sessionId]);
+    });
+
     it("stores a subpath key apart from its main key (the same uuid once in each)", async () => {
       const store = await (await fresh()).open();
       const key = newKey();

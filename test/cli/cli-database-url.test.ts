@@ -41,6 +41,24 @@ describe("palimpsest --db: what a database URL may be, and databases that are ab
     expect((JSON.parse(listed.stdout) as { sessions: unknown[] }).sessions).toHaveLength(1);
   });
 
+  it("serves the tenant --tenant or PALIMPSEST_TENANT names: each sees its own imports only", async () => {
+    const db = join(dir, "tenants.db");
+    const imported = await cli("--db", db, "--tenant", "acme", "import", DEMO);
+    expect(imported.code, imported.stderr).toBe(0);
+    const sessionsOf = async (args: string[], env: Record<string, string> = {}) => {
+      const listed = await runPalimpsest(["--json", "--db", db, ...args, "sessions"], { cwd: dir, env });
+      expect(listed.code, listed.stderr).toBe(0);
+      return (JSON.parse(listed.stdout) as { sessions: unknown[] }).sessions;
+    };
+    expect(await sessionsOf(["--tenant", "acme"])).toHaveLength(1);
+    expect(await sessionsOf([], { PALIMPSEST_TENANT: "acme" })).toHaveLength(1);
+    expect(await sessionsOf(["--tenant", "globex"], { PALIMPSEST_TENANT: "acme" })).toEqual([]);
+    expect(await sessionsOf([])).toEqual([]); // the default tenant
+    const bad = await cli("--db", db, "--tenant", "a".repeat(101), "sessions");
+    expect(bad.code).toBe(2);
+    expect(jsonError(bad)).toMatchObject({ code: "VALIDATION", details: { path: "tenant" } });
+  });
+
   it("reports a damaged database, naming the file, on reads and writes alike", async () => {
     const garbage = join(dir, "garbage.db");
     await writeFile(garbage, Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919) % 251)));

@@ -27,9 +27,13 @@ export interface CliOptions {
   onStdout?: (text: string) => void;
 }
 
-/** The environment of a run: the test process's, without PALIMPSEST_DATABASE_URL, then `options.env`. */
+/** The environment of a run: the test process's, without PALIMPSEST_DATABASE_URL or PALIMPSEST_TENANT, then `options.env`. */
 function cliEnv(options: CliOptions): Record<string, string> {
-  const env: Record<string, string | undefined> = { ...process.env, PALIMPSEST_DATABASE_URL: undefined };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PALIMPSEST_DATABASE_URL: undefined,
+    PALIMPSEST_TENANT: undefined,
+  };
   for (const [k, v] of Object.entries(options.env ?? {})) env[k] = v;
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return env as Record<string, string>;
