@@ -47,7 +47,7 @@ export interface ScaleRow {
 /** Sizes of a scale run. */
 export interface ScaleOptions {
   quick: boolean;
-  /** The largest size in events (default 200,000 quick, 1,000,000 otherwise); the first is a tenth of it. */
+  /** The largest size in events (default 200,000 quick, 500,000 otherwise); the first is a tenth of it. */
   events?: number;
 }
 
@@ -103,7 +103,7 @@ async function readFrom(store: OpenedEventStore, after: string, events: number):
 
 /** The log's sizes: a tenth of the largest, and 2, 5 and 10 times that. */
 export function scaleSizes(options: ScaleOptions): number[] {
-  const largest = options.events ?? (options.quick ? 200_000 : 1_000_000);
+  const largest = options.events ?? (options.quick ? 200_000 : 500_000);
   const first = Math.max(EVENTS_PER_SESSION * 100, Math.round(largest / 10));
   return [1, 2, 5, 10].map((k) => k * first);
 }
