@@ -1,5 +1,6 @@
 /**
- * Runs the benchmarks and prints their markdown tables: `pnpm bench [-- --quick] [--only a,b]`.
+ * Runs the benchmarks and prints their markdown tables: `pnpm bench [-- --quick] [--only a,b] [--engine e]`
+ * (`--scale-events n`: the scale bench's largest size).
  * PostgreSQL parts need BENCH_DATABASE_URL (or TEST_DATABASE_URL); results also go to bench/results/latest.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -29,6 +30,8 @@ import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-deci
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type PurgeEraseResult, runPurgeErasedBench } from "./purge-erased.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
+import { runScaleBench, type ScaleRow } from "./scale.ts";
+import { scaleTables } from "./scale-tables.ts";
 import { runSessionAppendBench, type SessionAppendEngine, type SessionAppendResult } from "./session-append.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSessionStoreBench, type SessionStoreResult } from "./session-store.ts";
@@ -64,16 +67,40 @@ const BENCHES = [
   "agents-session",
   "fidelity",
   "precompact-llm",
+  "scale",
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
-function parseArgs(argv: readonly string[]): { quick: boolean; only: Set<BenchName> } {
+/** The command line: `--quick`, `--only a,b`, `--engine postgres|sqlite` (one engine), `--scale-events n`. */
+interface BenchArgs {
+  quick: boolean;
+  only: Set<BenchName>;
+  engine?: "postgres" | "sqlite";
+  scaleEvents?: number;
+}
+
+function parseArgs(argv: readonly string[]): BenchArgs {
   const quick = argv.includes("--quick");
   const at = argv.indexOf("--only");
   const names = at >= 0 ? (argv[at + 1] ?? "").split(",").filter((n) => n.length > 0) : [...BENCHES];
   const unknown = names.filter((n) => !(BENCHES as readonly string[]).includes(n));
   if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(", ")}; expected ${BENCHES.join(",")}`);
-  return { quick, only: new Set(names as BenchName[]) };
+  const scaleAt = argv.indexOf("--scale-events");
+  const scaleEvents = scaleAt >= 0 ? Number(argv[scaleAt + 1]) : undefined;
+  if (scaleEvents !== undefined && !(Number.isInteger(scaleEvents) && scaleEvents > 0)) {
+    throw new Error(`--scale-events needs a whole number of events, not ${argv[scaleAt + 1]}`);
+  }
+  const engineAt = argv.indexOf("--engine");
+  const engine = engineAt >= 0 ? argv[engineAt + 1] : undefined;
+  if (engine !== undefined && engine !== "postgres" && engine !== "sqlite") {
+    throw new Error(`--engine takes postgres or sqlite, not ${engine}`);
+  }
+  return {
+    quick,
+    only: new Set(names as BenchName[]),
+    ...(engine === undefined ? {} : { engine }),
+    ...(scaleEvents === undefined ? {} : { scaleEvents }),
+  };
 }
 
 function appendTable(rows: readonly AppendResult[]): string {
@@ -590,12 +617,15 @@ function sessionStoreTables(results: readonly SessionStoreResult[]): string {
   return [batches, "Append + its fold by batch index (median):", growth, flushes, concurrent, load, eager].join("\n\n");
 }
 
-const { quick, only } = parseArgs(process.argv.slice(2));
+const { quick, only, engine: oneEngine, scaleEvents } = parseArgs(process.argv.slice(2));
 const serverUrl = postgresServerUrl();
 if (serverUrl === undefined) {
   progress("!!!!!!!! NO BENCH_DATABASE_URL / TEST_DATABASE_URL: PostgreSQL is SKIPPED, SQLite runs alone !!!!!!!!");
 }
-const engines = serverUrl === undefined ? (["sqlite"] as const) : (["postgres", "sqlite"] as const);
+const engines = (serverUrl === undefined ? (["sqlite"] as const) : (["postgres", "sqlite"] as const)).filter(
+  (engine) => oneEngine === undefined || engine === oneEngine,
+);
+if (engines.length === 0) throw new Error("--engine postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL");
 const folder = createSqliteFolder();
 const pgDatabases: { drop(): Promise<void> }[] = [];
 /** A fresh database (PostgreSQL) or file (SQLite) for one benchmark. */
@@ -803,6 +833,20 @@ try {
       result.rows.length === 0
         ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
         : precompactLlmTable(result),
+    );
+  }
+  if (only.has("scale")) {
+    const rows: ScaleRow[] = [];
+    for (const engine of engines) {
+      const url = await databaseFor(engine, "scale");
+      rows.push(
+        ...(await runScaleBench(engine, url, { quick, ...(scaleEvents === undefined ? {} : { events: scaleEvents }) })),
+      );
+    }
+    results.scale = rows;
+    tables.push(
+      "## Scale: costs as the log grows tenfold (PostgreSQL ANALYZEd after each load step)",
+      scaleTables(rows),
     );
   }
 } finally {

@@ -1,0 +1,103 @@
+/** The scale bench's Markdown tables: each figure with its ratio to the first size of its engine. */
+import type { ScaleRow } from "./scale.ts";
+import type { TableBytes } from "./scale-load.ts";
+import { markdownTable, ms, num, ratio } from "./stats.ts";
+
+/** The first row of each engine, which every other row of that engine is compared with. */
+function firstOf(rows: readonly ScaleRow[]): (row: ScaleRow) => ScaleRow {
+  return (row) => rows.find((r) => r.engine === row.engine) ?? row;
+}
+
+/** `value (ratio to the first size)`. */
+function grown(now: number, first: number): string {
+  return `${ms(now)} (${ratio(now / first)})`;
+}
+
+/** Bytes per event of the tables `pick` selects: rows (with TOAST) + indexes. */
+function perEvent(row: ScaleRow, pick: (t: TableBytes) => boolean): string {
+  const tables = row.tables.filter(pick);
+  const rowBytes = tables.reduce((sum, t) => sum + t.rowBytes, 0) / row.events;
+  const indexBytes = tables.reduce((sum, t) => sum + t.indexBytes, 0) / row.events;
+  return `${num(rowBytes)} + ${num(indexBytes)}`;
+}
+
+/** Latencies at each size, the load itself, and bytes per event. */
+export function scaleTables(rows: readonly ScaleRow[]): string {
+  const first = firstOf(rows);
+  const size = (r: ScaleRow) => [r.engine, num(r.events), num(r.sessions)];
+  const agent = markdownTable(
+    [
+      "engine",
+      "events",
+      "sessions",
+      "append p50 / p99, old session",
+      "append p50 / p99, new session",
+      "resume p50 / p99, old session",
+      "resume p50 / p99, new session",
+    ],
+    rows.map((r) => {
+      const f = first(r);
+      const pair = (now: ScaleRow["appendExisting"], then: ScaleRow["appendExisting"]) =>
+        `${grown(now.p50, then.p50)} / ${grown(now.p99, then.p99)}`;
+      return [
+        ...size(r),
+        pair(r.appendExisting, f.appendExisting),
+        pair(r.appendFresh, f.appendFresh),
+        pair(r.resumeExisting, f.resumeExisting),
+        pair(r.resumeFresh, f.resumeFresh),
+      ];
+    }),
+  );
+  const reads = markdownTable(
+    [
+      "engine",
+      "events",
+      "first page (50)",
+      "page from the middle",
+      "audit: compactions of a session",
+      "audit: a message's trail",
+      "watcher: 1,000 new events",
+    ],
+    rows.map((r) => {
+      const f = first(r);
+      return [
+        r.engine,
+        num(r.events),
+        grown(r.firstPageMs, f.firstPageMs),
+        grown(r.middlePageMs, f.middlePageMs),
+        grown(r.auditCompactionsMs, f.auditCompactionsMs),
+        grown(r.auditMessageMs, f.auditMessageMs),
+        grown(r.watcherMs, f.watcherMs),
+      ];
+    }),
+  );
+  const storage = markdownTable(
+    [
+      "engine",
+      "events",
+      "load events/s",
+      "audit catch-up events/s",
+      "ANALYZE",
+      "bytes / event: events",
+      "log_keys",
+      "snapshots",
+      "sessions",
+      "audit_*",
+      "all tables",
+    ],
+    rows.map((r) => [
+      r.engine,
+      num(r.events),
+      num(r.loadPerSec),
+      num(r.auditPerSec),
+      r.engine === "postgres" ? ms(r.analyzeMs) : "–",
+      perEvent(r, (t) => t.table === "events"),
+      perEvent(r, (t) => t.table === "log_keys"),
+      perEvent(r, (t) => t.table === "snapshots"),
+      perEvent(r, (t) => t.table === "sessions"),
+      perEvent(r, (t) => t.table.startsWith("audit_")),
+      perEvent(r, () => true),
+    ]),
+  );
+  return [agent, reads, "Load, and bytes per event (rows with TOAST + indexes):", storage].join("\n\n");
+}
