@@ -10,7 +10,7 @@ import { saveSnapshot } from "@palimpsest/runtime";
 import type { OpenedEventStore } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import { STARTED } from "./workload.ts";
+import { cycleMessage, STARTED } from "./workload.ts";
 
 const Database = createRequire(new URL("../packages/store/package.json", import.meta.url))(
   "better-sqlite3",
@@ -31,24 +31,7 @@ function smallText(i: number): string {
 
 /** The `i`-th message (id `prefix-i`) of a session: user, assistant calling a tool, its result, assistant. */
 export function smallMessage(i: number, prefix: string): Message {
-  const id = `${prefix}-${i}`;
-  const call = `call-${prefix}-${i - (i % 4) + 1}`;
-  const text = [{ type: "text" as const, text: smallText(i) }];
-  switch (i % 4) {
-    case 0:
-      return { id, role: "user", content: text };
-    case 1:
-      return {
-        id,
-        role: "assistant",
-        content: text,
-        toolCalls: [{ id: call, name: "run", arguments: '{"cmd":"ls"}' }],
-      };
-    case 2:
-      return { id, role: "tool", toolCallId: call, name: "run", content: text };
-    default:
-      return { id, role: "assistant", content: text };
-  }
+  return cycleMessage(i, prefix, smallText(i));
 }
 
 function appended(i: number, prefix: string): DomainEvent {

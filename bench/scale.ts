@@ -8,6 +8,7 @@
 import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import { EVENTS_PER_SESSION, loadSessions, openRawDatabase, smallMessage, type TableBytes } from "./scale-load.ts";
+import { cursorAt } from "./session-listing.ts";
 import { median, percentile, progress, timed } from "./stats.ts";
 
 /** p50 and p99 of one kind of sample. */
@@ -75,19 +76,6 @@ async function probe(palimpsest: Palimpsest, id: string, tag: string): Promise<{
     appends.push((await timed(() => resumed.value.append([smallMessage(1, prefix), smallMessage(2, prefix)]))).ms);
   }
   return { resume: resumed.ms, appends };
-}
-
-/** The cursor just after the first `count` sessions of the catalogue. */
-async function cursorAt(store: OpenedEventStore, count: number): Promise<string | undefined> {
-  let after: string | undefined;
-  for (let left = count; left > 0; left -= 1_000) {
-    const page = await store.listSessionPage({
-      limit: Math.min(left, 1_000),
-      ...(after === undefined ? {} : { after }),
-    });
-    after = page.next ?? undefined;
-  }
-  return after;
 }
 
 /** Pages readAll from `after` until `events` events came back (waiting out PostgreSQL's visibility barrier). */

@@ -39,7 +39,10 @@ async function oldListing(store: Awaited<ReturnType<typeof openEventStore>>): Pr
 }
 
 /** The cursor just after the first `count` sessions of the catalogue, paged there 1,000 at a time. */
-async function cursorAt(store: Awaited<ReturnType<typeof openEventStore>>, count: number): Promise<string | undefined> {
+export async function cursorAt(
+  store: Awaited<ReturnType<typeof openEventStore>>,
+  count: number,
+): Promise<string | undefined> {
   let after: string | undefined;
   for (let left = count; left > 0; left -= 1_000) {
     const page = await store.listSessionPage({

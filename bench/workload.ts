@@ -20,23 +20,26 @@ export function messageText(i: number): string {
 
 /** The `i`-th message of a session: a four-message cycle whose tool call is always answered next. */
 export function benchMessage(i: number): Message {
-  const id = `m-${i}`;
-  const call = `call-${i - (i % 4) + 1}`;
-  const text = [{ type: "text" as const, text: messageText(i) }];
+  return cycleMessage(i, "m", messageText(i));
+}
+
+/**
+ * The `i`-th message (id `<prefix>-<i>`) of a four-message cycle with `text`: a user message, an
+ * assistant calling a tool, the tool's result, an assistant answer.
+ */
+export function cycleMessage(i: number, prefix: string, text: string): Message {
+  const id = `${prefix}-${i}`;
+  const call = `call-${prefix}-${i - (i % 4) + 1}`;
+  const content = [{ type: "text" as const, text }];
   switch (i % 4) {
     case 0:
-      return { id, role: "user", content: text };
+      return { id, role: "user", content };
     case 1:
-      return {
-        id,
-        role: "assistant",
-        content: text,
-        toolCalls: [{ id: call, name: "run", arguments: '{"cmd":"ls"}' }],
-      };
+      return { id, role: "assistant", content, toolCalls: [{ id: call, name: "run", arguments: '{"cmd":"ls"}' }] };
     case 2:
-      return { id, role: "tool", toolCallId: call, name: "run", content: text };
+      return { id, role: "tool", toolCallId: call, name: "run", content };
     default:
-      return { id, role: "assistant", content: text };
+      return { id, role: "assistant", content };
   }
 }
 
