@@ -18,6 +18,7 @@ import { type AuditResult, runAuditBench } from "./audit.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { type EncryptionRow, runEncryptionBench } from "./encryption.ts";
 import { type EraseResult, runEraseBench } from "./erase.ts";
 import { COPY_STAGES, type CopiesRow, runErasureCopiesBench } from "./erasure-copies.ts";
 import { fidelityTable, runFidelityBench } from "./fidelity.ts";
@@ -46,6 +47,7 @@ const BENCHES = [
   "append",
   "session-append",
   "tenant-rls",
+  "encryption",
   "resume",
   "budget",
   "micro-budget",
@@ -129,6 +131,24 @@ function tenantRlsTable(rows: readonly TenantRlsRow[]): string {
       ms(r.resumeMs),
       ratio(r.resumeMs / (base?.resumeMs ?? r.resumeMs)),
     ]),
+  );
+}
+
+function encryptionTable(rows: readonly EncryptionRow[]): string {
+  return markdownTable(
+    ["engine", "store", "turns", "p50 / p99 turn", "turn p50 vs plain", "resume", "resume vs plain"],
+    rows.map((r) => {
+      const plain = rows.find((p) => p.engine === r.engine) ?? r;
+      return [
+        r.engine,
+        r.store,
+        r.turns,
+        `${ms(r.p50TurnMs)} / ${ms(r.p99TurnMs)}`,
+        ratio(r.p50TurnMs / plain.p50TurnMs),
+        ms(r.resumeMs),
+        ratio(r.resumeMs / plain.resumeMs),
+      ];
+    }),
   );
 }
 
@@ -665,6 +685,13 @@ try {
     const rows = await runTenantRlsBench(await databaseFor("postgres", "tenant_rls"), quick);
     results.tenantRls = rows;
     tables.push("## PostgreSQL row-level security on an agent's turns and resume (tenants)", tenantRlsTable(rows));
+  }
+  if (only.has("encryption")) {
+    const rows: EncryptionRow[] = [];
+    for (const engine of engines)
+      rows.push(...(await runEncryptionBench(engine, await databaseFor(engine, "encryption"), quick)));
+    results.encryption = rows;
+    tables.push("## Encrypted content on an agent's turns and resume (the keyring option)", encryptionTable(rows));
   }
   if (only.has("resume")) {
     const rows: ResumeResult[] = [];

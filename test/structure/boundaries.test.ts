@@ -17,9 +17,10 @@ const ENGINE = join(STORE_SRC, "engine");
 /** The folders of the engine that hold one dialect each. */
 const DIALECT_FOLDERS = ["postgres", "sqlite"].map((d) => join(ENGINE, d) + sep);
 
-/** The store's folders above the engine: features and what uses them. */
+/** The store's folders above the engine: features and what uses them (every folder but the engine and the one below it). */
 const NOT_ENGINE = readdirSync(STORE_SRC).filter(
-  (name) => name !== "engine" && statSync(join(STORE_SRC, name)).isDirectory(),
+  // encryption (the keyring and the cipher) sits below the engine, which seals content with it
+  (name) => !["engine", "encryption"].includes(name) && statSync(join(STORE_SRC, name)).isDirectory(),
 );
 
 /** SQL and branches only a dialect folder may hold. */

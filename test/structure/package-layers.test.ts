@@ -44,6 +44,7 @@ const RUNTIME_COMPOSITION_ROOT = "palimpsest/open-palimpsest.ts";
 /** Bottom to top, per package; the folders of one layer do not import each other. */
 const LAYERS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   store: [
+    ["encryption"], // the keyring and the cipher content is sealed with
     ["engine"], // the log: one store over a dialect per engine
     ["audit", "candidate-store", "handoff", "mirror"], // features: their tables, migrations and erase statements
     ["open", "memory", "contract"], // the SQL stores' composition root; the memory store; the contract suite

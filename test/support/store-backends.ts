@@ -5,6 +5,7 @@ import { createMemoryStore, type MemoryStore } from "@palimpsest/store/testing";
 import pg from "pg";
 import { createScratchDatabase } from "./scratch-postgres.ts";
 import { type TestEngine, testEngine, testEngines } from "./test-engines.ts";
+import { testKeyring } from "./test-keyring.ts";
 
 /** A store as openEventStore returns it: EventStore, SnapshotStore, subscribe and engine. */
 export type TestStore = Awaited<ReturnType<typeof openEventStore>>;
@@ -30,10 +31,16 @@ function tracking(open: (options: { tenant?: string }) => Promise<TestStore>) {
   };
 }
 
-/** A backend on a database of its own created by `engine` (`file`: SQLite's path in its folder). */
-async function backendOn(engine: TestEngine, file?: string): Promise<StoreBackend> {
+/**
+ * A backend on a database of its own created by `engine` (`file`: SQLite's path in its folder); with
+ * `encrypted`, every store it opens encrypts content with one local keyring of its own.
+ */
+async function backendOn(engine: TestEngine, file?: string, encrypted = false): Promise<StoreBackend> {
   const database = await engine.create("test", file);
-  const stores = tracking((options) => openEventStore(database.url, options));
+  const keys = encrypted ? await testKeyring() : undefined;
+  const stores = tracking((options) =>
+    openEventStore(database.url, keys === undefined ? options : { ...options, keyring: keys.keyring }),
+  );
   const clients: pg.Client[] = [];
   return {
     name: engine.name,
@@ -46,6 +53,7 @@ async function backendOn(engine: TestEngine, file?: string): Promise<StoreBacken
       await Promise.all(clients.map((c) => c.end()));
       await stores.closeAll();
       await database.drop();
+      await keys?.dispose();
     },
   };
 }
@@ -66,12 +74,15 @@ export function postgresBackend(baseUrl: string): Promise<StoreBackend> {
   return backendOn({ name: "postgres", create: (label) => createScratchDatabase(baseUrl, label) });
 }
 
-/** A store backend per test engine (see test-engines.ts): `make` creates it, `skip` says why it cannot. */
-export function storeBackends(): { name: string; skip?: string; make: () => Promise<StoreBackend> }[] {
+/**
+ * A store backend per test engine (see test-engines.ts): `make` creates it, `skip` says why it cannot;
+ * with `encrypted`, its stores encrypt content (a local keyring per backend).
+ */
+export function storeBackends(encrypted = false): { name: string; skip?: string; make: () => Promise<StoreBackend> }[] {
   return testEngines().map((engine) => ({
-    name: engine.name,
+    name: encrypted ? `${engine.name}, encrypted` : engine.name,
     ...(engine.skip === undefined ? {} : { skip: engine.skip }),
-    make: () => backendOn(engine, SQLITE_FILE),
+    make: () => backendOn(engine, SQLITE_FILE, encrypted),
   }));
 }
 

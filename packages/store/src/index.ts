@@ -25,6 +25,8 @@ export {
   type RebuildReport,
   type ReplacementRef,
 } from "./audit/index.ts";
+export type { Keyring, SessionKeyRef } from "./encryption/keyring.ts";
+export { type LocalKeyringOptions, openLocalKeyring } from "./encryption/local-keyring.ts";
 export {
   DEFAULT_PURGE_WAIT_MS,
   DEFAULT_SESSION_PAGE_SIZE,

@@ -1,6 +1,6 @@
 import { checkOptionKeys, definedFields } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore } from "@palimpsest/store";
+import { type Keyring, openEventStore } from "@palimpsest/store";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 
 /**
@@ -20,6 +20,11 @@ export interface OpenPalimpsestOptions extends Omit<RuntimeDeps, "store" | "coun
    * session, view, audit query, feed, hand-off and erasure is confined to it. Open one runtime per tenant.
    */
   tenant?: string;
+  /**
+   * Encrypts every session's content under a data key of its own that the keyring keeps, destroyed by an
+   * erasure (see openEventStore and docs/encryption.md; `openLocalKeyring` for one machine).
+   */
+  keyring?: Keyring;
 }
 
 /** Every key OpenPalimpsestOptions has (the compiler keeps this list complete and exact). */
@@ -28,6 +33,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
   sqlitePollMs: true,
   sqliteBusyTimeoutMs: true,
   tenant: true,
+  keyring: true,
   snapshotEvery: true,
   onSnapshotError: true,
   compaction: true,
@@ -41,7 +47,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
 /** Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option. */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
   checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
-  const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, ...runtime } = options;
-  const store = await openEventStore(url, definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant }));
+  const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, ...runtime } = options;
+  const store = await openEventStore(url, definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring }));
   return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }

@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import { ConcurrencyConflict } from "@palimpsest/core";
 import { describe, expect, it, vi } from "vitest";
 import type { ContractContext } from "./contract-backend.ts";
@@ -107,7 +108,12 @@ export function concurrencyContract(ctx: ContractContext): void {
         return page.events.length;
       };
       const reader = (async () => {
-        while (writing) await readPage();
+        while (writing) {
+          await readPage();
+          // A read of an in-process engine (SQLite) settles on microtasks alone: give the writers' I/O
+          // (a keyring's files, for one) its turn, as any reader on a timer does.
+          await setImmediate();
+        }
       })();
       await Promise.all(
         stores.map(async (store, w) => {

@@ -1,3 +1,4 @@
+import type { Keyring } from "../encryption/keyring.ts";
 import type { Engine } from "./dialect.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
 
@@ -26,6 +27,13 @@ export interface OpenEventStoreOptions {
    * for anything but an id (at most 256 UTF-8 bytes, see ID_LIMITS).
    */
   tenant?: string;
+  /**
+   * Encrypts every session's content under a data key of its own that `keyring` keeps (see Keyring and
+   * docs/encryption.md); an erasure destroys the key, so no copy of the content anywhere can be read again.
+   * Ids, roles, times and token counts stay readable. Without it content is stored as it is, and a store
+   * opened without it cannot read content written with it (a StorageError).
+   */
+  keyring?: Keyring;
 }
 
 /**

@@ -22,6 +22,7 @@ import type {
 } from "@palimpsest/core";
 import { checkId, NotFoundError } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
+import type { ContentCipher } from "../encryption/content-cipher.ts";
 import { type PreparedBatch, prepareBatch, storedEventsOf } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
 import { ChangeNotifier } from "./change-notifier.ts";
@@ -32,7 +33,15 @@ import { planErasure } from "./erase-session.ts";
 import { checkEraseOptions, earlierErasure } from "./erasure-outcome.ts";
 import { checkPurgeOptions, contentTables, tenths } from "./erasure-purge.ts";
 import type { LockedPlan, ReadRows } from "./guarded-write.ts";
-import { EVENT_COLUMNS, type EventRow, toIso, toSessionSummary, toStoredEvent } from "./row-mapping.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  toIso,
+  toSessionSummary,
+  toSkeletonEvent,
+  toStoredEvent,
+} from "./row-mapping.ts";
+import { openEventRows, openSnapshot, sealBatch, sealSnapshot } from "./sealed-rows.ts";
 import { sessionIdsNamed } from "./session-name-queries.ts";
 import {
   decodeSessionCursor,
@@ -54,7 +63,8 @@ const KEYS_PER_LOOKUP = 500;
  * (PostgreSQL or SQLite). Every database error surfaces as a StorageError with its cause. Features keep
  * their tables beside the log through storeAccess; an erasure runs their erase statements in its write.
  * A store serves one tenant: every kysely query goes through its TenantScope, and the hand-written ones
- * name the tenant (on PostgreSQL row-level security holds them to it as well).
+ * name the tenant (on PostgreSQL row-level security holds them to it as well). With a cipher, content is
+ * sealed under each session's data key on its way in and opened on its way out (see encryption/).
  */
 export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readonly #adapter: EngineAdapter;
@@ -63,14 +73,22 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readonly #tenant: string;
   readonly #features: readonly StoreFeature[];
   readonly #changes: ChangeNotifier;
+  /** What seals and opens content, when the store was opened with a keyring. */
+  protected readonly cipher: ContentCipher | undefined;
   #closed = false;
 
   /**
    * The store of `tenant` (a checked tenant id) over `adapter`, whose database holds the tables of
-   * `features` (migrated by the opener).
+   * `features` (migrated by the opener), encrypting content with `cipher` when given.
    */
-  constructor(adapter: EngineAdapter, features: readonly StoreFeature[], tenant: string) {
+  constructor(
+    adapter: EngineAdapter,
+    features: readonly StoreFeature[],
+    tenant: string,
+    cipher: ContentCipher | undefined = undefined,
+  ) {
     this.#adapter = adapter;
+    this.cipher = cipher;
     this.#tenant = tenant;
     this.#db = adapter.db.withPlugin(new TenantScope(tenant));
     this.#features = features;
@@ -141,8 +159,9 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
    * retries a conflict itself: the runtime's Session re-reads and decides again (one retry loop).
    */
   async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
-    const batch = prepareBatch(sessionId, events, options, this.#tenant);
+    const prepared = prepareBatch(sessionId, events, options, this.#tenant);
     return guardStorage("append", async () => {
+      const batch = this.cipher === undefined ? prepared : await sealBatch(this.cipher, prepared);
       const written = await this.#adapter.writeBatch(batch);
       if (written !== undefined) return this.#committed(batch, written);
       return explainRejection(
@@ -197,14 +216,14 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
         .$if(options.toSeq !== undefined, (qb) => qb.where("seq", "<=", options.toSeq ?? 0))
         .orderBy("seq")
         .execute();
-      return rows.map(toStoredEvent);
+      return this.#toEvents(rows);
     });
   }
 
   readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
     return guardStorage("readAll", async () => {
       const page = await this.#adapter.readGlobalLog(this.#db, options.after ?? "", options.limit);
-      return { events: page.rows.map(toStoredEvent), checkpoint: page.checkpoint };
+      return { events: await this.#toEvents(page.rows), checkpoint: page.checkpoint };
     });
   }
 
@@ -271,6 +290,8 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return guardStorage("erase", async () => {
       checkId(sessionId, "sessionId");
       checkEraseOptions(options);
+      // The key first: from here on no copy of the content (WAL, replica, backup) can be read again.
+      await this.cipher?.destroy(sessionId);
       const db = this.#db;
       const dialect = this.#adapter.dialect;
       const session = db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId);
@@ -282,7 +303,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
       const result = await this.#adapter.writeErasure(reads, ([sessions, rows]) => {
         const row = sessions?.[0] as Selectable<SessionsTable> | undefined;
         if (row === undefined) throw new NotFoundError("session", sessionId);
-        const events = (rows ?? []).map((r) => ({ stored: toStoredEvent(r as EventRow), row: r as EventRow }));
+        const events = (rows ?? []).map((r) => ({ stored: toSkeletonEvent(r as EventRow), row: r as EventRow }));
         if (row.erased_at !== null) {
           return {
             guard: undefined,
@@ -307,15 +328,16 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     });
   }
 
-  saveSnapshot(snapshot: Snapshot): Promise<void> {
-    const row = {
-      session_id: snapshot.sessionId,
-      seq: snapshot.seq,
-      format: snapshot.format,
-      state: snapshot.state,
-      checksum: snapshot.checksum,
-    };
+  saveSnapshot(given: Snapshot): Promise<void> {
     return guardStorage("saveSnapshot", async () => {
+      const snapshot = this.cipher === undefined ? given : await sealSnapshot(this.cipher, given);
+      const row = {
+        session_id: snapshot.sessionId,
+        seq: snapshot.seq,
+        format: snapshot.format,
+        state: snapshot.state,
+        checksum: snapshot.checksum,
+      };
       // Never for an erased session: a handle that read its content before the erasure must not store it again.
       const db = this.#db;
       const erased = db
@@ -354,7 +376,8 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
         .where("session_id", "=", sessionId)
         .executeTakeFirst();
       if (row === undefined) return undefined;
-      return { sessionId, seq: row.seq, format: row.format, state: row.state, checksum: row.checksum };
+      const snapshot = { sessionId, seq: row.seq, format: row.format, state: row.state, checksum: row.checksum };
+      return this.cipher === undefined ? snapshot : openSnapshot(this.cipher, snapshot);
     });
   }
 
@@ -369,6 +392,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     this.#closed = true;
     await this.#changes.close();
     await guardStorage("close", () => this.#adapter.db.destroy());
+  }
+
+  /** The stored events of `rows`, opened with their sessions' keys when the store encrypts. */
+  #toEvents(rows: readonly EventRow[]): Promise<StoredEvent[]> | StoredEvent[] {
+    return this.cipher === undefined ? rows.map((row) => toStoredEvent(row)) : openEventRows(this.cipher, rows);
   }
 
   /** The append's result from the batch as validated and the positions it got; wakes subscribers. */

@@ -27,15 +27,40 @@ export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value;
 }
 
-/** Turns a row into a StoredEvent: the data JSON is parsed, upcast and validated. */
-export function toStoredEvent(row: EventRow): StoredEvent {
-  let data: unknown;
+/**
+ * The field of an encrypted event's stored data that holds its data sealed (see encryption/sealed-rows.ts);
+ * the others are its skeleton's (core's eventSkeleton: ids, roles, token counts), readable without the key.
+ */
+export const SEALED_FIELD = "$sealed";
+
+/** An event row's data JSON, parsed (a StorageError naming the event when it is not JSON). */
+export function parseRowData(row: Pick<EventRow, "seq" | "session_id" | "data">): unknown {
   try {
-    data = JSON.parse(row.data);
+    return JSON.parse(row.data);
   } catch (error) {
     throw new StorageError("read", `unreadable data in event ${row.seq} of session ${row.session_id}`, {
       cause: error,
     });
+  }
+}
+
+/** The sealed text of parsed event data, or undefined when the data is not encrypted. */
+export function sealedField(data: unknown): string | undefined {
+  const sealed =
+    typeof data === "object" && data !== null ? (data as Record<string, unknown>)[SEALED_FIELD] : undefined;
+  return typeof sealed === "string" ? sealed : undefined;
+}
+
+/**
+ * Turns a row into a StoredEvent: the data JSON (`data`, when the caller opened it already) is upcast and
+ * validated. Encrypted data is a StorageError: only a store opened with the keyring reads it.
+ */
+export function toStoredEvent(row: EventRow, data: unknown = parseRowData(row)): StoredEvent {
+  if (sealedField(data) !== undefined) {
+    throw new StorageError(
+      "read",
+      `event ${row.seq} of session ${row.session_id} is encrypted: open the store with its keyring (the keyring option)`,
+    );
   }
   return parseStoredEvent({
     eventId: row.event_id,
@@ -52,6 +77,17 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     tenantId: row.tenant_id,
     data,
   });
+}
+
+/**
+ * A row's event with only what an erasure keeps readable: an encrypted event's skeleton, stored beside its
+ * sealed data, without the key (an erasure destroys the key first); any other event as it is.
+ */
+export function toSkeletonEvent(row: EventRow): StoredEvent {
+  const data = parseRowData(row);
+  if (sealedField(data) === undefined) return toStoredEvent(row, data);
+  const { [SEALED_FIELD]: _sealed, ...skeleton } = data as Record<string, unknown>;
+  return toStoredEvent(row, skeleton);
 }
 
 /** Turns a sessions row into the catalogue entry the port returns. */

@@ -141,7 +141,7 @@ export class MemoryLog {
   /** The session's events `fromSeq..toSeq`, read back as a database row would be (parsed and upcast). */
   read(sessionId: string, fromSeq = 1, toSeq = Number.POSITIVE_INFINITY): StoredEvent[] {
     const events = this.sessions.get(sessionId)?.events ?? [];
-    return events.filter((e) => e.seq >= fromSeq && e.seq <= toSeq).map(toStoredEvent);
+    return events.filter((e) => e.seq >= fromSeq && e.seq <= toSeq).map((row) => toStoredEvent(row));
   }
 
   /**

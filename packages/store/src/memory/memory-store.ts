@@ -119,7 +119,10 @@ class MemoryEventStore implements MemoryStore {
     const from = positionOfCheckpoint(after);
     const rows = this.#log.events.slice(from, options.limit === undefined ? undefined : from + options.limit);
     const last = rows.at(-1);
-    return { events: rows.map(toStoredEvent), checkpoint: last === undefined ? after : String(last.position) };
+    return {
+      events: rows.map((row) => toStoredEvent(row)),
+      checkpoint: last === undefined ? after : String(last.position),
+    };
   }
 
   async globalHead(): Promise<GlobalCheckpoint> {

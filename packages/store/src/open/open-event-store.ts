@@ -1,3 +1,5 @@
+import { ContentCipher } from "../encryption/content-cipher.ts";
+import { keyringOption } from "../encryption/keyring.ts";
 import type { OpenEventStoreOptions } from "../engine/engine-opener.ts";
 import { openerFor } from "../engine/engines.ts";
 import { migrateToLatest } from "../engine/migrate.ts";
@@ -13,7 +15,8 @@ export const DEFAULT_DATABASE_PATH = "./.palimpsest/palimpsest.db";
  * Opens (and migrates: the log's and every feature's steps) the store at `url`: PostgreSQL, in-memory
  * SQLite, or a SQLite file path or `file:` URL (see engines.ts; an unknown scheme is a ValidationError);
  * default DEFAULT_DATABASE_PATH. A damaged SQLite file is a StorageError naming it. The store serves one
- * tenant (`options.tenant`, default DEFAULT_TENANT); open one per tenant.
+ * tenant (`options.tenant`, default DEFAULT_TENANT); open one per tenant. With `options.keyring` it
+ * encrypts content (see OpenEventStoreOptions.keyring).
  */
 export async function openEventStore(
   url: string = DEFAULT_DATABASE_PATH,
@@ -21,6 +24,7 @@ export async function openEventStore(
 ): Promise<OpenedEventStore> {
   const opener = openerFor(url);
   const tenant = tenantOption(options.tenant);
+  const cipher = options.keyring === undefined ? undefined : new ContentCipher(keyringOption(options.keyring), tenant);
   const adapter = await guardStorage("open", () => opener.open(url, options, tenant)).catch((error: unknown) => {
     throw opener.explain(error, url);
   });
@@ -30,5 +34,5 @@ export async function openEventStore(
     await adapter.db.destroy().catch(() => {}); // the migration's error is the one to report
     throw opener.explain(error, url);
   }
-  return new SqlEventStore(adapter, tenant);
+  return new SqlEventStore(adapter, tenant, cipher);
 }

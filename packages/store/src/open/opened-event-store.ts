@@ -1,9 +1,12 @@
 import type { CandidateStore, HandoffQueuePort, PrecompactionCandidate, RuntimeStore } from "@palimpsest/core";
 import { candidateStore } from "../candidate-store/candidate-queries.ts";
+import type { ContentCipher } from "../encryption/content-cipher.ts";
 import type { Engine } from "../engine/dialect.ts";
 import type { EngineAdapter } from "../engine/engine-adapter.ts";
 import { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import { openCandidate, sealCandidate } from "../engine/sealed-rows.ts";
 import type { SessionPage, SessionPageOptions } from "../engine/session-page.ts";
+import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import type { HandoffTables } from "../handoff/handoff-table.ts";
@@ -23,26 +26,35 @@ export interface OpenedEventStore extends RuntimeStore {
   listSessionPage(options?: SessionPageOptions): Promise<SessionPage>;
 }
 
-/** The SQL store openEventStore opens: the log on kysely with every feature's tables beside it. */
+/**
+ * The SQL store openEventStore opens: the log on kysely with every feature's tables beside it, encrypting
+ * content (the candidates' too) with `cipher` when it was opened with a keyring.
+ */
 export class SqlEventStore extends KyselyEventStore implements OpenedEventStore, CandidateStore {
   /** The durable hand-off queue on this store's database (see handoff/handoff-queue.ts). */
   readonly handoffQueue: HandoffQueuePort;
   readonly #candidates: CandidateStore;
 
   /** The store of `tenant` over `adapter`, whose database every feature's migrations have brought up to date. */
-  constructor(adapter: EngineAdapter, tenant: string) {
-    super(adapter, STORE_FEATURES, tenant);
+  constructor(adapter: EngineAdapter, tenant: string, cipher: ContentCipher | undefined) {
+    super(adapter, STORE_FEATURES, tenant, cipher);
     const { db, dialect } = storeAccess(this);
     this.handoffQueue = new HandoffQueue(db.withTables<HandoffTables>(), dialect);
     this.#candidates = candidateStore(db);
   }
 
-  saveCandidate(candidate: PrecompactionCandidate): Promise<boolean> {
-    return this.#candidates.saveCandidate(candidate);
+  async saveCandidate(candidate: PrecompactionCandidate): Promise<boolean> {
+    const cipher = this.cipher;
+    const stored =
+      cipher === undefined ? candidate : await guardStorage("saveCandidate", () => sealCandidate(cipher, candidate));
+    return this.#candidates.saveCandidate(stored);
   }
 
-  loadCandidate(sessionId: string): Promise<PrecompactionCandidate | undefined> {
-    return this.#candidates.loadCandidate(sessionId);
+  async loadCandidate(sessionId: string): Promise<PrecompactionCandidate | undefined> {
+    const stored = await this.#candidates.loadCandidate(sessionId);
+    const cipher = this.cipher;
+    if (stored === undefined || cipher === undefined) return stored;
+    return guardStorage("loadCandidate", () => openCandidate(cipher, stored));
   }
 
   deleteCandidate(sessionId: string): Promise<void> {

@@ -1,0 +1,97 @@
+import { eventSkeleton, type PrecompactionCandidate, type Snapshot, type StoredEvent } from "@palimpsest/core";
+import { type ContentCipher, isSealedText, keyedHash, openText, sealText } from "../encryption/content-cipher.ts";
+import type { PreparedBatch } from "./append-batch.ts";
+import { type EventRow, parseRowData, SEALED_FIELD, sealedField, toStoredEvent } from "./row-mapping.ts";
+
+/**
+ * The batch as an encrypted store writes it: each event's data is its skeleton (core's eventSkeleton: what
+ * an erasure keeps, readable without the key) with the whole data sealed beside it (SEALED_FIELD, bound to
+ * the event's id), and every content hash keyed by the session's hash key.
+ */
+export async function sealBatch(cipher: ContentCipher, batch: PreparedBatch): Promise<PreparedBatch> {
+  const keys = await cipher.keysToWrite(batch.sessionId);
+  return {
+    ...batch,
+    contentHash: batch.contentHash === null ? null : keyedHash(keys, batch.contentHash),
+    events: batch.events.map((prepared) => ({
+      ...prepared,
+      data: JSON.stringify({
+        ...eventSkeleton(prepared.event).data,
+        [SEALED_FIELD]: sealText(keys, prepared.data, `event ${prepared.eventId}`),
+      }),
+      contentHash: prepared.contentHash === null ? null : keyedHash(keys, prepared.contentHash),
+    })),
+  };
+}
+
+/** The stored events of `rows`, each encrypted one's data opened with its session's key. */
+export async function openEventRows(cipher: ContentCipher, rows: readonly EventRow[]): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for (const row of rows) {
+    const data = parseRowData(row);
+    const sealed = sealedField(data);
+    if (sealed === undefined) {
+      events.push(toStoredEvent(row, data));
+      continue;
+    }
+    const keys = await cipher.keysToRead(row.session_id);
+    events.push(toStoredEvent(row, JSON.parse(openText(keys, sealed, `event ${row.event_id}`))));
+  }
+  return events;
+}
+
+/** A snapshot as an encrypted store keeps it: its state and checksum sealed (the checksum hashes the state). */
+export async function sealSnapshot(cipher: ContentCipher, snapshot: Snapshot): Promise<Snapshot> {
+  const keys = await cipher.keysToWrite(snapshot.sessionId);
+  return {
+    ...snapshot,
+    state: sealText(keys, snapshot.state, "snapshot state"),
+    checksum: sealText(keys, snapshot.checksum, "snapshot checksum"),
+  };
+}
+
+/** A snapshot sealSnapshot sealed, opened (one kept before the store was encrypted is returned as it is). */
+export async function openSnapshot(cipher: ContentCipher, snapshot: Snapshot): Promise<Snapshot> {
+  if (!isSealedText(snapshot.checksum)) return snapshot;
+  const keys = await cipher.keysToRead(snapshot.sessionId);
+  return {
+    ...snapshot,
+    state: openText(keys, snapshot.state, "snapshot state"),
+    checksum: openText(keys, snapshot.checksum, "snapshot checksum"),
+  };
+}
+
+/** A pre-compaction candidate as an encrypted store keeps it: its summary and the hashes of content in its key sealed. */
+export async function sealCandidate(
+  cipher: ContentCipher,
+  candidate: PrecompactionCandidate,
+): Promise<PrecompactionCandidate> {
+  const keys = await cipher.keysToWrite(candidate.key.sessionId);
+  return {
+    ...candidate,
+    key: {
+      ...candidate.key,
+      prefixHash: sealText(keys, candidate.key.prefixHash, "candidate prefix hash"),
+      systemPromptHash: sealText(keys, candidate.key.systemPromptHash, "candidate system prompt hash"),
+    },
+    summary: sealText(keys, candidate.summary, "candidate summary"),
+  };
+}
+
+/** A candidate sealCandidate sealed, opened (one kept before the store was encrypted is returned as it is). */
+export async function openCandidate(
+  cipher: ContentCipher,
+  candidate: PrecompactionCandidate,
+): Promise<PrecompactionCandidate> {
+  if (!isSealedText(candidate.summary)) return candidate;
+  const keys = await cipher.keysToRead(candidate.key.sessionId);
+  return {
+    ...candidate,
+    key: {
+      ...candidate.key,
+      prefixHash: openText(keys, candidate.key.prefixHash, "candidate prefix hash"),
+      systemPromptHash: openText(keys, candidate.key.systemPromptHash, "candidate system prompt hash"),
+    },
+    summary: openText(keys, candidate.summary, "candidate summary"),
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * Envelope encryption of content (the keyring option): what each session says is sealed under a data key
+ * of its own, so no table holds it (the hand-off queue's texts aside, see docs/encryption.md), reads are
+ * unchanged, and an erasure destroys the key: a backup taken before it (pg_dump on PostgreSQL, a copy of
+ * the file on SQLite), restored and opened with the same keyring, gives back the other sessions and none
+ * of the erased one's content. Each check can fail: the plain store beside it holds the same content.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
+import { AuditReadModels, openEventStore, openLocalKeyring } from "@palimpsest/store";
+import type BetterSqlite3 from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { dumpDatabase, occurrences } from "../support/database-scan.ts";
+import { rejection } from "../support/rejection.ts";
+import { type TestEngine, testEngines } from "../support/test-engines.ts";
+import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
+import { markedTurn, populatedSession, uniqueMarker } from "./erase-fixtures.ts";
+
+const run = promisify(execFile);
+
+/** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolve it from there. */
+const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
+  "better-sqlite3",
+) as typeof BetterSqlite3;
+
+/** What a reader gets of a session: its view, its history and each compaction's originals. */
+async function readBack(runtime: Palimpsest, sessionId: string) {
+  const session = await runtime.resume(sessionId);
+  const history = await session.history();
+  return {
+    view: session.view(),
+    history,
+    expanded: await Promise.all(history.map((h) => session.expand(h.compactionId, true))),
+  };
+}
+
+for (const engine of testEngines()) {
+  describe.skipIf(engine.skip !== undefined)(`encrypted content (${engine.name})`, () => {
+    let disposers: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const dispose of disposers.reverse()) await dispose();
+      disposers = [];
+    });
+
+    /** A database of this test's own (its URL), dropped after the test. */
+    async function database(label: string): Promise<string> {
+      const db = await (engine as TestEngine).create(label, "store.db");
+      disposers.push(() => db.drop());
+      return db.url;
+    }
+
+    /** A keyring of this test's own, deleted after the test. */
+    async function keys(): Promise<TestKeyring> {
+      const made = await testKeyring();
+      disposers.push(() => made.dispose());
+      return made;
+    }
+
+    /** A runtime on `url` (snapshots after every write), closed after the test. */
+    async function runtimeOn(url: string, keyring?: TestKeyring): Promise<Palimpsest> {
+      const runtime = await openPalimpsest({
+        url,
+        snapshotEvery: 1,
+        ...(keyring === undefined ? {} : { keyring: keyring.keyring }),
+      });
+      disposers.push(() => runtime.close());
+      return runtime;
+    }
+
+    it("keeps no content or content hash in any table, and reads back what a plain store does", async () => {
+      const keyring = await keys();
+      const encrypted = await runtimeOn(await database("enc"), keyring);
+      const plain = await runtimeOn(await database("plain"));
+      const marker = uniqueMarker("x");
+      const sealed = await populatedSession(encrypted, marker);
+      const open = await populatedSession(plain, marker);
+
+      // The plain store holds the marker everywhere; the encrypted one only in the hand-off queue's reason.
+      const plainTables = new Set(
+        occurrences(await dumpDatabase(plain.store as never), marker).map((r) => r.split(":")[0]),
+      );
+      expect([...plainTables].sort()).toEqual(["events", "handoffs", "precompaction_candidates", "snapshots"]);
+      const sealedRows = occurrences(await dumpDatabase(encrypted.store as never), marker);
+      expect(sealedRows.map((r) => r.split(":")[0])).toEqual(["handoffs"]);
+
+      // Reads are the plain store's, but for the ids the runtime made (session, compactions).
+      const strip = (value: unknown) =>
+        JSON.parse(
+          JSON.stringify(value)
+            .replaceAll(sealed.id, "S")
+            .replaceAll(open.id, "S")
+            .replace(/[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}/g, "uuid"),
+        );
+      const [a, b] = [await readBack(encrypted, sealed.id), await readBack(plain, open.id)];
+      expect(strip(a.view.messages)).toEqual(strip(b.view.messages));
+      expect(a.view.tokens).toEqual(b.view.tokens);
+      expect(strip(a.expanded)).toEqual(strip(b.expanded));
+      expect(JSON.stringify(a.view)).toContain(marker);
+      expect((await encrypted.store.loadCandidate(sealed.id))?.summary).toContain(marker);
+      expect((await encrypted.store.loadSnapshot(sealed.id))?.state).toContain(marker);
+
+      // The audit read models (ids, modes, counts, tokens) are the same, but for how long each compaction took.
+      const totals = async (runtime: Palimpsest) => {
+        const audit = new AuditReadModels(runtime.store as never);
+        await audit.catchUp();
+        return (await audit.compactionTotals()).map(({ meanDurationMs: _time, ...figures }) => figures);
+      };
+      expect(await totals(encrypted)).toEqual(await totals(plain));
+    });
+
+    it("keys content hashes per session: a keyed append replays, another content under its key is refused", async () => {
+      const keyring = await keys();
+      const runtime = await runtimeOn(await database("hash"), keyring);
+      const marker = uniqueMarker("h");
+      const [first, second] = [
+        await runtime.startSession({ model: "gpt-4o" }),
+        await runtime.startSession({ model: "gpt-4o" }),
+      ];
+      const message = { id: "m1", role: "user" as const, content: `same words ${marker}` };
+      const appended = await first.append([message], { idempotencyKey: "k1" });
+      await second.append([message], { idempotencyKey: "k1" });
+      const replay = await (await runtime.resume(first.id)).append([message], { idempotencyKey: "k1" });
+      expect(replay.map((e) => e.eventId)).toEqual(appended.map((e) => e.eventId));
+      const refused = await rejection(
+        (await runtime.resume(first.id)).append([{ ...message, content: "other" }], { idempotencyKey: "k1" }),
+      );
+      expect(refused.code).toBe("IDEMPOTENCY_MISMATCH");
+      // The same content hashes differently in each session (keyed by its data key), so a hash kept in a
+      // backup confirms no guess once the key is gone.
+      const dump = await dumpDatabase(runtime.store as never);
+      const hashes = (dump.get("idempotency_keys") ?? []).map(
+        (row) => (JSON.parse(row) as { content_hash: string }).content_hash,
+      );
+      expect(hashes).toHaveLength(2);
+      expect(new Set(hashes).size).toBe(2);
+    });
+
+    it("refuses to read content without its keyring, or under another master key, with a clear error", async () => {
+      const keyring = await keys();
+      const url = await database("nokey");
+      const runtime = await runtimeOn(url, keyring);
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      await markedTurn(session, uniqueMarker("n"), 0);
+
+      const bare = await openEventStore(url);
+      disposers.push(() => bare.close());
+      const unkeyed = await rejection(bare.readStream(session.id));
+      expect(unkeyed.code).toBe("STORAGE");
+      expect(unkeyed.message).toMatch(/encrypted: open the store with its keyring/);
+
+      const other = await openEventStore(url, {
+        keyring: await openLocalKeyring({ directory: keyring.directory, masterKey: Buffer.alloc(32, 7) }),
+      });
+      disposers.push(() => other.close());
+      const wrongKey = await rejection(other.readStream(session.id));
+      expect(wrongKey.code).toBe("STORAGE");
+      expect(wrongKey.message).toMatch(/master key does not open/);
+      // Nothing was lost: the right keyring still reads it.
+      expect((await runtime.store.readStream(session.id)).length).toBeGreaterThan(4);
+    });
+
+    it("reads sessions written before encryption was turned on, and seals what is written after", async () => {
+      const keyring = await keys();
+      const url = await database("mixed");
+      const before = await runtimeOn(url);
+      const marker = uniqueMarker("m");
+      const session = await before.startSession({ model: "gpt-4o" });
+      await markedTurn(session, marker, 0);
+      await before.close();
+
+      const after = await runtimeOn(url, keyring);
+      const resumed = await after.resume(session.id);
+      expect(JSON.stringify(resumed.view())).toContain(marker);
+      const later = uniqueMarker("l");
+      await markedTurn(resumed, later, 1);
+      const again = await (await runtimeOn(url, keyring)).resume(session.id);
+      expect(JSON.stringify(again.view())).toContain(later);
+      const dump = await dumpDatabase(after.store as never);
+      expect(occurrences(dump, marker).length).toBeGreaterThan(0); // written in the clear, before
+      expect(occurrences(dump, later)).toEqual([]);
+    });
+
+    it("an erasure destroys the key: a backup taken before it gives back the other sessions, not the erased one", async () => {
+      const keyring = await keys();
+      const url = await database("backup");
+      const runtime = await runtimeOn(url, keyring);
+      const [erasedMarker, keptMarker] = [uniqueMarker("e"), uniqueMarker("k")];
+      const erased = await runtime.startSession({ model: "gpt-4o", title: `${erasedMarker} title` });
+      const kept = await runtime.startSession({ model: "gpt-4o", title: `${keptMarker} title` });
+      for (let n = 0; n < 3; n++) {
+        await markedTurn(erased, erasedMarker, n);
+        await markedTurn(kept, keptMarker, n);
+      }
+
+      // The backup, taken before the erasure, holds neither session's content in the clear.
+      const backup = await takeBackup(engine.name, url, await database("copy"));
+      const backupBytes = await readFile(backup.file);
+      expect(backupBytes.includes(erasedMarker)).toBe(false);
+      expect(backupBytes.includes(keptMarker)).toBe(false);
+      expect(backupBytes.includes(erased.id)).toBe(true); // the erased session's rows are in it
+
+      await runtime.erase(erased.id, { reason: "test" });
+      expect(await keyring.keyring.dataKey({ tenant: "default", sessionId: erased.id }, false)).toBeUndefined();
+
+      // Restored and opened with the same keyring: the kept session reads back whole, the erased one not at all.
+      const restored = await runtimeOn(await backup.restore(), keyring);
+      expect(JSON.stringify((await restored.resume(kept.id)).view())).toContain(keptMarker);
+      const lost = await rejection(restored.resume(erased.id));
+      expect(lost.code).toBe("STORAGE");
+      expect(lost.message).toMatch(/data key its keyring does not hold/);
+      const rows = await rejection(restored.store.readStream(erased.id));
+      expect(rows.message).toMatch(/data key its keyring does not hold/);
+      // The live database, erased, reads as the skeleton.
+      const live = await runtime.resume(erased.id);
+      expect(live.resumeState().erasedAt).toBeDefined();
+      expect(JSON.stringify(live.view())).not.toContain(erasedMarker);
+    });
+
+    it("an erasure that destroyed the key but did not commit is finished by the next erase", async () => {
+      const keyring = await keys();
+      const url = await database("half");
+      const runtime = await runtimeOn(url, keyring);
+      const marker = uniqueMarker("f");
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      await markedTurn(session, marker, 0);
+      // The state a process killed between the key's destruction and the erasure's commit leaves.
+      await keyring.keyring.destroyKey({ tenant: "default", sessionId: session.id });
+      const fresh = await runtimeOn(url, keyring); // this process's runtime still holds the key in memory
+      const unreadable = await rejection(fresh.resume(session.id));
+      expect(unreadable.message).toMatch(/erase the session again/);
+      const result = await fresh.erase(session.id);
+      expect(result.erased).toBe(true);
+      const after = await fresh.resume(session.id);
+      expect(after.resumeState().erasedAt).toBeDefined();
+      expect(after.view().messages.map((m) => m.id)).toEqual(["u0", "a0", "t0", "r0"]);
+    });
+  });
+}
+
+describe("the local keyring", () => {
+  it("gives every process the one key it keeps, destroys it for good, and checks its master key", async () => {
+    const made = await testKeyring();
+    try {
+      const second = await openLocalKeyring({ directory: made.directory, masterKey: made.masterKey });
+      const ref = { tenant: "t", sessionId: "s" };
+      expect(await made.keyring.dataKey(ref, false)).toBeUndefined();
+      const created = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? made.keyring : second).dataKey(ref, true)),
+      );
+      const hex = new Set(created.map((k) => Buffer.from(k ?? []).toString("hex")));
+      expect(hex.size).toBe(1);
+      expect([...hex][0]).toHaveLength(64);
+      // Another tenant's session of the same id has a key of its own.
+      const other = await made.keyring.dataKey({ tenant: "u", sessionId: "s" }, true);
+      expect(Buffer.from(other ?? []).toString("hex")).not.toBe([...hex][0]);
+      await second.destroyKey(ref);
+      expect(await made.keyring.dataKey(ref, false)).toBeUndefined();
+      await second.destroyKey(ref); // again: nothing to do
+      const bad = await rejection(openLocalKeyring({ directory: made.directory, masterKey: new Uint8Array(16) }));
+      expect(bad.code).toBe("VALIDATION");
+      const notKeyring = await rejection(openEventStore(":memory:", { keyring: {} as never }));
+      expect(notKeyring.code).toBe("VALIDATION");
+    } finally {
+      await made.dispose();
+    }
+  });
+});
+
+/** A backup of the database at `url`: its file, and how to restore it (the restored database's URL). */
+interface Backup {
+  file: string;
+  restore(): Promise<string>;
+}
+
+/**
+ * A backup as an operator takes one: PostgreSQL, `pg_dump` to a plain SQL file (restored with psql into
+ * the empty database `into`); SQLite, `VACUUM INTO` a copy of the file (opened where it is).
+ */
+async function takeBackup(engine: string, url: string, into: string): Promise<Backup> {
+  if (engine === "postgres") {
+    const file = join(await mkdtemp(join(tmpdir(), "palimpsest-dump-")), "dump.sql");
+    await run("pg_dump", ["--no-owner", "--file", file, url]);
+    return {
+      file,
+      restore: async () => {
+        await run("psql", ["--quiet", "--set", "ON_ERROR_STOP=1", "--file", file, into]);
+        return into;
+      },
+    };
+  }
+  const db = new Database(url);
+  db.prepare("VACUUM INTO ?").run(into);
+  db.close();
+  return { file: into, restore: async () => into };
+}
