@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { copyFile, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -57,6 +58,38 @@ describe("palimpsest --db: what a database URL may be, and databases that are ab
     const bad = await cli("--db", db, "--tenant", "a".repeat(101), "sessions");
     expect(bad.code).toBe(2);
     expect(jsonError(bad)).toMatchObject({ code: "VALIDATION", details: { path: "tenant" } });
+  });
+
+  it("encrypts with the keyring --keyring or PALIMPSEST_KEYRING names, under PALIMPSEST_MASTER_KEY", async () => {
+    const db = join(dir, "encrypted.db");
+    const keys = { PALIMPSEST_KEYRING: join(dir, "keys"), PALIMPSEST_MASTER_KEY: randomBytes(32).toString("base64") };
+    const run = (args: string[], env: Record<string, string> = keys) =>
+      runPalimpsest(["--json", "--db", db, ...args], { cwd: dir, env });
+    const imported = await run(["import", DEMO]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const { sessions } = JSON.parse((await run(["sessions"])).stdout) as { sessions: { sessionId: string }[] };
+    const id = sessions[0]?.sessionId ?? "";
+    const view = await run(["view", id]);
+    expect(view.code, view.stderr).toBe(0);
+    const text = JSON.stringify(JSON.parse(view.stdout));
+    expect(text.length).toBeGreaterThan(200);
+    // The file holds none of what the view shows; without the keyring the content is refused, not shown.
+    const said = (JSON.parse(view.stdout) as { messages: { content: { text?: string }[] }[] }).messages
+      .flatMap((m) => m.content.map((c) => c.text ?? ""))
+      .find((t) => t.length > 20);
+    expect(said).toBeDefined();
+    expect((await readFile(db)).includes(said ?? "")).toBe(false);
+    const bare = await run(["view", id], {});
+    expect(bare.code).toBe(1);
+    expect(jsonError(bare)).toMatchObject({ code: "STORAGE" });
+    expect(jsonError(bare).message).toContain("keyring");
+    const flag = await run(["--keyring", keys.PALIMPSEST_KEYRING, "view", id], {
+      PALIMPSEST_MASTER_KEY: keys.PALIMPSEST_MASTER_KEY,
+    });
+    expect(flag.code, flag.stderr).toBe(0);
+    const noKey = await run(["view", id], { PALIMPSEST_KEYRING: keys.PALIMPSEST_KEYRING });
+    expect(noKey.code).toBe(2);
+    expect(jsonError(noKey)).toMatchObject({ code: "VALIDATION", details: { path: "PALIMPSEST_MASTER_KEY" } });
   });
 
   it("reports a damaged database, naming the file, on reads and writes alike", async () => {

@@ -27,12 +27,17 @@ export interface CliOptions {
   onStdout?: (text: string) => void;
 }
 
-/** The environment of a run: the test process's, without PALIMPSEST_DATABASE_URL or PALIMPSEST_TENANT, then `options.env`. */
+/**
+ * The environment of a run: the test process's, without PALIMPSEST_DATABASE_URL, PALIMPSEST_TENANT or the
+ * keyring's variables, then `options.env`.
+ */
 function cliEnv(options: CliOptions): Record<string, string> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     PALIMPSEST_DATABASE_URL: undefined,
     PALIMPSEST_TENANT: undefined,
+    PALIMPSEST_KEYRING: undefined,
+    PALIMPSEST_MASTER_KEY: undefined,
   };
   for (const [k, v] of Object.entries(options.env ?? {})) env[k] = v;
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];

@@ -1,5 +1,12 @@
 import { isAbsolute, resolve } from "node:path";
-import { DEFAULT_DATABASE_PATH, type OpenedEventStore, openEventStore } from "@palimpsest/store";
+import { ValidationError } from "@palimpsest/core";
+import {
+  DEFAULT_DATABASE_PATH,
+  type Keyring,
+  type OpenedEventStore,
+  openEventStore,
+  openLocalKeyring,
+} from "@palimpsest/store";
 import type { CliIo } from "./cli-io.ts";
 import type { GlobalOptions } from "./output.ts";
 
@@ -21,13 +28,41 @@ export type DatabaseMode = "read" | "write";
 
 /**
  * Opens the command's store, of `--tenant`, else PALIMPSEST_TENANT, else the default tenant (an empty
- * variable counts as unset). A `read` command never creates a database: a SQLite file that does not
- * exist is NotFoundError (a mistyped `--db` does not leave an empty database behind).
+ * variable counts as unset), encrypting with the local keyring in `--keyring`, else PALIMPSEST_KEYRING,
+ * when one is named (see commandKeyring). A `read` command never creates a database: a SQLite file that
+ * does not exist is NotFoundError (a mistyped `--db` does not leave an empty database behind).
  */
-export function openCommandStore(options: GlobalOptions, io: CliIo, mode: DatabaseMode): Promise<OpenedEventStore> {
+export async function openCommandStore(
+  options: GlobalOptions,
+  io: CliIo,
+  mode: DatabaseMode,
+): Promise<OpenedEventStore> {
   const tenant = options.tenant ?? (io.env.PALIMPSEST_TENANT || undefined);
+  const keyring = await commandKeyring(options, io);
   return openEventStore(databaseUrl(options, io), {
     create: mode === "write",
     ...(tenant === undefined ? {} : { tenant }),
+    ...(keyring === undefined ? {} : { keyring }),
   });
+}
+
+/**
+ * The local keyring a command reads and writes content with (docs/encryption.md): the folder `--keyring`,
+ * else PALIMPSEST_KEYRING (relative to the working directory), under the master key PALIMPSEST_MASTER_KEY
+ * (base64 of 32 bytes; never a flag, so it stays out of the process list). None when no folder is named;
+ * a folder without a valid master key is a ValidationError.
+ */
+async function commandKeyring(options: GlobalOptions, io: CliIo): Promise<Keyring | undefined> {
+  const directory = options.keyring ?? (io.env.PALIMPSEST_KEYRING || undefined);
+  if (directory === undefined) return undefined;
+  const encoded = io.env.PALIMPSEST_MASTER_KEY ?? "";
+  const masterKey = Buffer.from(encoded, "base64");
+  if (masterKey.length !== 32) {
+    throw new ValidationError(
+      "a keyring needs its master key in PALIMPSEST_MASTER_KEY: 32 bytes in base64 (openssl rand -base64 32)",
+      [`PALIMPSEST_MASTER_KEY: ${encoded === "" ? "not set" : `${masterKey.length} bytes`}`],
+      { path: "PALIMPSEST_MASTER_KEY" },
+    );
+  }
+  return openLocalKeyring({ directory: resolve(io.cwd, directory), masterKey });
 }

@@ -10,6 +10,10 @@ function buildProgram(io: CliIo, commands: readonly RegisterCommand[]): Command 
     .description("an event-sourced transcript store for LLM agents")
     .option("--db <url>", "postgres://… URL, SQLite file path or :memory: (default: ./.palimpsest/palimpsest.db)")
     .option("--tenant <id>", "the tenant whose sessions to read and write (default: $PALIMPSEST_TENANT, else default)")
+    .option(
+      "--keyring <dir>",
+      "the local keyring's folder, for encrypted content (default: $PALIMPSEST_KEYRING; master key in $PALIMPSEST_MASTER_KEY)",
+    )
     .option("--json", "print machine-readable JSON")
     // commander's own usage errors are printed like every other error, by runCli (outputError stays quiet)
     .configureOutput({

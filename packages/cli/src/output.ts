@@ -6,6 +6,8 @@ import type { CliIo } from "./cli-io.ts";
 export interface GlobalOptions {
   db?: string;
   tenant?: string;
+  /** The local keyring's folder (docs/encryption.md). */
+  keyring?: string;
   json?: boolean;
 }
 
