@@ -233,6 +233,12 @@ for (const engine of testEngines()) {
       const fresh = await runtimeOn(url, keyring); // this process's runtime still holds the key in memory
       const unreadable = await rejection(fresh.resume(session.id));
       expect(unreadable.message).toMatch(/erase the session again/);
+      // Readers of every session (the audit's catch-up, global watchers) go on: they see its skeleton.
+      const page = await fresh.store.readAll();
+      const messages = page.events.filter((e) => e.sessionId === session.id && e.type === "message.appended");
+      expect(messages).toHaveLength(4);
+      expect(JSON.stringify(messages)).not.toContain(marker);
+      await new AuditReadModels(fresh.store as never).catchUp();
       const result = await fresh.erase(session.id);
       expect(result.erased).toBe(true);
       const after = await fresh.resume(session.id);

@@ -54,6 +54,11 @@ export class ContentCipher {
     );
   }
 
+  /** The session's keys, or undefined when the keyring has none (never made, or destroyed). */
+  keysIfKept(sessionId: string): Promise<SessionKeys | undefined> {
+    return this.#keys(sessionId, false);
+  }
+
   /** Destroys the session's data key (the keyring's and this store's copy). */
   async destroy(sessionId: string): Promise<void> {
     this.#cache.delete(sessionId);

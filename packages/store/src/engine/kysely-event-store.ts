@@ -223,7 +223,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
   readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
     return guardStorage("readAll", async () => {
       const page = await this.#adapter.readGlobalLog(this.#db, options.after ?? "", options.limit);
-      return { events: await this.#toEvents(page.rows), checkpoint: page.checkpoint };
+      return { events: await this.#toEvents(page.rows, true), checkpoint: page.checkpoint };
     });
   }
 
@@ -394,9 +394,12 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     await guardStorage("close", () => this.#adapter.db.destroy());
   }
 
-  /** The stored events of `rows`, opened with their sessions' keys when the store encrypts. */
-  #toEvents(rows: readonly EventRow[]): Promise<StoredEvent[]> | StoredEvent[] {
-    return this.cipher === undefined ? rows.map((row) => toStoredEvent(row)) : openEventRows(this.cipher, rows);
+  /**
+   * The stored events of `rows`, opened with their sessions' keys when the store encrypts; `global` (a
+   * read across sessions) gives a session whose key an unfinished erasure destroyed as its skeleton.
+   */
+  #toEvents(rows: readonly EventRow[], global = false): Promise<StoredEvent[]> | StoredEvent[] {
+    return this.cipher === undefined ? rows.map((row) => toStoredEvent(row)) : openEventRows(this.cipher, rows, global);
   }
 
   /** The append's result from the batch as validated and the positions it got; wakes subscribers. */

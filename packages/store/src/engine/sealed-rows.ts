@@ -1,7 +1,14 @@
 import { eventSkeleton, type PrecompactionCandidate, type Snapshot, type StoredEvent } from "@palimpsest/core";
 import { type ContentCipher, isSealedText, keyedHash, openText, sealText } from "../encryption/content-cipher.ts";
 import type { PreparedBatch } from "./append-batch.ts";
-import { type EventRow, parseRowData, SEALED_FIELD, sealedField, toStoredEvent } from "./row-mapping.ts";
+import {
+  type EventRow,
+  parseRowData,
+  SEALED_FIELD,
+  sealedField,
+  toSkeletonEvent,
+  toStoredEvent,
+} from "./row-mapping.ts";
 
 /**
  * The batch as an encrypted store writes it: each event's data is its skeleton (core's eventSkeleton: what
@@ -24,8 +31,17 @@ export async function sealBatch(cipher: ContentCipher, batch: PreparedBatch): Pr
   };
 }
 
-/** The stored events of `rows`, each encrypted one's data opened with its session's key. */
-export async function openEventRows(cipher: ContentCipher, rows: readonly EventRow[]): Promise<StoredEvent[]> {
+/**
+ * The stored events of `rows`, each encrypted one's data opened with its session's key. A session whose
+ * key is gone (an erasure destroyed it and has not committed yet) is a StorageError, or with
+ * `skeletonWithoutKey` its events' skeletons: what the erasure will leave (for readers of every session,
+ * such as the audit's catch-up, which one unfinished erasure must not stop).
+ */
+export async function openEventRows(
+  cipher: ContentCipher,
+  rows: readonly EventRow[],
+  skeletonWithoutKey = false,
+): Promise<StoredEvent[]> {
   const events: StoredEvent[] = [];
   for (const row of rows) {
     const data = parseRowData(row);
@@ -34,8 +50,12 @@ export async function openEventRows(cipher: ContentCipher, rows: readonly EventR
       events.push(toStoredEvent(row, data));
       continue;
     }
-    const keys = await cipher.keysToRead(row.session_id);
-    events.push(toStoredEvent(row, JSON.parse(openText(keys, sealed, `event ${row.event_id}`))));
+    const keys = skeletonWithoutKey ? await cipher.keysIfKept(row.session_id) : await cipher.keysToRead(row.session_id);
+    events.push(
+      keys === undefined
+        ? toSkeletonEvent(row)
+        : toStoredEvent(row, JSON.parse(openText(keys, sealed, `event ${row.event_id}`))),
+    );
   }
   return events;
 }
