@@ -11,6 +11,9 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { openConversation } from "@palimpsest/ai-sdk";
+import { openSessionStore } from "@palimpsest/claude-agent-sdk";
+import { openAgentsSession } from "@palimpsest/openai-agents";
 import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, openEventStore, openLocalKeyring } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
@@ -244,6 +247,27 @@ for (const engine of testEngines()) {
       const after = await fresh.resume(session.id);
       expect(after.resumeState().erasedAt).toBeDefined();
       expect(after.view().messages.map((m) => m.id)).toEqual(["u0", "a0", "t0", "r0"]);
+    });
+
+    it("each adapter's opener takes the keyring, and refuses it beside a runtime", async () => {
+      const keyring = await keys();
+      const url = await database("adapters");
+      const marker = uniqueMarker("a");
+      const agents = await openAgentsSession({ url, keyring: keyring.keyring, sessionId: "agents-session" });
+      await agents.addItems([{ type: "message", role: "user", content: `hello ${marker}` }]);
+      await agents.close();
+      const again = await openAgentsSession({ url, keyring: keyring.keyring, sessionId: "agents-session" });
+      expect(JSON.stringify(await again.getItems())).toContain(marker);
+      await again.close();
+      const conversation = await openConversation({ url, keyring: keyring.keyring });
+      await conversation.close();
+      const sdk = await openSessionStore({ url, keyring: keyring.keyring });
+      await sdk.close();
+      const dump = await dumpDatabase((await runtimeOn(url, keyring)).store as never);
+      expect(occurrences(dump, marker)).toEqual([]);
+      const runtime = await runtimeOn(url, keyring);
+      const beside = await rejection(openAgentsSession({ runtime, keyring: keyring.keyring }));
+      expect(beside).toMatchObject({ code: "VALIDATION", details: { path: "keyring" } });
     });
   });
 }

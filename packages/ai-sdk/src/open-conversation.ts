@@ -17,10 +17,10 @@ export type OpenConversationOptions = AdapterSessionOptions;
  */
 export async function openConversation(options: OpenConversationOptions = {}): Promise<Conversation> {
   checkAdapterOptions("openConversation", options);
-  const { url, tenant, sessionId, model, contextWindow, compaction = {}, runtime: given } = options;
+  const { url, tenant, keyring, sessionId, model, contextWindow, compaction = {}, runtime: given } = options;
   const ai = await loadAi();
   const { runtime, session, ownsRuntime } = await openRuntimeSession("openConversation", {
-    ...definedFields({ url, tenant, runtime: given, sessionId }),
+    ...definedFields({ url, tenant, keyring, runtime: given, sessionId }),
     compaction: { auto: true, ...compaction },
     start: {
       ...definedFields({ model, contextWindow }),

@@ -1,7 +1,7 @@
 import { checkOptionKeys, definedFields, ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { eraseLeftovers, MirrorFolder, type MirrorFolderOptions, Palimpsest } from "@palimpsest/runtime";
-import { MirrorLog, openEventStore } from "@palimpsest/store";
+import { type Keyring, MirrorLog, openEventStore } from "@palimpsest/store";
 import { PalimpsestSessionStore, type SummaryFold } from "./palimpsest-session-store.ts";
 
 /** Options of openSessionStore. Exact: an unknown key is VALIDATION. */
@@ -15,12 +15,15 @@ export interface OpenSessionStoreOptions extends MirrorFolderOptions {
    * are that tenant's alone, as openEventStore's `tenant` (docs/tenants.md). Open one store per tenant.
    */
   tenant?: string;
+  /** Encrypts content under a key per session, as openEventStore's `keyring` (docs/encryption.md). */
+  keyring?: Keyring;
 }
 
 const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
   url: true,
   sqliteBusyTimeoutMs: true,
   tenant: true,
+  keyring: true,
   settleMs: true,
   foldDelayMs: true,
   onError: true,
@@ -35,8 +38,8 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
 export async function openSessionStore(options: OpenSessionStoreOptions = {}): Promise<PalimpsestSessionStore> {
   checkOptionKeys("openSessionStore", options, OPTION_KEYS);
   const foldSummary = await loadSummaryFold();
-  const { url, sqliteBusyTimeoutMs, tenant, ...folding } = options;
-  const store = await openEventStore(url, definedFields({ sqliteBusyTimeoutMs, tenant }));
+  const { url, sqliteBusyTimeoutMs, tenant, keyring, ...folding } = options;
+  const store = await openEventStore(url, definedFields({ sqliteBusyTimeoutMs, tenant, keyring }));
   const runtime = new Palimpsest({ store, counterFor: createTokenCounter });
   const log = new MirrorLog(store);
   const folder = new MirrorFolder(runtime, log, folding);

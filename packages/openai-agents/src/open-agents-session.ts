@@ -40,6 +40,7 @@ export async function openAgentsSession(options: OpenAgentsSessionOptions = {}):
     ...definedFields({
       url: options.url,
       tenant: options.tenant,
+      keyring: options.keyring,
       runtime: options.runtime,
       sessionId: options.sessionId,
     }),

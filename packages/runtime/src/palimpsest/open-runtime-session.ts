@@ -1,4 +1,5 @@
 import { checkOptionKeys, definedFields, ValidationError } from "@palimpsest/core";
+import type { Keyring } from "@palimpsest/store";
 import type { CompactionSettings } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
 import { openPalimpsest } from "./open-palimpsest.ts";
@@ -13,6 +14,8 @@ export interface AdapterSessionOptions<Compaction = CompactionSettings> {
   url?: string;
   /** The tenant whose sessions the store at `url` holds (see openPalimpsest; default `default`). Not with `runtime`. */
   tenant?: string;
+  /** Encrypts content under a key per session (see openPalimpsest, docs/encryption.md). Not with `runtime`. */
+  keyring?: Keyring;
   /** A session id or name (an imported session's source id) to continue; a new session (under this id, when given) otherwise. */
   sessionId?: string | undefined;
   /** The model a new session starts with (it picks the tokenizer). */
@@ -28,6 +31,7 @@ export interface AdapterSessionOptions<Compaction = CompactionSettings> {
 const ADAPTER_OPTION_KEYS: { [K in keyof Required<AdapterSessionOptions>]: true } = {
   url: true,
   tenant: true,
+  keyring: true,
   sessionId: true,
   model: true,
   contextWindow: true,
@@ -46,6 +50,8 @@ export interface RuntimeSessionOptions {
   url?: string;
   /** The tenant of the store opened at `url` (a given runtime serves its own). Not with `runtime`. */
   tenant?: string;
+  /** The keyring of the store opened at `url` (a given runtime has its own). Not with `runtime`. */
+  keyring?: Keyring;
   /** A runtime to share (several sessions, one store); the caller keeps it and closes it. */
   runtime?: Palimpsest;
   /** The compaction settings of the runtime opened for `url` (a given runtime keeps its own). */
@@ -65,14 +71,15 @@ export interface RuntimeSession {
 
 /**
  * Opens the runtime at `url` (or takes the given one) and resumes the session `sessionId` names, or
- * starts it (Palimpsest.resumeOrStart). `url` or `tenant` with `runtime` is VALIDATION naming `fn` (a given
- * runtime has its store and tenant). A runtime opened here is closed again when the session cannot be had.
+ * starts it (Palimpsest.resumeOrStart). `url`, `tenant` or `keyring` with `runtime` is VALIDATION naming
+ * `fn` (a given runtime has its store, tenant and keyring). A runtime opened here is closed again when the session cannot be had.
  */
 export async function openRuntimeSession(fn: string, options: RuntimeSessionOptions): Promise<RuntimeSession> {
-  const { url, tenant, runtime: given, compaction, sessionId, start } = options;
+  const { url, tenant, keyring, runtime: given, compaction, sessionId, start } = options;
   for (const [name, value] of [
     ["url", url],
     ["tenant", tenant],
+    ["keyring", keyring],
   ] as const) {
     if (value !== undefined && given !== undefined) {
       throw new ValidationError(`${fn} takes ${name} or runtime, not both`, [`${name}: given with runtime`], {
@@ -80,7 +87,7 @@ export async function openRuntimeSession(fn: string, options: RuntimeSessionOpti
       });
     }
   }
-  const runtime = given ?? (await openPalimpsest(definedFields({ url, tenant, compaction })));
+  const runtime = given ?? (await openPalimpsest(definedFields({ url, tenant, keyring, compaction })));
   try {
     return { runtime, session: await runtime.resumeOrStart(sessionId, start), ownsRuntime: given === undefined };
   } catch (error) {
