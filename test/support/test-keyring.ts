@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Keyring, openLocalKeyring } from "@palimpsest/store";
+import type { Keyring } from "@palimpsest/core";
+import { openLocalKeyring } from "@palimpsest/store";
 
 /** A local keyring of a test's own: its folder (deleted by dispose), master key and the keyring. */
 export interface TestKeyring {

@@ -1,7 +1,7 @@
-import { checkOptionKeys, definedFields, ValidationError } from "@palimpsest/core";
+import { checkOptionKeys, definedFields, type Keyring, ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { eraseLeftovers, MirrorFolder, type MirrorFolderOptions, Palimpsest } from "@palimpsest/runtime";
-import { type Keyring, MirrorLog, openEventStore } from "@palimpsest/store";
+import { MirrorLog, openEventStore } from "@palimpsest/store";
 import { PalimpsestSessionStore, type SummaryFold } from "./palimpsest-session-store.ts";
 
 /** Options of openSessionStore. Exact: an unknown key is VALIDATION. */

@@ -1,12 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
-import { ValidationError } from "@palimpsest/core";
-import {
-  DEFAULT_DATABASE_PATH,
-  type Keyring,
-  type OpenedEventStore,
-  openEventStore,
-  openLocalKeyring,
-} from "@palimpsest/store";
+import { type Keyring, ValidationError } from "@palimpsest/core";
+import { DEFAULT_DATABASE_PATH, type OpenedEventStore, openEventStore, openLocalKeyring } from "@palimpsest/store";
 import type { CliIo } from "./cli-io.ts";
 import type { GlobalOptions } from "./output.ts";
 

@@ -25,7 +25,6 @@ export {
   type RebuildReport,
   type ReplacementRef,
 } from "./audit/index.ts";
-export type { Keyring, SessionKeyRef } from "./encryption/keyring.ts";
 export { type LocalKeyringOptions, openLocalKeyring } from "./encryption/local-keyring.ts";
 export {
   DEFAULT_PURGE_WAIT_MS,

@@ -29,6 +29,7 @@ export type {
   HandoffStatus,
   NewHandoff,
 } from "./handoff-queue.ts";
+export type { Keyring, SessionKeyRef } from "./keyring.ts";
 export type { MirrorLogPort } from "./mirror-log.ts";
 export type { RuntimeStore } from "./runtime-store.ts";
 export type { Snapshot, SnapshotStore } from "./snapshot-store.ts";

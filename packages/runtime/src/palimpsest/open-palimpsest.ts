@@ -1,6 +1,6 @@
-import { checkOptionKeys, definedFields } from "@palimpsest/core";
+import { checkOptionKeys, definedFields, type Keyring } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { type Keyring, openEventStore } from "@palimpsest/store";
+import { openEventStore } from "@palimpsest/store";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 
 /**

@@ -1,5 +1,4 @@
-import { checkOptionKeys, definedFields, ValidationError } from "@palimpsest/core";
-import type { Keyring } from "@palimpsest/store";
+import { checkOptionKeys, definedFields, type Keyring, ValidationError } from "@palimpsest/core";
 import type { CompactionSettings } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
 import { openPalimpsest } from "./open-palimpsest.ts";

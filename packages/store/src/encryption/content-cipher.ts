@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
-import { StorageError } from "@palimpsest/core";
-import type { Keyring } from "./keyring.ts";
+import { type Keyring, StorageError } from "@palimpsest/core";
 
 /** The two keys derived from a session's data key: one encrypts its content, one keys its content hashes. */
 export interface SessionKeys {

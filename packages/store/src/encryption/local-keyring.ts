@@ -1,8 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { link, mkdir, open, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { StorageError, ValidationError } from "@palimpsest/core";
-import type { Keyring, SessionKeyRef } from "./keyring.ts";
+import { type Keyring, type SessionKeyRef, StorageError, ValidationError } from "@palimpsest/core";
 
 /** How a local keyring is opened. */
 export interface LocalKeyringOptions {

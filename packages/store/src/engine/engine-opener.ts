@@ -1,4 +1,4 @@
-import type { Keyring } from "../encryption/keyring.ts";
+import type { Keyring } from "@palimpsest/core";
 import type { Engine } from "./dialect.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
 
