@@ -19,7 +19,7 @@ import { LOG_CONTENT_COLUMNS } from "../../packages/store/src/engine/erasure-pur
 import { STORE_FEATURES } from "../../packages/store/src/open/store-features.ts";
 import { newKey } from "../claude-agent-sdk/contract-context.ts";
 import { dumpDatabase, rowsMentioning } from "../support/database-scan.ts";
-import { type FileHits, scanPostgresFiles, scanSqliteFiles, totalHits } from "../support/file-scan.ts";
+import { scanDatabaseFiles as scan, totalHits } from "../support/file-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { rejection } from "../support/rejection.ts";
 import type { ScratchDatabase } from "../support/scratch-postgres.ts";
@@ -100,10 +100,6 @@ for (const engine of testEngines()) {
       disposers.push(() => store.close());
       return { db, store };
     }
-
-    /** The byte scan of the database's files for `needles`. */
-    const scan = (url: string, needles: readonly string[]): Promise<FileHits> =>
-      engine.name === "postgres" ? scanPostgresFiles(url, needles) : Promise.resolve(scanSqliteFiles(url, needles));
 
     it("leaves no copy of erased content in the database's files; other sessions' content reads back unchanged", async () => {
       const { db, store } = await fresh();
