@@ -232,9 +232,10 @@ for (const database of faultDatabases("purge")) {
             // Polled: the server is the only one to say when the purge's VACUUM runs (no event to wait on).
             let pid: number | undefined;
             let waiting = false;
+            let terminated = "";
             while (pid === undefined && !settled) {
-              const { rows } = await admin.query<{ pid: number; wait: string | null }>(
-                `SELECT pid, wait_event_type AS wait FROM pg_stat_activity
+              const { rows } = await admin.query<{ pid: number; wait: string | null; query: string }>(
+                `SELECT pid, wait_event_type AS wait, query FROM pg_stat_activity
                   WHERE datname = $1 AND pid <> pg_backend_pid() AND state = 'active' AND query ILIKE 'VACUUM%'`,
                 [name],
               );
@@ -242,6 +243,7 @@ for (const database of faultDatabases("purge")) {
               const row = locker === undefined ? rows[0] : rows.find((r) => r.wait === "Lock");
               pid = row?.pid;
               waiting = row?.wait === "Lock";
+              terminated = row?.query ?? "";
             }
             if (pid !== undefined) {
               // The fault's timing: a seeded delay of up to a tenth of a purge, so the termination lands at
@@ -264,7 +266,8 @@ for (const database of faultDatabases("purge")) {
             // The same store purges again: its pool did not keep the terminated connection.
             const again = await purger.purgeErased();
             expect(again.relations.length, what).toBeGreaterThan(0);
-            expect(await markersLeft(), what).toEqual({});
+            const cut = "error" in outcome ? String(outcome.error) : "completed";
+            expect(await markersLeft(), `${what}: after terminating ${terminated} (${cut})`).toEqual({});
           }
         } finally {
           await purger.close();
