@@ -21,6 +21,7 @@ const SCALED_FAULTS = [
   "test/faults/many-writers.test.ts",
   "test/faults/postgres-restart.test.ts",
   "test/faults/postgres-terminations.test.ts",
+  "test/faults/purge-kills.test.ts",
   "test/faults/session-store-kills.test.ts",
   "test/faults/sqlite-fresh-open.test.ts",
   "test/faults/sqlite-two-processes.test.ts",

@@ -9,7 +9,7 @@ import { Palimpsest } from "@palimpsest/runtime";
 import { openEventStore } from "@palimpsest/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScript } from "../support/child-script.ts";
-import { scanPostgresFiles, scanSqliteFiles } from "../support/file-scan.ts";
+import { scanDatabaseFiles } from "../support/file-scan.ts";
 import { type TestEngine, testEngines } from "../support/test-engines.ts";
 import { populatedSession, uniqueMarker } from "./erase-fixtures.ts";
 import { bigToolOutput } from "./purge-fixtures.ts";
@@ -94,8 +94,7 @@ for (const engine of testEngines()) {
         const ids = log.flatMap((e) => (e.type === "message.appended" ? [e.data.message.id] : []));
         expect(ids).toEqual(expected);
       }
-      const hits =
-        engine.name === "postgres" ? await scanPostgresFiles(db.url, [marker]) : scanSqliteFiles(db.url, [marker]);
+      const hits = await scanDatabaseFiles(db.url, [marker]);
       expect(Object.fromEntries(hits)).toEqual({});
     });
   });

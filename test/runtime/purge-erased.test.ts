@@ -19,7 +19,7 @@ import { LOG_CONTENT_COLUMNS } from "../../packages/store/src/engine/erasure-pur
 import { STORE_FEATURES } from "../../packages/store/src/open/store-features.ts";
 import { newKey } from "../claude-agent-sdk/contract-context.ts";
 import { dumpDatabase, rowsMentioning } from "../support/database-scan.ts";
-import { type FileHits, scanPostgresFiles, scanSqliteFiles, totalHits } from "../support/file-scan.ts";
+import { scanDatabaseFiles as scan, totalHits } from "../support/file-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { rejection } from "../support/rejection.ts";
 import type { ScratchDatabase } from "../support/scratch-postgres.ts";
@@ -100,10 +100,6 @@ for (const engine of testEngines()) {
       disposers.push(() => store.close());
       return { db, store };
     }
-
-    /** The byte scan of the database's files for `needles`. */
-    const scan = (url: string, needles: readonly string[]): Promise<FileHits> =>
-      engine.name === "postgres" ? scanPostgresFiles(url, needles) : Promise.resolve(scanSqliteFiles(url, needles));
 
     it("leaves no copy of erased content in the database's files; other sessions' content reads back unchanged", async () => {
       const { db, store } = await fresh();
@@ -292,6 +288,32 @@ describe.skipIf(postgres?.skip !== undefined)("purgeErased on PostgreSQL: privil
     expect(error.message).toContain("events");
     expect(error.message).toMatch(/owner/);
     expect(await filenodes()).toEqual(before);
+  });
+
+  it("waits for a transaction of another database that began before the erasure (its xid holds every database's old rows)", async () => {
+    const db = await (postgres as TestEngine).create("purge_other_db");
+    disposers.push(() => db.drop());
+    const store = await openEventStore(db.url);
+    disposers.push(() => store.close());
+    const runtime = new Palimpsest({ store, counterFor: createTokenCounter, snapshotEvery: 1 });
+    const marker = uniqueMarker("x");
+    const session = await incompressibleSession(runtime, marker);
+    // A transaction of the server's own database holding a transaction id: every snapshot taken while it
+    // runs (VACUUM FULL's in this database too) counts it as running, so rows it might still see are kept.
+    const other = new pg.Client({ connectionString: serverUrl });
+    other.on("error", () => {});
+    await other.connect();
+    disposers.push(() => other.end());
+    await other.query("BEGIN");
+    await other.query("SELECT pg_current_xact_id()");
+    await runtime.erase(session.id);
+
+    const refused = await rejection(store.purgeErased({ waitTimeoutMs: 300 }));
+    expect(refused).toMatchObject({ code: "STORAGE", retryable: true, details: { operation: "purgeErased" } });
+    expect(refused.message).toMatch(/older than the purge .*pid \d+/);
+    await other.query("COMMIT");
+    await store.purgeErased();
+    expect(Object.fromEntries(await scan(db.url, [marker]))).toEqual({});
   });
 
   it("gathers no planner statistics on any content column, so ANALYZE copies no content into pg_statistic", async () => {

@@ -83,7 +83,14 @@ export async function scanPostgresFiles(url: string, needles: readonly string[])
   }
 }
 
-/** SQLite: counts the needles in the database file, its `-wal` and its `-shm` (the ones that exist), by file suffix. */
+/**
+ * SQLite: counts the needles in the database file, its `-wal` and its `-shm` (the ones that exist), by file
+ * suffix. Reading a file closes it, and closing a file releases every POSIX lock the process holds on it
+ * (SQLite's "How To Corrupt An SQLite Database File", 2.2): a connection this process keeps open across
+ * the scan then loses its locks on the file and its `-shm`, and once another process has closed its own
+ * connection (believing itself the last, it removes the WAL and `-shm`) it reads stale pages. Scan with
+ * no connection open in this process when other processes use the file too (test/faults/purge-kills.test.ts).
+ */
 export function scanSqliteFiles(path: string, needles: readonly string[]): FileHits {
   const hits: FileHits = new Map();
   for (const suffix of ["", "-wal", "-shm"]) {
@@ -93,4 +100,12 @@ export function scanSqliteFiles(path: string, needles: readonly string[]): FileH
     if (count > 0) hits.set(suffix === "" ? "db" : suffix.slice(1), count);
   }
   return hits;
+}
+
+/**
+ * The byte scan of the database at `url` for `needles`: scanPostgresFiles for a postgres URL (superuser
+ * needed), scanSqliteFiles for a SQLite file path.
+ */
+export function scanDatabaseFiles(url: string, needles: readonly string[]): Promise<FileHits> {
+  return url.startsWith("postgres") ? scanPostgresFiles(url, needles) : Promise.resolve(scanSqliteFiles(url, needles));
 }

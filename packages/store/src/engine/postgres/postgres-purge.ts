@@ -92,11 +92,13 @@ function notRewritten(table: string): StorageError {
 }
 
 /**
- * Waits until every transaction of this database that could see rows as they were before the purge began
- * has ended: no backend (other than this one, and autovacuum's lazy VACUUMs, which PostgreSQL itself does
- * not count) holds a snapshot or a transaction id older than the next transaction id at the start, nor
- * does a replication slot or a prepared transaction. How long it waited; a retryable StorageError naming
- * the holders after `timeoutMs`.
+ * Waits until every transaction that could keep rows as they were before the purge began has ended: no
+ * backend of this database (other than this one, and autovacuum's lazy VACUUMs, which PostgreSQL itself
+ * does not count) holds a snapshot or a transaction id older than the next transaction id at the start; no
+ * backend of another database holds such a transaction id (VACUUM FULL's own snapshot counts it as
+ * running, and keeps every row version it might see: an erased row's old one); nor does a replication slot
+ * or a prepared transaction. How long it waited; a retryable StorageError naming the holders after
+ * `timeoutMs`.
  */
 async function awaitOlderTransactions(client: pg.PoolClient, timeoutMs: number): Promise<number> {
   const start = performance.now();
@@ -106,16 +108,20 @@ async function awaitOlderTransactions(client: pg.PoolClient, timeoutMs: number):
   for (;;) {
     const held = await client.query<{ holder: string }>(
       `SELECT holder FROM (
-         SELECT 'pid ' || pid || coalesce(' (open since ' || xact_start || ')', '') AS holder,
-                unnest(ARRAY[backend_xmin, backend_xid]) AS x
+         SELECT 'pid ' || pid || coalesce(' of database ' || datname, '') ||
+                coalesce(' (open since ' || xact_start || ')', '') AS holder,
+                -- another database's snapshot holds back none of this one's rows, but its transaction id
+                -- does: every snapshot taken here while it runs (VACUUM FULL's own) counts it as running
+                unnest(ARRAY[CASE WHEN datname IS NULL OR datname = current_database() THEN backend_xmin END,
+                             backend_xid]) AS x
            FROM pg_stat_activity
-          WHERE pid <> pg_backend_pid() AND (datname IS NULL OR datname = current_database())
+          WHERE pid <> pg_backend_pid()
             -- a lazy VACUUM's snapshot holds back no row version (PostgreSQL skips it); its ANALYZE's does
             AND NOT (backend_type = 'autovacuum worker' AND query LIKE 'autovacuum: VACUUM %'
                      AND query NOT LIKE 'autovacuum: VACUUM ANALYZE %')
          UNION ALL SELECT 'replication slot ' || slot_name, xmin FROM pg_replication_slots
+         -- a prepared transaction of any database is running, as a transaction of another database is
          UNION ALL SELECT 'prepared transaction ' || gid, transaction FROM pg_prepared_xacts
-                    WHERE database = current_database()
        ) AS holders
        WHERE x IS NOT NULL AND age(x) > age(xid($1::xid8))`,
       [next],
