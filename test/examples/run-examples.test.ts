@@ -57,6 +57,11 @@ const EXPECTED: Record<string, string[]> = {
     "popped message; cleared: 0 items, 12 messages one expand away",
     "approved from the session id alone: Deleted /tmp/report.txt. (still kept: false)",
   ],
+  "encryption.ts": [
+    "without the keyring: STORAGE",
+    "with the keyring: read back",
+    "after the erasure, its key is gone",
+  ],
   "claude-agent-sdk.ts": [
     "stored under this directory's project key; main thread true",
     "8 messages through the SDK, 3 in the view",

@@ -17,7 +17,7 @@ import { openAgentsSession } from "@palimpsest/openai-agents";
 import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, openEventStore, openLocalKeyring } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { dumpDatabase, occurrences } from "../support/database-scan.ts";
 import { rejection } from "../support/rejection.ts";
 import { type TestEngine, testEngines } from "../support/test-engines.ts";
@@ -237,9 +237,13 @@ for (const engine of testEngines()) {
       const unreadable = await rejection(fresh.resume(session.id));
       expect(unreadable.message).toMatch(/erase the session again/);
       // Readers of every session (the audit's catch-up, global watchers) go on: they see its skeleton.
-      const page = await fresh.store.readAll();
-      const messages = page.events.filter((e) => e.sessionId === session.id && e.type === "message.appended");
-      expect(messages).toHaveLength(4);
+      // (PostgreSQL hides a commit from global readers while an older transaction, of any test, is open.)
+      const messages = await vi.waitFor(async () => {
+        const page = await fresh.store.readAll();
+        const found = page.events.filter((e) => e.sessionId === session.id && e.type === "message.appended");
+        expect(found).toHaveLength(4);
+        return found;
+      });
       expect(JSON.stringify(messages)).not.toContain(marker);
       await new AuditReadModels(fresh.store as never).catchUp();
       const result = await fresh.erase(session.id);
