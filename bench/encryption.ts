@@ -1,77 +1,50 @@
 /**
- * What encrypting content costs (the keyring option, docs/encryption.md): the same agent turns
- * (session-append's) and the same resume of the session they wrote, through the runtime on one database,
- * on a plain store and on one encrypting with a local keyring, alternated rep by rep. Both stores snapshot
- * as the runtime does by default, so a resume opens a sealed snapshot and the events after it.
+ * What encrypting content costs (the keyring option, docs/encryption.md): the same agent turns and the
+ * same resume (turns-and-resume.ts) on a plain store and on one encrypting with a local keyring,
+ * alternated on one database. The resume is by a store opened afresh (no data key in its memory yet), as
+ * after a restart; both snapshot as the runtime does by default, so it opens a sealed snapshot.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Palimpsest } from "@palimpsest/runtime";
-import { type Engine, openEventStore, openLocalKeyring } from "@palimpsest/store";
+import { type Engine, type OpenEventStoreOptions, openEventStore, openLocalKeyring } from "@palimpsest/store";
 import { cheapCounter } from "../test/faults/fault-workload.ts";
-import { runTurns } from "./session-append.ts";
-import { median, percentile, progress } from "./stats.ts";
+import { progress } from "./stats.ts";
+import { alternateTurnsAndResume, type TurnsAndResume } from "./turns-and-resume.ts";
 
-/** One store on one engine: its turns' p50 and p99, and its resumes' median, in ms. */
-export interface EncryptionRow {
+/** One store on one engine, with its figures. */
+export interface EncryptionRow extends TurnsAndResume {
   engine: Engine;
   store: "plain" | "encrypted (local keyring)";
-  turns: number;
-  p50TurnMs: number;
-  p99TurnMs: number;
-  resumeMs: number;
 }
 
-/** Runs the turns and a resume on a plain and an encrypted store in turn, `reps` times after a warm-up, on `url`. */
+/** Runs the turns and resumes on a plain and an encrypted store in turn, on the database at `url`. */
 export async function runEncryptionBench(engine: Engine, url: string, quick: boolean): Promise<EncryptionRow[]> {
   const directory = await mkdtemp(join(tmpdir(), "palimpsest-bench-keys-"));
   const keyring = await openLocalKeyring({ directory, masterKey: randomBytes(32) });
+  const runtime = async (options: OpenEventStoreOptions) =>
+    new Palimpsest({ store: await openEventStore(url, options), counterFor: async () => cheapCounter });
   const stores = [
-    { store: "plain", open: () => openEventStore(url) },
-    { store: "encrypted (local keyring)", open: () => openEventStore(url, { keyring }) },
+    { store: "plain", options: {} },
+    { store: "encrypted (local keyring)", options: { keyring } },
   ] as const;
-  const turns = quick ? 30 : 100;
-  const reps = quick ? 3 : 7;
-  const times = stores.map(() => ({ turns: [] as number[], resumes: [] as number[] }));
   try {
-    for (let rep = -1; rep < reps; rep++) {
-      for (const [i, s] of stores.entries()) {
-        const runtime = new Palimpsest({ store: await s.open(), counterFor: async () => cheapCounter });
-        const reader = new Palimpsest({ store: await s.open(), counterFor: async () => cheapCounter });
-        try {
-          const sessionId = `enc-${i}-${rep + 1}-${randomUUID()}`;
-          const turnMs = await runTurns(runtime, sessionId, turns);
-          // A store of its own, as a resume after a restart: no data key in its memory yet.
-          const start = performance.now();
-          await reader.resume(sessionId);
-          const resumeMs = performance.now() - start;
-          if (rep < 0) continue; // warm-up
-          times[i]?.turns.push(...turnMs);
-          times[i]?.resumes.push(resumeMs);
-        } finally {
-          await runtime.close();
-          await reader.close();
-        }
-      }
-    }
+    const figures = await alternateTurnsAndResume(
+      stores.map((s) => ({
+        open: async () => ({ writer: await runtime(s.options), reader: await runtime(s.options) }),
+      })),
+      quick,
+    );
+    return stores.map((s, i) => {
+      const row = { engine, store: s.store, ...(figures[i] as TurnsAndResume) };
+      progress(
+        `encryption ${engine} ${s.store}: p50 turn ${row.p50TurnMs.toFixed(2)} ms, resume ${row.resumeMs.toFixed(2)} ms`,
+      );
+      return row;
+    });
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
-  return stores.map((s, i) => {
-    const t = times[i] ?? { turns: [], resumes: [] };
-    const row = {
-      engine,
-      store: s.store,
-      turns: t.turns.length,
-      p50TurnMs: percentile(t.turns, 0.5),
-      p99TurnMs: percentile(t.turns, 0.99),
-      resumeMs: median(t.resumes),
-    };
-    progress(
-      `encryption ${engine} ${s.store}: p50 turn ${row.p50TurnMs.toFixed(2)} ms, resume ${row.resumeMs.toFixed(2)} ms`,
-    );
-    return row;
-  });
 }
