@@ -4,8 +4,8 @@ import { type Keyring, StorageError } from "@palimpsest/core";
 /** The two keys derived from a session's data key: one encrypts its content, one keys its content hashes. */
 export interface SessionKeys {
   readonly sessionId: string;
-  readonly encrypt: Buffer;
-  readonly mac: Buffer;
+  readonly encrypt: Uint8Array;
+  readonly mac: Uint8Array;
 }
 
 /** Sessions whose keys a store keeps in memory (the least recently used are dropped past it). */
@@ -99,7 +99,7 @@ export class ContentCipher {
 
 /** The content and hash keys of a session's data key. */
 function deriveKeys(sessionId: string, dataKey: Uint8Array): SessionKeys {
-  const derive = (purpose: string) => Buffer.from(hkdfSync("sha256", dataKey, "", `palimpsest ${purpose}`, 32));
+  const derive = (purpose: string) => new Uint8Array(hkdfSync("sha256", dataKey, "", `palimpsest ${purpose}`, 32));
   return { sessionId, encrypt: derive("content"), mac: derive("content hash") };
 }
 
