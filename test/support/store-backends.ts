@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { openEventStore } from "@palimpsest/store";
+import { openEventStore, partitionLog } from "@palimpsest/store";
 import type { ContractBackend, HeldAppend } from "@palimpsest/store/contract";
 import { createMemoryStore, type MemoryStore } from "@palimpsest/store/testing";
 import pg from "pg";
@@ -33,10 +33,17 @@ function tracking(open: (options: { tenant?: string }) => Promise<TestStore>) {
 
 /**
  * A backend on a database of its own created by `engine` (`file`: SQLite's path in its folder); with
- * `encrypted`, every store it opens encrypts content with one local keyring of its own.
+ * `encrypted`, every store it opens encrypts content with one local keyring of its own; with `partitions`
+ * (PostgreSQL), the log is divided into that many partitions (partitionLog) before any store opens.
  */
-async function backendOn(engine: TestEngine, file?: string, encrypted = false): Promise<StoreBackend> {
+async function backendOn(
+  engine: TestEngine,
+  file?: string,
+  encrypted = false,
+  partitions?: number,
+): Promise<StoreBackend> {
   const database = await engine.create("test", file);
+  if (partitions !== undefined) await partitionLog(database.url, { partitions });
   const keys = encrypted ? await testKeyring() : undefined;
   const stores = tracking((options) =>
     openEventStore(database.url, keys === undefined ? options : { ...options, keyring: keys.keyring }),
@@ -84,6 +91,17 @@ export function storeBackends(encrypted = false): { name: string; skip?: string;
     ...(engine.skip === undefined ? {} : { skip: engine.skip }),
     make: () => backendOn(engine, SQLITE_FILE, encrypted),
   }));
+}
+
+/** The PostgreSQL backend with its log partitioned by session (partitionLog, 4 partitions), if PostgreSQL runs. */
+export function partitionedBackends(): { name: string; skip?: string; make: () => Promise<StoreBackend> }[] {
+  return testEngines()
+    .filter((engine) => engine.name === "postgres")
+    .map((engine) => ({
+      name: `${engine.name}, partitioned`,
+      ...(engine.skip === undefined ? {} : { skip: engine.skip }),
+      make: () => backendOn(engine, undefined, false, 4),
+    }));
 }
 
 /** A backend on a memory store of its own: `open` connects another store to its data. */

@@ -42,3 +42,11 @@ export {
 export { type MirrorAppendResult, type MirrorEntryInput, MirrorLog, type MirrorSummarize } from "./mirror/index.ts";
 export { DEFAULT_DATABASE_PATH, openEventStore } from "./open/open-event-store.ts";
 export type { OpenedEventStore } from "./open/opened-event-store.ts";
+export {
+  MAX_PARTITIONS,
+  PARTITIONED_TABLES,
+  type PartitionedTable,
+  type PartitionLogOptions,
+  type PartitionLogResult,
+  partitionLog,
+} from "./open/partition-log.ts";

@@ -1,6 +1,7 @@
 import { ContentCipher } from "../encryption/content-cipher.ts";
 import { keyringOption } from "../encryption/keyring.ts";
-import type { OpenEventStoreOptions } from "../engine/engine-opener.ts";
+import type { EngineAdapter } from "../engine/engine-adapter.ts";
+import type { EngineOpener, OpenEventStoreOptions } from "../engine/engine-opener.ts";
 import { openerFor } from "../engine/engines.ts";
 import { migrateToLatest } from "../engine/migrate.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
@@ -25,6 +26,19 @@ export async function openEventStore(
   const opener = openerFor(url);
   const tenant = tenantOption(options.tenant);
   const cipher = options.keyring === undefined ? undefined : new ContentCipher(keyringOption(options.keyring), tenant);
+  return new SqlEventStore(await openMigrated(opener, url, options, tenant), tenant, cipher);
+}
+
+/**
+ * The adapter of `tenant` on `url`, its database brought up to date (the log's and every feature's
+ * steps); errors reworded by `opener`, and the connection closed again when the migration fails.
+ */
+export async function openMigrated(
+  opener: EngineOpener,
+  url: string,
+  options: OpenEventStoreOptions,
+  tenant: string,
+): Promise<EngineAdapter> {
   const adapter = await guardStorage("open", () => opener.open(url, options, tenant)).catch((error: unknown) => {
     throw opener.explain(error, url);
   });
@@ -34,5 +48,5 @@ export async function openEventStore(
     await adapter.db.destroy().catch(() => {}); // the migration's error is the one to report
     throw opener.explain(error, url);
   }
-  return new SqlEventStore(adapter, tenant, cipher);
+  return adapter;
 }

@@ -10,6 +10,7 @@ import { postgresChangeSource } from "./postgres-changes.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./postgres-global-log.ts";
 import { postgresGuardedWrite, postgresLockedWrite } from "./postgres-guarded-write.ts";
+import { holdsRowsOf } from "./postgres-partition.ts";
 import { postgresPurge } from "./postgres-purge.ts";
 import { withTenantSetting } from "./postgres-tenant-keys.ts";
 
@@ -177,8 +178,11 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
   );
 }
 
-/** True for the unique violation a concurrent append with the same idempotency key causes. */
+/**
+ * True for the unique violation a concurrent append with the same idempotency key causes: in the table's
+ * one key, which a partitioned log (see postgres-partition.ts) reports on the partition's copy of it.
+ */
 function isUsedIdempotencyKey(error: unknown): boolean {
-  const e = error as { code?: unknown; constraint?: unknown };
-  return e.code === "23505" && e.constraint === "idempotency_keys_pkey";
+  const e = error as { code?: unknown; table?: unknown };
+  return e.code === "23505" && typeof e.table === "string" && holdsRowsOf("idempotency_keys", e.table);
 }

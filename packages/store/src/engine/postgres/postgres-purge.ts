@@ -27,18 +27,19 @@ const LOCK_NOT_AVAILABLE = "55P03";
  * First it checks that the role may rewrite every table (StorageError naming what is needed otherwise),
  * then waits until no transaction that began before the purge is still open in the database (VACUUM FULL
  * copies the row versions an open snapshot can still see: an erased row's old version among them), then
- * rewrites each table in its own transaction (its lock taken in short attempts, see LOCK_ATTEMPT_MS), and
+ * rewrites each table (each partition of a partitioned one, see leafTables) in its own transaction (its lock taken in short attempts, see LOCK_ATTEMPT_MS), and
  * checks that each got new files (a role PostgreSQL will not let vacuum a table gets a warning, not an error).
  */
 export function postgresPurge(pool: pg.Pool): PurgeFiles {
   return async (tables, waitTimeoutMs) => {
     const client = await pool.connect();
     try {
-      await checkMayRewrite(client, tables);
+      const leaves = await leafTables(client, tables);
+      await checkMayRewrite(client, leaves);
       let waitedMs = await awaitOlderTransactions(client, waitTimeoutMs);
       await client.query(`SET lock_timeout = ${LOCK_ATTEMPT_MS}`);
       const relations: PurgedRelation[] = [];
-      for (const table of tables) {
+      for (const table of leaves) {
         const before = await relationFiles(client, table);
         const rewrite = await vacuumFull(client, table, waitTimeoutMs);
         const after = await relationFiles(client, table);
@@ -53,6 +54,23 @@ export function postgresPurge(pool: pg.Pool): PurgeFiles {
       client.release();
     }
   };
+}
+
+/**
+ * The tables holding `tables`' rows, in order: a plain table itself; a partitioned one (see
+ * postgres-partition.ts) its partitions, each rewritten alone, so that a rewrite holds the lock of one
+ * partition's sessions only.
+ */
+async function leafTables(client: pg.PoolClient, tables: readonly string[]): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name
+       FROM unnest($1::text[]) WITH ORDINALITY AS t(name, ord)
+       CROSS JOIN LATERAL pg_partition_tree(t.name::regclass) p
+       JOIN pg_class c ON c.oid = p.relid
+      WHERE p.isleaf ORDER BY t.ord, c.relname`,
+    [tables],
+  );
+  return rows.map((r) => r.name);
 }
 
 /** What a role needs to rewrite a table, as the errors say it. */

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type QueryExecutorProvider, sql } from "kysely";
 import { withTenantColumn } from "../tenant-keys.ts";
 import { TENANT_COLUMN } from "../tenant-scope.ts";
 
@@ -31,9 +31,7 @@ interface IndexRow {
 /**
  * Migration 0016 on PostgreSQL for one table: the tenant column (existing rows in the `default` tenant,
  * then no default, so a write naming no tenant fails), every key and index with the tenant column as
- * withTenantColumn places it, and row-level security: enabled and forced (the owner is subject too; only
- * superusers and BYPASSRLS roles are not), one policy letting a connection read and write the rows of
- * the tenant its TENANT_SETTING names, and none when it names none.
+ * withTenantColumn places it, and row-level security (confineRowsToTenant).
  */
 export async function keyPostgresTableByTenant(db: Kysely<unknown>, table: string): Promise<void> {
   const t = sql.table(table);
@@ -64,6 +62,16 @@ export async function keyPostgresTableByTenant(db: Kysely<unknown>, table: strin
       await sql.raw(index.definition.replace(`(${columns})`, `(${keyed})`)).execute(db);
     }
   }
+  await confineRowsToTenant(db, table);
+}
+
+/**
+ * Row-level security on `table`, enabled and forced (the owner is subject too; only superusers and
+ * BYPASSRLS roles are not), with one policy letting a connection read and write the rows of the tenant its
+ * TENANT_SETTING names, and none when it names none.
+ */
+export async function confineRowsToTenant(db: QueryExecutorProvider, table: string): Promise<void> {
+  const t = sql.table(table);
   const tenant = sql`${sql.ref(TENANT_COLUMN)} = current_setting(${sql.lit(TENANT_SETTING)}, true)`;
   await sql`ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY`.execute(db);
   await sql`DROP POLICY IF EXISTS palimpsest_tenant ON ${t}`.execute(db);
