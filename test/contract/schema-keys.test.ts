@@ -4,7 +4,7 @@
  * the tables can be distributed by it (Citus's rule: a distributed table's unique keys hold its
  * distribution column). The few tables that are not one session's rows say why, below.
  */
-import { openEventStore } from "@palimpsest/store";
+import { openEventStore, PARTITIONED_TABLES } from "@palimpsest/store";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,6 +93,11 @@ for (const engine of testEngines()) {
       expect(leading.length).toBeGreaterThanOrEqual(10);
       // The exceptions are still tables of this store (a renamed table must not hide behind a stale entry).
       for (const table of Object.keys(NOT_BY_SESSION)) expect(TENANT_TABLES).toContain(table);
+    });
+
+    it("partitionLog divides exactly the tables keyed by session", () => {
+      const bySession = TENANT_TABLES.filter((t) => !(t in NOT_BY_SESSION));
+      expect([...PARTITIONED_TABLES].sort()).toEqual([...bySession].sort());
     });
   });
 }

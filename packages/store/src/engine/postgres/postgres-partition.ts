@@ -101,12 +101,28 @@ interface IndexRow {
   constraint: string | null;
 }
 
+/** A privilege granted on a table or sequence, its grantee quoted (or PUBLIC). */
+interface Grant {
+  grantee: string;
+  privilege: string;
+}
+
+/** The privileges granted on `relation` to roles other than its owner. */
+async function grantsOn(trx: Transaction<StoreDatabase>, relation: string): Promise<Grant[]> {
+  const { rows } = await sql<Grant>`
+    SELECT CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END AS grantee,
+      g.privilege_type AS privilege
+    FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) g LEFT JOIN pg_roles r ON r.oid = g.grantee
+    WHERE c.oid = cast(${relation} as regclass) AND g.grantee <> c.relowner`.execute(trx);
+  return rows;
+}
+
 /** What the new table must have again, read from the old one before it is renamed. */
 interface TableShape {
   indexes: IndexRow[];
-  grants: { grantee: string; privilege: string }[];
+  grants: Grant[];
   noStatistics: string[];
-  sequences: { column: string; sequence: string; identity: boolean; last: string | null }[];
+  sequences: { column: string; sequence: string; identity: boolean; last: string | null; grants: Grant[] }[];
   rowSecurity: boolean;
   partitions: string[];
 }
@@ -120,11 +136,7 @@ async function shapeOf(trx: Transaction<StoreDatabase>, table: string): Promise<
         WHERE c.conindid = x.indexrelid AND c.conrelid = x.indrelid AND c.contype IN ('p', 'u')) AS constraint
     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
     WHERE x.indrelid = ${relation} ORDER BY i.relname`.execute(trx);
-  const grants = await sql<{ grantee: string; privilege: string }>`
-    SELECT CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END AS grantee,
-      g.privilege_type AS privilege
-    FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) g LEFT JOIN pg_roles r ON r.oid = g.grantee
-    WHERE c.oid = ${relation} AND g.grantee <> c.relowner`.execute(trx);
+  const grants = await grantsOn(trx, table);
   const columns = await sql<{ column: string; statistics: number; identity: string; sequence: string | null }>`
     SELECT attname AS column, attstattarget AS statistics, attidentity AS identity,
       pg_get_serial_sequence(quote_ident(${table}), attname) AS sequence
@@ -139,6 +151,7 @@ async function shapeOf(trx: Transaction<StoreDatabase>, table: string): Promise<
       sequence: c.sequence,
       identity: c.identity !== "",
       last: last.rows[0]?.last ?? null,
+      grants: await grantsOn(trx, c.sequence),
     });
   }
   const security = await sql<{ enabled: boolean }>`
@@ -149,7 +162,7 @@ async function shapeOf(trx: Transaction<StoreDatabase>, table: string): Promise<
   return {
     partitions: partitions.rows.map((p) => p.name),
     indexes: indexes.rows,
-    grants: grants.rows,
+    grants,
     noStatistics: columns.rows.filter((c) => c.statistics === 0).map((c) => c.column),
     sequences,
     rowSecurity: security.rows[0]?.enabled === true,
@@ -215,6 +228,13 @@ async function convertTable(trx: Transaction<StoreDatabase>, table: string, part
       if (s.last !== null) await sql`SELECT setval(cast(${s.sequence} as regclass), ${s.last}::bigint)`.execute(trx);
       const next = sql`nextval(cast(${sql.lit(s.sequence)} as regclass))`; // DDL takes no parameters
       await sql`ALTER TABLE ${t} ALTER COLUMN ${column} SET DEFAULT ${next}`.execute(trx);
+      // An identity needs no privilege on its sequence, a default does: whoever may insert may use it.
+      const inserters = shape.grants.filter((g) => g.privilege === "INSERT");
+      for (const g of [...s.grants, ...inserters.map((g) => ({ grantee: g.grantee, privilege: "USAGE" }))]) {
+        await sql`GRANT ${sql.raw(g.privilege)} ON SEQUENCE ${sql.raw(s.sequence)} TO ${sql.raw(g.grantee)}`.execute(
+          trx,
+        );
+      }
     }
     await sql`ALTER SEQUENCE ${sql.raw(s.sequence)} OWNED BY ${t}.${column}`.execute(trx);
   }

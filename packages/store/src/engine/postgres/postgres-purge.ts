@@ -63,11 +63,12 @@ export function postgresPurge(pool: pg.Pool): PurgeFiles {
  */
 async function leafTables(client: pg.PoolClient, tables: readonly string[]): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
+    // pg_partition_tree lists no row for a table that is not partitioned: that table is its own leaf.
     `SELECT c.relname AS name
        FROM unnest($1::text[]) WITH ORDINALITY AS t(name, ord)
-       CROSS JOIN LATERAL pg_partition_tree(t.name::regclass) p
-       JOIN pg_class c ON c.oid = p.relid
-      WHERE p.isleaf ORDER BY t.ord, c.relname`,
+       LEFT JOIN LATERAL pg_partition_tree(t.name::regclass) p ON p.isleaf
+       JOIN pg_class c ON c.oid = coalesce(p.relid, t.name::regclass)
+      ORDER BY t.ord, c.relname`,
     [tables],
   );
   return rows.map((r) => r.name);
