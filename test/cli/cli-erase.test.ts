@@ -84,6 +84,34 @@ for (const [name, make] of databases) {
       }
     });
 
+    it("maintain --partition divides a PostgreSQL log, a line per table on stderr; elsewhere, or with both tasks, a usage error", async () => {
+      const id = await seed();
+      const refusals = [
+        ["maintain", "--partition", "1"],
+        ["maintain", "--partition", "4", "--purge-erased"],
+      ];
+      for (const args of name === "PostgreSQL" ? refusals : [["maintain", "--partition", "4"], ...refusals]) {
+        const refused = await cli(...args);
+        expect(refused.code, args.join(" ")).toBe(2);
+        expect(jsonError(refused)).toMatchObject({ code: "VALIDATION" });
+      }
+      if (name !== "PostgreSQL") return;
+      const divided = await cli("maintain", "--partition", "4");
+      expect(divided.code).toBe(0);
+      const result = JSON.parse(divided.stdout) as {
+        partitions: number;
+        tables: { name: string; converted: boolean }[];
+      };
+      expect(result.partitions).toBe(4);
+      expect(result.tables.every((t) => t.converted)).toBe(true);
+      expect(divided.stderr).toMatch(/^sessions: \d+ rows divided in \d+ ms\nevents: \d+ rows divided/);
+      const again = await runPalimpsest(["--db", db.url, "maintain", "--partition", "4"]);
+      expect(again.code).toBe(0);
+      expect(again.stderr).toContain("events: already divided so");
+      expect(again.stdout).toMatch(/^0 of \d+ tables divided into 4 partitions by session in \d+ ms/);
+      expect(JSON.parse((await cli("view", id)).stdout)).toMatchObject({ sessionId: id });
+    });
+
     it("an unknown session is NOT_FOUND", async () => {
       const missing = await cli("erase", "no-such-session", "--yes");
       expect(missing.code).toBe(1);

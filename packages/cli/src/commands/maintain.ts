@@ -1,22 +1,35 @@
 import { type PurgeResult, ValidationError } from "@palimpsest/core";
-import { DEFAULT_PURGE_WAIT_MS } from "@palimpsest/store";
+import {
+  DEFAULT_PURGE_WAIT_MS,
+  MAX_PARTITIONS,
+  type PartitionedTable,
+  type PartitionLogResult,
+  partitionLog,
+} from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { databaseUrl } from "../database.ts";
 import { integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
 
+/** The tasks `maintain` runs, as the usage error names them. */
+const TASKS = "--purge-erased or --partition <n>";
+
 /**
  * `maintain --purge-erased [--wait-timeout <ms>]`: the maintenance an erasure that must reach the disk
  * needs (docs/erasure.md): the relations that held session content are rewritten, so that no copy of the
- * erased sessions' content stays in the database's files (Palimpsest.purgeErased). Without a task flag it
- * does nothing and fails as a usage error. Other processes' reads and writes wait while a relation is
- * rewritten (PostgreSQL) or while the file is (SQLite).
+ * erased sessions' content stays in the database's files (Palimpsest.purgeErased). Other processes' reads
+ * and writes wait while a relation is rewritten (PostgreSQL) or while the file is (SQLite).
+ *
+ * `maintain --partition <n>`: divides a PostgreSQL log's tables into `n` hash partitions by session
+ * (partitionLog, docs/storage.md), a line on stderr per table as it is done. One task per run; none is a
+ * usage error.
  */
 export function registerMaintain(program: Command, io: CliIo): void {
   program
     .command("maintain")
-    .description("database maintenance: --purge-erased rewrites what held erased sessions' content")
+    .description(`database maintenance: ${TASKS}`)
     .option(
       "--purge-erased",
       "rewrite the relations that held session content (PostgreSQL: VACUUM FULL of each; SQLite: VACUUM, the WAL emptied), so no copy of erased content stays in the database's files",
@@ -28,16 +41,45 @@ export function registerMaintain(program: Command, io: CliIo): void {
         0,
       ).default(DEFAULT_PURGE_WAIT_MS),
     )
-    .action(async (opts: { purgeErased?: boolean; waitTimeout: number }) => {
+    .addOption(
+      integerOption(
+        "--partition <n>",
+        "PostgreSQL: divide the log's tables into n hash partitions by session, in one transaction (other processes' reads and writes wait for it)",
+        2,
+        MAX_PARTITIONS,
+      ),
+    )
+    .action(async (opts: { purgeErased?: boolean; waitTimeout: number; partition?: number }) => {
       const global = program.opts<GlobalOptions>();
-      if (opts.purgeErased !== true) {
-        throw new ValidationError("maintain: name a task: --purge-erased", ["--purge-erased: missing"]);
+      const purge = opts.purgeErased === true;
+      if (purge === (opts.partition !== undefined)) {
+        const issue = purge ? "both given: run them one after the other" : "missing";
+        throw new ValidationError(`maintain: name one task: ${TASKS}`, [`${TASKS}: ${issue}`]);
+      }
+      if (opts.partition !== undefined) {
+        const result = await partitionLog(databaseUrl(global, io), {
+          partitions: opts.partition,
+          onTable: (t) => io.stderr(`${tableLine(t)}\n`),
+        });
+        emit(io, global, result, renderPartition);
+        return;
       }
       const result = await withRuntime(global, io, (runtime) =>
         runtime.purgeErased({ waitTimeoutMs: opts.waitTimeout }),
       );
       emit(io, global, result, render);
     });
+}
+
+/** One table of a conversion, as its progress line says it. */
+function tableLine(t: PartitionedTable): string {
+  return t.converted ? `${t.name}: ${t.rows} rows divided in ${t.ms} ms` : `${t.name}: already divided so`;
+}
+
+/** The conversion as text: its tables, then the total. */
+function renderPartition(result: PartitionLogResult): string {
+  const changed = result.tables.filter((t) => t.converted).length;
+  return `${changed} of ${result.tables.length} tables divided into ${result.partitions} partitions by session in ${result.ms} ms`;
 }
 
 /** The purge as text: one row per relation rewritten, then the totals. */
