@@ -16,3 +16,8 @@ export function createSqliteFolder(): { path: (file: string) => string; drop: ()
   const dir = mkdtempSync(join(tmpdir(), "palimpsest-bench-"));
   return { path: (file) => join(dir, file), drop: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** An engine as tables and progress lines name it, with its partitions (partitionLog) when it has some. */
+export function layoutName(engine: "postgres" | "sqlite", partitions = 0): string {
+  return partitions === 0 ? engine : `${engine}, ${partitions} partitions`;
+}

@@ -4,10 +4,12 @@
  * appends one message at a time to sessions of its own (test/support/steady-writer.ts, through a runtime
  * Session). Reported: the purge's time and the longest rewrite (PostgreSQL: the events table, locked for
  * that long), and the writer's append latency during the purge (p99 and max over the appends in flight
- * while it ran) against the same writer's latency just before it, as ratios.
+ * while it ran) against the same writer's latency just before it, as ratios. On PostgreSQL also with the
+ * log divided into partitions (partitionLog), which the purge rewrites one at a time.
  */
-import { openEventStore } from "@palimpsest/store";
+import { openEventStore, partitionLog } from "@palimpsest/store";
 import { startScript } from "../test/support/child-script.ts";
+import { layoutName } from "./databases.ts";
 import { percentile, progress } from "./stats.ts";
 import { messageEvents, STARTED } from "./workload.ts";
 
@@ -20,6 +22,8 @@ const BASELINE_MS = 3_000;
 /** One log size on one engine. */
 export interface PurgeEraseResult {
   engine: "postgres" | "sqlite";
+  /** PostgreSQL: the hash partitions each log table was divided into (partitionLog), 0 for plain tables. */
+  partitions: number;
   events: number;
   erasedSessions: number;
   /** The database's size the purge measured (PostgreSQL: the rewritten tables; SQLite: the file and WAL), before and after. */
@@ -66,11 +70,13 @@ export async function runPurgeErasedBench(
   engine: "postgres" | "sqlite",
   databaseFor: (label: string) => Promise<string>,
   quick: boolean,
+  partitions = 0,
 ): Promise<PurgeEraseResult[]> {
   const sizes = quick ? [10_000] : [10_000, 100_000];
   const results: PurgeEraseResult[] = [];
   for (const events of sizes) {
-    const url = await databaseFor(`purge_${events}`);
+    const url = await databaseFor(`purge_${events}_${partitions}`);
+    if (partitions > 0) await partitionLog(url, { partitions });
     const store = await openEventStore(url);
     const sessions = Math.ceil(events / (SESSION_MESSAGES + 1));
     const erasedSessions = Math.ceil(sessions / 10);
@@ -103,6 +109,7 @@ export async function runPurgeErasedBench(
       const longest = purged.relations.reduce((a, b) => (b.ms > a.ms ? b : a));
       const result: PurgeEraseResult = {
         engine,
+        partitions,
         events: sessions * (SESSION_MESSAGES + 1),
         erasedSessions,
         bytesBefore: purged.relations.reduce((n, r) => n + r.bytesBefore, 0),
@@ -115,7 +122,7 @@ export async function runPurgeErasedBench(
         writerErrors: lines.filter((l) => l.error !== undefined).length,
       };
       progress(
-        `purge-erased ${engine} ${result.events}: ${result.purgeMs.toFixed(0)} ms, appends during p99 ` +
+        `purge-erased ${layoutName(engine, partitions)} ${result.events}: ${result.purgeMs.toFixed(0)} ms, appends during p99 ` +
           `${result.during.p99Ms.toFixed(1)} ms (baseline ${result.baseline.p99Ms.toFixed(1)} ms), errors ${result.writerErrors}`,
       );
       results.push(result);

@@ -1,6 +1,6 @@
 /**
  * Runs the benchmarks and prints their markdown tables: `pnpm bench [-- --quick] [--only a,b] [--engine e]`
- * (`--scale-events n`: the scale bench's largest size).
+ * (`--scale-events n`: the scale bench's largest size; `--scale-partitions n`: on PostgreSQL, again on a partitioned log).
  * PostgreSQL parts need BENCH_DATABASE_URL (or TEST_DATABASE_URL); results also go to bench/results/latest.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -17,7 +17,7 @@ import { type AppendResult, runAppendBench } from "./append.ts";
 import { type AuditResult, runAuditBench } from "./audit.ts";
 import { type BudgetResult, runBudgetBench } from "./budget.ts";
 import { type ColdStartResult, runColdStartBench } from "./cold-start.ts";
-import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { createSqliteFolder, layoutName, postgresServerUrl } from "./databases.ts";
 import { type EncryptionRow, runEncryptionBench } from "./encryption.ts";
 import { type EraseResult, runEraseBench } from "./erase.ts";
 import { COPY_STAGES, type CopiesRow, runErasureCopiesBench } from "./erasure-copies.ts";
@@ -73,12 +73,17 @@ const BENCHES = [
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
-/** The command line: `--quick`, `--only a,b`, `--engine postgres|sqlite` (one engine), `--scale-events n`. */
+/**
+ * The command line: `--quick`, `--only a,b`, `--engine postgres|sqlite` (one engine), `--scale-events n`,
+ * `--scale-partitions n`.
+ */
 interface BenchArgs {
   quick: boolean;
   only: Set<BenchName>;
   engine?: "postgres" | "sqlite";
   scaleEvents?: number;
+  /** The scale bench on PostgreSQL runs again on a log divided into this many partitions. */
+  scalePartitions?: number;
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -92,6 +97,11 @@ function parseArgs(argv: readonly string[]): BenchArgs {
   if (scaleEvents !== undefined && !(Number.isInteger(scaleEvents) && scaleEvents > 0)) {
     throw new Error(`--scale-events needs a whole number of events, not ${argv[scaleAt + 1]}`);
   }
+  const partitionsAt = argv.indexOf("--scale-partitions");
+  const scalePartitions = partitionsAt >= 0 ? Number(argv[partitionsAt + 1]) : undefined;
+  if (scalePartitions !== undefined && !(Number.isInteger(scalePartitions) && scalePartitions >= 2)) {
+    throw new Error(`--scale-partitions needs a whole number of partitions, 2 or more, not ${argv[partitionsAt + 1]}`);
+  }
   const engineAt = argv.indexOf("--engine");
   const engine = engineAt >= 0 ? argv[engineAt + 1] : undefined;
   if (engine !== undefined && engine !== "postgres" && engine !== "sqlite") {
@@ -102,6 +112,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     only: new Set(names as BenchName[]),
     ...(engine === undefined ? {} : { engine }),
     ...(scaleEvents === undefined ? {} : { scaleEvents }),
+    ...(scalePartitions === undefined ? {} : { scalePartitions }),
   };
 }
 
@@ -301,6 +312,9 @@ function eraseTable(rows: readonly EraseResult[]): string {
   );
 }
 
+/** The partitions of the purge bench's partitioned PostgreSQL log. */
+const PURGE_PARTITIONS = 16;
+
 function purgeErasedTable(rows: readonly PurgeEraseResult[]): string {
   return markdownTable(
     [
@@ -316,7 +330,7 @@ function purgeErasedTable(rows: readonly PurgeEraseResult[]): string {
       "writer errors",
     ],
     rows.map((r) => [
-      r.engine,
+      layoutName(r.engine, r.partitions),
       `${num(r.events)} (${r.erasedSessions})`,
       `${num(r.bytesBefore / 1e6, 1)} MB → ${num(r.bytesAfter / 1e6, 1)} MB`,
       ms(r.purgeMs),
@@ -637,7 +651,7 @@ function sessionStoreTables(results: readonly SessionStoreResult[]): string {
   return [batches, "Append + its fold by batch index (median):", growth, flushes, concurrent, load, eager].join("\n\n");
 }
 
-const { quick, only, engine: oneEngine, scaleEvents } = parseArgs(process.argv.slice(2));
+const { quick, only, engine: oneEngine, scaleEvents, scalePartitions } = parseArgs(process.argv.slice(2));
 const serverUrl = postgresServerUrl();
 if (serverUrl === undefined) {
   progress("!!!!!!!! NO BENCH_DATABASE_URL / TEST_DATABASE_URL: PostgreSQL is SKIPPED, SQLite runs alone !!!!!!!!");
@@ -763,6 +777,11 @@ try {
     const rows: PurgeEraseResult[] = [];
     for (const engine of engines) {
       rows.push(...(await runPurgeErasedBench(engine, (label) => databaseFor(engine, label), quick)));
+      if (engine === "postgres") {
+        rows.push(
+          ...(await runPurgeErasedBench(engine, (label) => databaseFor(engine, label), quick, PURGE_PARTITIONS)),
+        );
+      }
     }
     const copies: CopiesRow[] = [];
     for (const engine of engines)
@@ -864,11 +883,13 @@ try {
   }
   if (only.has("scale")) {
     const rows: ScaleRow[] = [];
+    const sized = { quick, ...(scaleEvents === undefined ? {} : { events: scaleEvents }) };
     for (const engine of engines) {
-      const url = await databaseFor(engine, "scale");
-      rows.push(
-        ...(await runScaleBench(engine, url, { quick, ...(scaleEvents === undefined ? {} : { events: scaleEvents }) })),
-      );
+      rows.push(...(await runScaleBench(engine, await databaseFor(engine, "scale"), sized)));
+      if (engine === "postgres" && scalePartitions !== undefined) {
+        const url = await databaseFor(engine, "scale_partitioned");
+        rows.push(...(await runScaleBench(engine, url, { ...sized, partitions: scalePartitions })));
+      }
     }
     results.scale = rows;
     tables.push(

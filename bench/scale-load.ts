@@ -121,10 +121,13 @@ async function postgresDatabase(url: string): Promise<RawDatabase> {
     analyze: async () => void (await client.query("ANALYZE")),
     tableBytes: async () => {
       const { rows } = await client.query<{ table: string; rows: string; indexes: string }>(
-        `SELECT c.relname AS table, pg_total_relation_size(c.oid) - pg_indexes_size(c.oid) AS rows,
-                pg_indexes_size(c.oid) AS indexes
+        // A partitioned table's partitions are counted under its name (see partitionLog).
+        `SELECT coalesce(pg_partition_root(c.oid), c.oid)::regclass::text AS table,
+                sum(pg_total_relation_size(c.oid) - pg_indexes_size(c.oid)) AS rows,
+                sum(pg_indexes_size(c.oid)) AS indexes
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE c.relkind = 'r' AND n.nspname = 'public' ORDER BY pg_total_relation_size(c.oid) DESC`,
+         WHERE c.relkind = 'r' AND n.nspname = 'public'
+         GROUP BY 1 ORDER BY sum(pg_total_relation_size(c.oid)) DESC`,
       );
       return rows.map((r) => ({ table: r.table, rowBytes: Number(r.rows), indexBytes: Number(r.indexes) }));
     },

@@ -1,11 +1,15 @@
-/** The scale bench's Markdown tables: each figure with its ratio to the first size of its engine. */
+/**
+ * The scale bench's Markdown tables: each figure with its ratio to the first size of its engine and
+ * layout; with a partitioned run, its figures beside the plain run's.
+ */
+import { layoutName } from "./databases.ts";
 import type { ScaleRow } from "./scale.ts";
 import type { TableBytes } from "./scale-load.ts";
 import { markdownTable, ms, num, ratio } from "./stats.ts";
 
-/** The first row of each engine, which every other row of that engine is compared with. */
+/** The first row of each engine and layout, which every other row of them is compared with. */
 function firstOf(rows: readonly ScaleRow[]): (row: ScaleRow) => ScaleRow {
-  return (row) => rows.find((r) => r.engine === row.engine) ?? row;
+  return (row) => rows.find((r) => r.engine === row.engine && r.partitions === row.partitions) ?? row;
 }
 
 /** `value (ratio to the first size)`. */
@@ -24,7 +28,7 @@ function perEvent(row: ScaleRow, pick: (t: TableBytes) => boolean): string {
 /** Latencies at each size, the load itself, and bytes per event. */
 export function scaleTables(rows: readonly ScaleRow[]): string {
   const first = firstOf(rows);
-  const size = (r: ScaleRow) => [r.engine, num(r.events), num(r.sessions)];
+  const size = (r: ScaleRow) => [layoutName(r.engine, r.partitions), num(r.events), num(r.sessions)];
   const agent = markdownTable(
     [
       "engine",
@@ -61,7 +65,7 @@ export function scaleTables(rows: readonly ScaleRow[]): string {
     rows.map((r) => {
       const f = first(r);
       return [
-        r.engine,
+        layoutName(r.engine, r.partitions),
         num(r.events),
         grown(r.firstPageMs, f.firstPageMs),
         grown(r.middlePageMs, f.middlePageMs),
@@ -86,7 +90,7 @@ export function scaleTables(rows: readonly ScaleRow[]): string {
       "all tables",
     ],
     rows.map((r) => [
-      r.engine,
+      layoutName(r.engine, r.partitions),
       num(r.events),
       num(r.loadPerSec),
       num(r.auditPerSec),
@@ -99,5 +103,48 @@ export function scaleTables(rows: readonly ScaleRow[]): string {
       perEvent(r, () => true),
     ]),
   );
-  return [agent, reads, "Load, and bytes per event (rows with TOAST + indexes):", storage].join("\n\n");
+  const tables = [agent, reads, "Load, and bytes per event (rows with TOAST + indexes):", storage];
+  const layouts = layoutComparison(rows);
+  return [...tables, ...(layouts === undefined ? [] : ["Partitioned against plain, at each size:", layouts])].join(
+    "\n\n",
+  );
+}
+
+/**
+ * Each partitioned PostgreSQL row beside the plain row of the same size step (the n-th of each): the
+ * partitioned figure with its ratio to the plain one. Undefined when the run divided nothing.
+ */
+function layoutComparison(rows: readonly ScaleRow[]): string | undefined {
+  const plain = rows.filter((r) => r.engine === "postgres" && r.partitions === 0);
+  const divided = rows.filter((r) => r.engine === "postgres" && r.partitions > 0);
+  if (divided.length === 0 || plain.length === 0) return undefined;
+  const versus = (now: number, base: number) => `${ms(now)} (${ratio(now / base)})`;
+  return markdownTable(
+    [
+      "layout",
+      "events",
+      "append p50, old session",
+      "resume p50, old session",
+      "first page",
+      "audit: compactions",
+      "watcher",
+      "load events/s",
+    ],
+    divided.flatMap((r, step) => {
+      const base = plain[step];
+      if (base === undefined) return [];
+      return [
+        [
+          layoutName(r.engine, r.partitions),
+          num(r.events),
+          versus(r.appendExisting.p50, base.appendExisting.p50),
+          versus(r.resumeExisting.p50, base.resumeExisting.p50),
+          versus(r.firstPageMs, base.firstPageMs),
+          versus(r.auditCompactionsMs, base.auditCompactionsMs),
+          versus(r.watcherMs, base.watcherMs),
+          `${num(r.loadPerSec)} (${ratio(r.loadPerSec / base.loadPerSec)})`,
+        ],
+      ];
+    }),
+  );
 }

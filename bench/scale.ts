@@ -6,7 +6,8 @@
  * of new events; with the bytes each table holds per event. PostgreSQL is ANALYZEd after each load step.
  */
 import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
-import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
+import { AuditReadModels, type OpenedEventStore, openEventStore, partitionLog } from "@palimpsest/store";
+import { layoutName } from "./databases.ts";
 import { EVENTS_PER_SESSION, loadSessions, openRawDatabase, smallMessage, type TableBytes } from "./scale-load.ts";
 import { cursorAt } from "./session-listing.ts";
 import { median, percentile, progress, timed } from "./stats.ts";
@@ -21,6 +22,8 @@ export interface Quantiles {
 /** Everything measured at one size of the log on one engine. */
 export interface ScaleRow {
   engine: "postgres" | "sqlite";
+  /** PostgreSQL: the hash partitions each log table is divided into (partitionLog), 0 for plain tables. */
+  partitions: number;
   events: number;
   sessions: number;
   /** Events per second of the load step that reached this size (store.append, one session per call). */
@@ -50,6 +53,8 @@ export interface ScaleOptions {
   quick: boolean;
   /** The largest size in events (default 200,000 quick, 500,000 otherwise); the first is a tenth of it. */
   events?: number;
+  /** PostgreSQL: divide the log into this many hash partitions (partitionLog) before loading it. */
+  partitions?: number;
 }
 
 /** New events a watcher catches up on per sample (10 sessions). */
@@ -105,6 +110,7 @@ export async function runScaleBench(
   const probes = options.quick ? 20 : 50;
   const reps = options.quick ? 5 : 9;
   const parallel = engine === "postgres" ? 4 : 1;
+  if (options.partitions !== undefined) await partitionLog(url, { partitions: options.partitions });
   const store = await openEventStore(url);
   const palimpsest = await openPalimpsest({ url });
   const raw = await openRawDatabase(engine, url);
@@ -121,7 +127,7 @@ export async function runScaleBench(
     for (const [index, size] of scaleSizes(options).entries()) {
       const bulk = Math.max(0, Math.round(size / EVENTS_PER_SESSION) - probes - sessions);
       progress(
-        `scale ${engine}: loading ${bulk.toLocaleString("en-US")} sessions toward ${size.toLocaleString("en-US")} events`,
+        `scale ${layoutName(engine, options.partitions)}: loading ${bulk.toLocaleString("en-US")} sessions toward ${size.toLocaleString("en-US")} events`,
       );
       const loaded = await timed(() => load("bulk", bulk));
       const caught = await timed(() => audit.catchUp());
@@ -173,6 +179,7 @@ export async function runScaleBench(
       }
       const row: ScaleRow = {
         engine,
+        partitions: options.partitions ?? 0,
         events: sessions * EVENTS_PER_SESSION + extra,
         sessions,
         loadPerSec: (bulk * EVENTS_PER_SESSION * 1000) / loaded.ms,
@@ -190,7 +197,7 @@ export async function runScaleBench(
         tables: await raw.tableBytes(),
       };
       progress(
-        `scale ${engine} ${row.events.toLocaleString("en-US")} events: append p50 ${row.appendExisting.p50.toFixed(2)} ms, resume p50 ${row.resumeExisting.p50.toFixed(2)} ms, watcher ${row.watcherMs.toFixed(1)} ms`,
+        `scale ${layoutName(engine, options.partitions)} ${row.events.toLocaleString("en-US")} events: append p50 ${row.appendExisting.p50.toFixed(2)} ms, resume p50 ${row.resumeExisting.p50.toFixed(2)} ms, watcher ${row.watcherMs.toFixed(1)} ms`,
       );
       rows.push(row);
     }
