@@ -17,7 +17,7 @@ import { backfillSessionNames } from "./session-name-queries.ts";
  * are unique by construction) and the `sessions_name` lookup (not unique: a lookup asks every shard). To
  * scale out, distribute each table by `session_id`: with Citus,
  * `SELECT create_distributed_table('events', 'session_id')` (likewise for sessions, idempotency_keys,
- * snapshots and precompaction_candidates, colocated); natively, `PARTITION BY HASH (session_id)` with the same keys.
+ * snapshots and precompaction_candidates, colocated); natively, `PARTITION BY HASH (session_id)` with the same keys (partitionLog, open/partition-log.ts).
  */
 export function logMigrations(dialect: Dialect): Record<string, Migration> {
   const { timestamp } = dialect.types;
