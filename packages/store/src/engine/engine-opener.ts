@@ -1,6 +1,7 @@
 import type { Keyring } from "@palimpsest/core";
 import type { Engine } from "./dialect.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
+import type { PartitionTables } from "./table-partitions.ts";
 
 /** How a store is opened, beyond its URL. */
 export interface OpenEventStoreOptions {
@@ -50,4 +51,6 @@ export interface EngineOpener {
   open(url: string, options: OpenEventStoreOptions, tenant: string): Promise<EngineAdapter>;
   /** An error from opening or migrating the database at `url`, reworded for the user where it helps. */
   explain(error: unknown, url: string): unknown;
+  /** Divides the log's tables into hash partitions by session (partitionLog); absent where the engine cannot. */
+  readonly partitionTables?: PartitionTables;
 }

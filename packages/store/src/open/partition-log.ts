@@ -1,11 +1,11 @@
 import { checkOptionKeys, ValidationError } from "@palimpsest/core";
 import { openerFor } from "../engine/engines.ts";
-import { type PartitionedTable, partitionPostgresTables } from "../engine/postgres/postgres-partition.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
+import type { PartitionedTable } from "../engine/table-partitions.ts";
 import { DEFAULT_TENANT } from "../engine/tenant.ts";
 import { openMigrated } from "./open-event-store.ts";
 
-export type { PartitionedTable } from "../engine/postgres/postgres-partition.ts";
+export type { PartitionedTable } from "../engine/table-partitions.ts";
 
 /**
  * The tables a partitioned layout divides by session: every one whose keys lead with `session_id`
@@ -58,7 +58,8 @@ export interface PartitionLogResult {
 export async function partitionLog(url: string, options: PartitionLogOptions): Promise<PartitionLogResult> {
   const { partitions, onTable = () => {} } = checkPartitionOptions(options);
   const opener = openerFor(url);
-  if (opener.engine !== "postgres") {
+  const partitionTables = opener.partitionTables;
+  if (partitionTables === undefined) {
     throw new ValidationError(`partitionLog: only a PostgreSQL log is partitioned, not ${opener.engine}`, [
       "url: postgres://…",
     ]);
@@ -67,7 +68,7 @@ export async function partitionLog(url: string, options: PartitionLogOptions): P
   const adapter = await openMigrated(opener, url, {}, DEFAULT_TENANT);
   try {
     const tables = await guardStorage("partitionLog", () =>
-      partitionPostgresTables(adapter.db, PARTITIONED_TABLES, partitions, onTable),
+      partitionTables(adapter.db, PARTITIONED_TABLES, partitions, onTable),
     );
     return { partitions, tables, ms: Math.round(performance.now() - start) };
   } finally {

@@ -1,19 +1,8 @@
 import { StorageError } from "@palimpsest/core";
-import { type Kysely, sql, type Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { StoreDatabase } from "../database-schema.ts";
+import type { PartitionedTable, PartitionTables } from "../table-partitions.ts";
 import { confineRowsToTenant } from "./postgres-tenant-keys.ts";
-
-/** One table a conversion went through: how many rows it copied (0 when it was already so) and how long it took. */
-export interface PartitionedTable {
-  /** The table's name. */
-  readonly name: string;
-  /** False when the table was already hash-partitioned by session into as many partitions: left as it was. */
-  readonly converted: boolean;
-  /** The rows copied into the partitions. */
-  readonly rows: number;
-  /** How long its conversion took, in ms. */
-  readonly ms: number;
-}
 
 /** The advisory lock two conversions take turns on (any fixed number: "palimpsest partition" in hex, cut). */
 const PARTITION_LOCK = 0x70616c70;
@@ -39,12 +28,7 @@ const INSUFFICIENT_PRIVILEGE = "42501";
  * go on against the new tables. Needs the tables' owner (the role that ran the migrations) or a superuser:
  * StorageError naming the role otherwise, and nothing changed.
  */
-export async function partitionPostgresTables(
-  db: Kysely<StoreDatabase>,
-  tables: readonly string[],
-  partitions: number,
-  onTable: (table: PartitionedTable) => void,
-): Promise<PartitionedTable[]> {
+export const partitionPostgresTables: PartitionTables = async (db, tables, partitions, onTable) => {
   try {
     return await db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PARTITION_LOCK})`.execute(trx);
@@ -65,7 +49,7 @@ export async function partitionPostgresTables(
     if ((error as { code?: unknown }).code !== INSUFFICIENT_PRIVILEGE) throw error;
     throw new StorageError("partitionLog", `${(error as Error).message}: ${OWNER_NEEDED}`, { cause: error });
   }
-}
+};
 
 /** Who may convert, as the errors say it. */
 const OWNER_NEEDED =

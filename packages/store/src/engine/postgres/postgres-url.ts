@@ -1,5 +1,6 @@
 import { loadOptionalPeer } from "@palimpsest/core";
 import type { EngineOpener } from "../engine-opener.ts";
+import { partitionPostgresTables } from "./postgres-partition.ts";
 
 /**
  * PostgreSQL's URLs: `postgres://…` and `postgresql://…`; the adapter and pg, an optional peer dependency,
@@ -15,4 +16,5 @@ export const postgresOpener: EngineOpener = {
     return postgresAdapter(createPostgresPool(url, tenant), tenant);
   },
   explain: (error) => error,
+  partitionTables: partitionPostgresTables,
 };
