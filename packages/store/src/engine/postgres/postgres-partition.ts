@@ -24,8 +24,9 @@ const INSUFFICIENT_PRIVILEGE = "42501";
  * identity on a partitioned table). A table already partitioned by session into as many partitions is left
  * as it is; one partitioned into another number is converted again.
  *
- * Readers and writers of the tables wait for the commit (ACCESS EXCLUSIVE locks, taken at the start), then
- * go on against the new tables. Needs the tables' owner (the role that ran the migrations) or a superuser:
+ * Readers and writers of the tables it converts wait for the commit (ACCESS EXCLUSIVE locks, taken at the
+ * start; none when there is nothing to convert), then go on against the new tables. `onTable` hears of each
+ * table as it is done, before the commit. Needs the tables' owner (the role that ran the migrations) or a superuser:
  * StorageError naming the role otherwise, and nothing changed.
  */
 export const partitionPostgresTables: PartitionTables = async (db, tables, partitions, onTable) => {
@@ -33,11 +34,17 @@ export const partitionPostgresTables: PartitionTables = async (db, tables, parti
     return await db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PARTITION_LOCK})`.execute(trx);
       await checkOwnsTables(trx, tables);
-      await sql`LOCK TABLE ${sql.join(tables.map((t) => sql.table(t)))} IN ACCESS EXCLUSIVE MODE`.execute(trx);
+      const todo = new Set<string>();
+      for (const table of tables) if ((await partitionCount(trx, table)) !== partitions) todo.add(table);
+      // Nothing to do takes no table lock: a run repeated on a live database holds up no writer.
+      if (todo.size > 0) {
+        const locked = tables.filter((t) => todo.has(t)).map((t) => sql.table(t));
+        await sql`LOCK TABLE ${sql.join(locked)} IN ACCESS EXCLUSIVE MODE`.execute(trx);
+      }
       const done: PartitionedTable[] = [];
       for (const table of tables) {
         const start = performance.now();
-        const converted = (await partitionCount(trx, table)) !== partitions;
+        const converted = todo.has(table);
         const rows = converted ? await convertTable(trx, table, partitions) : 0;
         const result = { name: table, converted, rows, ms: Math.round(performance.now() - start) };
         onTable(result);
