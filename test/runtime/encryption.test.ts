@@ -1,6 +1,6 @@
 /**
  * Envelope encryption of content (the keyring option): what each session says is sealed under a data key
- * of its own, so no table holds it (the hand-off queue's texts aside, see docs/encryption.md), reads are
+ * of its own, so no table holds it (the hand-off queue's reasons and failure texts included), reads are
  * unchanged, and an erasure destroys the key: a backup taken before it (pg_dump on PostgreSQL, a copy of
  * the file on SQLite), restored and opened with the same keyring, gives back the other sessions and none
  * of the erased one's content. Each check can fail: the plain store beside it holds the same content.
@@ -83,13 +83,24 @@ for (const engine of testEngines()) {
       const sealed = await populatedSession(encrypted, marker);
       const open = await populatedSession(plain, marker);
 
-      // The plain store holds the marker everywhere; the encrypted one only in the hand-off queue's reason.
+      // A failed hand-off's text is content too (a worker's error may quote the session).
+      for (const runtime of [encrypted, plain]) {
+        const claim = await runtime.handoffs.claim({ claimant: "worker", leaseMs: 60_000 });
+        if (claim === undefined) throw new Error("the populated session's hand-off was not claimable");
+        await runtime.handoffs.fail(claim, `worker gave up on ${marker}`);
+        await runtime.handoffs.request(claim.sourceSessionId, { reason: `again ${marker}` });
+      }
+
+      // The plain store holds the marker everywhere; the encrypted one nowhere.
       const plainTables = new Set(
         occurrences(await dumpDatabase(plain.store as never), marker).map((r) => r.split(":")[0]),
       );
       expect([...plainTables].sort()).toEqual(["events", "handoffs", "precompaction_candidates", "snapshots"]);
-      const sealedRows = occurrences(await dumpDatabase(encrypted.store as never), marker);
-      expect(sealedRows.map((r) => r.split(":")[0])).toEqual(["handoffs"]);
+      expect(occurrences(await dumpDatabase(encrypted.store as never), marker)).toEqual([]);
+      const texts = async (runtime: Palimpsest) =>
+        (await runtime.handoffs.list()).map((h) => [h.status, h.reason, h.failureReason]);
+      expect(await texts(encrypted)).toEqual(await texts(plain));
+      expect(JSON.stringify(await texts(encrypted))).toContain(`worker gave up on ${marker}`);
 
       // Reads are the plain store's, but for the ids the runtime made (session, compactions).
       const strip = (value: unknown) =>
@@ -199,6 +210,8 @@ for (const engine of testEngines()) {
         await markedTurn(erased, erasedMarker, n);
         await markedTurn(kept, keptMarker, n);
       }
+      await runtime.handoffs.request(erased, { reason: `${erasedMarker} reason` });
+      await runtime.handoffs.request(kept, { reason: `${keptMarker} reason` });
 
       // The backup, taken before the erasure, holds neither session's content in the clear.
       const backup = await takeBackup(engine.name, url, await database("copy"));
@@ -218,6 +231,12 @@ for (const engine of testEngines()) {
       expect(lost.message).toMatch(/data key its keyring does not hold/);
       const rows = await rejection(restored.store.readStream(erased.id));
       expect(rows.message).toMatch(/data key its keyring does not hold/);
+      // The queued hand-offs: the kept session's reason reads back, the erased one's is gone with its key.
+      const reasons = (await restored.handoffs.list()).map((h) => [h.sourceSessionId, h.reason]);
+      expect(reasons).toEqual([
+        [erased.id, undefined],
+        [kept.id, `${keptMarker} reason`],
+      ]);
       // The live database, erased, reads as the skeleton.
       const live = await runtime.resume(erased.id);
       expect(live.resumeState().erasedAt).toBeDefined();

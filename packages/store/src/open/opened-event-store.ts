@@ -10,6 +10,7 @@ import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { HandoffQueue } from "../handoff/handoff-queue.ts";
 import type { HandoffTables } from "../handoff/handoff-table.ts";
+import { SealedHandoffQueue } from "../handoff/sealed-handoff-queue.ts";
 import { STORE_FEATURES } from "./store-features.ts";
 
 /**
@@ -28,7 +29,7 @@ export interface OpenedEventStore extends RuntimeStore {
 
 /**
  * The SQL store openEventStore opens: the log on kysely with every feature's tables beside it, encrypting
- * content (the candidates' too) with `cipher` when it was opened with a keyring.
+ * content (the candidates' and the hand-off queue's texts too) with `cipher` when it was opened with a keyring.
  */
 export class SqlEventStore extends KyselyEventStore implements OpenedEventStore, CandidateStore {
   /** The durable hand-off queue on this store's database (see handoff/handoff-queue.ts). */
@@ -39,7 +40,8 @@ export class SqlEventStore extends KyselyEventStore implements OpenedEventStore,
   constructor(adapter: EngineAdapter, tenant: string, cipher: ContentCipher | undefined) {
     super(adapter, STORE_FEATURES, tenant, cipher);
     const { db, dialect } = storeAccess(this);
-    this.handoffQueue = new HandoffQueue(db.withTables<HandoffTables>(), dialect);
+    const queue = new HandoffQueue(db.withTables<HandoffTables>(), dialect);
+    this.handoffQueue = cipher === undefined ? queue : new SealedHandoffQueue(queue, cipher);
     this.#candidates = candidateStore(db);
   }
 
