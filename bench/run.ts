@@ -27,6 +27,7 @@ import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
 import { type ManyWritersResult, runManyWritersBench } from "./many-writers.ts";
 import { type MicroBudgetResult, runMicroBudgetBench } from "./micro-budget.ts";
+import { BENCH_PARTITIONS, type PartitionResult, runPartitionBench } from "./partition.ts";
 import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-decision.ts";
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type PurgeEraseResult, runPurgeErasedBench } from "./purge-erased.ts";
@@ -70,6 +71,7 @@ const BENCHES = [
   "fidelity",
   "precompact-llm",
   "scale",
+  "partition",
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
@@ -309,6 +311,30 @@ function eraseTable(rows: readonly EraseResult[]): string {
   return markdownTable(
     ["engine", "messages", "erase", "read the same log (baseline)", "erase / read"],
     rows.map((r) => [r.engine, num(r.messages), ms(r.eraseMs), ms(r.readMs), ratio(r.eraseMs / r.readMs)]),
+  );
+}
+
+function partitionTable(rows: readonly PartitionResult[]): string {
+  return markdownTable(
+    [
+      "events",
+      "load through the store",
+      `divided into ${BENCH_PARTITIONS} partitions`,
+      "longest table",
+      "divided events/s",
+      "divide / load",
+    ],
+    rows.map((r) => {
+      const longest = r.tables.reduce((a, b) => (b.ms > a.ms ? b : a));
+      return [
+        num(r.events),
+        ms(r.loadMs),
+        ms(r.convertMs),
+        `${longest.name} ${ms(longest.ms)}`,
+        num((r.events * 1000) / r.convertMs),
+        ratio(r.convertMs / r.loadMs),
+      ];
+    }),
   );
 }
 
@@ -896,6 +922,11 @@ try {
       "## Scale: costs as the log grows tenfold (PostgreSQL ANALYZEd after each load step)",
       scaleTables(rows),
     );
+  }
+  if (only.has("partition") && engines.includes("postgres") && serverUrl !== undefined) {
+    const rows = await runPartitionBench((label) => databaseFor("postgres", label), quick);
+    results.partition = rows;
+    tables.push("## Partitioning an existing log (PostgreSQL)", partitionTable(rows));
   }
 } finally {
   await Promise.all(pgDatabases.map((d) => d.drop()));
