@@ -13,6 +13,7 @@ import { AuditReadModels, openEventStore, PARTITIONED_TABLES, partitionLog } fro
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TENANT_TABLES } from "../../packages/store/src/engine/tenant-scope.ts";
+import { APP_GRANTS } from "../support/app-role-grants.ts";
 import { startScript } from "../support/child-script.ts";
 import { scanDatabaseFiles } from "../support/file-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
@@ -22,13 +23,6 @@ import { populatedSession, uniqueMarker } from "./erase-fixtures.ts";
 
 const server = postgresServer();
 const suite = "skip" in server ? describe.skip : describe;
-
-/** The grants docs/tenants.md gives the application's role. */
-const APP_GRANTS = [
-  "GRANT USAGE ON SCHEMA public TO {role}",
-  "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
-  "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role}",
-];
 
 /** Waits until `predicate` holds, polling; fails after `timeoutMs`. */
 async function until(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {

@@ -10,18 +10,12 @@ import { AuditReadModels, openEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TENANT_TABLES } from "../../packages/store/src/engine/tenant-scope.ts";
+import { APP_GRANTS } from "../support/app-role-grants.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 
 const server = postgresServer();
 const suite = "skip" in server ? describe.skip : describe;
-
-/** The grants docs/tenants.md gives the application's role, on a database the owner migrated. */
-const APP_GRANTS = [
-  "GRANT USAGE ON SCHEMA public TO {role}",
-  "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
-  "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role}",
-];
 
 suite("tenants under PostgreSQL row-level security (two application roles)", () => {
   let database: ScratchDatabase;
