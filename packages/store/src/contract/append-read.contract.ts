@@ -40,9 +40,14 @@ export function appendReadContract(ctx: ContractContext): void {
 
     it("gives the global head: reading after it returns only what is committed later", async () => {
       const sid = newSessionId("head");
-      await ctx.store().append(sid, [started()], { expectedVersion: "no-stream" });
+      const before = await ctx.store().globalHead();
+      const first = await ctx.store().append(sid, [started()], { expectedVersion: "no-stream" });
+      // A head taken while the first append is still hidden (an older transaction open anywhere on the
+      // server) would sit before it: wait until the head covers it.
       const head = await vi.waitFor(async () => {
         const h = await ctx.store().globalHead();
+        const seen = await ctx.store().readAll({ after: before, limit: 10_000 });
+        expect(seen.events.some((e) => e.eventId === first.events[0]?.eventId)).toBe(true);
         expect((await ctx.store().readAll({ after: h })).events).toEqual([]);
         return h;
       });
