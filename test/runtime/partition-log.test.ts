@@ -4,7 +4,8 @@
  * partitions by session. Every row is kept, the application goes on (resume, append, positions after the
  * old ones), each tenant still sees only its rows, and the purge rewrites partition by partition. Run
  * again it changes nothing; another process's appends go on through it; bad input, a role that does not
- * own the tables and a conversion whose backend is terminated mid-copy change nothing.
+ * own the tables, a conversion whose backend is terminated mid-copy and one whose process is SIGKILLed
+ * mid-copy change nothing.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -269,12 +270,12 @@ suite("partitionLog (PostgreSQL)", () => {
     expect(await layout(database.url)).toEqual(plain);
   });
 
-  it("a conversion whose backend is terminated mid-copy leaves the old layout whole; the next one completes", async () => {
-    const database = await ownedDatabase("partition_cut");
+  /** A database with enough rows that copying its events takes a while (400 sessions of 100 events), and them. */
+  const largerDatabase = async (label: string) => {
+    const database = await ownedDatabase(label);
     const ownerUrl = urlAs(database.url, roles.owner);
     const store = await openEventStore(ownerUrl);
     try {
-      // Enough rows that copying the events takes a while: 400 sessions of 100 events.
       for (let s = 0; s < 400; s++) {
         const sessionId = `cut-${s}`;
         await store.append(
@@ -299,22 +300,49 @@ suite("partitionLog (PostgreSQL)", () => {
     } finally {
       await store.close();
     }
-    const before = await everyRow(database.url);
-    const conversion = partitionLog(ownerUrl, { partitions: 8 });
+    return { url: database.url, ownerUrl, before: await everyRow(database.url) };
+  };
+  /** The backend copying the events into their partitions, once one is (polled). */
+  const copyingBackend = async (url: string): Promise<number> => {
     const copying = "SELECT pid FROM pg_stat_activity WHERE query LIKE 'INSERT INTO \"events\" SELECT%'";
     let pid: number | undefined;
     await until(async () => {
-      pid = (await query<{ pid: number }>(database.url, copying))[0]?.pid;
+      pid = (await query<{ pid: number }>(url, copying))[0]?.pid;
       return pid !== undefined;
     }, "the conversion copying the events");
-    await query(database.url, `SELECT pg_terminate_backend(${pid})`);
+    return pid as number;
+  };
+  /** The old layout is whole after a cut conversion, and the next conversion completes. */
+  const expectWholeThenConverted = async (log: Awaited<ReturnType<typeof largerDatabase>>) => {
+    expect(await layout(log.url)).toEqual(plain);
+    expect(await everyRow(log.url)).toEqual(log.before);
+    await partitionLog(log.ownerUrl, { partitions: 8 });
+    expect(await layout(log.url)).toEqual(divided(8));
+    expect(await everyRow(log.url)).toEqual(log.before);
+  };
+
+  it("a conversion whose backend is terminated mid-copy leaves the old layout whole; the next one completes", async () => {
+    const log = await largerDatabase("partition_cut");
+    const conversion = partitionLog(log.ownerUrl, { partitions: 8 });
+    const pid = await copyingBackend(log.url);
+    await query(log.url, `SELECT pg_terminate_backend(${pid})`);
     const cut = await rejection(conversion);
     expect([cut.code, cut.retryable]).toEqual(["STORAGE", true]);
-    expect(await layout(database.url)).toEqual(plain);
-    expect(await everyRow(database.url)).toEqual(before);
+    await expectWholeThenConverted(log);
+  });
 
-    await partitionLog(ownerUrl, { partitions: 8 });
-    expect(await layout(database.url)).toEqual(divided(8));
-    expect(await everyRow(database.url)).toEqual(before);
+  it("a process SIGKILLed mid-copy leaves the old layout whole; the next conversion completes", async () => {
+    const log = await largerDatabase("partition_kill");
+    const child = startScript("test/support/partition-once.ts", [log.ownerUrl, "8"]);
+    const pid = await copyingBackend(log.url);
+    child.kill("SIGKILL");
+    expect(await child.exited).toEqual({ code: null, signal: "SIGKILL" });
+    expect(child.messages).toEqual([]); // killed before it could finish
+    // The backend finds its client gone and rolls back; its locks go with it.
+    await until(
+      async () => (await query(log.url, `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`)).length === 0,
+      "the killed conversion's backend to end",
+    );
+    await expectWholeThenConverted(log);
   });
 });

@@ -71,6 +71,8 @@ export interface ChildScript {
   stderr(): string;
   /** Closes the child's stdin (the scripts here take that as "finish what you are doing and exit"). */
   endInput(): void;
+  /** Sends the child `signal` (SIGKILL: it dies at once, mid-statement, as a crashed process does). */
+  kill(signal: NodeJS.Signals): void;
   /** Settles when the child has exited and its output has been read. */
   readonly exited: Promise<ChildExit>;
 }
@@ -106,6 +108,7 @@ export function startScript(script: string, args: readonly string[]): ChildScrip
     onMessage: (listener) => void listeners.push(listener),
     stderr: () => stderr,
     endInput: () => void child.stdin.end(),
+    kill: (signal) => void child.kill(signal),
     exited,
   };
 }
