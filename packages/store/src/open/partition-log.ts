@@ -26,8 +26,12 @@ export const PARTITIONED_TABLES: readonly string[] = [
   "audit_replacements",
 ];
 
-/** The most partitions partitionLog makes of a table. */
-export const MAX_PARTITIONS = 1024;
+/**
+ * The most partitions partitionLog makes of a table. The conversion locks every table and index it makes
+ * until it commits: PostgreSQL's default lock table (max_locks_per_transaction 64) holds 64 partitions of
+ * the log, not 128.
+ */
+export const MAX_PARTITIONS = 256;
 
 /** How partitionLog divides the log. */
 export interface PartitionLogOptions {

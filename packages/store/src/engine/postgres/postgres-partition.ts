@@ -13,6 +13,9 @@ const OLD_SUFFIX = "__unpartitioned";
 /** SQLSTATE insufficient_privilege. */
 const INSUFFICIENT_PRIVILEGE = "42501";
 
+/** SQLSTATE out_of_memory in shared memory: the lock table is full (every relation made here is locked until commit). */
+const OUT_OF_SHARED_MEMORY = "53200";
+
 /**
  * Replaces each of `tables` (in that order: `sessions` first, as appends lock it first) with a table
  * hash-partitioned by `session_id` into `partitions` partitions named `<table>_p<i>`, in ONE transaction
@@ -53,8 +56,20 @@ export const partitionPostgresTables: PartitionTables = async (db, tables, parti
       return done;
     });
   } catch (error) {
-    if ((error as { code?: unknown }).code !== INSUFFICIENT_PRIVILEGE) throw error;
-    throw new StorageError("partitionLog", `${(error as Error).message}: ${OWNER_NEEDED}`, { cause: error });
+    const code = (error as { code?: unknown }).code;
+    if (code === INSUFFICIENT_PRIVILEGE) {
+      throw new StorageError("partitionLog", `${(error as Error).message}: ${OWNER_NEEDED}`, { cause: error });
+    }
+    if (code === OUT_OF_SHARED_MEMORY) {
+      throw new StorageError(
+        "partitionLog",
+        `dividing the log into ${partitions} partitions locks more tables and indexes in one transaction than ` +
+          "the server's lock table holds (max_locks_per_transaction × max_connections): use fewer partitions, " +
+          "or raise max_locks_per_transaction (a server restart); nothing was changed",
+        { cause: error },
+      );
+    }
+    throw error;
   }
 };
 
@@ -183,7 +198,10 @@ async function convertTable(trx: Transaction<StoreDatabase>, table: string, part
     const indexes = await sql<{ name: string }>`
       SELECT c.relname AS name FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
       WHERE x.indrelid = cast(${`${partition}${OLD_SUFFIX}`} as regclass)`.execute(trx);
-    for (const { name } of indexes.rows) await renameOut(trx, name);
+    // Named by PostgreSQL, up to 63 characters: a suffix would be cut off, so each gets a short name.
+    for (const [k, { name }] of indexes.rows.entries()) {
+      await sql`ALTER INDEX ${sql.ref(name)} RENAME TO ${sql.ref(`${partition}${OLD_SUFFIX}_${k}`)}`.execute(trx);
+    }
   }
   for (const index of shape.indexes) await renameOut(trx, index.name);
   await sql`ALTER TABLE ${old} NO FORCE ROW LEVEL SECURITY`.execute(trx);
