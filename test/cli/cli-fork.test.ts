@@ -50,7 +50,7 @@ for (const [name, make] of databases) {
         "--db",
         db.url,
         "fork",
-        parentId.slice(0, 12),
+        parentId.slice(0, 24), // past the time bits: the fork made just before shares them
         "--seq",
         "3",
         "--to",

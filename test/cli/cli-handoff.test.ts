@@ -39,7 +39,7 @@ for (const [name, make] of databases) {
       const requested = await cli(
         "handoff",
         "request",
-        source.slice(0, 12),
+        source.slice(0, 24), // past the time bits a session made in the same ms shares
         "--target",
         "laptop",
         "--reason",
