@@ -176,9 +176,12 @@ describe.skipIf("skip" in server)("cross-process change notification on PostgreS
     } finally {
       stderr.mockRestore();
     }
+    // The probe heard above may have come by notification before the new connection's catch-up ran, so
+    // that catch-up can repeat this append's wake-up (harmless by design): at least one, all of version 1.
     const sid = newSessionId("reconnected");
     await a.append(sid, [started()], { expectedVersion: "no-stream" });
-    await until(() => onB.of(sid).length === 1);
+    await until(() => onB.of(sid).length > 0);
+    expect(new Set(onB.of(sid).map((change) => change.version))).toEqual(new Set([1]));
     stop();
   });
 
