@@ -61,7 +61,7 @@ export function openCloseContract({ fresh }: ContractContext): void {
       await store.close();
       await Promise.all(appends);
       // Read before any store opens again (an open folds what was left unfolded).
-      const events = (await database.dump()).get("events") ?? [];
+      const events = await database.eventTexts();
       expect(events.filter((row) => row.includes(`a prompt ${needle}`))).toHaveLength(1);
       expect(events.filter((row) => row.includes(`the trailing reply ${needle}`))).toHaveLength(1);
       const reopened = await database.open();

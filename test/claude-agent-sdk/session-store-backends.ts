@@ -6,11 +6,12 @@ import {
   openSessionStore,
   type PalimpsestSessionStore,
 } from "@palimpsest/claude-agent-sdk";
-import { type OpenedEventStore, openEventStore } from "@palimpsest/store";
+import { type OpenedEventStore, openEventStore, type SessionCursor } from "@palimpsest/store";
 import { afterEach } from "vitest";
 import { type DatabaseDump, dumpDatabase } from "../support/database-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
+import { testKeyring } from "../support/test-keyring.ts";
 
 /** One test's own database: its URL, and stores opened on it (each a "process"), closed by dispose. */
 export interface IsolatedDatabase {
@@ -19,6 +20,13 @@ export interface IsolatedDatabase {
   open(options?: Omit<OpenSessionStoreOptions, "url">): Promise<PalimpsestSessionStore>;
   /** Every row of every table (test/support/database-scan.ts), read on a connection of its own. */
   dump(): Promise<DatabaseDump>;
+  /**
+   * Every event of every session as JSON text, opened with the database's keyring when it has one, read
+   * through a plain event store (which folds nothing, unlike opening a SessionStore).
+   */
+  eventTexts(): Promise<string[]>;
+  /** Whether stores opened on it encrypt content (so no table holds a text in the clear). */
+  readonly encrypted: boolean;
 }
 
 /** An engine the SessionStore contract runs on; each test gets a database of its own. */
@@ -50,9 +58,10 @@ export function postgresSessionStores(): SessionStoreBackend {
 
 /**
  * Registers an afterEach that closes every store a test opened and drops its database; returns `fresh`,
- * which creates the calling test's own database.
+ * which creates the calling test's own database. With `encrypted`, every store opened on it encrypts
+ * content with one local keyring of the database's own (unless the test passes another).
  */
-export function isolatedDatabases(backend: SessionStoreBackend): () => Promise<IsolatedDatabase> {
+export function isolatedDatabases(backend: SessionStoreBackend, encrypted = false): () => Promise<IsolatedDatabase> {
   let cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     const pending = cleanups.reverse();
@@ -64,13 +73,32 @@ export function isolatedDatabases(backend: SessionStoreBackend): () => Promise<I
   return async () => {
     const database = await backend.create();
     cleanups.push(database.drop);
+    const keys = encrypted ? await testKeyring() : undefined;
+    if (keys !== undefined) cleanups.push(keys.dispose);
     let scanner: OpenedEventStore | undefined;
     return {
       url: database.url,
       async open(options = {}) {
-        const store = await openSessionStore({ ...options, url: database.url });
+        const keyring = keys === undefined ? {} : { keyring: keys.keyring };
+        const store = await openSessionStore({ ...keyring, ...options, url: database.url });
         cleanups.push(() => store.close());
         return store;
+      },
+      encrypted,
+      async eventTexts() {
+        const store = await openEventStore(database.url, keys === undefined ? {} : { keyring: keys.keyring });
+        try {
+          const texts: string[] = [];
+          for (let after: SessionCursor | undefined; ; ) {
+            const page = await store.listSessionPage(after === undefined ? {} : { after });
+            for (const { sessionId } of page.sessions)
+              texts.push(...(await store.readStream(sessionId)).map((event) => JSON.stringify(event)));
+            if (page.next === null) return texts;
+            after = page.next;
+          }
+        } finally {
+          await store.close();
+        }
       },
       async dump() {
         if (scanner === undefined) {

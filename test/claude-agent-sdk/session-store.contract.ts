@@ -15,15 +15,16 @@ import { unreadableLinesContract } from "./unreadable-lines.contract.ts";
 
 /**
  * The SessionStore contract of issue 12 as the Claude Agent SDK documents it, plus Palimpsest's own
- * (the fold, erasure, typed errors), on one engine; every test opens stores on a database of its own.
+ * (the fold, erasure, typed errors), on one engine; every test opens stores on a database of its own,
+ * with `encrypted` under a keyring (entries and summaries sealed, content of the folds too).
  */
-export function describeSessionStoreContract(backend: SessionStoreBackend): void {
-  describe(`PalimpsestSessionStore contract (${backend.name})`, () => {
+export function describeSessionStoreContract(backend: SessionStoreBackend, encrypted = false): void {
+  describe(`PalimpsestSessionStore contract (${backend.name}${encrypted ? ", encrypted" : ""})`, () => {
     if (backend.skip !== undefined) {
       it.skip(`SKIPPED: ${backend.skip}`, () => {});
       return;
     }
-    const ctx: ContractContext = { backend, fresh: isolatedDatabases(backend) };
+    const ctx: ContractContext = { backend, fresh: isolatedDatabases(backend, encrypted) };
     appendLoadContract(ctx);
     idempotencyContract(ctx);
     keysListingContract(ctx);

@@ -6,6 +6,7 @@
  * of the erased one's content. Each check can fail: the plain store beside it holds the same content.
  */
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -18,6 +19,7 @@ import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, openEventStore, openLocalKeyring } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
 import { dumpDatabase, occurrences } from "../support/database-scan.ts";
 import { rejection } from "../support/rejection.ts";
 import { type TestEngine, testEngines } from "../support/test-engines.ts";
@@ -241,6 +243,81 @@ for (const engine of testEngines()) {
       const live = await runtime.resume(erased.id);
       expect(live.resumeState().erasedAt).toBeDefined();
       expect(JSON.stringify(live.view())).not.toContain(erasedMarker);
+    });
+
+    it("an append to an erased session, or racing its erasure, leaves no data key behind", async () => {
+      const keyring = await keys();
+      const store = await openEventStore(await database("orphan"), { keyring: keyring.keyring });
+      disposers.push(() => store.close());
+      const keyOf = (sessionId: string) => keyring.keyring.dataKey({ tenant: "default", sessionId }, false);
+      const erased = newSessionId("erased");
+      await store.append(erased, [started(), userMessage("m1", "hello")], { expectedVersion: "no-stream" });
+      await store.erase(erased);
+      // Sealing the refused batch asks the keyring for a key: the one it made must not outlive the refusal.
+      const late = await rejection(store.append(erased, [userMessage("m9", "late")], { expectedVersion: "any" }));
+      expect(late.details).toMatchObject({ rule: "session-erased" });
+      expect(await keyOf(erased)).toBeUndefined();
+
+      // Appends racing the erasure: each lands before it (and is erased) or is refused; no key is left.
+      const raced = newSessionId("raced");
+      await store.append(raced, [started()], { expectedVersion: "no-stream" });
+      const appends = Array.from({ length: 20 }, (_, i) =>
+        store.append(raced, [userMessage(`r${i}`, `racing ${i}`)], { expectedVersion: "any" }),
+      );
+      const [erasure, ...outcomes] = await Promise.allSettled([store.erase(raced), ...appends]);
+      expect(erasure.status).toBe("fulfilled");
+      for (const outcome of outcomes) {
+        if (outcome.status === "rejected")
+          expect(outcome.reason).toMatchObject({ details: { rule: "session-erased" } });
+      }
+      expect(await keyOf(raced)).toBeUndefined();
+      expect(JSON.stringify(await store.readStream(raced))).not.toContain("racing");
+    });
+
+    it("a SessionStore delete destroys the mirror's key: a backup taken before it keeps the other key, not the deleted one", async () => {
+      const keyring = await keys();
+      const url = await database("mirror");
+      const sdk = await openSessionStore({ url, keyring: keyring.keyring });
+      disposers.push(() => sdk.close());
+      const [deletedMarker, keptMarker] = [uniqueMarker("d"), uniqueMarker("k")];
+      const project = `/home/USER/projects/${uniqueMarker("p")}`;
+      const deleted = { projectKey: project, sessionId: "0e8f1c1e-0000-4000-8000-000000000001" };
+      const kept = { projectKey: project, sessionId: "0e8f1c1e-0000-4000-8000-000000000002" };
+      const lines = (marker: string) => [
+        { type: "progress", uuid: randomUUID(), timestamp: "2026-12-05T10:00:00.000Z", data: { note: marker } },
+        { type: "custom-title", customTitle: `${marker} title`, sessionId: "s" },
+      ];
+      const keptLines = lines(keptMarker);
+      await sdk.append(deleted, lines(deletedMarker));
+      await sdk.append(kept, keptLines);
+      await sdk.append({ ...deleted, subpath: "subagents/agent-a1" }, lines(deletedMarker));
+      await sdk.flush();
+      const summaries = async (store: typeof sdk) =>
+        (await store.listSessionSummaries(project)).map((summary) => [summary.sessionId, JSON.stringify(summary.data)]);
+      expect(await summaries(sdk)).toEqual([
+        [deleted.sessionId, expect.stringContaining(`${deletedMarker} title`)],
+        [kept.sessionId, expect.stringContaining(`${keptMarker} title`)],
+      ]);
+
+      // The backup, taken before the delete, holds neither key's entries or summary in the clear.
+      const backup = await takeBackup(engine.name, url, await database("mirrorcopy"));
+      const backupBytes = await readFile(backup.file);
+      expect([backupBytes.includes(deletedMarker), backupBytes.includes(keptMarker)]).toEqual([false, false]);
+      expect(backupBytes.includes(deleted.sessionId)).toBe(true); // the deleted key's rows are in it
+
+      await sdk.delete(deleted);
+      expect(await sdk.load(deleted)).toBeNull();
+
+      // Restored and opened with the same keyring: the kept key reads back whole, the deleted one not at all.
+      const restored = await openSessionStore({ url: await backup.restore(), keyring: keyring.keyring });
+      disposers.push(() => restored.close());
+      expect(await restored.load(kept)).toEqual(keptLines);
+      const lost = await rejection(restored.load(deleted));
+      expect([lost.code, lost.message]).toEqual([
+        "STORAGE",
+        expect.stringMatching(/does not hold: a delete destroyed it/),
+      ]);
+      expect(await summaries(restored)).toEqual([[kept.sessionId, expect.stringContaining(`${keptMarker} title`)]]);
     });
 
     it("an erasure that destroyed the key but did not commit is finished by the next erase", async () => {

@@ -20,7 +20,7 @@ import type {
   SnapshotStore,
   StoredEvent,
 } from "@palimpsest/core";
-import { checkId, NotFoundError } from "@palimpsest/core";
+import { checkId, InvariantViolation, NotFoundError } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import type { ContentCipher } from "../encryption/content-cipher.ts";
 import { type PreparedBatch, prepareBatch, storedEventsOf } from "./append-batch.ts";
@@ -100,6 +100,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
       writeGuarded: (guard, statements) => this.writeGuarded(guard, statements),
       writeLocked: (reads, plan) => this.writeLocked(reads, plan),
       awaitVisible: (timeoutMs) => this.awaitVisible(timeoutMs),
+      cipher,
     });
   }
 
@@ -164,12 +165,19 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
       const batch = this.cipher === undefined ? prepared : await sealBatch(this.cipher, prepared);
       const written = await this.#adapter.writeBatch(batch);
       if (written !== undefined) return this.#committed(batch, written);
-      return explainRejection(
-        this.#db,
-        batch,
-        (id, fromSeq, toSeq) => this.readStream(id, { fromSeq, toSeq }),
-        (id, keys) => this.knownKeys(id, keys),
-      );
+      try {
+        return await explainRejection(
+          this.#db,
+          batch,
+          (id, fromSeq, toSeq) => this.readStream(id, { fromSeq, toSeq }),
+          (id, keys) => this.knownKeys(id, keys),
+        );
+      } catch (error) {
+        // Sealing made the erased session a key again (the keyring had none): nothing is sealed under it.
+        if (error instanceof InvariantViolation && error.details.rule === "session-erased")
+          await this.cipher?.destroy(sessionId);
+        throw error;
+      }
     });
   }
 
@@ -314,6 +322,8 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
         const plan = planErasure(db, dialect, this.#features, row, events, options);
         return { guard: plan.guard, statements: plan.statements, result: plan.result };
       });
+      // Again: an append that sealed meanwhile may have made the key again (what it wrote is erased now).
+      await this.cipher?.destroy(sessionId);
       if (result.erased) this.#changes.notify({ sessionId, version: result.seq });
       return result;
     });

@@ -1,5 +1,6 @@
 import { ValidationError } from "@palimpsest/core";
 import type { Kysely } from "kysely";
+import type { ContentCipher } from "../encryption/content-cipher.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Dialect } from "./dialect.ts";
 import type { GuardedWrite, LockedWrite } from "./guarded-write.ts";
@@ -7,8 +8,9 @@ import type { GuardedWrite, LockedWrite } from "./guarded-write.ts";
 /**
  * What a feature keeping its own tables beside the log (audit, hand-offs, candidates, the mirror) writes
  * through: the kysely handle (typed with the log's tables; a feature adds its own with `withTables`), the
- * engine's dialect, the store's guarded and locked writes, and its wait for commits global readers cannot
- * see yet. Not on the public store: features and tests get it from storeAccess.
+ * engine's dialect, the store's guarded and locked writes, its wait for commits global readers cannot see
+ * yet, and its cipher when it encrypts content. Not on the public store: features and tests get it from
+ * storeAccess.
  */
 export interface StoreAccess {
   /** The database, every kysely query confined to the store's tenant (TenantScope). */
@@ -19,6 +21,8 @@ export interface StoreAccess {
   readonly writeGuarded: GuardedWrite;
   readonly writeLocked: LockedWrite;
   readonly awaitVisible: (timeoutMs: number) => Promise<boolean>;
+  /** What seals a feature's content too, when the store was opened with a keyring. */
+  readonly cipher: ContentCipher | undefined;
 }
 
 const accesses = new WeakMap<object, StoreAccess>();

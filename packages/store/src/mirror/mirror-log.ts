@@ -9,12 +9,14 @@ import {
   StorageError,
 } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
+import type { SessionKeys } from "../encryption/content-cipher.ts";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
 import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { dedupBatch } from "./mirror-dedup.ts";
+import { MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
 /** One entry to store: its JSON text, verbatim, and its uuid's key (mirrorUuidKey) when it has one. */
@@ -46,14 +48,35 @@ export interface MirrorDatabase {
 /** Rows per INSERT of entries: 7 parameters each, far below either engine's limit. */
 const ENTRIES_PER_INSERT = 500;
 
+/** Keys whose generation an encrypted mirror remembers (the least recently written are dropped past it). */
+const REMEMBERED_GENERATIONS = 10_000;
+
+/** The generation an append seals its entries for, and its keys (an encrypted store only). */
+interface Sealing {
+  readonly generation: number;
+  readonly keys: SessionKeys;
+}
+
+/** What one locked attempt at an append came to. */
+type LockedAppend =
+  | { readonly kind: "appended"; readonly result: MirrorAppendResult }
+  /** The key has no row yet: nothing was written. */
+  | { readonly kind: "no-row" }
+  /** A drop moved the key to `generation` after the append took its keys: nothing was written. */
+  | { readonly kind: "moved"; readonly generation: number };
+
 /**
  * The verbatim log of mirrored transcripts: entries in the order they were stored, a uuid stored once
  * per key. Appends to one key are serialized under the key's row lock (the dialect's lockRows: PostgreSQL
  * `FOR UPDATE`, SQLite `BEGIN IMMEDIATE`), so two processes appending at once both land, each entry once, and the summary is
- * folded from the one before it.
+ * folded from the one before it. In a store opened with a keyring, entries and summaries are sealed under a
+ * data key per key and generation, which a drop destroys (MirrorSeal).
  */
 export class MirrorLog implements MirrorLogPort {
   readonly #store: MirrorDatabase;
+  readonly #seal: MirrorSeal | undefined;
+  /** The generation each key was last appended to through this log (encrypted stores: whose keys to take). */
+  readonly #generations = new Map<string, number>();
 
   /** The mirror in the database of a store openEventStore opened (ValidationError for any other object). */
   constructor(store: object) {
@@ -63,6 +86,7 @@ export class MirrorLog implements MirrorLogPort {
       dialect: access.dialect,
       writeLocked: access.writeLocked,
     };
+    this.#seal = access.cipher === undefined ? undefined : new MirrorSeal(access.cipher);
   }
 
   /**
@@ -89,9 +113,25 @@ export class MirrorLog implements MirrorLogPort {
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
   ): Promise<MirrorAppendResult> {
-    const written = await this.#appendLocked(key, entries, summarize);
-    if (written !== undefined) return written;
-    // The key's first append: its row is created (by whichever process comes first), then locked.
+    for (let created = false; ; ) {
+      const sealing = await this.#sealing(key);
+      const attempt = await this.#appendLocked(key, entries, summarize, sealing);
+      if (attempt.kind === "appended") return attempt.result;
+      if (attempt.kind === "moved") {
+        this.#remember(key, attempt.generation);
+        // Dropped since: nothing is sealed under the old generation's key, which this append may have made again.
+        if (sealing !== undefined && sealing.generation < attempt.generation)
+          await this.#seal?.destroy(key, sealing.generation);
+        continue;
+      }
+      if (created) throw new StorageError("mirrorAppend", "the key's row vanished after it was created");
+      await this.#createRow(key);
+      created = true;
+    }
+  }
+
+  /** The key's row at generation 0, unless a process made it first (the key's first append). */
+  async #createRow(key: MirrorKey): Promise<void> {
     await this.#store.db
       .insertInto("mirror_keys")
       .values({
@@ -107,17 +147,36 @@ export class MirrorLog implements MirrorLogPort {
       })
       .onConflict((oc) => oc.doNothing())
       .execute();
-    const retried = await this.#appendLocked(key, entries, summarize);
-    if (retried === undefined) throw new StorageError("mirrorAppend", "the key's row vanished after it was created");
-    return retried;
   }
 
-  /** The append under the key's row lock; undefined, having written nothing, when the key has no row yet. */
+  /** An encrypted store's generation to seal for (remembered, else read: the lock checks it) and its keys. */
+  async #sealing(key: MirrorKey): Promise<Sealing | undefined> {
+    if (this.#seal === undefined) return undefined;
+    const generation =
+      this.#generations.get(keyId(key)) ?? (await this.#keyQuery(key).executeTakeFirst())?.generation ?? 0;
+    return { generation, keys: await this.#seal.keysToWrite(key, generation) };
+  }
+
+  /** Records the generation the key was last seen at, forgetting the least recently written past the limit. */
+  #remember(key: MirrorKey, generation: number): void {
+    const id = keyId(key);
+    this.#generations.delete(id);
+    this.#generations.set(id, generation);
+    if (this.#generations.size > REMEMBERED_GENERATIONS)
+      this.#generations.delete(this.#generations.keys().next().value as string);
+  }
+
+  /**
+   * The append under the key's row lock: stored, or nothing written when the key has no row yet or a drop
+   * moved it past the generation `sealing` is for. Entries held and the summary are opened, and what is
+   * written sealed, with `sealing`'s keys.
+   */
   async #appendLocked(
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
-  ): Promise<MirrorAppendResult | undefined> {
+    sealing: Sealing | undefined,
+  ): Promise<LockedAppend> {
     const db = this.#store.db;
     const subpath = key.subpath ?? "";
     const uuids = [...new Set(entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid])))];
@@ -142,21 +201,31 @@ export class MirrorLog implements MirrorLogPort {
           .compile(),
       );
     }
-    return this.#store.writeLocked(reads, ([keys, known]) => {
+    const seal = this.#seal;
+    const opened = (text: string) =>
+      seal === undefined || sealing === undefined ? text : seal.openEntry(sealing.keys, text);
+    const stored = (text: string) =>
+      seal === undefined || sealing === undefined ? text : seal.sealEntry(sealing.keys, text);
+    const nothing = (result: LockedAppend) => ({ guard: undefined, statements: [], result });
+    const written = await this.#store.writeLocked(reads, ([keys, known]) => {
       const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
-      if (row === undefined) return { guard: undefined, statements: [], result: undefined };
-      const held = new Map((known ?? []).map((r) => [r.uuid as string, r.entry as string]));
+      if (row === undefined) return nothing({ kind: "no-row" });
+      if (sealing !== undefined && row.generation !== sealing.generation)
+        return nothing({ kind: "moved", generation: row.generation });
+      const held = new Map((known ?? []).map((r) => [r.uuid as string, opened(r.entry as string)]));
       const { fresh, mismatched } = dedupBatch(entries, held);
       const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq, mismatched };
-      if (fresh.length === 0) return { guard: undefined, statements: [], result: unchanged };
+      if (fresh.length === 0) return nothing({ kind: "appended", result: unchanged });
       const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
+      const summary = (previous: string | null) => {
+        if (summarize === undefined) return {};
+        if (seal === undefined || sealing === undefined) return { summary: summarize(previous, fresh, mtime) };
+        const folded = summarize(seal.openSummary(sealing.keys, previous), fresh, mtime);
+        return { summary: seal.sealSummary(sealing.keys, folded) };
+      };
       const guard = db
         .updateTable("mirror_keys")
-        .set({
-          next_seq: row.next_seq + fresh.length,
-          mtime_ms: mtime,
-          ...(summarize === undefined ? {} : { summary: summarize(row.summary, fresh, mtime) }),
-        })
+        .set({ next_seq: row.next_seq + fresh.length, mtime_ms: mtime, ...summary(row.summary) })
         .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", row.generation)
         .where("next_seq", "=", row.next_seq)
@@ -170,23 +239,28 @@ export class MirrorLog implements MirrorLogPort {
           generation: row.generation,
           seq: row.next_seq + start + i + 1,
           uuid: e.uuid ?? null,
-          entry: e.text,
+          entry: stored(e.text),
         }));
         statements.push(db.insertInto("mirror_entries").values(values).compile());
       }
-      return {
-        guard,
-        statements,
-        result: { stored: fresh.length, generation: row.generation, nextSeq: row.next_seq + fresh.length, mismatched },
+      const nextSeq = row.next_seq + fresh.length;
+      const result: LockedAppend = {
+        kind: "appended",
+        result: { stored: fresh.length, generation: row.generation, nextSeq, mismatched },
       };
+      return { guard, statements, result };
     });
+    if (written.kind === "appended" && sealing !== undefined) this.#remember(key, written.result.generation);
+    return written;
   }
 
   /** The key's row, or undefined for a key never written. */
   async key(key: MirrorKey): Promise<MirrorKeyRow | undefined> {
     return guardStorage("mirror.key", async () => {
       const row = await this.#keyQuery(key).executeTakeFirst();
-      return row === undefined ? undefined : toKeyRow(row);
+      if (row === undefined) return undefined;
+      const [opened] = await this.#opened([row]);
+      return toKeyRow(opened ?? row);
     });
   }
 
@@ -201,7 +275,12 @@ export class MirrorLog implements MirrorLogPort {
         .$if(toSeq !== undefined, (qb) => qb.where("seq", "<=", toSeq ?? 0))
         .orderBy("seq")
         .execute();
-      return rows.map((r) => r.entry);
+      const keys = await this.#seal?.keysToOpen(
+        key,
+        generation,
+        rows.map((r) => r.entry),
+      );
+      return rows.map((r) => this.#seal?.openEntry(keys, r.entry) ?? r.entry);
     });
   }
 
@@ -220,7 +299,12 @@ export class MirrorLog implements MirrorLogPort {
         .where("seq", ">", afterSeq)
         .orderBy("seq")
         .execute();
-      return rows.map((r) => ({ seq: r.seq, text: r.entry, uuid: r.uuid }));
+      const keys = await this.#seal?.keysToOpen(
+        key,
+        generation,
+        rows.map((r) => r.entry),
+      );
+      return rows.map((r) => ({ seq: r.seq, text: this.#seal?.openEntry(keys, r.entry) ?? r.entry, uuid: r.uuid }));
     });
   }
 
@@ -235,7 +319,7 @@ export class MirrorLog implements MirrorLogPort {
         .where("next_seq", ">", 0)
         .orderBy("subpath")
         .execute();
-      return rows.map(withKey);
+      return (await this.#opened(rows)).map(withKey);
     });
   }
 
@@ -248,7 +332,7 @@ export class MirrorLog implements MirrorLogPort {
         .where("project_key", "=", project)
         .where("session_key", "=", session)
         .execute();
-      return rows.map(withKey);
+      return (await this.#opened(rows)).map(withKey);
     });
   }
 
@@ -281,7 +365,7 @@ export class MirrorLog implements MirrorLogPort {
         .orderBy("project_key")
         .orderBy("session_key")
         .execute();
-      return rows.map(withKey);
+      return (await this.#opened(rows)).map(withKey);
     });
   }
 
@@ -293,7 +377,7 @@ export class MirrorLog implements MirrorLogPort {
         .selectAll()
         .whereRef("folded_seq", "<", "next_seq")
         .execute();
-      return rows.map(withKey);
+      return (await this.#opened(rows)).map(withKey);
     });
   }
 
@@ -336,6 +420,8 @@ export class MirrorLog implements MirrorLogPort {
    * Drops a key in one transaction, under its row lock: a main key with every subpath of its session, a
    * subpath alone. Each key's entries of its current generation are deleted and its next generation
    * begins (empty, no summary), so a crash leaves the session's keys all dropped or all as they were.
+   * Encrypted: each key's generation's data key is destroyed before (and again after), so a crash between
+   * leaves the entries unreadable and the next drop deletes them.
    * What it dropped, each key with the generation it left; nothing for a key never written.
    */
   async drop(key: MirrorKey): Promise<DroppedKey[]> {
@@ -348,7 +434,10 @@ export class MirrorLog implements MirrorLogPort {
         .where("session_key", "=", key.session)
         .$if(key.subpath !== undefined, (qb) => qb.where("subpath", "=", key.subpath ?? ""))
         .orderBy("subpath");
-      return this.#store.writeLocked([this.#store.dialect.lockRows(keys).compile()], ([rows]) => {
+      const seal = this.#seal;
+      // The keys first: from here on no copy of what the drop deletes (WAL, replica, backup) can be read.
+      if (seal !== undefined) for (const row of await keys.execute()) await seal.destroy(withKey(row), row.generation);
+      const dropped = await this.#store.writeLocked([this.#store.dialect.lockRows(keys).compile()], ([rows]) => {
         const dropped = (rows ?? []).map((r) => withKey(r as Selectable<MirrorKeysTable>));
         const writes = dropped.flatMap((row) => [
           db
@@ -373,6 +462,12 @@ export class MirrorLog implements MirrorLogPort {
         const [guard, ...statements] = writes;
         return { guard, statements, result: dropped };
       });
+      if (seal === undefined) return dropped;
+      // Again: an append that took a dropped generation's key meanwhile may have made it again.
+      for (const row of dropped) await seal.destroy(row, row.generation);
+      return Promise.all(
+        dropped.map(async (row) => ({ ...row, summary: await seal.openRowSummary(row, row.generation, row.summary) })),
+      );
     });
   }
 
@@ -469,6 +564,18 @@ export class MirrorLog implements MirrorLogPort {
     });
   }
 
+  /** Key rows with each summary opened (null when sealed under a key a delete destroyed). */
+  async #opened(rows: Selectable<MirrorKeysTable>[]): Promise<Selectable<MirrorKeysTable>[]> {
+    const seal = this.#seal;
+    if (seal === undefined) return rows;
+    return Promise.all(
+      rows.map(async (row) => ({
+        ...row,
+        summary: await seal.openRowSummary(withKey(row), row.generation, row.summary),
+      })),
+    );
+  }
+
   #keyQuery(key: MirrorKey) {
     return this.#store.db
       .selectFrom("mirror_keys")
@@ -482,6 +589,11 @@ function checkKeyBytes(key: MirrorKey, path: string): void {
   checkBytes(key.project, MIRROR_LIMITS.project, `${path}.project`);
   checkBytes(key.session, MIRROR_LIMITS.session, `${path}.session`);
   if (key.subpath !== undefined) checkBytes(key.subpath, MIRROR_LIMITS.subpath, `${path}.subpath`);
+}
+
+/** A key's name in the log's memory. */
+function keyId(key: MirrorKey): string {
+  return JSON.stringify([key.project, key.session, key.subpath ?? ""]);
 }
 
 /** The columns naming `key` in every mirror table, as an equality filter. */
