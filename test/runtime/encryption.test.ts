@@ -245,7 +245,7 @@ for (const engine of testEngines()) {
       expect(JSON.stringify(live.view())).not.toContain(erasedMarker);
     });
 
-    it("an append to an erased session, or racing its erasure, leaves no data key behind", async () => {
+    it("an append to an erased session, or racing its erasure, leaves no data key behind; an erasure of a session not yet written destroys none", async () => {
       const keyring = await keys();
       const store = await openEventStore(await database("orphan"), { keyring: keyring.keyring });
       disposers.push(() => store.close());
@@ -272,6 +272,13 @@ for (const engine of testEngines()) {
       }
       expect(await keyOf(raced)).toBeUndefined();
       expect(JSON.stringify(await store.readStream(raced))).not.toContain("racing");
+
+      // An erasure of a session not written yet destroys nothing: another process creating it has made
+      // (or is making) the key its first append seals under, as it has here.
+      const creating = newSessionId("creating");
+      await keyring.keyring.dataKey({ tenant: "default", sessionId: creating }, true);
+      expect((await rejection(store.erase(creating))).code).toBe("NOT_FOUND");
+      expect(await keyOf(creating)).toBeDefined();
     });
 
     it("a SessionStore delete destroys the mirror's key: a backup taken before it keeps the other key, not the deleted one", async () => {

@@ -298,11 +298,13 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return guardStorage("erase", async () => {
       checkId(sessionId, "sessionId");
       checkEraseOptions(options);
-      // The key first: from here on no copy of the content (WAL, replica, backup) can be read again.
-      await this.cipher?.destroy(sessionId);
       const db = this.#db;
       const dialect = this.#adapter.dialect;
       const session = db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId);
+      // The key first: from here on no copy of the content (WAL, replica, backup) can be read again. Only
+      // a session that exists: one another process is creating keeps the key its first append seals under.
+      if (this.cipher !== undefined && (await session.executeTakeFirst()) !== undefined)
+        await this.cipher.destroy(sessionId);
       // Read and rewritten under the session's lock: an append waits, then finds the session erased.
       const reads = [
         dialect.lockRows(session).compile(),
