@@ -10,10 +10,11 @@ interface Downgrading {
   deleteFrom(table: string): { where(column: string, op: string, value: string): { execute(): Promise<unknown> } };
 }
 
-/** Takes the database back to migration 0013: no log_keys table, 0014 not applied. */
+/** Takes the database back to migration 0013: no log_keys table, 0014 not applied (nor 0017: no sealed snapshots). */
 async function downgradeTo0013(store: TestStore): Promise<void> {
   const db = databaseOf(store);
   await db.schema.dropTable("log_keys").execute();
+  await db.schema.alterTable("snapshots").dropColumn("sealed").execute();
   await (db as unknown as Downgrading)
     .deleteFrom("kysely_migration")
     .where("name", ">", "0013_audit_fork_point")

@@ -37,6 +37,7 @@ async function downgradeTo0010(store: TestStore): Promise<void> {
   await db.schema.dropIndex("sessions_name").execute();
   await db.schema.alterTable("sessions").dropColumn("name").execute();
   await db.schema.alterTable("audit_sessions").dropColumn("parent_at_seq").execute(); // 0013, undone too
+  await db.schema.alterTable("snapshots").dropColumn("sealed").execute(); // 0017, undone too
   await (db as unknown as Downgrading)
     .deleteFrom("kysely_migration")
     .where("name", ">", "0010_session_erasure")

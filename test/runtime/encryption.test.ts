@@ -19,9 +19,11 @@ import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, openEventStore, openLocalKeyring } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { ContentCipher, sealText } from "../../packages/store/src/encryption/content-cipher.ts";
 import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
 import { dumpDatabase, occurrences } from "../support/database-scan.ts";
 import { rejection } from "../support/rejection.ts";
+import { databaseOf } from "../support/store-database.ts";
 import { type TestEngine, testEngines } from "../support/test-engines.ts";
 import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
 import { markedTurn, populatedSession, uniqueMarker } from "./erase-fixtures.ts";
@@ -199,6 +201,33 @@ for (const engine of testEngines()) {
       const dump = await dumpDatabase(after.store as never);
       expect(occurrences(dump, marker).length).toBeGreaterThan(0); // written in the clear, before
       expect(occurrences(dump, later)).toEqual([]);
+    });
+
+    it("keeps a snapshot's state deflated and sealed as bytes, and opens one sealed as text before migration 0017", async () => {
+      const keyring = await keys();
+      const runtime = await runtimeOn(await database("snapbytes"), keyring);
+      const marker = uniqueMarker("s");
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      for (let n = 0; n < 3; n++) await markedTurn(session, marker, n);
+      const saved = await runtime.store.loadSnapshot(session.id);
+      if (saved === undefined) throw new Error("the runtime saved no snapshot");
+      expect(saved.state).toContain(marker);
+      const db = databaseOf(runtime.store);
+      const row = await db
+        .selectFrom("snapshots")
+        .selectAll()
+        .where("session_id", "=", session.id)
+        .executeTakeFirstOrThrow();
+      expect(row.state).toBe("");
+      expect(row.sealed?.length).toBeLessThan(Buffer.byteLength(saved.state)); // deflated before it was sealed
+      // The text form a store wrote before: the state sealed under the session's key, `v1.` and base64.
+      const sessionKeys = await new ContentCipher(keyring.keyring, "default").keysToRead(session.id);
+      await db
+        .updateTable("snapshots")
+        .set({ state: sealText(sessionKeys, saved.state, "snapshot state"), sealed: null })
+        .where("session_id", "=", session.id)
+        .execute();
+      expect(await runtime.store.loadSnapshot(session.id)).toEqual(saved);
     });
 
     it("an erasure destroys the key: a backup taken before it gives back the other sessions, not the erased one", async () => {

@@ -28,6 +28,7 @@ const APPLIED = [
   "0014_log_keys",
   "0015_content_statistics",
   "0016_tenants",
+  "0017_sealed_snapshots",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

@@ -103,13 +103,24 @@ function deriveKeys(sessionId: string, dataKey: Uint8Array): SessionKeys {
   return { sessionId, encrypt: derive("content"), mac: derive("content hash") };
 }
 
-/** `text` encrypted under the session's content key, bound to `context` (what it is): `v1.` and base64. */
-export function sealText(keys: SessionKeys, text: string, context: string): string {
+/**
+ * `plain` (a text as UTF-8, or bytes) encrypted under the session's content key, bound to `context` (what
+ * it is), as bytes: the IV, the tag, the ciphertext. For a column of bytes (no base64 to encode or decode).
+ */
+export function sealBytes(keys: SessionKeys, plain: string | Uint8Array, context: string): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", keys.encrypt, iv);
   cipher.setAAD(Buffer.from(context));
-  const sealed = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
-  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64");
+  const sealed = Buffer.concat([
+    typeof plain === "string" ? cipher.update(plain, "utf8") : cipher.update(plain),
+    cipher.final(),
+  ]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]);
+}
+
+/** `text` sealed (sealBytes) for a text column: `v1.` and base64. */
+export function sealText(keys: SessionKeys, text: string, context: string): string {
+  return SEALED_PREFIX + sealBytes(keys, text, context).toString("base64");
 }
 
 /** The text sealText sealed with the same keys and context; a StorageError when it does not open. */
@@ -117,12 +128,17 @@ export function openText(keys: SessionKeys, sealed: string, context: string): st
   const bytes = sealed.startsWith(SEALED_PREFIX)
     ? Buffer.from(sealed.slice(SEALED_PREFIX.length), "base64")
     : undefined;
+  return openBytes(keys, bytes, context).toString("utf8");
+}
+
+/** The bytes sealBytes sealed with the same keys and context; a StorageError when they do not open. */
+export function openBytes(keys: SessionKeys, bytes: Uint8Array | undefined, context: string): Buffer {
   try {
     if (bytes === undefined || bytes.length < IV_BYTES + TAG_BYTES) throw new Error("not a sealed text");
     const decipher = createDecipheriv("aes-256-gcm", keys.encrypt, bytes.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
+    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
   } catch (error) {
     throw new StorageError(
       "decrypt",

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, unlink } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { link, mkdir, open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { type Keyring, type SessionKeyRef, StorageError, ValidationError } from "@palimpsest/core";
 
@@ -64,11 +65,16 @@ export async function openLocalKeyring(options: LocalKeyringOptions): Promise<Ke
     return Buffer.concat([Buffer.of(FORMAT), iv, cipher.getAuthTag(), sealed]);
   };
 
-  const read = async (file: string): Promise<Buffer | undefined> =>
-    readFile(file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return undefined;
+  // Read synchronously: a 61-byte file takes microseconds so, against a few tenths of a millisecond through
+  // the thread pool (fs/promises), which a store opened afresh pays on each session's first read.
+  const read = async (file: string): Promise<Buffer | undefined> => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
-    });
+    }
+  };
 
   const create = async (ref: SessionKeyRef, file: string): Promise<Uint8Array> => {
     const key = randomBytes(KEY_BYTES);

@@ -60,8 +60,11 @@ export interface SnapshotsTable {
   session_id: string;
   seq: number;
   format: number;
+  /** The state's JSON text; empty when it is sealed (`sealed`). */
   state: string;
   checksum: string;
+  /** An encrypted store's state, sealed as bytes (migration 0017); null otherwise. */
+  sealed: Uint8Array | null;
 }
 
 /** The kysely view of the log's five tables; each feature adds its own to a handle (`withTables`). */

@@ -16,13 +16,15 @@ export type EventsTableBuilder = CreateTableBuilder<"events", string>;
  */
 export interface Dialect {
   readonly engine: Engine;
-  /** Column types: times (ISO text or timestamptz), epoch milliseconds, floats, verbatim JSON text, uuids. */
+  /** Column types: times (ISO text or timestamptz), epoch milliseconds, floats, verbatim JSON text, uuids, bytes. */
   readonly types: {
     readonly timestamp: SqlType;
     readonly epochMs: SqlType;
     readonly real: SqlType;
     readonly json: SqlType;
     readonly uuid: SqlType;
+    /** Bytes (bytea, blob): also what a parameter is cast to where its type cannot be inferred. */
+    readonly bytes: RawBuilder<unknown>;
   };
   /**
    * Migration 0001's events table: the engine's `position` column first, then `columns` (the shared ones
@@ -53,6 +55,11 @@ export interface Dialect {
   utcDay(column: string): RawBuilder<string>;
   /** Text (a parameter or column) as a value of the events' `data` column type. */
   jsonFromText(text: RawBuilder<unknown>): RawBuilder<string>;
+  /**
+   * A bytes column as a query reads it fastest (decode it with bytesRead): PostgreSQL as base64 text
+   * (bytea's text form is hex, twice the size and slower to parse), SQLite as the blob.
+   */
+  bytesForRead(column: string): RawBuilder<string | Uint8Array | null>;
   /** The text at `path` in a JSON column, null when absent. */
   jsonPath(column: string, path: readonly string[]): RawBuilder<string | null>;
   /** Where `text` first occurs in a JSON or text column's text (1-based), 0 when it does not. */

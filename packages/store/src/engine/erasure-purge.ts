@@ -11,7 +11,7 @@ export const DEFAULT_PURGE_WAIT_MS = 60_000;
  */
 export const LOG_CONTENT_COLUMNS: ContentColumns = {
   events: ["data", "content_hash"],
-  snapshots: ["state", "checksum"],
+  snapshots: ["state", "checksum", "sealed"],
   idempotency_keys: ["content_hash"],
 };
 

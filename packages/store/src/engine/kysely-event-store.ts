@@ -34,6 +34,7 @@ import { checkEraseOptions, earlierErasure } from "./erasure-outcome.ts";
 import { checkPurgeOptions, contentTables, tenths } from "./erasure-purge.ts";
 import type { LockedPlan, ReadRows } from "./guarded-write.ts";
 import {
+  bytesRead,
   EVENT_COLUMNS,
   type EventRow,
   toIso,
@@ -342,13 +343,14 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
 
   saveSnapshot(given: Snapshot): Promise<void> {
     return guardStorage("saveSnapshot", async () => {
-      const snapshot = this.cipher === undefined ? given : await sealSnapshot(this.cipher, given);
+      const snapshot = this.cipher === undefined ? { ...given, sealed: null } : await sealSnapshot(this.cipher, given);
       const row = {
         session_id: snapshot.sessionId,
         seq: snapshot.seq,
         format: snapshot.format,
         state: snapshot.state,
         checksum: snapshot.checksum,
+        sealed: snapshot.sealed,
       };
       // Never for an erased session: a handle that read its content before the erasure must not store it again.
       const db = this.#db;
@@ -359,7 +361,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
         .where("erased_at", "is not", null);
       await db
         .insertInto("snapshots")
-        .columns(["session_id", "seq", "format", "state", "checksum"])
+        .columns(["session_id", "seq", "format", "state", "checksum", "sealed"])
         .expression(
           db
             .selectNoFrom([
@@ -368,13 +370,18 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
               sql<number>`cast(${row.format} as integer)`.as("format"),
               sql<string>`cast(${row.state} as text)`.as("state"),
               sql<string>`cast(${row.checksum} as text)`.as("checksum"),
+              sql<Uint8Array | null>`cast(${row.sealed} as ${this.#adapter.dialect.types.bytes})`.as("sealed"),
             ])
             .where((eb) => eb.not(eb.exists(erased))),
         )
         .onConflict((oc) =>
-          oc
-            .column("session_id")
-            .doUpdateSet({ seq: row.seq, format: row.format, state: row.state, checksum: row.checksum }),
+          oc.column("session_id").doUpdateSet({
+            seq: row.seq,
+            format: row.format,
+            state: row.state,
+            checksum: row.checksum,
+            sealed: row.sealed,
+          }),
         )
         .execute();
     });
@@ -384,12 +391,14 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
     return guardStorage("loadSnapshot", async () => {
       const row = await this.#db
         .selectFrom("snapshots")
-        .selectAll()
+        .select(["seq", "format", "state", "checksum"])
+        .select(this.#adapter.dialect.bytesForRead("sealed").as("sealed"))
         .where("session_id", "=", sessionId)
         .executeTakeFirst();
       if (row === undefined) return undefined;
       const snapshot = { sessionId, seq: row.seq, format: row.format, state: row.state, checksum: row.checksum };
-      return this.cipher === undefined ? snapshot : openSnapshot(this.cipher, snapshot);
+      if (this.cipher === undefined) return snapshot;
+      return openSnapshot(this.cipher, { ...snapshot, sealed: bytesRead(row.sealed) });
     });
   }
 

@@ -123,5 +123,13 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
         await backfillLogKeys(db);
       },
     },
+    "0017_sealed_snapshots": {
+      async up(db: Kysely<unknown>) {
+        // An encrypted store keeps a snapshot's state sealed as bytes: its largest text, read on every
+        // resume, with no base64 to decode. Ciphertext, but content all the same: no statistics (0015).
+        await db.schema.alterTable("snapshots").addColumn("sealed", dialect.types.bytes).execute();
+        await dialect.withoutStatistics(db, "snapshots", ["sealed"]);
+      },
+    },
   };
 }

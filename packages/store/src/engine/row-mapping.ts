@@ -22,6 +22,11 @@ export const EVENT_COLUMNS = [
 /** An events row as the store reads it (EVENT_COLUMNS). */
 export type EventRow = Pick<Selectable<EventsTable>, (typeof EVENT_COLUMNS)[number]>;
 
+/** A bytes column's value as Dialect.bytesForRead selected it (base64 text, or the bytes), as bytes. */
+export function bytesRead(value: string | Uint8Array | null): Uint8Array | null {
+  return typeof value === "string" ? Buffer.from(value, "base64") : value;
+}
+
 /** A timestamp column as ISO text: PostgreSQL returns a Date, SQLite the text it stored. */
 export function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : value;

@@ -12,6 +12,7 @@ export const postgresDialect: Dialect = {
     real: sql`double precision`,
     json: sql`json`,
     uuid: "uuid",
+    bytes: sql`bytea`,
   },
   async createEventsTable(db, columns) {
     // position: identity (unique by construction, no key); the key is (session_id, seq); transaction_id
@@ -36,6 +37,7 @@ export const postgresDialect: Dialect = {
   nowMs: () => sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`,
   utcDay: (column) => sql<string>`to_char(${sql.raw(column)} at time zone 'UTC', 'YYYY-MM-DD')`,
   jsonFromText: (text) => sql<string>`cast(${text} as json)`,
+  bytesForRead: (column) => sql<string | null>`encode(${sql.ref(column)}, 'base64')`,
   jsonPath: (column, path) => sql<string | null>`${sql.raw(column)} #>> ${sql.raw(`'{${path.join(",")}}'`)}`,
   textPosition: (column, text) => sql<number>`strpos(${sql.raw(column)}::text, ${text})`,
   async withoutStatistics(db, table, columns) {

@@ -11,6 +11,7 @@ export const sqliteDialect: Dialect = {
     real: sql`real`,
     json: "text",
     uuid: "text",
+    bytes: sql`blob`,
   },
   async createEventsTable(db, columns) {
     // position: AUTOINCREMENT, so the rows of one insert get consecutive positions (see sqlite-adapter.ts).
@@ -31,6 +32,7 @@ export const sqliteDialect: Dialect = {
   nowMs: () => sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`,
   utcDay: (column) => sql<string>`substr(${sql.raw(column)}, 1, 10)`,
   jsonFromText: (text) => sql<string>`${text}`,
+  bytesForRead: (column) => sql<Uint8Array | null>`${sql.ref(column)}`,
   jsonPath: (column, path) => sql<string | null>`json_extract(${sql.raw(column)}, ${sql.raw(`'$.${path.join(".")}'`)})`,
   textPosition: (column, text) => sql<number>`instr(${sql.raw(column)}, ${text})`,
   // ANALYZE samples indexed columns only (sqlite_stat1, sqlite_stat4), and no content column is indexed.
