@@ -919,7 +919,7 @@ try {
     }
     results.scale = rows;
     tables.push(
-      "## Scale: costs as the log grows tenfold (PostgreSQL ANALYZEd after each load step)",
+      "## Scale: costs as the log grows tenfold (PostgreSQL vacuumed, analyzed and checkpointed after each load step)",
       scaleTables(rows),
     );
   }

@@ -107,8 +107,12 @@ export interface TableBytes {
 
 /** Direct access to the bench's database, beside the store: planner statistics, sizes and plans. */
 export interface RawDatabase {
-  /** PostgreSQL: ANALYZE every table (what autovacuum does on a real server; off on this machine's cluster). */
-  analyze(): Promise<void>;
+  /**
+   * PostgreSQL: VACUUM (ANALYZE) every table, then CHECKPOINT: what autovacuum and the checkpointer do on a
+   * real server (autovacuum is off on this machine's cluster, on in a fresh one), done before measuring so
+   * that neither runs beside the measurements, and the visibility map is as autovacuum would leave it.
+   */
+  settle(): Promise<void>;
   /** Bytes per table (indexes counted with their table), largest first. */
   tableBytes(): Promise<TableBytes[]>;
   close(): Promise<void>;
@@ -118,7 +122,10 @@ async function postgresDatabase(url: string): Promise<RawDatabase> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   return {
-    analyze: async () => void (await client.query("ANALYZE")),
+    settle: async () => {
+      await client.query("VACUUM (ANALYZE)");
+      await client.query("CHECKPOINT");
+    },
     tableBytes: async () => {
       const { rows } = await client.query<{ table: string; rows: string; indexes: string }>(
         // A partitioned table's partitions are counted under its name (see partitionLog).
@@ -138,7 +145,7 @@ async function postgresDatabase(url: string): Promise<RawDatabase> {
 function sqliteDatabase(path: string): RawDatabase {
   const db = new Database(path, { readonly: true });
   return {
-    analyze: async () => {},
+    settle: async () => {},
     tableBytes: async () => {
       const rows = db
         .prepare(

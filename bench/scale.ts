@@ -3,7 +3,8 @@
  * and 10× the costs an agent and an operator see, through the public API: an agent step's append and a
  * resume from the snapshot (on sessions written at the first size and on sessions written just now), a
  * catalogue page, audit questions about one session, and a global watcher catching up on a fixed number
- * of new events; with the bytes each table holds per event. PostgreSQL is ANALYZEd after each load step.
+ * of new events; with the bytes each table holds per event. PostgreSQL is vacuumed, analyzed and
+ * checkpointed after each load step (RawDatabase.settle).
  */
 import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, type OpenedEventStore, openEventStore, partitionLog } from "@palimpsest/store";
@@ -30,8 +31,8 @@ export interface ScaleRow {
   loadPerSec: number;
   /** Events per second of the audit projector's catch-up over that step. */
   auditPerSec: number;
-  /** PostgreSQL's ANALYZE of the whole database after the step (0 on SQLite, which is not analyzed). */
-  analyzeMs: number;
+  /** PostgreSQL's VACUUM (ANALYZE) and CHECKPOINT after the step (0 on SQLite, which is not settled). */
+  settleMs: number;
   /** One agent step (an assistant tool call and its result, one append) on a resumed session. */
   appendExisting: Quantiles;
   appendFresh: Quantiles;
@@ -131,7 +132,7 @@ export async function runScaleBench(
       );
       const loaded = await timed(() => load("bulk", bulk));
       const caught = await timed(() => audit.catchUp());
-      const analyzed = await timed(() => raw.analyze());
+      const settled = await timed(() => raw.settle());
       await load(`fresh${index}`, probes);
       const existing = { resume: [] as number[], appends: [] as number[] };
       const fresh = { resume: [] as number[], appends: [] as number[] };
@@ -184,7 +185,7 @@ export async function runScaleBench(
         sessions,
         loadPerSec: (bulk * EVENTS_PER_SESSION * 1000) / loaded.ms,
         auditPerSec: (caught.value.events * 1000) / caught.ms,
-        analyzeMs: engine === "postgres" ? analyzed.ms : 0,
+        settleMs: engine === "postgres" ? settled.ms : 0,
         appendExisting: quantiles(existing.appends),
         appendFresh: quantiles(fresh.appends),
         resumeExisting: quantiles(existing.resume),
