@@ -107,7 +107,12 @@ function deriveKeys(sessionId: string, dataKey: Uint8Array): SessionKeys {
  * `plain` (a text as UTF-8, or bytes) encrypted under the session's content key, bound to `context` (what
  * it is), as bytes: the IV, the tag, the ciphertext. For a column of bytes (no base64 to encode or decode).
  */
-export function sealBytes(keys: SessionKeys, plain: string | Uint8Array, context: string): Buffer {
+export function sealBytes(keys: SessionKeys, plain: string | Uint8Array, context: string): Uint8Array {
+  return encrypt(keys, plain, context);
+}
+
+/** sealBytes, as a Buffer (kept out of the declarations: a user's program need not know Node's types). */
+function encrypt(keys: SessionKeys, plain: string | Uint8Array, context: string): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", keys.encrypt, iv);
   cipher.setAAD(Buffer.from(context));
@@ -120,7 +125,7 @@ export function sealBytes(keys: SessionKeys, plain: string | Uint8Array, context
 
 /** `text` sealed (sealBytes) for a text column: `v1.` and base64. */
 export function sealText(keys: SessionKeys, text: string, context: string): string {
-  return SEALED_PREFIX + sealBytes(keys, text, context).toString("base64");
+  return SEALED_PREFIX + encrypt(keys, text, context).toString("base64");
 }
 
 /** The text sealText sealed with the same keys and context; a StorageError when it does not open. */
@@ -128,11 +133,16 @@ export function openText(keys: SessionKeys, sealed: string, context: string): st
   const bytes = sealed.startsWith(SEALED_PREFIX)
     ? Buffer.from(sealed.slice(SEALED_PREFIX.length), "base64")
     : undefined;
-  return openBytes(keys, bytes, context).toString("utf8");
+  return decrypt(keys, bytes, context).toString("utf8");
 }
 
 /** The bytes sealBytes sealed with the same keys and context; a StorageError when they do not open. */
-export function openBytes(keys: SessionKeys, bytes: Uint8Array | undefined, context: string): Buffer {
+export function openBytes(keys: SessionKeys, bytes: Uint8Array | undefined, context: string): Uint8Array {
+  return decrypt(keys, bytes, context);
+}
+
+/** openBytes, as a Buffer. */
+function decrypt(keys: SessionKeys, bytes: Uint8Array | undefined, context: string): Buffer {
   try {
     if (bytes === undefined || bytes.length < IV_BYTES + TAG_BYTES) throw new Error("not a sealed text");
     const decipher = createDecipheriv("aes-256-gcm", keys.encrypt, bytes.subarray(0, IV_BYTES));
