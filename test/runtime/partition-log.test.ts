@@ -323,10 +323,11 @@ suite("partitionLog (PostgreSQL)", () => {
 
   it("a conversion whose backend is terminated mid-copy leaves the old layout whole; the next one completes", async () => {
     const log = await largerDatabase("partition_cut");
-    const conversion = partitionLog(log.ownerUrl, { partitions: 8 });
+    // Its rejection is awaited from the start: the cut can land while the termination's own query is in flight.
+    const cutting = rejection(partitionLog(log.ownerUrl, { partitions: 8 }));
     const pid = await copyingBackend(log.url);
     await query(log.url, `SELECT pg_terminate_backend(${pid})`);
-    const cut = await rejection(conversion);
+    const cut = await cutting;
     expect([cut.code, cut.retryable]).toEqual(["STORAGE", true]);
     await expectWholeThenConverted(log);
   });
