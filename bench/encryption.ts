@@ -40,7 +40,7 @@ export async function runEncryptionBench(engine: Engine, url: string, quick: boo
     return stores.map((s, i) => {
       const row = { engine, store: s.store, ...(figures[i] as TurnsAndResume) };
       progress(
-        `encryption ${engine} ${s.store}: p50 turn ${row.p50TurnMs.toFixed(2)} ms, resume ${row.resumeMs.toFixed(2)} ms`,
+        `encryption ${engine} ${s.store}: p50 turn ${row.p50TurnMs.toFixed(2)} ms, resume ${row.resumeMs.toFixed(2)} ms, again ${row.againMs.toFixed(2)} ms`,
       );
       return row;
     });

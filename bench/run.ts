@@ -149,7 +149,17 @@ function tenantRlsTable(rows: readonly TenantRlsRow[]): string {
 
 function encryptionTable(rows: readonly EncryptionRow[]): string {
   return markdownTable(
-    ["engine", "store", "turns", "p50 / p99 turn", "turn p50 vs plain", "resume", "resume vs plain"],
+    [
+      "engine",
+      "store",
+      "turns",
+      "p50 / p99 turn",
+      "turn p50 vs plain",
+      "first resume",
+      "vs plain",
+      "resume again",
+      "vs plain",
+    ],
     rows.map((r) => {
       const plain = rows.find((p) => p.engine === r.engine) ?? r;
       return [
@@ -160,6 +170,8 @@ function encryptionTable(rows: readonly EncryptionRow[]): string {
         ratio(r.p50TurnMs / plain.p50TurnMs),
         ms(r.resumeMs),
         ratio(r.resumeMs / plain.resumeMs),
+        ms(r.againMs),
+        ratio(r.againMs / plain.againMs),
       ];
     }),
   );

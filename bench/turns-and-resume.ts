@@ -13,12 +13,16 @@ export interface RuntimeVariant {
   open(): Promise<{ writer: Palimpsest; reader: Palimpsest }>;
 }
 
-/** One way's figures: how many turns were timed, their p50 and p99, and the resumes' median, in ms. */
+/**
+ * One way's figures: how many turns were timed, their p50 and p99, the first resumes' median (the reader's
+ * first read of the session), and the median of a second resume by the same reader, in ms.
+ */
 export interface TurnsAndResume {
   turns: number;
   p50TurnMs: number;
   p99TurnMs: number;
   resumeMs: number;
+  againMs: number;
 }
 
 /** Times each variant's turns and resume (30 turns × 3 repetitions quick, else 100 × 7), in variant order. */
@@ -28,19 +32,21 @@ export async function alternateTurnsAndResume(
 ): Promise<TurnsAndResume[]> {
   const turns = quick ? 30 : 100;
   const reps = quick ? 3 : 7;
-  const times = variants.map(() => ({ turns: [] as number[], resumes: [] as number[] }));
+  const times = variants.map(() => ({ turns: [] as number[], resumes: [] as number[], again: [] as number[] }));
   for (let rep = -1; rep < reps; rep++) {
     for (const [i, variant] of variants.entries()) {
       const { writer, reader } = await variant.open();
       try {
         const sessionId = `bench-${i}-${rep + 1}-${randomUUID()}`;
         const turnMs = await runTurns(writer, sessionId, turns);
-        const start = performance.now();
-        await reader.resume(sessionId);
-        const resumeMs = performance.now() - start;
+        const [resumeMs, againMs] = [
+          await timed(() => reader.resume(sessionId)),
+          await timed(() => reader.resume(sessionId)),
+        ];
         if (rep < 0) continue; // warm-up
         times[i]?.turns.push(...turnMs);
         times[i]?.resumes.push(resumeMs);
+        times[i]?.again.push(againMs);
       } finally {
         await writer.close();
         if (reader !== writer) await reader.close();
@@ -52,5 +58,13 @@ export async function alternateTurnsAndResume(
     p50TurnMs: percentile(t.turns, 0.5),
     p99TurnMs: percentile(t.turns, 0.99),
     resumeMs: median(t.resumes),
+    againMs: median(t.again),
   }));
+}
+
+/** How long `work` takes, in ms. */
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
 }

@@ -6,7 +6,7 @@
  * of the erased one's content. Each check can fail: the plain store beside it holds the same content.
  */
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -203,7 +203,7 @@ for (const engine of testEngines()) {
       expect(occurrences(dump, later)).toEqual([]);
     });
 
-    it("keeps a snapshot's state deflated and sealed as bytes, and opens one sealed as text before migration 0017", async () => {
+    it("keeps a snapshot's checksum and state deflated and sealed as bytes; one damaged or sealed in an earlier form is a miss, and the log is replayed", async () => {
       const keyring = await keys();
       const runtime = await runtimeOn(await database("snapbytes"), keyring);
       const marker = uniqueMarker("s");
@@ -212,22 +212,32 @@ for (const engine of testEngines()) {
       const saved = await runtime.store.loadSnapshot(session.id);
       if (saved === undefined) throw new Error("the runtime saved no snapshot");
       expect(saved.state).toContain(marker);
+      expect(saved.authenticated).toBe(true);
+      expect(saved.checksum).toBe(createHash("sha256").update(saved.state).digest("hex")); // the runtime's, given back
       const db = databaseOf(runtime.store);
-      const row = await db
-        .selectFrom("snapshots")
-        .selectAll()
-        .where("session_id", "=", session.id)
-        .executeTakeFirstOrThrow();
-      expect(row.state).toBe("");
-      expect(row.sealed?.length).toBeLessThan(Buffer.byteLength(saved.state)); // deflated before it was sealed
-      // The text form a store wrote before: the state sealed under the session's key, `v1.` and base64.
+      const row = () =>
+        db.selectFrom("snapshots").selectAll().where("session_id", "=", session.id).executeTakeFirstOrThrow();
+      const stored = await row();
+      expect([stored.state, stored.checksum]).toEqual(["", ""]);
+      const sealed = Buffer.from(stored.sealed ?? []);
+      expect(sealed.length).toBeLessThan(Buffer.byteLength(saved.state)); // deflated before it was sealed
+      const view = JSON.stringify((await runtime.resume(session.id)).view());
+      expect(view).toContain(marker);
+
       const sessionKeys = await new ContentCipher(keyring.keyring, "default").keysToRead(session.id);
-      await db
-        .updateTable("snapshots")
-        .set({ state: sealText(sessionKeys, saved.state, "snapshot state"), sealed: null })
-        .where("session_id", "=", session.id)
-        .execute();
-      expect(await runtime.store.loadSnapshot(session.id)).toEqual(saved);
+      const checksumSealed = sealText(sessionKeys, saved.checksum, "snapshot checksum");
+      const damaged = Buffer.from(sealed);
+      damaged[damaged.length - 1] = (damaged[damaged.length - 1] ?? 0) ^ 1;
+      const earlier = [
+        { state: "", checksum: checksumSealed, sealed }, // 0017's
+        { state: sealText(sessionKeys, saved.state, "snapshot state"), checksum: checksumSealed, sealed: null }, // before
+        { state: "", checksum: "", sealed: damaged },
+      ];
+      for (const form of earlier) {
+        await db.updateTable("snapshots").set(form).where("session_id", "=", session.id).execute();
+        expect(await runtime.store.loadSnapshot(session.id)).toBeUndefined();
+        expect(JSON.stringify((await runtime.resume(session.id)).view())).toBe(view); // replayed from the log
+      }
     });
 
     it("an erasure destroys the key: a backup taken before it gives back the other sessions, not the erased one", async () => {

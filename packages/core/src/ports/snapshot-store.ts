@@ -7,6 +7,11 @@ export interface Snapshot {
   /** The serialized state (JSON text) and its checksum, so corruption is detected, not trusted. */
   state: string;
   checksum: string;
+  /**
+   * Set by a store that authenticated the state as it read it (an encrypted store: AES-GCM's tag covers
+   * the state and its checksum), so readers need not hash it again; absent otherwise.
+   */
+  authenticated?: boolean;
 }
 
 /** Where view snapshots are kept. Losing every snapshot loses nothing but time. */

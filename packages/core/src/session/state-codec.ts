@@ -25,10 +25,15 @@ export function encodeState(state: SessionState): EncodedState {
 
 /**
  * Reads a snapshot back, or returns undefined when it cannot be trusted: another format, a checksum
- * mismatch, unparsable JSON, or a state for another session or seq. The caller then replays the log.
+ * mismatch (not computed when the store has `authenticated` the state), unparsable JSON, or a state for
+ * another session or seq. The caller then replays the log.
  */
-export function decodeState(encoded: EncodedState, sessionId: string): SessionState | undefined {
-  if (encoded.format !== STATE_FORMAT || sha256(encoded.state) !== encoded.checksum) return undefined;
+export function decodeState(
+  encoded: EncodedState & { readonly authenticated?: boolean },
+  sessionId: string,
+): SessionState | undefined {
+  if (encoded.format !== STATE_FORMAT) return undefined;
+  if (encoded.authenticated !== true && sha256(encoded.state) !== encoded.checksum) return undefined;
   try {
     const raw = JSON.parse(encoded.state) as Record<string, unknown>;
     if (raw.sessionId !== sessionId || raw.lastSeq !== encoded.seq || !Array.isArray(raw.live)) return undefined;

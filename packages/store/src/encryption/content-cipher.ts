@@ -97,10 +97,18 @@ export class ContentCipher {
   }
 }
 
-/** The content and hash keys of a session's data key. */
+/** The content and hash keys of a session's data key; the hash key derived when first used (a read needs none). */
 function deriveKeys(sessionId: string, dataKey: Uint8Array): SessionKeys {
   const derive = (purpose: string) => new Uint8Array(hkdfSync("sha256", dataKey, "", `palimpsest ${purpose}`, 32));
-  return { sessionId, encrypt: derive("content"), mac: derive("content hash") };
+  let mac: Uint8Array | undefined;
+  return {
+    sessionId,
+    encrypt: derive("content"),
+    get mac() {
+      mac ??= derive("content hash");
+      return mac;
+    },
+  };
 }
 
 /**

@@ -42,7 +42,8 @@ import {
   toSkeletonEvent,
   toStoredEvent,
 } from "./row-mapping.ts";
-import { openEventRows, openSnapshot, sealBatch, sealSnapshot } from "./sealed-rows.ts";
+import { openEventRows, sealBatch } from "./sealed-rows.ts";
+import { openSnapshot, sealSnapshot } from "./sealed-snapshot.ts";
 import { sessionIdsNamed } from "./session-name-queries.ts";
 import {
   decodeSessionCursor,

@@ -33,7 +33,7 @@ export function toIso(value: Date | string): string {
 }
 
 /**
- * The field of an encrypted event's stored data that holds its data sealed (see encryption/sealed-rows.ts);
+ * The field of an encrypted event's stored data that holds its data sealed (see engine/sealed-rows.ts);
  * the others are its skeleton's (core's eventSkeleton: ids, roles, token counts), readable without the key.
  */
 export const SEALED_FIELD = "$sealed";

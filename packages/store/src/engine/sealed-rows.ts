@@ -1,14 +1,5 @@
-import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { eventSkeleton, type PrecompactionCandidate, type Snapshot, type StoredEvent } from "@palimpsest/core";
-import {
-  type ContentCipher,
-  isSealedText,
-  keyedHash,
-  openBytes,
-  openText,
-  sealBytes,
-  sealText,
-} from "../encryption/content-cipher.ts";
+import { eventSkeleton, type PrecompactionCandidate, type StoredEvent } from "@palimpsest/core";
+import { type ContentCipher, isSealedText, keyedHash, openText, sealText } from "../encryption/content-cipher.ts";
 import type { PreparedBatch } from "./append-batch.ts";
 import {
   type EventRow,
@@ -67,51 +58,6 @@ export async function openEventRows(
     );
   }
   return events;
-}
-
-/** A snapshot as the snapshots table keeps it: with its state sealed as bytes (`state` then empty), or not. */
-export interface StoredSnapshot extends Snapshot {
-  readonly sealed: Uint8Array | null;
-}
-
-/** zlib's level for a sealed state: level 3 compresses JSON about as well as 6, at a third of the time. */
-const DEFLATE_LEVEL = 3;
-
-/** What a sealed state's bytes are bound to: its deflated UTF-8 (a state sealed as text is bound to "snapshot state"). */
-const DEFLATED_STATE = "snapshot state, deflated";
-
-/**
- * A snapshot as an encrypted store keeps it: its state deflated, then sealed as bytes (the resume's
- * largest read: ciphertext does not compress, so it is compressed first, as PostgreSQL compresses a plain
- * one; and no base64), and its checksum sealed as text (the checksum hashes the state).
- */
-export async function sealSnapshot(cipher: ContentCipher, snapshot: Snapshot): Promise<StoredSnapshot> {
-  const keys = await cipher.keysToWrite(snapshot.sessionId);
-  const deflated = deflateRawSync(Buffer.from(snapshot.state, "utf8"), { level: DEFLATE_LEVEL });
-  return {
-    ...snapshot,
-    state: "",
-    checksum: sealText(keys, snapshot.checksum, "snapshot checksum"),
-    sealed: sealBytes(keys, deflated, DEFLATED_STATE),
-  };
-}
-
-/**
- * A snapshot sealSnapshot sealed, opened: its state from the bytes, or from the text for one sealed before
- * migration 0017; one kept before the store was encrypted is returned as it is.
- */
-export async function openSnapshot(cipher: ContentCipher, stored: StoredSnapshot): Promise<Snapshot> {
-  const { sealed, ...snapshot } = stored;
-  if (!isSealedText(snapshot.checksum)) return snapshot;
-  const keys = await cipher.keysToRead(snapshot.sessionId);
-  return {
-    ...snapshot,
-    state:
-      sealed === null
-        ? openText(keys, snapshot.state, "snapshot state")
-        : inflateRawSync(openBytes(keys, sealed, DEFLATED_STATE)).toString("utf8"),
-    checksum: openText(keys, snapshot.checksum, "snapshot checksum"),
-  };
 }
 
 /** A pre-compaction candidate as an encrypted store keeps it: its summary and the hashes of content in its key sealed. */
