@@ -4,28 +4,32 @@
  * fresh openSessionStore on the same database must hold every acknowledged batch exactly once, store a
  * retried batch with uuids once (one of uuid-less entries only, each time it comes), fold to the
  * importer's view of what `load` returns, and finish or let a retry finish an interrupted delete. Two
- * processes appending to one key both land, each entry once. On PostgreSQL an append whose backend is
- * terminated fails retryable and its retry stores it once.
+ * processes appending to one key both land, each entry once. The kills run again on a store encrypting
+ * with a local keyring: there a finished delete also leaves no data key of the key or of its sessions. On
+ * PostgreSQL an append whose backend is terminated fails retryable and its retry stores it once.
  */
 import { join } from "node:path";
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
+import type { Keyring } from "@palimpsest/core";
 import { type MirrorKey, StorageError } from "@palimpsest/core";
 import { MirrorLog, type OpenedEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { mirrorKeyName } from "../../packages/store/src/mirror/mirror-seal.ts";
 import { fileNameOf, importerViews, jsonLines, mirrorViews, unrevised } from "../claude-agent-sdk/claude-code-files.ts";
 import { dumpDatabase, occurrences } from "../support/database-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
+import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
 import { integrityProblems } from "./fault-checks.ts";
 import { faultDatabases } from "./fault-databases.ts";
 import { Worker, type WorkerMessage, type WorkerScript } from "./fault-process.ts";
 import { FaultRandom } from "./fault-random.ts";
 import { faultCount, faultSeed } from "./fault-scale.ts";
 import { retriedWhileRetryable, terminateBackends, withApplicationName } from "./postgres-fault-writer.ts";
-import type { StoreOperation, WorkerRequest } from "./session-store-worker.ts";
+import type { StoreOperation, WorkerKeys, WorkerRequest } from "./session-store-worker.ts";
 
 const seed = faultSeed();
 const ROUNDS = faultCount(10, 100);
@@ -70,13 +74,28 @@ const toMirror = (key: SessionKey): MirrorKey => ({
   ...(key.subpath === undefined ? {} : { subpath: key.subpath }),
 });
 
-/** Opens a fresh store on `url`, its fold errors collected. */
-async function freshStore(url: string) {
+/** Opens a fresh store on `url` (encrypting with `keys` when given), its fold errors collected. */
+async function freshStore(url: string, keys?: TestKeyring) {
   const foldErrors: unknown[] = [];
-  const store = await openSessionStore({ url, settleMs: 60_000, onError: (error) => foldErrors.push(error) });
+  const store = await openSessionStore({
+    url,
+    settleMs: 60_000,
+    onError: (error) => foldErrors.push(error),
+    ...(keys === undefined ? {} : { keyring: keys.keyring }),
+  });
   const events = store.runtime.store as OpenedEventStore;
-  return { store, events, log: new MirrorLog(events), foldErrors };
+  return { store, events, log: new MirrorLog(events), foldErrors, keyring: keys?.keyring };
 }
+
+/** How a worker process opens the same keyring as `keys`. */
+const workerKeys = (keys: TestKeyring): WorkerKeys => ({
+  directory: keys.directory,
+  masterKey: Buffer.from(keys.masterKey).toString("hex"),
+});
+
+/** Whether `keyring` still holds a data key named `sessionId` (a session's, or a mirrored key's generation's). */
+const holdsKey = async (keyring: Keyring, sessionId: string) =>
+  (await keyring.dataKey({ tenant: "default", sessionId }, false)) !== undefined;
 
 /** After a flush, each thread's Palimpsest view equals what the importer makes of the key's `load()`. */
 async function expectImporterViews(store: PalimpsestSessionStore, log: MirrorLog, key: SessionKey, where: string) {
@@ -94,14 +113,17 @@ async function expectImporterViews(store: PalimpsestSessionStore, log: MirrorLog
   return expected.size;
 }
 
-/** A key's content is gone: load null, not listed, every session folded from it erased, no marker left anywhere. */
+/**
+ * A key's content is gone: load null, not listed, every session folded from it erased, no marker left
+ * anywhere; encrypted, no data key left of any of its generations or sessions.
+ */
 async function expectErased(
   fresh: Awaited<ReturnType<typeof freshStore>>,
   key: SessionKey,
   marker: string,
   where: string,
 ) {
-  const { store, events, log } = fresh;
+  const { store, events, log, keyring } = fresh;
   expect(await store.load(key), where).toBeNull();
   expect(await store.listSessions(key.projectKey)).not.toContainEqual(
     expect.objectContaining({ sessionId: key.sessionId }),
@@ -110,6 +132,13 @@ async function expectErased(
   const sessions = await log.sessionsOf(toMirror(key), (row?.generation ?? 0) + 1);
   for (const id of sessions) expect((await events.getSession(id))?.erasedAt, `${where}: ${id}`).toBeDefined();
   expect(occurrences(await dumpDatabase(events), marker).slice(0, 1), where).toEqual([]);
+  if (keyring !== undefined) {
+    const generations = Array.from({ length: (row?.generation ?? 0) + 2 }, (_, g) => g);
+    const names = [...generations.map((g) => mirrorKeyName(toMirror(key), g)), ...sessions];
+    const kept = [];
+    for (const name of names) if (await holdsKey(keyring, name)) kept.push(name);
+    expect(kept, `${where}: data keys left`).toEqual([]);
+  }
   return sessions.length;
 }
 
@@ -145,7 +174,7 @@ function plan(random: FaultRandom, round: number): Plan {
 const durations: Record<StoreOperation["op"], number> = { append: 10, flush: 50, delete: 30 };
 
 /** Runs a plan in a worker and kills it at a random point; what it acknowledged and what was in flight. */
-async function runAndKill(url: string, random: FaultRandom, p: Plan) {
+async function runAndKill(url: string, random: FaultRandom, p: Plan, keys?: TestKeyring) {
   const kinds = new Set(p.operations.map((o) => o.op));
   const kind = random.weighted<StoreOperation["op"]>([
     ["append", 2],
@@ -156,7 +185,7 @@ async function runAndKill(url: string, random: FaultRandom, p: Plan) {
   const killAt = random.pick(candidates);
   const worker = new Worker(script);
   const send = (request: WorkerRequest) => worker.send(request);
-  await send({ t: "open", url });
+  await send({ t: "open", url, ...(keys === undefined ? {} : { keys: workerKeys(keys) }) });
   const ended = new Set<number>();
   const begun = new Set<number>();
   const foldErrors: string[] = [];
@@ -202,150 +231,163 @@ const flat = (batches: readonly SessionStoreEntry[][]) => batches.flat();
 
 if (!HAVE_TRANSCRIPTS) console.warn("\n⚠ session-store-kills: the shared transcripts are absent, SKIPPED\n");
 
-for (const database of faultDatabases("sdkkills")) {
-  describe.skipIf(database.skip !== undefined || !HAVE_TRANSCRIPTS)(
-    `openSessionStore under SIGKILL (${database.name}, seed ${seed})`,
-    () => {
-      afterAll(() => database.dispose());
-      let url: string;
-
-      it(`${ROUNDS} children killed inside an append, a fold or a delete: a fresh store holds each acknowledged batch once, retries with uuids store once, folds to the importer's view, and deletes finish`, {
-        timeout: 60_000 + ROUNDS * 15_000,
-      }, async () => {
-        url = await database.create();
-        const random = new FaultRandom(seed);
-        const outcomes: Record<string, number> = {};
-        const count = (what: string) => {
-          outcomes[what] = (outcomes[what] ?? 0) + 1;
-        };
-        const started = performance.now();
-        for (let round = 0; round < ROUNDS; round++) {
-          const p = plan(random, round);
-          const where = `round ${round}, seed ${seed}`;
-          const { ended, inFlight } = await runAndKill(url, random, p);
-          count(
-            `killed in ${inFlight === undefined ? "nothing (between operations, or a background fold)" : p.operations[inFlight]?.op}`,
-          );
-          const fresh = await freshStore(url);
-          try {
-            const appends = p.operations.flatMap((o, n) => (o.op === "append" ? [n] : []));
-            const acked = appends.filter((n) => ended.has(n)).map((n) => appends.indexOf(n));
-            const deleteAt = p.operations.findIndex((o) => o.op === "delete");
-            const loaded = await fresh.store.load(p.key);
-            if (deleteAt >= 0 && (ended.has(deleteAt) || (inFlight === deleteAt && loaded === null))) {
-              // The delete committed its drop: openSessionStore itself erased what it left (eraseLeftovers).
-              const sessions = await expectErased(fresh, p.key, p.marker, `${where}: after the kill`);
-              count(ended.has(deleteAt) ? "delete done" : `delete cut short, finished on open (${sessions} sessions)`);
-              await fresh.store.delete(p.key);
-              await expectErased(fresh, p.key, p.marker, `${where}: delete retried`);
-              continue;
-            }
-            // Every acknowledged batch exactly once, in order; the batch in flight wholly or not at all.
-            const acknowledged = flat(acked.map((i) => p.batches[i] as SessionStoreEntry[]));
-            const flightBatch = inFlight === undefined ? -1 : appends.indexOf(inFlight);
-            const withFlight =
-              flightBatch < 0 ? acknowledged : [...acknowledged, ...(p.batches[flightBatch] as SessionStoreEntry[])];
-            const landed = JSON.stringify(loaded ?? []) === JSON.stringify(withFlight) && flightBatch >= 0;
-            expect(landed || JSON.stringify(loaded ?? []) === JSON.stringify(acknowledged), where).toBe(true);
-            if (flightBatch >= 0) count(landed ? "append in flight had landed" : "append in flight had not landed");
-            // Retry the batch in flight (stored once), then again as a retry after its first attempt
-            // committed; with none in flight, the last acknowledged batch. A batch with uuid entries is
-            // stored once however often it comes; one of uuid-less entries only is stored each time it
-            // comes (the SDK's contract: they are appended without dedup).
-            const retried = flightBatch >= 0 ? [flightBatch, flightBatch] : acked.slice(-1);
-            let expected = landed ? withFlight : acknowledged;
-            for (const i of retried) {
-              const batch = p.batches[i] as SessionStoreEntry[];
-              await fresh.store.append(p.key, batch);
-              if (batch.every((e) => e.uuid === undefined) || expected.length < withFlight.length) {
-                expected = [...expected, ...batch];
-              }
-            }
-            expect(await fresh.store.load(p.key), where).toEqual(expected.length === 0 ? null : expected);
-            if (withFlight.length > 0) await expectImporterViews(fresh.store, fresh.log, p.key, where);
-            if (inFlight === deleteAt && deleteAt >= 0) {
-              // The delete was cut before its drop committed: a retry erases everything.
-              await fresh.store.delete(p.key);
-              await expectErased(fresh, p.key, p.marker, `${where}: delete retried`);
-              count("delete cut before its drop, retried");
-            }
-            expect(fresh.foldErrors).toEqual([]);
-          } finally {
-            await fresh.store.close();
-          }
-          expect(integrityProblems(url)).toEqual([]);
-        }
-        const ms = Math.round(performance.now() - started);
-        console.log(`session store kills (${database.name}, seed ${seed}): ${JSON.stringify(outcomes)}, ${ms} ms`);
-      });
-
-      it("two processes appending different batches to one key at once: both stored, each entry once, each process's order kept", {
-        timeout: 120_000,
-      }, async () => {
-        url ??= await database.create();
-        const random = new FaultRandom(seed + 1);
-        const lines = marked((SOURCES[0] ?? []).slice(0, 400), `two-${seed}`);
-        const key = { projectKey: "two-processes", sessionId: `shared-${seed}` };
-        // What two processes write to one session at once: one mirrors the conversation (its user,
-        // assistant and system lines, in order), the other the lines around it (progress, file history
-        // snapshots...), as another process titling or tagging a running session does. Each process's
-        // lines in batches of 1..40.
-        const isMessage = (e: SessionStoreEntry) => ["user", "assistant", "system"].includes(e.type);
-        const mine = [lines.filter(isMessage), lines.filter((e) => !isMessage(e))].map((own) => {
-          const batches: SessionStoreEntry[][] = [];
-          for (let from = 0; from < own.length; ) {
-            const to = Math.min(own.length, from + random.int(1, 40));
-            batches.push(own.slice(from, to));
-            from = to;
-          }
-          return batches;
+for (const encrypted of [false, true])
+  for (const database of faultDatabases(encrypted ? "sdkkillsenc" : "sdkkills")) {
+    describe.skipIf(database.skip !== undefined || !HAVE_TRANSCRIPTS)(
+      `openSessionStore under SIGKILL (${database.name}${encrypted ? ", encrypted" : ""}, seed ${seed})`,
+      () => {
+        let keys: TestKeyring | undefined;
+        afterAll(async () => {
+          await database.dispose();
+          await keys?.dispose();
         });
-        const batches = mine.flat();
-        expect(mine.map((own) => own.length).every((n) => n > 1)).toBe(true);
-        const workers = mine.map(() => new Worker(script));
-        try {
-          await Promise.all(workers.map((w) => w.send({ t: "open", url } satisfies WorkerRequest)));
-          for (const w of workers) expect((await w.next())?.t).toBe("opened");
-          // Both queue every append at once: their calls interleave at the database.
-          await Promise.all(
-            workers.map(async (w, i) => {
-              for (const [n, entries] of (mine[i] ?? []).entries()) {
-                await w.send({ t: "run", n, operation: { op: "append", key, entries } } satisfies WorkerRequest);
+        let url: string;
+
+        it(`${ROUNDS} children killed inside an append, a fold or a delete: a fresh store holds each acknowledged batch once, retries with uuids store once, folds to the importer's view, and deletes finish`, {
+          timeout: 60_000 + ROUNDS * 15_000,
+        }, async () => {
+          url = await database.create();
+          if (encrypted) keys = await testKeyring();
+          const random = new FaultRandom(seed);
+          const outcomes: Record<string, number> = {};
+          const count = (what: string) => {
+            outcomes[what] = (outcomes[what] ?? 0) + 1;
+          };
+          const started = performance.now();
+          for (let round = 0; round < ROUNDS; round++) {
+            const p = plan(random, round);
+            const where = `round ${round}, seed ${seed}`;
+            const { ended, inFlight } = await runAndKill(url, random, p, keys);
+            count(
+              `killed in ${inFlight === undefined ? "nothing (between operations, or a background fold)" : p.operations[inFlight]?.op}`,
+            );
+            const fresh = await freshStore(url, keys);
+            try {
+              const appends = p.operations.flatMap((o, n) => (o.op === "append" ? [n] : []));
+              const acked = appends.filter((n) => ended.has(n)).map((n) => appends.indexOf(n));
+              const deleteAt = p.operations.findIndex((o) => o.op === "delete");
+              const loaded = await fresh.store.load(p.key);
+              if (deleteAt >= 0 && (ended.has(deleteAt) || (inFlight === deleteAt && loaded === null))) {
+                // The delete committed its drop: openSessionStore itself erased what it left (eraseLeftovers).
+                const sessions = await expectErased(fresh, p.key, p.marker, `${where}: after the kill`);
+                count(
+                  ended.has(deleteAt) ? "delete done" : `delete cut short, finished on open (${sessions} sessions)`,
+                );
+                await fresh.store.delete(p.key);
+                await expectErased(fresh, p.key, p.marker, `${where}: delete retried`);
+                continue;
               }
-              await w.send({ t: "exit" } satisfies WorkerRequest);
-            }),
-          );
-          const exits = await Promise.all(workers.map((w) => w.exited));
-          const said = workers.flatMap((w) => w.drain());
-          expect(said.filter((m) => m.t === "error" || m.t === "fold-error")).toEqual([]);
-          expect(exits.map((e) => e.code)).toEqual([0, 0]);
-        } finally {
-          for (const w of workers) if (w.child.exitCode === null) await w.kill();
-        }
-        const fresh = await freshStore(url);
-        try {
-          const loaded = (await fresh.store.load(key)) ?? [];
-          const text = (e: SessionStoreEntry) => JSON.stringify(e);
-          expect(loaded.map(text).sort()).toEqual(lines.map(text).sort());
-          for (const own of mine) {
-            const ownTexts = new Set(flat(own).map(text));
-            expect(loaded.filter((e) => ownTexts.has(text(e))).map(text)).toEqual(flat(own).map(text));
+              // Every acknowledged batch exactly once, in order; the batch in flight wholly or not at all.
+              const acknowledged = flat(acked.map((i) => p.batches[i] as SessionStoreEntry[]));
+              const flightBatch = inFlight === undefined ? -1 : appends.indexOf(inFlight);
+              const withFlight =
+                flightBatch < 0 ? acknowledged : [...acknowledged, ...(p.batches[flightBatch] as SessionStoreEntry[])];
+              const landed = JSON.stringify(loaded ?? []) === JSON.stringify(withFlight) && flightBatch >= 0;
+              expect(landed || JSON.stringify(loaded ?? []) === JSON.stringify(acknowledged), where).toBe(true);
+              if (flightBatch >= 0) count(landed ? "append in flight had landed" : "append in flight had not landed");
+              // Retry the batch in flight (stored once), then again as a retry after its first attempt
+              // committed; with none in flight, the last acknowledged batch. A batch with uuid entries is
+              // stored once however often it comes; one of uuid-less entries only is stored each time it
+              // comes (the SDK's contract: they are appended without dedup).
+              const retried = flightBatch >= 0 ? [flightBatch, flightBatch] : acked.slice(-1);
+              let expected = landed ? withFlight : acknowledged;
+              for (const i of retried) {
+                const batch = p.batches[i] as SessionStoreEntry[];
+                await fresh.store.append(p.key, batch);
+                if (batch.every((e) => e.uuid === undefined) || expected.length < withFlight.length) {
+                  expected = [...expected, ...batch];
+                }
+              }
+              expect(await fresh.store.load(p.key), where).toEqual(expected.length === 0 ? null : expected);
+              if (withFlight.length > 0) await expectImporterViews(fresh.store, fresh.log, p.key, where);
+              if (inFlight === deleteAt && deleteAt >= 0) {
+                // The delete was cut before its drop committed: a retry erases everything.
+                await fresh.store.delete(p.key);
+                await expectErased(fresh, p.key, p.marker, `${where}: delete retried`);
+                count("delete cut before its drop, retried");
+              }
+              expect(fresh.foldErrors).toEqual([]);
+            } finally {
+              await fresh.store.close();
+            }
+            expect(integrityProblems(url)).toEqual([]);
           }
-          // Each batch is one transaction: its entries lie together in the log.
-          const position = new Map(loaded.map((e, i) => [text(e), i]));
-          for (const batch of batches) {
-            const at = batch.map((e) => position.get(text(e)) ?? -1);
-            expect(at).toEqual(at.map((_, i) => (at[0] ?? 0) + i));
-          }
-          await expectImporterViews(fresh.store, fresh.log, key, "two processes");
-          expect(fresh.foldErrors).toEqual([]);
-        } finally {
-          await fresh.store.close();
-        }
-      });
-    },
-  );
-}
+          const ms = Math.round(performance.now() - started);
+          const what = `${database.name}${encrypted ? ", encrypted" : ""}`;
+          console.log(`session store kills (${what}, seed ${seed}): ${JSON.stringify(outcomes)}, ${ms} ms`);
+        });
+
+        it.skipIf(encrypted)(
+          "two processes appending different batches to one key at once: both stored, each entry once, each process's order kept",
+          {
+            timeout: 120_000,
+          },
+          async () => {
+            url ??= await database.create();
+            const random = new FaultRandom(seed + 1);
+            const lines = marked((SOURCES[0] ?? []).slice(0, 400), `two-${seed}`);
+            const key = { projectKey: "two-processes", sessionId: `shared-${seed}` };
+            // What two processes write to one session at once: one mirrors the conversation (its user,
+            // assistant and system lines, in order), the other the lines around it (progress, file history
+            // snapshots...), as another process titling or tagging a running session does. Each process's
+            // lines in batches of 1..40.
+            const isMessage = (e: SessionStoreEntry) => ["user", "assistant", "system"].includes(e.type);
+            const mine = [lines.filter(isMessage), lines.filter((e) => !isMessage(e))].map((own) => {
+              const batches: SessionStoreEntry[][] = [];
+              for (let from = 0; from < own.length; ) {
+                const to = Math.min(own.length, from + random.int(1, 40));
+                batches.push(own.slice(from, to));
+                from = to;
+              }
+              return batches;
+            });
+            const batches = mine.flat();
+            expect(mine.map((own) => own.length).every((n) => n > 1)).toBe(true);
+            const workers = mine.map(() => new Worker(script));
+            try {
+              await Promise.all(workers.map((w) => w.send({ t: "open", url } satisfies WorkerRequest)));
+              for (const w of workers) expect((await w.next())?.t).toBe("opened");
+              // Both queue every append at once: their calls interleave at the database.
+              await Promise.all(
+                workers.map(async (w, i) => {
+                  for (const [n, entries] of (mine[i] ?? []).entries()) {
+                    await w.send({ t: "run", n, operation: { op: "append", key, entries } } satisfies WorkerRequest);
+                  }
+                  await w.send({ t: "exit" } satisfies WorkerRequest);
+                }),
+              );
+              const exits = await Promise.all(workers.map((w) => w.exited));
+              const said = workers.flatMap((w) => w.drain());
+              expect(said.filter((m) => m.t === "error" || m.t === "fold-error")).toEqual([]);
+              expect(exits.map((e) => e.code)).toEqual([0, 0]);
+            } finally {
+              for (const w of workers) if (w.child.exitCode === null) await w.kill();
+            }
+            const fresh = await freshStore(url);
+            try {
+              const loaded = (await fresh.store.load(key)) ?? [];
+              const text = (e: SessionStoreEntry) => JSON.stringify(e);
+              expect(loaded.map(text).sort()).toEqual(lines.map(text).sort());
+              for (const own of mine) {
+                const ownTexts = new Set(flat(own).map(text));
+                expect(loaded.filter((e) => ownTexts.has(text(e))).map(text)).toEqual(flat(own).map(text));
+              }
+              // Each batch is one transaction: its entries lie together in the log.
+              const position = new Map(loaded.map((e, i) => [text(e), i]));
+              for (const batch of batches) {
+                const at = batch.map((e) => position.get(text(e)) ?? -1);
+                expect(at).toEqual(at.map((_, i) => (at[0] ?? 0) + i));
+              }
+              await expectImporterViews(fresh.store, fresh.log, key, "two processes");
+              expect(fresh.foldErrors).toEqual([]);
+            } finally {
+              await fresh.store.close();
+            }
+          },
+        );
+      },
+    );
+  }
 
 const server = postgresServer();
 

@@ -1,11 +1,13 @@
 /**
- * Run as its own process by session-store-kills.test.ts: opens openSessionStore on the URL it is sent,
+ * Run as its own process by session-store-kills.test.ts: opens openSessionStore on the URL it is sent
+ * (encrypting with the local keyring it is sent, if any),
  * then runs the operations it is sent one by one (append a batch, flush the folds, delete a key),
  * saying "begin" before each and "end" (with how long it took) after it, until the parent SIGKILLs it
  * or sends "exit". Fold errors are reported too ("fold-error"), so a failed fold is never silent.
  */
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
+import { openLocalKeyring } from "@palimpsest/store";
 import { report } from "./fault-process.ts";
 
 /** One operation the parent asks for. */
@@ -14,9 +16,15 @@ export type StoreOperation =
   | { op: "flush" }
   | { op: "delete"; key: SessionKey };
 
-/** A message from the parent: open the store, run an operation (numbered), or exit. */
+/** A local keyring's folder and master key (hex), for a store that encrypts. */
+export interface WorkerKeys {
+  directory: string;
+  masterKey: string;
+}
+
+/** A message from the parent: open the store (encrypting with `keys` when given), run an operation (numbered), or exit. */
 export type WorkerRequest =
-  | { t: "open"; url: string }
+  | { t: "open"; url: string; keys?: WorkerKeys }
   | { t: "run"; n: number; operation: StoreOperation }
   | { t: "exit" };
 
@@ -25,8 +33,17 @@ let queue = Promise.resolve();
 
 async function handle(request: WorkerRequest): Promise<void> {
   if (request.t === "open") {
+    const { keys } = request;
     store = await openSessionStore({
       url: request.url,
+      ...(keys === undefined
+        ? {}
+        : {
+            keyring: await openLocalKeyring({
+              directory: keys.directory,
+              masterKey: Buffer.from(keys.masterKey, "hex"),
+            }),
+          }),
       settleMs: 50,
       onError: (error) => void report({ t: "fold-error", message: String(error) }),
     });
