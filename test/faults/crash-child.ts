@@ -20,6 +20,7 @@ import {
   reportError,
 } from "./fault-workload.ts";
 import { SessionHandles } from "./session-handles.ts";
+import { openWorkerKeyring } from "./worker-keys.ts";
 
 const config = await new Promise<CrashConfig>((resolve) => {
   // The listener stays: it keeps the channel (and a parked process) alive until the parent kills it.
@@ -42,18 +43,24 @@ const hook: Hook = async (name) => {
 const random = new FaultRandom(config.seed ^ config.generation);
 const summarizer = hookedSummarizer(hook, () => random.next() < 0.25);
 const autoCompactions: string[] = [];
-const { store, runtime } = await openWorkerRuntime(config.url, hook, {
-  snapshotEvery: 3,
-  compaction: faultCompaction(summarizer),
-  // Each generation's clock runs an hour ahead of the last one's, so a killed claimer's lease has run out.
-  handoffClock: () => Date.now() + config.generation * 3_600_000,
-  onAfterTurnError: (error) => void fail(-2, error),
-  onAutoCompaction: (outcome) => {
-    if (outcome.status === "compacted" && outcome.event.type === "messages.superseded") {
-      autoCompactions.push(outcome.event.data.compactionId);
-    }
+const keyring = config.keys === undefined ? undefined : await openWorkerKeyring(config.keys);
+const { store, runtime } = await openWorkerRuntime(
+  config.url,
+  hook,
+  {
+    snapshotEvery: 3,
+    compaction: faultCompaction(summarizer),
+    // Each generation's clock runs an hour ahead of the last one's, so a killed claimer's lease has run out.
+    handoffClock: () => Date.now() + config.generation * 3_600_000,
+    onAfterTurnError: (error) => void fail(-2, error),
+    onAutoCompaction: (outcome) => {
+      if (outcome.status === "compacted" && outcome.event.type === "messages.superseded") {
+        autoCompactions.push(outcome.event.data.compactionId);
+      }
+    },
   },
-});
+  keyring,
+);
 const stopFollowing = config.follow
   ? new AuditReadModels(store).follow({ onError: (e) => void fail(-3, e) })
   : undefined;

@@ -1,3 +1,4 @@
+import type { TestKeyring } from "../support/test-keyring.ts";
 import { CRASH_HOOKS, type CrashConfig, type CrashEffect, type KillPlan, type RetryOutcome } from "./crash-protocol.ts";
 import {
   type Acknowledged,
@@ -11,6 +12,7 @@ import {
 import { Worker, type WorkerScript } from "./fault-process.ts";
 import { FaultRandom } from "./fault-random.ts";
 import type { ReportedError } from "./fault-workload.ts";
+import { workerKeys } from "./worker-keys.ts";
 
 /** Figures of a crash run, for the report and RELIABILITY.md. */
 export interface CrashFigures {
@@ -58,6 +60,7 @@ export class CrashDriver {
   readonly #script: WorkerScript;
   readonly #seed: number;
   readonly #tag: string;
+  readonly #keys: TestKeyring | undefined;
   readonly #random: FaultRandom;
   readonly #checked: CheckedSessions = new Map();
   #lanes: (string | null)[] = [null, null];
@@ -68,9 +71,10 @@ export class CrashDriver {
   #startTotal = 0;
   #killTotal = 0;
 
-  /** A driver of the run `seed` on `url`; `tag` names its sessions. */
-  constructor(url: string, script: WorkerScript, seed: number, tag: string) {
+  /** A driver of the run `seed` on `url`; `tag` names its sessions; `keys`, when given, encrypt content. */
+  constructor(url: string, script: WorkerScript, seed: number, tag: string, keys?: TestKeyring) {
     this.#url = url;
+    this.#keys = keys;
     this.#script = script;
     this.#seed = seed;
     this.#tag = tag;
@@ -97,6 +101,7 @@ export class CrashDriver {
       generation: this.#generation++,
       plan,
       follow: this.#random.next() < 0.3,
+      ...(this.#keys === undefined ? {} : { keys: workerKeys(this.#keys) }),
     };
     const worker = this.#spare ?? new Worker(this.#script);
     this.#spare = undefined;
@@ -148,6 +153,7 @@ export class CrashDriver {
       audit: options.audit || at === "audit-write",
       settled: plan.kind === "finish",
       checked: this.#checked,
+      ...(this.#keys === undefined ? {} : { keyring: this.#keys.keyring }),
     });
     this.#count(at, report);
     problems.push(...problemsOf(report));

@@ -1,4 +1,5 @@
 import { FaultRandom } from "./fault-random.ts";
+import type { WorkerKeys } from "./worker-keys.ts";
 
 /**
  * Where a crash child is killed: `delay` ms after it is ready (anywhere in its burst of steps), at the
@@ -27,6 +28,8 @@ export interface CrashConfig {
   plan: KillPlan;
   /** Keep the audit read models current in the background (AuditReadModels.follow). */
   follow: boolean;
+  /** Encrypt content with this local keyring (the parent checks through it too). */
+  keys?: WorkerKeys;
 }
 
 /** What one acknowledgement says is done (each part only when it applies). */

@@ -1,6 +1,13 @@
 import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
-import { encodeState, foldEvents, initialState, type SessionState, type StoredEvent } from "@palimpsest/core";
+import {
+  encodeState,
+  foldEvents,
+  initialState,
+  type Keyring,
+  type SessionState,
+  type StoredEvent,
+} from "@palimpsest/core";
 import { Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
@@ -131,7 +138,7 @@ function acknowledgedProblems(acked: Acknowledged, logs: ReadonlyMap<string, rea
  * `settled` (no write cut short is left to retry), every sealed session's successor exists too.
  */
 export async function checkDatabase(url: string, acked: Acknowledged, options: CheckOptions): Promise<CheckReport> {
-  const store = await openEventStore(url);
+  const store = await openEventStore(url, options.keyring === undefined ? {} : { keyring: options.keyring });
   const runtime = new Palimpsest({ store, counterFor: async () => cheapCounter });
   let report: CheckReport;
   try {
@@ -152,6 +159,8 @@ export interface CheckOptions {
   checked?: CheckedSessions;
   /** Only these sessions and the successors they were sealed to (default: every session). */
   sessions?: readonly string[];
+  /** The keyring the store encrypts with, if it does. */
+  keyring?: Keyring;
 }
 
 /** The checks of checkDatabase through an open runtime (the caller's connections), without the file's integrity check. */

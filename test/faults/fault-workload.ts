@@ -1,4 +1,4 @@
-import type { HandoffQueuePort } from "@palimpsest/core";
+import type { HandoffQueuePort, Keyring } from "@palimpsest/core";
 import {
   customProfile,
   isPalimpsestError,
@@ -115,13 +115,17 @@ export type WorkerRuntimeOptions = Pick<
   "compaction" | "snapshotEvery" | "handoffClock" | "onAfterTurnError" | "onAutoCompaction"
 >;
 
-/** Opens a worker's store at `url` (with its writes hooked) and the runtime over it, counting with cheapCounter. */
+/**
+ * Opens a worker's store at `url` (with its writes hooked, encrypting with `keyring` when given) and the
+ * runtime over it, counting with cheapCounter.
+ */
 export async function openWorkerRuntime(
   url: string,
   hook: Hook,
   options: WorkerRuntimeOptions = {},
+  keyring?: Keyring,
 ): Promise<{ store: OpenedEventStore; runtime: Palimpsest }> {
-  const store = await openEventStore(url);
+  const store = await openEventStore(url, keyring === undefined ? {} : { keyring });
   hookWrites(store, hook);
   const runtime = new Palimpsest({
     store,

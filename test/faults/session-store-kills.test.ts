@@ -29,7 +29,8 @@ import { Worker, type WorkerMessage, type WorkerScript } from "./fault-process.t
 import { FaultRandom } from "./fault-random.ts";
 import { faultCount, faultSeed } from "./fault-scale.ts";
 import { retriedWhileRetryable, terminateBackends, withApplicationName } from "./postgres-fault-writer.ts";
-import type { StoreOperation, WorkerKeys, WorkerRequest } from "./session-store-worker.ts";
+import type { StoreOperation, WorkerRequest } from "./session-store-worker.ts";
+import { workerKeys } from "./worker-keys.ts";
 
 const seed = faultSeed();
 const ROUNDS = faultCount(10, 100);
@@ -86,12 +87,6 @@ async function freshStore(url: string, keys?: TestKeyring) {
   const events = store.runtime.store as OpenedEventStore;
   return { store, events, log: new MirrorLog(events), foldErrors, keyring: keys?.keyring };
 }
-
-/** How a worker process opens the same keyring as `keys`. */
-const workerKeys = (keys: TestKeyring): WorkerKeys => ({
-  directory: keys.directory,
-  masterKey: Buffer.from(keys.masterKey).toString("hex"),
-});
 
 /** Whether `keyring` still holds a data key named `sessionId` (a session's, or a mirrored key's generation's). */
 const holdsKey = async (keyring: Keyring, sessionId: string) =>

@@ -7,20 +7,14 @@
  */
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import { openLocalKeyring } from "@palimpsest/store";
 import { report } from "./fault-process.ts";
+import { openWorkerKeyring, type WorkerKeys } from "./worker-keys.ts";
 
 /** One operation the parent asks for. */
 export type StoreOperation =
   | { op: "append"; key: SessionKey; entries: SessionStoreEntry[] }
   | { op: "flush" }
   | { op: "delete"; key: SessionKey };
-
-/** A local keyring's folder and master key (hex), for a store that encrypts. */
-export interface WorkerKeys {
-  directory: string;
-  masterKey: string;
-}
 
 /** A message from the parent: open the store (encrypting with `keys` when given), run an operation (numbered), or exit. */
 export type WorkerRequest =
@@ -36,14 +30,7 @@ async function handle(request: WorkerRequest): Promise<void> {
     const { keys } = request;
     store = await openSessionStore({
       url: request.url,
-      ...(keys === undefined
-        ? {}
-        : {
-            keyring: await openLocalKeyring({
-              directory: keys.directory,
-              masterKey: Buffer.from(keys.masterKey, "hex"),
-            }),
-          }),
+      ...(keys === undefined ? {} : { keyring: await openWorkerKeyring(keys) }),
       settleMs: 50,
       onError: (error) => void report({ t: "fold-error", message: String(error) }),
     });
