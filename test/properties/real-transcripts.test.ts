@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";
 import { rejection } from "../support/rejection.ts";
-import { runtimeBackends } from "../support/runtime-backends.ts";
+import { everyLayoutBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
 const files = realTranscriptFiles();
@@ -20,7 +20,7 @@ function supersededId(log: readonly StoredEvent[]): string | undefined {
 const RUNS = 6;
 const SEED = 20261130;
 
-for (const backend of runtimeBackends()) {
+for (const backend of everyLayoutBackends()) {
   describe.skipIf(!HAVE_TRANSCRIPTS || backend.skip !== undefined)(
     `view invariants on real transcripts (${backend.name})`,
     () => {

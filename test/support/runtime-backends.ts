@@ -1,6 +1,6 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest, type RuntimeDeps } from "@palimpsest/runtime";
-import { type StoreBackend, storeBackends } from "./store-backends.ts";
+import { partitionedBackends, type StoreBackend, storeBackends } from "./store-backends.ts";
 
 /** A backend for runtime-level tests: one per test engine (see test-engines.ts); PostgreSQL when a server is found. */
 export interface RuntimeBackend {
@@ -40,4 +40,14 @@ function runtimeOver(name: string, make: () => Promise<StoreBackend>, skip?: str
 /** The runtime backends every integration test runs on (one per test engine); PostgreSQL skips (loudly) without a server. */
 export function runtimeBackends(): RuntimeBackend[] {
   return storeBackends().map((b) => runtimeOver(b.name, b.make, b.skip));
+}
+
+/**
+ * runtimeBackends, then the same engines with content encrypted (a local keyring) and PostgreSQL with its
+ * log partitioned: for the property tests that must hold on every layout a user can choose.
+ */
+export function everyLayoutBackends(): RuntimeBackend[] {
+  return [...storeBackends(), ...storeBackends(true), ...partitionedBackends()].map((b) =>
+    runtimeOver(b.name, b.make, b.skip),
+  );
 }
