@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { type Keyring, StorageError } from "@palimpsest/core";
+import { LRUCache } from "lru-cache";
 
 /** The two keys derived from a session's data key: one encrypts its content, one keys its content hashes. */
 export interface SessionKeys {
@@ -24,7 +25,7 @@ const SEALED_PREFIX = "v1.";
 export class ContentCipher {
   readonly #keyring: Keyring;
   readonly #tenant: string;
-  readonly #cache = new Map<string, Promise<SessionKeys | undefined>>();
+  readonly #cache = new LRUCache<string, Promise<SessionKeys | undefined>>({ max: CACHED_SESSIONS });
 
   /** The cipher of `tenant`'s sessions, whose data keys `keyring` keeps. */
   constructor(keyring: Keyring, tenant: string) {
@@ -68,16 +69,13 @@ export class ContentCipher {
   async #keys(sessionId: string, create: boolean): Promise<SessionKeys | undefined> {
     const cached = this.#cache.get(sessionId);
     if (cached !== undefined) {
-      this.#cache.delete(sessionId); // most recently used last
-      this.#cache.set(sessionId, cached);
       const keys = await cached;
       if (keys !== undefined || !create) return keys;
     }
     const loading = this.#load(sessionId, create);
     this.#cache.set(sessionId, loading);
-    if (this.#cache.size > CACHED_SESSIONS) this.#cache.delete(this.#cache.keys().next().value as string);
     const forget = () => {
-      if (this.#cache.get(sessionId) === loading) this.#cache.delete(sessionId);
+      if (this.#cache.peek(sessionId) === loading) this.#cache.delete(sessionId);
     };
     const keys = await loading.catch((error: unknown) => {
       forget();

@@ -9,14 +9,14 @@ import {
   StorageError,
 } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
-import type { SessionKeys } from "../encryption/content-cipher.ts";
+import { LRUCache } from "lru-cache";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
 import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { dedupBatch } from "./mirror-dedup.ts";
-import { MirrorSeal } from "./mirror-seal.ts";
+import { type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
 /** One entry to store: its JSON text, verbatim, and its uuid's key (mirrorUuidKey) when it has one. */
@@ -51,12 +51,6 @@ const ENTRIES_PER_INSERT = 500;
 /** Keys whose generation an encrypted mirror remembers (the least recently written are dropped past it). */
 const REMEMBERED_GENERATIONS = 10_000;
 
-/** The generation an append seals its entries for, and its keys (an encrypted store only). */
-interface Sealing {
-  readonly generation: number;
-  readonly keys: SessionKeys;
-}
-
 /** What one locked attempt at an append came to. */
 type LockedAppend =
   | { readonly kind: "appended"; readonly result: MirrorAppendResult }
@@ -75,8 +69,11 @@ type LockedAppend =
 export class MirrorLog implements MirrorLogPort {
   readonly #store: MirrorDatabase;
   readonly #seal: MirrorSeal | undefined;
-  /** The generation each key was last appended to through this log (encrypted stores: whose keys to take). */
-  readonly #generations = new Map<string, number>();
+  /**
+   * The generation each key was last appended to through this log (encrypted stores: whose keys to take),
+   * the least recently used forgotten past REMEMBERED_GENERATIONS.
+   */
+  readonly #generations = new LRUCache<string, number>({ max: REMEMBERED_GENERATIONS });
 
   /** The mirror in the database of a store openEventStore opened (ValidationError for any other object). */
   constructor(store: object) {
@@ -118,7 +115,7 @@ export class MirrorLog implements MirrorLogPort {
       const attempt = await this.#appendLocked(key, entries, summarize, sealing);
       if (attempt.kind === "appended") return attempt.result;
       if (attempt.kind === "moved") {
-        this.#remember(key, attempt.generation);
+        this.#generations.set(keyId(key), attempt.generation);
         // Dropped since: nothing is sealed under the old generation's key, which this append may have made again.
         if (sealing !== undefined && sealing.generation < attempt.generation)
           await this.#seal?.destroy(key, sealing.generation);
@@ -149,21 +146,12 @@ export class MirrorLog implements MirrorLogPort {
       .execute();
   }
 
-  /** An encrypted store's generation to seal for (remembered, else read: the lock checks it) and its keys. */
-  async #sealing(key: MirrorKey): Promise<Sealing | undefined> {
+  /** An encrypted store's generation to seal for (remembered, else read: the lock checks it), with its keys. */
+  async #sealing(key: MirrorKey): Promise<GenerationSeal | undefined> {
     if (this.#seal === undefined) return undefined;
     const generation =
       this.#generations.get(keyId(key)) ?? (await this.#keyQuery(key).executeTakeFirst())?.generation ?? 0;
-    return { generation, keys: await this.#seal.keysToWrite(key, generation) };
-  }
-
-  /** Records the generation the key was last seen at, forgetting the least recently written past the limit. */
-  #remember(key: MirrorKey, generation: number): void {
-    const id = keyId(key);
-    this.#generations.delete(id);
-    this.#generations.set(id, generation);
-    if (this.#generations.size > REMEMBERED_GENERATIONS)
-      this.#generations.delete(this.#generations.keys().next().value as string);
+    return this.#seal.forAppend(key, generation);
   }
 
   /**
@@ -175,7 +163,7 @@ export class MirrorLog implements MirrorLogPort {
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
-    sealing: Sealing | undefined,
+    sealing: GenerationSeal | undefined,
   ): Promise<LockedAppend> {
     const db = this.#store.db;
     const subpath = key.subpath ?? "";
@@ -201,11 +189,8 @@ export class MirrorLog implements MirrorLogPort {
           .compile(),
       );
     }
-    const seal = this.#seal;
-    const opened = (text: string) =>
-      seal === undefined || sealing === undefined ? text : seal.openEntry(sealing.keys, text);
-    const stored = (text: string) =>
-      seal === undefined || sealing === undefined ? text : seal.sealEntry(sealing.keys, text);
+    const opened = (text: string) => sealing?.openEntry(text) ?? text;
+    const stored = (text: string) => sealing?.sealEntry(text) ?? text;
     const nothing = (result: LockedAppend) => ({ guard: undefined, statements: [], result });
     const written = await this.#store.writeLocked(reads, ([keys, known]) => {
       const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
@@ -219,9 +204,8 @@ export class MirrorLog implements MirrorLogPort {
       const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
       const summary = (previous: string | null) => {
         if (summarize === undefined) return {};
-        if (seal === undefined || sealing === undefined) return { summary: summarize(previous, fresh, mtime) };
-        const folded = summarize(seal.openSummary(sealing.keys, previous), fresh, mtime);
-        return { summary: seal.sealSummary(sealing.keys, folded) };
+        if (sealing === undefined) return { summary: summarize(previous, fresh, mtime) };
+        return { summary: sealing.sealSummary(summarize(sealing.openSummary(previous), fresh, mtime)) };
       };
       const guard = db
         .updateTable("mirror_keys")
@@ -250,7 +234,8 @@ export class MirrorLog implements MirrorLogPort {
       };
       return { guard, statements, result };
     });
-    if (written.kind === "appended" && sealing !== undefined) this.#remember(key, written.result.generation);
+    if (written.kind === "appended" && sealing !== undefined)
+      this.#generations.set(keyId(key), written.result.generation);
     return written;
   }
 

@@ -37,9 +37,16 @@ export class MirrorSeal {
     this.#cipher = cipher;
   }
 
-  /** The generation's keys, made when it has none: for an append. */
-  keysToWrite(key: MirrorKey, generation: number): Promise<SessionKeys> {
-    return this.#cipher.keysToWrite(mirrorKeyName(key, generation));
+  /** What an append for the generation opens and seals with, under its keys (made when it has none). */
+  async forAppend(key: MirrorKey, generation: number): Promise<GenerationSeal> {
+    const keys = await this.#cipher.keysToWrite(mirrorKeyName(key, generation));
+    return {
+      generation,
+      openEntry: (stored) => this.openEntry(keys, stored),
+      sealEntry: (text) => sealText(keys, text, ENTRY),
+      openSummary: (stored) => (stored === null || !isSealedText(stored) ? stored : openText(keys, stored, SUMMARY)),
+      sealSummary: (summary) => sealText(keys, summary, SUMMARY),
+    };
   }
 
   /** The generation's keys when `texts` holds a sealed text, or undefined when none is sealed. */
@@ -73,25 +80,23 @@ export class MirrorSeal {
     return this.#cipher.destroy(mirrorKeyName(key, generation));
   }
 
-  /** An entry's text as stored. */
-  sealEntry(keys: SessionKeys, text: string): string {
-    return sealText(keys, text, ENTRY);
-  }
-
   /** An entry's text as appended (a text stored before encryption as it is). */
   openEntry(keys: SessionKeys | undefined, stored: string): string {
     return keys === undefined || !isSealedText(stored) ? stored : openText(keys, stored, ENTRY);
   }
+}
 
+/** One generation's keys, as an append opens what it reads (texts stored before encryption as they are) and seals what it writes. */
+export interface GenerationSeal {
+  readonly generation: number;
+  /** An entry's text as appended. */
+  openEntry(stored: string): string;
+  /** An entry's text as stored. */
+  sealEntry(text: string): string;
+  /** A summary as the caller folded it. */
+  openSummary(stored: string | null): string | null;
   /** A summary as stored. */
-  sealSummary(keys: SessionKeys, summary: string): string {
-    return sealText(keys, summary, SUMMARY);
-  }
-
-  /** A summary as the caller folded it (one stored before encryption as it is). */
-  openSummary(keys: SessionKeys, stored: string | null): string | null {
-    return stored === null || !isSealedText(stored) ? stored : openText(keys, stored, SUMMARY);
-  }
+  sealSummary(summary: string): string;
 }
 
 /** `project/session[/subpath]`, for messages. */

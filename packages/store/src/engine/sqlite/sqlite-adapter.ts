@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely } from "kysely";
+import { LRUCache } from "lru-cache";
 import type { PreparedBatch } from "../append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "../append-sql.ts";
 import type { StoreDatabase } from "../database-schema.ts";
@@ -15,7 +16,7 @@ import { sqlitePurge } from "./sqlite-purge.ts";
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
 
-/** Prepared statements kept per database (one per batch shape and size in use); the oldest go first. */
+/** Prepared statements kept per database (one per batch shape and size in use); the least recently used go first. */
 const MAX_CACHED_STATEMENTS = 64;
 
 /** One row's placeholders in the events insert. */
@@ -45,16 +46,12 @@ export interface SqliteAdapterOptions {
  */
 export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteAdapterOptions): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new LockWaitingSqliteDialect(database, options.busyTimeoutMs) });
-  const statements = new Map<string, BetterSqlite3.Statement>();
+  const statements = new LRUCache<string, BetterSqlite3.Statement>({ max: MAX_CACHED_STATEMENTS });
   /** The cached statement for `key` (its SQL text, or a shorter name for a long generated one). */
   const prepare = (key: string, sql: () => string = () => key): BetterSqlite3.Statement => {
     let statement = statements.get(key);
     if (statement === undefined) {
       statement = database.prepare(sql());
-      if (statements.size >= MAX_CACHED_STATEMENTS) {
-        const oldest = statements.keys().next().value;
-        if (oldest !== undefined) statements.delete(oldest);
-      }
       statements.set(key, statement);
     }
     return statement;
