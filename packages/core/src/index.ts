@@ -268,6 +268,9 @@ export type {
   HandoffStatus,
   KeyedBatch,
   Keyring,
+  MessageSearch,
+  MessageSearchHit,
+  MessageSearchQuery,
   MirrorLogPort,
   NewHandoff,
   PurgedRelation,
@@ -297,6 +300,14 @@ export {
   type UsageFigures,
   usageFigures,
 } from "./replay-metrics/index.ts";
+export {
+  indexedTerms,
+  messageSearchText,
+  SEARCH_TERM_LENGTH,
+  SEARCH_TERMS_LIMIT,
+  SEARCH_TEXT_LIMIT,
+  searchTerms,
+} from "./search/index.ts";
 export {
   applySupersede,
   BATCH_MODES,

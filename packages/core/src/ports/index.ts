@@ -30,6 +30,7 @@ export type {
   NewHandoff,
 } from "./handoff-queue.ts";
 export type { Keyring, SessionKeyRef } from "./keyring.ts";
+export type { MessageSearch, MessageSearchHit, MessageSearchQuery } from "./message-search.ts";
 export type { MirrorLogPort } from "./mirror-log.ts";
 export type { RuntimeStore } from "./runtime-store.ts";
 export type { Snapshot, SnapshotStore } from "./snapshot-store.ts";

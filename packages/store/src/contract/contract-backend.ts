@@ -1,13 +1,15 @@
-import type { ChangeFeed, EventStore, SnapshotStore } from "@palimpsest/core";
+import type { ChangeFeed, EventStore, MessageSearch, SnapshotStore } from "@palimpsest/core";
 import type { SessionPage, SessionPageOptions } from "../engine/session-page.ts";
 
 /**
- * A store the contract suite checks: the event log, its snapshots and its wake-ups after commits, and,
- * when it has them, the session catalogue's pages (the suite's page tests skip, saying so, without them).
+ * A store the contract suite checks: the event log, its snapshots, its wake-ups after commits and the
+ * search of its messages, and, when it has them, the session catalogue's pages (the suite's page tests
+ * skip, saying so, without them).
  */
 export type ContractStore = EventStore &
   SnapshotStore &
-  ChangeFeed & {
+  ChangeFeed &
+  MessageSearch & {
     listSessionPage?(options?: SessionPageOptions): Promise<SessionPage>;
   };
 
@@ -38,6 +40,8 @@ export interface ContractBackend<S extends ContractStore = ContractStore> {
    * makes commit order position order (SQLite, the memory store).
    */
   holdOpenAppend?(sessionId: string): Promise<HeldAppend>;
+  /** True when its stores encrypt content (a keyring): they index no terms, so their searches find nothing. */
+  readonly encrypted?: boolean;
 }
 
 /** What every part of the contract suite gets: the backend and the store the suite opened on it first. */

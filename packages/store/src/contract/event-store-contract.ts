@@ -6,6 +6,7 @@ import { erasurePurgeContract } from "./erasure-purge.contract.ts";
 import { idempotencyValidationContract } from "./idempotency-validation.contract.ts";
 import { logKeysContract } from "./log-keys.contract.ts";
 import { payloadsSnapshotsContract } from "./payloads-snapshots.contract.ts";
+import { searchContract } from "./search.contract.ts";
 import { sessionPageContract } from "./session-page.contract.ts";
 import { tenantsContract } from "./tenants.contract.ts";
 
@@ -13,8 +14,8 @@ import { tenantsContract } from "./tenants.contract.ts";
  * Declares (with vitest) the contract every EventStore + SnapshotStore + ChangeFeed must pass, the one the
  * SQLite, PostgreSQL and memory stores pass: appends and reads, expected versions and the view-version
  * compare-and-set under racing writers, idempotency, validation, log keys, erasure of keys, payloads,
- * snapshots, failures, the global log, the catalogue's pages, the purge of erased content and two tenants
- * on one database. Call it at the top level of a test file;
+ * snapshots, failures, the global log, the catalogue's pages, the purge of erased content, two tenants
+ * on one database, and the search of messages. Call it at the top level of a test file;
  * `createBackend` runs once, before the tests, and its `dispose` after them.
  */
 export function describeEventStoreContract<S extends ContractStore>(
@@ -43,6 +44,7 @@ export function describeEventStoreContract<S extends ContractStore>(
     sessionPageContract(ctx);
     erasurePurgeContract(ctx);
     tenantsContract(ctx);
+    searchContract(ctx);
   });
 }
 

@@ -6,6 +6,7 @@ import {
   EVENT_KINDS,
   type ExpectedVersion,
   eventIdIssue,
+  indexedTerms,
   issueError,
   keysOfEvents,
   StorageError,
@@ -27,6 +28,8 @@ export interface PreparedEvent {
   data: string;
   /** SHA-256 of type, schema version and data; only computed for appends with an idempotency key. */
   contentHash: string | null;
+  /** The terms the search index keeps for it (core's indexedTerms); null for none, and on an encrypting store. */
+  terms: string | null;
 }
 
 /** A validated batch with everything an engine needs to write it. */
@@ -96,7 +99,15 @@ export function prepareBatch(
     const data = JSON.stringify(valid.data);
     const schemaVersion = EVENT_KINDS[valid.type].version;
     const contentHash = idempotencyKey === null ? null : sha256(`${valid.type}\n${schemaVersion}\n${data}`);
-    return { eventId: uuidv7(), event: valid, occurredAt: times[i] ?? recordedAt, schemaVersion, data, contentHash };
+    return {
+      eventId: uuidv7(),
+      event: valid,
+      occurredAt: times[i] ?? recordedAt,
+      schemaVersion,
+      data,
+      contentHash,
+      terms: indexedTerms(valid),
+    };
   });
   const contentHash =
     idempotencyKey === null

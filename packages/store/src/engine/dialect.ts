@@ -1,4 +1,5 @@
 import type { CompiledQuery, CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder } from "kysely";
+import type { EventRow } from "./row-mapping.ts";
 
 /** The database engines the store runs on (each has a folder beside this file). */
 export type Engine = "postgres" | "sqlite";
@@ -79,4 +80,35 @@ export interface Dialect {
   keyByTenant(db: Kysely<unknown>, table: string): Promise<void>;
   /** Statements an erasure runs last, inside its locked write (PostgreSQL wakes other processes). */
   afterEraseStatements<DB>(db: Kysely<DB>, tenant: string, sessionId: string, seq: number): CompiledQuery[];
+  /**
+   * Migration 0018: the index of messages' terms (core's indexedTerms) that searchRows reads: PostgreSQL a
+   * `search` tsvector column of events (no statistics: its lexemes are content) with a GIN index, SQLite an
+   * FTS5 table keyed by the events' positions that keeps no copy of the text.
+   */
+  createSearchIndex(db: Kysely<unknown>): Promise<void>;
+  /** Adds events already stored to the search index (the migration's backfill). */
+  indexTerms(db: Kysely<unknown>, rows: readonly IndexedEvent[]): Promise<void>;
+  /** The statement an erasure runs to take the session's messages out of the search index. */
+  forgetSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery;
+  /**
+   * The events of `tenant`'s `sessionIds` indexed under any of `terms` (each a run of letters and digits),
+   * with their `rank` (higher is better), best first, then newest first.
+   */
+  searchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }>;
+}
+
+/** An event with the terms the search index keeps for it (indexedTerms). */
+export interface IndexedEvent {
+  readonly sessionId: string;
+  readonly position: number;
+  readonly terms: string;
+}
+
+/** What Dialect.searchRows reads. */
+export interface SearchRowsQuery {
+  readonly tenant: string;
+  readonly sessionIds: readonly string[];
+  readonly terms: readonly string[];
+  readonly limit: number;
+  readonly offset: number;
 }

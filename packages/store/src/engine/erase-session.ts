@@ -25,7 +25,8 @@ export interface ErasurePlan {
  * The writes: each event whose data differs from its skeleton is rewritten to it, every content hash of
  * the session is cleared (a hash of content is derived from content: it could confirm a guess), the
  * session.erased event is inserted; the snapshot and the idempotency keys' hashes are deleted (a cache
- * and retry records: an erased session takes no writes to retry); then each feature's statements run (the
+ * and retry records: an erased session takes no writes to retry), and its messages taken out of the
+ * search index; then each feature's statements run (the
  * pre-compaction candidate deleted, hand-off texts cleared and open hand-offs failed), and last the
  * dialect's (on PostgreSQL other processes are woken as by an append).
  */
@@ -61,6 +62,7 @@ export function planErasure(
     db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("log_keys").where("session_id", "=", sessionId).compile(),
+    dialect.forgetSearch(db, session.tenant_id, sessionId),
   );
   for (const feature of features) statements.push(...(feature.eraseStatements?.(db, dialect, sessionId, now) ?? []));
   statements.push(...dialect.afterEraseStatements(db, session.tenant_id, sessionId, seq));

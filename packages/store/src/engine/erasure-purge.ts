@@ -6,11 +6,12 @@ export const DEFAULT_PURGE_WAIT_MS = 60_000;
 
 /**
  * The log's columns that hold session content or a hash of it, by table: what an erasure rewrites or
- * deletes there (the events' data and content hashes, the snapshots, the idempotency keys' hashes). Ids
- * (`log_keys`, the sessions' names) are kept by an erasure and are not listed.
+ * deletes there (the events' data, content hashes and, on PostgreSQL, search vectors; the snapshots; the
+ * idempotency keys' hashes). Ids (`log_keys`, the sessions' names) are kept by an erasure and are not
+ * listed. SQLite's search index is a table of its own, which its purge (the whole file) covers.
  */
 export const LOG_CONTENT_COLUMNS: ContentColumns = {
-  events: ["data", "content_hash"],
+  events: ["data", "content_hash", "search"],
   snapshots: ["state", "checksum", "sealed"],
   idempotency_keys: ["content_hash"],
 };

@@ -11,6 +11,9 @@ import type {
   GlobalPage,
   KeyedBatch,
   LogKey,
+  MessageSearch,
+  MessageSearchHit,
+  MessageSearchQuery,
   PurgeOptions,
   PurgeResult,
   ReadAllOptions,
@@ -44,6 +47,7 @@ import {
 } from "./row-mapping.ts";
 import { openEventRows, sealBatch } from "./sealed-rows.ts";
 import { openSnapshot, sealSnapshot } from "./sealed-snapshot.ts";
+import { checkSearchQuery } from "./search-query.ts";
 import { sessionIdsNamed } from "./session-name-queries.ts";
 import {
   decodeSessionCursor,
@@ -68,7 +72,7 @@ const KEYS_PER_LOOKUP = 500;
  * name the tenant (on PostgreSQL row-level security holds them to it as well). With a cipher, content is
  * sealed under each session's data key on its way in and opened on its way out (see encryption/).
  */
-export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
+export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, MessageSearch {
   readonly #adapter: EngineAdapter;
   /** The adapter's database, confined to this store's tenant. */
   readonly #db: Kysely<StoreDatabase>;
@@ -227,6 +231,15 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed {
         .orderBy("seq")
         .execute();
       return this.#toEvents(rows);
+    });
+  }
+
+  searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]> {
+    return guardStorage("searchMessages", async () => {
+      const checked = checkSearchQuery(query);
+      const { rows } = await this.#adapter.dialect.searchRows({ ...checked, tenant: this.#tenant }).execute(this.#db);
+      const events = await this.#toEvents(rows);
+      return events.map((event, i) => ({ event, rank: Number(rows[i]?.rank ?? 0) }));
     });
   }
 

@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "./dialect.ts";
 import { backfillLogKeys } from "./log-keys-backfill.ts";
+import { backfillSearch } from "./search-backfill.ts";
 import { backfillSessionNames } from "./session-name-queries.ts";
 
 /**
@@ -129,6 +130,14 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
         // resume, with no base64 to decode. Ciphertext, but content all the same: no statistics (0015).
         await db.schema.alterTable("snapshots").addColumn("sealed", dialect.types.bytes).execute();
         await dialect.withoutStatistics(db, "snapshots", ["sealed"]);
+      },
+    },
+    "0018_message_search": {
+      async up(db: Kysely<unknown>) {
+        // Recall: every message's terms indexed as it is appended, in the append's transaction (see
+        // Dialect.createSearchIndex); the messages already stored are indexed now.
+        await dialect.createSearchIndex(db);
+        await backfillSearch(db, dialect);
       },
     },
   };

@@ -13,7 +13,8 @@ import {
 /**
  * The batch as an encrypted store writes it: each event's data is its skeleton (core's eventSkeleton: what
  * an erasure keeps, readable without the key) with the whole data sealed beside it (SEALED_FIELD, bound to
- * the event's id), and every content hash keyed by the session's hash key.
+ * the event's id), every content hash keyed by the session's hash key, and no terms for the search
+ * index (they would be content in the clear).
  */
 export async function sealBatch(cipher: ContentCipher, batch: PreparedBatch): Promise<PreparedBatch> {
   const keys = await cipher.keysToWrite(batch.sessionId);
@@ -27,6 +28,7 @@ export async function sealBatch(cipher: ContentCipher, batch: PreparedBatch): Pr
         [SEALED_FIELD]: sealText(keys, prepared.data, `event ${prepared.eventId}`),
       }),
       contentHash: prepared.contentHash === null ? null : keyedHash(keys, prepared.contentHash),
+      terms: null,
     })),
   };
 }

@@ -9,8 +9,11 @@ import {
   type GlobalCheckpoint,
   type GlobalPage,
   type HandoffQueuePort,
+  indexedTerms,
   type KeyedBatch,
   type LogKey,
+  type MessageSearchHit,
+  type MessageSearchQuery,
   type PrecompactionCandidate,
   type PurgeOptions,
   type PurgeResult,
@@ -29,6 +32,7 @@ import { checkEraseOptions } from "../engine/erasure-outcome.ts";
 import { checkPurgeOptions } from "../engine/erasure-purge.ts";
 import { positionOfCheckpoint } from "../engine/global-log.ts";
 import { toSessionSummary, toStoredEvent } from "../engine/row-mapping.ts";
+import { checkSearchQuery } from "../engine/search-query.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -111,6 +115,23 @@ class MemoryEventStore implements MemoryStore {
     this.#ready("readStream");
     checkId(sessionId, "sessionId");
     return this.#log.read(sessionId, options.fromSeq, options.toSeq);
+  }
+
+  /** Scans the sessions' messages (a memory store keeps no index): the rank is how many of the terms a message holds. */
+  async searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]> {
+    this.#ready("searchMessages");
+    const { sessionIds, terms, limit, offset } = checkSearchQuery(query);
+    const hits: MessageSearchHit[] = [];
+    for (const sessionId of new Set(sessionIds)) {
+      for (const event of this.#log.read(sessionId)) {
+        if (event.type !== "message.appended") continue;
+        const held = new Set(indexedTerms(event)?.split(" "));
+        const rank = terms.filter((term) => held.has(term)).length;
+        if (rank > 0) hits.push({ event, rank });
+      }
+    }
+    hits.sort((a, b) => b.rank - a.rank || b.event.position - a.event.position);
+    return hits.slice(offset, offset + limit);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {

@@ -133,15 +133,17 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
     `SELECT v.event_id, ${p.add(batch.sessionId, "text")}, claimed.version - ${count} + v.ord::int, v.type, ` +
     `v.schema_version, v.occurred_at, ${p.add(batch.causationId, "text")}, ` +
     `${p.add(batch.correlationId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
-    `${keyed ? "v.content_hash" : "NULL"}, ${p.add(batch.tenantId, "text")}, v.data, ${p.add(batch.recordedAt, "timestamptz")}`;
+    `${keyed ? "v.content_hash" : "NULL"}, ${p.add(batch.tenantId, "text")}, v.data, ${p.add(batch.recordedAt, "timestamptz")}, ` +
+    "to_tsvector('simple', v.terms)";
   let source: string;
   if (count <= MAX_VALUES_ROWS) {
     const rows = batch.events.map(
       (e, i) =>
         `(${p.add(e.eventId, "uuid")}, ${p.add(e.event.type, "text")}, ${p.add(e.schemaVersion, "int")}, ` +
-        `${p.add(e.data, "json")}, ${p.add(e.occurredAt, "timestamptz")}, ${keyed ? `${p.add(e.contentHash, "text")}, ` : ""}${i + 1})`,
+        `${p.add(e.data, "json")}, ${p.add(e.occurredAt, "timestamptz")}, ${p.add(e.terms, "text")}, ` +
+        `${keyed ? `${p.add(e.contentHash, "text")}, ` : ""}${i + 1})`,
     );
-    source = `(VALUES ${rows.join(", ")}) AS v(event_id, type, schema_version, data, occurred_at, ${keyed ? "content_hash, " : ""}ord)`;
+    source = `(VALUES ${rows.join(", ")}) AS v(event_id, type, schema_version, data, occurred_at, terms, ${keyed ? "content_hash, " : ""}ord)`;
   } else {
     const column = <T>(value: (e: PreparedBatch["events"][number]) => T) => batch.events.map(value);
     source =
@@ -161,6 +163,9 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
       )}, ${p.add(
         column((e) => e.occurredAt),
         "timestamptz[]",
+      )}, ${p.add(
+        column((e) => e.terms),
+        "text[]",
       )}` +
       `${
         keyed
@@ -170,10 +175,10 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
             )}`
           : ""
       }) WITH ORDINALITY ` +
-      `AS v(event_id, type, schema_version, data, occurred_at, ${keyed ? "content_hash, " : ""}ord)`;
+      `AS v(event_id, type, schema_version, data, occurred_at, terms, ${keyed ? "content_hash, " : ""}ord)`;
   }
   return (
-    `WITH claimed AS (${claim})${recordKey}${logKeys}${notify} INSERT INTO events (${INSERT_COLUMNS}) ` +
+    `WITH claimed AS (${claim})${recordKey}${logKeys}${notify} INSERT INTO events (${INSERT_COLUMNS}, search) ` +
     `${select} FROM claimed, notified, ${source} ORDER BY v.ord RETURNING position, seq`
   );
 }

@@ -1,6 +1,12 @@
 import { sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
 import { CHANGES_CHANNEL, changeRef } from "./change-channel.ts";
+import {
+  createPostgresSearchIndex,
+  forgetPostgresSearch,
+  indexPostgresTerms,
+  postgresSearchRows,
+} from "./postgres-search.ts";
 import { keyPostgresTableByTenant } from "./postgres-tenant-keys.ts";
 
 /** PostgreSQL's SQL where the engines differ (see Dialect). */
@@ -55,4 +61,8 @@ export const postgresDialect: Dialect = {
   afterEraseStatements: (db, tenant, sessionId, seq) => [
     sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${`${seq} ${changeRef(tenant, sessionId)}`})`.compile(db),
   ],
+  createSearchIndex: createPostgresSearchIndex,
+  indexTerms: indexPostgresTerms,
+  forgetSearch: forgetPostgresSearch,
+  searchRows: postgresSearchRows,
 };

@@ -12,6 +12,7 @@ import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./s
 import { sqliteErasureWrite, sqliteGuardedWrite, sqliteLockedWrite } from "./sqlite-guarded-write.ts";
 import { LockWaitingSqliteDialect } from "./sqlite-kysely-dialect.ts";
 import { sqlitePurge } from "./sqlite-purge.ts";
+import { sqliteIndexedText } from "./sqlite-search.ts";
 
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
@@ -98,6 +99,13 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       }
       const last = Number(prepare(`insert events ${rows}`, () => insertSql(rows)).run(values).lastInsertRowid);
       for (let r = rows - 1; r >= 0; r--) positions.push(last - r);
+    }
+    for (const [i, e] of batch.events.entries()) {
+      if (e.terms === null) continue;
+      prepare("INSERT INTO message_search (rowid, terms) VALUES (?, ?)").run(
+        positions[i],
+        sqliteIndexedText(batch.sessionId, e.terms),
+      );
     }
     if (batch.keys.length > 0) {
       prepare(

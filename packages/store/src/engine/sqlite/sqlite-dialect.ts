@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
+import { createSqliteSearchIndex, forgetSqliteSearch, indexSqliteTerms, sqliteSearchRows } from "./sqlite-search.ts";
 import { keySqliteTableByTenant } from "./sqlite-tenant-keys.ts";
 
 /** SQLite's SQL where the engines differ (see Dialect): one writer at a time, so locks are the write lock. */
@@ -39,4 +40,8 @@ export const sqliteDialect: Dialect = {
   async withoutStatistics() {},
   keyByTenant: keySqliteTableByTenant,
   afterEraseStatements: () => [],
+  createSearchIndex: createSqliteSearchIndex,
+  indexTerms: indexSqliteTerms,
+  forgetSearch: forgetSqliteSearch,
+  searchRows: sqliteSearchRows,
 };

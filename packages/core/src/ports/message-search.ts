@@ -1,0 +1,33 @@
+import type { StoredEvent } from "../events/parse-event.ts";
+
+/** A search of sessions' messages (MessageSearch.searchMessages). */
+export interface MessageSearchQuery {
+  /** The sessions searched: a session and its lineage. A session of another tenant is never searched. */
+  readonly sessionIds: readonly string[];
+  /** The query's terms (searchTerms of its text): a message matches when it holds any of them. */
+  readonly terms: readonly string[];
+  /** Most hits returned. */
+  readonly limit: number;
+  /** Hits skipped first (a later page); default 0. */
+  readonly offset?: number;
+}
+
+/** A message a search found: its `message.appended` event as stored, and how well it matched (higher is better). */
+export interface MessageSearchHit {
+  readonly event: StoredEvent;
+  readonly rank: number;
+}
+
+/**
+ * Full-text search over every message a session's log holds, superseded ones included: an index kept in
+ * the append's transaction (SQLite FTS5, PostgreSQL tsvector with a GIN index) over the terms of each
+ * message (core's indexedTerms), emptied of a session in its erasure's transaction. An encrypting store
+ * indexes nothing (the terms would be content in the clear): its searches find nothing.
+ */
+export interface MessageSearch {
+  /**
+   * The messages of `query.sessionIds` holding any of its terms, best first (those holding more of the
+   * terms, as the engine ranks them: BM25 on SQLite, ts_rank on PostgreSQL), then newest first.
+   */
+  searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]>;
+}

@@ -1,0 +1,151 @@
+import {
+  type DomainEvent,
+  isPalimpsestError,
+  type MessageSearchHit,
+  type MessageSearchQuery,
+  searchTerms,
+} from "@palimpsest/core";
+import { describe, expect, it } from "vitest";
+import type { ContractContext, ContractStore } from "./contract-backend.ts";
+import { newSessionId, started, summaryEvent, userMessage } from "./fixtures.ts";
+
+/** An assistant message calling a tool with `args`, and the tool's result `output`. */
+function toolExchange(n: number, args: string, output: string): DomainEvent[] {
+  return [
+    {
+      type: "message.appended",
+      data: {
+        message: {
+          id: `a${n}`,
+          role: "assistant",
+          content: [{ type: "text", text: "running it" }],
+          toolCalls: [{ id: `c${n}`, name: "shell", arguments: args }],
+        },
+        tokens: 1,
+      },
+    },
+    {
+      type: "message.appended",
+      data: {
+        message: { id: `r${n}`, role: "tool", toolCallId: `c${n}`, content: [{ type: "text", text: output }] },
+        tokens: 1,
+      },
+    },
+  ];
+}
+
+/** The ids of the messages a search found, in its order. */
+const idsOf = (hits: readonly MessageSearchHit[]) =>
+  hits.map((h) => (h.event.data as { message: { id: string } }).message.id);
+
+/**
+ * Searching messages (MessageSearch): any of the query's terms, over every message the sessions' logs
+ * hold (superseded ones too), ranked, paged, confined to the sessions asked for and the store's tenant,
+ * emptied of a session by its erasure; a store that encrypts content indexes nothing.
+ */
+export function searchContract(ctx: ContractContext): void {
+  describe("search of messages", () => {
+    const search = (store: ContractStore, sessionIds: string[], text: string, limit = 10, offset = 0) =>
+      store.searchMessages({ sessionIds, terms: searchTerms(text), limit, offset });
+    const encrypted = () => ctx.backend().encrypted === true;
+
+    it("finds messages by the words of their text, tool arguments and output, superseded ones too", async () => {
+      const store = ctx.store();
+      const sid = newSessionId("search");
+      await store.append(
+        sid,
+        [
+          started(),
+          userMessage("u1", "Please fix the flaky ReconnectTimeout in packages/store/src/change-feed.ts"),
+          ...toolExchange(1, '{"command":"pnpm vitest run test/contract --bail 3"}', "Error: ECONNRESET after 4096 ms"),
+          userMessage("u2", "thanks, now the docs"),
+        ],
+        { expectedVersion: "no-stream" },
+      );
+      await store.append(sid, [summaryEvent("k1", ["u1", "a1", "r1"], "s1")], { expectedVersion: 5 });
+      if (encrypted()) {
+        expect(await search(store, [sid], "change feed ReconnectTimeout ECONNRESET docs")).toEqual([]);
+        return;
+      }
+      expect(idsOf(await search(store, [sid], "reconnecttimeout"))).toEqual(["u1"]);
+      expect(idsOf(await search(store, [sid], "change-feed.ts"))).toEqual(["u1"]);
+      expect(idsOf(await search(store, [sid], "vitest --bail"))).toEqual(["a1"]);
+      expect(idsOf(await search(store, [sid], "ECONNRESET 4096"))).toEqual(["r1"]);
+      // Any term matches; a message holding more of them ranks first.
+      const both = await search(store, [sid], "flaky docs fix");
+      expect(idsOf(both)).toEqual(["u1", "u2"]);
+      expect(both[0]?.rank).toBeGreaterThan(both[1]?.rank ?? Number.POSITIVE_INFINITY);
+      expect(both[0]?.event).toMatchObject({ sessionId: sid, seq: 2, type: "message.appended" });
+      expect(await search(store, [sid], "nowhere")).toEqual([]);
+    });
+
+    it("searches only the sessions asked for, pages the hits, and gives another tenant nothing", async () => {
+      const store = ctx.store();
+      const [first, second, third] = [newSessionId("search-a"), newSessionId("search-b"), newSessionId("search-c")];
+      for (const [sid, n] of [
+        [first, 3],
+        [second, 2],
+        [third, 4],
+      ] as const) {
+        const messages = Array.from({ length: n }, (_, i) => userMessage(`m${i}`, `deploy step ${i} of ${sid}`));
+        await store.append(sid, [started(), ...messages], { expectedVersion: "no-stream" });
+      }
+      if (encrypted()) return;
+      expect((await search(store, [first], "deploy")).map((h) => h.event.sessionId)).toEqual([first, first, first]);
+      const two = await search(store, [first, second], "deploy");
+      expect(new Set(two.map((h) => h.event.sessionId))).toEqual(new Set([first, second]));
+      expect(two).toHaveLength(5);
+      const paged: MessageSearchHit[] = [];
+      for (const offset of [0, 2, 4]) paged.push(...(await search(store, [first, second], "deploy", 2, offset)));
+      expect(paged.map((h) => h.event.eventId)).toEqual(two.map((h) => h.event.eventId));
+      const other = await ctx.backend().open({ tenant: "search-other" });
+      expect(await search(other, [first, second, third], "deploy")).toEqual([]);
+    });
+
+    it("an erasure takes the session's messages out of the search at once", async () => {
+      const store = ctx.store();
+      const [erased, kept] = [newSessionId("search-erased"), newSessionId("search-kept")];
+      for (const sid of [erased, kept]) {
+        await store.append(sid, [started(), userMessage("m", `the quarterly password is swordfish for ${sid}`)], {
+          expectedVersion: "no-stream",
+        });
+      }
+      await store.erase(erased);
+      expect(await search(store, [erased], "swordfish quarterly password")).toEqual([]);
+      if (encrypted()) return;
+      expect(idsOf(await search(store, [erased, kept], "swordfish"))).toEqual(["m"]);
+    });
+
+    it("indexes hostile text by its words and refuses terms that are not search terms", async () => {
+      const store = ctx.store();
+      const sid = newSessionId("search-hostile");
+      const hostile =
+        "NUL \u0000 lone \uD800 'quoted' \"AND\" OR NOT NEAR(x y) *star ^caret 東京 résumé; DROP TABLE events; --";
+      await store.append(sid, [started(), userMessage("h", hostile)], { expectedVersion: "no-stream" });
+      if (!encrypted()) {
+        for (const words of ["quoted", "and or not near", "東京", "résumé", "drop table", "star caret"]) {
+          expect(idsOf(await search(store, [sid], words)), words).toEqual(["h"]);
+        }
+      }
+      const bad: [MessageSearchQuery, string][] = [
+        [{ sessionIds: [sid], terms: ["Upper"], limit: 5 }, "terms.0"],
+        [{ sessionIds: [sid], terms: ['quote"'], limit: 5 }, "terms.0"],
+        [{ sessionIds: [sid], terms: ["a b"], limit: 5 }, "terms.0"],
+        [{ sessionIds: [sid], terms: [], limit: 5 }, "terms"],
+        [{ sessionIds: [], terms: ["x"], limit: 5 }, "sessionIds"],
+        [{ sessionIds: [sid], terms: ["x"], limit: 0 }, "limit"],
+        [{ sessionIds: [sid], terms: ["x"], limit: 5, offset: -1 }, "offset"],
+      ];
+      for (const [query, path] of bad) {
+        const error = await store.searchMessages(query).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(isPalimpsestError(error) && [error.code, error.details.path], JSON.stringify(query)).toEqual([
+          "VALIDATION",
+          path,
+        ]);
+      }
+    });
+  });
+}

@@ -1,0 +1,53 @@
+import { type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
+import type { IndexedEvent, SearchRowsQuery } from "../dialect.ts";
+import { EVENT_COLUMNS, type EventRow } from "../row-mapping.ts";
+
+/** Events updated per statement while backfilling the index. */
+const ROWS_PER_UPDATE = 500;
+
+/**
+ * The terms as a tsvector: the `simple` configuration (no stemming, no stop words) over terms that are
+ * runs of letters and digits already, so PostgreSQL keeps each one as it is, as SQLite does.
+ */
+const vectorOf = (terms: RawBuilder<unknown>) => sql`to_tsvector('simple', ${terms})`;
+
+/** Migration 0018 on PostgreSQL: the `search` column (no statistics: its lexemes are content) and its GIN index. */
+export async function createPostgresSearchIndex(db: Kysely<unknown>): Promise<void> {
+  await sql`ALTER TABLE events ADD COLUMN search tsvector`.execute(db);
+  await sql`ALTER TABLE events ALTER COLUMN search SET STATISTICS 0`.execute(db);
+  await sql`CREATE INDEX events_search ON events USING gin (search)`.execute(db);
+}
+
+/** The backfill: each event's terms as its `search` vector (matched by session and position: a partitioned log prunes by session). */
+export async function indexPostgresTerms(db: Kysely<unknown>, rows: readonly IndexedEvent[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_UPDATE) {
+    const values = sql.join(
+      rows
+        .slice(start, start + ROWS_PER_UPDATE)
+        .map((r) => sql`(cast(${r.sessionId} as text), cast(${r.position} as bigint), cast(${r.terms} as text))`),
+    );
+    await sql`UPDATE events SET search = ${vectorOf(sql`v.terms`)}
+      FROM (SELECT column1 AS session_id, column2 AS position, column3 AS terms FROM (VALUES ${values}) AS vals) AS v
+      WHERE events.session_id = v.session_id AND events.position = v.position`.execute(db);
+  }
+}
+
+/** An erasure's statement: the session's vectors cleared (the purge then rewrites the index without them). */
+export function forgetPostgresSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery {
+  return sql`UPDATE events SET search = NULL
+    WHERE tenant_id = ${tenant} AND session_id = ${sessionId} AND search IS NOT NULL`.compile(db);
+}
+
+/** The search: any term's events of the sessions, ranked by ts_rank (matching more terms ranks higher), then newest. */
+export function postgresSearchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }> {
+  // Each term is a run of letters and digits: quoted as a lexeme, it needs no escaping.
+  const query = search.terms.map((term) => `'${term}'`).join(" | ");
+  const columns = sql.join(EVENT_COLUMNS.map((c) => sql.ref(`events.${c}`)));
+  return sql<EventRow & { rank: number }>`
+    SELECT ${columns}, ts_rank(events.search, q) AS rank
+    FROM events, to_tsquery('simple', ${query}) AS q
+    WHERE events.tenant_id = ${search.tenant} AND events.session_id = ANY(${[...search.sessionIds]}::text[])
+      AND events.search @@ q
+    ORDER BY rank DESC, events.position DESC
+    LIMIT ${search.limit} OFFSET ${search.offset}`;
+}

@@ -1,0 +1,58 @@
+import { checkId, type MessageSearchQuery, ValidationError } from "@palimpsest/core";
+
+/** Most hits one search returns. */
+export const MAX_SEARCH_HITS = 200;
+/** Most sessions one search covers (a session and its lineage). */
+export const MAX_SEARCH_SESSIONS = 1_000;
+/** Most terms one search matches. */
+export const MAX_SEARCH_TERMS = 64;
+
+/** A term as the index keeps it: a run of lower-case letters and digits (core's searchTerms). */
+const TERM = /^[\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{N}]+$/u;
+
+/** A search query checked (a ValidationError naming what is wrong), its offset defaulted. */
+export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSearchQuery> {
+  if (typeof query !== "object" || query === null) {
+    throw new ValidationError("searchMessages takes a query object", ["query: not an object"]);
+  }
+  const { sessionIds, terms, limit, offset = 0 } = query;
+  if (!Array.isArray(sessionIds) || sessionIds.length === 0 || sessionIds.length > MAX_SEARCH_SESSIONS) {
+    throw new ValidationError(`a search covers 1 to ${MAX_SEARCH_SESSIONS} sessions`, ["sessionIds: bad count"], {
+      path: "sessionIds",
+    });
+  }
+  sessionIds.forEach((id, i) => checkId(id, `sessionIds[${i}]`));
+  if (!Array.isArray(terms) || terms.length === 0 || terms.length > MAX_SEARCH_TERMS) {
+    throw new ValidationError(
+      `a search matches 1 to ${MAX_SEARCH_TERMS} terms (searchTerms of its text)`,
+      ["terms: bad count"],
+      {
+        path: "terms",
+      },
+    );
+  }
+  terms.forEach((term, i) => {
+    if (typeof term !== "string" || !TERM.test(term)) {
+      throw new ValidationError(
+        `terms[${i}] is not a search term: lower-case letters and digits only (core's searchTerms makes them)`,
+        [`terms.${i}: ${String(term).slice(0, 40)}`],
+        { path: `terms.${i}` },
+      );
+    }
+  });
+  for (const [name, value, min, max] of [
+    ["limit", limit, 1, MAX_SEARCH_HITS],
+    ["offset", offset, 0, Number.MAX_SAFE_INTEGER],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new ValidationError(
+        `a search's ${name} must be a whole number from ${min} to ${max}`,
+        [`${name}: ${String(value)}`],
+        {
+          path: name,
+        },
+      );
+    }
+  }
+  return { sessionIds, terms, limit, offset };
+}

@@ -1,0 +1,60 @@
+import { createHash } from "node:crypto";
+import { type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
+import type { IndexedEvent, SearchRowsQuery } from "../dialect.ts";
+import { EVENT_COLUMNS, type EventRow } from "../row-mapping.ts";
+
+/** Rows inserted per statement while backfilling the index (two parameters each). */
+const ROWS_PER_INSERT = 400;
+
+/**
+ * The index term that stands for a session in each of its rows, so a search reads the doclists of its
+ * terms only where they meet its sessions' (FTS5 skips through an AND): letters and digits, as terms are.
+ */
+export function sessionTerm(sessionId: string): string {
+  return `zs${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}`;
+}
+
+/** What the FTS5 table keeps of an event: its session's term, then its own terms. */
+export const sqliteIndexedText = (sessionId: string, terms: string): string => `${sessionTerm(sessionId)} ${terms}`;
+
+/**
+ * Migration 0018 on SQLite: an FTS5 table whose rowid is the event's position, keeping no copy of the
+ * text (contentless, deletable), tokenized as core's searchTerms splits (runs of letters and digits).
+ */
+export async function createSqliteSearchIndex(db: Kysely<unknown>): Promise<void> {
+  await sql`CREATE VIRTUAL TABLE message_search USING fts5(terms, content='', contentless_delete=1,
+    tokenize='unicode61 remove_diacritics 0')`.execute(db);
+}
+
+/** The backfill: each event's terms added under its position. */
+export async function indexSqliteTerms(db: Kysely<unknown>, rows: readonly IndexedEvent[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const values = sql.join(
+      rows
+        .slice(start, start + ROWS_PER_INSERT)
+        .map((r) => sql`(${r.position}, ${sqliteIndexedText(r.sessionId, r.terms)})`),
+    );
+    await sql`INSERT INTO message_search (rowid, terms) VALUES ${values}`.execute(db);
+  }
+}
+
+/** An erasure's statement: the session's rows deleted from the index (the purge then merges the index without them). */
+export function forgetSqliteSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery {
+  return sql`DELETE FROM message_search WHERE rowid IN
+    (SELECT position FROM events WHERE tenant_id = ${tenant} AND session_id = ${sessionId})`.compile(db);
+}
+
+/** The search: any term's rows within the sessions' rows, ranked by BM25 (as higher is better), then newest. */
+export function sqliteSearchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }> {
+  // Terms and session terms are runs of letters and digits: quoted, none is read as an FTS5 operator.
+  const sessions = search.sessionIds.map((id) => `"${sessionTerm(id)}"`).join(" OR ");
+  const terms = search.terms.map((term) => `"${term}"`).join(" OR ");
+  const columns = sql.join(EVENT_COLUMNS.map((c) => sql.ref(`e.${c}`)));
+  return sql<EventRow & { rank: number }>`
+    SELECT ${columns}, -bm25(message_search) AS rank
+    FROM message_search JOIN events AS e ON e.position = message_search.rowid
+    WHERE message_search MATCH ${`(${sessions}) AND (${terms})`} AND e.tenant_id = ${search.tenant}
+      AND e.session_id IN (SELECT value FROM json_each(${JSON.stringify(search.sessionIds)}))
+    ORDER BY rank DESC, e.position DESC
+    LIMIT ${search.limit} OFFSET ${search.offset}`;
+}
