@@ -4,7 +4,10 @@ export interface StoreChange {
   version: number;
 }
 
-/** Called after an append commits. */
+/**
+ * Called after an append commits. A wake-up may come more than once for one commit (PostgreSQL's feed
+ * catches up on what it may have missed when its connection starts or returns): read from where you are.
+ */
 export type ChangeListener = (change: StoreChange) => void;
 
 /** A store that can wake readers after commits: its own at once, other processes' as the engine hears them. */

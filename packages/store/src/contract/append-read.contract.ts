@@ -131,7 +131,8 @@ export function appendReadContract(ctx: ContractContext): void {
       await ctx.store().append(sid, [userMessage("m", "x"), userMessage("n", "y")], { expectedVersion: 1 });
       unsubscribe();
       await ctx.store().append(sid, [userMessage("o", "z")], { expectedVersion: 3 });
-      expect(seen).toEqual([1, 3]);
+      // A wake-up may repeat (a feed that starts listening catches up on recent commits): in order, each heard.
+      expect(seen.filter((version, i) => version !== seen[i - 1])).toEqual([1, 3]);
     });
 
     it("says, once subscribed, when it hears other processes, and nothing more once it does", async () => {
