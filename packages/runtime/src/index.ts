@@ -74,6 +74,13 @@ export {
 } from "./precompact/index.ts";
 export { type LoadedSession, loadSession, saveSnapshot } from "./runtime/load-session.ts";
 export type { MessageInput } from "./runtime/message-input.ts";
+export {
+  DEFAULT_RECALL_LIMIT,
+  MAX_RECALL_LIMIT,
+  type RecalledMessage,
+  type RecallOptions,
+  type RecallResult,
+} from "./runtime/recall.ts";
 export type { RewriteRequest } from "./runtime/rewrite.ts";
 export { type AppendMessagesOptions, Session, type SessionContext } from "./runtime/session.ts";
 export type { BatchedWrite, SessionWrite, WritePlan } from "./runtime/session-write.ts";

@@ -30,4 +30,6 @@ export interface MessageSearch {
    * terms, as the engine ranks them: BM25 on SQLite, ts_rank on PostgreSQL), then newest first.
    */
   searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]>;
+  /** The compactions (`messages.superseded` events) of `sessionIds`, oldest first: what superseded which message. */
+  compactionsOf(sessionIds: readonly string[]): Promise<StoredEvent[]>;
 }

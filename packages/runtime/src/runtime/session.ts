@@ -19,6 +19,7 @@ import {
   isPalimpsestError,
   type KnownKeys,
   keysOfEvents,
+  type MessageSearch,
   type MessagesSuperseded,
   NO_KEYS,
   planTrim,
@@ -46,12 +47,13 @@ import {
 import { Contention } from "./contention.ts";
 import { saveSnapshot } from "./load-session.ts";
 import { type MessageInput, toMessage } from "./message-input.ts";
+import { type RecallOptions, type RecallResult, recall } from "./recall.ts";
 import { prepareRewrite, type RewriteRequest } from "./rewrite.ts";
 import type { SessionWrite, WritePlan } from "./session-write.ts";
 
 /** Everything a session handle needs from the runtime that opened it. */
 export interface SessionContext {
-  store: EventStore & SnapshotStore;
+  store: EventStore & SnapshotStore & MessageSearch;
   /** The session's tokenizer, loaded on first use (a read-only command never pays for it). */
   counter: () => Promise<TokenCounter>;
   /** Take a snapshot once this many events have passed since the last one. */
@@ -231,6 +233,15 @@ export class Session {
   /** The exact messages behind a compaction (with `deep`, down to the first-appended originals). */
   async expand(compactionId: string, deep = false): Promise<ExpandedMessage[]> {
     return expandCompaction(await this.#ctx.store.readStream(this.id), compactionId, deep);
+  }
+
+  /**
+   * The original messages of this session (and of the sessions it came from) that hold any word of
+   * `query`, superseded ones included, best first: what compaction took out of the view, given back
+   * (see recall.ts). ValidationError for a query with no word or bad options.
+   */
+  recall(query: string, options?: RecallOptions): Promise<RecallResult> {
+    return recall(this.#ctx.store, this.id, query, options);
   }
 
   /** This session's tokenizer (the encoding recorded at its start), for measuring replacements. */

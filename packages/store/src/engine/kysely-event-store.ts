@@ -243,6 +243,21 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
     });
   }
 
+  compactionsOf(sessionIds: readonly string[]): Promise<StoredEvent[]> {
+    return guardStorage("compactionsOf", async () => {
+      sessionIds.forEach((id, i) => checkId(id, `sessionIds[${i}]`));
+      if (sessionIds.length === 0) return [];
+      const rows = await this.#db
+        .selectFrom("events")
+        .select(EVENT_COLUMNS)
+        .where("session_id", "in", sessionIds)
+        .where("type", "=", "messages.superseded")
+        .orderBy("position")
+        .execute();
+      return this.#toEvents(rows);
+    });
+  }
+
   readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
     return guardStorage("readAll", async () => {
       const page = await this.#adapter.readGlobalLog(this.#db, options.after ?? "", options.limit);

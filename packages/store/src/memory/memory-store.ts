@@ -134,6 +134,13 @@ class MemoryEventStore implements MemoryStore {
     return hits.slice(offset, offset + limit);
   }
 
+  async compactionsOf(sessionIds: readonly string[]): Promise<StoredEvent[]> {
+    this.#ready("compactionsOf");
+    sessionIds.forEach((id, i) => checkId(id, `sessionIds[${i}]`));
+    const events = [...new Set(sessionIds)].flatMap((id) => this.#log.read(id));
+    return events.filter((e) => e.type === "messages.superseded").sort((a, b) => a.position - b.position);
+  }
+
   async readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
     this.#ready("readAll");
     const after = options.after ?? "";
