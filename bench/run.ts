@@ -31,6 +31,7 @@ import { BENCH_PARTITIONS, type PartitionResult, runPartitionBench } from "./par
 import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-decision.ts";
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type PurgeEraseResult, runPurgeErasedBench } from "./purge-erased.ts";
+import { type RecallAppendRow, type RecallLatencyRow, runRecallAppendBench, runRecallLatencyBench } from "./recall.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runScaleBench, type ScaleRow } from "./scale.ts";
 import { scaleTables } from "./scale-tables.ts";
@@ -49,6 +50,7 @@ const BENCHES = [
   "session-append",
   "tenant-rls",
   "encryption",
+  "recall",
   "resume",
   "budget",
   "micro-budget",
@@ -174,6 +176,46 @@ function encryptionTable(rows: readonly EncryptionRow[]): string {
         ratio(r.againMs / plain.againMs),
       ];
     }),
+  );
+}
+
+function recallAppendTable(rows: readonly RecallAppendRow[]): string {
+  return markdownTable(
+    ["engine", "store", "turns", "p50 / p99 turn", "turn p50 vs search: false", "resume"],
+    rows.map((r) => {
+      const off = rows.find((o) => o.engine === r.engine && o.store === "search: false") ?? r;
+      return [
+        r.engine,
+        r.store,
+        r.turns,
+        `${ms(r.p50TurnMs)} / ${ms(r.p99TurnMs)}`,
+        ratio(r.p50TurnMs / off.p50TurnMs),
+        ms(r.resumeMs),
+      ];
+    }),
+  );
+}
+
+function recallLatencyTable(rows: readonly RecallLatencyRow[]): string {
+  return markdownTable(
+    [
+      "engine",
+      "messages",
+      "rare word (1 hit)",
+      "medium (1 per 1,000)",
+      "3 common words",
+      "LIKE scan, rare word",
+      "found first",
+    ],
+    rows.map((r) => [
+      r.engine,
+      num(r.messages),
+      ms(r.rareMs),
+      ms(r.mediumMs),
+      ms(r.commonMs),
+      ms(r.likeMs),
+      r.found ? "yes" : "NO",
+    ]),
   );
 }
 
@@ -744,6 +786,22 @@ try {
       rows.push(...(await runEncryptionBench(engine, await databaseFor(engine, "encryption"), quick)));
     results.encryption = rows;
     tables.push("## Encrypted content on an agent's turns and resume (the keyring option)", encryptionTable(rows));
+  }
+  if (only.has("recall")) {
+    const appends: RecallAppendRow[] = [];
+    const latency: RecallLatencyRow[] = [];
+    for (const engine of engines) {
+      appends.push(...(await runRecallAppendBench(engine, await databaseFor(engine, "recall_append"), quick)));
+      const sizes = quick ? [1_000, 10_000] : [10_000, 100_000];
+      latency.push(...(await runRecallLatencyBench(engine, await databaseFor(engine, "recall_latency"), sizes)));
+    }
+    results.recall = { appends, latency };
+    tables.push(
+      "## Recall: the search index on an agent's turns (search: false beside it)",
+      recallAppendTable(appends),
+      "## Recall: session.recall in a long session, beside a LIKE scan",
+      recallLatencyTable(latency),
+    );
   }
   if (only.has("resume")) {
     const rows: ResumeResult[] = [];

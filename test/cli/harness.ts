@@ -10,7 +10,7 @@ import { createScratchDatabase } from "../support/scratch-postgres.ts";
 /** The repository root (the CLI runs from here unless a test picks another cwd). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The compiled bin a user installs (built once per run by test/support/build-global-setup.ts). */
-const BIN = join(ROOT, "packages/cli/bin/palimpsest.mjs");
+export const BIN = join(ROOT, "packages/cli/bin/palimpsest.mjs");
 
 /** What one CLI process did. */
 export interface CliResult {

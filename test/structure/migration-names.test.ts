@@ -29,6 +29,7 @@ const APPLIED = [
   "0015_content_statistics",
   "0016_tenants",
   "0017_sealed_snapshots",
+  "0018_message_search",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

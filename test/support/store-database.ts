@@ -18,3 +18,14 @@ export function sqlStoreOf(store: OpenedEventStore): SqlEventStore {
 export function databaseOf(store: object) {
   return storeAccess(store).db.withTables<AuditTables & HandoffTables & MirrorTables>();
 }
+
+/** Undoes migration 0018 on a store's database (its search index), for tests that take a database back before it. */
+export async function undoSearchIndex(store: OpenedEventStore): Promise<void> {
+  const db = databaseOf(store);
+  if (store.engine === "postgres") {
+    await db.schema.dropIndex("events_search").execute();
+    await db.schema.alterTable("events").dropColumn("search").execute();
+  } else {
+    await db.schema.dropTable("message_search").execute();
+  }
+}

@@ -81,6 +81,14 @@ export {
   type RecallOptions,
   type RecallResult,
 } from "./runtime/recall.ts";
+export {
+  DEFAULT_TOOL_TOKENS,
+  EXPAND_INPUT,
+  RECALL_INPUT,
+  type RecallTool,
+  type RecallToolOptions,
+  recallTools,
+} from "./runtime/recall-tools.ts";
 export type { RewriteRequest } from "./runtime/rewrite.ts";
 export { type AppendMessagesOptions, Session, type SessionContext } from "./runtime/session.ts";
 export type { BatchedWrite, SessionWrite, WritePlan } from "./runtime/session-write.ts";

@@ -15,6 +15,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<RegisterComm
   history: async () => (await import("./history.ts")).registerHistory,
   expand: async () => (await import("./history.ts")).registerHistory,
   search: async () => (await import("./search.ts")).registerSearch,
+  mcp: async () => (await import("./mcp.ts")).registerMcp,
   compact: async () => (await import("./compact.ts")).registerCompact,
   replay: async () => (await import("./replay.ts")).registerReplay,
   eval: async () => (await import("./eval.ts")).registerEval,

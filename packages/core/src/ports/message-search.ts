@@ -14,7 +14,9 @@ export interface MessageSearchQuery {
 
 /** A message a search found: its `message.appended` event as stored, and how well it matched (higher is better). */
 export interface MessageSearchHit {
+  /** The message's event, read as readStream reads it. */
   readonly event: StoredEvent;
+  /** The engine's score: comparable within one search only. */
   readonly rank: number;
 }
 
@@ -26,8 +28,9 @@ export interface MessageSearchHit {
  */
 export interface MessageSearch {
   /**
-   * The messages of `query.sessionIds` holding any of its terms, best first (those holding more of the
-   * terms, as the engine ranks them: BM25 on SQLite, ts_rank on PostgreSQL), then newest first.
+   * The messages of `query.sessionIds` holding any of its terms, best first as the engine ranks them
+   * (BM25 on SQLite, which weighs rare terms more; ts_rank on PostgreSQL; the memory store counts the
+   * terms held), then newest first.
    */
   searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]>;
   /** The compactions (`messages.superseded` events) of `sessionIds`, oldest first: what superseded which message. */

@@ -25,6 +25,8 @@ export interface OpenPalimpsestOptions extends Omit<RuntimeDeps, "store" | "coun
    * erasure (see openEventStore and docs/encryption.md; `openLocalKeyring` for one machine).
    */
   keyring?: Keyring;
+  /** Index each message's words for `session.recall` (default true; see openEventStore and docs/recall.md). */
+  search?: boolean;
 }
 
 /** Every key OpenPalimpsestOptions has (the compiler keeps this list complete and exact). */
@@ -34,6 +36,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
   sqliteBusyTimeoutMs: true,
   tenant: true,
   keyring: true,
+  search: true,
   snapshotEvery: true,
   onSnapshotError: true,
   compaction: true,
@@ -47,7 +50,10 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
 /** Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option. */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
   checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
-  const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, ...runtime } = options;
-  const store = await openEventStore(url, definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring }));
+  const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search, ...runtime } = options;
+  const store = await openEventStore(
+    url,
+    definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search }),
+  );
   return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }

@@ -32,6 +32,7 @@ export interface RecallOptions {
 export interface RecalledMessage {
   /** The session whose log holds it (this one, or an ancestor). */
   sessionId: string;
+  /** Its event's seq in that session's log. */
   seq: number;
   /** The message as it was appended. */
   message: Message;
@@ -52,8 +53,8 @@ export interface RecallResult {
 
 /**
  * Finds the original messages of `sessionId` (and of the sessions it came from) that hold any word of
- * `query`, superseded ones included: the log's search index, ranked by the store (more of the words
- * first). ValidationError for a query with no word to search or bad options. A store that encrypts
+ * `query`, superseded ones included: the log's search index, ranked by the store (more of the words,
+ * and rarer ones, first). ValidationError for a query with no word to search or bad options. A store that encrypts
  * content keeps no index: its recall finds nothing.
  */
 export async function recall(

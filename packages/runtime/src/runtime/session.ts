@@ -23,6 +23,7 @@ import {
   type MessagesSuperseded,
   NO_KEYS,
   planTrim,
+  type ReadStreamOptions,
   resultKey,
   type SessionCommand,
   type SessionHandedOff,
@@ -223,6 +224,11 @@ export class Session {
   async refresh(): Promise<void> {
     const events = await this.#ctx.store.readStream(this.id, { fromSeq: this.#state.lastSeq + 1 });
     foldEvents(this.#state, events);
+  }
+
+  /** This session's events as its log holds them, from `fromSeq` to `toSeq` (default: all of them). */
+  readLog(options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    return this.#ctx.store.readStream(this.id, options);
   }
 
   /** The compaction history of this session, oldest first. */

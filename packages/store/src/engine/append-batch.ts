@@ -62,14 +62,15 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
  * Validates every event and every id the batch stores, each within its kind's limit (ID_LIMITS), throwing
  * ValidationError before anything is written, and prepares the batch. Any caller's events are checked; an
  * event whose data core validated already (the decider's: see validateEvent) is not parsed again. The log
- * keys the batch writes are computed here, once, from the events as validated. The batch is `tenantId`'s
- * (the store's tenant, checked when it was opened).
+ * keys the batch writes are computed here, once, from the events as validated, and, when `indexes`, the
+ * terms the search index keeps. The batch is `tenantId`'s (the store's tenant, checked when it was opened).
  */
 export function prepareBatch(
   sessionId: string,
   events: readonly DomainEvent[],
   options: AppendOptions,
   tenantId: string,
+  indexes = true,
 ): PreparedBatch {
   checkId(sessionId, "sessionId", "session");
   if (events.length === 0) throw new ValidationError("an append needs at least one event", ["events: empty"]);
@@ -106,7 +107,7 @@ export function prepareBatch(
       schemaVersion,
       data,
       contentHash,
-      terms: indexedTerms(valid),
+      terms: indexes ? indexedTerms(valid) : null,
     };
   });
   const contentHash =

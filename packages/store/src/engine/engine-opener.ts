@@ -35,6 +35,12 @@ export interface OpenEventStoreOptions {
    * opened without it cannot read content written with it (a StorageError).
    */
   keyring?: Keyring;
+  /**
+   * Index each appended message's words for recall (docs/recall.md); default true. With false the store
+   * writes nothing to the search index (its appends skip that work) and its searches find nothing new;
+   * what was indexed before stays searchable. A store with a keyring never indexes.
+   */
+  search?: boolean;
 }
 
 /**

@@ -77,6 +77,8 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   /** The adapter's database, confined to this store's tenant. */
   readonly #db: Kysely<StoreDatabase>;
   readonly #tenant: string;
+  /** Whether appends write their messages' terms to the search index. */
+  readonly #indexes: boolean;
   readonly #features: readonly StoreFeature[];
   readonly #changes: ChangeNotifier;
   /** What seals and opens content, when the store was opened with a keyring. */
@@ -85,15 +87,18 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
 
   /**
    * The store of `tenant` (a checked tenant id) over `adapter`, whose database holds the tables of
-   * `features` (migrated by the opener), encrypting content with `cipher` when given.
+   * `features` (migrated by the opener), encrypting content with `cipher` when given, indexing messages
+   * for search unless `search` is false (an encrypting store never does).
    */
   constructor(
     adapter: EngineAdapter,
     features: readonly StoreFeature[],
     tenant: string,
     cipher: ContentCipher | undefined = undefined,
+    search = true,
   ) {
     this.#adapter = adapter;
+    this.#indexes = search && cipher === undefined;
     this.cipher = cipher;
     this.#tenant = tenant;
     this.#db = adapter.db.withPlugin(new TenantScope(tenant));
@@ -166,7 +171,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
    * retries a conflict itself: the runtime's Session re-reads and decides again (one retry loop).
    */
   async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
-    const prepared = prepareBatch(sessionId, events, options, this.#tenant);
+    const prepared = prepareBatch(sessionId, events, options, this.#tenant, this.#indexes);
     return guardStorage("append", async () => {
       const batch = this.cipher === undefined ? prepared : await sealBatch(this.cipher, prepared);
       const written = await this.#adapter.writeBatch(batch);

@@ -1,3 +1,4 @@
+import { ValidationError } from "@palimpsest/core";
 import { ContentCipher } from "../encryption/content-cipher.ts";
 import { keyringOption } from "../encryption/keyring.ts";
 import type { EngineAdapter } from "../engine/engine-adapter.ts";
@@ -26,7 +27,17 @@ export async function openEventStore(
   const opener = openerFor(url);
   const tenant = tenantOption(options.tenant);
   const cipher = options.keyring === undefined ? undefined : new ContentCipher(keyringOption(options.keyring), tenant);
-  return new SqlEventStore(await openMigrated(opener, url, options, tenant), tenant, cipher);
+  const search = searchOption(options.search);
+  return new SqlEventStore(await openMigrated(opener, url, options, tenant), tenant, cipher, search);
+}
+
+/** The `search` option: true when absent; a ValidationError for anything but a boolean. */
+function searchOption(search: unknown): boolean {
+  if (search === undefined) return true;
+  if (typeof search === "boolean") return search;
+  throw new ValidationError("openEventStore's search must be true or false", [`search: ${String(search)}`], {
+    path: "search",
+  });
 }
 
 /**

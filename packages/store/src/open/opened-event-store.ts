@@ -36,9 +36,12 @@ export class SqlEventStore extends KyselyEventStore implements OpenedEventStore,
   readonly handoffQueue: HandoffQueuePort;
   readonly #candidates: CandidateStore;
 
-  /** The store of `tenant` over `adapter`, whose database every feature's migrations have brought up to date. */
-  constructor(adapter: EngineAdapter, tenant: string, cipher: ContentCipher | undefined) {
-    super(adapter, STORE_FEATURES, tenant, cipher);
+  /**
+   * The store of `tenant` over `adapter`, whose database every feature's migrations have brought up to
+   * date, indexing messages for search unless `search` is false.
+   */
+  constructor(adapter: EngineAdapter, tenant: string, cipher: ContentCipher | undefined, search = true) {
+    super(adapter, STORE_FEATURES, tenant, cipher, search);
     const { db, dialect } = storeAccess(this);
     const queue = new HandoffQueue(db.withTables<HandoffTables>(), dialect);
     this.handoffQueue = cipher === undefined ? queue : new SealedHandoffQueue(queue, cipher);

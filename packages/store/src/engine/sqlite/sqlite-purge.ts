@@ -12,8 +12,7 @@ const LONGEST_PAUSE_MS = 50;
 /**
  * SQLite's purge: the whole file at once. An erasure runs with `secure_delete` (the space it frees is
  * zeroed), but pages freed or reused earlier without it (a snapshot replaced, a page split) keep old
- * bytes in their unused space and on the freelist, and the search index's segments keep an erased
- * message's terms until they are merged (FTS5 `optimize`, run first). VACUUM writes every live row into a fresh database
+ * bytes in their unused space and on the freelist. VACUUM writes every live row into a fresh database
  * and copies it over the file, page by page, then truncates it; in WAL mode the new pages go through the
  * WAL, so a checkpoint in TRUNCATE mode follows, copying them into the file and emptying the WAL (whose
  * older frames hold the pages as they were). Both take the file's write lock, waited for on timers like
@@ -29,13 +28,7 @@ export function sqlitePurge(database: BetterSqlite3.Database): PurgeFiles {
     const walBytes = () => (!database.memory && existsSync(wal) ? statSync(wal).size : 0);
     const [bytesBefore, walBefore] = [fileBytes(), walBytes()];
     const vacuum = await lastAttempt(() =>
-      retryWhileBusy(database, waitTimeoutMs, "purgeErased", () =>
-        timed(() => {
-          // The search index's segments still hold an erased session's terms until they are merged.
-          database.exec("INSERT INTO message_search (message_search) VALUES ('optimize')");
-          database.exec("VACUUM");
-        }),
-      ),
+      retryWhileBusy(database, waitTimeoutMs, "purgeErased", () => timed(() => database.exec("VACUUM"))),
     );
     const checkpoint = await lastAttempt(() => truncateWal(database, waitTimeoutMs));
     const relations = [{ name: file, bytesBefore, bytesAfter: fileBytes(), ms: tenths(vacuum.ms) }];

@@ -19,11 +19,14 @@ export const sqliteIndexedText = (sessionId: string, terms: string): string => `
 
 /**
  * Migration 0018 on SQLite: an FTS5 table whose rowid is the event's position, keeping no copy of the
- * text (contentless, deletable), tokenized as core's searchTerms splits (runs of letters and digits).
+ * text (contentless, deletable), tokenized as core's searchTerms splits (runs of letters and digits). Its
+ * deletes are secure: an erasure's delete takes the terms out of the index's pages at once, where a
+ * plain delete leaves them in place until the segments are merged.
  */
 export async function createSqliteSearchIndex(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE VIRTUAL TABLE message_search USING fts5(terms, content='', contentless_delete=1,
     tokenize='unicode61 remove_diacritics 0')`.execute(db);
+  await sql`INSERT INTO message_search (message_search, rank) VALUES ('secure-delete', 1)`.execute(db);
 }
 
 /** The backfill: each event's terms added under its position. */

@@ -1,0 +1,58 @@
+import { isPalimpsestError } from "@palimpsest/core";
+import { DEFAULT_TOOL_TOKENS, recallTools } from "@palimpsest/runtime";
+import type { Command } from "commander";
+import type { CliIo } from "../cli-io.ts";
+import { integerOption } from "../flags.ts";
+import type { GlobalOptions } from "../output.ts";
+import { resumeByPrefix, withRuntime } from "../runtime.ts";
+
+/**
+ * `mcp --session <session>`: an MCP server on stdin and stdout (the official MCP SDK's stdio transport)
+ * serving the `recall` and `expand` tools over one session (recallTools), until its client closes the
+ * stream. Nothing else is written to stdout; a tool call that is refused (a bad input, an unknown
+ * compaction) answers as a tool error naming the code, and the server goes on.
+ */
+export function registerMcp(program: Command, io: CliIo): void {
+  program
+    .command("mcp")
+    .description("serve the recall and expand tools of a session over MCP on stdio (for an agent's MCP config)")
+    .requiredOption("--session <session>", "the session the tools search (by id, unique prefix or name)")
+    .addOption(
+      integerOption("--max-tokens <n>", `tokens one tool answer may take (default ${DEFAULT_TOOL_TOKENS})`, 100),
+    )
+    .action(async (flags: { session: string; maxTokens?: number }) => {
+      const global = program.opts<GlobalOptions>();
+      const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+      const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+      await withRuntime(global, io, async (runtime) => {
+        const sessionId = (await resumeByPrefix(runtime, flags.session)).id;
+        const server = new McpServer({ name: "palimpsest", version: "0.1.0" });
+        const tools = recallTools(() => runtime.resume(sessionId), {
+          ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
+        });
+        for (const tool of tools) {
+          server.registerTool(
+            tool.name,
+            { description: tool.description, inputSchema: tool.input },
+            async (input: unknown) => {
+              try {
+                return { content: [{ type: "text" as const, text: await tool.call(input) }] };
+              } catch (error) {
+                if (!isPalimpsestError(error)) throw error;
+                return { content: [{ type: "text" as const, text: `${error.code}: ${error.message}` }], isError: true };
+              }
+            },
+          );
+        }
+        // The process's own streams: the protocol owns stdout (nothing else is written there).
+        const transport = new StdioServerTransport();
+        const closed = new Promise<void>((resolve) => {
+          transport.onclose = resolve;
+          process.stdin.once("end", resolve);
+        });
+        await server.connect(transport);
+        await closed;
+        await server.close();
+      });
+    });
+}

@@ -1,0 +1,197 @@
+import { type Message, messageText, NotFoundError, type TokenCounter, ValidationError } from "@palimpsest/core";
+import { z } from "zod";
+import type { Session } from "./session.ts";
+
+/** Tokens a tool's answer may take when the caller names no budget. */
+export const DEFAULT_TOOL_TOKENS = 2_000;
+/** Most messages one recall call lists. */
+const MAX_TOOL_HITS = 20;
+
+/** What `recall` takes: the words to look for, how many messages, and where the page starts. */
+export const RECALL_INPUT = {
+  query: z
+    .string()
+    .min(1)
+    .describe("words the message held: an error name, a path, a command, a number, the user's words"),
+  limit: z.number().int().min(1).max(MAX_TOOL_HITS).optional().describe("most messages to return (default 5)"),
+  offset: z.number().int().min(0).optional().describe("messages to skip: the offset a previous answer gave for more"),
+};
+
+/** What `expand` takes: a compaction's id (its originals, paged by offset), or a message's seq. */
+export const EXPAND_INPUT = {
+  compactionId: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("a compaction's id, as recall names it: the messages it replaced"),
+  seq: z.number().int().min(1).optional().describe("a message's seq, as recall names it: that message whole"),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("with compactionId: originals to skip (the offset an answer gave)"),
+};
+
+/** One tool an agent calls to get back what compaction removed from its context. */
+export interface RecallTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
+  readonly name: "recall" | "expand";
+  readonly description: string;
+  /** Its input as a zod object shape (each SDK's tool helper takes one). */
+  readonly input: Shape;
+  /** Answers a call (input checked against `input`): text within the token budget; ValidationError or NotFoundError for a bad call. */
+  call(input: unknown): Promise<string>;
+}
+
+/** How the tools answer. */
+export interface RecallToolOptions {
+  /** Tokens one answer may take (the session's tokenizer counts them); default DEFAULT_TOOL_TOKENS. */
+  maxTokens?: number;
+}
+
+/**
+ * The `recall` and `expand` tools over a session, for an agent whose context was compacted: `recall`
+ * searches the session's whole log (Session.recall) and lists the original messages holding the words,
+ * `expand` gives back a compaction's originals or one message by seq. Each answer fits `maxTokens`
+ * (cut texts say so, and how to get the rest); the MCP server and every SDK adapter serve these two.
+ * `session()` gives the session as it is now (the adapters resume it per call).
+ */
+export function recallTools(
+  session: () => Promise<Session>,
+  options: RecallToolOptions = {},
+): [RecallTool<typeof RECALL_INPUT>, RecallTool<typeof EXPAND_INPUT>] {
+  const maxTokens = options.maxTokens ?? DEFAULT_TOOL_TOKENS;
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 100) {
+    throw new ValidationError(
+      "recall tools' maxTokens must be a whole number of at least 100",
+      [`maxTokens: ${String(maxTokens)}`],
+      { path: "maxTokens" },
+    );
+  }
+  return [
+    {
+      name: "recall",
+      description:
+        "Search this conversation's full history, including messages that were compacted out of your context, " +
+        "for the exact words you need (an error, a path, a command, a number, what the user said). Returns the " +
+        "original messages, best match first, each with its seq and the compaction that removed it.",
+      input: RECALL_INPUT,
+      async call(input) {
+        const { query, limit = 5, offset = 0 } = parse(z.object(RECALL_INPUT), input);
+        const current = await session();
+        const found = await current.recall(query, { limit, offset });
+        const budget = new Budget(await current.tokenCounter(), maxTokens);
+        const head =
+          found.messages.length === 0
+            ? `No message holds any of: ${found.terms.join(" ")}.`
+            : `${found.messages.length} message${found.messages.length === 1 ? "" : "s"} holding ${found.terms.join(" ")}, best first:`;
+        const lines = [head];
+        budget.take(head);
+        let shown = 0;
+        for (const m of found.messages) {
+          const where = m.supersededBy === undefined ? "still in your context" : `compacted by ${m.supersededBy}`;
+          const label = `\n[seq ${m.seq}${m.sessionId === current.id ? "" : ` of session ${m.sessionId}`}, ${m.message.role}, ${where}]`;
+          const text = budget.fit(label, rendered(m.message), `expand with seq ${m.seq}`);
+          if (text === undefined) break;
+          lines.push(label, text);
+          shown++;
+        }
+        const more = shown < found.messages.length ? offset + shown : found.nextOffset;
+        if (more !== null) lines.push(`\nMore: call recall again with offset ${more}.`);
+        return lines.join("\n");
+      },
+    },
+    {
+      name: "expand",
+      description:
+        "Give back what a compaction replaced (its original messages, as recall or a summary names its id), or " +
+        "one message of this conversation whole by its seq.",
+      input: EXPAND_INPUT,
+      async call(input) {
+        const { compactionId, seq, offset = 0 } = parse(z.object(EXPAND_INPUT), input);
+        if ((compactionId === undefined) === (seq === undefined)) {
+          throw new ValidationError("expand takes a compactionId or a seq, one of them", ["input: neither or both"], {
+            path: "compactionId",
+          });
+        }
+        const current = await session();
+        const budget = new Budget(await current.tokenCounter(), maxTokens);
+        if (seq !== undefined) {
+          const [event] = await current.readLog({ fromSeq: seq, toSeq: seq });
+          if (event?.type !== "message.appended") throw new NotFoundError("message", `seq ${seq}`);
+          const label = `[seq ${seq}, ${event.data.message.role}]`;
+          budget.take(label);
+          return `${label}\n${budget.fit("", rendered(event.data.message), "the rest is not shown") ?? ""}`;
+        }
+        const originals = (await current.expand(compactionId as string)).slice(offset);
+        const lines = [`Compaction ${compactionId} replaced these messages:`];
+        budget.take(lines[0] as string);
+        let shown = 0;
+        for (const o of originals) {
+          const label = `\n[seq ${o.seq}, ${o.message.role}]`;
+          const text = budget.fit(label, rendered(o.message), `expand with seq ${o.seq}`);
+          if (text === undefined) break;
+          lines.push(label, text);
+          shown++;
+        }
+        if (shown < originals.length) lines.push(`\nMore: call expand again with offset ${offset + shown}.`);
+        return lines.join("\n");
+      },
+    },
+  ];
+}
+
+/** A message as a tool answer shows it: its text, then each tool call it made (name and arguments). */
+function rendered(message: Message): string {
+  const calls = (message.toolCalls ?? []).map((call) => `[calls ${call.name} ${call.arguments}]`);
+  return [messageText(message), ...calls].filter((part) => part.length > 0).join("\n");
+}
+
+/** `input` parsed by `schema`: a ValidationError naming the first bad field otherwise. */
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  const parsed = schema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue?.path.join(".") ?? "";
+  throw new ValidationError(`bad tool input: ${path} ${issue?.message ?? ""}`.trim(), [`${path}: ${issue?.message}`], {
+    path,
+  });
+}
+
+/** What is left of an answer's token budget. */
+class Budget {
+  readonly #counter: TokenCounter;
+  #left: number;
+
+  /** A budget of `tokens`, less a margin for what joining the pieces and the closing line cost. */
+  constructor(counter: TokenCounter, tokens: number) {
+    this.#counter = counter;
+    this.#left = tokens - Math.ceil(tokens / 20) - 20;
+  }
+
+  /** Spends what `text` costs. */
+  take(text: string): void {
+    this.#left -= this.#counter.countText(text);
+  }
+
+  /**
+   * `text` after `label` within what is left: whole, or cut with a note naming `rest` (how to get the
+   * whole); undefined when not even the label and a line of it fit.
+   */
+  fit(label: string, text: string, rest: string): string | undefined {
+    const room = this.#left - this.#counter.countText(label);
+    if (room < 20) return undefined;
+    const tokens = this.#counter.countText(text);
+    if (tokens <= room) {
+      this.#left = room - tokens;
+      return text;
+    }
+    const note = (left: number) => ` … [cut: about ${left} more tokens; ${rest}]`;
+    const textRoom = room - this.#counter.countText(note(tokens)) - 1;
+    // Characters per token of this text, to cut it near the room left (then measured again).
+    let cut = Math.max(0, Math.floor((text.length * textRoom) / tokens));
+    while (cut > 0 && this.#counter.countText(text.slice(0, cut)) > textRoom) cut = Math.floor(cut * 0.9);
+    this.#left = 0;
+    return `${text.slice(0, cut)}${note(tokens - this.#counter.countText(text.slice(0, cut)))}`;
+  }
+}
