@@ -51,7 +51,6 @@ async function backendOn(
   const clients: pg.Client[] = [];
   return {
     name: engine.name,
-    encrypted,
     ...(engine.name === "postgres" ? { url: database.url } : {}),
     open: stores.open,
     ...(engine.name === "postgres"

@@ -24,7 +24,8 @@ export interface MessageSearchHit {
  * Full-text search over every message a session's log holds, superseded ones included: an index kept in
  * the append's transaction (SQLite FTS5, PostgreSQL tsvector with a GIN index) over the terms of each
  * message (core's indexedTerms), emptied of a session in its erasure's transaction. An encrypting store
- * indexes nothing (the terms would be content in the clear): its searches find nothing.
+ * keeps no index (the terms would be content in the clear): it opens the sessions' messages and scans
+ * them, ranking by how many of the terms each holds.
  */
 export interface MessageSearch {
   /**

@@ -1,3 +1,4 @@
+import { ERASED_TOOL_NAME } from "../events/erase-event.ts";
 import type { DomainEvent } from "../events/event-types.ts";
 import type { Message } from "../messages/message.ts";
 
@@ -26,12 +27,15 @@ export function searchTerms(text: string, limit = SEARCH_TERMS_LIMIT): string[] 
   return [...terms];
 }
 
-/** What of a message is searched: its text parts, its tool calls' names and arguments, and its name. */
+/**
+ * What of a message is searched: its text parts, its tool calls' names and arguments, and its name. An
+ * erased message's tombstone (no text, calls named ERASED_TOOL_NAME) has nothing to search.
+ */
 export function messageSearchText(message: Message): string {
   const parts: string[] = [];
   if (message.name !== undefined) parts.push(message.name);
   for (const part of message.content) if (part.type === "text") parts.push(part.text);
-  for (const call of message.toolCalls ?? []) parts.push(call.name, call.arguments);
+  for (const call of message.toolCalls ?? []) if (call.name !== ERASED_TOOL_NAME) parts.push(call.name, call.arguments);
   let text = parts.join("\n");
   if (text.length > SEARCH_TEXT_LIMIT) text = text.slice(0, SEARCH_TEXT_LIMIT);
   return text;

@@ -54,8 +54,8 @@ export interface RecallResult {
 /**
  * Finds the original messages of `sessionId` (and of the sessions it came from) that hold any word of
  * `query`, superseded ones included: the log's search index, ranked by the store (more of the words,
- * and rarer ones, first). ValidationError for a query with no word to search or bad options. A store that encrypts
- * content keeps no index: its recall finds nothing.
+ * and rarer ones, first). ValidationError for a query with no word to search or bad options. A store
+ * that encrypts content keeps no index: it scans the sessions' messages instead (slower on long sessions).
  */
 export async function recall(
   store: EventStore & MessageSearch,

@@ -40,8 +40,6 @@ export interface ContractBackend<S extends ContractStore = ContractStore> {
    * makes commit order position order (SQLite, the memory store).
    */
   holdOpenAppend?(sessionId: string): Promise<HeldAppend>;
-  /** True when its stores encrypt content (a keyring): they index no terms, so their searches find nothing. */
-  readonly encrypted?: boolean;
 }
 
 /** What every part of the contract suite gets: the backend and the store the suite opened on it first. */

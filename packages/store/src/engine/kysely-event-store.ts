@@ -47,7 +47,7 @@ import {
 } from "./row-mapping.ts";
 import { openEventRows, sealBatch } from "./sealed-rows.ts";
 import { openSnapshot, sealSnapshot } from "./sealed-snapshot.ts";
-import { checkSearchQuery } from "./search-query.ts";
+import { checkSearchQuery, scanForTerms } from "./search-query.ts";
 import { sessionIdsNamed } from "./session-name-queries.ts";
 import {
   decodeSessionCursor,
@@ -242,6 +242,8 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]> {
     return guardStorage("searchMessages", async () => {
       const checked = checkSearchQuery(query);
+      // An encrypting store keeps no index (its terms would be content in the clear): it opens and scans.
+      if (this.cipher !== undefined) return scanForTerms(await this.#messagesOf(checked.sessionIds), checked);
       const { rows } = await this.#adapter.dialect.searchRows({ ...checked, tenant: this.#tenant }).execute(this.#db);
       const events = await this.#toEvents(rows);
       return events.map((event, i) => ({ event, rank: Number(rows[i]?.rank ?? 0) }));
@@ -261,6 +263,18 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
         .execute();
       return this.#toEvents(rows);
     });
+  }
+
+  /** The `message.appended` events of `sessionIds`, opened. */
+  async #messagesOf(sessionIds: readonly string[]): Promise<StoredEvent[]> {
+    const rows = await this.#db
+      .selectFrom("events")
+      .select(EVENT_COLUMNS)
+      .where("session_id", "in", [...new Set(sessionIds)])
+      .where("type", "=", "message.appended")
+      .orderBy("position")
+      .execute();
+    return this.#toEvents(rows);
   }
 
   readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {

@@ -1,4 +1,11 @@
-import { checkId, type MessageSearchQuery, ValidationError } from "@palimpsest/core";
+import {
+  checkId,
+  indexedTerms,
+  type MessageSearchHit,
+  type MessageSearchQuery,
+  type StoredEvent,
+  ValidationError,
+} from "@palimpsest/core";
 
 /** Most hits one search returns. */
 export const MAX_SEARCH_HITS = 200;
@@ -55,4 +62,24 @@ export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSea
     }
   }
   return { sessionIds, terms, limit, offset };
+}
+
+/**
+ * A search without an index: the messages of `events` holding any of `terms`, ranked by how many they
+ * hold, then newest first, the page `offset`..`offset + limit`. The memory store searches so, and an
+ * encrypting store, which keeps no index, over the events it opened.
+ */
+export function scanForTerms(
+  events: Iterable<StoredEvent>,
+  { terms, limit, offset }: Pick<Required<MessageSearchQuery>, "terms" | "limit" | "offset">,
+): MessageSearchHit[] {
+  const hits: MessageSearchHit[] = [];
+  for (const event of events) {
+    if (event.type !== "message.appended") continue;
+    const held = new Set(indexedTerms(event)?.split(" "));
+    const rank = terms.filter((term) => held.has(term)).length;
+    if (rank > 0) hits.push({ event, rank });
+  }
+  hits.sort((a, b) => b.rank - a.rank || b.event.position - a.event.position);
+  return hits.slice(offset, offset + limit);
 }

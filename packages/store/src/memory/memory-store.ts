@@ -9,7 +9,6 @@ import {
   type GlobalCheckpoint,
   type GlobalPage,
   type HandoffQueuePort,
-  indexedTerms,
   type KeyedBatch,
   type LogKey,
   type MessageSearchHit,
@@ -32,7 +31,7 @@ import { checkEraseOptions } from "../engine/erasure-outcome.ts";
 import { checkPurgeOptions } from "../engine/erasure-purge.ts";
 import { positionOfCheckpoint } from "../engine/global-log.ts";
 import { toSessionSummary, toStoredEvent } from "../engine/row-mapping.ts";
-import { checkSearchQuery } from "../engine/search-query.ts";
+import { checkSearchQuery, scanForTerms } from "../engine/search-query.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
@@ -120,18 +119,11 @@ class MemoryEventStore implements MemoryStore {
   /** Scans the sessions' messages (a memory store keeps no index): the rank is how many of the terms a message holds. */
   async searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]> {
     this.#ready("searchMessages");
-    const { sessionIds, terms, limit, offset } = checkSearchQuery(query);
-    const hits: MessageSearchHit[] = [];
-    for (const sessionId of new Set(sessionIds)) {
-      for (const event of this.#log.read(sessionId)) {
-        if (event.type !== "message.appended") continue;
-        const held = new Set(indexedTerms(event)?.split(" "));
-        const rank = terms.filter((term) => held.has(term)).length;
-        if (rank > 0) hits.push({ event, rank });
-      }
-    }
-    hits.sort((a, b) => b.rank - a.rank || b.event.position - a.event.position);
-    return hits.slice(offset, offset + limit);
+    const checked = checkSearchQuery(query);
+    return scanForTerms(
+      [...new Set(checked.sessionIds)].flatMap((id) => this.#log.read(id)),
+      checked,
+    );
   }
 
   async compactionsOf(sessionIds: readonly string[]): Promise<StoredEvent[]> {
