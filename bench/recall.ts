@@ -94,6 +94,8 @@ export async function runRecallLatencyBench(
         }
         await store.append(session.id, events, { expectedVersion: "any" });
       }
+      // As a server's autovacuum would have after such a load (the scale bench settles the same way).
+      if (engine === "postgres") await analyze(url);
       progress(`recall latency ${engine}: ${messages} messages loaded`);
       const resumed = await runtime.resume(session.id);
       const time = async (work: () => Promise<unknown>) => {
@@ -126,6 +128,17 @@ export async function runRecallLatencyBench(
     await runtime.close();
   }
   return rows;
+}
+
+/** ANALYZE of the events table (PostgreSQL). */
+async function analyze(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("ANALYZE events");
+  } finally {
+    await client.end();
+  }
 }
 
 /** The LIKE scan a user would write: the session's events whose data holds `word` (any case); how many. */

@@ -22,6 +22,7 @@ export function databaseOf(store: object) {
 /** Undoes migration 0018 on a store's database (its search index), for tests that take a database back before it. */
 export async function undoSearchIndex(store: OpenedEventStore): Promise<void> {
   const db = databaseOf(store);
+  await db.schema.dropIndex("events_compactions").execute();
   if (store.engine === "postgres") {
     await db.schema.dropIndex("events_search").execute();
     await db.schema.alterTable("events").dropColumn("search").execute();
