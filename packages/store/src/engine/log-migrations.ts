@@ -138,11 +138,12 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
         // Dialect.createSearchIndex); the messages already stored are indexed now.
         await dialect.createSearchIndex(db);
         await backfillSearch(db, dialect);
-        // What a recall asks of each session it finds messages in: its compactions (a few rows among all).
+        // What a recall asks of each session it finds messages in: its compactions (a few rows among all),
+        // keyed as the events' own key is since 0016.
         await db.schema
           .createIndex("events_compactions")
           .on("events")
-          .columns(["session_id", "seq"])
+          .columns(["session_id", "tenant_id", "seq"])
           .where(sql.ref("type"), "=", "messages.superseded")
           .execute();
       },
