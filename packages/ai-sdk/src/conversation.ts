@@ -6,9 +6,12 @@ import {
   compact,
   type ForkOptions,
   type Palimpsest,
+  type RecallTool,
+  type RecallToolOptions,
+  recallTools,
   type Session,
 } from "@palimpsest/runtime";
-import type { LanguageModelUsage, ModelMessage, UIMessage } from "ai";
+import type { LanguageModelUsage, ModelMessage, Tool, UIMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
 import { type CheckedMessage, checkModelMessages } from "./check-messages.ts";
 import { type LoadedConversation, loadMessages } from "./load-messages.ts";
@@ -83,6 +86,22 @@ export class Conversation {
   /** The underlying Palimpsest session (views, history, expand, audit). */
   get session(): Session {
     return this.#ctx.session;
+  }
+
+  /**
+   * The `recall` and `expand` tools over this conversation (docs/recall.md), for the model whose history
+   * was compacted to get back what it lost: `generateText({ model, tools: { ...yours,
+   * ...conversation.recallTools() }, ...(await conversation.load()) })`. Answers fit `maxTokens`; a refused
+   * call (a query without words, an unknown compaction) is the tool's error, which the model is shown.
+   */
+  recallTools(options: RecallToolOptions = {}): { recall: Tool; expand: Tool } {
+    const [recall, expand] = recallTools(async () => this.#ctx.session, options);
+    const asTool = (tool: RecallTool): Tool => ({
+      description: tool.description,
+      inputSchema: tool.schema,
+      execute: (input: unknown) => tool.call(input),
+    });
+    return { recall: asTool(recall), expand: asTool(expand) };
   }
 
   /**

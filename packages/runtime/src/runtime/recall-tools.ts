@@ -37,8 +37,10 @@ export const EXPAND_INPUT = {
 export interface RecallTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: "recall" | "expand";
   readonly description: string;
-  /** Its input as a zod object shape (each SDK's tool helper takes one). */
+  /** Its input as a zod object shape (the Claude Agent SDK's and MCP's tool helpers take one). */
   readonly input: Shape;
+  /** Its input as a zod object (the AI SDK's and the OpenAI Agents SDK's tools take one). */
+  readonly schema: z.ZodObject<Shape>;
   /** Answers a call (input checked against `input`): text within the token budget; ValidationError or NotFoundError for a bad call. */
   call(input: unknown): Promise<string>;
 }
@@ -76,6 +78,7 @@ export function recallTools(
         "for the exact words you need (an error, a path, a command, a number, what the user said). Returns the " +
         "original messages, best match first, each with its seq and the compaction that removed it.",
       input: RECALL_INPUT,
+      schema: z.object(RECALL_INPUT),
       async call(input) {
         const { query, limit = 5, offset = 0 } = parse(z.object(RECALL_INPUT), input);
         const current = await session();
@@ -107,6 +110,7 @@ export function recallTools(
         "Give back what a compaction replaced (its original messages, as recall or a summary names its id), or " +
         "one message of this conversation whole by its seq.",
       input: EXPAND_INPUT,
+      schema: z.object(EXPAND_INPUT),
       async call(input) {
         const { compactionId, seq, offset = 0 } = parse(z.object(EXPAND_INPUT), input);
         if ((compactionId === undefined) === (seq === undefined)) {

@@ -252,7 +252,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
 
   compactionsOf(sessionIds: readonly string[]): Promise<StoredEvent[]> {
     return guardStorage("compactionsOf", async () => {
-      sessionIds.forEach((id, i) => checkId(id, `sessionIds[${i}]`));
+      for (const [i, id] of sessionIds.entries()) checkId(id, `sessionIds[${i}]`);
       if (sessionIds.length === 0) return [];
       const rows = await this.#db
         .selectFrom("events")

@@ -28,7 +28,7 @@ export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSea
       path: "sessionIds",
     });
   }
-  sessionIds.forEach((id, i) => checkId(id, `sessionIds[${i}]`));
+  for (const [i, id] of sessionIds.entries()) checkId(id, `sessionIds[${i}]`);
   if (!Array.isArray(terms) || terms.length === 0 || terms.length > MAX_SEARCH_TERMS) {
     throw new ValidationError(
       `a search matches 1 to ${MAX_SEARCH_TERMS} terms (searchTerms of its text)`,
@@ -38,7 +38,7 @@ export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSea
       },
     );
   }
-  terms.forEach((term, i) => {
+  for (const [i, term] of terms.entries()) {
     if (typeof term !== "string" || !TERM.test(term)) {
       throw new ValidationError(
         `terms[${i}] is not a search term: lower-case letters and digits only (core's searchTerms makes them)`,
@@ -46,7 +46,7 @@ export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSea
         { path: `terms.${i}` },
       );
     }
-  });
+  }
   for (const [name, value, min, max] of [
     ["limit", limit, 1, MAX_SEARCH_HITS],
     ["offset", offset, 0, Number.MAX_SAFE_INTEGER],

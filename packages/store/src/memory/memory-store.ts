@@ -128,7 +128,7 @@ class MemoryEventStore implements MemoryStore {
 
   async compactionsOf(sessionIds: readonly string[]): Promise<StoredEvent[]> {
     this.#ready("compactionsOf");
-    sessionIds.forEach((id, i) => checkId(id, `sessionIds[${i}]`));
+    for (const [i, id] of sessionIds.entries()) checkId(id, `sessionIds[${i}]`);
     const events = [...new Set(sessionIds)].flatMap((id) => this.#log.read(id));
     return events.filter((e) => e.type === "messages.superseded").sort((a, b) => a.position - b.position);
   }
