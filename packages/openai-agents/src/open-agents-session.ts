@@ -67,5 +67,6 @@ async function loadSdk(): Promise<AgentsSdk> {
     RequestUsage: sdk.RequestUsage,
     RunState: sdk.RunState,
     RunContext: sdk.RunContext,
+    tool: sdk.tool,
   };
 }

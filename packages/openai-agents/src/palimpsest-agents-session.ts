@@ -13,6 +13,8 @@ import type {
   SessionHistoryRewriteAwareSession,
   SessionHistoryTransactionArgs,
   SessionHistoryTransactionAwareSession,
+  Tool,
+  tool,
 } from "@openai/agents-core";
 import {
   callsAnsweredIn,
@@ -25,7 +27,15 @@ import {
   type Usage,
   ValidationError,
 } from "@palimpsest/core";
-import { type CompactionSettings, compact, type Palimpsest, type Session } from "@palimpsest/runtime";
+import {
+  type CompactionSettings,
+  compact,
+  type Palimpsest,
+  type RecallTool,
+  type RecallToolOptions,
+  recallTools,
+  type Session,
+} from "@palimpsest/runtime";
 import { callIdOf, itemRole, storedItems } from "./agent-item.ts";
 import { type FunctionCallMutation, mutateItems } from "./history-mutations.ts";
 import {
@@ -62,6 +72,8 @@ export interface AgentsSdk {
   RunState: Pick<typeof RunState, "fromString" | "fromStringWithContext">;
   /** The SDK's RunContext class, to wrap a context given to interruptedRun. */
   RunContext: typeof RunContext;
+  /** The SDK's `tool`, to make the recall tools function tools. */
+  tool: typeof tool;
 }
 
 /** Everything a PalimpsestAgentsSession is built from (see openAgentsSession). */
@@ -114,6 +126,24 @@ export class PalimpsestAgentsSession
     this.#parts = parts;
     this.session = parts.session;
     this.runtime = parts.runtime;
+  }
+
+  /**
+   * The `recall` and `expand` tools over this session (docs/recall.md) as function tools, for the agent
+   * whose history was compacted to get back what it lost: `new Agent({ tools: [...yours,
+   * ...session.recallTools()] })`. Answers fit `maxTokens`; a refused call (a query without words, an
+   * unknown compaction) reaches the model as the tool's error message.
+   */
+  recallTools(options: RecallToolOptions = {}): Tool[] {
+    return recallTools(async () => this.session, options).map((recallTool: RecallTool) =>
+      this.#parts.sdk.tool({
+        name: recallTool.name,
+        description: recallTool.description,
+        parameters: { ...recallTool.jsonSchema, additionalProperties: true as const },
+        strict: false,
+        execute: (input: unknown) => recallTool.call(input),
+      }),
+    );
   }
 
   /** The Palimpsest session id. */

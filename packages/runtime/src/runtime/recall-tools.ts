@@ -39,10 +39,26 @@ export interface RecallTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
   readonly description: string;
   /** Its input as a zod object shape (the Claude Agent SDK's and MCP's tool helpers take one). */
   readonly input: Shape;
-  /** Its input as a zod object (the AI SDK's and the OpenAI Agents SDK's tools take one). */
+  /** Its input as a zod object (the AI SDK's tools take one). */
   readonly schema: z.ZodObject<Shape>;
+  /** Its input as JSON Schema (a non-strict function tool's parameters, as the OpenAI Agents SDK takes them). */
+  readonly jsonSchema: ToolJsonSchema;
   /** Answers a call (input checked against `input`): text within the token budget; ValidationError or NotFoundError for a bad call. */
   call(input: unknown): Promise<string>;
+}
+
+/** A tool's input as JSON Schema: an object of the properties it takes, the required ones named. */
+export interface ToolJsonSchema {
+  type: "object";
+  properties: Record<string, Record<string, unknown>>;
+  required: string[];
+  additionalProperties: boolean;
+}
+
+/** The JSON Schema of a zod object shape (zod's own conversion, without its `$schema` line). */
+function jsonSchemaOf(shape: z.ZodRawShape): ToolJsonSchema {
+  const { properties = {}, required = [] } = z.toJSONSchema(z.object(shape)) as Partial<ToolJsonSchema>;
+  return { type: "object", properties, required, additionalProperties: false };
 }
 
 /** How the tools answer. */
@@ -79,6 +95,7 @@ export function recallTools(
         "original messages, best match first, each with its seq and the compaction that removed it.",
       input: RECALL_INPUT,
       schema: z.object(RECALL_INPUT),
+      jsonSchema: jsonSchemaOf(RECALL_INPUT),
       async call(input) {
         const { query, limit = 5, offset = 0 } = parse(z.object(RECALL_INPUT), input);
         const current = await session();
@@ -111,6 +128,7 @@ export function recallTools(
         "one message of this conversation whole by its seq.",
       input: EXPAND_INPUT,
       schema: z.object(EXPAND_INPUT),
+      jsonSchema: jsonSchemaOf(EXPAND_INPUT),
       async call(input) {
         const { compactionId, seq, offset = 0 } = parse(z.object(EXPAND_INPUT), input);
         if ((compactionId === undefined) === (seq === undefined)) {
