@@ -37,7 +37,7 @@ for (const engine of engines()) {
     /** The text of the function call outputs the model was given in its `n`th call. */
     const outputsSeen = (model: ScriptedModel, n: number) =>
       JSON.stringify(
-        (model.calls[n]?.request.input as { type?: string; output?: unknown }[]).filter(
+        ((model.calls[n]?.request.input ?? []) as { type?: string; output?: unknown }[]).filter(
           (item) => item.type === "function_call_result",
         ),
       );
