@@ -66,19 +66,34 @@ for (const backend of everyLayoutBackends()) {
       expect((await session.recall("4182 invoices")).messages.map((m) => m.message.id).sort()).toEqual(["a2", "t2"]);
     });
 
-    it("a fork recalls its parent's messages (its lineage), unless asked not to; an erased session gives nothing", async () => {
+    it("a fork recalls what only its parent's log holds, once, and not the parent's other branch; an erased parent gives nothing", async () => {
       const parent = await runtime.startSession({ model: "gpt-4o" });
       await parent.append(turn(1, "the kafka consumer lag", "kubectl logs consumer-7", "lag=91823 partition=12"));
-      await parent.append(turn(2, "something else", "ls", "README.md"));
-      const fork = await runtime.fork(parent.id, { atTurn: 1 });
+      await parent.append(turn(2, "the redis eviction", "redis-cli info", "evicted_keys:5512"));
+      await compactRange(parent, { fromId: "u1", toId: "r1", summary: "looked at the consumer" });
+      const fork = await runtime.fork(parent.id); // the parent's view now: the summary and turn 2
+      await parent.append(turn(3, "the kafka broker disk", "df -h", "/data 97% used")); // after the fork
       await fork.append({ id: "f1", role: "user", content: "try another way" });
-      const recalled = await fork.recall("kafka lag");
-      expect(recalled.messages.map((m) => [m.sessionId, m.message.id])).toContainEqual([parent.id, "u1"]);
-      expect(
-        (await fork.recall("kafka lag", { lineage: false })).messages.filter((m) => m.sessionId === parent.id),
-      ).toEqual([]);
+      const where = async (query: string, lineage = true) =>
+        (await fork.recall(query, { limit: 20, lineage })).messages.map((m) => [
+          m.sessionId === fork.id ? "fork" : "parent",
+          m.message.id,
+        ]);
+      // Turn 1's originals are in the parent's log only (the fork carried the summary); turn 3 is the parent's other branch.
+      expect((await where("kafka lag")).sort()).toEqual([
+        ["parent", "t1"],
+        ["parent", "u1"],
+      ]);
+      expect(await where("kafka lag", false)).toEqual([]);
+      // Turn 2 is in both logs (the fork carried it): found once, in the fork's own log.
+      expect((await where("redis eviction 5512")).sort()).toEqual([
+        ["fork", "a2"],
+        ["fork", "t2"],
+        ["fork", "u2"],
+      ]);
+      expect(await where("91823 partition")).toEqual([["parent", "t1"]]);
       await runtime.erase(parent.id);
-      expect((await fork.recall("91823")).messages.filter((m) => m.sessionId === parent.id)).toEqual([]);
+      expect(await where("91823 partition")).toEqual([]);
     });
 
     it("refuses a query without words and bad options with VALIDATION", async () => {

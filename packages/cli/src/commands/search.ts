@@ -22,17 +22,15 @@ export function registerSearch(program: Command, io: CliIo): void {
     .action(async (id: string, words: string[], flags: { limit?: number; offset?: number; lineage: boolean }) => {
       const global = program.opts<GlobalOptions>();
       const query = words.join(" ");
-      const found = await withRuntime(global, io, async (runtime) =>
-        (await resumeByPrefix(runtime, id)).recall(query, {
-          limit: flags.limit ?? 10,
-          offset: flags.offset ?? 0,
-          lineage: flags.lineage,
-        }),
-      );
+      const { found, sessionId } = await withRuntime(global, io, async (runtime) => {
+        const session = await resumeByPrefix(runtime, id);
+        const options = { limit: flags.limit ?? 10, offset: flags.offset ?? 0, lineage: flags.lineage };
+        return { found: await session.recall(query, options), sessionId: session.id };
+      });
       emit(io, global, found, (result) => {
         if (result.messages.length === 0) return `no message holds any of: ${result.terms.join(" ")}`;
         const rows = result.messages.map((m) => [
-          m.sessionId === found.messages[0]?.sessionId ? m.seq : `${m.sessionId.slice(0, 8)}…:${m.seq}`,
+          m.sessionId === sessionId ? m.seq : `${m.sessionId.slice(0, 8)}…:${m.seq}`,
           m.message.role,
           m.supersededBy === undefined ? "in view" : `compacted ${m.supersededBy.slice(0, 8)}`,
           preview(m.snippet, 100),

@@ -6,12 +6,15 @@ import type { Session } from "./session.ts";
 export const DEFAULT_TOOL_TOKENS = 2_000;
 /** Most messages one recall call lists. */
 const MAX_TOOL_HITS = 20;
+/** Query words an answer's first line repeats. */
+const LISTED_TERMS = 12;
 
 /** What `recall` takes: the words to look for, how many messages, and where the page starts. */
 export const RECALL_INPUT = {
   query: z
     .string()
     .min(1)
+    .max(2_000)
     .describe("words the message held: an error name, a path, a command, a number, the user's words"),
   limit: z.number().int().min(1).max(MAX_TOOL_HITS).optional().describe("most messages to return (default 5)"),
   offset: z.number().int().min(0).optional().describe("messages to skip: the offset a previous answer gave for more"),
@@ -101,22 +104,38 @@ export function recallTools(
         const current = await session();
         const found = await current.recall(query, { limit, offset });
         const budget = new Budget(await current.tokenCounter(), maxTokens);
+        const words = `${found.terms.slice(0, LISTED_TERMS).join(" ")}${found.terms.length > LISTED_TERMS ? " …" : ""}`;
         const head =
           found.messages.length === 0
-            ? `No message holds any of: ${found.terms.join(" ")}.`
-            : `${found.messages.length} message${found.messages.length === 1 ? "" : "s"} holding ${found.terms.join(" ")}, best first:`;
+            ? `No message holds any of: ${words}.`
+            : `${found.messages.length} message${found.messages.length === 1 ? "" : "s"} holding ${words}, best first:`;
         const lines = [head];
         budget.take(head);
         let shown = 0;
         for (const m of found.messages) {
-          const where = m.supersededBy === undefined ? "still in your context" : `compacted by ${m.supersededBy}`;
-          const label = `\n[seq ${m.seq}${m.sessionId === current.id ? "" : ` of session ${m.sessionId}`}, ${m.message.role}, ${where}]`;
-          const text = budget.fit(label, rendered(m.message), `expand with seq ${m.seq}`);
+          const own = m.sessionId === current.id;
+          const where = own
+            ? m.supersededBy === undefined
+              ? "still in your context"
+              : `compacted by ${m.supersededBy}`
+            : m.supersededBy === undefined
+              ? "in that session's view"
+              : `compacted there by ${m.supersededBy}`;
+          const of = own ? "" : ` of session ${m.sessionId}, which this conversation came from`;
+          const label = `\n[seq ${m.seq}${of}, ${m.message.role}, ${where}]`;
+          const rest = own ? `expand with seq ${m.seq}` : "recall it with fewer, rarer words";
+          // The first message always shows, cut to its note if need be: the next call must move on.
+          const text = budget.fit(label, rendered(m.message), rest, shown === 0);
           if (text === undefined) break;
           lines.push(label, text);
           shown++;
         }
-        const more = shown < found.messages.length ? offset + shown : found.nextOffset;
+        // Cut short by the budget: the next page starts after what was shown (asked again of the store,
+        // as the lineage's filtering makes offsets the store's own).
+        const more =
+          shown < found.messages.length
+            ? (await current.recall(query, { limit: shown, offset })).nextOffset
+            : found.nextOffset;
         if (more !== null) lines.push(`\nMore: call recall again with offset ${more}.`);
         return lines.join("\n");
       },
@@ -151,7 +170,7 @@ export function recallTools(
         let shown = 0;
         for (const o of originals) {
           const label = `\n[seq ${o.seq}, ${o.message.role}]`;
-          const text = budget.fit(label, rendered(o.message), `expand with seq ${o.seq}`);
+          const text = budget.fit(label, rendered(o.message), `expand with seq ${o.seq}`, shown === 0);
           if (text === undefined) break;
           lines.push(label, text);
           shown++;
@@ -198,11 +217,15 @@ class Budget {
 
   /**
    * `text` after `label` within what is left: whole, or cut with a note naming `rest` (how to get the
-   * whole); undefined when not even the label and a line of it fit.
+   * whole); undefined when not even the label and a line of it fit, unless `always` (then the note alone).
    */
-  fit(label: string, text: string, rest: string): string | undefined {
+  fit(label: string, text: string, rest: string, always = false): string | undefined {
     const room = this.#left - this.#counter.countText(label);
-    if (room < 20) return undefined;
+    if (room < 20) {
+      if (!always) return undefined;
+      this.#left = 0;
+      return ` … [cut: about ${this.#counter.countText(text)} tokens; ${rest}]`;
+    }
     const tokens = this.#counter.countText(text);
     if (tokens <= room) {
       this.#left = room - tokens;

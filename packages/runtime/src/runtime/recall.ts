@@ -3,6 +3,8 @@ import {
   type EventStore,
   type Message,
   type MessageSearch,
+  type MessageSearchHit,
+  messageKey,
   messageSearchText,
   type StoredEvent,
   searchTerms,
@@ -13,6 +15,8 @@ import {
 export const DEFAULT_RECALL_LIMIT = 5;
 /** Most messages one recall returns (page on with `offset` for more). */
 export const MAX_RECALL_LIMIT = 50;
+/** Query words a recall matches at most (the first ones; the store takes no more). */
+const MAX_QUERY_TERMS = 64;
 /** How many ancestors a recall walks up at most (a session's parent, its parent's, …). */
 const MAX_LINEAGE = 32;
 /** Characters of a snippet on each side of the first term it shows. */
@@ -72,11 +76,10 @@ export async function recall(
       { path: "query" },
     );
   }
-  const sessionIds = lineage ? await ancestry(store, sessionId) : [sessionId];
-  const hits = await store.searchMessages({ sessionIds, terms: terms.slice(0, 64), limit: limit + 1, offset });
-  const page = hits.slice(0, limit);
-  const superseders = await supersededMessages(store, [...new Set(page.map((h) => h.event.sessionId))]);
-  const messages = page.flatMap(({ event, rank }): RecalledMessage[] => {
+  const chain = lineage ? await ancestry(store, sessionId) : [{ sessionId }];
+  const { hits, nextOffset } = await lineageHits(store, chain, terms.slice(0, MAX_QUERY_TERMS), limit, offset);
+  const superseders = await supersededMessages(store, [...new Set(hits.map((h) => h.event.sessionId))]);
+  const messages = hits.flatMap(({ event, rank }): RecalledMessage[] => {
     if (event.type !== "message.appended") return [];
     const message = event.data.message;
     const supersededBy = superseders.get(`${event.sessionId}\n${message.id}`);
@@ -86,12 +89,78 @@ export async function recall(
         seq: event.seq,
         message,
         ...(supersededBy === undefined ? {} : { supersededBy }),
-        snippet: snippet(messageSearchText(message), terms),
+        snippet: snippet(messageSearchText(message), terms.slice(0, MAX_QUERY_TERMS)),
         rank,
       },
     ];
   });
-  return { terms, messages, nextOffset: hits.length > limit ? offset + limit : null };
+  return { terms, messages, nextOffset };
+}
+
+/** Hits read per page while filtering an ancestor's hits, and pages read at most for one recall. */
+const LINEAGE_PAGE = 50;
+const MAX_LINEAGE_PAGES = 20;
+
+/**
+ * One page of hits over `chain` (the session first, then its ancestors), `offset` counting the store's
+ * hits: an ancestor's message after the point the nearer session left it (a fork's other branch) is
+ * passed over, and so is one a nearer session holds too (a fork or hand-off carries the parent's view:
+ * its own copy is the one found). `nextOffset` is the store's offset of the next page.
+ */
+async function lineageHits(
+  store: EventStore & MessageSearch,
+  chain: readonly Lineage[],
+  terms: readonly string[],
+  limit: number,
+  offset: number,
+): Promise<{ hits: MessageSearchHit[]; nextOffset: number | null }> {
+  const sessionIds = chain.map((l) => l.sessionId);
+  if (chain.length === 1) {
+    const page = await store.searchMessages({ sessionIds, terms, limit: limit + 1, offset });
+    return { hits: page.slice(0, limit), nextOffset: page.length > limit ? offset + limit : null };
+  }
+  const depth = new Map(chain.map((l, i) => [l.sessionId, i]));
+  const kept: MessageSearchHit[] = [];
+  let raw = offset;
+  for (let pages = 0; pages < MAX_LINEAGE_PAGES; pages++) {
+    const page = await store.searchMessages({ sessionIds, terms, limit: LINEAGE_PAGE, offset: raw });
+    const held = await heldNearer(store, chain, page);
+    for (const hit of page) {
+      const at = depth.get(hit.event.sessionId) ?? 0;
+      const upTo = chain[at]?.upTo;
+      const passed = (upTo !== undefined && hit.event.seq > upTo) || held.has(hit);
+      if (!passed) {
+        if (kept.length === limit) return { hits: kept, nextOffset: raw };
+        kept.push(hit);
+      }
+      raw++;
+    }
+    if (page.length < LINEAGE_PAGE) return { hits: kept, nextOffset: null };
+  }
+  return { hits: kept, nextOffset: raw };
+}
+
+/** The hits of `page` from an ancestor whose message a nearer session of `chain` holds too (by its log keys). */
+async function heldNearer(
+  store: EventStore,
+  chain: readonly Lineage[],
+  page: readonly MessageSearchHit[],
+): Promise<Set<MessageSearchHit>> {
+  const held = new Set<MessageSearchHit>();
+  for (const [at, nearer] of chain.entries()) {
+    const further = page.filter((h) => chain.findIndex((l) => l.sessionId === h.event.sessionId) > at && !held.has(h));
+    const keys = [
+      ...new Set(
+        further.flatMap((h) => (h.event.type === "message.appended" ? [messageKey(h.event.data.message.id)] : [])),
+      ),
+    ];
+    if (keys.length === 0) continue;
+    const known = await store.knownKeys(nearer.sessionId, keys);
+    for (const hit of further) {
+      if (hit.event.type === "message.appended" && known.has(messageKey(hit.event.data.message.id))) held.add(hit);
+    }
+  }
+  return held;
 }
 
 /** The options checked, defaults filled: ValidationError naming the first that is wrong. */
@@ -121,15 +190,21 @@ function checkRecallOptions(options: RecallOptions): Required<RecallOptions> {
   return { limit, offset, lineage };
 }
 
+/** A session of a recall's lineage, and the last seq of its log the session nearer to it saw (a fork's point). */
+interface Lineage {
+  sessionId: string;
+  upTo?: number;
+}
+
 /** The session and the sessions it came from, nearest first (a parent link in each one's start). */
-async function ancestry(store: EventStore, sessionId: string): Promise<string[]> {
-  const chain = [sessionId];
+async function ancestry(store: EventStore, sessionId: string): Promise<Lineage[]> {
+  const chain: Lineage[] = [{ sessionId }];
   for (let id = sessionId; chain.length <= MAX_LINEAGE; ) {
     const [first] = await store.readStream(id, { fromSeq: 1, toSeq: 1 });
-    const parent = first?.type === "session.started" ? first.data.parent?.sessionId : undefined;
-    if (parent === undefined || chain.includes(parent)) break;
-    chain.push(parent);
-    id = parent;
+    const parent = first?.type === "session.started" ? first.data.parent : undefined;
+    if (parent === undefined || chain.some((l) => l.sessionId === parent.sessionId)) break;
+    chain.push({ sessionId: parent.sessionId, ...(parent.atSeq === undefined ? {} : { upTo: parent.atSeq }) });
+    id = parent.sessionId;
   }
   return chain;
 }

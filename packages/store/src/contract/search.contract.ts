@@ -123,7 +123,7 @@ export function searchContract(ctx: ContractContext): void {
         expect(idsOf(await search(store, [sid], words)), words).toEqual(["h"]);
       }
       const bad: [MessageSearchQuery, string][] = [
-        [{ sessionIds: [sid], terms: ["Upper"], limit: 5 }, "terms.0"],
+        [{ sessionIds: [sid], terms: ["x".repeat(65)], limit: 5 }, "terms.0"],
         [{ sessionIds: [sid], terms: ['quote"'], limit: 5 }, "terms.0"],
         [{ sessionIds: [sid], terms: ["a b"], limit: 5 }, "terms.0"],
         [{ sessionIds: [sid], terms: [], limit: 5 }, "terms"],

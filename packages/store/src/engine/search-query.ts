@@ -14,8 +14,11 @@ export const MAX_SEARCH_SESSIONS = 1_000;
 /** Most terms one search matches. */
 export const MAX_SEARCH_TERMS = 64;
 
-/** A term as the index keeps it: a run of lower-case letters and digits (core's searchTerms). */
-const TERM = /^[\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{N}]+$/u;
+/**
+ * A term as the index keeps it: a run of at most 64 letters and digits (core's searchTerms lower-cases
+ * them; a letter without a lower-case form stays as it is). No quote, backslash or operator can be one.
+ */
+const TERM = /^[\p{L}\p{N}]{1,64}$/u;
 
 /** A search query checked (a ValidationError naming what is wrong), its offset defaulted. */
 export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSearchQuery> {
@@ -41,7 +44,7 @@ export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSea
   for (const [i, term] of terms.entries()) {
     if (typeof term !== "string" || !TERM.test(term)) {
       throw new ValidationError(
-        `terms[${i}] is not a search term: lower-case letters and digits only (core's searchTerms makes them)`,
+        `terms[${i}] is not a search term: 1 to 64 letters and digits (core's searchTerms makes them)`,
         [`terms.${i}: ${String(term).slice(0, 40)}`],
         { path: `terms.${i}` },
       );
