@@ -88,6 +88,7 @@ export {
   type RecallTool,
   type RecallToolOptions,
   recallTools,
+  type ToolJsonSchema,
 } from "./runtime/recall-tools.ts";
 export type { RewriteRequest } from "./runtime/rewrite.ts";
 export { type AppendMessagesOptions, Session, type SessionContext } from "./runtime/session.ts";
