@@ -83,9 +83,10 @@ export interface Dialect {
   /**
    * Migration 0018: the index of messages' terms (core's indexedTerms) that searchRows reads: PostgreSQL a
    * `search` tsvector column of events (no statistics: its lexemes are content) with a GIN index, SQLite an
-   * FTS5 table keyed by the events' positions that keeps no copy of the text.
+   * FTS5 table keyed by the events' positions that keeps no copy of the text. `fill` adds the messages
+   * already stored (indexTerms), before PostgreSQL builds its GIN index (once, not row by row).
    */
-  createSearchIndex(db: Kysely<unknown>): Promise<void>;
+  createSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void>;
   /** Adds events already stored to the search index (the migration's backfill). */
   indexTerms(db: Kysely<unknown>, rows: readonly IndexedEvent[]): Promise<void>;
   /** The statement an erasure runs to take the session's messages out of the search index. */

@@ -136,8 +136,7 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
       async up(db: Kysely<unknown>) {
         // Recall: every message's terms indexed as it is appended, in the append's transaction (see
         // Dialect.createSearchIndex); the messages already stored are indexed now.
-        await dialect.createSearchIndex(db);
-        await backfillSearch(db, dialect);
+        await dialect.createSearchIndex(db, () => backfillSearch(db, dialect));
         // What a recall asks of each session it finds messages in: its compactions (a few rows among all),
         // keyed as the events' own key is since 0016.
         await db.schema

@@ -11,10 +11,14 @@ const ROWS_PER_UPDATE = 500;
  */
 const vectorOf = (terms: RawBuilder<unknown>) => sql`to_tsvector('simple', ${terms})`;
 
-/** Migration 0018 on PostgreSQL: the `search` column (no statistics: its lexemes are content) and its GIN index. */
-export async function createPostgresSearchIndex(db: Kysely<unknown>): Promise<void> {
+/**
+ * Migration 0018 on PostgreSQL: the `search` column (no statistics: its lexemes are content), filled by
+ * `fill`, then its GIN index, built once over what was filled.
+ */
+export async function createPostgresSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void> {
   await sql`ALTER TABLE events ADD COLUMN search tsvector`.execute(db);
   await sql`ALTER TABLE events ALTER COLUMN search SET STATISTICS 0`.execute(db);
+  await fill();
   await sql`CREATE INDEX events_search ON events USING gin (search)`.execute(db);
 }
 

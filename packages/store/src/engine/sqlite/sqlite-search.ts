@@ -23,10 +23,11 @@ export const sqliteIndexedText = (sessionId: string, terms: string): string => `
  * deletes are secure: an erasure's delete takes the terms out of the index's pages at once, where a
  * plain delete leaves them in place until the segments are merged.
  */
-export async function createSqliteSearchIndex(db: Kysely<unknown>): Promise<void> {
+export async function createSqliteSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void> {
   await sql`CREATE VIRTUAL TABLE message_search USING fts5(terms, content='', contentless_delete=1,
     tokenize='unicode61 remove_diacritics 0')`.execute(db);
   await sql`INSERT INTO message_search (message_search, rank) VALUES ('secure-delete', 1)`.execute(db);
+  await fill();
 }
 
 /** The backfill: each event's terms added under its position. */
