@@ -64,6 +64,12 @@ function jsonSchemaOf(shape: z.ZodRawShape): ToolJsonSchema {
   return { type: "object", properties, required, additionalProperties: false };
 }
 
+/** Each tool's input as a zod object and as JSON Schema, built once. */
+const RECALL_SCHEMA = z.object(RECALL_INPUT);
+const EXPAND_SCHEMA = z.object(EXPAND_INPUT);
+const RECALL_JSON_SCHEMA = jsonSchemaOf(RECALL_INPUT);
+const EXPAND_JSON_SCHEMA = jsonSchemaOf(EXPAND_INPUT);
+
 /** How the tools answer. */
 export interface RecallToolOptions {
   /** Tokens one answer may take (the session's tokenizer counts them); default DEFAULT_TOOL_TOKENS. */
@@ -97,10 +103,10 @@ export function recallTools(
         "for the exact words you need (an error, a path, a command, a number, what the user said). Returns the " +
         "original messages, best match first, each with its seq and the compaction that removed it.",
       input: RECALL_INPUT,
-      schema: z.object(RECALL_INPUT),
-      jsonSchema: jsonSchemaOf(RECALL_INPUT),
+      schema: RECALL_SCHEMA,
+      jsonSchema: RECALL_JSON_SCHEMA,
       async call(input) {
-        const { query, limit = 5, offset = 0 } = parse(z.object(RECALL_INPUT), input);
+        const { query, limit = 5, offset = 0 } = parse(RECALL_SCHEMA, input);
         const current = await session();
         const found = await current.recall(query, { limit, offset });
         const budget = new Budget(await current.tokenCounter(), maxTokens);
@@ -146,10 +152,10 @@ export function recallTools(
         "Give back what a compaction replaced (its original messages, as recall or a summary names its id), or " +
         "one message of this conversation whole by its seq.",
       input: EXPAND_INPUT,
-      schema: z.object(EXPAND_INPUT),
-      jsonSchema: jsonSchemaOf(EXPAND_INPUT),
+      schema: EXPAND_SCHEMA,
+      jsonSchema: EXPAND_JSON_SCHEMA,
       async call(input) {
-        const { compactionId, seq, offset = 0 } = parse(z.object(EXPAND_INPUT), input);
+        const { compactionId, seq, offset = 0 } = parse(EXPAND_SCHEMA, input);
         if ((compactionId === undefined) === (seq === undefined)) {
           throw new ValidationError("expand takes a compactionId or a seq, one of them", ["input: neither or both"], {
             path: "compactionId",

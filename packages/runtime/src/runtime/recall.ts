@@ -6,7 +6,6 @@ import {
   type MessageSearchHit,
   messageKey,
   messageSearchText,
-  type StoredEvent,
   searchTerms,
   ValidationError,
 } from "@palimpsest/core";
@@ -213,7 +212,7 @@ async function ancestry(store: EventStore, sessionId: string): Promise<Lineage[]
 async function supersededMessages(store: MessageSearch, sessionIds: readonly string[]): Promise<Map<string, string>> {
   const superseders = new Map<string, string>();
   if (sessionIds.length === 0) return superseders;
-  for (const event of (await store.compactionsOf(sessionIds)) as StoredEvent[]) {
+  for (const event of await store.compactionsOf(sessionIds)) {
     if (event.type !== "messages.superseded") continue;
     for (const target of event.data.targets) {
       const key = `${event.sessionId}\n${target}`;
