@@ -4,20 +4,27 @@
  * is killed there; then a freshly opened store must show the session whole or gone, never in between:
  * `load` of the main key and of each subpath, `listSubkeys` and `listSessions` agree, and when the key is
  * gone every Palimpsest session folded from it is erased and its content is nowhere in the database.
+ * Again on stores encrypting with a local keyring: there a session gone has no data key left (of its keys'
+ * generations or of its Palimpsest sessions), and a delete cut after its data keys' destruction, before
+ * its entries' deletion, shows it gone too.
  */
 import { join } from "node:path";
 import type { SessionKey, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import type { OpenedEventStore } from "@palimpsest/store";
+import type { Keyring, MirrorKey } from "@palimpsest/core";
+import { MirrorLog, type OpenedEventStore } from "@palimpsest/store";
 import { afterAll, describe, expect, it } from "vitest";
+import { mirrorKeyName } from "../../packages/store/src/mirror/mirror-seal.ts";
 import { TranscriptWriter, text, toolResult, toolUse } from "../claude-agent-sdk/claude-code-lines.ts";
 import { runPalimpsest } from "../cli/harness.ts";
 import { dumpDatabase, occurrences } from "../support/database-scan.ts";
+import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
 import { integrityProblems } from "./fault-checks.ts";
 import { faultDatabases } from "./fault-databases.ts";
 import { Worker, type WorkerScript } from "./fault-process.ts";
 import type { CutRequest } from "./session-store-cut-worker.ts";
 import { CUT_REACHED, type CutPoint } from "./statement-cut.ts";
+import { workerKeys } from "./worker-keys.ts";
 
 /** Through tsx: the worker loads the SDK (for its summary fold) and runs the CLI's sources. */
 const script: WorkerScript = {
@@ -37,9 +44,13 @@ interface Seeded {
   sessions: string[];
 }
 
+/** A fresh SessionStore on `url`, encrypting with `keyring` when given. */
+const storeOn = (url: string, keyring: Keyring | undefined) =>
+  openSessionStore({ url, settleMs: 60_000, ...(keyring === undefined ? {} : { keyring }) });
+
 /** Appends a conversation (and two subagents' beside it), every text holding `marker`, and folds it. */
-async function seed(url: string, marker: string): Promise<Seeded> {
-  const store = await openSessionStore({ url, settleMs: 60_000 });
+async function seed(url: string, marker: string, keyring: Keyring | undefined): Promise<Seeded> {
+  const store = await storeOn(url, keyring);
   try {
     const w = new TranscriptWriter();
     const key = { projectKey: "/home/USER/projects/cuts", sessionId: w.sessionId };
@@ -69,12 +80,33 @@ async function seed(url: string, marker: string): Promise<Seeded> {
   }
 }
 
-/** What a store shows of the seeded session, and what the database holds of it. */
-async function observe(store: PalimpsestSessionStore, s: Seeded) {
+/**
+ * Whether `keyring` holds a data key of the seeded session: of a generation (up to the current one) of its
+ * main key or a subpath, or of a Palimpsest session folded from them.
+ */
+async function holdsKeys(keyring: Keyring, log: MirrorLog, s: Seeded): Promise<boolean> {
+  const keys: MirrorKey[] = [undefined, ...SUBPATHS].map((subpath) => ({
+    project: s.key.projectKey,
+    session: s.key.sessionId,
+    ...(subpath === undefined ? {} : { subpath }),
+  }));
+  const names = [...s.sessions];
+  for (const key of keys) {
+    const generation = (await log.key(key))?.generation ?? 0;
+    for (let g = 0; g <= generation; g++) names.push(mirrorKeyName(key, g));
+  }
+  for (const sessionId of names)
+    if ((await keyring.dataKey({ tenant: "default", sessionId }, false)) !== undefined) return true;
+  return false;
+}
+
+/** What a store shows of the seeded session, and what the database (and encrypted, the keyring) holds of it. */
+async function observe(store: PalimpsestSessionStore, s: Seeded, keyring: Keyring | undefined) {
   const events = store.runtime.store as OpenedEventStore;
   const erased: boolean[] = [];
   for (const id of s.sessions) erased.push((await events.getSession(id))?.erasedAt !== undefined);
   return {
+    ...(keyring === undefined ? {} : { keysLeft: await holdsKeys(keyring, new MirrorLog(events), s) }),
     main: await store.load(s.key),
     subkeys: (await store.listSubkeys(s.key)).sort(),
     subs: await Promise.all(SUBPATHS.map((subpath) => store.load({ ...s.key, subpath }))),
@@ -87,18 +119,23 @@ async function observe(store: PalimpsestSessionStore, s: Seeded) {
 /** What observe saw. */
 type Observed = Awaited<ReturnType<typeof observe>>;
 
-/** The seeded session as it was: every key loadable and listed, no session erased, its content stored. */
-const untouched = (s: Seeded): Observed => ({
+/**
+ * The seeded session as it was: every key loadable and listed, no session erased, its content stored
+ * (encrypted: its keys kept, and its content in no plain text).
+ */
+const untouched = (s: Seeded, encrypted: boolean): Observed => ({
+  ...(encrypted ? { keysLeft: true } : {}),
   main: s.main,
   subkeys: SUBPATHS,
   subs: s.subs,
   listed: true,
   erased: s.sessions.map(() => false),
-  contentLeft: true,
+  contentLeft: !encrypted,
 });
 
-/** The seeded session gone: no key loads or is listed, every session folded from it erased, no content left. */
-const gone = (s: Seeded): Observed => ({
+/** The seeded session gone: no key loads or is listed, every session folded from it erased, no content (or key) left. */
+const gone = (s: Seeded, encrypted: boolean): Observed => ({
+  ...(encrypted ? { keysLeft: false } : {}),
   main: null,
   subkeys: [],
   subs: SUBPATHS.map(() => null),
@@ -108,10 +145,15 @@ const gone = (s: Seeded): Observed => ({
 });
 
 /** Runs the operation in a worker that stops dead at `cut`, SIGKILLs it there, and says whether it got there. */
-async function killAtCut(run: CutRequest["run"], url: string, cut: CutPoint): Promise<void> {
+async function killAtCut(run: CutRequest["run"], url: string, cut: CutPoint, keys?: TestKeyring): Promise<void> {
   const worker = new Worker(script);
   try {
-    await worker.send({ url, cut, run } satisfies CutRequest);
+    await worker.send({
+      url,
+      cut,
+      run,
+      ...(keys === undefined ? {} : { keys: workerKeys(keys) }),
+    } satisfies CutRequest);
     const reached = await worker.wroteOnStderr(CUT_REACHED);
     expect(reached, `the worker never reached the cut ${cut.sql}: ${worker.stderr}`).toBe(true);
   } finally {
@@ -124,7 +166,7 @@ const CUTS: {
   name: string;
   run: (s: Seeded) => CutRequest["run"];
   cut: CutPoint;
-  after: (s: Seeded) => Observed;
+  after: (s: Seeded, encrypted: boolean) => Observed;
 }[] = [
   {
     name: "delete of a main key, killed after the main key's drop and before its subpaths'",
@@ -140,6 +182,14 @@ const CUTS: {
     after: gone,
   },
   {
+    // Plain, the entries' deletion is part of the drop's transaction; encrypted, it follows the data
+    // keys' destruction, after the drop committed.
+    name: "delete of a main key, killed at its entries' deletion",
+    run: (s) => ({ op: "delete", key: s.key }),
+    cut: { sql: '^delete from "mirror_entries"' },
+    after: (s, encrypted) => (encrypted ? gone : untouched)(s, encrypted),
+  },
+  {
     name: "palimpsest erase of the mirrored session, killed before its first write to the mirror",
     run: (s) => ({ op: "cli-erase", session: s.key.sessionId }),
     cut: { sql: '^(update|delete from) "mirror_' },
@@ -153,31 +203,48 @@ const CUTS: {
   },
 ];
 
-for (const database of faultDatabases("sdkcuts")) {
-  describe.skipIf(database.skip !== undefined)(`a mirrored session's erasure under SIGKILL (${database.name})`, () => {
-    afterAll(() => database.dispose());
-    let url: string | undefined;
-
-    for (const [n, scenario] of CUTS.entries()) {
-      it(`${scenario.name}: a fresh store shows it whole or gone, and finishes it`, { timeout: 60_000 }, async () => {
-        url ??= await database.create();
-        const seeded = await seed(url, `cut-marker-${n}-${Date.now()}`);
-        await killAtCut(scenario.run(seeded), url, scenario.cut);
-        const fresh = await openSessionStore({ url, settleMs: 60_000 });
-        try {
-          expect(await observe(fresh, seeded)).toEqual(scenario.after(seeded));
-          // Whatever the kill left, deleting again (or erasing again) leaves it gone.
-          if (scenario.run(seeded).op === "delete") await fresh.delete(seeded.key);
-          else {
-            const again = await runPalimpsest(["--db", url, "--json", "erase", seeded.key.sessionId, "--yes"]);
-            expect(again.code, again.stderr).toBe(0);
-          }
-          expect(await observe(fresh, seeded)).toEqual(gone(seeded));
-        } finally {
-          await fresh.close();
-        }
-        expect(integrityProblems(url)).toEqual([]);
+for (const encrypted of [false, true])
+  for (const database of faultDatabases(encrypted ? "sdkcutsenc" : "sdkcuts")) {
+    const layout = `${database.name}${encrypted ? ", encrypted" : ""}`;
+    describe.skipIf(database.skip !== undefined)(`a mirrored session's erasure under SIGKILL (${layout})`, () => {
+      let keys: TestKeyring | undefined;
+      afterAll(async () => {
+        await database.dispose();
+        await keys?.dispose();
       });
-    }
-  });
-}
+      let url: string | undefined;
+
+      for (const [n, scenario] of CUTS.entries()) {
+        it(`${scenario.name}: a fresh store shows it whole or gone, and finishes it`, { timeout: 60_000 }, async () => {
+          url ??= await database.create();
+          if (encrypted) keys ??= await testKeyring();
+          const keyring = keys?.keyring;
+          const seeded = await seed(url, `cut-marker-${n}-${Date.now()}`, keyring);
+          await killAtCut(scenario.run(seeded), url, scenario.cut, keys);
+          const fresh = await storeOn(url, keyring);
+          try {
+            expect(await observe(fresh, seeded, keyring)).toEqual(scenario.after(seeded, encrypted));
+            // Whatever the kill left, deleting again (or erasing again) leaves it gone.
+            if (scenario.run(seeded).op === "delete") await fresh.delete(seeded.key);
+            else {
+              const env =
+                keys === undefined
+                  ? {}
+                  : {
+                      PALIMPSEST_KEYRING: keys.directory,
+                      PALIMPSEST_MASTER_KEY: Buffer.from(keys.masterKey).toString("base64"),
+                    };
+              const again = await runPalimpsest(["--db", url, "--json", "erase", seeded.key.sessionId, "--yes"], {
+                env,
+              });
+              expect(again.code, again.stderr).toBe(0);
+            }
+            expect(await observe(fresh, seeded, keyring)).toEqual(gone(seeded, encrypted));
+          } finally {
+            await fresh.close();
+          }
+          expect(integrityProblems(url)).toEqual([]);
+        });
+      }
+    });
+  }

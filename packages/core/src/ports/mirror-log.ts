@@ -14,8 +14,10 @@ export interface MirrorLogPort {
   markFolded(key: MirrorKey, generation: number, seq: number): Promise<void>;
   /** Records that `sessionId` holds a fold of the key's `generation`; false when the key has moved past it. */
   registerSession(key: MirrorKey, generation: number, sessionId: string): Promise<boolean>;
-  /** Drops a key (a main key with its subpaths) in one transaction: entries deleted, next generation begun. */
+  /** Drops a key (a main key with its subpaths) in one transaction: next generation begun, entries deleted. */
   drop(key: MirrorKey): Promise<DroppedKey[]>;
+  /** Deletes what drops a crash cut short left of generations their keys have left; how many keys it finished. */
+  finishDrops(): Promise<number>;
   /** The key whose current generation `sessionId` was folded from, if any. */
   keyOfSession(sessionId: string): Promise<MirrorKey | undefined>;
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */

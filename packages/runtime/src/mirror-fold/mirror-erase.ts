@@ -68,8 +68,12 @@ async function eraseDropped(
   return sessions;
 }
 
-/** Finishes deletes a crash cut short: erases every session of an erased generation that still has content. */
+/**
+ * Finishes deletes a crash cut short: deletes the entries (and encrypted, the data keys) of generations
+ * their keys have left, and erases every session of such a generation that still has content.
+ */
 export async function eraseLeftovers(runtime: Palimpsest, log: MirrorLogPort): Promise<number> {
+  await log.finishDrops();
   return eraseSessions(runtime, await log.unerasedSessions(), KEY_DELETED);
 }
 

@@ -403,10 +403,12 @@ export class MirrorLog implements MirrorLogPort {
 
   /**
    * Drops a key in one transaction, under its row lock: a main key with every subpath of its session, a
-   * subpath alone. Each key's entries of its current generation are deleted and its next generation
-   * begins (empty, no summary), so a crash leaves the session's keys all dropped or all as they were.
-   * Encrypted: each key's generation's data key is destroyed before (and again after), so a crash between
-   * leaves the entries unreadable and the next drop deletes them.
+   * subpath alone. Each key's next generation begins (empty, no summary), so a crash leaves the session's
+   * keys all dropped or all as they were, and its entries of the generation it left are deleted.
+   * Encrypted: the entries are deleted after the transaction, once the left generation's data key is
+   * destroyed (no copy of them, in the WAL, a replica or a backup, can be read from then on); a crash
+   * between leaves them in a generation `load` no longer reads, and `finishDrops` (or the next drop)
+   * destroys the key and deletes them.
    * What it dropped, each key with the generation it left; nothing for a key never written.
    */
   async drop(key: MirrorKey): Promise<DroppedKey[]> {
@@ -420,8 +422,6 @@ export class MirrorLog implements MirrorLogPort {
         .$if(key.subpath !== undefined, (qb) => qb.where("subpath", "=", key.subpath ?? ""))
         .orderBy("subpath");
       const seal = this.#seal;
-      // The keys first: from here on no copy of what the drop deletes (WAL, replica, backup) can be read.
-      if (seal !== undefined) for (const row of await keys.execute()) await seal.destroy(withKey(row), row.generation);
       const dropped = await this.#store.writeLocked([this.#store.dialect.lockRows(keys).compile()], ([rows]) => {
         const dropped = (rows ?? []).map((r) => withKey(r as Selectable<MirrorKeysTable>));
         const writes = dropped.flatMap((row) => [
@@ -438,22 +438,71 @@ export class MirrorLog implements MirrorLogPort {
             .where((eb) => eb.and(keyColumns(row)))
             .where("generation", "=", row.generation)
             .compile(),
-          db
-            .deleteFrom("mirror_entries")
-            .where((eb) => eb.and(keyColumns(row)))
-            .where("generation", "=", row.generation)
-            .compile(),
+          ...(seal === undefined ? [this.#deleteEntries(row, row.generation + 1).compile()] : []),
         ]);
         const [guard, ...statements] = writes;
         return { guard, statements, result: dropped };
       });
       if (seal === undefined) return dropped;
-      // Again: an append that took a dropped generation's key meanwhile may have made it again.
-      for (const row of dropped) await seal.destroy(row, row.generation);
-      return Promise.all(
+      const opened = await Promise.all(
         dropped.map(async (row) => ({ ...row, summary: await seal.openRowSummary(row, row.generation, row.summary) })),
       );
+      for (const row of dropped) await this.#forget(row, [row.generation]);
+      return opened;
     });
+  }
+
+  /**
+   * Finishes what encrypted drops a crash cut short (see `drop`): for each key holding entries of a
+   * generation it has left, destroys that generation's data key and deletes them. How many keys it finished.
+   */
+  async finishDrops(): Promise<number> {
+    return guardStorage("mirror.finishDrops", async () => {
+      const rows = await this.#store.db
+        .selectFrom("mirror_keys as k")
+        .innerJoin("mirror_entries as e", (j) =>
+          j
+            .onRef("e.project_key", "=", "k.project_key")
+            .onRef("e.session_key", "=", "k.session_key")
+            .onRef("e.subpath", "=", "k.subpath")
+            .onRef("e.generation", "<", "k.generation"),
+        )
+        .select(["k.project_key", "k.session_key", "k.subpath", "e.generation"])
+        .distinct()
+        .where("k.generation", ">", 0)
+        .execute();
+      const left = new Map<string, { key: MirrorKey; generations: number[] }>();
+      for (const row of rows) {
+        const key = {
+          project: row.project_key,
+          session: row.session_key,
+          ...(row.subpath === "" ? {} : { subpath: row.subpath }),
+        };
+        const held = left.get(keyId(key)) ?? { key, generations: [] };
+        held.generations.push(row.generation);
+        left.set(keyId(key), held);
+      }
+      for (const { key, generations } of left.values()) await this.#forget(key, generations);
+      return left.size;
+    });
+  }
+
+  /**
+   * Destroys the data keys of generations a key has left, then deletes its entries of them; the keys again
+   * after (an append that took a left generation's keys meanwhile may have made one again).
+   */
+  async #forget(key: MirrorKey, generations: readonly number[]): Promise<void> {
+    for (const generation of generations) await this.#seal?.destroy(key, generation);
+    await this.#deleteEntries(key, Math.max(...generations) + 1).execute();
+    for (const generation of generations) await this.#seal?.destroy(key, generation);
+  }
+
+  /** Deletes the key's entries of every generation before `beforeGeneration`. */
+  #deleteEntries(key: MirrorKey, beforeGeneration: number) {
+    return this.#store.db
+      .deleteFrom("mirror_entries")
+      .where((eb) => eb.and(keyColumns(key)))
+      .where("generation", "<", beforeGeneration);
   }
 
   /**

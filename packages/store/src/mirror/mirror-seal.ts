@@ -60,14 +60,14 @@ export class MirrorSeal {
     if (keys !== undefined) return keys;
     throw new StorageError(
       "decrypt",
-      `the mirrored key ${describe(key)} is encrypted under a data key its keyring does not hold: a delete ` +
-        "destroyed it and did not finish (delete the key again), or this is not the keyring it was written with",
+      `the mirrored key ${describe(key)} is encrypted under a data key its keyring does not hold: this is ` +
+        "not the keyring it was written with, or a copy of the database from before a delete that destroyed it",
     );
   }
 
   /**
-   * A key row's summary as the caller folded it; null when it is sealed under a key the keyring no longer
-   * holds (a delete destroyed it and did not finish: the row is on its way out).
+   * A key row's summary as the caller folded it; null when it is sealed under a key the keyring does not
+   * hold (a copy of the database from before a delete, or another keyring).
    */
   async openRowSummary(key: MirrorKey, generation: number, stored: string | null): Promise<string | null> {
     if (stored === null || !isSealedText(stored)) return stored;
