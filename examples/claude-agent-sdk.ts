@@ -1,8 +1,10 @@
 /**
  * The Claude Agent SDK's SessionStore on Palimpsest: a Claude Code session (here an existing local one,
  * copied in with the SDK's importSessionToStore) mirrored, read back through the SDK, looked at as a
- * Palimpsest session with its compaction, and deleted (an erasure).
+ * Palimpsest session with its compaction, and deleted (an erasure). An agent run (RUN_CLAUDE_AGENT=1)
+ * gets the recall tools over its own session.
  */
+import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,12 +22,16 @@ writeFileSync(join(dir, "claude", "projects", projectKey, `${sessionId}.jsonl`),
 const sessionStore = await openSessionStore({ url: join(dir, "sessions.db") }); // or postgres://…
 
 /** An agent whose transcript the SDK mirrors into the store as it runs (and resumes from it). */
-async function runAgent(prompt: string, resume?: string): Promise<void> {
-  for await (const message of query({ prompt, options: { sessionStore, ...(resume ? { resume } : {}) } })) {
+async function runAgent(prompt: string, session: { sessionId: string } | { resume: string }): Promise<void> {
+  const id = "resume" in session ? session.resume : session.sessionId;
+  const palimpsest = await sessionStore.recallServer(id); // `recall` and `expand` over the session's whole log
+  const allowedTools = ["mcp__palimpsest__recall", "mcp__palimpsest__expand"];
+  const options = { sessionStore, ...session, mcpServers: { palimpsest }, allowedTools };
+  for await (const message of query({ prompt, options })) {
     if (message.type === "result") console.log(message.subtype);
   }
 }
-if (process.env.RUN_CLAUDE_AGENT === "1") await runAgent("Fix the failing test"); // needs Claude and a key
+if (process.env.RUN_CLAUDE_AGENT === "1") await runAgent("Fix the failing test", { sessionId: randomUUID() }); // needs Claude and a key
 
 await importSessionToStore(sessionId, sessionStore); // a local session copied in: what the SDK mirrors live
 const messages = await getSessionMessages(sessionId, { sessionStore }); // read back through the store

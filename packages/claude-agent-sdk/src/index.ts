@@ -1,2 +1,3 @@
 export { type OpenSessionStoreOptions, openSessionStore } from "./open-session-store.ts";
 export { PalimpsestSessionStore, type SessionStoreParts, type SummaryFold } from "./palimpsest-session-store.ts";
+export { RECALL_SERVER_NAME, type RecallServerOptions } from "./recall-server.ts";

@@ -1,14 +1,24 @@
 import type {
   foldSessionSummary,
+  McpSdkServerConfigWithInstance,
   SessionKey,
   SessionStore,
   SessionStoreEntry,
   SessionSummaryEntry,
 } from "@anthropic-ai/claude-agent-sdk";
-import { AmbiguousName, definedFields, IdempotencyMismatch, type MirrorKey, StorageError } from "@palimpsest/core";
+import {
+  AmbiguousName,
+  checkOptionKeys,
+  definedFields,
+  IdempotencyMismatch,
+  type MirrorKey,
+  NotFoundError,
+  StorageError,
+} from "@palimpsest/core";
 import { eraseMirrorKey, type MirrorErasure, type MirrorFolder, type Palimpsest } from "@palimpsest/runtime";
 import type { MirrorLog } from "@palimpsest/store";
 import { encodeEntries } from "./entry-codec.ts";
+import { type RecallServerOptions, sdkRecallServer } from "./recall-server.ts";
 import { toMirrorKey, toProjectKey, toSessionId } from "./session-key.ts";
 
 /** The SDK's summary fold, passed in by openSessionStore (the SDK is loaded there). */
@@ -174,6 +184,28 @@ export class PalimpsestSessionStore implements SessionStore {
       );
     }
     return keys[0] === undefined ? undefined : toMirrorKey(keys[0]);
+  }
+
+  /**
+   * An in-process MCP server for `query`'s `mcpServers`, serving `recall` and `expand` (docs/recall.md)
+   * over the Palimpsest session the SDK session is folded into (its main thread, entries appended so far
+   * folded first at each call): the model gets back, word for word, what Claude Code's compaction took
+   * out of its context. `mcpServers: { palimpsest: await store.recallServer(sessionId) }`, with the
+   * query's `sessionId` (or `resume`) naming the same session; given the SDK session id alone, the main
+   * key holding it (as sessionIds). A call before anything of the session is stored answers NOT_FOUND.
+   */
+  async recallServer(
+    session: SessionKey | string,
+    options: RecallServerOptions = {},
+  ): Promise<McpSdkServerConfigWithInstance> {
+    this.#open();
+    checkOptionKeys("recallServer", options, { name: true, maxTokens: true });
+    return sdkRecallServer(async () => {
+      const [main] = await this.sessionIds(session);
+      const id = typeof session === "string" ? session : session.sessionId;
+      if (main === undefined) throw new NotFoundError("session", `SDK session ${id}`);
+      return this.runtime.resume(main);
+    }, options);
   }
 
   /** Folds every entry appended so far into its Palimpsest session now, trailing messages included. */

@@ -29,6 +29,7 @@ export {
   optimalCycleTurns,
   type PlannedCandidate,
   profileForModel,
+  recallNote,
   SUMMARY_PREFIX,
   SUMMARY_SUFFIX,
   selectSpan,

@@ -84,6 +84,8 @@ export {
 export {
   DEFAULT_TOOL_TOKENS,
   EXPAND_INPUT,
+  type McpToolResult,
+  mcpToolResult,
   RECALL_INPUT,
   type RecallTool,
   type RecallToolOptions,

@@ -1,5 +1,4 @@
-import { isPalimpsestError } from "@palimpsest/core";
-import { DEFAULT_TOOL_TOKENS, recallTools } from "@palimpsest/runtime";
+import { DEFAULT_TOOL_TOKENS, mcpToolResult, recallTools } from "@palimpsest/runtime";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { integerOption } from "../flags.ts";
@@ -31,17 +30,8 @@ export function registerMcp(program: Command, io: CliIo): void {
           ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
         });
         for (const tool of tools) {
-          server.registerTool(
-            tool.name,
-            { description: tool.description, inputSchema: tool.input },
-            async (input: unknown) => {
-              try {
-                return { content: [{ type: "text" as const, text: await tool.call(input) }] };
-              } catch (error) {
-                if (!isPalimpsestError(error)) throw error;
-                return { content: [{ type: "text" as const, text: `${error.code}: ${error.message}` }], isError: true };
-              }
-            },
+          server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, (input: unknown) =>
+            mcpToolResult(tool, input),
           );
         }
         // The process's own streams: the protocol owns stdout (nothing else is written there).

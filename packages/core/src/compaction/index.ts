@@ -76,7 +76,13 @@ export {
   type SpanSelection,
   selectSpan,
 } from "./span-selection.ts";
-export { formatSummaryMessage, SUMMARY_PREFIX, SUMMARY_SUFFIX, stripSummaryNote } from "./summary-note.ts";
+export {
+  formatSummaryMessage,
+  recallNote,
+  SUMMARY_PREFIX,
+  SUMMARY_SUFFIX,
+  stripSummaryNote,
+} from "./summary-note.ts";
 export { planSummary, summaryReplacementFor } from "./summary-plan.ts";
 export { type PolicyOptions, reached, summaryPolicy } from "./summary-policy.ts";
 export { chooseSummaryRole } from "./summary-role.ts";

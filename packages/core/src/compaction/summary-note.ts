@@ -11,12 +11,38 @@ export const SUMMARY_PREFIX =
 /** Closes every summary message, so the model sees where the background ends. */
 export const SUMMARY_SUFFIX = "\n\n[END OF CONTEXT SUMMARY: respond only to the latest user message]";
 
-/** The text of a summary message: the note, the summary, the end marker. */
-export function formatSummaryMessage(text: string): string {
-  return `${SUMMARY_PREFIX}${stripSummaryNote(text)}${SUMMARY_SUFFIX}`;
+/** Opens the line that says the summary's originals can be recalled, so a later summary finds and drops it. */
+const RECALL_NOTE_MARK = "[ORIGINALS KEPT]";
+
+/**
+ * The one line a summary ends with when the agent has a recall tool named `tool` (docs/recall.md): what
+ * the summary replaced is kept word for word, one call of that tool away.
+ */
+export function recallNote(tool: string): string {
+  return (
+    `${RECALL_NOTE_MARK} The messages this summary replaced are kept word for word: call the \`${tool}\` ` +
+    "tool with the exact words you need (an error, a path, a command, a number) to get them back."
+  );
 }
 
-/** A summary's text without its note and end marker (every copy of them), for updating it rather than nesting it. */
+/**
+ * The text of a summary message: the note, the summary, the recall line when the agent has a recall tool
+ * (`recallTool`, its name), the end marker.
+ */
+export function formatSummaryMessage(text: string, recallTool?: string): string {
+  const recall = recallTool === undefined ? "" : `\n\n${recallNote(recallTool)}`;
+  return `${SUMMARY_PREFIX}${stripSummaryNote(text)}${recall}${SUMMARY_SUFFIX}`;
+}
+
+/**
+ * A summary's text without its note, recall line and end marker (every copy of them), for updating it
+ * rather than nesting it.
+ */
 export function stripSummaryNote(text: string): string {
-  return text.split(SUMMARY_PREFIX).join("").split(SUMMARY_SUFFIX).join("").trim();
+  const bare = text.split(SUMMARY_PREFIX).join("").split(SUMMARY_SUFFIX).join("");
+  return bare
+    .split("\n")
+    .filter((line) => !line.startsWith(RECALL_NOTE_MARK))
+    .join("\n")
+    .trim();
 }

@@ -41,14 +41,19 @@ export function planSummary(input: PolicyInput, why: string, spanOptions: SpanOp
   return plan;
 }
 
-/** The replacement that records a written summary: the plan's role, the note around the text, counted tokens. */
+/**
+ * The replacement that records a written summary: the plan's role, the note around the text (with the
+ * recall line when the agent has a tool named `recallTool`), counted tokens.
+ */
 export function summaryReplacementFor(
   plan: SummaryPlan,
   id: string,
   text: string,
   countTokens: CountTokens,
+  recallTool?: string,
 ): Replacement {
-  const message = { id, role: plan.role, content: [{ type: "text" as const, text: formatSummaryMessage(text) }] };
+  const content = [{ type: "text" as const, text: formatSummaryMessage(text, recallTool) }];
+  const message = { id, role: plan.role, content };
   return { kind: "summary", message, tokens: countTokens(message) };
 }
 

@@ -31,18 +31,20 @@ export function microInputFor(state: Readonly<SessionState>, settings: MicroSett
 /**
  * The new rolling-summary marker: an assistant message (it sits between user turns, so roles alternate and
  * no repair pass merges it into a user turn) with the same reference-only note as batch summaries, so a
- * later batch summary strips the note and updates the text instead of nesting it. `at`: where it goes.
+ * later batch summary strips the note and updates the text instead of nesting it. `at`: where it goes;
+ * `recallTool`: the name of the agent's recall tool, which the marker's last line names.
  */
 export function rollingSummaryReplacement(
   id: string,
   text: string,
   countTokens: CountTokens,
-  at?: string,
+  place: { at?: string | undefined; recallTool?: string | undefined } = {},
 ): Replacement {
+  const { at, recallTool } = place;
   const message = {
     id,
     role: "assistant" as const,
-    content: [{ type: "text" as const, text: formatSummaryMessage(text) }],
+    content: [{ type: "text" as const, text: formatSummaryMessage(text, recallTool) }],
   };
   const replacement: Replacement = { kind: "rolling-summary", message, tokens: countTokens(message) };
   if (at !== undefined) replacement.at = at;

@@ -1,5 +1,11 @@
 import { chooseSummaryRole, type LiveEntry, planSummary, summaryReplacementFor } from "@palimpsest/core";
-import { formatSummaryMessage, SUMMARY_PREFIX, SUMMARY_SUFFIX, stripSummaryNote } from "@palimpsest/core/testing";
+import {
+  formatSummaryMessage,
+  recallNote,
+  SUMMARY_PREFIX,
+  SUMMARY_SUFFIX,
+  stripSummaryNote,
+} from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, countTokens, ids, live, output, policyInput, system } from "./view-builders.ts";
@@ -90,6 +96,17 @@ describe("a later summary updates the earlier one", () => {
     const nested = formatSummaryMessage(`${formatSummaryMessage("inner")}\nouter`);
     expect(stripSummaryNote(nested)).toBe("inner\nouter");
     expect(formatSummaryMessage(nested).split(SUMMARY_PREFIX)).toHaveLength(2);
+  });
+
+  it("given a recall tool, then the summary's last line before the end marker names it, and stripping drops it, so an update holds it once", () => {
+    const once = formatSummaryMessage("Goal: ship.", "mcp__palimpsest__recall");
+    expect(once).toBe(`${SUMMARY_PREFIX}Goal: ship.\n\n${recallNote("mcp__palimpsest__recall")}${SUMMARY_SUFFIX}`);
+    expect(recallNote("recall")).toContain("call the `recall` tool");
+    expect(stripSummaryNote(once)).toBe("Goal: ship.");
+    const updated = formatSummaryMessage(`${stripSummaryNote(once)}\nThen: docs.`, "recall");
+    expect(updated.split(recallNote("recall"))).toHaveLength(2);
+    expect(updated).not.toContain("mcp__palimpsest__recall");
+    expect(formatSummaryMessage("Goal: ship.")).toBe(`${SUMMARY_PREFIX}Goal: ship.${SUMMARY_SUFFIX}`);
   });
 
   it("given a written summary, then its replacement opens with the note, closes with the end marker and takes the plan's role", () => {

@@ -71,7 +71,7 @@ export function pass(state: SessionState, answer: Answer, micro = settings(), ta
     return planned;
   }
   const at = planned.kind === "absorb" ? planned.at : undefined;
-  const replacement = rollingSummaryReplacement(`marker-${seq}`, answer.text, countTokens, at);
+  const replacement = rollingSummaryReplacement(`marker-${seq}`, answer.text, countTokens, { at });
   if (planned.kind === "defrag" && replacement.tokens >= planned.marker.tokens) {
     execute(state, { type: "record-compaction-failure", data: { mode, reason: "other", attempt: 1, targets } });
     return planned;

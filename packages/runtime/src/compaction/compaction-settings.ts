@@ -9,6 +9,7 @@ import {
   type ProviderProfile,
   type SessionState,
   type Summarizer,
+  ValidationError,
 } from "@palimpsest/core";
 import { type CompactionBudget, resolveBudget } from "./compaction-budget.ts";
 import type { PolicyDefinition } from "./policies/policy-definition.ts";
@@ -52,6 +53,25 @@ export interface CompactionSettings {
    * `settings: { microCompact: false }` at its start.
    */
   micro?: Partial<MicroSettings>;
+  /**
+   * The name of the recall tool the agent has (docs/recall.md): `recall` for recallTools and the AI SDK's
+   * and OpenAI Agents' tools, `mcp__palimpsest__recall` under Claude Code. Each summary then ends with one
+   * line saying that what it replaced is one call of that tool away. Default: none (no such line).
+   */
+  recallTool?: string;
+}
+
+/** A recall tool name a summary may name: 1 to 128 letters, digits, `_`, `-` or `.`. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Refuses a `recallTool` that is no tool name (VALIDATION at `path`); nothing when it is unset. */
+export function checkRecallTool(recallTool: unknown, path: string): void {
+  if (recallTool === undefined || (typeof recallTool === "string" && TOOL_NAME.test(recallTool))) return;
+  throw new ValidationError(
+    "recallTool must be a tool's name: 1 to 128 letters, digits, _, - or .",
+    [`${path}: ${JSON.stringify(recallTool)}`],
+    { path },
+  );
 }
 
 /** Settings with every default filled in for one session. */
@@ -59,6 +79,8 @@ export interface ResolvedCompaction extends CompactionBudget {
   policy: CompactionPolicy;
   summarizer: Summarizer;
   summaryTimeoutMs: number;
+  /** The agent's recall tool, which each summary names (CompactionSettings.recallTool). */
+  recallTool: string | undefined;
 }
 
 /** Fills in the defaults of `settings` for a session, with its token counter for the stubs a prune writes. */
@@ -67,6 +89,7 @@ export function resolveCompaction(
   state: Readonly<SessionState>,
   countTokens: CountTokens,
 ): ResolvedCompaction {
+  checkRecallTool(settings.recallTool, "recallTool");
   const budget = resolveBudget(settings, state);
   const weighed = definedFields({ antiThrash: settings.antiThrash, summarizerPrices: settings.summarizerPrices });
   return {
@@ -74,5 +97,6 @@ export function resolveCompaction(
     ...budget,
     summarizer: settings.summarizer ?? new OfflineSummarizer(),
     summaryTimeoutMs: settings.summaryTimeoutMs ?? 120_000,
+    recallTool: settings.recallTool,
   };
 }

@@ -69,7 +69,8 @@ export async function preparePlan(
     using: settings,
     span: plan,
     failure: () => ({ mode: "summary", attempt: consecutiveFailures(state) + 1, targets: plan.targets }),
-    replacement: (text) => summaryReplacementFor(plan, uuidv7(), text, (m) => counter.countMessage(m)),
+    replacement: (text) =>
+      summaryReplacementFor(plan, uuidv7(), text, (m) => counter.countMessage(m), settings.recallTool),
     spec: (replacement, result) => ({
       compactionId: uuidv7(),
       mode: "summary",

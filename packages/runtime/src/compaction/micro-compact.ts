@@ -21,13 +21,13 @@ import {
 import { uuidv7 } from "uuidv7";
 import type { Session } from "../runtime/session.ts";
 import { resolveProfile } from "./compaction-budget.ts";
-import type { CompactionSettings } from "./compaction-settings.ts";
+import { type CompactionSettings, checkRecallTool } from "./compaction-settings.ts";
 import { commitCompaction, type Preparation, type PreparedCompaction, prepareSummary } from "./execute-compaction.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */
 export interface MicroCompactOptions
   extends Partial<MicroSettings>,
-    Pick<CompactionSettings, "profile" | "contextWindow" | "summarizer" | "summaryTimeoutMs"> {
+    Pick<CompactionSettings, "profile" | "contextWindow" | "summarizer" | "summaryTimeoutMs" | "recallTool"> {
   /** Tokens of the protected tail (default: the batch policies' tail budget for the window and profile). */
   tailTokens?: number;
   /** Default "auto": micro passes run after completed turns. */
@@ -60,6 +60,7 @@ const DEFAULT_CONTEXT_WINDOW = 200_000;
  */
 export async function microCompact(session: Session, options: MicroCompactOptions = {}): Promise<MicroOutcome> {
   const started = Date.now();
+  checkRecallTool(options.recallTool, "recallTool");
   const counter = await session.tokenCounter();
   const summarizer = options.summarizer ?? new OfflineSummarizer();
   return commitCompaction(session, async (state): Promise<Preparation<MicroOutcome>> => {
@@ -77,6 +78,7 @@ export async function microCompact(session: Session, options: MicroCompactOption
       state,
       summarizer,
       summaryTimeoutMs: options.summaryTimeoutMs ?? 120_000,
+      recallTool: options.recallTool,
       counter,
       producer: { policy: "micro", profile: profile.name },
       trigger: options.trigger ?? "auto",
@@ -112,6 +114,7 @@ interface Pass {
   state: Readonly<SessionState>;
   summarizer: Summarizer;
   summaryTimeoutMs: number;
+  recallTool: string | undefined;
   counter: TokenCounter;
   producer: { policy: string; profile: string };
   trigger: "manual" | "auto";
@@ -130,7 +133,8 @@ async function absorb(pass: Pass, plan: MicroAbsorbPlan): Promise<PreparedCompac
     using: pass,
     span: { input: plan.exchange, previousSummary: plan.previousSummary, maxSummaryTokens: plan.maxSummaryTokens },
     failure: () => ({ mode: "micro", attempt: attempt(), targets: exchange }),
-    replacement: (text) => rollingSummaryReplacement(uuidv7(), text, countWith(pass), plan.at),
+    replacement: (text) =>
+      rollingSummaryReplacement(uuidv7(), text, countWith(pass), { at: plan.at, recallTool: pass.recallTool }),
     spec: (replacement, result) => specOf(pass, "micro", plan.targets, replacement, result),
   });
   return {
@@ -151,7 +155,7 @@ async function defrag(pass: Pass, plan: MicroDefragPlan): Promise<PreparedCompac
     using: pass,
     span: { input: [], previousSummary: plan.summary, maxSummaryTokens: plan.maxSummaryTokens },
     failure: () => ({ mode: "defrag", attempt: 1, targets }),
-    replacement: (text) => rollingSummaryReplacement(uuidv7(), text, countWith(pass)),
+    replacement: (text) => rollingSummaryReplacement(uuidv7(), text, countWith(pass), { recallTool: pass.recallTool }),
     reject: (replacement) =>
       replacement.tokens >= plan.marker.tokens
         ? `defrag did not shrink the rolling summary (${plan.marker.tokens} → ${replacement.tokens} tokens)`

@@ -25,7 +25,7 @@ import { uuidv7 } from "uuidv7";
 import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step.ts";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
 import { resolveProfile } from "../compaction/compaction-budget.ts";
-import type { CompactionSettings } from "../compaction/compaction-settings.ts";
+import { type CompactionSettings, checkRecallTool } from "../compaction/compaction-settings.ts";
 import type { MicroBatchOptions } from "../compaction/micro-batch.ts";
 import { microScheduleOf } from "../compaction/micro-schedule.ts";
 import { policyFor } from "../compaction/policies/registry.ts";
@@ -103,6 +103,7 @@ export class Palimpsest {
 
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
   constructor(deps: RuntimeDeps) {
+    checkRecallTool(deps.compaction?.recallTool, "compaction.recallTool");
     this.store = deps.store;
     this.#deps = deps;
     this.contentionTimeoutMs = deps.contentionTimeoutMs ?? DEFAULT_CONTENTION_TIMEOUT_MS;
@@ -348,9 +349,9 @@ function microPasses(session: Session, settings: CompactionSettings): AfterTurnP
 
 /** The micro pass options implied by the runtime's compaction settings (the summarizer's prices for the batch gate). */
 function microOptions(settings: CompactionSettings): MicroBatchOptions {
-  const { profile, contextWindow, summarizer, summaryTimeoutMs, summarizerPrices } = settings;
+  const { profile, contextWindow, summarizer, summaryTimeoutMs, summarizerPrices, recallTool } = settings;
   return {
     ...settings.micro,
-    ...definedFields({ profile, contextWindow, summarizer, summaryTimeoutMs, summarizerPrices }),
+    ...definedFields({ profile, contextWindow, summarizer, summaryTimeoutMs, summarizerPrices, recallTool }),
   };
 }

@@ -4,6 +4,7 @@ import {
   definedFields,
   InvariantViolation,
   liveTargetTokens,
+  type Message,
   type PrecompactionCandidate,
   planDelta,
   runwayTarget,
@@ -150,7 +151,8 @@ async function commitPrefixWithRoom(
   const counter = await session.tokenCounter();
   const state: Readonly<SessionState> = session.state;
   if (state.viewVersion !== hit.basis.viewVersion) return undefined;
-  const summary = summaryReplacementFor(hit.plan, "room-check", hit.candidate.summary, (m) => counter.countMessage(m));
+  const count = (m: Message) => counter.countMessage(m);
+  const summary = summaryReplacementFor(hit.plan, "room-check", hit.candidate.summary, count, settings.recallTool);
   const after = state.liveTokens - liveTargetTokens(state, hit.plan.targets) + summary.tokens;
   const threshold = compactionThreshold(settings.contextWindow, settings.maxOutputTokens, settings.profile.threshold);
   if (hit.plan.targets.length === 0 || after > runwayTarget(threshold, settings.profile.runway)) return undefined;
@@ -181,7 +183,8 @@ interface HitCommit {
 async function commit(session: Session, hit: HitCommit): Promise<StoredEvent | undefined> {
   const { settings, plan, candidate, deltaResult } = hit;
   const counter = await session.tokenCounter();
-  const replacement = summaryReplacementFor(plan, uuidv7(), hit.text, (m) => counter.countMessage(m));
+  const count = (m: Message) => counter.countMessage(m);
+  const replacement = summaryReplacementFor(plan, uuidv7(), hit.text, count, settings.recallTool);
   const auxIn = (candidate.auxTokensIn ?? 0) + (deltaResult?.inputTokens ?? 0);
   const auxOut = (candidate.auxTokensOut ?? 0) + (deltaResult?.outputTokens ?? 0);
   // tokensBefore is the plan's; the removed tokens are counted at commit, on the state the hit commits to.

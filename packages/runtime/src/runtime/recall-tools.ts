@@ -1,4 +1,11 @@
-import { type Message, messageText, NotFoundError, type TokenCounter, ValidationError } from "@palimpsest/core";
+import {
+  isPalimpsestError,
+  type Message,
+  messageText,
+  NotFoundError,
+  type TokenCounter,
+  ValidationError,
+} from "@palimpsest/core";
 import { z } from "zod";
 import type { Session } from "./session.ts";
 
@@ -186,6 +193,29 @@ export function recallTools(
       },
     },
   ];
+}
+
+/**
+ * A tool call's answer as an MCP server returns it: one text block, `isError` when the call was refused
+ * (a type literal, not an interface, so the MCP SDKs' index-signed result type takes it).
+ */
+export type McpToolResult = {
+  content: { type: "text"; text: string }[];
+  isError?: boolean;
+};
+
+/**
+ * Answers a call of `tool` as an MCP tool result (the MCP server's and the Claude Agent SDK's): its text,
+ * or for a refused call (a Palimpsest error: a bad input, an unknown compaction) its code and message
+ * marked `isError`, which the model is shown. Any other error is thrown.
+ */
+export async function mcpToolResult(tool: RecallTool, input: unknown): Promise<McpToolResult> {
+  try {
+    return { content: [{ type: "text", text: await tool.call(input) }] };
+  } catch (error) {
+    if (!isPalimpsestError(error)) throw error;
+    return { content: [{ type: "text", text: `${error.code}: ${error.message}` }], isError: true };
+  }
 }
 
 /** A message as a tool answer shows it: its text, then each tool call it made (name and arguments). */
