@@ -18,7 +18,14 @@ const vectorOf = (terms: RawBuilder<unknown>) => sql`to_tsvector('simple', ${ter
 export async function createPostgresSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void> {
   await sql`ALTER TABLE events ADD COLUMN search tsvector`.execute(db);
   await sql`ALTER TABLE events ALTER COLUMN search SET STATISTICS 0`.execute(db);
+  // Row-level security forced on the owner (migration 0016) would confine the fill to the tenant the
+  // migrating connection names: lifted for it, so every tenant's messages are indexed, and forced again
+  // after, in the migration's transaction (a failure leaves it forced).
+  const forced = await sql<{ name: string }>`SELECT relname AS name FROM pg_class
+    WHERE oid IN (to_regclass('events'), to_regclass('sessions')) AND relforcerowsecurity`.execute(db);
+  for (const { name } of forced.rows) await sql`ALTER TABLE ${sql.table(name)} NO FORCE ROW LEVEL SECURITY`.execute(db);
   await fill();
+  for (const { name } of forced.rows) await sql`ALTER TABLE ${sql.table(name)} FORCE ROW LEVEL SECURITY`.execute(db);
   await sql`CREATE INDEX events_search ON events USING gin (search)`.execute(db);
 }
 
