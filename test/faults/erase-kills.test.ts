@@ -9,6 +9,7 @@ import { integrityProblems } from "./fault-checks.ts";
 import { faultDatabases } from "./fault-databases.ts";
 import { bundleWorker, Worker, type WorkerScript } from "./fault-process.ts";
 import { faultCount, faultSeed } from "./fault-scale.ts";
+import { searchIndexProblems } from "./search-index-check.ts";
 
 const SESSIONS = 10;
 const ROUNDS = faultCount(6, 6, 2);
@@ -63,6 +64,11 @@ for (const database of faultDatabases("erase")) {
           victims[(await store.getSession(victim.id))?.erasedAt === undefined ? "untouched" : "erased"]++;
         }
         expect(await checkSessions(store, sessions, before), `round ${round}, seed ${seed}`).toEqual([]);
+        // The recall index: an erased session's messages gone from it, an untouched one's all there.
+        const logs = new Map(
+          await Promise.all(sessions.map(async (s) => [s.id, await store.readStream(s.id)] as const)),
+        );
+        expect(await searchIndexProblems(url, logs)).toEqual([]);
         expect(integrityProblems(url)).toEqual([]);
       }
       console.log(`erase kills (${database.name}, seed ${seed}): ${JSON.stringify({ kills, victims })}`);

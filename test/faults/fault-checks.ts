@@ -13,6 +13,7 @@ import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimps
 import type BetterSqlite3 from "better-sqlite3";
 import { viewProblems } from "../support/view-invariants.ts";
 import { cheapCounter } from "./fault-workload.ts";
+import { searchIndexProblems } from "./search-index-check.ts";
 
 /** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolve it from there. */
 const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
@@ -134,18 +135,22 @@ function acknowledgedProblems(acked: Acknowledged, logs: ReadonlyMap<string, rea
  * every log is whole (gapless, no doubled append or turn, each compaction all or nothing, a failed one
  * changed nothing), resume (snapshot plus newer events) equals a full replay of the log, every view holds
  * the invariants, sealed sessions have one seal and a linked successor holding the sealed view, the audit
- * read models equal a rebuild from the log (with `audit`), and SQLite's integrity check says ok. With
+ * read models equal a rebuild from the log (with `audit`), the recall index holds exactly the stored
+ * messages (searchIndexProblems), and SQLite's integrity check says ok. With
  * `settled` (no write cut short is left to retry), every sealed session's successor exists too.
  */
 export async function checkDatabase(url: string, acked: Acknowledged, options: CheckOptions): Promise<CheckReport> {
   const store = await openEventStore(url, options.keyring === undefined ? {} : { keyring: options.keyring });
   const runtime = new Palimpsest({ store, counterFor: async () => cheapCounter });
+  const checked: CheckedSessions = options.checked ?? new Map();
   let report: CheckReport;
   try {
-    report = await checkStore(store, runtime, acked, options);
+    report = await checkStore(store, runtime, acked, { ...options, checked });
   } finally {
     await runtime.close();
   }
+  const logs = new Map([...checked].map(([sessionId, { log }]) => [sessionId, log]));
+  report.invalid.push(...(await searchIndexProblems(url, logs)));
   report.invalid.push(...integrityProblems(url));
   return report;
 }

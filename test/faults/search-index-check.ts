@@ -1,0 +1,111 @@
+/**
+ * The recall index against the log, as fault checks read it: after any crash, a session's messages are
+ * indexed exactly when their events are stored (the index is written in the append's transaction, and
+ * cleared in the erasure's), so the events of a session with terms and the index's rows of it name the
+ * same seqs; on PostgreSQL each vector is the one its message's terms make. A message an encrypting store
+ * sealed is never indexed. Read with the drivers directly, on the database at `url`.
+ */
+import { createRequire } from "node:module";
+import { indexedTerms, type StoredEvent } from "@palimpsest/core";
+import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import { SEALED_FIELD } from "../../packages/store/src/engine/row-mapping.ts";
+import { sessionTerm } from "../../packages/store/src/engine/sqlite/sqlite-search.ts";
+
+/** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolve it from there. */
+const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
+  "better-sqlite3",
+) as typeof BetterSqlite3;
+
+/** Where the index and each session's log (its events, read whole, opened) disagree. */
+export async function searchIndexProblems(
+  url: string,
+  logs: ReadonlyMap<string, readonly StoredEvent[]>,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const read = url.startsWith("postgres") ? await postgresReader(url) : sqliteReader(url);
+  try {
+    for (const [sessionId, log] of logs) {
+      const sealed = new Set(await read.sealedSeqs(sessionId));
+      const expected = log.filter((e) => !sealed.has(e.seq)).flatMap((e) => indexedEvent(e));
+      // Up to the last seq read: another process may have appended since.
+      const last = log.at(-1)?.seq ?? 0;
+      const have = (await read.indexedSeqs(sessionId)).filter((seq) => seq <= last).join(",");
+      const want = expected.map((e) => e.seq).join(",");
+      if (want !== have) problems.push(`${sessionId}: the search index holds seqs [${have}], its messages [${want}]`);
+      for (const seq of await read.wrongVectors(sessionId, expected))
+        problems.push(`${sessionId}: seq ${seq}'s search vector is not its message's terms`);
+    }
+  } finally {
+    await read.close();
+  }
+  return problems;
+}
+
+/** A stored message's seq and terms, or nothing for an event without terms. */
+function indexedEvent(event: StoredEvent): { seq: number; terms: string }[] {
+  const terms = indexedTerms(event);
+  return terms === null ? [] : [{ seq: event.seq, terms }];
+}
+
+/** What the check reads of one engine's index. */
+interface IndexReader {
+  /** The seqs of the session's events the index holds, ascending. */
+  indexedSeqs(sessionId: string): Promise<number[]>;
+  /** The seqs of the session's events stored sealed (an encrypting store's). */
+  sealedSeqs(sessionId: string): Promise<number[]>;
+  /** The seqs whose stored vector is not the one their terms make (PostgreSQL; SQLite's FTS5 keeps no text to compare). */
+  wrongVectors(sessionId: string, expected: readonly { seq: number; terms: string }[]): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+async function postgresReader(url: string): Promise<IndexReader> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    async indexedSeqs(sessionId) {
+      const { rows } = await client.query<{ seq: number }>(
+        "SELECT seq FROM events WHERE session_id = $1 AND search IS NOT NULL ORDER BY seq",
+        [sessionId],
+      );
+      return rows.map((r) => Number(r.seq));
+    },
+    async sealedSeqs(sessionId) {
+      const { rows } = await client.query<{ seq: number }>(
+        `SELECT seq FROM events WHERE session_id = $1 AND cast(data AS jsonb) ? '${SEALED_FIELD}'`,
+        [sessionId],
+      );
+      return rows.map((r) => Number(r.seq));
+    },
+    async wrongVectors(sessionId, expected) {
+      if (expected.length === 0) return [];
+      const { rows } = await client.query<{ seq: number }>(
+        `SELECT e.seq FROM events e JOIN unnest($2::int[], $3::text[]) AS x(seq, terms) ON e.seq = x.seq
+         WHERE e.session_id = $1 AND e.search IS DISTINCT FROM to_tsvector('simple', x.terms)`,
+        [sessionId, expected.map((e) => e.seq), expected.map((e) => e.terms)],
+      );
+      return rows.map((r) => Number(r.seq));
+    },
+    close: () => client.end(),
+  };
+}
+
+function sqliteReader(url: string): IndexReader {
+  const db = new Database(url, { readonly: true });
+  const seqs = db.prepare(
+    `SELECT seq FROM events WHERE session_id = ? AND position IN
+       (SELECT rowid FROM message_search WHERE message_search MATCH ?) ORDER BY seq`,
+  );
+  const sealed = db.prepare(
+    `SELECT seq FROM events WHERE session_id = ? AND json_type(data, '$."${SEALED_FIELD}"') IS NOT NULL`,
+  );
+  return {
+    indexedSeqs: async (sessionId) =>
+      (seqs.all(sessionId, `"${sessionTerm(sessionId)}"`) as { seq: number }[]).map((r) => r.seq),
+    sealedSeqs: async (sessionId) => (sealed.all(sessionId) as { seq: number }[]).map((r) => r.seq),
+    wrongVectors: async () => [],
+    close: async () => {
+      db.close();
+    },
+  };
+}
