@@ -32,6 +32,7 @@ import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-deci
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type PurgeEraseResult, runPurgeErasedBench } from "./purge-erased.ts";
 import { type RecallAppendRow, type RecallLatencyRow, runRecallAppendBench, runRecallLatencyBench } from "./recall.ts";
+import { type RecallQualityRow, recallQualityTables, runRecallQualityBench } from "./recall-quality.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
 import { runScaleBench, type ScaleRow } from "./scale.ts";
 import { scaleTables } from "./scale-tables.ts";
@@ -790,17 +791,23 @@ try {
   if (only.has("recall")) {
     const appends: RecallAppendRow[] = [];
     const latency: RecallLatencyRow[] = [];
+    const quality: RecallQualityRow[] = [];
     for (const engine of engines) {
       appends.push(...(await runRecallAppendBench(engine, await databaseFor(engine, "recall_append"), quick)));
       const sizes = quick ? [1_000, 10_000] : [10_000, 100_000];
       latency.push(...(await runRecallLatencyBench(engine, await databaseFor(engine, "recall_latency"), sizes)));
+      quality.push(...(await runRecallQualityBench(engine, await databaseFor(engine, "recall_quality"))));
     }
-    results.recall = { appends, latency };
+    results.recall = { appends, latency, quality };
     tables.push(
       "## Recall: the search index on an agent's turns (search: false beside it)",
       recallAppendTable(appends),
       "## Recall: session.recall in a long session, beside a LIKE scan",
       recallLatencyTable(latency),
+      "## Recall: recall@5 of the facts a summary dropped (real transcripts), beside a LIKE scan",
+      quality.length === 0
+        ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
+        : recallQualityTables(quality),
     );
   }
   if (only.has("resume")) {

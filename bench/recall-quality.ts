@@ -1,0 +1,346 @@
+/**
+ * Recall's retrieval quality on the real transcripts (docs/recall.md, docs/fidelity.md): each session
+ * that can compact is appended to a session of its own, then compacted once, forced, by the offline
+ * summary policy (with a window of half its own token total, less when that leaves no middle: fidelity.ts's
+ * WINDOW_FRACTIONS). A fact is lost when the FidelityExtractor (run over the whole conversation in order)
+ * finds it in a message the compaction removed, no message left in the view brings it, and the summary
+ * does not hold it (ReplacementText.holds); each kind and value counts once per session.
+ *
+ * Each lost fact becomes the query of an agent that lost it and does not know it verbatim:
+ * a user request → its first 5 words; a file path → its last segment (the basename); an error name → the
+ * name; a command → its first two words; a number → the number as extracted (`16ms`, `0.93`).
+ * A query is answered by `session.recall(query, { limit: 5 })`, and beside it by the scan a user would
+ * write instead: the session's message events whose data holds the query, case-insensitive (`data::text
+ * ILIKE '%query%'` on PostgreSQL, `data LIKE` on SQLite), newest first, LIMIT 5. Either finds the fact
+ * when one of its 5 messages holds it as ReplacementText.holds decides, the test that found it missing
+ * from the summary (verbatim for requests and commands, a whole word for error names, the number
+ * canonically, a path whole or by its last two or more segments), on the message's text, its name and
+ * its tool calls' names and arguments, raw and as parsed strings. A query without a letter or digit is
+ * one recall refuses: a miss for it.
+ * Standalone (SQLite): `npx tsx bench/recall-quality.ts`; in the suite: `--only recall`.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  FIDELITY_KINDS,
+  type FidelityKind,
+  type ImportedSession,
+  type Message,
+  messageText,
+  type PerKind,
+  type StoredEvent,
+  searchTerms,
+} from "@palimpsest/core";
+import { FidelityExtractor, ReplacementText } from "@palimpsest/core/testing";
+import { compact, openPalimpsest, type Palimpsest, type Session } from "@palimpsest/runtime";
+import type { Engine } from "@palimpsest/store";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { canCompactInReplay, realSessions, realTranscriptFiles, windowFor } from "../test/support/real-transcripts.ts";
+import { createSqliteFolder } from "./databases.ts";
+import { WINDOW_FRACTIONS } from "./fidelity.ts";
+import { markdownTable, num, progress } from "./stats.ts";
+
+/** The issue's goal: recall@5 of the lost facts' messages, per kind. */
+export const RECALL_GOAL = 0.95;
+
+/** Lost facts of one kind (or all), and how many of them each search found in its first 5. */
+export interface RecallQualityCounts {
+  lost: number;
+  recall: number;
+  like: number;
+}
+
+/** One transcript file on one engine: its sessions measured (and those that never compacted), per kind. */
+export interface RecallQualityRow {
+  engine: Engine;
+  file: string;
+  sessions: number;
+  uncompacted: number;
+  byKind: PerKind<RecallQualityCounts>;
+  ms: number;
+}
+
+/** Measures recall@5 of every compacting session of every real transcript, on the database at `url`. */
+export async function runRecallQualityBench(engine: Engine, url: string): Promise<RecallQualityRow[]> {
+  const runtime = await openPalimpsest({ url });
+  const like = likeSearch(engine, url);
+  const rows: RecallQualityRow[] = [];
+  try {
+    for (const file of realTranscriptFiles()) {
+      const started = performance.now();
+      const row: RecallQualityRow = { engine, file, sessions: 0, uncompacted: 0, byKind: emptyCounts(), ms: 0 };
+      for (const source of realSessions(file).filter(canCompactInReplay)) {
+        const counts = await measureSession(runtime, like.search, source);
+        if (counts === undefined) row.uncompacted += 1;
+        else {
+          row.sessions += 1;
+          for (const kind of FIDELITY_KINDS) addCounts(row.byKind[kind], counts[kind]);
+        }
+      }
+      row.ms = performance.now() - started;
+      if (row.sessions + row.uncompacted > 0) rows.push(row);
+    }
+  } finally {
+    await like.close();
+    await runtime.close();
+  }
+  return rows;
+}
+
+/** A fact of a session's conversation. */
+interface Fact {
+  kind: FidelityKind;
+  value: string;
+}
+
+/** Searches a session's messages for a query, returning the (at most 5) messages found. */
+type Search = (sessionId: string, query: string) => Promise<Message[]>;
+
+/** One session compacted, its lost facts searched both ways; undefined when it never compacts. */
+async function measureSession(
+  runtime: Palimpsest,
+  like: Search,
+  source: ImportedSession,
+): Promise<PerKind<RecallQualityCounts> | undefined> {
+  const label = `recall quality ${source.externalId.slice(0, 12)}`;
+  const messages = source.items.flatMap((i) => (i.kind === "message" ? [i.message] : []));
+  const session = await runtime.startSession({
+    sessionId: `recall-quality-${randomUUID()}`,
+    ...(source.model === undefined ? {} : { model: source.model }),
+  });
+  for (let from = 0; from < messages.length; from += 200) await session.append(messages.slice(from, from + 200));
+  const compaction = await compactOnce(session, source);
+  if (compaction === undefined) {
+    progress(`${label}: never compacts, left out`);
+    return undefined;
+  }
+  const facts = await lostFacts(session, messages, compaction);
+  const counts = emptyCounts();
+  for (const fact of facts) {
+    const query = queryFor(fact);
+    const found = searchTerms(query).length === 0 ? [] : (await session.recall(query, { limit: 5 })).messages;
+    const c = counts[fact.kind];
+    c.lost += 1;
+    if (found.some((m) => holdsFact(m.message, fact))) c.recall += 1;
+    if ((await like(session.id, query)).some((m) => holdsFact(m, fact))) c.like += 1;
+  }
+  const total = totalOf(counts);
+  progress(`${label}: ${total.lost} facts lost, recall@5 ${total.recall}, LIKE@5 ${total.like}`);
+  return counts;
+}
+
+/** One forced summary compaction, trying smaller windows until one leaves a middle; its supersede event. */
+async function compactOnce(
+  session: Session,
+  source: ImportedSession,
+): Promise<Extract<StoredEvent, { type: "messages.superseded" }> | undefined> {
+  for (const fraction of WINDOW_FRACTIONS) {
+    const contextWindow = await windowFor(source, fraction);
+    const outcome = await compact(session, { policy: "summary", force: true, contextWindow });
+    if (outcome.status === "compacted" && outcome.event.type === "messages.superseded") return outcome.event;
+  }
+  return undefined;
+}
+
+/** The facts of the messages `compaction` removed that no message left in the view brings and its summary does not hold. */
+async function lostFacts(
+  session: Session,
+  messages: readonly Message[],
+  compaction: Extract<StoredEvent, { type: "messages.superseded" }>,
+): Promise<Fact[]> {
+  const extractor = new FidelityExtractor();
+  const factsOf = new Map(messages.map((m) => [m.id, extractor.items(m)]));
+  const removed = new Set((await session.expand(compaction.data.compactionId)).map((e) => e.message.id));
+  const kept = new Set(
+    session
+      .view()
+      .messages.flatMap((m) =>
+        FIDELITY_KINDS.flatMap((kind) => factsOf.get(m.id)?.[kind].map((v) => key(kind, v)) ?? []),
+      ),
+  );
+  const summary = new ReplacementText(compaction.data.replacements.map((r) => searchableText(r.message)).join("\n"));
+  const lost = new Map<string, Fact>();
+  for (const id of removed) {
+    for (const kind of FIDELITY_KINDS) {
+      for (const value of factsOf.get(id)?.[kind] ?? []) {
+        if (!kept.has(key(kind, value)) && !summary.holds(kind, value)) lost.set(key(kind, value), { kind, value });
+      }
+    }
+  }
+  return [...lost.values()];
+}
+
+function key(kind: FidelityKind, value: string): string {
+  return `${kind}\u0000${value}`;
+}
+
+/** The query of an agent that lost `fact` (the rule in the header). */
+function queryFor(fact: Fact): string {
+  const words = fact.value.split(/\s+/).filter((w) => w.length > 0);
+  switch (fact.kind) {
+    case "userRequests":
+      return words.slice(0, 5).join(" ");
+    case "filePaths":
+      return (
+        fact.value
+          .split("/")
+          .filter((s) => s.length > 0)
+          .at(-1) ?? fact.value
+      );
+    case "commands":
+      return words.slice(0, 2).join(" ");
+    case "errorNames":
+    case "numbers":
+      return fact.value;
+  }
+}
+
+/** Whether `message` holds `fact` (ReplacementText.holds on its searchable text). */
+function holdsFact(message: Message, fact: Fact): boolean {
+  return new ReplacementText(searchableText(message)).holds(fact.kind, fact.value);
+}
+
+/** A message's text, name and tool calls' names and arguments, raw and as parsed strings (a command's quotes unescaped). */
+function searchableText(message: Message): string {
+  const parts = [message.name ?? "", messageText(message)];
+  for (const call of message.toolCalls ?? []) parts.push(call.name, call.arguments, ...jsonStrings(call.arguments));
+  return parts.join("\n");
+}
+
+/** The string values anywhere in a JSON text (none when it does not parse). */
+function jsonStrings(json: string): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") out.push(value);
+    else if (typeof value === "object" && value !== null) for (const v of Object.values(value)) walk(v);
+  };
+  try {
+    walk(JSON.parse(json));
+  } catch {
+    // Not JSON: the raw arguments are searched already.
+  }
+  return out;
+}
+
+/**
+ * The search a user would write instead of recall: the session's message events whose data holds the
+ * query, case-insensitive (ASCII on SQLite), newest first, LIMIT 5.
+ */
+function likeSearch(engine: Engine, url: string): { search: Search; close: () => Promise<void> } {
+  const messagesOf = (rows: readonly { data: string }[]) =>
+    rows.map((r) => (JSON.parse(r.data) as { message: Message }).message);
+  if (engine === "sqlite") {
+    const db = new Database(url, { readonly: true });
+    const statement = db.prepare(
+      "SELECT data FROM events WHERE session_id = ? AND type = 'message.appended' AND data LIKE ? ORDER BY seq DESC LIMIT 5",
+    );
+    return {
+      search: async (sessionId, query) => messagesOf(statement.all(sessionId, `%${query}%`) as { data: string }[]),
+      close: async () => {
+        db.close();
+      },
+    };
+  }
+  const client = new pg.Client({ connectionString: url });
+  const connected = client.connect();
+  return {
+    search: async (sessionId, query) => {
+      await connected;
+      const { rows } = await client.query<{ data: string }>(
+        "SELECT data::text AS data FROM events WHERE session_id = $1 AND type = 'message.appended' AND data::text ILIKE $2 ORDER BY seq DESC LIMIT 5",
+        [sessionId, `%${query}%`],
+      );
+      return messagesOf(rows);
+    },
+    close: () => client.end(),
+  };
+}
+
+function emptyCounts(): PerKind<RecallQualityCounts> {
+  return {
+    userRequests: { lost: 0, recall: 0, like: 0 },
+    filePaths: { lost: 0, recall: 0, like: 0 },
+    errorNames: { lost: 0, recall: 0, like: 0 },
+    commands: { lost: 0, recall: 0, like: 0 },
+    numbers: { lost: 0, recall: 0, like: 0 },
+  };
+}
+
+function addCounts(into: RecallQualityCounts, counts: RecallQualityCounts): void {
+  into.lost += counts.lost;
+  into.recall += counts.recall;
+  into.like += counts.like;
+}
+
+function totalOf(byKind: PerKind<RecallQualityCounts>): RecallQualityCounts {
+  const total = { lost: 0, recall: 0, like: 0 };
+  for (const kind of FIDELITY_KINDS) addCounts(total, byKind[kind]);
+  return total;
+}
+
+/** `found/lost (share)`, or `-` when nothing was lost. */
+function shareCell(found: number, lost: number): string {
+  return lost === 0 ? "-" : `${found}/${lost} (${num((found / lost) * 100, 1)}%)`;
+}
+
+const KIND_NAMES: Record<FidelityKind, string> = {
+  userRequests: "user requests",
+  filePaths: "file paths",
+  errorNames: "error names",
+  commands: "commands",
+  numbers: "numbers",
+};
+
+/** The markdown tables: per engine and kind (with the goal), then per engine and transcript file. */
+export function recallQualityTables(rows: readonly RecallQualityRow[]): string {
+  const engines = [...new Set(rows.map((r) => r.engine))];
+  const byKind = markdownTable(
+    ["engine", "kind", "facts lost", "session.recall@5", "LIKE@5", `goal ${num(RECALL_GOAL * 100)}%`],
+    engines.flatMap((engine) => {
+      const mine = rows.filter((r) => r.engine === engine);
+      const pooled = (kind: FidelityKind) => {
+        const c = { lost: 0, recall: 0, like: 0 };
+        for (const r of mine) addCounts(c, r.byKind[kind]);
+        return c;
+      };
+      const total = { lost: 0, recall: 0, like: 0 };
+      const kindRows = FIDELITY_KINDS.map((kind) => {
+        const c = pooled(kind);
+        addCounts(total, c);
+        return [engine, KIND_NAMES[kind], ...countCells(c)];
+      });
+      return [...kindRows, [engine, "**all**", ...countCells(total)]];
+    }),
+  );
+  const byFile = markdownTable(
+    ["engine", "transcript", "sessions", "facts lost", "session.recall@5", "LIKE@5"],
+    rows.map((r) => {
+      const total = totalOf(r.byKind);
+      return [
+        r.engine,
+        r.file.replace(/^claude-code\//, "cc/").replace(/([0-9a-f]{8})-[0-9a-f-]{27}/, "$1"),
+        r.uncompacted === 0 ? `${r.sessions}` : `${r.sessions}; ${r.uncompacted} never compact`,
+        total.lost,
+        shareCell(total.recall, total.lost),
+        shareCell(total.like, total.lost),
+      ];
+    }),
+  );
+  return `${byKind}\n\n${byFile}`;
+}
+
+function countCells(c: RecallQualityCounts): (string | number)[] {
+  const met = c.lost === 0 ? "-" : c.recall / c.lost >= RECALL_GOAL ? "met" : "short";
+  return [c.lost, shareCell(c.recall, c.lost), shareCell(c.like, c.lost), met];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const folder = createSqliteFolder();
+  const started = performance.now();
+  try {
+    console.log(recallQualityTables(await runRecallQualityBench("sqlite", folder.path("recall-quality.db"))));
+  } finally {
+    folder.drop();
+  }
+  progress(`recall quality: ${num((performance.now() - started) / 1000, 1)} s`);
+}
