@@ -81,7 +81,7 @@ async function postgresReader(url: string): Promise<IndexReader> {
       if (expected.length === 0) return [];
       const { rows } = await client.query<{ seq: number }>(
         `SELECT e.seq FROM events e JOIN unnest($2::int[], $3::text[]) AS x(seq, terms) ON e.seq = x.seq
-         WHERE e.session_id = $1 AND e.search IS DISTINCT FROM to_tsvector('simple', x.terms)`,
+         WHERE e.session_id = $1 AND e.search IS DISTINCT FROM array_to_tsvector(string_to_array(x.terms, ' '))`,
         [sessionId, expected.map((e) => e.seq), expected.map((e) => e.terms)],
       );
       return rows.map((r) => Number(r.seq));

@@ -9,20 +9,38 @@ export const SEARCH_TERMS_LIMIT = 5_000;
 /** The longest term indexed: longer runs (base64, long hashes) are left out. */
 export const SEARCH_TERM_LENGTH = 64;
 
-/** What separates terms: anything but a letter or a digit (so paths, commands and identifiers split into their words). */
-const SEPARATOR = /[^\p{L}\p{N}]+/u;
+/**
+ * A compound: runs of letters and digits joined by single `.`, `_` or `-` (a version `3.16.0`, a file
+ * name `app.ts`, an identifier `err_quokka_7731`, a model `claude-sonnet-4`); a lone run is one too.
+ */
+const COMPOUND = /[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*/gu;
+/** What joins a compound's words. */
+const CONNECTOR = /[._-]/;
 
 /**
- * The distinct terms of `text`, lower-cased, in the order they first appear: its runs of letters and
- * digits, each at most SEARCH_TERM_LENGTH long (longer ones are dropped), at most `limit` of them. Both
- * engines index these terms and match a query's, so they search alike.
+ * A search term: a run of letters and digits, or a compound of them (COMPOUND), at most
+ * SEARCH_TERM_LENGTH long. Nothing else (no quote, space, backslash or query operator) can be one.
+ */
+export const SEARCH_TERM = /^[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*$/u;
+
+/**
+ * The distinct terms of `text`, lower-cased, in the order they first appear: each compound whole (when it
+ * joins several words), then its words (runs of letters and digits), so `3.16` or `app.ts` is found as
+ * such and by its parts; terms longer than SEARCH_TERM_LENGTH are dropped, at most `limit` are kept.
+ * Both engines index these terms and match a query's, so they search alike.
  */
 export function searchTerms(text: string, limit = SEARCH_TERMS_LIMIT): string[] {
   const terms = new Set<string>();
-  for (const word of text.toLowerCase().split(SEPARATOR)) {
-    if (word.length === 0 || word.length > SEARCH_TERM_LENGTH) continue;
-    terms.add(word);
-    if (terms.size >= limit) break;
+  const add = (term: string): boolean => {
+    if (term.length <= SEARCH_TERM_LENGTH) terms.add(term);
+    return terms.size >= limit;
+  };
+  for (const [compound] of text.toLowerCase().matchAll(COMPOUND)) {
+    if (!CONNECTOR.test(compound)) {
+      if (add(compound)) break;
+      continue;
+    }
+    if (add(compound) || compound.split(CONNECTOR).some(add)) break;
   }
   return [...terms];
 }

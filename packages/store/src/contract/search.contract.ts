@@ -78,6 +78,25 @@ export function searchContract(ctx: ContractContext): void {
       expect(await search(store, [sid], "nowhere")).toEqual([]);
     });
 
+    it("finds a compound (a version, a file name, an identifier) whole before messages holding only its words", async () => {
+      const store = ctx.store();
+      const sid = newSessionId("search-compound");
+      const short = Array.from({ length: 8 }, (_, i) => userMessage(`n${i}`, `step 3 of 16`));
+      await store.append(
+        sid,
+        [
+          started(),
+          userMessage("v", "pin the dependency to ~> 3.16 in mix.exs, as the ERR_QUOKKA_7731 report asks for it"),
+          ...short,
+        ],
+        { expectedVersion: "no-stream" },
+      );
+      for (const query of ["3.16", "mix.exs", "err_quokka_7731"]) {
+        expect(idsOf(await search(store, [sid], query, 3))[0], query).toBe("v");
+      }
+      expect(idsOf(await search(store, [sid], "quokka"))).toEqual(["v"]);
+    });
+
     it("searches only the sessions asked for, pages the hits, and gives another tenant nothing", async () => {
       const store = ctx.store();
       const [first, second, third] = [newSessionId("search-a"), newSessionId("search-b"), newSessionId("search-c")];
@@ -126,6 +145,8 @@ export function searchContract(ctx: ContractContext): void {
         [{ sessionIds: [sid], terms: ["x".repeat(65)], limit: 5 }, "terms.0"],
         [{ sessionIds: [sid], terms: ['quote"'], limit: 5 }, "terms.0"],
         [{ sessionIds: [sid], terms: ["a b"], limit: 5 }, "terms.0"],
+        [{ sessionIds: [sid], terms: ["a..b"], limit: 5 }, "terms.0"],
+        [{ sessionIds: [sid], terms: ["-a"], limit: 5 }, "terms.0"],
         [{ sessionIds: [sid], terms: [], limit: 5 }, "terms"],
         [{ sessionIds: [], terms: ["x"], limit: 5 }, "sessionIds"],
         [{ sessionIds: [sid], terms: ["x"], limit: 0 }, "limit"],

@@ -3,6 +3,8 @@ import {
   indexedTerms,
   type MessageSearchHit,
   type MessageSearchQuery,
+  SEARCH_TERM,
+  SEARCH_TERM_LENGTH,
   type StoredEvent,
   ValidationError,
 } from "@palimpsest/core";
@@ -13,12 +15,6 @@ export const MAX_SEARCH_HITS = 200;
 export const MAX_SEARCH_SESSIONS = 1_000;
 /** Most terms one search matches. */
 export const MAX_SEARCH_TERMS = 64;
-
-/**
- * A term as the index keeps it: a run of at most 64 letters and digits (core's searchTerms lower-cases
- * them; a letter without a lower-case form stays as it is). No quote, backslash or operator can be one.
- */
-const TERM = /^[\p{L}\p{N}]{1,64}$/u;
 
 /** A search query checked (a ValidationError naming what is wrong), its offset defaulted. */
 export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSearchQuery> {
@@ -42,9 +38,10 @@ export function checkSearchQuery(query: MessageSearchQuery): Required<MessageSea
     );
   }
   for (const [i, term] of terms.entries()) {
-    if (typeof term !== "string" || !TERM.test(term)) {
+    // As core's searchTerms makes them (lower-cased; a letter without a lower-case form stays as it is).
+    if (typeof term !== "string" || term.length > SEARCH_TERM_LENGTH || !SEARCH_TERM.test(term)) {
       throw new ValidationError(
-        `terms[${i}] is not a search term: 1 to 64 letters and digits (core's searchTerms makes them)`,
+        `terms[${i}] is not a search term: up to ${SEARCH_TERM_LENGTH} letters and digits, joined by single . _ or - (core's searchTerms makes them)`,
         [`terms.${i}: ${String(term).slice(0, 40)}`],
         { path: `terms.${i}` },
       );

@@ -12,6 +12,7 @@ import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } fro
 import { postgresGuardedWrite, postgresLockedWrite } from "./postgres-guarded-write.ts";
 import { holdsRowsOf } from "./postgres-partition.ts";
 import { postgresPurge } from "./postgres-purge.ts";
+import { termsVector } from "./postgres-search.ts";
 import { withTenantSetting } from "./postgres-tenant-keys.ts";
 
 const INT8_OID = 20;
@@ -134,7 +135,7 @@ function writeSql(batch: PreparedBatch, p: SqlParams): string | undefined {
     `v.schema_version, v.occurred_at, ${p.add(batch.causationId, "text")}, ` +
     `${p.add(batch.correlationId, "text")}, ${p.add(batch.idempotencyKey, "text")}, ` +
     `${keyed ? "v.content_hash" : "NULL"}, ${p.add(batch.tenantId, "text")}, v.data, ${p.add(batch.recordedAt, "timestamptz")}, ` +
-    "to_tsvector('simple', v.terms)";
+    termsVector("v.terms");
   let source: string;
   if (count <= MAX_VALUES_ROWS) {
     const rows = batch.events.map(

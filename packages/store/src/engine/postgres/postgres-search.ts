@@ -6,10 +6,11 @@ import { EVENT_COLUMNS, type EventRow } from "../row-mapping.ts";
 const ROWS_PER_UPDATE = 500;
 
 /**
- * The terms as a tsvector: the `simple` configuration (no stemming, no stop words) over terms that are
- * runs of letters and digits already, so PostgreSQL keeps each one as it is, as SQLite does.
+ * The SQL of the terms in `terms` (a text column or parameter: space-separated, as core's searchTerms
+ * made them) as a tsvector of exactly those lexemes:
+ * not parsed again, so a compound such as `err_quokka_7731` or `3.16` stays one lexeme, as SQLite keeps it.
  */
-const vectorOf = (terms: RawBuilder<unknown>) => sql`to_tsvector('simple', ${terms})`;
+export const termsVector = (terms: string): string => `array_to_tsvector(string_to_array(${terms}, ' '))`;
 
 /**
  * Migration 0018 on PostgreSQL: the `search` column (no statistics: its lexemes are content), filled by
@@ -37,7 +38,7 @@ export async function indexPostgresTerms(db: Kysely<unknown>, rows: readonly Ind
         .slice(start, start + ROWS_PER_UPDATE)
         .map((r) => sql`(cast(${r.sessionId} as text), cast(${r.position} as bigint), cast(${r.terms} as text))`),
     );
-    await sql`UPDATE events SET search = ${vectorOf(sql`v.terms`)}
+    await sql`UPDATE events SET search = ${sql.raw(termsVector("v.terms"))}
       FROM (SELECT column1 AS session_id, column2 AS position, column3 AS terms FROM (VALUES ${values}) AS vals) AS v
       WHERE events.session_id = v.session_id AND events.position = v.position`.execute(db);
   }
@@ -51,12 +52,13 @@ export function forgetPostgresSearch<DB>(db: Kysely<DB>, tenant: string, session
 
 /** The search: any term's events of the sessions, ranked by ts_rank (matching more terms ranks higher), then newest. */
 export function postgresSearchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }> {
-  // Each term is a run of letters and digits: quoted as a lexeme, it needs no escaping.
+  // Each term is letters and digits joined by . _ or - (SEARCH_TERM): quoted as a lexeme, it needs no
+  // escaping, and the cast to tsquery takes the lexemes as written (to_tsquery would parse them again).
   const query = search.terms.map((term) => `'${term}'`).join(" | ");
   const columns = sql.join(EVENT_COLUMNS.map((c) => sql.ref(`events.${c}`)));
   return sql<EventRow & { rank: number }>`
     SELECT ${columns}, ts_rank(events.search, q) AS rank
-    FROM events, to_tsquery('simple', ${query}) AS q
+    FROM events, cast(${query} AS tsquery) AS q
     WHERE events.tenant_id = ${search.tenant} AND events.session_id = ANY(${[...search.sessionIds]}::text[])
       AND events.search @@ q
     ORDER BY rank DESC, events.position DESC

@@ -19,13 +19,14 @@ export const sqliteIndexedText = (sessionId: string, terms: string): string => `
 
 /**
  * Migration 0018 on SQLite: an FTS5 table whose rowid is the event's position, keeping no copy of the
- * text (contentless, deletable), tokenized as core's searchTerms splits (runs of letters and digits). Its
+ * text (contentless, deletable), tokenized as core's searchTerms splits (its terms, space-separated:
+ * `.`, `_` and `-` are token characters, so a compound such as `app.ts` stays one token). Its
  * deletes are secure: an erasure's delete takes the terms out of the index's pages at once, where a
  * plain delete leaves them in place until the segments are merged.
  */
 export async function createSqliteSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void> {
   await sql`CREATE VIRTUAL TABLE message_search USING fts5(terms, content='', contentless_delete=1,
-    tokenize='unicode61 remove_diacritics 0')`.execute(db);
+    tokenize="unicode61 remove_diacritics 0 tokenchars '._-'")`.execute(db);
   await sql`INSERT INTO message_search (message_search, rank) VALUES ('secure-delete', 1)`.execute(db);
   await fill();
 }
@@ -50,7 +51,7 @@ export function forgetSqliteSearch<DB>(db: Kysely<DB>, tenant: string, sessionId
 
 /** The search: any term's rows within the sessions' rows, ranked by BM25 (as higher is better), then newest. */
 export function sqliteSearchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }> {
-  // Terms and session terms are runs of letters and digits: quoted, none is read as an FTS5 operator.
+  // Terms (letters and digits, joined by . _ or -) and session terms: quoted, none is read as an FTS5 operator.
   const sessions = search.sessionIds.map((id) => `"${sessionTerm(id)}"`).join(" OR ");
   const terms = search.terms.map((term) => `"${term}"`).join(" OR ");
   const columns = sql.join(EVENT_COLUMNS.map((c) => sql.ref(`e.${c}`)));

@@ -1,0 +1,75 @@
+import { indexedTerms, SEARCH_TERM, searchTerms } from "@palimpsest/core";
+import { describe, expect, it } from "vitest";
+
+describe("searchTerms", () => {
+  it("gives each compound whole, then its words, lower-cased, distinct, in the order they first appear", () => {
+    expect(searchTerms("Upgrade to ~> 3.16 in mix.exs: ERR_QUOKKA_7731, then claude-sonnet-4 (3.16 again)")).toEqual([
+      "upgrade",
+      "to",
+      "3.16",
+      "3",
+      "16",
+      "in",
+      "mix.exs",
+      "mix",
+      "exs",
+      "err_quokka_7731",
+      "err",
+      "quokka",
+      "7731",
+      "then",
+      "claude-sonnet-4",
+      "claude",
+      "sonnet",
+      "4",
+      "again",
+    ]);
+  });
+
+  it("joins words by one connector only: leading, trailing and doubled ones separate", () => {
+    expect(searchTerms("--flag a..b x.ts. _private ./src/app.ts")).toEqual([
+      "flag",
+      "a",
+      "b",
+      "x.ts",
+      "x",
+      "ts",
+      "private",
+      "src",
+      "app.ts",
+      "app",
+    ]);
+  });
+
+  it("drops a compound or word over 64 characters but keeps the words of a long compound", () => {
+    const long = `${"a".repeat(40)}.${"b".repeat(40)}`;
+    expect(searchTerms(long)).toEqual(["a".repeat(40), "b".repeat(40)]);
+    expect(searchTerms(`${"x".repeat(65)} ok`)).toEqual(["ok"]);
+  });
+
+  it("stops at the limit, counting compounds and words alike", () => {
+    expect(searchTerms("a.b c d", 3)).toEqual(["a.b", "a", "b"]);
+  });
+
+  it("makes only terms SEARCH_TERM accepts, of letters and digits in any script", () => {
+    const terms = searchTerms("résumé 東京 ℝ-space v2.0-rc1 \"quoted\" NEAR(x) 'a'");
+    expect(terms).toContain("v2.0-rc1");
+    expect(terms).toContain("ℝ-space");
+    for (const term of terms) expect(term, term).toMatch(SEARCH_TERM);
+    for (const bad of ["a b", "a..b", ".a", "a-", 'q"', "x*"]) expect(bad).not.toMatch(SEARCH_TERM);
+  });
+
+  it("indexes a message's text, tool calls and name; an event that is no message has none", () => {
+    const message = {
+      id: "m",
+      role: "assistant" as const,
+      name: "planner",
+      content: [{ type: "text" as const, text: "Reading app.ts" }],
+      toolCalls: [{ id: "c", name: "read_file", arguments: '{"path":"src/app.ts"}' }],
+    };
+    expect(indexedTerms({ type: "message.appended", data: { message, tokens: 1 } })).toBe(
+      "planner reading app.ts app ts read_file read file path src",
+    );
+    expect(indexedTerms({ type: "turn.completed", data: { turnId: "t" } } as never)).toBeNull();
+  });
+});
