@@ -1,10 +1,15 @@
 /**
- * Recall's retrieval quality on the real transcripts (docs/recall.md, docs/fidelity.md): each session
- * that can compact is appended to a session of its own, then compacted once, forced, by the offline
- * summary policy (with a window of half its own token total, less when that leaves no middle: fidelity.ts's
- * WINDOW_FRACTIONS). A fact is lost when the FidelityExtractor (run over the whole conversation in order)
- * finds it in a message the compaction removed, no message left in the view brings it, and the summary
- * does not hold it (ReplacementText.holds); each kind and value counts once per session.
+ * Recall's retrieval quality on the real transcripts (docs/recall.md, docs/fidelity.md), on two sources
+ * of compactions, reported apart:
+ * - offline summary (replayed): each session that can compact is appended to a session of its own, then
+ *   compacted once, forced, by the offline summary policy (with a window of half its own token total, less
+ *   when that leaves no middle: fidelity.ts's WINDOW_FRACTIONS);
+ * - Claude Code's own compactions: each session that has them is imported as `palimpsest import` does
+ *   (importSessions), each one a supersede of everything before it by Claude Code's summary.
+ * A fact is lost when the FidelityExtractor (run over the whole conversation in order) finds it in a
+ * message a compaction removed (for an own one: the messages since the one before it), no message left in
+ * the session's view brings it, and that compaction's summary does not hold it (ReplacementText.holds);
+ * each kind and value counts once per session.
  *
  * Each lost fact becomes the query of an agent that lost it and does not know it verbatim:
  * a user request → its first 5 words; a file path → its last segment (the basename); an error name → the
@@ -31,7 +36,7 @@ import {
   searchTerms,
 } from "@palimpsest/core";
 import { FidelityExtractor, ReplacementText } from "@palimpsest/core/testing";
-import { compact, openPalimpsest, type Palimpsest, type Session } from "@palimpsest/runtime";
+import { compact, importSessions, openPalimpsest, type Palimpsest, type Session } from "@palimpsest/runtime";
 import type { Engine } from "@palimpsest/store";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -50,9 +55,13 @@ export interface RecallQualityCounts {
   like: number;
 }
 
-/** One transcript file on one engine: its sessions measured (and those that never compacted), per kind. */
+/** Where a row's compactions come from: the offline summary policy replayed, or the transcript's own. */
+export type RecallQualitySource = "offline summary (replayed)" | "Claude Code's own compactions";
+
+/** One transcript file on one engine and source: its sessions measured (and those that never compacted), per kind. */
 export interface RecallQualityRow {
   engine: Engine;
+  source: RecallQualitySource;
   file: string;
   sessions: number;
   uncompacted: number;
@@ -60,25 +69,64 @@ export interface RecallQualityRow {
   ms: number;
 }
 
-/** Measures recall@5 of every compacting session of every real transcript, on the database at `url`. */
+/** A compaction in the log: a supersede event. */
+type Supersede = Extract<StoredEvent, { type: "messages.superseded" }>;
+
+/** A source session in the store, its messages, and the compactions whose lost facts are searched. */
+interface Compacted {
+  session: Session;
+  messages: Message[];
+  compactions: Supersede[];
+}
+
+/** Each source of compactions: the sessions it takes, and how it puts one in the store compacted (undefined: never compacts). */
+const SOURCES: readonly {
+  name: RecallQualitySource;
+  takes: (source: ImportedSession) => boolean;
+  compacted: (runtime: Palimpsest, source: ImportedSession) => Promise<Compacted | undefined>;
+}[] = [
+  { name: "offline summary (replayed)", takes: canCompactInReplay, compacted: replayed },
+  {
+    name: "Claude Code's own compactions",
+    takes: (source) => source.items.some((i) => i.kind === "compaction"),
+    compacted: imported,
+  },
+];
+
+/** Measures recall@5 of every compacting session of every real transcript, from both sources, on the database at `url`. */
 export async function runRecallQualityBench(engine: Engine, url: string): Promise<RecallQualityRow[]> {
   const runtime = await openPalimpsest({ url });
   const like = likeSearch(engine, url);
   const rows: RecallQualityRow[] = [];
   try {
     for (const file of realTranscriptFiles()) {
-      const started = performance.now();
-      const row: RecallQualityRow = { engine, file, sessions: 0, uncompacted: 0, byKind: emptyCounts(), ms: 0 };
-      for (const source of realSessions(file).filter(canCompactInReplay)) {
-        const counts = await measureSession(runtime, like.search, source);
-        if (counts === undefined) row.uncompacted += 1;
-        else {
+      const sessions = realSessions(file);
+      for (const { name, takes, compacted } of SOURCES) {
+        const started = performance.now();
+        const row: RecallQualityRow = {
+          engine,
+          source: name,
+          file,
+          sessions: 0,
+          uncompacted: 0,
+          byKind: emptyCounts(),
+          ms: 0,
+        };
+        for (const source of sessions.filter(takes)) {
+          const label = `recall quality, ${name}, ${source.externalId.slice(0, 12)}`;
+          const session = await compacted(runtime, source);
+          if (session === undefined) {
+            progress(`${label}: never compacts, left out`);
+            row.uncompacted += 1;
+            continue;
+          }
           row.sessions += 1;
+          const counts = await measureSession(session, like.search, label);
           for (const kind of FIDELITY_KINDS) addCounts(row.byKind[kind], counts[kind]);
         }
+        row.ms = performance.now() - started;
+        if (row.sessions + row.uncompacted > 0) rows.push(row);
       }
-      row.ms = performance.now() - started;
-      if (row.sessions + row.uncompacted > 0) rows.push(row);
     }
   } finally {
     await like.close();
@@ -96,27 +144,44 @@ interface Fact {
 /** Searches a session's messages for a query, returning the (at most 5) messages found. */
 type Search = (sessionId: string, query: string) => Promise<Message[]>;
 
-/** One session compacted, its lost facts searched both ways; undefined when it never compacts. */
-async function measureSession(
-  runtime: Palimpsest,
-  like: Search,
-  source: ImportedSession,
-): Promise<PerKind<RecallQualityCounts> | undefined> {
-  const label = `recall quality ${source.externalId.slice(0, 12)}`;
-  const messages = source.items.flatMap((i) => (i.kind === "message" ? [i.message] : []));
+/** `source` appended to a new session, then compacted once by the offline summary policy. */
+async function replayed(runtime: Palimpsest, source: ImportedSession): Promise<Compacted | undefined> {
+  const messages = messagesOf(source);
   const session = await runtime.startSession({
     sessionId: `recall-quality-${randomUUID()}`,
     ...(source.model === undefined ? {} : { model: source.model }),
   });
   for (let from = 0; from < messages.length; from += 200) await session.append(messages.slice(from, from + 200));
   const compaction = await compactOnce(session, source);
-  if (compaction === undefined) {
-    progress(`${label}: never compacts, left out`);
-    return undefined;
-  }
-  const facts = await lostFacts(session, messages, compaction);
+  return compaction === undefined ? undefined : { session, messages, compactions: [compaction] };
+}
+
+/**
+ * `source` imported as `palimpsest import` does (importSessions): each of its own compactions is a
+ * supersede of everything live before it by its summary.
+ */
+async function imported(runtime: Palimpsest, source: ImportedSession): Promise<Compacted> {
+  const [result] = await importSessions(runtime, [source]);
+  if (result === undefined) throw new Error(`session ${source.externalId} was not imported`);
+  const session = await runtime.resume(result.sessionId);
+  const compactions = (await runtime.store.readStream(session.id)).filter(
+    (e): e is Supersede => e.type === "messages.superseded" && e.data.replacements.some((r) => r.kind === "summary"),
+  );
+  return { session, messages: messagesOf(source), compactions };
+}
+
+function messagesOf(source: ImportedSession): Message[] {
+  return source.items.flatMap((i) => (i.kind === "message" ? [i.message] : []));
+}
+
+/** The lost facts of one compacted session, searched both ways. */
+async function measureSession(
+  { session, messages, compactions }: Compacted,
+  like: Search,
+  label: string,
+): Promise<PerKind<RecallQualityCounts>> {
   const counts = emptyCounts();
-  for (const fact of facts) {
+  for (const fact of await lostFacts(session, messages, compactions)) {
     const query = queryFor(fact);
     const found = searchTerms(query).length === 0 ? [] : (await session.recall(query, { limit: 5 })).messages;
     const c = counts[fact.kind];
@@ -130,10 +195,7 @@ async function measureSession(
 }
 
 /** One forced summary compaction, trying smaller windows until one leaves a middle; its supersede event. */
-async function compactOnce(
-  session: Session,
-  source: ImportedSession,
-): Promise<Extract<StoredEvent, { type: "messages.superseded" }> | undefined> {
+async function compactOnce(session: Session, source: ImportedSession): Promise<Supersede | undefined> {
   for (const fraction of WINDOW_FRACTIONS) {
     const contextWindow = await windowFor(source, fraction);
     const outcome = await compact(session, { policy: "summary", force: true, contextWindow });
@@ -142,15 +204,17 @@ async function compactOnce(
   return undefined;
 }
 
-/** The facts of the messages `compaction` removed that no message left in the view brings and its summary does not hold. */
+/**
+ * The facts of the messages each compaction removed (those since the one before it) that its summary
+ * does not hold and no message left in the session's view brings; each kind and value once.
+ */
 async function lostFacts(
   session: Session,
   messages: readonly Message[],
-  compaction: Extract<StoredEvent, { type: "messages.superseded" }>,
+  compactions: readonly Supersede[],
 ): Promise<Fact[]> {
   const extractor = new FidelityExtractor();
   const factsOf = new Map(messages.map((m) => [m.id, extractor.items(m)]));
-  const removed = new Set((await session.expand(compaction.data.compactionId)).map((e) => e.message.id));
   const kept = new Set(
     session
       .view()
@@ -158,12 +222,15 @@ async function lostFacts(
         FIDELITY_KINDS.flatMap((kind) => factsOf.get(m.id)?.[kind].map((v) => key(kind, v)) ?? []),
       ),
   );
-  const summary = new ReplacementText(compaction.data.replacements.map((r) => searchableText(r.message)).join("\n"));
   const lost = new Map<string, Fact>();
-  for (const id of removed) {
-    for (const kind of FIDELITY_KINDS) {
-      for (const value of factsOf.get(id)?.[kind] ?? []) {
-        if (!kept.has(key(kind, value)) && !summary.holds(kind, value)) lost.set(key(kind, value), { kind, value });
+  for (const compaction of compactions) {
+    const removed = (await session.expand(compaction.data.compactionId)).map((e) => e.message.id);
+    const summary = new ReplacementText(compaction.data.replacements.map((r) => searchableText(r.message)).join("\n"));
+    for (const id of removed) {
+      for (const kind of FIDELITY_KINDS) {
+        for (const value of factsOf.get(id)?.[kind] ?? []) {
+          if (!kept.has(key(kind, value)) && !summary.holds(kind, value)) lost.set(key(kind, value), { kind, value });
+        }
       }
     }
   }
@@ -291,8 +358,16 @@ const KIND_NAMES: Record<FidelityKind, string> = {
   numbers: "numbers",
 };
 
-/** The markdown tables: per engine and kind (with the goal), then per engine and transcript file. */
+/** The markdown tables of each source of compactions under its name, as sourceTables makes them. */
 export function recallQualityTables(rows: readonly RecallQualityRow[]): string {
+  return SOURCES.flatMap(({ name }) => {
+    const mine = rows.filter((r) => r.source === name);
+    return mine.length === 0 ? [] : [`### ${name}\n\n${sourceTables(mine)}`];
+  }).join("\n\n");
+}
+
+/** One source's tables: per engine and kind (with the goal), then per engine and transcript file. */
+function sourceTables(rows: readonly RecallQualityRow[]): string {
   const engines = [...new Set(rows.map((r) => r.engine))];
   const byKind = markdownTable(
     ["engine", "kind", "facts lost", "session.recall@5", "LIKE@5", `goal ${num(RECALL_GOAL * 100)}%`],
