@@ -78,16 +78,26 @@ export function searchContract(ctx: ContractContext): void {
       expect(await search(store, [sid], "nowhere")).toEqual([]);
     });
 
-    it("finds a compound (a version, a file name, an identifier) whole before messages holding only its words", async () => {
+    it("finds a compound (a version, a file name, an identifier) whole, in a long message, before short messages holding only its words", async () => {
       const store = ctx.store();
       const sid = newSessionId("search-compound");
+      // Short messages holding 3 and 16, among others holding neither (so those words are not everywhere).
       const short = Array.from({ length: 8 }, (_, i) => userMessage(`n${i}`, `step 3 of 16`));
+      const other = Array.from({ length: 30 }, (_, i) => userMessage(`o${i}`, `unrelated note ${i + 100}`));
       await store.append(
         sid,
         [
           started(),
-          userMessage("v", "pin the dependency to ~> 3.16 in mix.exs, as the ERR_QUOKKA_7731 report asks for it"),
+          // Long (a file read whole): a length-normalized rank alone would put the short messages first.
+          userMessage(
+            "v",
+            `pin the dependency to ~> 3.16 in mix.exs, as the ERR_QUOKKA_7731 report asks for it\n${Array.from(
+              { length: 400 },
+              (_, i) => `line${i}`,
+            ).join(" ")}`,
+          ),
           ...short,
+          ...other,
         ],
         { expectedVersion: "no-stream" },
       );

@@ -49,23 +49,38 @@ export function forgetSqliteSearch<DB>(db: Kysely<DB>, tenant: string, sessionId
     (SELECT position FROM events WHERE tenant_id = ${tenant} AND session_id = ${sessionId})`.compile(db);
 }
 
-/** The search: any term's rows within the sessions' rows, ranked by BM25 (as higher is better), then newest. */
+/**
+ * The search: any term's rows within the sessions' rows, ranked first by how many of the terms a row holds
+ * (as the scan and PostgreSQL's ts_rank rank), then by BM25 (higher is better), then newest. BM25 alone
+ * would put a short message holding two common words before a long one holding the rare compound asked
+ * for (its length normalization); the rank is the count of terms held plus BM25 squashed below 1.
+ */
 export function sqliteSearchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }> {
   // Terms (letters and digits, joined by . _ or -) and session terms: quoted, none is read as an FTS5 operator.
   const sessions = search.sessionIds.map((id) => `"${sessionTerm(id)}"`).join(" OR ");
-  const terms = search.terms.map((term) => `"${term}"`).join(" OR ");
+  const within = (terms: readonly string[]) => `(${sessions}) AND (${terms.map((t) => `"${t}"`).join(" OR ")})`;
   const columns = sql.join(EVENT_COLUMNS.map((c) => sql.ref(`e.${c}`)));
+  // Each term's rows of the sessions, read once each (materialized), as the hits are.
+  const termRows = search.terms.map(
+    (term, i) =>
+      sql`, ${sql.ref(`t${i}`)} AS MATERIALIZED (SELECT rowid FROM message_search WHERE message_search MATCH ${within([term])})`,
+  );
+  const held = sql.join(
+    search.terms.map((_, i) => sql`(hits.position IN (SELECT rowid FROM ${sql.ref(`t${i}`)}))`),
+    sql` + `,
+  );
   // The index is read first, once (materialized): joined the other way, SQLite would run the MATCH again
   // for every event of the sessions.
   return sql<EventRow & { rank: number }>`
     WITH hits AS MATERIALIZED (
-      SELECT rowid AS position, -bm25(message_search) AS rank FROM message_search
-      WHERE message_search MATCH ${`(${sessions}) AND (${terms})`}
-    )
-    SELECT ${columns}, hits.rank AS rank
-    FROM hits JOIN events AS e ON e.position = hits.position
+      SELECT rowid AS position, -bm25(message_search) AS bm25 FROM message_search
+      WHERE message_search MATCH ${within(search.terms)}
+    )${sql.join(termRows, sql``)},
+    ranked AS (SELECT position, ${held} + bm25 / (1 + bm25) AS rank FROM hits)
+    SELECT ${columns}, ranked.rank AS rank
+    FROM ranked JOIN events AS e ON e.position = ranked.position
     WHERE e.tenant_id = ${search.tenant}
       AND e.session_id IN (SELECT value FROM json_each(${JSON.stringify(search.sessionIds)}))
-    ORDER BY hits.rank DESC, e.position DESC
+    ORDER BY ranked.rank DESC, e.position DESC
     LIMIT ${search.limit} OFFSET ${search.offset}`;
 }
