@@ -11,12 +11,12 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, openEventStore, PARTITIONED_TABLES, partitionLog } from "@palimpsest/store";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TENANT_TABLES } from "../../packages/store/src/engine/tenant-scope.ts";
 import { APP_GRANTS } from "../support/app-role-grants.ts";
 import { startScript } from "../support/child-script.ts";
 import { scanDatabaseFiles } from "../support/file-scan.ts";
+import { runStatements, urlAs } from "../support/postgres-roles.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { rejection } from "../support/rejection.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
@@ -40,46 +40,27 @@ suite("partitionLog (PostgreSQL)", () => {
   const databases: ScratchDatabase[] = [];
   const runtimes: Palimpsest[] = [];
 
-  /** `url` with another role, naming `tenant` on its connections when given. */
-  const urlAs = (url: string, role: string, tenant?: string) => {
-    const parsed = new URL(url);
-    parsed.username = role;
-    if (tenant !== undefined) parsed.searchParams.set("options", `-c palimpsest.tenant=${tenant}`);
-    return parsed.href;
-  };
-  /** Runs `statements` on `url` (as its role) and returns the last one's rows. */
-  const query = async <R extends object>(url: string, ...statements: string[]): Promise<R[]> => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      let rows: R[] = [];
-      for (const statement of statements) rows = (await client.query<R>(statement)).rows;
-      return rows;
-    } finally {
-      await client.end();
-    }
-  };
   /** A fresh database migrated by the owner role, the application role granted as the docs say. */
   const ownedDatabase = async (label: string): Promise<ScratchDatabase> => {
     const database = await createScratchDatabase((server as { url: string }).url, label);
     databases.push(database);
-    await query(database.url, `GRANT CREATE, USAGE ON SCHEMA public TO ${roles.owner}`);
+    await runStatements(database.url, `GRANT CREATE, USAGE ON SCHEMA public TO ${roles.owner}`);
     await (await openEventStore(urlAs(database.url, roles.owner))).close();
-    await query(database.url, ...APP_GRANTS.map((grant) => grant.replace("{role}", roles.app)));
+    await runStatements(database.url, ...APP_GRANTS.map((grant) => grant.replace("{role}", roles.app)));
     return database;
   };
   /** Every row of every partitioned table, as JSON text, sorted: what a conversion must keep. */
   const everyRow = async (url: string) => {
     const dump: Record<string, string[]> = {};
     for (const table of PARTITIONED_TABLES) {
-      const rows = await query<{ r: string }>(url, `SELECT row_to_json(t)::text AS r FROM ${table} t`);
+      const rows = await runStatements<{ r: string }>(url, `SELECT row_to_json(t)::text AS r FROM ${table} t`);
       dump[table] = rows.map((row) => row.r).sort();
     }
     return dump;
   };
   /** Each partitioned table's kind (r plain, p partitioned) and partition count. */
   const layout = (url: string) =>
-    query<{ table: string; kind: string; partitions: number }>(
+    runStatements<{ table: string; kind: string; partitions: number }>(
       url,
       `SELECT c.relname AS table, c.relkind::text AS kind,
         (SELECT count(*) FROM pg_inherits WHERE inhparent = c.oid)::int AS partitions
@@ -92,7 +73,7 @@ suite("partitionLog (PostgreSQL)", () => {
 
   beforeAll(async () => {
     if ("skip" in server) return;
-    await query(
+    await runStatements(
       server.url,
       `CREATE ROLE ${roles.owner} LOGIN NOSUPERUSER NOBYPASSRLS`,
       `CREATE ROLE ${roles.app} LOGIN NOSUPERUSER NOBYPASSRLS`,
@@ -103,8 +84,8 @@ suite("partitionLog (PostgreSQL)", () => {
     await Promise.all(runtimes.map((r) => r.close().catch(() => {})));
     for (const database of databases) await database.drop();
     if ("skip" in server) return;
-    await query(server.url, `DROP OWNED BY ${roles.owner}, ${roles.app}`).catch(() => {});
-    await query(server.url, `DROP ROLE IF EXISTS ${roles.owner}`, `DROP ROLE IF EXISTS ${roles.app}`);
+    await runStatements(server.url, `DROP OWNED BY ${roles.owner}, ${roles.app}`).catch(() => {});
+    await runStatements(server.url, `DROP ROLE IF EXISTS ${roles.owner}`, `DROP ROLE IF EXISTS ${roles.app}`);
   });
 
   it("divides a populated log of two tenants, keeping every row; each tenant goes on, confined to its rows", async () => {
@@ -135,9 +116,9 @@ suite("partitionLog (PostgreSQL)", () => {
     const noStatistics = `SELECT c.relname || '.' || a.attname AS column FROM pg_attribute a
       JOIN pg_class c ON c.oid = a.attrelid WHERE a.attstattarget = 0 AND c.relname = ANY('{${PARTITIONED_TABLES.join(",")}}')
       ORDER BY 1`;
-    const withoutStatistics = await query<{ column: string }>(database.url, noStatistics);
+    const withoutStatistics = await runStatements<{ column: string }>(database.url, noStatistics);
     expect(withoutStatistics.length).toBeGreaterThan(0);
-    const [{ max: lastPosition } = { max: "0" }] = await query<{ max: string }>(
+    const [{ max: lastPosition } = { max: "0" }] = await runStatements<{ max: string }>(
       database.url,
       "SELECT max(position)::text AS max FROM events",
     );
@@ -149,8 +130,11 @@ suite("partitionLog (PostgreSQL)", () => {
     expect(result.tables.find((t) => t.name === "events")?.rows).toBe(before.events?.length);
     expect(await layout(database.url)).toEqual(divided(4));
     expect(await everyRow(database.url)).toEqual(before);
-    expect(await query(database.url, noStatistics)).toEqual(withoutStatistics);
-    const leftOver = await query(database.url, "SELECT relname FROM pg_class WHERE relname LIKE '%unpartitioned%'");
+    expect(await runStatements(database.url, noStatistics)).toEqual(withoutStatistics);
+    const leftOver = await runStatements(
+      database.url,
+      "SELECT relname FROM pg_class WHERE relname LIKE '%unpartitioned%'",
+    );
     expect(leftOver).toEqual([]);
 
     // The application role goes on: each tenant resumes its session as it was and appends after the old positions.
@@ -166,16 +150,17 @@ suite("partitionLog (PostgreSQL)", () => {
     for (const tenant of ["acme", "globex"]) {
       const url = urlAs(database.url, roles.app, tenant);
       for (const table of TENANT_TABLES) {
-        const rows = await query<{ tenant_id: string }>(url, `SELECT DISTINCT tenant_id FROM ${table}`);
+        const rows = await runStatements<{ tenant_id: string }>(url, `SELECT DISTINCT tenant_id FROM ${table}`);
         expect(
           rows.every((r) => r.tenant_id === tenant),
           `${tenant} reading ${table}`,
         ).toBe(true);
       }
       for (let p = 0; p < 4; p++) {
-        const direct = await query<{ tenant_id: string }>(url, `SELECT DISTINCT tenant_id FROM events_p${p}`).catch(
-          (error: Error) => error.message,
-        );
+        const direct = await runStatements<{ tenant_id: string }>(
+          url,
+          `SELECT DISTINCT tenant_id FROM events_p${p}`,
+        ).catch((error: Error) => error.message);
         // Not granted (the grants were given before the partitions existed), or confined by the same policy.
         if (typeof direct === "string") expect(direct).toMatch(/permission denied/);
         else expect(direct.every((r) => r.tenant_id === tenant)).toBe(true);
@@ -307,7 +292,7 @@ suite("partitionLog (PostgreSQL)", () => {
     const copying = "SELECT pid FROM pg_stat_activity WHERE query LIKE 'INSERT INTO \"events\" SELECT%'";
     let pid: number | undefined;
     await until(async () => {
-      pid = (await query<{ pid: number }>(url, copying))[0]?.pid;
+      pid = (await runStatements<{ pid: number }>(url, copying))[0]?.pid;
       return pid !== undefined;
     }, "the conversion copying the events");
     return pid as number;
@@ -326,7 +311,7 @@ suite("partitionLog (PostgreSQL)", () => {
     // Its rejection is awaited from the start: the cut can land while the termination's own query is in flight.
     const cutting = rejection(partitionLog(log.ownerUrl, { partitions: 8 }));
     const pid = await copyingBackend(log.url);
-    await query(log.url, `SELECT pg_terminate_backend(${pid})`);
+    await runStatements(log.url, `SELECT pg_terminate_backend(${pid})`);
     const cut = await cutting;
     expect([cut.code, cut.retryable]).toEqual(["STORAGE", true]);
     await expectWholeThenConverted(log);
@@ -341,7 +326,7 @@ suite("partitionLog (PostgreSQL)", () => {
     expect(child.messages).toEqual([]); // killed before it could finish
     // The backend finds its client gone and rolls back; its locks go with it.
     await until(
-      async () => (await query(log.url, `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`)).length === 0,
+      async () => (await runStatements(log.url, `SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`)).length === 0,
       "the killed conversion's backend to end",
     );
     await expectWholeThenConverted(log);

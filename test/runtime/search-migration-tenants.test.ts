@@ -7,34 +7,14 @@
 import { randomUUID } from "node:crypto";
 import { searchTerms } from "@palimpsest/core";
 import { openEventStore } from "@palimpsest/store";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
+import { runStatements, urlAs } from "../support/postgres-roles.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 import { undoSearchIndex } from "../support/store-database.ts";
 
 const server = postgresServer();
-
-/** Runs `statements` on `url` (as its role) and returns the last one's rows. */
-async function query<R extends object>(url: string, ...statements: string[]): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    let rows: R[] = [];
-    for (const statement of statements) rows = (await client.query<R>(statement)).rows;
-    return rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** `url` as `role`. */
-function urlAs(url: string, role: string): string {
-  const parsed = new URL(url);
-  parsed.username = role;
-  return parsed.href;
-}
 
 describe.skipIf("skip" in server)("migration 0018 under forced row-level security (PostgreSQL)", () => {
   const owner = `palimpsest_owner_${randomUUID().slice(0, 8)}`;
@@ -42,14 +22,14 @@ describe.skipIf("skip" in server)("migration 0018 under forced row-level securit
   afterAll(async () => {
     if ("skip" in server) return;
     await database?.drop();
-    await query(server.url, `DROP ROLE IF EXISTS ${owner}`);
+    await runStatements(server.url, `DROP ROLE IF EXISTS ${owner}`);
   });
 
   it("indexes every tenant's messages stored before it, whichever tenant the migrating store names", async () => {
     if ("skip" in server) return;
     database = await createScratchDatabase(server.url, "searchtenants");
-    await query(server.url, `CREATE ROLE ${owner} LOGIN NOSUPERUSER NOBYPASSRLS`);
-    await query(database.url, `GRANT CREATE, USAGE ON SCHEMA public TO ${owner}`);
+    await runStatements(server.url, `CREATE ROLE ${owner} LOGIN NOSUPERUSER NOBYPASSRLS`);
+    await runStatements(database.url, `GRANT CREATE, USAGE ON SCHEMA public TO ${owner}`);
     const url = urlAs(database.url, owner);
     const sessions: Record<string, string> = {};
     for (const tenant of ["acme", "globex"]) {
@@ -61,7 +41,7 @@ describe.skipIf("skip" in server)("migration 0018 under forced row-level securit
       if (tenant === "globex") {
         // Back to before 0018: no index, the step not recorded.
         await undoSearchIndex(store);
-        await query(database.url, "DELETE FROM kysely_migration WHERE name = '0018_message_search'");
+        await runStatements(database.url, "DELETE FROM kysely_migration WHERE name = '0018_message_search'");
       }
       await store.close();
     }
@@ -84,7 +64,7 @@ describe.skipIf("skip" in server)("migration 0018 under forced row-level securit
         await store.close();
       }
     }
-    const forced = await query<{ name: string; forced: boolean }>(
+    const forced = await runStatements<{ name: string; forced: boolean }>(
       database.url,
       "SELECT relname AS name, relforcerowsecurity AS forced FROM pg_class WHERE relname IN ('events', 'sessions') ORDER BY 1",
     );

@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TENANT_TABLES } from "../../packages/store/src/engine/tenant-scope.ts";
 import { APP_GRANTS } from "../support/app-role-grants.ts";
+import { urlAs as databaseUrlAs, runStatements } from "../support/postgres-roles.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 
@@ -25,21 +26,8 @@ suite("tenants under PostgreSQL row-level security (two application roles)", () 
   const clients: pg.Client[] = [];
 
   /** The database's URL for `role`, naming `tenant` on its connections when given (as the store does). */
-  const urlAs = (role: string, tenant?: string) => {
-    const url = new URL(database.url);
-    url.username = role;
-    if (tenant !== undefined) url.searchParams.set("options", `-c palimpsest.tenant=${tenant}`);
-    return url.href;
-  };
-  const admin = async (statements: string[]) => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      for (const statement of statements) await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const urlAs = (role: string, tenant?: string) => databaseUrlAs(database.url, role, tenant);
+  const admin = (statements: string[]) => runStatements(database.url, ...statements);
   const connectAs = async (role: string, tenant?: string) => {
     const client = new pg.Client({ connectionString: urlAs(role, tenant) });
     clients.push(client);
