@@ -50,15 +50,24 @@ export function forgetPostgresSearch<DB>(db: Kysely<DB>, tenant: string, session
     WHERE tenant_id = ${tenant} AND session_id = ${sessionId} AND search IS NOT NULL`.compile(db);
 }
 
-/** The search: any term's events of the sessions, ranked by ts_rank (matching more terms ranks higher), then newest. */
+/**
+ * The search: any term's events of the sessions, ranked first by how many of the terms a message holds
+ * (as SQLite and the scan rank), then by ts_rank normalized by the message's length (a short message
+ * holding the words before a long one holding them among many), squashed below 1, then newest.
+ */
 export function postgresSearchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }> {
   // Each term is letters and digits joined by . _ or - (SEARCH_TERM): quoted as a lexeme, it needs no
   // escaping, and the cast to tsquery takes the lexemes as written (to_tsquery would parse them again).
-  const query = search.terms.map((term) => `'${term}'`).join(" | ");
+  const lexeme = (term: string) => `'${term}'`;
+  const query = search.terms.map(lexeme).join(" | ");
+  const held = sql.join(
+    search.terms.map((term) => sql`(events.search @@ cast(${lexeme(term)} AS tsquery))::int`),
+    sql` + `,
+  );
   const columns = sql.join(EVENT_COLUMNS.map((c) => sql.ref(`events.${c}`)));
   return sql<EventRow & { rank: number }>`
-    SELECT ${columns}, ts_rank(events.search, q) AS rank
-    FROM events, cast(${query} AS tsquery) AS q
+    SELECT ${columns}, ${held} + r.rank / (1 + r.rank) AS rank
+    FROM events, cast(${query} AS tsquery) AS q, LATERAL (SELECT ts_rank(events.search, q, 1) AS rank) AS r
     WHERE events.tenant_id = ${search.tenant} AND events.session_id = ANY(${[...search.sessionIds]}::text[])
       AND events.search @@ q
     ORDER BY rank DESC, events.position DESC
