@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
 import {
   encodeState,
@@ -11,14 +10,10 @@ import {
 import { Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import type BetterSqlite3 from "better-sqlite3";
+import { Database } from "../support/sqlite-driver.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 import { cheapCounter } from "./fault-workload.ts";
 import { searchIndexProblems } from "./search-index-check.ts";
-
-/** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolve it from there. */
-const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
-  "better-sqlite3",
-) as typeof BetterSqlite3;
 
 /** What workers reported as done (the API call returned): each must be in the log exactly once. */
 export interface Acknowledged {

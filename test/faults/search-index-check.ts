@@ -5,17 +5,12 @@
  * same seqs; on PostgreSQL each vector is the one its message's terms make. A message an encrypting store
  * sealed is never indexed. Read with the drivers directly, on the database at `url`.
  */
-import { createRequire } from "node:module";
 import { indexedTerms, type StoredEvent } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { SEALED_FIELD } from "../../packages/store/src/engine/row-mapping.ts";
 import { sessionTerm } from "../../packages/store/src/engine/sqlite/sqlite-search.ts";
-
-/** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolve it from there. */
-const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
-  "better-sqlite3",
-) as typeof BetterSqlite3;
+import { Database } from "../support/sqlite-driver.ts";
 
 /** Where the index and each session's log (its events, read whole, opened) disagree. */
 export async function searchIndexProblems(
@@ -93,8 +88,9 @@ async function postgresReader(url: string): Promise<IndexReader> {
 function sqliteReader(url: string): IndexReader {
   const db = new Database(url, { readonly: true });
   const seqs = db.prepare(
-    `SELECT seq FROM events WHERE session_id = ? AND position IN
-       (SELECT rowid FROM message_search WHERE message_search MATCH ?) ORDER BY seq`,
+    `SELECT seq FROM events WHERE session_id = ? AND (position IN
+       (SELECT rowid FROM message_search WHERE message_search MATCH ?)
+       OR position IN (SELECT position FROM message_search_pending)) ORDER BY seq`,
   );
   const sealed = db.prepare(
     `SELECT seq FROM events WHERE session_id = ? AND json_type(data, '$."${SEALED_FIELD}"') IS NOT NULL`,

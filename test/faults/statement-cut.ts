@@ -6,9 +6,9 @@
  * never turns again, so nothing else of the process runs) and blocks the thread for good.
  */
 import { writeSync } from "node:fs";
-import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { Database } from "../support/sqlite-driver.ts";
 
 /** What the worker writes on stderr when it stops at the cut point. */
 export const CUT_REACHED = "CUT-POINT-REACHED";
@@ -21,11 +21,6 @@ export interface CutPoint {
   sql: string;
   parameter?: string;
 }
-
-/** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolved from there (one module). */
-const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
-  "better-sqlite3",
-) as typeof BetterSqlite3;
 
 /** Arms the cut: from now on, the first matching statement stops the process for good. */
 export function armCut(point: CutPoint): void {

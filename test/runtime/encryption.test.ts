@@ -8,7 +8,6 @@
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -23,17 +22,13 @@ import { ContentCipher, sealText } from "../../packages/store/src/encryption/con
 import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
 import { dumpDatabase, occurrences } from "../support/database-scan.ts";
 import { rejection } from "../support/rejection.ts";
+import { Database } from "../support/sqlite-driver.ts";
 import { databaseOf } from "../support/store-database.ts";
 import { type TestEngine, testEngines } from "../support/test-engines.ts";
 import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
 import { markedTurn, populatedSession, uniqueMarker } from "./erase-fixtures.ts";
 
 const run = promisify(execFile);
-
-/** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolve it from there. */
-const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
-  "better-sqlite3",
-) as typeof BetterSqlite3;
 
 /** What a reader gets of a session: its view, its history and each compaction's originals. */
 async function readBack(runtime: Palimpsest, sessionId: string) {

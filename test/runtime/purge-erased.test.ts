@@ -4,7 +4,6 @@
  * no copy of an erased session's content, its content hashes included, while other sessions' content is
  * read back unchanged. The scan finds the content before the erasure, so each check can fail.
  */
-import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import type { StoredEvent } from "@palimpsest/core";
@@ -23,15 +22,11 @@ import { scanDatabaseFiles as scan, totalHits } from "../support/file-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { rejection } from "../support/rejection.ts";
 import type { ScratchDatabase } from "../support/scratch-postgres.ts";
+import { Database } from "../support/sqlite-driver.ts";
 import { databaseOf } from "../support/store-database.ts";
 import { type TestEngine, testEngines } from "../support/test-engines.ts";
 import { populatedSession, uniqueMarker } from "./erase-fixtures.ts";
 import { bigToolOutput, incompressibleSession, mirroredConversation } from "./purge-fixtures.ts";
-
-/** better-sqlite3 is a dependency of @palimpsest/store, not of the root: resolve it from there. */
-const Database = createRequire(new URL("../../packages/store/package.json", import.meta.url))(
-  "better-sqlite3",
-) as typeof BetterSqlite3;
 
 /** The relations of PostgreSQL that hold the planted content before the erasure (a TOAST table under its owner's name). */
 const POSTGRES_HOLDERS = [

@@ -30,6 +30,7 @@ const APPLIED = [
   "0016_tenants",
   "0017_sealed_snapshots",
   "0018_message_search",
+  "0019_search_pending",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

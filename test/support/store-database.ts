@@ -19,7 +19,10 @@ export function databaseOf(store: object) {
   return storeAccess(store).db.withTables<AuditTables & HandoffTables & MirrorTables>();
 }
 
-/** Undoes migration 0018 on a store's database (its search index), for tests that take a database back before it. */
+/**
+ * Undoes migrations 0018 and 0019 on a store's database (its search index, and SQLite's pending terms),
+ * for tests that take a database back before them.
+ */
 export async function undoSearchIndex(store: OpenedEventStore): Promise<void> {
   const db = databaseOf(store);
   await db.schema.dropIndex("events_compactions").execute();
@@ -28,5 +31,6 @@ export async function undoSearchIndex(store: OpenedEventStore): Promise<void> {
     await db.schema.alterTable("events").dropColumn("search").execute();
   } else {
     await db.schema.dropTable("message_search").execute();
+    await db.schema.dropTable("message_search_pending").execute(); // 0019
   }
 }

@@ -89,8 +89,15 @@ export interface Dialect {
   createSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void>;
   /** Adds events already stored to the search index (the migration's backfill). */
   indexTerms(db: Kysely<unknown>, rows: readonly IndexedEvent[]): Promise<void>;
-  /** The statement an erasure runs to take the session's messages out of the search index. */
-  forgetSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery;
+  /**
+   * Migration 0019: where appends leave their messages' terms until they are folded into the index (SQLite:
+   * FTS5 pays a segment write per commit, so appends write plain rows and every SEARCH_FOLD_POSITIONS
+   * positions one append folds them; see EngineAdapter.beforeSearch). PostgreSQL writes each event's vector
+   * in its row and needs none.
+   */
+  createSearchPending(db: Kysely<unknown>): Promise<void>;
+  /** The statements an erasure runs to take the session's messages out of the search index (and its pending terms). */
+  forgetSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery[];
   /**
    * The events of `tenant`'s `sessionIds` indexed under any of `terms` (each a run of letters and digits),
    * with their `rank` (higher is better), best first, then newest first.

@@ -62,7 +62,7 @@ export function planErasure(
     db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("log_keys").where("session_id", "=", sessionId).compile(),
-    dialect.forgetSearch(db, session.tenant_id, sessionId),
+    ...dialect.forgetSearch(db, session.tenant_id, sessionId),
   );
   for (const feature of features) statements.push(...(feature.eraseStatements?.(db, dialect, sessionId, now) ?? []));
   statements.push(...dialect.afterEraseStatements(db, session.tenant_id, sessionId, seq));

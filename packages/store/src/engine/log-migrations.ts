@@ -147,5 +147,12 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    "0019_search_pending": {
+      async up(db: Kysely<unknown>) {
+        // SQLite: appends leave their terms in plain rows, folded into the FTS5 index in batches
+        // (Dialect.createSearchPending); PostgreSQL has nothing to add.
+        await dialect.createSearchPending(db);
+      },
+    },
   };
 }

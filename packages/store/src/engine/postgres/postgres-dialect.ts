@@ -63,6 +63,8 @@ export const postgresDialect: Dialect = {
   ],
   createSearchIndex: createPostgresSearchIndex,
   indexTerms: indexPostgresTerms,
+  // Each event's vector is written in its own row, by the append's statement: nothing waits to be folded.
+  async createSearchPending() {},
   forgetSearch: forgetPostgresSearch,
   searchRows: postgresSearchRows,
 };

@@ -45,9 +45,11 @@ export async function indexPostgresTerms(db: Kysely<unknown>, rows: readonly Ind
 }
 
 /** An erasure's statement: the session's vectors cleared (the purge then rewrites the index without them). */
-export function forgetPostgresSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery {
-  return sql`UPDATE events SET search = NULL
-    WHERE tenant_id = ${tenant} AND session_id = ${sessionId} AND search IS NOT NULL`.compile(db);
+export function forgetPostgresSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery[] {
+  return [
+    sql`UPDATE events SET search = NULL
+    WHERE tenant_id = ${tenant} AND session_id = ${sessionId} AND search IS NOT NULL`.compile(db),
+  ];
 }
 
 /**

@@ -12,7 +12,12 @@ import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./s
 import { sqliteErasureWrite, sqliteGuardedWrite, sqliteLockedWrite } from "./sqlite-guarded-write.ts";
 import { LockWaitingSqliteDialect } from "./sqlite-kysely-dialect.ts";
 import { sqlitePurge } from "./sqlite-purge.ts";
-import { sqliteIndexedText } from "./sqlite-search.ts";
+import {
+  FOLD_PENDING_TERMS,
+  INSERT_PENDING_TERMS,
+  reachesFold,
+  sqliteIndexedText,
+} from "./sqlite-search.ts";
 
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
@@ -59,6 +64,11 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
   };
   const insertSql = (rows: number) =>
     `INSERT INTO events (${INSERT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => ROW_PLACEHOLDERS).join(", ")}`;
+  /** Moves the pending terms into the FTS5 index (sqlite-search.ts): in an append's transaction, or its own. */
+  const foldPendingTerms = () => {
+    for (const statement of FOLD_PENDING_TERMS) prepare(statement).run();
+  };
+  const foldTransaction = database.transaction(foldPendingTerms);
   const write = database.transaction((batch: PreparedBatch): WrittenBatch => {
     const params = new SqlParams(sqliteDialect);
     const claim = claimVersionSql(batch, params);
@@ -101,12 +111,9 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       for (let r = rows - 1; r >= 0; r--) positions.push(last - r);
     }
     for (const [i, e] of batch.events.entries()) {
-      if (e.terms === null) continue;
-      prepare("INSERT INTO message_search (rowid, terms) VALUES (?, ?)").run(
-        positions[i],
-        sqliteIndexedText(batch.sessionId, e.terms),
-      );
+      if (e.terms !== null) prepare(INSERT_PENDING_TERMS).run(positions[i], sqliteIndexedText(batch.sessionId, e.terms));
     }
+    if (reachesFold(positions)) foldPendingTerms();
     if (batch.keys.length > 0) {
       prepare(
         "INSERT INTO log_keys (session_id, tenant_id, key) SELECT ?, ?, value FROM json_each(?) WHERE true " +
@@ -126,6 +133,11 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     writeLocked: sqliteLockedWrite(database, options.busyTimeoutMs),
     writeErasure: sqliteErasureWrite(database, options.busyTimeoutMs),
     purgeFiles: sqlitePurge(database),
+    async beforeSearch() {
+      // A read first: most searches find nothing pending since the last append that folded, and take no lock.
+      if (prepare("SELECT 1 FROM message_search_pending LIMIT 1").get() === undefined) return;
+      await retryWhileBusy(database, options.busyTimeoutMs, "searchMessages", () => foldTransaction.immediate());
+    },
     async writeBatch(batch) {
       try {
         return await retryWhileBusy(database, options.busyTimeoutMs, "append", () => write.immediate(batch));

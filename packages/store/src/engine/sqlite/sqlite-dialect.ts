@@ -1,6 +1,12 @@
 import { sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
-import { createSqliteSearchIndex, forgetSqliteSearch, indexSqliteTerms, sqliteSearchRows } from "./sqlite-search.ts";
+import {
+  createSqliteSearchIndex,
+  createSqliteSearchPending,
+  forgetSqliteSearch,
+  indexSqliteTerms,
+  sqliteSearchRows,
+} from "./sqlite-search.ts";
 import { keySqliteTableByTenant } from "./sqlite-tenant-keys.ts";
 
 /** SQLite's SQL where the engines differ (see Dialect): one writer at a time, so locks are the write lock. */
@@ -42,6 +48,7 @@ export const sqliteDialect: Dialect = {
   afterEraseStatements: () => [],
   createSearchIndex: createSqliteSearchIndex,
   indexTerms: indexSqliteTerms,
+  createSearchPending: createSqliteSearchPending,
   forgetSearch: forgetSqliteSearch,
   searchRows: sqliteSearchRows,
 };

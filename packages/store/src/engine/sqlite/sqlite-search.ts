@@ -7,6 +7,29 @@ import { EVENT_COLUMNS, type EventRow } from "../row-mapping.ts";
 const ROWS_PER_INSERT = 400;
 
 /**
+ * How often the pending terms are folded into the FTS5 table: by the append whose positions reach a
+ * multiple of this, in its transaction (and by a search, first). FTS5 writes a segment and rewrites its
+ * structure record at every commit that adds to it; a fold pays that once for this many positions.
+ */
+export const SEARCH_FOLD_POSITIONS = 64;
+
+/** The statement adding one appended message's terms to the pending rows (sqliteIndexedText's). */
+export const INSERT_PENDING_TERMS = "INSERT INTO message_search_pending (position, terms) VALUES (?, ?)";
+
+/** The statements of a fold: every pending row into the FTS5 table, then out of the pending table. */
+export const FOLD_PENDING_TERMS = [
+  "INSERT INTO message_search (rowid, terms) SELECT position, terms FROM message_search_pending",
+  "DELETE FROM message_search_pending",
+] as const;
+
+/** Whether an append of `positions` (ascending) reaches a multiple of SEARCH_FOLD_POSITIONS: it folds. */
+export function reachesFold(positions: readonly number[]): boolean {
+  const [first, last] = [positions[0], positions.at(-1)];
+  if (first === undefined || last === undefined) return false;
+  return Math.floor(last / SEARCH_FOLD_POSITIONS) > Math.floor((first - 1) / SEARCH_FOLD_POSITIONS);
+}
+
+/**
  * The index term that stands for a session in each of its rows, so a search reads the doclists of its
  * terms only where they meet its sessions' (FTS5 skips through an AND): letters and digits, as terms are.
  */
@@ -43,14 +66,29 @@ export async function indexSqliteTerms(db: Kysely<unknown>, rows: readonly Index
   }
 }
 
-/** An erasure's statement: the session's rows deleted from the index (the purge then merges the index without them). */
-export function forgetSqliteSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery {
-  return sql`DELETE FROM message_search WHERE rowid IN
-    (SELECT position FROM events WHERE tenant_id = ${tenant} AND session_id = ${sessionId})`.compile(db);
+/**
+ * Migration 0019 on SQLite: the terms appended since the last fold, one row per message, keyed by the
+ * event's position, holding what the FTS5 table will (sqliteIndexedText). Appends write here, so an append
+ * does not pay FTS5's per-commit segment write; SEARCH_FOLD_POSITIONS says when they move to the index.
+ */
+export async function createSqliteSearchPending(db: Kysely<unknown>): Promise<void> {
+  await sql`CREATE TABLE message_search_pending (position INTEGER PRIMARY KEY, terms TEXT NOT NULL)`.execute(db);
 }
 
 /**
- * The search: any term's rows within the sessions' rows, ranked first by how many of the terms a row holds
+ * An erasure's statements: the session's rows deleted from the index and from the pending terms (the
+ * purge then merges the index without them).
+ */
+export function forgetSqliteSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery[] {
+  const positions = sql`(SELECT position FROM events WHERE tenant_id = ${tenant} AND session_id = ${sessionId})`;
+  return [
+    sql`DELETE FROM message_search WHERE rowid IN ${positions}`.compile(db),
+    sql`DELETE FROM message_search_pending WHERE position IN ${positions}`.compile(db),
+  ];
+}
+
+/**
+ * The search (after the pending terms are folded: EngineAdapter.beforeSearch): any term's rows within the sessions' rows, ranked first by how many of the terms a row holds
  * (as the scan and PostgreSQL's ts_rank rank), then by BM25 (higher is better), then newest. BM25 alone
  * would put a short message holding two common words before a long one holding the rare compound asked
  * for (its length normalization); the rank is the count of terms held plus BM25 squashed below 1.
