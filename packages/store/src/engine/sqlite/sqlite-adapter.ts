@@ -12,12 +12,7 @@ import { readSqliteGlobalLog, sqliteGlobalHead, sqliteVisibilityWait } from "./s
 import { sqliteErasureWrite, sqliteGuardedWrite, sqliteLockedWrite } from "./sqlite-guarded-write.ts";
 import { LockWaitingSqliteDialect } from "./sqlite-kysely-dialect.ts";
 import { sqlitePurge } from "./sqlite-purge.ts";
-import {
-  FOLD_PENDING_TERMS,
-  INSERT_PENDING_TERMS,
-  reachesFold,
-  sqliteIndexedText,
-} from "./sqlite-search.ts";
+import { FOLD_PENDING_TERMS, INSERT_PENDING_TERMS, reachesFold, sqliteIndexedText } from "./sqlite-search.ts";
 
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
@@ -111,7 +106,8 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       for (let r = rows - 1; r >= 0; r--) positions.push(last - r);
     }
     for (const [i, e] of batch.events.entries()) {
-      if (e.terms !== null) prepare(INSERT_PENDING_TERMS).run(positions[i], sqliteIndexedText(batch.sessionId, e.terms));
+      if (e.terms !== null)
+        prepare(INSERT_PENDING_TERMS).run(positions[i], sqliteIndexedText(batch.sessionId, e.terms));
     }
     if (reachesFold(positions)) foldPendingTerms();
     if (batch.keys.length > 0) {
