@@ -11,9 +11,13 @@
  * the session's view brings it, and that compaction's summary does not hold it (ReplacementText.holds);
  * each kind and value counts once per session.
  *
- * Each lost fact becomes the query of an agent that lost it and does not know it verbatim:
- * a user request → its first 5 words; a file path → its last segment (the basename); an error name → the
- * name; a command → its first two words; a number → the number as extracted (`16ms`, `0.93`).
+ * Each lost fact becomes two queries (QUERY_RULES), reported apart:
+ * - half-remembered, an agent that does not know it verbatim: a user request → its first 5 words; a file
+ *   path → its last segment (the basename); an error name → the name; a command → its first two words; a
+ *   number → the number as extracted (`16ms`, `0.93`). Many messages can hold such a query (every
+ *   `mix test` of a session): it measures ranking among them as much as finding;
+ * - own words, an agent that knows what it is looking for (the summary named it, or it remembers it): the
+ *   fact as the extractor found it, its first 16 words (a request, a command), a path whole.
  * A query is answered by `session.recall(query, { limit: 5 })`, and beside it by the scan a user would
  * write instead: the session's message events whose data holds the query, case-insensitive (`data::text
  * ILIKE '%query%'` on PostgreSQL, `data LIKE` on SQLite), newest first, LIMIT 5. Either finds the fact
@@ -48,11 +52,15 @@ import { markdownTable, num, progress } from "./stats.ts";
 /** The issue's goal: recall@5 of the lost facts' messages, per kind. */
 export const RECALL_GOAL = 0.95;
 
-/** Lost facts of one kind (or all), and how many of them each search found in its first 5. */
+/** How a lost fact becomes a query (the header says each rule). */
+export const QUERY_RULES = ["half-remembered", "own words"] as const;
+/** One of QUERY_RULES. */
+export type QueryRule = (typeof QUERY_RULES)[number];
+
+/** Lost facts of one kind (or all), and how many of them each search found in its first 5, per query rule. */
 export interface RecallQualityCounts {
   lost: number;
-  recall: number;
-  like: number;
+  found: Record<QueryRule, { recall: number; like: number }>;
 }
 
 /** Where a row's compactions come from: the offline summary policy replayed, or the transcript's own. */
@@ -182,15 +190,18 @@ async function measureSession(
 ): Promise<PerKind<RecallQualityCounts>> {
   const counts = emptyCounts();
   for (const fact of await lostFacts(session, messages, compactions)) {
-    const query = queryFor(fact);
-    const found = searchTerms(query).length === 0 ? [] : (await session.recall(query, { limit: 5 })).messages;
     const c = counts[fact.kind];
     c.lost += 1;
-    if (found.some((m) => holdsFact(m.message, fact))) c.recall += 1;
-    if ((await like(session.id, query)).some((m) => holdsFact(m, fact))) c.like += 1;
+    for (const rule of QUERY_RULES) {
+      const query = QUERY_FOR[rule](fact);
+      const found = searchTerms(query).length === 0 ? [] : (await session.recall(query, { limit: 5 })).messages;
+      if (found.some((m) => holdsFact(m.message, fact))) c.found[rule].recall += 1;
+      if ((await like(session.id, query)).some((m) => holdsFact(m, fact))) c.found[rule].like += 1;
+    }
   }
   const total = totalOf(counts);
-  progress(`${label}: ${total.lost} facts lost, recall@5 ${total.recall}, LIKE@5 ${total.like}`);
+  const figures = QUERY_RULES.map((r) => `${r}: recall@5 ${total.found[r].recall}, LIKE@5 ${total.found[r].like}`);
+  progress(`${label}: ${total.lost} facts lost; ${figures.join("; ")}`);
   return counts;
 }
 
@@ -241,9 +252,19 @@ function key(kind: FidelityKind, value: string): string {
   return `${kind}\u0000${value}`;
 }
 
-/** The query of an agent that lost `fact` (the rule in the header). */
-function queryFor(fact: Fact): string {
-  const words = fact.value.split(/\s+/).filter((w) => w.length > 0);
+/** Each rule's query for a lost fact (the rules in the header). */
+const QUERY_FOR: Record<QueryRule, (fact: Fact) => string> = {
+  "half-remembered": halfRemembered,
+  "own words": (fact) => wordsOf(fact.value).slice(0, 16).join(" "),
+};
+
+function wordsOf(text: string): string[] {
+  return text.split(/\s+/).filter((w) => w.length > 0);
+}
+
+/** The query of an agent that lost `fact` and does not know it verbatim. */
+function halfRemembered(fact: Fact): string {
+  const words = wordsOf(fact.value);
   switch (fact.kind) {
     case "userRequests":
       return words.slice(0, 5).join(" ");
@@ -324,23 +345,28 @@ function likeSearch(engine: Engine, url: string): { search: Search; close: () =>
 }
 
 function emptyCounts(): PerKind<RecallQualityCounts> {
+  const counts = {} as PerKind<RecallQualityCounts>;
+  for (const kind of FIDELITY_KINDS) counts[kind] = noCounts();
+  return counts;
+}
+
+function noCounts(): RecallQualityCounts {
   return {
-    userRequests: { lost: 0, recall: 0, like: 0 },
-    filePaths: { lost: 0, recall: 0, like: 0 },
-    errorNames: { lost: 0, recall: 0, like: 0 },
-    commands: { lost: 0, recall: 0, like: 0 },
-    numbers: { lost: 0, recall: 0, like: 0 },
+    lost: 0,
+    found: { "half-remembered": { recall: 0, like: 0 }, "own words": { recall: 0, like: 0 } },
   };
 }
 
 function addCounts(into: RecallQualityCounts, counts: RecallQualityCounts): void {
   into.lost += counts.lost;
-  into.recall += counts.recall;
-  into.like += counts.like;
+  for (const rule of QUERY_RULES) {
+    into.found[rule].recall += counts.found[rule].recall;
+    into.found[rule].like += counts.found[rule].like;
+  }
 }
 
 function totalOf(byKind: PerKind<RecallQualityCounts>): RecallQualityCounts {
-  const total = { lost: 0, recall: 0, like: 0 };
+  const total = noCounts();
   for (const kind of FIDELITY_KINDS) addCounts(total, byKind[kind]);
   return total;
 }
@@ -370,15 +396,21 @@ export function recallQualityTables(rows: readonly RecallQualityRow[]): string {
 function sourceTables(rows: readonly RecallQualityRow[]): string {
   const engines = [...new Set(rows.map((r) => r.engine))];
   const byKind = markdownTable(
-    ["engine", "kind", "facts lost", "session.recall@5", "LIKE@5", `goal ${num(RECALL_GOAL * 100)}%`],
+    [
+      "engine",
+      "kind",
+      "facts lost",
+      ...QUERY_RULES.flatMap((rule) => [`session.recall@5, ${rule}`, `LIKE@5, ${rule}`]),
+      `goal ${num(RECALL_GOAL * 100)}% (${QUERY_RULES.join(" / ")})`,
+    ],
     engines.flatMap((engine) => {
       const mine = rows.filter((r) => r.engine === engine);
       const pooled = (kind: FidelityKind) => {
-        const c = { lost: 0, recall: 0, like: 0 };
+        const c = noCounts();
         for (const r of mine) addCounts(c, r.byKind[kind]);
         return c;
       };
-      const total = { lost: 0, recall: 0, like: 0 };
+      const total = noCounts();
       const kindRows = FIDELITY_KINDS.map((kind) => {
         const c = pooled(kind);
         addCounts(total, c);
@@ -388,7 +420,13 @@ function sourceTables(rows: readonly RecallQualityRow[]): string {
     }),
   );
   const byFile = markdownTable(
-    ["engine", "transcript", "sessions", "facts lost", "session.recall@5", "LIKE@5"],
+    [
+      "engine",
+      "transcript",
+      "sessions",
+      "facts lost",
+      ...QUERY_RULES.flatMap((rule) => [`session.recall@5, ${rule}`, `LIKE@5, ${rule}`]),
+    ],
     rows.map((r) => {
       const total = totalOf(r.byKind);
       return [
@@ -396,8 +434,10 @@ function sourceTables(rows: readonly RecallQualityRow[]): string {
         r.file.replace(/^claude-code\//, "cc/").replace(/([0-9a-f]{8})-[0-9a-f-]{27}/, "$1"),
         r.uncompacted === 0 ? `${r.sessions}` : `${r.sessions}; ${r.uncompacted} never compact`,
         total.lost,
-        shareCell(total.recall, total.lost),
-        shareCell(total.like, total.lost),
+        ...QUERY_RULES.flatMap((rule) => [
+          shareCell(total.found[rule].recall, total.lost),
+          shareCell(total.found[rule].like, total.lost),
+        ]),
       ];
     }),
   );
@@ -405,8 +445,12 @@ function sourceTables(rows: readonly RecallQualityRow[]): string {
 }
 
 function countCells(c: RecallQualityCounts): (string | number)[] {
-  const met = c.lost === 0 ? "-" : c.recall / c.lost >= RECALL_GOAL ? "met" : "short";
-  return [c.lost, shareCell(c.recall, c.lost), shareCell(c.like, c.lost), met];
+  const met = (rule: QueryRule) => (c.found[rule].recall / c.lost >= RECALL_GOAL ? "met" : "short");
+  return [
+    c.lost,
+    ...QUERY_RULES.flatMap((rule) => [shareCell(c.found[rule].recall, c.lost), shareCell(c.found[rule].like, c.lost)]),
+    c.lost === 0 ? "-" : QUERY_RULES.map(met).join(" / "),
+  ];
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -16,6 +16,8 @@ export const SEARCH_TERM_LENGTH = 64;
 const COMPOUND = /[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*/gu;
 /** What joins a compound's words. */
 const CONNECTOR = /[._-]/;
+/** A number written with its unit attached (`16ms`, `0.7s`, `3x`, `250mib`): the number, then the unit. */
+const NUMBER_WITH_UNIT = /^(\p{N}+(?:[._-]\p{N}+)*)(\p{L}+)$/u;
 
 /**
  * A search term: a run of letters and digits, or a compound of them (COMPOUND), at most
@@ -26,14 +28,17 @@ export const SEARCH_TERM = /^[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*$/u;
 /**
  * The distinct terms of `text`, lower-cased, in the order they first appear: each compound whole (when it
  * joins several words), then its words (runs of letters and digits), so `3.16` or `app.ts` is found as
- * such and by its parts; terms longer than SEARCH_TERM_LENGTH are dropped, at most `limit` are kept.
- * Both engines index these terms and match a query's, so they search alike.
+ * such and by its parts; a number with its unit attached is followed by the number and the unit, so
+ * `16ms` and `16 ms` share terms; terms longer than SEARCH_TERM_LENGTH are dropped, at most `limit` are
+ * kept. Both engines index these terms and match a query's, so they search alike.
  */
 export function searchTerms(text: string, limit = SEARCH_TERMS_LIMIT): string[] {
   const terms = new Set<string>();
   const add = (term: string): boolean => {
     if (term.length <= SEARCH_TERM_LENGTH) terms.add(term);
-    return terms.size >= limit;
+    if (terms.size >= limit) return true;
+    const measured = NUMBER_WITH_UNIT.exec(term);
+    return measured !== null && (add(measured[1] as string) || add(measured[2] as string));
   };
   for (const [compound] of text.toLowerCase().matchAll(COMPOUND)) {
     if (!CONNECTOR.test(compound)) {

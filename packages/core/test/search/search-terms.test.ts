@@ -41,6 +41,29 @@ describe("searchTerms", () => {
     ]);
   });
 
+  it("follows a number with its unit attached by the number and the unit, so `16ms` and `16 ms` share terms", () => {
+    expect(searchTerms("took 16ms, then 0.7Seconds at 3x")).toEqual([
+      "took",
+      "16ms",
+      "16",
+      "ms",
+      "then",
+      "0.7seconds",
+      "0.7",
+      "seconds",
+      "0",
+      "7seconds",
+      "7",
+      "at",
+      "3x",
+      "3",
+      "x",
+    ]);
+    // Not a number with a unit: letters first, or digits after the letters (versions, hashes, hex).
+    expect(searchTerms("v2 sha256 8463c716 0x1f 1e10")).toEqual(["v2", "sha256", "8463c716", "0x1f", "1e10"]);
+    expect(searchTerms("16ms 16 ms", 2)).toEqual(["16ms", "16"]);
+  });
+
   it("drops a compound or word over 64 characters but keeps the words of a long compound", () => {
     const long = `${"a".repeat(40)}.${"b".repeat(40)}`;
     expect(searchTerms(long)).toEqual(["a".repeat(40), "b".repeat(40)]);
