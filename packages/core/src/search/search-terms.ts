@@ -11,24 +11,26 @@ export const SEARCH_TERM_LENGTH = 64;
 
 /**
  * A compound: runs of letters and digits joined by single `.`, `_` or `-` (a version `3.16.0`, a file
- * name `app.ts`, an identifier `err_quokka_7731`, a model `claude-sonnet-4`); a lone run is one too.
+ * name `app.ts`, an identifier `err_quokka_7731`, a model `claude-sonnet-4`); a lone run is one too. A
+ * dot no letter, digit or connector comes before starts one (a dotfile or dot-folder: `.env`, `.beads`).
  */
-const COMPOUND = /[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*/gu;
+const COMPOUND = /(?:(?<![\p{L}\p{N}._-])\.)?[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*/gu;
 /** What joins a compound's words. */
 const CONNECTOR = /[._-]/;
 /** A number written with its unit attached (`16ms`, `0.7s`, `3x`, `250mib`): the number, then the unit. */
 const NUMBER_WITH_UNIT = /^(\p{N}+(?:[._-]\p{N}+)*)(\p{L}+)$/u;
 
 /**
- * A search term: a run of letters and digits, or a compound of them (COMPOUND), at most
+ * A search term: a run of letters and digits, or a compound of them (COMPOUND, a dotfile's leading dot
+ * included), at most
  * SEARCH_TERM_LENGTH long. Nothing else (no quote, space, backslash or query operator) can be one.
  */
-export const SEARCH_TERM = /^[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*$/u;
+export const SEARCH_TERM = /^\.?[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*$/u;
 
 /**
  * The distinct terms of `text`, lower-cased, in the order they first appear: each compound whole (when it
- * joins several words), then its words (runs of letters and digits), so `3.16` or `app.ts` is found as
- * such and by its parts; a number with its unit attached is followed by the number and the unit, so
+ * joins several words, or is a dotfile's name), then its words (runs of letters and digits), so `3.16`,
+ * `app.ts` or `.env` is found as such and by its parts; a number with its unit attached is followed by the number and the unit, so
  * `16ms` and `16 ms` share terms; terms longer than SEARCH_TERM_LENGTH are dropped, at most `limit` are
  * kept. Both engines index these terms and match a query's, so they search alike.
  */
@@ -45,7 +47,7 @@ export function searchTerms(text: string, limit = SEARCH_TERMS_LIMIT): string[] 
       if (add(compound)) break;
       continue;
     }
-    if (add(compound) || compound.split(CONNECTOR).some(add)) break;
+    if (add(compound) || compound.split(CONNECTOR).some((word) => word.length > 0 && add(word))) break;
   }
   return [...terms];
 }

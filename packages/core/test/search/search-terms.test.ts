@@ -64,6 +64,26 @@ describe("searchTerms", () => {
     expect(searchTerms("16ms 16 ms", 2)).toEqual(["16ms", "16"]);
   });
 
+  it("keeps a dotfile's or dot-folder's leading dot, whole before its words; a dot after a word or dot is none", () => {
+    expect(searchTerms("ls .beads/ .env.local ~/.claude a..b ./src x.env")).toEqual([
+      "ls",
+      ".beads",
+      "beads",
+      ".env.local",
+      "env",
+      "local",
+      ".claude",
+      "claude",
+      "a",
+      "b",
+      "src",
+      "x.env",
+      "x",
+    ]);
+    for (const term of [".beads", ".env.local"]) expect(term).toMatch(SEARCH_TERM);
+    for (const bad of ["..env", ".", "./x"]) expect(bad).not.toMatch(SEARCH_TERM);
+  });
+
   it("drops a compound or word over 64 characters but keeps the words of a long compound", () => {
     const long = `${"a".repeat(40)}.${"b".repeat(40)}`;
     expect(searchTerms(long)).toEqual(["a".repeat(40), "b".repeat(40)]);
@@ -79,7 +99,7 @@ describe("searchTerms", () => {
     expect(terms).toContain("v2.0-rc1");
     expect(terms).toContain("ℝ-space");
     for (const term of terms) expect(term, term).toMatch(SEARCH_TERM);
-    for (const bad of ["a b", "a..b", ".a", "a-", 'q"', "x*"]) expect(bad).not.toMatch(SEARCH_TERM);
+    for (const bad of ["a b", "a..b", "..a", "a-", 'q"', "x*"]) expect(bad).not.toMatch(SEARCH_TERM);
   });
 
   it("indexes a message's text, tool calls and name; an event that is no message has none", () => {

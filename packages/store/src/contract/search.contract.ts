@@ -78,11 +78,11 @@ export function searchContract(ctx: ContractContext): void {
       expect(await search(store, [sid], "nowhere")).toEqual([]);
     });
 
-    it("finds a compound (a version, a file name, an identifier) whole, in a long message, before short messages holding only its words", async () => {
+    it("finds a compound (a version, a file name, an identifier, a dotfile, a number with its unit) whole, in a long message, before short messages holding only its words", async () => {
       const store = ctx.store();
       const sid = newSessionId("search-compound");
-      // Short messages holding 3 and 16, among others holding neither (so those words are not everywhere).
-      const short = Array.from({ length: 8 }, (_, i) => userMessage(`n${i}`, `step 3 of 16`));
+      // Short messages holding 3, 16, env, 250 and ms, among others holding none (so those words are not everywhere).
+      const short = Array.from({ length: 8 }, (_, i) => userMessage(`n${i}`, `step 3 of 16: env 250 ms`));
       const other = Array.from({ length: 30 }, (_, i) => userMessage(`o${i}`, `unrelated note ${i + 100}`));
       await store.append(
         sid,
@@ -91,7 +91,7 @@ export function searchContract(ctx: ContractContext): void {
           // Long (a file read whole): a length-normalized rank alone would put the short messages first.
           userMessage(
             "v",
-            `pin the dependency to ~> 3.16 in mix.exs, as the ERR_QUOKKA_7731 report asks for it\n${Array.from(
+            `pin the dependency to ~> 3.16 in mix.exs, as the ERR_QUOKKA_7731 report asks for it; .env read in 250ms\n${Array.from(
               { length: 400 },
               (_, i) => `line${i}`,
             ).join(" ")}`,
@@ -101,10 +101,12 @@ export function searchContract(ctx: ContractContext): void {
         ],
         { expectedVersion: "no-stream" },
       );
-      for (const query of ["3.16", "mix.exs", "err_quokka_7731"]) {
+      for (const query of ["3.16", "mix.exs", "err_quokka_7731", ".env", "250ms"]) {
         expect(idsOf(await search(store, [sid], query, 3))[0], query).toBe("v");
       }
       expect(idsOf(await search(store, [sid], "quokka"))).toEqual(["v"]);
+      // Written apart, a number and its unit find it written together.
+      expect(idsOf(await search(store, [sid], "250 ms", 20))).toContain("v");
     });
 
     it("searches only the sessions asked for, pages the hits, and gives another tenant nothing", async () => {
