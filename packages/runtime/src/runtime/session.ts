@@ -34,6 +34,7 @@ import {
   supersedeFor,
   type TokenCounter,
   type Usage,
+  ValidationError,
 } from "@palimpsest/core";
 import {
   type ActiveView,
@@ -50,6 +51,7 @@ import { saveSnapshot } from "./load-session.ts";
 import { type MessageInput, toMessage } from "./message-input.ts";
 import { type RecallOptions, type RecallResult, recall } from "./recall.ts";
 import { prepareRewrite, type RewriteRequest } from "./rewrite.ts";
+import { SeenKeys } from "./seen-keys.ts";
 import type { SessionWrite, WritePlan } from "./session-write.ts";
 
 /** Everything a session handle needs from the runtime that opened it. */
@@ -71,6 +73,12 @@ export interface SessionContext {
 /** Options of one append. */
 export interface AppendMessagesOptions {
   turnId?: string;
+  /**
+   * Completes `turnId` in the same append, after the messages (one transaction, where `append` then
+   * `completeTurn` are two), with the provider's usage when given (`true`: none known); then the automatic
+   * compaction check runs, as after completeTurn. For the last append of a turn. Needs `turnId`.
+   */
+  completeTurn?: true | Usage;
   /**
    * A retry with the same key and identical messages returns the original result instead of appending
    * twice; messages given without an id get one derived from the key, so a retry is identical.
@@ -96,6 +104,7 @@ export class Session {
   #state: SessionState;
   #snapshotSeq: number;
   readonly #ctx: SessionContext;
+  readonly #seenKeys = new SeenKeys();
 
   /** Wraps a loaded state; use Palimpsest.startSession or Palimpsest.resume to get one. */
   constructor(ctx: SessionContext, state: SessionState, snapshotSeq: number) {
@@ -149,7 +158,14 @@ export class Session {
     options: AppendMessagesOptions = {},
   ): Promise<StoredEvent[]> {
     const list = Array.isArray(input) ? (input as readonly MessageInput[]) : [input as MessageInput];
-    return this.#execute(await this.#appendCommand(list, options), options.idempotencyKey);
+    const { completeTurn, turnId } = options;
+    const completion = completeTurn === undefined ? undefined : turnCompletion(completeTurn, turnId);
+    const commands = [await this.#appendCommand(list, options)];
+    if (completion === undefined) return this.#commit(() => ({ commands }), options.idempotencyKey);
+    commands.push(completion);
+    const events = await this.#commit(() => ({ commands }), options.idempotencyKey);
+    await this.#ctx.afterTurn?.(this);
+    return events;
   }
 
   /**
@@ -158,9 +174,7 @@ export class Session {
    * completes once: completing it again records nothing and returns [] (a retry after a crash is safe).
    */
   async completeTurn(turnId: string, usage?: Usage): Promise<StoredEvent[]> {
-    const events = await this.#execute(
-      usage === undefined ? { type: "complete-turn", turnId } : { type: "complete-turn", turnId, usage },
-    );
+    const events = await this.#execute(completeTurnCommand(turnId, usage));
     await this.#ctx.afterTurn?.(this);
     return events;
   }
@@ -224,6 +238,7 @@ export class Session {
   async refresh(): Promise<void> {
     const events = await this.#ctx.store.readStream(this.id, { fromSeq: this.#state.lastSeq + 1 });
     foldEvents(this.#state, events);
+    this.#seenKeys.note(events);
   }
 
   /** This session's events as its log holds them, from `fromSeq` to `toSeq` (default: all of them). */
@@ -349,12 +364,16 @@ export class Session {
 
   /**
    * Decides `commands` on the current state: with `askKeys`, told which of their log keys the log already
-   * holds; without, on the state alone (every id the view does not hold taken as new, which the append's
-   * fresh keys then make the store check).
+   * holds; without, on the state and the keys this handle saw written (SeenKeys): every id the view does
+   * not hold taken as new, which the append's fresh keys then make the store check.
    */
   async #decide(commands: readonly SessionCommand[], askKeys: boolean): Promise<DomainEvent[]> {
-    const keys = askKeys ? commands.flatMap(commandKeys) : [];
-    const known = keys.length === 0 ? NO_KEYS : await this.#ctx.store.knownKeys(this.id, keys);
+    const keys = commands.flatMap(commandKeys);
+    const known = !askKeys
+      ? this.#seenKeys.knownAmong(keys)
+      : keys.length === 0
+        ? NO_KEYS
+        : await this.#ctx.store.knownKeys(this.id, keys);
     return decideSequence(this.#state, commands, known);
   }
 
@@ -496,7 +515,10 @@ export class Session {
   /** Folds what an append returned (re-reading the stream when it replayed an earlier write) and snapshots. */
   async #applied(result: AppendResult): Promise<StoredEvent[]> {
     if (result.replayed) await this.refresh();
-    else foldEvents(this.#state, result.events);
+    else {
+      foldEvents(this.#state, result.events);
+      this.#seenKeys.note(result.events);
+    }
     await this.#maybeSnapshot(result.events.some(compactsBatch));
     return result.events;
   }
@@ -511,6 +533,30 @@ export class Session {
     this.#snapshotSeq = this.#state.lastSeq;
     await saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError);
   }
+}
+
+/** The completion an append's `completeTurn` option asks for: VALIDATION without a turnId or with a usage that is no object. */
+function turnCompletion(completeTurn: true | Usage, turnId: string | undefined): SessionCommand {
+  if (turnId === undefined) {
+    throw new ValidationError("completeTurn needs the turnId of the turn it completes", ["turnId: missing"], {
+      path: "completeTurn",
+    });
+  }
+  if (completeTurn !== true && (typeof completeTurn !== "object" || completeTurn === null)) {
+    throw new ValidationError(
+      "completeTurn takes true or the turn's usage",
+      [`completeTurn: ${String(completeTurn)}`],
+      {
+        path: "completeTurn",
+      },
+    );
+  }
+  return completeTurnCommand(turnId, completeTurn === true ? undefined : completeTurn);
+}
+
+/** The command completing `turnId`, with its usage when known. */
+function completeTurnCommand(turnId: string, usage: Usage | undefined): SessionCommand {
+  return usage === undefined ? { type: "complete-turn", turnId } : { type: "complete-turn", turnId, usage };
 }
 
 /** What #afterRefusal returns when the write is to be planned and decided again. */
