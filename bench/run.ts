@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { driverSpec, installFromTarballs } from "../test/support/installed-palimpsest.ts";
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
+import { agentStepsTables, runAgentStepsSuite } from "./agent-steps.ts";
 import {
   type AgentsCallsResult,
   agentsSessionTables,
@@ -49,6 +50,7 @@ import { runWatchBench, type WatchResult } from "./watch.ts";
 const BENCHES = [
   "append",
   "session-append",
+  "agent-steps",
   "tenant-rls",
   "encryption",
   "recall",
@@ -775,6 +777,17 @@ try {
     }
     results.sessionAppend = rows;
     tables.push("## An agent turn through Session (4 appends + completeTurn)", sessionAppendTable(rows));
+  }
+  if (only.has("agent-steps")) {
+    const places = { database: databaseFor, sqliteFile: (name: string) => folder.path(name) };
+    const { rows, first } = await runAgentStepsSuite(engines, places, quick);
+    results.agentSteps = { rows, first };
+    tables.push(
+      "## An agent's model steps through Session, beside a plain table (a real Claude Code session)",
+      rows.length === 0
+        ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
+        : agentStepsTables(rows, first),
+    );
   }
   if (only.has("tenant-rls") && serverUrl !== undefined) {
     const rows = await runTenantRlsBench(await databaseFor("postgres", "tenant_rls"), quick);

@@ -2,6 +2,7 @@ import { checkOptionKeys, definedFields, type Keyring } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openEventStore } from "@palimpsest/store";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
+import { warmUpAppendPath } from "./warm-up.ts";
 
 /**
  * Options of openPalimpsest: where the store is, and the runtime's own options (compaction, telemetry,
@@ -47,13 +48,29 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
   contentionTimeoutMs: true,
 };
 
-/** Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option. */
+/**
+ * The encoding sessions of current models count in: openPalimpsest loads it (and warms the append path
+ * with it: warmUpAppendPath) while the store connects and migrates, and returns once both are done, so a
+ * session's first append does not wait for it (a few hundred ms of CPU, once per process).
+ */
+const PRELOADED_ENCODING = "o200k_base";
+
+/**
+ * Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option.
+ * The tokenizer of current models (o200k_base) is loaded beside the store's opening.
+ */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
   checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
   const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search, ...runtime } = options;
+  // A failure to load is the first count's to report (createTokenCounter does not keep a failed load);
+  // the warm-up only saves time (its own test says it runs).
+  const tokenizer = createTokenCounter(PRELOADED_ENCODING)
+    .then(warmUpAppendPath)
+    .catch(() => undefined);
   const store = await openEventStore(
     url,
     definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search }),
   );
+  await tokenizer;
   return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }
