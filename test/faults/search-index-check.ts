@@ -2,14 +2,14 @@
  * The recall index against the log, as fault checks read it: after any crash, a session's messages are
  * indexed exactly when their events are stored (the index is written in the append's transaction, and
  * cleared in the erasure's), so the events of a session with terms and the index's rows of it name the
- * same seqs; on PostgreSQL each vector is the one its message's terms make. A message an encrypting store
+ * same seqs; each PostgreSQL vector, and each of SQLite's pending rows, holds its message's terms. A message an encrypting store
  * sealed is never indexed. Read with the drivers directly, on the database at `url`.
  */
 import { indexedTerms, type StoredEvent } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { SEALED_FIELD } from "../../packages/store/src/engine/row-mapping.ts";
-import { sessionTerm } from "../../packages/store/src/engine/sqlite/sqlite-search.ts";
+import { sessionTerm, sqliteIndexedText } from "../../packages/store/src/engine/sqlite/sqlite-search.ts";
 import { Database } from "../support/sqlite-driver.ts";
 
 /** Where the index and each session's log (its events, read whole, opened) disagree. */
@@ -49,7 +49,10 @@ interface IndexReader {
   indexedSeqs(sessionId: string): Promise<number[]>;
   /** The seqs of the session's events stored sealed (an encrypting store's). */
   sealedSeqs(sessionId: string): Promise<number[]>;
-  /** The seqs whose stored vector is not the one their terms make (PostgreSQL; SQLite's FTS5 keeps no text to compare). */
+  /**
+   * The seqs whose stored terms are not the ones their message makes: PostgreSQL's vectors, SQLite's
+   * pending rows (its FTS5 table keeps no text to compare).
+   */
   wrongVectors(sessionId: string, expected: readonly { seq: number; terms: string }[]): Promise<number[]>;
   close(): Promise<void>;
 }
@@ -92,6 +95,10 @@ function sqliteReader(url: string): IndexReader {
        (SELECT rowid FROM message_search WHERE message_search MATCH ?)
        OR position IN (SELECT position FROM message_search_pending)) ORDER BY seq`,
   );
+  const pending = db.prepare(
+    `SELECT e.seq, p.terms FROM message_search_pending AS p JOIN events AS e ON e.position = p.position
+     WHERE e.session_id = ? ORDER BY e.seq`,
+  );
   const sealed = db.prepare(
     `SELECT seq FROM events WHERE session_id = ? AND json_type(data, '$."${SEALED_FIELD}"') IS NOT NULL`,
   );
@@ -99,7 +106,11 @@ function sqliteReader(url: string): IndexReader {
     indexedSeqs: async (sessionId) =>
       (seqs.all(sessionId, `"${sessionTerm(sessionId)}"`) as { seq: number }[]).map((r) => r.seq),
     sealedSeqs: async (sessionId) => (sealed.all(sessionId) as { seq: number }[]).map((r) => r.seq),
-    wrongVectors: async () => [],
+    async wrongVectors(sessionId, expected) {
+      const want = new Map(expected.map((e) => [e.seq, sqliteIndexedText(sessionId, e.terms)]));
+      const rows = pending.all(sessionId) as { seq: number; terms: string }[];
+      return rows.filter((r) => want.get(r.seq) !== r.terms).map((r) => r.seq);
+    },
     close: async () => {
       db.close();
     },

@@ -3,7 +3,8 @@
  * one append (one batch, one transaction), then the automatic compaction check as after completeTurn;
  * VALIDATION, with nothing written, for a completion without a turn id or with a usage that is no object.
  * And completeTurn after a handle's own appends is decided without asking the log for the turn's keys
- * (one round trip), and still refuses a turn no append named and records a completed one once.
+ * (one round trip), and still refuses a turn no append named, records a completed one once, and refuses
+ * any once the session is erased.
  */
 import type { TelemetryLine } from "@palimpsest/core";
 import { callbackSink, Palimpsest, TelemetryRecorder } from "@palimpsest/runtime";
@@ -102,6 +103,12 @@ for (const backend of runtimeBackends()) {
       expect(await session.completeTurn("shared")).toEqual([]);
       const completions = (await runtime.store.readStream(session.id)).filter((e) => e.type === "turn.completed");
       expect(completions.map((e) => (e.data as { turnId: string }).turnId)).toEqual(["named", "shared"]);
+      // Erased by another caller: completing a turn this handle completed is refused, as the log says.
+      await runtime.erase(session.id);
+      expect(await rejection(session.completeTurn("named"))).toMatchObject({
+        code: "INVARIANT_VIOLATED",
+        details: { rule: "session-erased" },
+      });
     });
   });
 }

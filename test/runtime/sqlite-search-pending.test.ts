@@ -1,9 +1,9 @@
 /**
  * SQLite's pending search terms (migration 0019, sqlite-search.ts): an append writes its messages' terms
  * to plain rows, and the append whose positions reach a multiple of SEARCH_FOLD_POSITIONS moves them all
- * into the FTS5 index in its transaction; a search folds what is pending first, even what another
- * connection appended; an erasure takes a session's pending terms out with its indexed ones. Read beside
- * the store with the driver, on a real file.
+ * into the FTS5 index in its transaction; a search reads the pending rows beside the index and writes
+ * nothing (it never waits for another connection's write lock); an erasure takes a session's pending terms
+ * out with its indexed ones. Read beside the store with the driver, on a real file.
  */
 import { searchTerms } from "@palimpsest/core";
 import { openEventStore } from "@palimpsest/store";
@@ -61,28 +61,36 @@ describe("SQLite search terms pending a fold", () => {
     }
   });
 
-  it("folds before a search, so it finds what another connection appended and left pending", async () => {
+  it("finds the rows pending beside the indexed ones, writing nothing, while another connection holds the write lock", async () => {
     const { url, store: writer, tables, close } = await fileStore("pending-search");
     const searcher = await openEventStore(url);
+    const locker = new Database(url);
     try {
       const sid = newSessionId("search");
-      const messages = Array.from({ length: 5 }, (_, i) => userMessage(`m${i}`, `osprey ${i} report`));
+      // 70 messages: the first 63 positions' are folded by the append reaching position 64, the last 8 pending.
+      const messages = Array.from({ length: 70 }, (_, i) => userMessage(`m${i}`, `osprey ${i} report`));
       await writer.append(sid, [started(), ...messages], { expectedVersion: "no-stream" });
-      expect(tables()).toEqual({ pending: 5, indexed: 0 });
-      const found = await searcher.searchMessages({ sessionIds: [sid], terms: searchTerms("osprey"), limit: 10 });
-      expect(found.map((h) => h.event.seq).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6]);
-      expect(tables()).toEqual({ pending: 0, indexed: 5 });
-      // Nothing pending: a search finds the same, and writes nothing.
-      const again = await writer.searchMessages({ sessionIds: [sid], terms: searchTerms("osprey 3"), limit: 1 });
-      expect(again.map((h) => h.event.seq)).toEqual([5]);
+      const more = [userMessage("late", "osprey late report, the heron too")];
+      await writer.append(sid, more, { expectedVersion: 71 });
+      expect(tables()).toEqual({ pending: 1, indexed: 70 });
+      locker.exec("BEGIN IMMEDIATE");
+      const all = await searcher.searchMessages({ sessionIds: [sid], terms: searchTerms("osprey"), limit: 100 });
+      expect(all).toHaveLength(71);
+      // A pending row holding more of the terms ranks first; the rest by the terms held, then newest.
+      const both = await searcher.searchMessages({ sessionIds: [sid], terms: searchTerms("heron osprey"), limit: 3 });
+      expect(both.map((h) => h.event.seq)).toEqual([72, 71, 70]);
+      expect(both[0]?.rank).toBe(2);
+      locker.exec("COMMIT");
+      expect(tables()).toEqual({ pending: 1, indexed: 70 });
     } finally {
+      locker.close();
       await searcher.close();
       await close();
     }
   });
 
   it("takes an erased session's pending terms out with its indexed ones, and leaves another session's", async () => {
-    const { store, tables, close } = await fileStore("pending-erase");
+    const { url, store, tables, close } = await fileStore("pending-erase");
     try {
       const [kept, erased] = [newSessionId("kept"), newSessionId("erased")];
       const messages = (tag: string, n: number) =>
@@ -102,6 +110,21 @@ describe("SQLite search terms pending a fold", () => {
         limit: 100,
       });
       expect(found.map((h) => h.event.sessionId)).toEqual([kept, kept, kept, kept]);
+      // What a process from before migration 0019 leaves when it erases a session: pending rows of an
+      // erased session. A search passes over them, and the next fold drops them.
+      const old = newSessionId("old-erasure");
+      await store.append(old, [started(), ...messages("o", 3)], { expectedVersion: "no-stream" });
+      const raw = new Database(url);
+      raw.prepare("UPDATE sessions SET erased_at = '2026-12-06T00:00:00.000Z' WHERE session_id = ?").run(old);
+      raw.close();
+      const stale = await store.searchMessages({ sessionIds: [old], terms: searchTerms("kestrel"), limit: 10 });
+      expect(stale).toEqual([]);
+      const filler = newSessionId("filler");
+      await store.append(filler, [started(), ...messages("x", SEARCH_FOLD_POSITIONS)], {
+        expectedVersion: "no-stream",
+      });
+      expect(tables().pending).toBe(0);
+      expect(tables().indexed).toBe(4 + SEARCH_FOLD_POSITIONS);
     } finally {
       await close();
     }

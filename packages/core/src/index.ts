@@ -341,6 +341,7 @@ export {
   type SessionCommand,
   type SessionState,
   sha256,
+  turnKey,
 } from "./session/index.ts";
 export {
   buildSummaryPrompt,

@@ -49,9 +49,9 @@ import {
 import { Contention } from "./contention.ts";
 import { saveSnapshot } from "./load-session.ts";
 import { type MessageInput, toMessage } from "./message-input.ts";
+import { NamedTurns } from "./named-turns.ts";
 import { type RecallOptions, type RecallResult, recall } from "./recall.ts";
 import { prepareRewrite, type RewriteRequest } from "./rewrite.ts";
-import { SeenKeys } from "./seen-keys.ts";
 import type { SessionWrite, WritePlan } from "./session-write.ts";
 
 /** Everything a session handle needs from the runtime that opened it. */
@@ -104,7 +104,7 @@ export class Session {
   #state: SessionState;
   #snapshotSeq: number;
   readonly #ctx: SessionContext;
-  readonly #seenKeys = new SeenKeys();
+  readonly #namedTurns = new NamedTurns();
 
   /** Wraps a loaded state; use Palimpsest.startSession or Palimpsest.resume to get one. */
   constructor(ctx: SessionContext, state: SessionState, snapshotSeq: number) {
@@ -141,7 +141,7 @@ export class Session {
   async startWith(
     data: SessionStarted,
     input: readonly MessageInput[],
-    options: AppendMessagesOptions = {},
+    options: Omit<AppendMessagesOptions, "completeTurn"> = {},
   ): Promise<StoredEvent[]> {
     const command = await this.#appendCommand(input, options);
     const commands = [{ type: "start", data } as const, command];
@@ -238,7 +238,7 @@ export class Session {
   async refresh(): Promise<void> {
     const events = await this.#ctx.store.readStream(this.id, { fromSeq: this.#state.lastSeq + 1 });
     foldEvents(this.#state, events);
-    this.#seenKeys.note(events);
+    this.#namedTurns.note(events);
   }
 
   /** This session's events as its log holds them, from `fromSeq` to `toSeq` (default: all of them). */
@@ -364,13 +364,13 @@ export class Session {
 
   /**
    * Decides `commands` on the current state: with `askKeys`, told which of their log keys the log already
-   * holds; without, on the state and the keys this handle saw written (SeenKeys): every id the view does
+   * holds; without, on the state and the turns this handle saw named (NamedTurns): every id the view does
    * not hold taken as new, which the append's fresh keys then make the store check.
    */
   async #decide(commands: readonly SessionCommand[], askKeys: boolean): Promise<DomainEvent[]> {
     const keys = commands.flatMap(commandKeys);
     const known = !askKeys
-      ? this.#seenKeys.knownAmong(keys)
+      ? this.#namedTurns.knownAmong(keys)
       : keys.length === 0
         ? NO_KEYS
         : await this.#ctx.store.knownKeys(this.id, keys);
@@ -517,7 +517,7 @@ export class Session {
     if (result.replayed) await this.refresh();
     else {
       foldEvents(this.#state, result.events);
-      this.#seenKeys.note(result.events);
+      this.#namedTurns.note(result.events);
     }
     await this.#maybeSnapshot(result.events.some(compactsBatch));
     return result.events;

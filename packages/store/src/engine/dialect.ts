@@ -92,7 +92,7 @@ export interface Dialect {
   /**
    * Migration 0019: where appends leave their messages' terms until they are folded into the index (SQLite:
    * FTS5 pays a segment write per commit, so appends write plain rows and every SEARCH_FOLD_POSITIONS
-   * positions one append folds them; see EngineAdapter.beforeSearch). PostgreSQL writes each event's vector
+   * positions one append folds them; a search scans what is pending beside the index). PostgreSQL writes each event's vector
    * in its row and needs none.
    */
   createSearchPending(db: Kysely<unknown>): Promise<void>;

@@ -55,9 +55,4 @@ export interface EngineAdapter {
    * named (VACUUM FULL, each in turn), on SQLite the whole file (VACUUM, then the WAL emptied).
    */
   readonly purgeFiles: PurgeFiles;
-  /**
-   * Brings the search index up to date before a search reads it: SQLite folds the terms appends left
-   * pending (Dialect.createSearchPending) under the write lock; PostgreSQL's index is always whole.
-   */
-  beforeSearch(): Promise<void>;
 }

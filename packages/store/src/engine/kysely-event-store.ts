@@ -244,7 +244,6 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
       const checked = checkSearchQuery(query);
       // An encrypting store keeps no index (its terms would be content in the clear): it opens and scans.
       if (this.cipher !== undefined) return scanForTerms(await this.#messagesOf(checked.sessionIds), checked);
-      await this.#adapter.beforeSearch();
       const { rows } = await this.#adapter.dialect.searchRows({ ...checked, tenant: this.#tenant }).execute(this.#db);
       const events = await this.#toEvents(rows);
       return events.map((event, i) => ({ event, rank: Number(rows[i]?.rank ?? 0) }));

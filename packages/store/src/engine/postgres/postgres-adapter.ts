@@ -86,8 +86,6 @@ export function postgresAdapter(pool: pg.Pool, tenant: string): EngineAdapter {
     writeLocked: postgresLockedWrite(pool),
     writeErasure: postgresLockedWrite(pool),
     purgeFiles: postgresPurge(pool),
-    // Each append writes its vectors in its own statement: the index is whole at every commit.
-    async beforeSearch() {},
     async writeBatch(batch) {
       const params = new SqlParams(postgresDialect);
       const text = writeSql(batch, params);

@@ -59,11 +59,10 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
   };
   const insertSql = (rows: number) =>
     `INSERT INTO events (${INSERT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => ROW_PLACEHOLDERS).join(", ")}`;
-  /** Moves the pending terms into the FTS5 index (sqlite-search.ts): in an append's transaction, or its own. */
+  /** Moves the pending terms into the FTS5 index (sqlite-search.ts), in the transaction of the append that reaches a fold. */
   const foldPendingTerms = () => {
     for (const statement of FOLD_PENDING_TERMS) prepare(statement).run();
   };
-  const foldTransaction = database.transaction(foldPendingTerms);
   const write = database.transaction((batch: PreparedBatch): WrittenBatch => {
     const params = new SqlParams(sqliteDialect);
     const claim = claimVersionSql(batch, params);
@@ -129,11 +128,7 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     writeLocked: sqliteLockedWrite(database, options.busyTimeoutMs),
     writeErasure: sqliteErasureWrite(database, options.busyTimeoutMs),
     purgeFiles: sqlitePurge(database),
-    async beforeSearch() {
-      // A read first: most searches find nothing pending since the last append that folded, and take no lock.
-      if (prepare("SELECT 1 FROM message_search_pending LIMIT 1").get() === undefined) return;
-      await retryWhileBusy(database, options.busyTimeoutMs, "searchMessages", () => foldTransaction.immediate());
-    },
+
     async writeBatch(batch) {
       try {
         return await retryWhileBusy(database, options.busyTimeoutMs, "append", () => write.immediate(batch));

@@ -8,17 +8,26 @@ const ROWS_PER_INSERT = 400;
 
 /**
  * How often the pending terms are folded into the FTS5 table: by the append whose positions reach a
- * multiple of this, in its transaction (and by a search, first). FTS5 writes a segment and rewrites its
- * structure record at every commit that adds to it; a fold pays that once for this many positions.
+ * multiple of this, in its transaction. FTS5 writes a segment and rewrites its structure record at every
+ * commit that adds to it; a fold pays that once for this many positions. So at most this many positions
+ * plus one append's are pending, which a search scans beside the index (sqliteSearchRows).
  */
 export const SEARCH_FOLD_POSITIONS = 64;
 
 /** The statement adding one appended message's terms to the pending rows (sqliteIndexedText's). */
 export const INSERT_PENDING_TERMS = "INSERT INTO message_search_pending (position, terms) VALUES (?, ?)";
 
-/** The statements of a fold: every pending row into the FTS5 table, then out of the pending table. */
+/**
+ * The pending rows of sessions not erased. An erasure deletes its session's pending rows itself; this
+ * also passes over those a process from before migration 0019 left when it erased a session.
+ */
+const LIVE_PENDING = `SELECT p.position, p.terms FROM message_search_pending AS p
+  WHERE NOT EXISTS (SELECT 1 FROM events AS e JOIN sessions AS s ON s.session_id = e.session_id AND s.tenant_id = e.tenant_id
+    WHERE e.position = p.position AND s.erased_at IS NOT NULL)`;
+
+/** The statements of a fold: every live pending row into the FTS5 table, then every row out of the pending table. */
 export const FOLD_PENDING_TERMS = [
-  "INSERT INTO message_search (rowid, terms) SELECT position, terms FROM message_search_pending",
+  `INSERT INTO message_search (rowid, terms) SELECT position, terms FROM (${LIVE_PENDING})`,
   "DELETE FROM message_search_pending",
 ] as const;
 
@@ -88,20 +97,26 @@ export function forgetSqliteSearch<DB>(db: Kysely<DB>, tenant: string, sessionId
 }
 
 /**
- * The search (after the pending terms are folded: EngineAdapter.beforeSearch): any term's rows within the sessions' rows, ranked first by how many of the terms a row holds
+ * The search: any term's rows within the sessions' rows, ranked first by how many of the terms a row holds
  * (as the scan and PostgreSQL's ts_rank rank), then by BM25 (higher is better), then newest. BM25 alone
  * would put a short message holding two common words before a long one holding the rare compound asked
- * for (its length normalization); the rank is the count of terms held plus BM25 squashed below 1.
+ * for (its length normalization); the rank is the count of terms held plus BM25 squashed below 1. The
+ * pending rows not yet folded (at most about SEARCH_FOLD_POSITIONS) are scanned beside the index, their
+ * terms matched whole; they have no BM25, so they rank by the terms they hold alone. A search writes
+ * nothing: it never waits for the write lock another process holds.
  */
 export function sqliteSearchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }> {
   // Terms (letters and digits, joined by . _ or -) and session terms: quoted, none is read as an FTS5 operator.
   const sessions = search.sessionIds.map((id) => `"${sessionTerm(id)}"`).join(" OR ");
   const within = (terms: readonly string[]) => `(${sessions}) AND (${terms.map((t) => `"${t}"`).join(" OR ")})`;
   const columns = sql.join(EVENT_COLUMNS.map((c) => sql.ref(`e.${c}`)));
-  // Each term's rows of the sessions, read once each (materialized), as the hits are.
+  // A pending row holds a term when its space-separated terms do (terms hold no space).
+  const pendingHolds = (term: string) => sql`instr(pending.words, ${` ${term} `}) > 0`;
+  // Each term's rows of the sessions, indexed or pending, read once each (materialized), as the hits are.
   const termRows = search.terms.map(
     (term, i) =>
-      sql`, ${sql.ref(`t${i}`)} AS MATERIALIZED (SELECT rowid FROM message_search WHERE message_search MATCH ${within([term])})`,
+      sql`, ${sql.ref(`t${i}`)} AS MATERIALIZED (SELECT rowid FROM message_search WHERE message_search MATCH ${within([term])}
+        UNION ALL SELECT position FROM pending WHERE ${pendingHolds(term)})`,
   );
   const held = sql.join(
     search.terms.map((_, i) => sql`(hits.position IN (SELECT rowid FROM ${sql.ref(`t${i}`)}))`),
@@ -110,9 +125,12 @@ export function sqliteSearchRows(search: SearchRowsQuery): RawBuilder<EventRow &
   // The index is read first, once (materialized): joined the other way, SQLite would run the MATCH again
   // for every event of the sessions.
   return sql<EventRow & { rank: number }>`
-    WITH hits AS MATERIALIZED (
+    WITH pending AS MATERIALIZED (SELECT position, ' ' || terms || ' ' AS words FROM (${sql.raw(LIVE_PENDING)})),
+    hits AS MATERIALIZED (
       SELECT rowid AS position, -bm25(message_search) AS bm25 FROM message_search
       WHERE message_search MATCH ${within(search.terms)}
+      UNION ALL
+      SELECT position, 0 FROM pending WHERE ${sql.join(search.terms.map(pendingHolds), sql` OR `)}
     )${sql.join(termRows, sql``)},
     ranked AS (SELECT position, ${held} + bm25 / (1 + bm25) AS rank FROM hits)
     SELECT ${columns}, ranked.rank AS rank
