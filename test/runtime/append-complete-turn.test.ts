@@ -55,6 +55,22 @@ for (const backend of runtimeBackends()) {
       expect(bare.at(-1)?.data).not.toHaveProperty("usage");
     });
 
+    it("completes a turn in a planned write's append too, then runs the after-turn check", async () => {
+      const session = await runtime.startSession();
+      const before = lines.filter((l) => l.sessionId === session.id).length;
+      const events = await session.write(() => ({
+        kind: "append",
+        messages: toolStep(7, "output seven"),
+        turnId: "w7",
+        completeTurn: { promptTokens: 10, completionTokens: 2 },
+      }));
+      expect(events.at(-1)).toMatchObject({ type: "turn.completed", data: { turnId: "w7" } });
+      expect(lines.filter((l) => l.sessionId === session.id)).toHaveLength(before + 1);
+      // A write that completes no turn runs no check.
+      await session.write(() => ({ kind: "append", messages: [{ role: "user", content: "more" }], turnId: "w8" }));
+      expect(lines.filter((l) => l.sessionId === session.id)).toHaveLength(before + 1);
+    });
+
     it("refuses a completion without a turn id, or with a usage that is no object, writing nothing", async () => {
       const session = await runtime.startSession();
       const before = session.state.lastSeq;

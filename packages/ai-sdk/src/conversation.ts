@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Message, type Usage, ValidationError } from "@palimpsest/core";
+import { definedFields, type Message, type Usage, ValidationError } from "@palimpsest/core";
 import {
   type CompactionSettings,
   type CompactOutcome,
@@ -337,18 +337,21 @@ export class Conversation {
     return { ui, items, snapshot: encodeValue({ ...message, id: ui }, what) };
   }
 
-  /** Appends a response under the current turn, completes the turn, and starts the next one afresh. */
+  /**
+   * Appends a response under the current turn and completes the turn in the same write (one transaction),
+   * then starts the next one afresh. A response that appends nothing (approval responses alone) completes
+   * the turn apart, when an earlier save named it.
+   */
   async #finishTurn(
     source: readonly CheckedMessage[] | Unsaved,
     usage: Usage | undefined,
     resent: readonly UIConversion[] = [],
   ) {
     const turnId = this.#currentTurn();
-    await this.#write(source, turnId, resent);
+    const completed = await this.#write(source, turnId, resent, usage ?? true);
     this.#turnId = undefined;
     this.#savedResponses = 0;
-    // A turn completes only when an append named it (a response of approval responses alone names none).
-    await this.#ctx.session.completeTurnIfNamed(turnId, usage);
+    if (!completed) await this.#ctx.session.completeTurnIfNamed(turnId, usage);
   }
 
   #newTurn(): string {
@@ -374,27 +377,30 @@ export class Conversation {
    * a write is planned on does not hold yet, so two processes saving the same UI message store it once.
    * Every approval is checked against the view and the rest of the save first. A UI message of `resent`
    * that brings nothing new for the model but differs from its stored copy (metadata, data parts) has
-   * that copy replaced (ui-dedup.ts, staleCopies).
+   * that copy replaced (ui-dedup.ts, staleCopies). With `completeTurn`, the append completes its turn in
+   * the same write; true when the write completed it.
    */
   async #write(
     source: readonly CheckedMessage[] | Unsaved,
     turnId?: string,
     resent: readonly UIConversion[] = [],
-  ): Promise<void> {
+    completeTurn?: true | Usage,
+  ): Promise<boolean> {
     const turn = turnId ?? this.#currentTurn();
     const fixed =
       typeof source === "function" ? undefined : source.flatMap((item) => projectMessage(item, randomUUID()));
-    await this.#ctx.session.write((state) => {
+    const events = await this.#ctx.session.write((state) => {
       const view = state.live.map((e) => e.message);
       const steps = fixed ?? (source as Unsaved)(view).flatMap((item) => projectMessage(item, randomUUID()));
       checkApprovals(view, steps);
       const recorded = recordApprovals(state, steps);
       const { messages } = recorded;
       const rewrites = [...recorded.rewrites, ...staleCopies(resent, state, recorded.rewrites.length)];
-      const append = { kind: "append" as const, messages, turnId: turn };
+      const append = { kind: "append" as const, messages, turnId: turn, ...definedFields({ completeTurn }) };
       if (rewrites.length === 0) return messages.length === 0 ? undefined : append;
       return { kind: "batch", writes: messages.length === 0 ? rewrites : [...rewrites, append] };
     });
+    return events.some((e) => e.type === "turn.completed");
   }
 }
 

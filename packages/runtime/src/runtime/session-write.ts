@@ -1,4 +1,4 @@
-import type { CompactionFailed, SessionHandedOff, SessionState, SupersedeSpec } from "@palimpsest/core";
+import type { CompactionFailed, SessionHandedOff, SessionState, SupersedeSpec, Usage } from "@palimpsest/core";
 import type { MessageInput } from "./message-input.ts";
 import type { RewriteRequest } from "./rewrite.ts";
 
@@ -6,10 +6,18 @@ import type { RewriteRequest } from "./rewrite.ts";
  * One write, decided on a session's current state by a WritePlan: an append (as `Session.append`), a
  * rewrite (as `Session.rewrite`, without `expectedSeq`: the plan already saw the log it is decided on), a
  * compaction (its spec; basis, stats and tokens are measured on the state it commits to), a failed
- * compaction's record, the seal of a hand-off, or a batch of appends and rewrites committed as one.
+ * compaction's record, the seal of a hand-off, or a batch of appends and rewrites committed as one. An
+ * append's `completeTurn` completes its turn in the same write (as `Session.append`'s option); a write
+ * that completed a turn runs the after-turn check once it is committed.
  */
 export type SessionWrite =
-  | { kind: "append"; messages: readonly MessageInput[]; turnId?: string; idempotencyKey?: string }
+  | {
+      kind: "append";
+      messages: readonly MessageInput[];
+      turnId?: string;
+      idempotencyKey?: string;
+      completeTurn?: true | Usage;
+    }
   | { kind: "rewrite"; rewrite: Omit<RewriteRequest, "expectedSeq"> }
   | { kind: "supersede"; spec: SupersedeSpec }
   | { kind: "compaction-failed"; data: CompactionFailed }

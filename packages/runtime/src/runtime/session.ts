@@ -206,10 +206,13 @@ export class Session {
    * not see. An error `plan` throws reaches the caller; nothing is written then.
    */
   async write(plan: WritePlan): Promise<StoredEvent[]> {
-    return this.#commit(async (state) => {
+    const events = await this.#commit(async (state) => {
       const write = await plan(state);
       return write === undefined ? undefined : this.#decisionOf(write, state);
     });
+    // An append that completed its turn: the after-turn check, as after completeTurn.
+    if (events.some((e) => e.type === "turn.completed")) await this.#ctx.afterTurn?.(this);
+    return events;
   }
 
   /** Records a failed compaction attempt; the view is untouched. */
@@ -336,9 +339,12 @@ export class Session {
   async #decisionOf(write: SessionWrite, state: Readonly<SessionState>): Promise<Decision> {
     switch (write.kind) {
       case "append": {
-        const { messages, turnId, idempotencyKey } = write;
+        const { messages, turnId, idempotencyKey, completeTurn } = write;
+        const completion = completeTurn === undefined ? undefined : turnCompletion(completeTurn, turnId);
         const options = { ...definedFields({ turnId }), ...definedFields({ idempotencyKey }) };
-        return { commands: [await this.#appendCommand(messages, options)], idempotencyKey };
+        const commands = [await this.#appendCommand(messages, options)];
+        if (completion !== undefined) commands.push(completion);
+        return { commands, idempotencyKey };
       }
       case "rewrite": {
         const commands = await prepareRewrite(write.rewrite, await this.#ctx.counter());
