@@ -3,6 +3,7 @@ import { callbackSink, type Palimpsest, TelemetryRecorder } from "@palimpsest/ru
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolStep } from "../support/exchange.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
+import { openReportingRuntime } from "../support/telemetry-runtime.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
 const SECRET_WORD = "PLUMBAGO";
@@ -13,10 +14,7 @@ for (const backend of runtimeBackends()) {
     const lines: TelemetryLine[] = [];
     beforeAll(async () => {
       await backend.setup();
-      runtime = await backend.open({
-        compaction: { auto: true, micro: {}, policy: "summary", profile: "local", contextWindow: 64_000 },
-        telemetry: new TelemetryRecorder({ sink: callbackSink((line) => void lines.push(line)) }),
-      });
+      runtime = await openReportingRuntime(backend, lines);
     });
     afterAll(() => backend.dispose());
 

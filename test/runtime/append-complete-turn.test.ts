@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolStep } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
+import { openReportingRuntime } from "../support/telemetry-runtime.ts";
 
 for (const backend of runtimeBackends()) {
   describe.skipIf(backend.skip !== undefined)(`append with completeTurn (${backend.name})`, () => {
@@ -19,10 +20,7 @@ for (const backend of runtimeBackends()) {
     const lines: TelemetryLine[] = [];
     beforeAll(async () => {
       await backend.setup();
-      runtime = await backend.open({
-        compaction: { auto: true, micro: {}, policy: "summary", profile: "local", contextWindow: 64_000 },
-        telemetry: new TelemetryRecorder({ sink: callbackSink((line) => void lines.push(line)) }),
-      });
+      runtime = await openReportingRuntime(backend, lines);
     });
     afterAll(() => backend.dispose());
 

@@ -161,11 +161,8 @@ export class Session {
     const { completeTurn, turnId } = options;
     const completion = completeTurn === undefined ? undefined : turnCompletion(completeTurn, turnId);
     const commands = [await this.#appendCommand(list, options)];
-    if (completion === undefined) return this.#commit(() => ({ commands }), options.idempotencyKey);
-    commands.push(completion);
-    const events = await this.#commit(() => ({ commands }), options.idempotencyKey);
-    await this.#ctx.afterTurn?.(this);
-    return events;
+    if (completion !== undefined) commands.push(completion);
+    return this.#afterCompletion(await this.#commit(() => ({ commands }), options.idempotencyKey));
   }
 
   /**
@@ -210,7 +207,11 @@ export class Session {
       const write = await plan(state);
       return write === undefined ? undefined : this.#decisionOf(write, state);
     });
-    // An append that completed its turn: the after-turn check, as after completeTurn.
+    return this.#afterCompletion(events);
+  }
+
+  /** `events`, after the after-turn check when they complete a turn (an append's `completeTurn`), as after completeTurn. */
+  async #afterCompletion(events: StoredEvent[]): Promise<StoredEvent[]> {
     if (events.some((e) => e.type === "turn.completed")) await this.#ctx.afterTurn?.(this);
     return events;
   }
