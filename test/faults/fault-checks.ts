@@ -9,7 +9,6 @@ import {
 } from "@palimpsest/core";
 import { Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
-import type BetterSqlite3 from "better-sqlite3";
 import { Database } from "../support/sqlite-driver.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 import { cheapCounter } from "./fault-workload.ts";

@@ -6,7 +6,6 @@
  * sealed is never indexed. Read with the drivers directly, on the database at `url`.
  */
 import { indexedTerms, type StoredEvent } from "@palimpsest/core";
-import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { SEALED_FIELD } from "../../packages/store/src/engine/row-mapping.ts";
 import { sessionTerm, sqliteIndexedText } from "../../packages/store/src/engine/sqlite/sqlite-search.ts";

@@ -6,7 +6,6 @@
  * never turns again, so nothing else of the process runs) and blocks the thread for good.
  */
 import { writeSync } from "node:fs";
-import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { Database } from "../support/sqlite-driver.ts";
 

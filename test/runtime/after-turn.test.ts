@@ -1,5 +1,5 @@
 import { type TelemetryLine, telemetryFromLog } from "@palimpsest/core";
-import { callbackSink, type Palimpsest, TelemetryRecorder } from "@palimpsest/runtime";
+import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolStep } from "../support/exchange.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";

@@ -7,7 +7,7 @@
  * any once the session is erased.
  */
 import type { TelemetryLine } from "@palimpsest/core";
-import { callbackSink, Palimpsest, TelemetryRecorder } from "@palimpsest/runtime";
+import { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolStep } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";

@@ -16,7 +16,6 @@ import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { openAgentsSession } from "@palimpsest/openai-agents";
 import { openPalimpsest, type Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, openEventStore, openLocalKeyring } from "@palimpsest/store";
-import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ContentCipher, sealText } from "../../packages/store/src/encryption/content-cipher.ts";
 import { newSessionId, started, userMessage } from "../contract/fixtures.ts";

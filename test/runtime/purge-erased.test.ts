@@ -11,7 +11,6 @@ import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/runtime";
 import { AuditReadModels, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import { createMemoryStore } from "@palimpsest/store/testing";
-import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { LOG_CONTENT_COLUMNS } from "../../packages/store/src/engine/erasure-purge.ts";
