@@ -1,14 +1,18 @@
 /**
- * The evidence for the cost-optimal policy (issue 16, BENCHMARKS.md, "Compaction policies on real transcripts"): replays every real transcript in
- * ../shared/transcripts and two long generated sessions under none, summary and cost-optimal, at 200K and
- * 64K windows under the anthropic and openai profiles (main sessions only; the transcripts' timestamps are
- * passed to the policy), and prints per run the cost, cache reads and writes, compression events,
- * overflow turns and mean recall, then cost-optimal against summary over the runs where summary compacts,
- * and per kind of session and window the floor no policy can go below (`floorCost`) beside both.
- * With `--summarizer-model <model>` every run is replayed again with the summarizer priced at that model,
- * and a second table reports what the cheaper summarizer saves, for summary and cost-optimal alike.
- * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--only <text in the label>] [--micro]
- * [--summarizer-model <model>]` (about four minutes; twice that with a summarizer model).
+ * The evidence for the cost-optimal policy (issues 16 and 31; BENCHMARKS.md, "Compaction policies on real
+ * transcripts"). Sessions are split in two: a tuning set, the only one the policy's constants may be chosen
+ * on, and an evaluation set, only measured (see SETS below; `--dir <folder>` adds every transcript of a
+ * folder to the evaluation set: sessions from outside the shared transcripts). Each is replayed request by
+ * request under none, summary and cost-optimal at 200K and 64K windows under the anthropic and openai profiles
+ * (main sessions only; the transcripts' timestamps are passed to the policy). Per run where summary compacts it
+ * prints both costs, the floor (requests that carry nothing from before: no policy reaches it), the bound for
+ * summarizing policies (the floor plus the summarizer reading, once, what must leave the window), the share of
+ * the possible saving (summary − floor) cost-optimal takes, mean recall and compactions; then per set the
+ * runs that meet the goal (a third of the possible saving or more, recall at least summary's, no overflow).
+ * `--micro` replays micro passes beside the batch runs instead. `--summarizer-model <model>` replays every
+ * run again with the summarizer priced at that model. `--set tuning|evaluation` runs one set.
+ * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--set <set>] [--only <text in the label>] [--dir <folder>]
+ * [--micro] [--summarizer-model <model>]` (about ten minutes for both sets).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -16,15 +20,30 @@ import { type ImportedSession, parseTranscript } from "@palimpsest/core";
 import { type PolicyReplay, replayTranscript, summarizerPrices } from "@palimpsest/eval";
 import { profileNamed } from "@palimpsest/runtime/testing";
 import { generatedSession } from "../test/replay/generated-transcript.ts";
+import { type SessionShape, shapedSession } from "../test/replay/shaped-session.ts";
 import { markdownTable, progress } from "./stats.ts";
 
 const ROOT = join(import.meta.dirname, "../../shared/transcripts");
-/** `--micro`: micro passes beside the batch runs (micro+cost-optimal batches them by the same rule). */
-const RUNS = process.argv.includes("--micro")
-  ? (["summary", "cost-optimal", "micro+summary", "micro+cost-optimal"] as const)
-  : (["none", "summary", "cost-optimal"] as const);
 
-/** Every transcript file under the shared folder (no subagent folders, no notes). */
+/** Which set a session belongs to: the policy's constants are chosen on `tuning` only. */
+type SetName = "tuning" | "evaluation";
+
+/**
+ * The split, by transcript file (a prefix of its name) and by generated shape. Half of each source with
+ * sessions long enough to compact goes to each side: two of the four Claude Code sessions with a real
+ * compaction, one of the two older Claude Code files, and one seed of each generated kind.
+ */
+const TUNING_FILES = ["258c7280", "4d5611e5", "5c0375b4", "gpt-4o-airline"];
+const SHAPES: { set: SetName; shape: SessionShape }[] = [
+  { set: "tuning", shape: { kind: "tool-heavy", steps: 300, seed: 1 } },
+  { set: "tuning", shape: { kind: "chatty", steps: 250, seed: 1 } },
+  { set: "tuning", shape: { kind: "idle-gaps", steps: 300, seed: 1 } },
+  { set: "evaluation", shape: { kind: "tool-heavy", steps: 300, seed: 2 } },
+  { set: "evaluation", shape: { kind: "chatty", steps: 250, seed: 2 } },
+  { set: "evaluation", shape: { kind: "idle-gaps", steps: 300, seed: 2 } },
+];
+
+/** Every transcript file under `dir` (no subagent folders, no notes). */
 function transcriptFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -33,46 +52,64 @@ function transcriptFiles(dir: string): string[] {
   });
 }
 
-function sources(): { label: string; sessions: ImportedSession[] }[] {
-  const real = transcriptFiles(ROOT).map((path) => ({
-    label: basename(path).slice(0, 24),
-    sessions: parseTranscript(readFileSync(path, "utf8"), { fileName: basename(path) }).filter(
-      (s) => s.parentExternalId === undefined,
-    ),
-  }));
-  const generated = [
-    { label: "generated 400 steps", sessions: [generatedSession({ steps: 400, shellTokens: 900, readTokens: 600 })] },
-    { label: "generated 800 steps", sessions: [generatedSession({ steps: 800, shellTokens: 400, readTokens: 300 })] },
-  ];
-  return [...real, ...generated];
+interface Source {
+  label: string;
+  set: SetName;
+  sessions: ImportedSession[];
 }
 
-const rows: (string | number)[][] = [];
+function fileSource(path: string, set: SetName): Source {
+  const sessions = parseTranscript(readFileSync(path, "utf8"), { fileName: basename(path) }).filter(
+    (s) => s.parentExternalId === undefined,
+  );
+  return { label: basename(path).slice(0, 24), set, sessions };
+}
+
+function sources(extra: string | undefined): Source[] {
+  const shared = transcriptFiles(ROOT).map((path) =>
+    fileSource(path, TUNING_FILES.some((p) => basename(path).startsWith(p)) ? "tuning" : "evaluation"),
+  );
+  const generated: Source[] = [
+    {
+      label: "generated 400 steps",
+      set: "tuning",
+      sessions: [generatedSession({ steps: 400, shellTokens: 900, readTokens: 600 })],
+    },
+    {
+      label: "generated 800 steps",
+      set: "evaluation",
+      sessions: [generatedSession({ steps: 800, shellTokens: 400, readTokens: 300 })],
+    },
+    ...SHAPES.map(({ set, shape }) => ({
+      label: `${shape.kind} seed ${shape.seed}`,
+      set,
+      sessions: [shapedSession(shape)],
+    })),
+  ];
+  const outside = extra === undefined ? [] : transcriptFiles(extra).map((path) => fileSource(path, "evaluation"));
+  return [...shared, ...generated, ...outside];
+}
+
+/** The value after `flag` on the command line, if any. */
+function flag(name: string): string | undefined {
+  return process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+}
+
 /** `1 − after / before` as a signed percentage. */
 function saving(before: number, after: number): string {
   return `${((1 - after / before) * 100).toFixed(1)}%`;
 }
-let summaryTotal = 0;
-let optimalTotal = 0;
-let compacting = 0;
-let cheaper = 0;
-let fidelityOk = 0;
-let overflow = 0;
-/**
- * Per kind of session and window, over the runs where summary compacts: the costs and the floor (what no
- * policy that sends every message once can go below), so each saving can be set against the most possible.
- */
-const groups = new Map<
-  string,
-  { runs: number; summary: number; optimal: number; floor: number; summarizing: number }
->();
+
+function percent(value: number | null | undefined): string {
+  return value === null || value === undefined ? "-" : (value * 100).toFixed(1);
+}
 
 /**
  * What a policy that summarizes what it removes pays at least beyond the floor: the summarizer reading,
  * once, the tokens that must leave the window by the last request (the uncompacted peak less the window,
- * in our tokens), at its input price. One session per transcript (the runs this bench groups).
+ * in our tokens), at its input price.
  */
-function summarizingFloor(
+function summarizingBound(
   replay: Awaited<ReturnType<typeof replayTranscript>>,
   none: PolicyReplay,
   profile: string,
@@ -80,113 +117,152 @@ function summarizingFloor(
 ): number {
   const scale = replay.cacheModel[0]?.tokenScale ?? 1;
   const mustLeave = Math.max(0, none.peakPromptTokens - contextWindow) / scale;
-  return (mustLeave * summarizerPrices(profileNamed(profile), replay.models.summarizer ?? undefined).input) / 1_000_000;
+  const prices = summarizerPrices(profileNamed(profile), replay.models.summarizer ?? undefined);
+  return none.floorCost + (mustLeave * prices.input) / 1_000_000;
 }
-/** The value after `flag` on the command line, if any. */
-function flag(name: string): string | undefined {
-  return process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+
+/** One run where summary compacts: summary and cost-optimal side by side, with the floor and the bound. */
+interface Run {
+  set: SetName;
+  label: string;
+  profile: string;
+  window: number;
+  summary: PolicyReplay;
+  optimal: PolicyReplay;
+  floor: number;
+  bound: number;
 }
+
+/** The share of the saving the floor allows below summary that cost-optimal takes. */
+function shareTaken(run: Run): number {
+  const possible = run.summary.estimatedCost - run.floor;
+  return possible > 0 ? (run.summary.estimatedCost - run.optimal.estimatedCost) / possible : 0;
+}
+
+function meetsGoal(run: Run): boolean {
+  return (
+    shareTaken(run) >= 1 / 3 &&
+    (run.optimal.fidelity.meanRecall ?? 1) >= (run.summary.fidelity.meanRecall ?? 1) &&
+    run.optimal.overflowTurns === 0
+  );
+}
+
 const only = flag("--only");
+const onlySet = flag("--set");
 const summarizerModel = flag("--summarizer-model");
-/** Per run where summary compacts: summary and cost-optimal, with the agent's model and with summarizerModel. */
+const micro = process.argv.includes("--micro");
+const policies = micro
+  ? (["none", "summary", "cost-optimal", "micro+summary", "micro+cost-optimal"] as const)
+  : (["none", "summary", "cost-optimal"] as const);
+const runs: Run[] = [];
+const microRows: (string | number)[][] = [];
 const lever: (string | number)[][] = [];
-const leverTotals = { summary: 0, summaryCheap: 0, optimal: 0, optimalCheap: 0 };
-for (const { label, sessions } of sources().filter((s) => only === undefined || s.label.includes(only))) {
+const selected = sources(flag("--dir")).filter(
+  (s) => (only === undefined || s.label.includes(only)) && (onlySet === undefined || s.set === onlySet),
+);
+for (const { label, set, sessions } of selected) {
   for (const profile of ["anthropic", "openai"]) {
-    for (const contextWindow of [200_000, 64_000]) {
-      progress(`${label} ${profile} ${contextWindow}`);
-      const replay = await replayTranscript(sessions, { policies: RUNS, profile, contextWindow });
-      const { policies } = replay;
-      const by = (name: string): PolicyReplay => policies.find((p) => p.policy === name) as PolicyReplay;
-      for (const p of policies) {
-        rows.push([
-          label,
-          profile,
-          `${contextWindow / 1000}K`,
-          p.policy,
-          p.estimatedCost.toFixed(3),
-          p.floorCost.toFixed(3),
-          p.cachedTokens,
-          p.cacheWriteTokens,
-          p.compressionEvents,
-          p.overflowTurns,
-          p.fidelity.meanRecall === null ? "-" : (p.fidelity.meanRecall * 100).toFixed(1),
-        ]);
+    for (const window of [200_000, 64_000]) {
+      progress(`${set}: ${label} ${profile} ${window}`);
+      const replay = await replayTranscript(sessions, { policies, profile, contextWindow: window });
+      const by = (name: string) => replay.policies.find((p) => p.policy === name) as PolicyReplay;
+      const [none, summary, optimal] = [by("none"), by("summary"), by("cost-optimal")];
+      if (micro) {
+        for (const p of replay.policies.filter((p) => p.policy !== "none" && p.compressionEvents > 0)) {
+          microRows.push([
+            label,
+            profile,
+            `${window / 1000}K`,
+            p.policy,
+            p.estimatedCost.toFixed(3),
+            percent(p.fidelity.meanRecall),
+          ]);
+        }
       }
-      const summary = by("summary");
-      const optimal = by("cost-optimal");
-      overflow += optimal.overflowTurns;
       if (summary.compressionEvents === 0) continue;
-      compacting += 1;
-      summaryTotal += summary.estimatedCost;
-      optimalTotal += optimal.estimatedCost;
-      const group = `${label.startsWith("generated") ? "generated" : "real"} sessions at ${contextWindow / 1000}K`;
-      const totals = groups.get(group) ?? { runs: 0, summary: 0, optimal: 0, floor: 0, summarizing: 0 };
-      totals.runs += 1;
-      totals.summary += summary.estimatedCost;
-      totals.optimal += optimal.estimatedCost;
-      totals.floor += summary.floorCost;
-      totals.summarizing += summarizingFloor(replay, by("none"), profile, contextWindow);
-      groups.set(group, totals);
-      if (optimal.estimatedCost <= 0.75 * summary.estimatedCost) cheaper += 1;
-      if ((optimal.fidelity.meanRecall ?? 0) >= (summary.fidelity.meanRecall ?? 0)) fidelityOk += 1;
+      const bound = summarizingBound(replay, none, profile, window);
+      runs.push({ set, label, profile, window, summary, optimal, floor: summary.floorCost, bound });
       if (summarizerModel === undefined) continue;
       const cheap = await replayTranscript(sessions, {
         policies: ["summary", "cost-optimal"],
         profile,
-        contextWindow,
+        contextWindow: window,
         summarizerModel,
       });
-      const cheapBy = (name: string): PolicyReplay => cheap.policies.find((p) => p.policy === name) as PolicyReplay;
-      const [s, sc, o, oc] = [summary, cheapBy("summary"), optimal, cheapBy("cost-optimal")].map(
-        (p) => p.estimatedCost,
-      );
-      leverTotals.summary += s as number;
-      leverTotals.summaryCheap += sc as number;
-      leverTotals.optimal += o as number;
-      leverTotals.optimalCheap += oc as number;
+      const [sc, oc] = cheap.policies;
+      if (sc === undefined || oc === undefined) continue;
       lever.push([
         label,
         profile,
-        `${contextWindow / 1000}K`,
-        (s as number).toFixed(3),
-        (sc as number).toFixed(3),
-        saving(s as number, sc as number),
-        (o as number).toFixed(3),
-        (oc as number).toFixed(3),
-        saving(o as number, oc as number),
-        (cheapBy("cost-optimal").fidelity.meanRecall * 100).toFixed(1),
+        `${window / 1000}K`,
+        summary.estimatedCost.toFixed(3),
+        sc.estimatedCost.toFixed(3),
+        saving(summary.estimatedCost, sc.estimatedCost),
+        optimal.estimatedCost.toFixed(3),
+        oc.estimatedCost.toFixed(3),
+        saving(optimal.estimatedCost, oc.estimatedCost),
+        percent(oc.fidelity.meanRecall),
       ]);
     }
   }
 }
-console.log(
-  markdownTable(
-    [
-      "transcript",
-      "profile",
-      "window",
-      "policy",
-      "cost USD",
-      "floor USD",
-      "cache reads",
-      "cache writes",
-      "events",
-      "overflow",
-      "mean recall %",
-    ],
-    rows,
-  ),
-);
-console.log(
-  `\nruns where summary compacts: ${compacting}; cost-optimal $${optimalTotal.toFixed(2)} against summary $${summaryTotal.toFixed(2)} (${((1 - optimalTotal / summaryTotal) * 100).toFixed(1)}% cheaper); ≥25% cheaper in ${cheaper}/${compacting}; mean recall ≥ summary's in ${fidelityOk}/${compacting}; cost-optimal overflow turns: ${overflow}`,
-);
-for (const [group, t] of groups) {
-  const possible = t.summary - t.floor;
-  const summarizing = t.floor + t.summarizing;
+
+for (const set of ["tuning", "evaluation"] as const) {
+  const mine = runs.filter((r) => r.set === set);
+  if (mine.length === 0) continue;
+  console.log(`\n${set} set: runs where summary compacts\n`);
   console.log(
-    `${group} (${t.runs} runs): summary $${t.summary.toFixed(2)}, cost-optimal $${t.optimal.toFixed(2)} (${saving(t.summary, t.optimal)}), floor $${t.floor.toFixed(2)}: at most ${saving(t.summary, t.floor)} below summary is possible, cost-optimal takes ${possible > 0 ? ((100 * (t.summary - t.optimal)) / possible).toFixed(0) : "-"}% of it; a policy that summarizes what must leave the window pays $${t.summarizing.toFixed(2)} more: at most ${saving(t.summary, summarizing)} below summary`,
+    markdownTable(
+      [
+        "transcript",
+        "profile",
+        "window",
+        "summary $",
+        "cost-optimal $",
+        "saving",
+        "floor $",
+        "summarizing bound $",
+        "share taken",
+        "share of bound",
+        "recall s / c-o",
+        "events s / c-o",
+        "overflow c-o",
+      ],
+      mine.map((r) => {
+        const s = r.summary.estimatedCost;
+        const o = r.optimal.estimatedCost;
+        return [
+          r.label,
+          r.profile,
+          `${r.window / 1000}K`,
+          s.toFixed(3),
+          o.toFixed(3),
+          saving(s, o),
+          r.floor.toFixed(3),
+          r.bound.toFixed(3),
+          shareTaken(r).toFixed(2),
+          s > r.bound ? ((s - o) / (s - r.bound)).toFixed(2) : "-",
+          `${percent(r.summary.fidelity.meanRecall)} / ${percent(r.optimal.fidelity.meanRecall)}`,
+          `${r.summary.compressionEvents} / ${r.optimal.compressionEvents}`,
+          r.optimal.overflowTurns,
+        ];
+      }),
+    ),
   );
+  const total = (pick: (r: Run) => number) => mine.reduce((sum, r) => sum + pick(r), 0);
+  const [s, o, f] = [
+    total((r) => r.summary.estimatedCost),
+    total((r) => r.optimal.estimatedCost),
+    total((r) => r.floor),
+  ];
+  const recallOk = mine.filter((r) => (r.optimal.fidelity.meanRecall ?? 1) >= (r.summary.fidelity.meanRecall ?? 1));
+  console.log(
+    `\n${set}: ${mine.length} runs; summary $${s.toFixed(2)}, cost-optimal $${o.toFixed(2)} (${saving(s, o)}), floor $${f.toFixed(2)}: takes ${((100 * (s - o)) / (s - f)).toFixed(0)}% of the possible saving pooled; a third or more in ${mine.filter((r) => shareTaken(r) >= 1 / 3).length}/${mine.length}; recall ≥ summary's in ${recallOk.length}/${mine.length}; overflow turns ${total((r) => r.optimal.overflowTurns)}; goal met in ${mine.filter(meetsGoal).length}/${mine.length}`,
+  );
+}
+if (micro) {
+  console.log("\nbatch and micro runs (runs that compact)\n");
+  console.log(markdownTable(["transcript", "profile", "window", "run", "cost USD", "mean recall %"], microRows));
 }
 if (summarizerModel !== undefined) {
   console.log(`\nthe summarizer priced at ${summarizerModel}, runs where summary compacts:\n`);
@@ -206,9 +282,5 @@ if (summarizerModel !== undefined) {
       ],
       lever,
     ),
-  );
-  const t = leverTotals;
-  console.log(
-    `\n${summarizerModel} as summarizer: summary $${t.summary.toFixed(2)} → $${t.summaryCheap.toFixed(2)} (${saving(t.summary, t.summaryCheap)}), cost-optimal $${t.optimal.toFixed(2)} → $${t.optimalCheap.toFixed(2)} (${saving(t.optimal, t.optimalCheap)})`,
   );
 }

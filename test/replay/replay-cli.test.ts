@@ -291,6 +291,22 @@ describe("palimpsest replay: the cache model's flags", () => {
     const prefix = await runPalimpsest([...demo, "--fixed-prefix-tokens", "-5"]);
     expect(prefix.code).toBe(2);
     expect(prefix.stderr).toContain("whole number ≥ 0");
+    for (const usd of ["-0.5", "lots", "Infinity"]) {
+      const price = await runPalimpsest([...demo, "--lost-fact-usd", usd]);
+      expect(price.code).toBe(2);
+      expect(price.stderr).toContain("amount of US dollars, 0 or more");
+    }
+  });
+
+  it("--lost-fact-usd is taken by cost-optimal alone: summary's row is the same with it", async () => {
+    const run = async (extra: string[]) => {
+      const out = await runPalimpsest([...demo, "--compare", "summary,cost-optimal", "--json", ...extra]);
+      expect(out.code).toBe(0);
+      return JSON.parse(out.stdout) as { policy: string; estimatedCost: number }[];
+    };
+    const [strict, free] = [await run([]), await run(["--lost-fact-usd", "0"])];
+    expect(free.map((p) => p.policy)).toEqual(["summary", "cost-optimal"]);
+    expect(free[0]?.estimatedCost).toBe(strict[0]?.estimatedCost);
   });
 
   it.skipIf(!HAVE_TRANSCRIPTS)("on a Claude Code session says what it calibrated and compares the cost", async () => {

@@ -15,6 +15,15 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (value:
   };
 }
 
+/** commander's parser for an amount of US dollars: a finite number, 0 or more (else a usage error). */
+export function dollars(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError("It must be an amount of US dollars, 0 or more (e.g. 0.01).");
+  }
+  return n;
+}
+
 /** An option taking a whole number from `min` to `max` (its value a number). */
 export function integerOption(flags: string, description: string, min: number, max?: number): Option {
   return new Option(flags, description).argParser(wholeNumber(min, max));

@@ -32,9 +32,11 @@ export {
   recallNote,
   SUMMARY_PREFIX,
   SUMMARY_SUFFIX,
+  type SummaryNeed,
   selectSpan,
   stripSummaryNote,
   summarizeArguments,
+  summaryNeed,
   turnGrowth,
 } from "./compaction/index.ts";
 export { conversationItems, FidelityExtractor, ReplacementText } from "./fidelity/index.ts";

@@ -23,7 +23,7 @@ import {
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { fidelityTable } from "../fidelity-table.ts";
-import { integerOption } from "../flags.ts";
+import { dollars, integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { PROFILE_HELP } from "../profile-help.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
@@ -50,6 +50,7 @@ interface ReplayFlags {
   cacheTtl?: string;
   model?: string;
   summarizerModel?: string;
+  lostFactUsd?: number;
 }
 
 /**
@@ -61,7 +62,8 @@ interface ReplayFlags {
  * `--html <file>` also writes the comparison as a self-contained HTML report and prints where (`--json`: only that).
  * The cache model calibrates itself on the transcript's usage; `--fixed-prefix-tokens` and `--cache-ttl`
  * stand in where the usage does not tell, `--model` prices the agent's requests and `--summarizer-model`
- * the summarizer's calls (default: the agent's model).
+ * the summarizer's calls (default: the agent's model). `--lost-fact-usd` lets cost-optimal drop facts
+ * when what it saves pays for them (default: it drops no more than summary would).
  */
 export function registerReplay(program: Command, io: CliIo): void {
   program
@@ -114,6 +116,12 @@ export function registerReplay(program: Command, io: CliIo): void {
         "price the summarizer's calls as this model (default: the agent's)",
       ).argParser(knownModel),
     )
+    .addOption(
+      new Option(
+        "--lost-fact-usd <usd>",
+        "what one fact a summary drops is worth to cost-optimal (default: no trade, no more lost than summary)",
+      ).argParser(dollars),
+    )
     .action(async (file: string, opts: ReplayFlags, command: Command) => {
       const global = program.opts<GlobalOptions>();
       const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
@@ -135,6 +143,7 @@ export function registerReplay(program: Command, io: CliIo): void {
           cacheTtlSeconds,
           model: opts.model,
           summarizerModel: opts.summarizerModel,
+          lostFactUsd: opts.lostFactUsd,
         }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         onProgress: progressLine(io),

@@ -2,6 +2,7 @@ import type { LiveEntry } from "../session/session-state.ts";
 import type { CompactionShape } from "./compaction-cost.ts";
 import type { PolicyInput, SummaryPlan } from "./policy-types.ts";
 import { isSummaryEntry, leadingSystemTokens } from "./span-selection.ts";
+import { type SummaryNeed, summaryNeed } from "./summary-need.ts";
 import { planSummary } from "./summary-plan.ts";
 import { compactionThreshold, tailBudget } from "./threshold.ts";
 
@@ -12,17 +13,29 @@ export interface PlannedCandidate {
   /** It keeps the earlier summaries as they are (the new summary follows them) rather than updating them. */
   keepsSummaries: boolean;
   shape: CompactionShape;
+  /** What its summary must hold to keep every fact of what it replaces (docs/fidelity.md). */
+  need: SummaryNeed;
+  /** Facts its summary is expected to drop at its budget (0 when the budget holds the need). */
+  lostItems: number;
 }
 
 /** Shares of the profile's tail budget tried by default: the baseline's tail, a half, a quarter and a tenth of it. */
 export const DEFAULT_TAIL_SHARES: readonly number[] = [1, 0.5, 0.25, 0.1];
 
-/** What the earlier summaries and the new one may hold together when kept side by side: twice the profile's cap. */
+/** Room given for a span's facts beyond their estimate (summaryNeed is within a tenth of what the offline summary writes). */
+const NEED_MARGIN = 1.1;
+
+/** A summary's room for its span's facts, and a kept chain, are at most this share of the threshold (a small window's compactions stay apart). */
+const THRESHOLD_SHARE = 0.25;
+
+/** What the earlier summaries and the new one may hold together when kept side by side: twice the profile's cap (keptCap). */
 const KEPT_SUMMARIES_FACTOR = 2;
 
 /**
  * The summary plans of the view with protected tails of `shares` × the profile's tail budget, each planned
  * by planSummary (so every one keeps the head, whole tool pairs and the pinned last turn), less duplicates.
+ * Each span is offered at the profile's budget and, where that is short of what the span's facts need
+ * (summaryNeed), with room for them all up to the recall cap.
  * Where the view holds summaries, each tail is planned twice: updating them (the new summary folds them in)
  * and keeping them (the new summary follows them, so neither they nor the prompt before them are read or
  * written again). Keeping is offered while what stays before the new summary and the summary itself fit
@@ -47,15 +60,63 @@ export function costCandidates(
       const key = `${planned.targets.length}:${planned.targets[0]}:${planned.targets.at(-1)}`;
       if (seen.has(key)) continue;
       const plannedShape = shapeOf(input.view, planned, input.liveTokens);
-      const room = keepsSummaries ? planned.maxSummaryTokens : updateBudget(input, planned, plannedShape);
-      const plan = { ...planned, maxSummaryTokens: room };
-      const shape = { ...plannedShape, summaryTokens: room };
-      if (keepsSummaries && keptTokens(shape) + plan.maxSummaryTokens > keptCap(input)) continue;
-      seen.add(key);
-      candidates.push({ plan, tailBudget: budget, keepsSummaries, shape });
+      const room = planned.maxSummaryTokens;
+      const need = summaryNeed(planned.input, keepsSummaries ? [] : earlierSummaries(input.view, planned));
+      // The rule's budget, and where it is short of the span's facts, room for them all up to the recall cap.
+      const lossless = Math.max(room, Math.min(Math.ceil(NEED_MARGIN * need.tokens), recallCap(input)));
+      for (const summaryBudget of lossless > room ? [room, lossless] : [room]) {
+        const plan = { ...planned, maxSummaryTokens: summaryBudget };
+        const shape = { ...plannedShape, summaryTokens: expectedSummaryTokens(need, summaryBudget) };
+        if (keepsSummaries && keptTokens(shape) + summaryBudget > keptCap(input)) continue;
+        seen.add(key);
+        const lost = lostItems(need, summaryBudget);
+        candidates.push({ plan, tailBudget: budget, keepsSummaries, shape, need, lostItems: lost });
+      }
     }
   }
   return candidates;
+}
+
+/**
+ * The summary of `plan` as the summary policy would write it (the profile's tail, the rule's budget,
+ * earlier summaries updated): the facts it is expected to drop, what cost-optimal must not exceed by
+ * default. Undefined when summary would have nothing to summarize.
+ */
+export function baselineLostItems(input: PolicyInput): number | undefined {
+  const planned = planSummary(input, "summary");
+  if (planned.kind !== "summary") return undefined;
+  return lostItems(summaryNeed(planned.input, earlierSummaries(input.view, planned)), planned.maxSummaryTokens);
+}
+
+/**
+ * The summary's expected size at `budget`: what the need takes, within the budget, but never less than
+ * what no summarizer cuts (requests verbatim, the earlier summaries it updates), which may pass the budget.
+ */
+export function expectedSummaryTokens(need: SummaryNeed, budget: number): number {
+  return Math.max(Math.min(budget, need.tokens), need.hardTokens);
+}
+
+/** Facts a summary is expected to drop at `budget`: the share of its cuttable need that does not fit. */
+export function lostItems(need: SummaryNeed, budget: number): number {
+  const cuttable = need.tokens - need.hardTokens;
+  if (budget >= need.tokens || cuttable <= 0) return 0;
+  const fits = Math.max(0, budget - need.hardTokens);
+  return need.items * (1 - fits / cuttable);
+}
+
+/** The summaries among a plan's targets (what an update folds in). */
+function earlierSummaries(view: readonly LiveEntry[], plan: SummaryPlan): LiveEntry[] {
+  const targets = new Set(plan.targets);
+  return view.filter((e) => targets.has(e.message.id) && isSummaryEntry(e));
+}
+
+/**
+ * The most a summary may grow to keep every fact of its span: the profile's cap (the summary policy's
+ * own summary never passes it), within the share of the threshold an update may take.
+ */
+function recallCap(input: PolicyInput): number {
+  const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);
+  return Math.min(input.profile.summary.maxTokens, Math.floor(THRESHOLD_SHARE * threshold));
 }
 
 /** Tokens before the plan's first target other than the leading system messages: what a kept chain holds. */
@@ -63,28 +124,14 @@ function keptTokens(shape: CompactionShape): number {
   return shape.headTokens - shape.systemTokens;
 }
 
-function keptCap(input: PolicyInput): number {
-  return KEPT_SUMMARIES_FACTOR * input.profile.summary.maxTokens;
-}
-
-/** An updated summary's room is at most this share of the threshold (a small window's compactions stay apart). */
-const UPDATE_SHARE_OF_THRESHOLD = 0.25;
-
 /**
- * The summary's budget when it updates an earlier one: room for what the earlier summary held plus the
- * profile's share of the fresh span, within the profile's cap and a quarter of the threshold, so compacting
- * more often than the baseline does not squeeze out what earlier summaries kept, and on a small window the
- * summary does not fill the room the next turns need (each compaction would come sooner and write more).
+ * What a kept chain and the new summary may hold together: twice the profile's cap, within the share of
+ * the threshold an update may take (on a small window a longer chain would leave the prompt over the
+ * threshold after every compaction, due again at the next request).
  */
-function updateBudget(input: PolicyInput, plan: SummaryPlan, shape: CompactionShape): number {
-  const rule = input.profile.summary;
-  if (plan.previousSummary === undefined) return plan.maxSummaryTokens;
-  // The targets are the earlier summaries and the fresh span (the summarizer's input).
-  const fresh = plan.input.reduce((sum, e) => sum + e.tokens, 0);
-  const held = shape.removedTokens - fresh;
+function keptCap(input: PolicyInput): number {
   const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);
-  const cap = Math.min(rule.maxTokens, Math.floor(UPDATE_SHARE_OF_THRESHOLD * threshold));
-  return Math.max(plan.maxSummaryTokens, Math.min(cap, held + Math.floor(rule.ratio * fresh)));
+  return Math.min(KEPT_SUMMARIES_FACTOR * input.profile.summary.maxTokens, Math.floor(THRESHOLD_SHARE * threshold));
 }
 
 /** What a plan removes, reads and keeps, in tokens, as the cost model needs it. */

@@ -11,12 +11,16 @@ import {
   promptAfter,
   readPrice,
 } from "./compaction-cost.ts";
-import { costCandidates } from "./cost-candidates.ts";
+import { baselineLostItems, costCandidates } from "./cost-candidates.ts";
 import { gateCompaction } from "./policy-gate.ts";
 import type { CompactionPolicy, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
+import type { SummaryNeed } from "./summary-need.ts";
 import { type PolicyOptions, reached } from "./summary-policy.ts";
 import { compactionThreshold } from "./threshold.ts";
 import { turnGrowth } from "./turn-growth.ts";
+
+/** Expected lost facts are estimates: a difference below this is none. */
+const LOST_EPSILON = 1e-9;
 
 /** Options of the cost-optimal policy: the summarizer's prices and the tails it tries. */
 export interface CostOptimalOptions extends PolicyOptions {
@@ -24,6 +28,13 @@ export interface CostOptimalOptions extends PolicyOptions {
   summarizerPrices?: CachePrices;
   /** Shares of the profile's tail budget to plan spans with (default 1, 0.5, 0.25 and 0.1). */
   tailShares?: readonly number[];
+  /**
+   * What one fact a summary drops is worth to you, in USD (docs/compaction.md, "Recall against cost"): a
+   * plan that drops facts is then taken when what it saves pays for them. Default: no price, and no trade:
+   * a compaction the summary policy would not make drops no fact, and one it would make drops no more
+   * than summary's would.
+   */
+  lostFactUsd?: number;
 }
 
 /** One span the policy considered: its plan, its shape, and what compacting it costs now and per turn after. */
@@ -42,6 +53,10 @@ export interface CostCandidate {
   costPerTurn: number;
   /** Tokens it takes off the prompt (what it removes less its summary). */
   reclaims: number;
+  /** What its summary must hold to keep every fact of what it replaces. */
+  need: SummaryNeed;
+  /** Facts its summary is expected to drop at its budget. */
+  lostItems: number;
 }
 
 /** The decision before one request: compact or wait, with the figures it compared. */
@@ -55,6 +70,11 @@ export interface CostDecision {
   growth: number;
   /** A candidate must reclaim this many tokens to be considered (the anti-thrash floor), unless none does and one is due. */
   floor: number;
+  /**
+   * Facts a chosen plan may drop when facts have no price (lostFactUsd unset): none before the threshold;
+   * at it, as many as the summary policy's own summary would (or the fewest any candidate drops).
+   */
+  allowedLostItems?: number;
   candidates: CostCandidate[];
   /** The cheapest candidate per turn (undefined when there is nothing to compact). */
   chosen?: CostCandidate;
@@ -84,10 +104,15 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const cold = isCacheCold(profile.cache, input.nowMs, input.previousRequestMs);
   const due = input.force || input.liveTokens >= threshold;
   const floor = (options.antiThrash ?? DEFAULT_ANTI_THRASH).ineffectiveRatio * threshold;
-  const candidates = costCandidates(input, options.tailShares).map(({ plan, tailBudget, keepsSummaries, shape }) => {
+  const factUsd = options.lostFactUsd;
+  const baselineLost = due ? baselineLostItems(input) : undefined;
+  const candidates = costCandidates(input, options.tailShares).map((planned) => {
+    const { shape, lostItems } = planned;
     const reuse = (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
     const warm = compactionCost(shape, profile.cache, prices, summarizer, false);
-    const cycleCost = warm.rewrite + reuse;
+    // Facts dropped are a cost of the compaction only where the user priced them (else they are refused below).
+    const loss = factUsd === undefined ? 0 : factUsd * lostItems;
+    const cycleCost = warm.rewrite + reuse + loss;
     const maxTurns = growth > 0 ? (threshold - promptAfter(shape)) / growth : 1;
     const cycleTurns = optimalCycleTurns(cycleCost, growth, read, maxTurns);
     const costPerTurn =
@@ -95,30 +120,47 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
       cycleCostPerTurn(cycleCost, cycleTurns, growth, read);
     const now = cold ? compactionCost(shape, profile.cache, prices, summarizer, true) : warm;
     const reclaims = shape.liveTokens - promptAfter(shape);
-    return { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims, reuse };
+    return { ...planned, now, cycleTurns, costPerTurn, reclaims, reuse, loss };
   });
+  // Without a price on facts, a plan may drop none where summary would not compact, and no more than
+  // summary's own summary would where it would (the least lossy when none does as well).
+  const fewestLost = Math.min(...candidates.map((c) => c.lostItems));
+  const allowed = Math.max(due ? (baselineLost ?? 0) : 0, due ? fewestLost : 0);
+  const keeping = factUsd === undefined ? candidates.filter((c) => c.lostItems <= allowed + LOST_EPSILON) : candidates;
   // The cheapest per turn of those that reclaim the floor; when one is due and none does, the one that
   // reclaims most (a compaction that frees little would only be due again at the next request).
-  const effective = candidates.filter((c) => c.reclaims >= floor);
+  const effective = keeping.filter((c) => c.reclaims >= floor);
   const best =
     effective.length > 0 || !due
       ? effective.reduce<(typeof effective)[number] | undefined>(
           (a, c) => (a === undefined || c.costPerTurn < a.costPerTurn ? c : a),
           undefined,
         )
-      : candidates.reduce<(typeof candidates)[number] | undefined>(
+      : keeping.reduce<(typeof keeping)[number] | undefined>(
           (a, c) => (a === undefined || c.reclaims > a.reclaims ? c : a),
           undefined,
         );
-  const base = { due, cold, growth, floor, candidates: candidates.map(strip) };
+  const base = {
+    due,
+    cold,
+    growth,
+    floor,
+    candidates: candidates.map(strip),
+    ...(factUsd === undefined ? { allowedLostItems: allowed } : {}),
+  };
   if (best === undefined) {
-    const why = candidates.length === 0 ? "nothing to compact" : `no span would reclaim ${Math.round(floor)} tokens`;
+    const why =
+      candidates.length === 0
+        ? "nothing to compact"
+        : keeping.length === 0
+          ? "every span would drop facts its summary has no room for"
+          : `no span would reclaim ${Math.round(floor)} tokens`;
     return { ...base, compact: false, waitCostPerTurn: 0, compactCostPerTurn: 0, reason: why };
   }
   const waitCostPerTurn = (read * best.reclaims) / 1_000_000;
   // Compacting now starts a cycle: its cost now (beyond the span's summarizer input, paid by any policy
   // that summarizes these tokens) spread over the best cycle for that cost (one turn when it is a credit).
-  const nowCost = best.now.rewrite + best.reuse;
+  const nowCost = best.now.rewrite + best.reuse + best.loss;
   const maxTurns = growth > 0 ? (threshold - promptAfter(best.shape)) / growth : 1;
   const nowTurns = optimalCycleTurns(nowCost, growth, read, maxTurns);
   const compactCostPerTurn = cycleCostPerTurn(nowCost, nowTurns, growth, read);
@@ -178,8 +220,9 @@ function turnsIn(view: PolicyInput["view"]): number {
 }
 
 function strip<T extends CostCandidate>(candidate: T): CostCandidate {
-  const { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims } = candidate;
-  return { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims };
+  const { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims, need, lostItems } =
+    candidate;
+  return { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims, need, lostItems };
 }
 
 function usd(value: number): string {

@@ -76,6 +76,7 @@ export {
   type SpanSelection,
   selectSpan,
 } from "./span-selection.ts";
+export { type SummaryNeed, summaryNeed } from "./summary-need.ts";
 export {
   formatSummaryMessage,
   recallNote,

@@ -41,6 +41,11 @@ export class FidelityExtractor {
     }
     return distinct(items);
   }
+
+  /** Learns the tool calls of `message` without extracting its items (they were extracted before). */
+  remember(message: Message): void {
+    for (const call of message.toolCalls ?? []) this.calls.set(call.id, call);
+  }
 }
 
 /** The items of every message of a conversation, in order (one extractor over all of them). */

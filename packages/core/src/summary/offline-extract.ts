@@ -18,9 +18,8 @@ import {
 
 const STATE_CHARS = 900;
 const LINE_CHARS = 200;
-/** A figures line names its source in at most this many characters, and holds at most FIGURES_PER_SOURCE numbers. */
+/** A figures line names its source in at most this many characters (its numbers are all kept: the budget alone drops lines). */
 const FIGURE_SOURCE_CHARS = 80;
-const FIGURES_PER_SOURCE = 12;
 /** The source of figures the assistant wrote in its own text. */
 const ASSISTANT_SOURCE = "assistant";
 /** A command's first line is kept whole up to this many characters (the serializer cuts arguments at 2,000). */
@@ -155,7 +154,7 @@ export function addCommand(commands: CommandItem[], command: CommandItem): void 
   else known.count += command.count;
 }
 
-/** Adds `figure`'s numbers to the figures of its source (a new source goes last), up to FIGURES_PER_SOURCE. */
+/** Adds `figure`'s numbers to the figures of its source (a new source goes last), each number once. */
 export function addFigures(figures: FigureItem[], figure: FigureItem): void {
   if (figure.numbers.length === 0) return;
   let known = figures.find((f) => f.source === figure.source);
@@ -164,7 +163,7 @@ export function addFigures(figures: FigureItem[], figure: FigureItem): void {
     figures.push(known);
   }
   for (const n of figure.numbers) {
-    if (known.numbers.length < FIGURES_PER_SOURCE && !known.numbers.includes(n)) known.numbers.push(n);
+    if (!known.numbers.includes(n)) known.numbers.push(n);
   }
 }
 

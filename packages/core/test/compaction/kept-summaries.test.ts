@@ -55,10 +55,12 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
 
   it("given kept summaries and the new one would pass twice the summary cap, then only updates are offered", () => {
     const cap = OPENAI_PROFILE.summary.maxTokens;
-    // Eight turns of 900 tokens: every new summary gets the profile's minimum of 600 tokens.
-    expect(OPENAI_PROFILE.summary.minTokens).toBe(600);
-    const near = costCandidates(policyInput(compactedView(2 * cap - 600, 8, 500), { compactions: 1 }));
-    const over = costCandidates(policyInput(compactedView(2 * cap - 599, 8, 500), { compactions: 1 }));
+    // The kept summary's budget over eight turns of 900 tokens: room for the span's requests and items.
+    const probe = costCandidates(policyInput(compactedView(1_000, 8, 500), { compactions: 1 }));
+    const budget = Math.min(...probe.filter((c) => c.keepsSummaries).map((c) => c.plan.maxSummaryTokens));
+    expect(budget).toBeGreaterThanOrEqual(OPENAI_PROFILE.summary.minTokens);
+    const near = costCandidates(policyInput(compactedView(2 * cap - budget, 8, 500), { compactions: 1 }));
+    const over = costCandidates(policyInput(compactedView(2 * cap - budget + 1, 8, 500), { compactions: 1 }));
     expect(near.some((c) => c.keepsSummaries)).toBe(true);
     for (const c of near.filter((c) => c.keepsSummaries))
       expect(c.shape.headTokens - c.shape.systemTokens + c.plan.maxSummaryTokens).toBeLessThanOrEqual(2 * cap);
@@ -66,16 +68,19 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
     expect(over.some((c) => c.keepsSummaries)).toBe(false);
   });
 
-  it("given a small window, then an update's room for the earlier summary stops at a quarter of the threshold", () => {
-    const view = compactedView(5_000, 40);
+  it("given a small window, then a summary's room for the facts it folds in stops at a quarter of the threshold", () => {
+    const view = compactedView(8_000, 40);
     const input = policyInput(view, { compactions: 1, contextWindow: 32_000 });
     const threshold = compactionThreshold(32_000, 0, input.profile.threshold);
     expect(threshold).toBe(27_200);
     const updated = costCandidates(input).filter((c) => !c.keepsSummaries);
     expect(updated.length).toBeGreaterThan(0);
-    // 5,000 held plus 7.5% of a fresh span of about 50,000 would be 8,700: the profile's cap is 8,000.
+    // The 8,000 tokens held and the fresh span's facts would need more: a quarter of the threshold is 6,800.
+    for (const c of updated) expect(c.need.tokens).toBeGreaterThan(6_800);
     for (const c of updated) expect(c.plan.maxSummaryTokens).toBeLessThanOrEqual(6_800);
     expect(updated.some((c) => c.plan.maxSummaryTokens === 6_800)).toBe(true);
+    // Each span is offered at the profile's own budget too, dropping more.
+    expect(updated.some((c) => c.plan.maxSummaryTokens < 6_800 && c.lostItems > 0)).toBe(true);
   });
 
   it("given a view without summaries, then no candidate claims to keep any", () => {

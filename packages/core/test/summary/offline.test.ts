@@ -207,6 +207,26 @@ describe("OfflineSummarizer", () => {
     expect(summary).not.toMatch(/LookupError|ConfigError/);
   });
 
+  it("keeps every measured number of one source when its budget has room, and drops them only for the budget", async () => {
+    const timings = Array.from({ length: 40 }, (_, i) => `test_${i} passed in ${i}.${i % 9}5s`).join("\n");
+    const span: Message[] = [
+      { id: "u1", role: "user", content: text("Run the suite.") },
+      {
+        id: "a1",
+        role: "assistant",
+        content: [],
+        toolCalls: [{ id: "c1", name: "bash", arguments: '{"command":"pytest"}' }],
+      },
+      { id: "t1", role: "tool", toolCallId: "c1", content: text(timings) },
+    ];
+    const numbers = conversationItems(span).flatMap((i) => i.numbers);
+    expect(numbers).toHaveLength(40);
+    const roomy = new ReplacementText((await summarize(span, 2_000)).text);
+    for (const n of numbers) expect(roomy.holds("numbers", n)).toBe(true);
+    const tight = new ReplacementText((await summarize(span, 60)).text);
+    expect(numbers.filter((n) => tight.holds("numbers", n)).length).toBeLessThan(40);
+  });
+
   it("merges a previous summary section by section instead of nesting it", async () => {
     const first = await summarize(SPAN);
     const later: Message[] = [

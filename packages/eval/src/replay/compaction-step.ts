@@ -24,6 +24,8 @@ export interface CompactionStepOptions {
   summarizer?: Summarizer;
   /** What the summarizer's calls cost, for the policies that weigh it (cost-optimal); default the profile's prices. */
   summarizerPrices?: CachePrices;
+  /** What a fact a summary drops is worth (cost-optimal's trade of recall for cost; CompactionSettings.lostFactUsd). */
+  lostFactUsd?: number;
   /**
    * Background pre-compaction: batch compactions go through this scheduler's compact() (measuring the cold
    * summary of the same span on a hit, so the time saved is measured, not estimated).
@@ -60,14 +62,14 @@ export async function compactionStep(
   times?: RequestTimes,
 ): Promise<CompactionStep> {
   const viewBefore = session.state.live;
-  const { profile, contextWindow, maxOutputTokens, summarizer, summarizerPrices } = options;
+  const { profile, contextWindow, maxOutputTokens, summarizer, summarizerPrices, lostFactUsd } = options;
   const named = options.policy;
   const policy = named === "none" ? undefined : policyFor({ policy: named }, profile);
   const shared = {
     profile,
     contextWindow,
     trigger: "auto" as const,
-    ...definedFields({ summarizer, summarizerPrices }),
+    ...definedFields({ summarizer, summarizerPrices, lostFactUsd }),
   };
   let ms = 0;
   const batch =

@@ -47,6 +47,8 @@ export interface ReplayOptions extends CacheModelOptions {
   contextWindow: number;
   maxOutputTokens?: number;
   summarizer?: Summarizer;
+  /** What a fact a summary drops is worth to cost-optimal (CompactionSettings.lostFactUsd; default: no trade). */
+  lostFactUsd?: number;
   /** The replay store (default `:memory:`, thrown away afterwards). */
   url?: string;
   /**
@@ -144,7 +146,7 @@ export async function replayTranscript(
                 contextWindow: options.contextWindow,
                 maxOutputTokens,
                 ...(run.micro ? { micro: options.micro ?? {} } : {}),
-                ...definedFields({ summarizer: options.summarizer }),
+                ...definedFields({ summarizer: options.summarizer, lostFactUsd: options.lostFactUsd }),
               },
               precompact: { debounceMs: 0 },
             })
@@ -159,7 +161,7 @@ export async function replayTranscript(
             profile,
             contextWindow: options.contextWindow,
             maxOutputTokens,
-            ...definedFields({ summarizer: options.summarizer }),
+            ...definedFields({ summarizer: options.summarizer, lostFactUsd: options.lostFactUsd }),
             summarizerPrices: summarizerPrices(profile, summarizerModel),
             ...definedFields({ precompact }),
             ...definedFields({ source: readings[i] }),

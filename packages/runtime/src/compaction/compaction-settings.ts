@@ -38,6 +38,12 @@ export interface CompactionSettings {
   maxOutputTokens?: number;
   /** What the summarizer's model costs, for the policies that weigh it (default: the profile's prices). */
   summarizerPrices?: CachePrices;
+  /**
+   * cost-optimal only: what one fact a summary drops (a request, path, command, error name or measured
+   * number, docs/fidelity.md) is worth to you in USD; a plan that drops facts is taken when what it saves
+   * pays for them. Default: unset, no trade (docs/compaction.md, "Recall against cost").
+   */
+  lostFactUsd?: number;
   /** Default: the deterministic offline summarizer (no network, no key). */
   summarizer?: Summarizer;
   /** How long a summary may take before it counts as a timeout (default 120 s). */
@@ -74,6 +80,20 @@ export function checkRecallTool(recallTool: unknown, path: string): void {
   );
 }
 
+/** Refuses a `lostFactUsd` that is not a finite number of 0 or more (VALIDATION at `path`); nothing when unset. */
+export function checkLostFactUsd(lostFactUsd: unknown, path: string): void {
+  if (
+    lostFactUsd === undefined ||
+    (typeof lostFactUsd === "number" && Number.isFinite(lostFactUsd) && lostFactUsd >= 0)
+  )
+    return;
+  throw new ValidationError(
+    "lostFactUsd must be a finite number of US dollars, 0 or more",
+    [`${path}: ${JSON.stringify(lostFactUsd)}`],
+    { path },
+  );
+}
+
 /** Settings with every default filled in for one session. */
 export interface ResolvedCompaction extends CompactionBudget {
   policy: CompactionPolicy;
@@ -90,8 +110,10 @@ export function resolveCompaction(
   countTokens: CountTokens,
 ): ResolvedCompaction {
   checkRecallTool(settings.recallTool, "recallTool");
+  checkLostFactUsd(settings.lostFactUsd, "lostFactUsd");
   const budget = resolveBudget(settings, state);
-  const weighed = definedFields({ antiThrash: settings.antiThrash, summarizerPrices: settings.summarizerPrices });
+  const { antiThrash, summarizerPrices, lostFactUsd } = settings;
+  const weighed = definedFields({ antiThrash, summarizerPrices, lostFactUsd });
   return {
     policy: policyFor(settings, budget.profile).create({ ...weighed, countTokens }),
     ...budget,

@@ -25,7 +25,7 @@ import { uuidv7 } from "uuidv7";
 import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step.ts";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
 import { resolveProfile } from "../compaction/compaction-budget.ts";
-import { type CompactionSettings, checkRecallTool } from "../compaction/compaction-settings.ts";
+import { type CompactionSettings, checkLostFactUsd, checkRecallTool } from "../compaction/compaction-settings.ts";
 import type { MicroBatchOptions } from "../compaction/micro-batch.ts";
 import { microScheduleOf } from "../compaction/micro-schedule.ts";
 import { policyFor } from "../compaction/policies/registry.ts";
@@ -104,6 +104,7 @@ export class Palimpsest {
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
   constructor(deps: RuntimeDeps) {
     checkRecallTool(deps.compaction?.recallTool, "compaction.recallTool");
+    checkLostFactUsd(deps.compaction?.lostFactUsd, "compaction.lostFactUsd");
     this.store = deps.store;
     this.#deps = deps;
     this.contentionTimeoutMs = deps.contentionTimeoutMs ?? DEFAULT_CONTENTION_TIMEOUT_MS;

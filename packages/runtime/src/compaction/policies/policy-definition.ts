@@ -1,12 +1,14 @@
 import type { AntiThrashConfig, CachePrices, CompactionPolicy, CountTokens, ProviderProfile } from "@palimpsest/core";
 import type { MicroSchedule } from "../micro-schedule.ts";
 
-/** What a policy is built from: the session's anti-thrash settings, token counter and summarizer prices. */
+/** What a policy is built from: the session's anti-thrash settings, token counter, summarizer prices and fact price. */
 export interface CreatePolicyOptions {
   antiThrash?: AntiThrashConfig;
   countTokens: CountTokens;
   /** What the summarizer's model costs, for policies that weigh it (default: the profile's prices). */
   summarizerPrices?: CachePrices;
+  /** What a fact a summary drops is worth, for policies that trade recall for cost (CompactionSettings.lostFactUsd). */
+  lostFactUsd?: number;
 }
 
 /**

@@ -1,0 +1,67 @@
+import { FIDELITY_KINDS, type FidelityItems } from "../fidelity/fidelity-kinds.ts";
+import { FidelityExtractor } from "../fidelity/message-items.ts";
+import type { Message } from "../messages/message.ts";
+import type { LiveEntry } from "../session/session-state.ts";
+import { estimateTokens } from "../summary/cut.ts";
+
+/**
+ * What a summary must hold to keep everything docs/fidelity.md counts of the messages it replaces: the
+ * user's requests verbatim, every distinct path, command, error name and measured number, and, when it
+ * updates earlier summaries, all they held.
+ */
+export interface SummaryNeed {
+  /** Tokens a summary keeping all of it takes (an estimate: the requests' and earlier summaries' counted tokens, the other items by length). */
+  tokens: number;
+  /**
+   * Tokens no summary cuts: the span's requests (summarizers keep them verbatim). An earlier summary it
+   * updates is not counted here: its lines may be dropped to fit (its requests too are kept, which this
+   * estimate cannot see).
+   */
+  hardTokens: number;
+  /** Distinct items of the replaced messages, earlier summaries not included. */
+  items: number;
+}
+
+/** What the summary's frame takes beside its items: headings, the state line, the recovery pointer. */
+const FRAME_TOKENS = 160;
+/** What one listed item takes beside its own text: the bullet, quotes, a status mark, the line end. */
+const ITEM_FRAME_TOKENS = 9;
+
+/** Items of a message, once per message object: a span is costed at every turn, its messages do not change. */
+const itemsOf = new WeakMap<Message, FidelityItems>();
+
+/**
+ * The need of a summary of `fresh` (the messages it replaces, in view order) that also folds `earlier`
+ * summaries in (none when it keeps them). Tool results are read knowing their calls (the span never
+ * splits a pair, so the calls are in `fresh`).
+ */
+export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveEntry[] = []): SummaryNeed {
+  const extractor = new FidelityExtractor();
+  const seen = new Set<string>();
+  let requestTokens = 0;
+  let itemTokens = 0;
+  for (const { message } of fresh) {
+    let items = itemsOf.get(message);
+    if (items === undefined) {
+      items = extractor.items(message);
+      itemsOf.set(message, items);
+    } else if (message.role === "assistant") extractor.remember(message);
+    for (const kind of FIDELITY_KINDS) {
+      for (const item of items[kind]) {
+        const key = `${kind}\u0000${item}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        // A request is written whole; the rest are short lines. Both by the summarizers' own estimate.
+        const size = estimateTokens(item) + ITEM_FRAME_TOKENS;
+        if (kind === "userRequests") requestTokens += size;
+        else itemTokens += size;
+      }
+    }
+  }
+  const earlierTokens = earlier.reduce((sum, e) => sum + e.tokens, 0);
+  return {
+    tokens: FRAME_TOKENS + requestTokens + earlierTokens + itemTokens,
+    hardTokens: requestTokens,
+    items: seen.size,
+  };
+}

@@ -1,0 +1,109 @@
+import type { LiveEntry } from "@palimpsest/core";
+import { ANTHROPIC_PROFILE, decideCompaction, estimateTokens, summaryNeed } from "@palimpsest/core/testing";
+import { describe, expect, it } from "vitest";
+import { callTools, live, output, policyInput, system } from "./view-builders.ts";
+
+const request = (id: string, text: string, tokens: number): LiveEntry =>
+  live({ id, role: "user", content: [{ type: "text", text }] }, tokens);
+const summaryEntry = (id: string, tokens: number): LiveEntry =>
+  live({ id, role: "user", content: [{ type: "text", text: `summary ${id}` }] }, tokens, {
+    compactionId: `c-${id}`,
+    kind: "summary",
+  });
+const shell = (id: string, command: string): LiveEntry =>
+  live(callTools(id, [[`${id}.c`, "bash", JSON.stringify({ command })]]), 40);
+
+describe("what a summary must hold to keep every fact of its span", () => {
+  it("counts each request whole, each other item once, by their length, and an update's earlier summaries by their tokens", () => {
+    const span = [
+      request("u1", "Make the build pass", 300),
+      shell("a1", "npm run build"),
+      live(output("r1", "a1.c", "TypeError: x is undefined\nbuilt in 12.5s"), 900),
+      shell("a2", "npm run build"),
+      live(output("r2", "a2.c", "TypeError again, built in 12.5s"), 900),
+    ];
+    const need = summaryNeed(span);
+    // The request, one command, one error name, one number (the repeats count once).
+    expect(need.items).toBe(4);
+    // The request is written whole: by its text's length, whatever its message counted.
+    const requestSize = estimateTokens("Make the build pass");
+    expect(need.hardTokens).toBeGreaterThan(requestSize);
+    expect(need.hardTokens).toBeLessThan(requestSize + 20);
+    expect(need.tokens).toBeGreaterThan(need.hardTokens);
+    expect(need.tokens).toBeLessThan(need.hardTokens + 400);
+    const update = summaryNeed(span, [summaryEntry("s1", 2_000)]);
+    expect(update.hardTokens).toBe(need.hardTokens);
+    expect(update.tokens).toBe(need.tokens + 2_000);
+    expect(update.items).toBe(need.items);
+  });
+
+  it("reads a tool result knowing its call: a file read holds no error names or figures, a command's output does", () => {
+    const text = "ValueError raised after 3.5s";
+    const read = [
+      live(callTools("a1", [["c1", "read_file", '{"path":"src/a.py"}']]), 40),
+      live(output("r1", "c1", text), 50),
+    ];
+    const run = [shell("a2", "python run.py"), live(output("r2", "a2.c", text), 50)];
+    // The read's path is one item; the command, the script it names, its error name and its number are four.
+    expect(summaryNeed(read).items).toBe(1);
+    expect(summaryNeed(run).items).toBe(4);
+    // Asked again (the items of a message are kept), the answers are the same, in any span order.
+    expect(summaryNeed([...run, ...read]).items).toBe(5);
+    expect(summaryNeed(read).items).toBe(1);
+  });
+});
+
+/** A session of `turns` tool turns, each with a command of its own and an output naming `figures` numbers. */
+function factView(turns: number, figures: number, outputTokens: number): LiveEntry[] {
+  const view = [live(system("sys"), 500), request("u0", "Fix the tests", 50)];
+  for (let t = 0; t < turns; t++) {
+    const numbers = Array.from({ length: figures }, (_, i) => `${t}.${i}5s`).join(", ");
+    view.push(shell(`a${t}`, `pytest tests/test_${t}.py -x`));
+    view.push(live(output(`r${t}`, `a${t}.c`, `ran in ${numbers}`), outputTokens));
+  }
+  view.push(live({ id: "z", role: "assistant", content: [{ type: "text", text: "next" }] }, 20));
+  return view;
+}
+
+describe("cost-optimal's decision with facts in the balance", () => {
+  const MINUTE = 60_000;
+  // Long, warm turns well under the threshold: carrying the span costs more than compacting it.
+  const times = { nowMs: 100 * MINUTE, previousRequestMs: 100 * MINUTE - 30_000 };
+
+  it("given a span whose facts fit the summary's cap, then it compacts early and gives the summary room for them all", () => {
+    const input = policyInput(factView(60, 2, 900), { profile: ANTHROPIC_PROFILE, ...times });
+    const decision = decideCompaction(input);
+    expect(decision.due).toBe(false);
+    expect(decision.compact).toBe(true);
+    expect(decision.allowedLostItems).toBe(0);
+    const chosen = decision.chosen;
+    expect(chosen?.lostItems).toBe(0);
+    expect(chosen?.plan.maxSummaryTokens).toBeGreaterThanOrEqual(chosen?.need.tokens ?? Number.POSITIVE_INFINITY);
+  });
+
+  it("given a span with more facts than the cap holds, then it waits unless the user prices a lost fact low enough", () => {
+    const input = policyInput(factView(60, 60, 900), { profile: ANTHROPIC_PROFILE, ...times });
+    const strict = decideCompaction(input);
+    expect(strict.due).toBe(false);
+    expect(strict.candidates.every((c) => c.lostItems > 0)).toBe(true);
+    expect(strict.compact).toBe(false);
+    expect(strict.reason).toMatch(/drop facts/);
+    // Free facts: the same span is compacted early, dropping what the cap leaves out.
+    const free = decideCompaction(input, { lostFactUsd: 0 });
+    expect(free.compact).toBe(true);
+    expect(free.allowedLostItems).toBeUndefined();
+    expect(free.chosen?.lostItems).toBeGreaterThan(0);
+    // Dear facts: waiting costs less than what the compaction would drop.
+    expect(decideCompaction(input, { lostFactUsd: 10 }).compact).toBe(false);
+  });
+
+  it("given the threshold reached, then it compacts, dropping no more facts than the summary policy's own summary would", () => {
+    const view = factView(100, 60, 900);
+    const input = policyInput(view, { profile: ANTHROPIC_PROFILE, liveTokens: 120_000, ...times });
+    const decision = decideCompaction(input);
+    expect(decision.due).toBe(true);
+    expect(decision.compact).toBe(true);
+    expect(decision.allowedLostItems).toBeGreaterThan(0);
+    expect(decision.chosen?.lostItems).toBeLessThanOrEqual((decision.allowedLostItems ?? 0) + 1e-9);
+  });
+});
