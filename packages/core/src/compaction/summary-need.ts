@@ -1,8 +1,8 @@
 import { FIDELITY_KINDS, type FidelityItems } from "../fidelity/fidelity-kinds.ts";
 import { FidelityExtractor } from "../fidelity/message-items.ts";
+import { estimateTokens } from "../messages/estimate-tokens.ts";
 import type { Message } from "../messages/message.ts";
 import type { LiveEntry } from "../session/session-state.ts";
-import { estimateTokens } from "../summary/cut.ts";
 
 /**
  * What a summary must hold to keep everything docs/fidelity.md counts of the messages it replaces: the

@@ -1,4 +1,5 @@
-export { capText, estimateTokens } from "./cut.ts";
+export { estimateTokens } from "../messages/estimate-tokens.ts";
+export { capText } from "./cut.ts";
 export { OFFLINE_MODEL, OfflineSummarizer, type OfflineSummarizerOptions } from "./offline.ts";
 export { buildSummaryPrompt, SUMMARY_PROMPT_VERSION, SUMMARY_SYSTEM_PROMPT } from "./prompt.ts";
 export { REDACTED, redactSecrets } from "./redact.ts";

@@ -1,6 +1,7 @@
 import { errorNames } from "../messages/error-names.ts";
+import { estimateTokens } from "../messages/estimate-tokens.ts";
 import { shellCommandPaths } from "../messages/shell-paths.ts";
-import { capText, estimateTokens } from "./cut.ts";
+import { capText } from "./cut.ts";
 import { type CommandItem, type FileItem, LAST_MESSAGE, renderDoc, type SummaryDoc } from "./summary-format.ts";
 
 /** The state's "Last assistant message:" line is shortened to this (label included) first when over budget. */

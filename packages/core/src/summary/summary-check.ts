@@ -1,5 +1,5 @@
 import { SummarizerError } from "../errors.ts";
-import { estimateTokens } from "./cut.ts";
+import { estimateTokens } from "../messages/estimate-tokens.ts";
 import { SUMMARY_SECTIONS } from "./summary-format.ts";
 
 /** The sections a summary lacks (its `## ` headings compared with SUMMARY_SECTIONS), in order. */
