@@ -77,15 +77,22 @@ export function costCandidates(
   return candidates;
 }
 
+/** The summary the summary policy would write now (its plan on this view): its room and the facts it would drop. */
+export interface BaselineSummary {
+  budget: number;
+  lostItems: number;
+}
+
 /**
- * The summary of `plan` as the summary policy would write it (the profile's tail, the rule's budget,
- * earlier summaries updated): the facts it is expected to drop, what cost-optimal must not exceed by
- * default. Undefined when summary would have nothing to summarize.
+ * The summary the summary policy would write on this view (the profile's tail and budget rule, earlier
+ * summaries updated); undefined when it would have nothing to summarize. Without a price on facts, a due
+ * plan that drops facts must give its summary at least this room and drop no more than this.
  */
-export function baselineLostItems(input: PolicyInput): number | undefined {
+export function baselineSummary(input: PolicyInput): BaselineSummary | undefined {
   const planned = planSummary(input, "summary");
   if (planned.kind !== "summary") return undefined;
-  return lostItems(summaryNeed(planned.input, earlierSummaries(input.view, planned)), planned.maxSummaryTokens);
+  const need = summaryNeed(planned.input, earlierSummaries(input.view, planned));
+  return { budget: planned.maxSummaryTokens, lostItems: lostItems(need, planned.maxSummaryTokens) };
 }
 
 /**
@@ -96,12 +103,12 @@ export function expectedSummaryTokens(need: SummaryNeed, budget: number): number
   return Math.max(Math.min(budget, need.tokens), need.hardTokens);
 }
 
-/** Facts a summary is expected to drop at `budget`: the share of its cuttable need that does not fit. */
+/** Facts a summary is expected to drop at `budget`: of those it may drop (not requests), the share of their need that does not fit. */
 export function lostItems(need: SummaryNeed, budget: number): number {
   const cuttable = need.tokens - need.hardTokens;
   if (budget >= need.tokens || cuttable <= 0) return 0;
   const fits = Math.max(0, budget - need.hardTokens);
-  return need.items * (1 - fits / cuttable);
+  return (need.items - need.requests) * (1 - fits / cuttable);
 }
 
 /** The summaries among a plan's targets (what an update folds in). */

@@ -11,7 +11,7 @@ import {
   promptAfter,
   readPrice,
 } from "./compaction-cost.ts";
-import { baselineLostItems, costCandidates } from "./cost-candidates.ts";
+import { type BaselineSummary, baselineSummary, costCandidates } from "./cost-candidates.ts";
 import { gateCompaction } from "./policy-gate.ts";
 import type { CompactionPolicy, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
 import type { SummaryNeed } from "./summary-need.ts";
@@ -71,10 +71,11 @@ export interface CostDecision {
   /** A candidate must reclaim this many tokens to be considered (the anti-thrash floor), unless none does and one is due. */
   floor: number;
   /**
-   * Facts a chosen plan may drop when facts have no price (lostFactUsd unset): none before the threshold;
-   * at it, as many as the summary policy's own summary would (or the fewest any candidate drops).
+   * Due and without a price on facts (lostFactUsd unset): the summary the summary policy would write now,
+   * its room and the facts it would drop. A plan that drops facts is considered only due, with at least
+   * that room and dropping no more.
    */
-  allowedLostItems?: number;
+  baseline?: BaselineSummary;
   candidates: CostCandidate[];
   /** The cheapest candidate per turn (undefined when there is nothing to compact). */
   chosen?: CostCandidate;
@@ -105,7 +106,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const due = input.force || input.liveTokens >= threshold;
   const floor = (options.antiThrash ?? DEFAULT_ANTI_THRASH).ineffectiveRatio * threshold;
   const factUsd = options.lostFactUsd;
-  const baselineLost = due ? baselineLostItems(input) : undefined;
+  const baseline = due && factUsd === undefined ? baselineSummary(input) : undefined;
   const candidates = costCandidates(input, options.tailShares).map((planned) => {
     const { shape, lostItems } = planned;
     const reuse = (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
@@ -122,11 +123,19 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     const reclaims = shape.liveTokens - promptAfter(shape);
     return { ...planned, now, cycleTurns, costPerTurn, reclaims, reuse, loss };
   });
-  // Without a price on facts, a plan may drop none where summary would not compact, and no more than
-  // summary's own summary would where it would (the least lossy when none does as well).
+  // Without a price on facts, a plan drops none where summary would not compact; where it would, a plan
+  // that drops facts gives its summary at least summary's room and drops no more than summary's would;
+  // when none does either, the least lossy.
+  const fair = candidates.filter(
+    (c) =>
+      c.lostItems <= LOST_EPSILON ||
+      (baseline !== undefined &&
+        c.plan.maxSummaryTokens >= baseline.budget &&
+        c.lostItems <= baseline.lostItems + LOST_EPSILON),
+  );
   const fewestLost = Math.min(...candidates.map((c) => c.lostItems));
-  const allowed = Math.max(due ? (baselineLost ?? 0) : 0, due ? fewestLost : 0);
-  const keeping = factUsd === undefined ? candidates.filter((c) => c.lostItems <= allowed + LOST_EPSILON) : candidates;
+  const leastLossy = candidates.filter((c) => c.lostItems <= fewestLost + LOST_EPSILON);
+  const keeping = factUsd !== undefined ? candidates : fair.length > 0 || !due ? fair : leastLossy;
   // The cheapest per turn of those that reclaim the floor; when one is due and none does, the one that
   // reclaims most (a compaction that frees little would only be due again at the next request).
   const effective = keeping.filter((c) => c.reclaims >= floor);
@@ -146,7 +155,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     growth,
     floor,
     candidates: candidates.map(strip),
-    ...(factUsd === undefined ? { allowedLostItems: allowed } : {}),
+    ...(baseline === undefined ? {} : { baseline }),
   };
   if (best === undefined) {
     const why =

@@ -18,14 +18,22 @@ export interface SummaryNeed {
    * estimate cannot see).
    */
   hardTokens: number;
-  /** Distinct items of the replaced messages, earlier summaries not included. */
+  /**
+   * Distinct items of the replaced messages, plus those of the earlier summaries it folds in (estimated
+   * from their size: a summary's text is not its originals').
+   */
   items: number;
+  /** Of those, the requests (never dropped: they are the hard tokens). */
+  requests: number;
 }
 
 /** What the summary's frame takes beside its items: headings, the state line, the recovery pointer. */
 const FRAME_TOKENS = 160;
 /** What one listed item takes beside its own text: the bullet, quotes, a status mark, the line end. */
 const ITEM_FRAME_TOKENS = 9;
+
+/** Tokens one item takes in a summary, on average (the offline summary of the tuning set's sessions: 15). */
+const TOKENS_PER_ITEM = 15;
 
 /** Items of a message, once per message object: a span is costed at every turn, its messages do not change. */
 const itemsOf = new WeakMap<Message, FidelityItems>();
@@ -39,6 +47,7 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   const extractor = new FidelityExtractor();
   const seen = new Set<string>();
   let requestTokens = 0;
+  let requests = 0;
   let itemTokens = 0;
   for (const { message } of fresh) {
     let items = itemsOf.get(message);
@@ -53,8 +62,10 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
         seen.add(key);
         // A request is written whole; the rest are short lines. Both by the summarizers' own estimate.
         const size = estimateTokens(item) + ITEM_FRAME_TOKENS;
-        if (kind === "userRequests") requestTokens += size;
-        else itemTokens += size;
+        if (kind === "userRequests") {
+          requestTokens += size;
+          requests += 1;
+        } else itemTokens += size;
       }
     }
   }
@@ -62,6 +73,7 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   return {
     tokens: FRAME_TOKENS + requestTokens + earlierTokens + itemTokens,
     hardTokens: requestTokens,
-    items: seen.size,
+    items: seen.size + Math.round(earlierTokens / TOKENS_PER_ITEM),
+    requests,
   };
 }

@@ -211,8 +211,17 @@ describe("the cost-optimal decision, on any session", () => {
         const decision = decideCompaction(input, { tailShares: TAILS });
         const { chosen } = decision;
         if (chosen !== undefined) {
-          // Without a price on facts, only those that drop no more than allowed are considered.
-          const allowed = decision.candidates.filter((c) => c.lostItems <= (decision.allowedLostItems ?? 0) + 1e-9);
+          // Without a price on facts, only those that drop none, or due, give summary's room are considered.
+          const fair = decision.candidates.filter(
+            (c) =>
+              c.lostItems <= 1e-9 ||
+              (decision.baseline !== undefined &&
+                c.plan.maxSummaryTokens >= decision.baseline.budget &&
+                c.lostItems <= decision.baseline.lostItems + 1e-9),
+          );
+          const fewest = Math.min(...decision.candidates.map((c) => c.lostItems));
+          const allowed =
+            fair.length > 0 || !decision.due ? fair : decision.candidates.filter((c) => c.lostItems <= fewest + 1e-9);
           expect(allowed).toContainEqual(chosen);
           const considered = allowed.filter((c) => c.reclaims >= decision.floor);
           if (considered.length > 1) seen.choices += 1;
