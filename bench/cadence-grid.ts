@@ -50,7 +50,9 @@ function cadence(k: number, share: number): PolicyDefinition {
 
 function sessionsOf(what: string): ImportedSession[] {
   const [kind, seed] = what.split(":");
-  if (seed !== undefined) return [shapedSession({ kind: kind as SessionKind, steps: 300, seed: Number(seed) })];
+  // The shapes' lengths in bench/cost-optimal.ts.
+  const steps = kind === "chatty" ? 250 : 300;
+  if (seed !== undefined) return [shapedSession({ kind: kind as SessionKind, steps, seed: Number(seed) })];
   const parsed = parseTranscript(readFileSync(what, "utf8"), { fileName: basename(what) });
   return parsed.filter((s) => s.parentExternalId === undefined);
 }

@@ -1,8 +1,9 @@
 /**
  * The evidence for the cost-optimal policy (issues 16 and 31; BENCHMARKS.md, "Compaction policies on real
  * transcripts"). Sessions are split in two: a tuning set, the only one the policy's constants may be chosen
- * on, and an evaluation set, only measured (see SETS below; `--dir <folder>` adds every transcript of a
- * folder to the evaluation set: sessions from outside the shared transcripts). Each is replayed request by
+ * on, and an evaluation set, only measured (TUNING_FILES and SHAPES below; `--dir <folder>` adds every
+ * transcript of a folder to the evaluation set, labelled `outside …`: sessions from outside the shared
+ * transcripts). Each is replayed request by
  * request under none, summary and cost-optimal at 200K and 64K windows under the anthropic and openai profiles
  * (main sessions only; the transcripts' timestamps are passed to the policy). Per run where summary compacts it
  * prints both costs, the floor (requests that carry nothing from before: no policy reaches it), the bound for
@@ -86,7 +87,11 @@ function sources(extra: string | undefined): Source[] {
       sessions: [shapedSession(shape)],
     })),
   ];
-  const outside = extra === undefined ? [] : transcriptFiles(extra).map((path) => fileSource(path, "evaluation"));
+  // Sessions from outside the shared transcripts: evaluation only, labelled so `--only outside` runs them alone.
+  const outside = (extra === undefined ? [] : transcriptFiles(extra)).map((path) => {
+    const source = fileSource(path, "evaluation");
+    return { ...source, label: `outside ${source.label.slice(0, 16)}` };
+  });
   return [...shared, ...generated, ...outside];
 }
 
