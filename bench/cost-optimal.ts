@@ -1,9 +1,9 @@
 /**
  * The evidence for the cost-optimal policy (issues 16 and 31; BENCHMARKS.md, "Compaction policies on real
  * transcripts"). Sessions are split in two: a tuning set, the only one the policy's constants may be chosen
- * on, and an evaluation set, only measured (TUNING_FILES and SHAPES below; `--dir <folder>` adds every
- * transcript of a folder to the evaluation set, labelled `outside …`: sessions from outside the shared
- * transcripts). Each is replayed request by
+ * on, and an evaluation set, only measured (TUNING_FILES and SHAPES below); `--dir <folder>` adds every
+ * transcript of a folder as a third set, `outside` (sessions from outside the shared transcripts, labelled
+ * `outside …` so that `--only outside` runs them alone). Each is replayed request by
  * request under none, summary and cost-optimal at 200K and 64K windows under the anthropic and openai profiles
  * (main sessions only; the transcripts' timestamps are passed to the policy). Per run where summary compacts it
  * prints both costs, the floor (requests that carry nothing from before: no policy reaches it), the bound for
@@ -26,8 +26,8 @@ import { markdownTable, progress } from "./stats.ts";
 
 const ROOT = join(import.meta.dirname, "../../shared/transcripts");
 
-/** Which set a session belongs to: the policy's constants are chosen on `tuning` only. */
-type SetName = "tuning" | "evaluation";
+/** Which set a session belongs to: the policy's constants are chosen on `tuning` only; `outside` is `--dir`'s. */
+type SetName = "tuning" | "evaluation" | "outside";
 
 /**
  * The split, by transcript file (a prefix of its name) and by generated shape. Half of each source with
@@ -87,9 +87,9 @@ function sources(extra: string | undefined): Source[] {
       sessions: [shapedSession(shape)],
     })),
   ];
-  // Sessions from outside the shared transcripts: evaluation only, labelled so `--only outside` runs them alone.
+  // Sessions from outside the shared transcripts: measured apart, labelled so `--only outside` runs them alone.
   const outside = (extra === undefined ? [] : transcriptFiles(extra)).map((path) => {
-    const source = fileSource(path, "evaluation");
+    const source = fileSource(path, "outside");
     return { ...source, label: `outside ${source.label.slice(0, 16)}` };
   });
   return [...shared, ...generated, ...outside];
@@ -212,7 +212,7 @@ for (const { label, set, sessions } of selected) {
   }
 }
 
-for (const set of ["tuning", "evaluation"] as const) {
+for (const set of ["tuning", "evaluation", "outside"] as const) {
   const mine = runs.filter((r) => r.set === set);
   if (mine.length === 0) continue;
   console.log(`\n${set} set: runs where summary compacts\n`);

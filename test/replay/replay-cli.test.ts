@@ -298,17 +298,6 @@ describe("palimpsest replay: the cache model's flags", () => {
     }
   });
 
-  it("--lost-fact-usd is taken by cost-optimal alone: summary's row is the same with it", async () => {
-    const run = async (extra: string[]) => {
-      const out = await runPalimpsest([...demo, "--compare", "summary,cost-optimal", "--json", ...extra]);
-      expect(out.code).toBe(0);
-      return JSON.parse(out.stdout) as { policy: string; estimatedCost: number }[];
-    };
-    const [strict, free] = [await run([]), await run(["--lost-fact-usd", "0"])];
-    expect(free.map((p) => p.policy)).toEqual(["summary", "cost-optimal"]);
-    expect(free[0]?.estimatedCost).toBe(strict[0]?.estimatedCost);
-  });
-
   it.skipIf(!HAVE_TRANSCRIPTS)("on a Claude Code session says what it calibrated and compares the cost", async () => {
     const file = join(TRANSCRIPTS_DIR, "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl");
     const out = await runPalimpsest(["replay", file, "--compare", "none", "--main-only"]);

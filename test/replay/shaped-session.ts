@@ -1,12 +1,13 @@
 import type { ImportedSession, ImportItem, Message, ToolCall } from "@palimpsest/core";
+import { seededRandom } from "../support/seeded-random.ts";
 
 /**
  * The kinds of generated agent session the policy benchmarks replay beside the real transcripts:
  * - `tool-heavy`: a coding agent's loop, a request now and then and many tool calls between (shell commands,
  *   file reads, edits), outputs of a few hundred to a few thousand tokens with error names and measured figures;
  * - `chatty`: a conversation, a long request at every step and long prose answers, a small tool call now and then;
- * - `idle-gaps`: the tool-heavy loop with the user away for 10 minutes to 2 hours every 10-25 steps (past
- *   the 5-minute and sometimes the 1-hour prompt cache lifetime).
+ * - `idle-gaps`: the tool-heavy loop with the user away for 10 minutes to 2 hours at one step in 17 on
+ *   average (past the 5-minute and sometimes the 1-hour prompt cache lifetime).
  */
 export type SessionKind = "tool-heavy" | "chatty" | "idle-gaps";
 
@@ -15,18 +16,6 @@ export interface SessionShape {
   kind: SessionKind;
   steps: number;
   seed: number;
-}
-
-/** The seeded generator behind every choice (mulberry32): a seed gives one session, always the same. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const WORDS =
@@ -55,7 +44,7 @@ const UNITS = ["s", "ms", "MB", "KB", "%"];
 class Writer {
   readonly next: () => number;
   constructor(seed: number) {
-    this.next = random(seed);
+    this.next = seededRandom(seed);
   }
   int(low: number, high: number): number {
     return low + Math.floor(this.next() * (high - low + 1));

@@ -27,9 +27,18 @@ describe("what a summary needs, estimated against what the offline summary write
     for (const kind of KINDS) {
       const session = shapedSession({ kind, steps: 200, seed: 1 });
       const messages = session.items.flatMap((i) => (i.kind === "message" ? [i.message] : []));
-      for (const [from, length] of [[0, 20], [10, 60], [50, 120], [0, 300]] as const) {
+      for (const [from, length] of [
+        [0, 20],
+        [10, 60],
+        [50, 120],
+        [0, 300],
+      ] as const) {
         const messagesOf = span(messages, from, from + length);
-        const entries: LiveEntry[] = messagesOf.map((message) => ({ message, tokens: counter.countMessage(message), seq: 1 }));
+        const entries: LiveEntry[] = messagesOf.map((message) => ({
+          message,
+          tokens: counter.countMessage(message),
+          seq: 1,
+        }));
         const { text } = await summarizer.summarize({ messages: messagesOf, maxOutputTokens: 1_000_000 });
         const ratio = estimateTokens(text) / summaryNeed(entries).tokens;
         expect(ratio, `${kind} [${from}, ${from + length})`).toBeGreaterThan(0.85);

@@ -54,6 +54,7 @@ export {
   type CostOptimalOptions,
   type CountTokens,
   cachedHead,
+  checkLostFactUsd,
   chooseProfile,
   chooseSummaryRole,
   compactionThreshold,

@@ -22,8 +22,8 @@ export interface PlannedCandidate {
 /** Shares of the profile's tail budget tried by default: the baseline's tail, a half, a quarter and a tenth of it. */
 export const DEFAULT_TAIL_SHARES: readonly number[] = [1, 0.5, 0.25, 0.1];
 
-/** Room given for a span's facts beyond their estimate (summaryNeed is within a tenth of what the offline summary writes). */
-const NEED_MARGIN = 1.1;
+/** Room given for a span's facts beyond their estimate (summaryNeed is within 15% of what the offline summary writes). */
+const NEED_MARGIN = 1.15;
 
 /** A summary's room for its span's facts, and a kept chain, are at most this share of the threshold (a small window's compactions stay apart). */
 const THRESHOLD_SHARE = 0.25;
@@ -39,7 +39,8 @@ const KEPT_SUMMARIES_FACTOR = 2;
  * Where the view holds summaries, each tail is planned twice: updating them (the new summary folds them in)
  * and keeping them (the new summary follows them, so neither they nor the prompt before them are read or
  * written again). Keeping is offered while what stays before the new summary and the summary itself fit
- * twice the profile's summary cap; past it, only an update can shrink them.
+ * twice the profile's summary cap and a quarter of the threshold (keptCap); past it, only an update can
+ * shrink them.
  */
 export function costCandidates(
   input: PolicyInput,
@@ -63,8 +64,8 @@ export function costCandidates(
       const room = planned.maxSummaryTokens;
       const need = summaryNeed(planned.input, keepsSummaries ? [] : earlierSummaries(input.view, planned));
       // The rule's budget, and where it is short of the span's facts, room for them all up to the recall cap.
-      const lossless = Math.max(room, Math.min(Math.ceil(NEED_MARGIN * need.tokens), recallCap(input)));
-      for (const summaryBudget of lossless > room ? [room, lossless] : [room]) {
+      const factRoom = Math.max(room, Math.min(Math.ceil(NEED_MARGIN * need.tokens), recallCap(input)));
+      for (const summaryBudget of factRoom > room ? [room, factRoom] : [room]) {
         const plan = { ...planned, maxSummaryTokens: summaryBudget };
         const shape = { ...plannedShape, summaryTokens: expectedSummaryTokens(need, summaryBudget) };
         if (keepsSummaries && keptTokens(shape) + summaryBudget > keptCap(input)) continue;
@@ -79,7 +80,9 @@ export function costCandidates(
 
 /** The summary the summary policy would write now (its plan on this view): its room and the facts it would drop. */
 export interface BaselineSummary {
+  /** The room its plan gives the summary (the profile's budget rule). */
   budget: number;
+  /** The facts it would be expected to drop at that room. */
   lostItems: number;
 }
 
@@ -97,16 +100,16 @@ export function baselineSummary(input: PolicyInput): BaselineSummary | undefined
 
 /**
  * The summary's expected size at `budget`: what the need takes, within the budget, but never less than
- * what no summarizer cuts (requests verbatim, the earlier summaries it updates), which may pass the budget.
+ * what no summarizer cuts (its frame and the requests verbatim), which may pass the budget.
  */
-export function expectedSummaryTokens(need: SummaryNeed, budget: number): number {
+function expectedSummaryTokens(need: SummaryNeed, budget: number): number {
   return Math.max(Math.min(budget, need.tokens), need.hardTokens);
 }
 
 /** Facts a summary is expected to drop at `budget`: of those it may drop (not requests), the share of their need that does not fit. */
-export function lostItems(need: SummaryNeed, budget: number): number {
+function lostItems(need: SummaryNeed, budget: number): number {
   const cuttable = need.tokens - need.hardTokens;
-  if (budget >= need.tokens || cuttable <= 0) return 0;
+  if (budget >= need.tokens) return 0;
   const fits = Math.max(0, budget - need.hardTokens);
   return (need.items - need.requests) * (1 - fits / cuttable);
 }

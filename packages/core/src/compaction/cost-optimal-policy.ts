@@ -1,4 +1,5 @@
 import type { CachePrices } from "../cache-model/cache-rules.ts";
+import { ValidationError } from "../errors.ts";
 import { type AntiThrashConfig, assessBackoff, DEFAULT_ANTI_THRASH } from "./anti-thrash.ts";
 import {
   type CompactionCost,
@@ -18,6 +19,20 @@ import type { SummaryNeed } from "./summary-need.ts";
 import { type PolicyOptions, reached } from "./summary-policy.ts";
 import { compactionThreshold } from "./threshold.ts";
 import { turnGrowth } from "./turn-growth.ts";
+
+/** Refuses a `lostFactUsd` that is not a finite amount of 0 or more (VALIDATION at `path`); nothing when unset. */
+export function checkLostFactUsd(lostFactUsd: unknown, path: string): void {
+  if (
+    lostFactUsd === undefined ||
+    (typeof lostFactUsd === "number" && Number.isFinite(lostFactUsd) && lostFactUsd >= 0)
+  )
+    return;
+  throw new ValidationError(
+    "lostFactUsd must be a finite number of US dollars, 0 or more",
+    [`${path}: ${JSON.stringify(lostFactUsd)}`],
+    { path },
+  );
+}
 
 /** Expected lost facts are estimates: a difference below this is none. */
 const LOST_EPSILON = 1e-9;
@@ -72,12 +87,12 @@ export interface CostDecision {
   floor: number;
   /**
    * Due and without a price on facts (lostFactUsd unset): the summary the summary policy would write now,
-   * its room and the facts it would drop. A plan that drops facts is considered only due, with at least
-   * that room and dropping no more.
+   * its room and the facts it would drop. Without a price, a plan that drops facts is considered only
+   * when due, with at least that room and dropping no more (else, due, the least lossy).
    */
   baseline?: BaselineSummary;
   candidates: CostCandidate[];
-  /** The cheapest candidate per turn (undefined when there is nothing to compact). */
+  /** The cheapest per turn of the candidates the fact rule allows (undefined when there is nothing to compact). */
   chosen?: CostCandidate;
   /** USD per turn of carrying the chosen span uncompacted (its tokens read once more). */
   waitCostPerTurn: number;
@@ -89,13 +104,16 @@ export interface CostDecision {
 /**
  * Decides, before a request, whether compacting now is cheaper than waiting, and which span to compact.
  * Candidates are summary plans (planSummary) with different protected tails; each is costed by the profile's
- * cache rule and prices, the summarizer at its own. The cheapest per turn is chosen. Waiting costs the
+ * cache rule and prices, the summarizer at its own, and by the facts its summary would drop: without a price
+ * on them (lostFactUsd) only plans that drop none, or when due drop no more than summary's would with at
+ * least its room, are considered; with one, what they drop is a cost. The cheapest per turn is chosen. Waiting costs the
  * chosen span's cache reads for one more turn; compacting costs the compaction spread over the cycle it
  * starts (optimalCycleTurns), and it must repay its whole cost within half the turns the session has run.
  * At the summary threshold a compaction is due regardless, so no request goes out later than the
  * baseline's would; a cold cache makes the rewrite a credit, so it compacts then.
  */
 export function decideCompaction(input: PolicyInput, options: CostOptimalOptions = {}): CostDecision {
+  checkLostFactUsd(options.lostFactUsd, "lostFactUsd");
   const { profile } = input;
   const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, profile.threshold);
   const prices = profile.prices;
@@ -135,17 +153,17 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   );
   const fewestLost = Math.min(...candidates.map((c) => c.lostItems));
   const leastLossy = candidates.filter((c) => c.lostItems <= fewestLost + LOST_EPSILON);
-  const keeping = factUsd !== undefined ? candidates : fair.length > 0 || !due ? fair : leastLossy;
+  const allowed = factUsd !== undefined ? candidates : fair.length > 0 || !due ? fair : leastLossy;
   // The cheapest per turn of those that reclaim the floor; when one is due and none does, the one that
   // reclaims most (a compaction that frees little would only be due again at the next request).
-  const effective = keeping.filter((c) => c.reclaims >= floor);
+  const effective = allowed.filter((c) => c.reclaims >= floor);
   const best =
     effective.length > 0 || !due
       ? effective.reduce<(typeof effective)[number] | undefined>(
           (a, c) => (a === undefined || c.costPerTurn < a.costPerTurn ? c : a),
           undefined,
         )
-      : keeping.reduce<(typeof keeping)[number] | undefined>(
+      : allowed.reduce<(typeof allowed)[number] | undefined>(
           (a, c) => (a === undefined || c.reclaims > a.reclaims ? c : a),
           undefined,
         );
@@ -161,7 +179,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     const why =
       candidates.length === 0
         ? "nothing to compact"
-        : keeping.length === 0
+        : allowed.length === 0
           ? "every span would drop facts its summary has no room for"
           : `no span would reclaim ${Math.round(floor)} tokens`;
     return { ...base, compact: false, waitCostPerTurn: 0, compactCostPerTurn: 0, reason: why };
@@ -177,7 +195,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   // An early compaction must also repay its whole cost (summarizer included) soon enough: within half the
   // turns the session has run. Under a Lindy prior (a session that ran L turns runs t more with chance
   // L / (L + t)) that is two chances in three of living long enough; a short session may end first.
-  const paybackTurns = waitCostPerTurn > 0 ? best.now.total / waitCostPerTurn : Number.POSITIVE_INFINITY;
+  const paybackTurns = waitCostPerTurn > 0 ? (best.now.total + best.loss) / waitCostPerTurn : Number.POSITIVE_INFINITY;
   const lasted = input.compactions > 0 ? Number.POSITIVE_INFINITY : turnsIn(input.view);
   const early = !due && read > 0 && growth > 0 && waitCostPerTurn >= compactCostPerTurn && paybackTurns <= lasted / 2;
   const compact = due || early;

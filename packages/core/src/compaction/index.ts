@@ -26,6 +26,7 @@ export {
   type CostCandidate,
   type CostDecision,
   type CostOptimalOptions,
+  checkLostFactUsd,
   costOptimalPolicy,
   decideCompaction,
 } from "./cost-optimal-policy.ts";

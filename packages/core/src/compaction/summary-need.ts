@@ -10,12 +10,12 @@ import type { LiveEntry } from "../session/session-state.ts";
  * updates earlier summaries, all they held.
  */
 export interface SummaryNeed {
-  /** Tokens a summary keeping all of it takes (an estimate: the requests' and earlier summaries' counted tokens, the other items by length). */
+  /** Tokens a summary keeping all of it takes (an estimate: the requests and items by their length, earlier summaries by their counted tokens). */
   tokens: number;
   /**
-   * Tokens no summary cuts: the span's requests (summarizers keep them verbatim). An earlier summary it
-   * updates is not counted here: its lines may be dropped to fit (its requests too are kept, which this
-   * estimate cannot see).
+   * Tokens no summary cuts: its frame and the span's requests (summarizers keep them verbatim). An earlier
+   * summary it updates is not counted here: its lines may be dropped to fit (its requests too are kept,
+   * which this estimate cannot see).
    */
   hardTokens: number;
   /**
@@ -35,7 +35,10 @@ const ITEM_FRAME_TOKENS = 9;
 /** Tokens one item takes in a summary, on average (the offline summary of the tuning set's sessions: 15). */
 const TOKENS_PER_ITEM = 15;
 
-/** Items of a message, once per message object: a span is costed at every turn, its messages do not change. */
+/**
+ * Items of a message, once per message object: a span is costed at every turn, its messages do not
+ * change. A tool result is kept only when read knowing its call (what it holds depends on the call).
+ */
 const itemsOf = new WeakMap<Message, FidelityItems>();
 
 /**
@@ -49,11 +52,14 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   let requestTokens = 0;
   let requests = 0;
   let itemTokens = 0;
+  const calls = new Set<string>();
   for (const { message } of fresh) {
+    for (const call of message.toolCalls ?? []) calls.add(call.id);
     let items = itemsOf.get(message);
     if (items === undefined) {
       items = extractor.items(message);
-      itemsOf.set(message, items);
+      const known = message.role !== "tool" || (message.toolCallId !== undefined && calls.has(message.toolCallId));
+      if (known) itemsOf.set(message, items);
     } else if (message.role === "assistant") extractor.remember(message);
     for (const kind of FIDELITY_KINDS) {
       for (const item of items[kind]) {
@@ -72,7 +78,7 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   const earlierTokens = earlier.reduce((sum, e) => sum + e.tokens, 0);
   return {
     tokens: FRAME_TOKENS + requestTokens + earlierTokens + itemTokens,
-    hardTokens: requestTokens,
+    hardTokens: FRAME_TOKENS + requestTokens,
     items: seen.size + Math.round(earlierTokens / TOKENS_PER_ITEM),
     requests,
   };

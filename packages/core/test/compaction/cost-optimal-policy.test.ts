@@ -234,6 +234,8 @@ describe("the cost-optimal decision, on any session", () => {
         if (decision.compact && !decision.due) {
           seen.early += 1;
           expect(decision.waitCostPerTurn).toBeGreaterThanOrEqual(decision.compactCostPerTurn);
+          // Before the threshold, without a price on facts, it never drops one.
+          expect(decision.chosen?.lostItems).toBe(0);
         }
         // Due, it always compacts unless there is nothing between the protected head and tail.
         if (decision.due && !decision.compact) expect(decision.candidates).toEqual([]);

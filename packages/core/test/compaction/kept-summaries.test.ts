@@ -57,7 +57,9 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
     const cap = OPENAI_PROFILE.summary.maxTokens;
     // The kept summary's budget over eight turns of 900 tokens: room for the span's requests and items.
     const probe = costCandidates(policyInput(compactedView(1_000, 8, 500), { compactions: 1 }));
-    const budget = Math.min(...probe.filter((c) => c.keepsSummaries).map((c) => c.plan.maxSummaryTokens));
+    const keeping = probe.filter((c) => c.keepsSummaries);
+    expect(keeping.length).toBeGreaterThan(0);
+    const budget = Math.min(...keeping.map((c) => c.plan.maxSummaryTokens));
     expect(budget).toBeGreaterThanOrEqual(OPENAI_PROFILE.summary.minTokens);
     const near = costCandidates(policyInput(compactedView(2 * cap - budget, 8, 500), { compactions: 1 }));
     const over = costCandidates(policyInput(compactedView(2 * cap - budget + 1, 8, 500), { compactions: 1 }));

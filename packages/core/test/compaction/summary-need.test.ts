@@ -27,8 +27,9 @@ describe("what a summary must hold to keep every fact of its span", () => {
     expect(need.items).toBe(4);
     // The request is written whole: by its text's length, whatever its message counted.
     const requestSize = estimateTokens("Make the build pass");
-    expect(need.hardTokens).toBeGreaterThan(requestSize);
-    expect(need.hardTokens).toBeLessThan(requestSize + 20);
+    // What no summary cuts: its frame (160 tokens) and the request.
+    expect(need.hardTokens - 160).toBeGreaterThan(requestSize);
+    expect(need.hardTokens - 160).toBeLessThan(requestSize + 20);
     expect(need.tokens).toBeGreaterThan(need.hardTokens);
     expect(need.tokens).toBeLessThan(need.hardTokens + 400);
     const update = summaryNeed(span, [summaryEntry("s1", 2_000)]);
@@ -51,6 +52,15 @@ describe("what a summary must hold to keep every fact of its span", () => {
     // Asked again (the items of a message are kept), the answers are the same, in any span order.
     expect(summaryNeed([...run, ...read]).items).toBe(5);
     expect(summaryNeed(read).items).toBe(1);
+  });
+
+  it("does not keep what a tool result was read as without its call: the same result in a whole span is read again", () => {
+    const call = live(callTools("a9", [["c9", "read_file", '{"path":"src/b.py"}']]), 40);
+    const result = live(output("r9", "c9", "KeyError raised after 2.5s"), 50);
+    // Alone, the result's call is unknown: its error name and number count.
+    expect(summaryNeed([result]).items).toBe(2);
+    // With its call, it is a file read: only the path counts.
+    expect(summaryNeed([call, result]).items).toBe(1);
   });
 });
 

@@ -3,6 +3,7 @@ import {
   type CachePrices,
   type CompactionPolicy,
   type CountTokens,
+  checkLostFactUsd,
   definedFields,
   type MicroSettings,
   OfflineSummarizer,
@@ -39,8 +40,8 @@ export interface CompactionSettings {
   /** What the summarizer's model costs, for the policies that weigh it (default: the profile's prices). */
   summarizerPrices?: CachePrices;
   /**
-   * cost-optimal only: what one fact a summary drops (a request, path, command, error name or measured
-   * number, docs/fidelity.md) is worth to you in USD; a plan that drops facts is taken when what it saves
+   * cost-optimal only: what one fact a summary drops (a path, command, error name or measured number,
+   * docs/fidelity.md; requests are never dropped) is worth to you in USD; a plan that drops facts is taken when what it saves
    * pays for them. Default: unset, no trade (docs/compaction.md, "Recall against cost").
    */
   lostFactUsd?: number;
@@ -76,20 +77,6 @@ export function checkRecallTool(recallTool: unknown, path: string): void {
   throw new ValidationError(
     "recallTool must be a tool's name: 1 to 128 letters, digits, _, - or .",
     [`${path}: ${JSON.stringify(recallTool)}`],
-    { path },
-  );
-}
-
-/** Refuses a `lostFactUsd` that is not a finite number of 0 or more (VALIDATION at `path`); nothing when unset. */
-export function checkLostFactUsd(lostFactUsd: unknown, path: string): void {
-  if (
-    lostFactUsd === undefined ||
-    (typeof lostFactUsd === "number" && Number.isFinite(lostFactUsd) && lostFactUsd >= 0)
-  )
-    return;
-  throw new ValidationError(
-    "lostFactUsd must be a finite number of US dollars, 0 or more",
-    [`${path}: ${JSON.stringify(lostFactUsd)}`],
     { path },
   );
 }

@@ -1,6 +1,7 @@
 import {
   type Clock,
   checkId,
+  checkLostFactUsd,
   definedFields,
   EncodingSchema,
   type EraseOptions,
@@ -25,7 +26,7 @@ import { uuidv7 } from "uuidv7";
 import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step.ts";
 import { type CompactOutcome, compact } from "../compaction/compact.ts";
 import { resolveProfile } from "../compaction/compaction-budget.ts";
-import { type CompactionSettings, checkLostFactUsd, checkRecallTool } from "../compaction/compaction-settings.ts";
+import { type CompactionSettings, checkRecallTool } from "../compaction/compaction-settings.ts";
 import type { MicroBatchOptions } from "../compaction/micro-batch.ts";
 import { microScheduleOf } from "../compaction/micro-schedule.ts";
 import { policyFor } from "../compaction/policies/registry.ts";
