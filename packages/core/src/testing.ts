@@ -9,6 +9,7 @@ export {
   assessBackoff,
   type Backoff,
   type BackoffInput,
+  type BaselineSummary,
   type CompactionCost,
   type CostCandidate,
   type CostDecision,

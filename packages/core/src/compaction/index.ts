@@ -21,7 +21,12 @@ export {
   readPrice,
   writePrice,
 } from "./compaction-cost.ts";
-export { costCandidates, DEFAULT_TAIL_SHARES, type PlannedCandidate } from "./cost-candidates.ts";
+export {
+  type BaselineSummary,
+  costCandidates,
+  DEFAULT_TAIL_SHARES,
+  type PlannedCandidate,
+} from "./cost-candidates.ts";
 export {
   type CostCandidate,
   type CostDecision,
