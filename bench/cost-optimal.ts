@@ -126,6 +126,9 @@ function summarizingBound(
   return none.floorCost + (mustLeave * prices.input) / 1_000_000;
 }
 
+/** The columns every per-run table starts with: which run, and summary's cost. */
+const RUN_COLUMNS = ["transcript", "profile", "window", "summary $"] as const;
+
 /** One run where summary compacts: summary and cost-optimal side by side, with the floor and the bound. */
 interface Run {
   set: SetName;
@@ -219,10 +222,7 @@ for (const set of ["tuning", "evaluation", "outside"] as const) {
   console.log(
     markdownTable(
       [
-        "transcript",
-        "profile",
-        "window",
-        "summary $",
+        ...RUN_COLUMNS,
         "cost-optimal $",
         "saving",
         "floor $",
@@ -274,10 +274,7 @@ if (summarizerModel !== undefined) {
   console.log(
     markdownTable(
       [
-        "transcript",
-        "profile",
-        "window",
-        "summary $",
+        ...RUN_COLUMNS,
         `summary $, ${summarizerModel}`,
         "saves",
         "cost-optimal $",
