@@ -35,11 +35,30 @@ const ITEM_FRAME_TOKENS = 9;
 /** Tokens one item takes in a summary, on average (the offline summary of the tuning set's sessions: 15). */
 const TOKENS_PER_ITEM = 15;
 
+/** One item of a message as the need counts it: its kind and text as one key, what it takes in a summary. */
+interface NeedItem {
+  key: string;
+  tokens: number;
+  request: boolean;
+}
+
 /**
  * Items of a message, once per message object: a span is costed at every turn, its messages do not
  * change. A tool result is kept only when read knowing its call (what it holds depends on the call).
  */
-const itemsOf = new WeakMap<Message, FidelityItems>();
+const itemsOf = new WeakMap<Message, NeedItem[]>();
+
+/** The items of `message` as the need counts them: each by the summarizers' own estimate, with its frame. */
+function needItems(items: FidelityItems): NeedItem[] {
+  return FIDELITY_KINDS.flatMap((kind) =>
+    items[kind].map((item) => ({
+      key: `${kind}\u0000${item}`,
+      // A request is written whole; the rest are short lines.
+      tokens: estimateTokens(item) + ITEM_FRAME_TOKENS,
+      request: kind === "userRequests",
+    })),
+  );
+}
 
 /**
  * The need of a summary of `fresh` (the messages it replaces, in view order) that also folds `earlier`
@@ -57,22 +76,17 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
     for (const call of message.toolCalls ?? []) calls.add(call.id);
     let items = itemsOf.get(message);
     if (items === undefined) {
-      items = extractor.items(message);
+      items = needItems(extractor.items(message));
       const known = message.role !== "tool" || (message.toolCallId !== undefined && calls.has(message.toolCallId));
       if (known) itemsOf.set(message, items);
     } else if (message.role === "assistant") extractor.remember(message);
-    for (const kind of FIDELITY_KINDS) {
-      for (const item of items[kind]) {
-        const key = `${kind}\u0000${item}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        // A request is written whole; the rest are short lines. Both by the summarizers' own estimate.
-        const size = estimateTokens(item) + ITEM_FRAME_TOKENS;
-        if (kind === "userRequests") {
-          requestTokens += size;
-          requests += 1;
-        } else itemTokens += size;
-      }
+    for (const item of items) {
+      if (seen.has(item.key)) continue;
+      seen.add(item.key);
+      if (item.request) {
+        requestTokens += item.tokens;
+        requests += 1;
+      } else itemTokens += item.tokens;
     }
   }
   const earlierTokens = earlier.reduce((sum, e) => sum + e.tokens, 0);
