@@ -15,7 +15,8 @@ import type { Dialect } from "../engine/dialect.ts";
 import type { LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
-import { dedupBatch } from "./mirror-dedup.ts";
+import { type MirrorRowRead, planMirrorAppend, writesEntries } from "./mirror-append-plan.ts";
+import { quickAppend } from "./mirror-quick-append.ts";
 import { type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
@@ -41,6 +42,8 @@ export type MirrorSummarize = (previous: string | null, stored: readonly MirrorE
 /** What the mirror writes through: its tables, the engine's dialect, and the store's locked write. */
 export interface MirrorDatabase {
   readonly db: Kysely<StoreDatabase & MirrorTables>;
+  /** The store's tenant, which raw SQL names itself. */
+  readonly tenant: string;
   readonly dialect: Dialect;
   readonly writeLocked: LockedWrite;
 }
@@ -51,9 +54,12 @@ const ENTRIES_PER_INSERT = 500;
 /** Keys whose generation an encrypted mirror remembers (the least recently written are dropped past it). */
 const REMEMBERED_GENERATIONS = 10_000;
 
+/** Keys whose row an append remembers (the quick path's; the least recently written are read again). */
+const REMEMBERED_ROWS = 1_000;
+
 /** What one locked attempt at an append came to. */
 type LockedAppend =
-  | { readonly kind: "appended"; readonly result: MirrorAppendResult }
+  | { readonly kind: "appended"; readonly result: MirrorAppendResult; readonly row: MirrorRowRead }
   /** The key has no row yet: nothing was written. */
   | { readonly kind: "no-row" }
   /** A drop moved the key to `generation` after the append took its keys: nothing was written. */
@@ -74,12 +80,18 @@ export class MirrorLog implements MirrorLogPort {
    * the least recently used forgotten past REMEMBERED_GENERATIONS.
    */
   readonly #generations = new LRUCache<string, number>({ max: REMEMBERED_GENERATIONS });
+  /**
+   * Each key's row as this log last wrote it (the quick path's compare-and-set checks it is still so),
+   * the least recently written forgotten past REMEMBERED_ROWS; a drop here forgets its keys.
+   */
+  readonly #rows = new LRUCache<string, MirrorRowRead>({ max: REMEMBERED_ROWS });
 
   /** The mirror in the database of a store openEventStore opened (ValidationError for any other object). */
   constructor(store: object) {
     const access = storeAccess(store);
     this.#store = {
       db: access.db.withTables<MirrorTables>(),
+      tenant: access.tenant,
       dialect: access.dialect,
       writeLocked: access.writeLocked,
     };
@@ -110,15 +122,40 @@ export class MirrorLog implements MirrorLogPort {
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
   ): Promise<MirrorAppendResult> {
+    const sealedFor = new Set<number>();
+    const result = await this.#appendTaking(key, entries, summarize, sealedFor);
+    // A drop moved the key past a generation this append took keys for (which may have made its key
+    // again): nothing is sealed under them, and no key of a dropped generation may be left.
+    for (const generation of sealedFor) if (generation < result.generation) await this.#seal?.destroy(key, generation);
+    if (this.#seal !== undefined) this.#generations.set(keyId(key), result.generation);
+    return result;
+  }
+
+  /** The append, each generation whose keys it took for sealing added to `sealedFor`. */
+  async #appendTaking(
+    key: MirrorKey,
+    entries: readonly MirrorEntryInput[],
+    summarize: MirrorSummarize | undefined,
+    sealedFor: Set<number>,
+  ): Promise<MirrorAppendResult> {
+    const sealFor = async (generation: number) => {
+      if (this.#seal === undefined) return undefined;
+      sealedFor.add(generation);
+      return this.#seal.forAppend(key, generation);
+    };
     for (let created = false; ; ) {
-      const sealing = await this.#sealing(key);
+      if (this.#store.dialect.engine === "postgres") {
+        const quick = await this.#appendQuickly(key, entries, summarize, sealFor);
+        if (quick !== undefined) return quick;
+      }
+      const sealing = await sealFor(await this.#sealedGeneration(key));
       const attempt = await this.#appendLocked(key, entries, summarize, sealing);
-      if (attempt.kind === "appended") return attempt.result;
+      if (attempt.kind === "appended") {
+        this.#remember(key, attempt.row);
+        return attempt.result;
+      }
       if (attempt.kind === "moved") {
         this.#generations.set(keyId(key), attempt.generation);
-        // Dropped since: nothing is sealed under the old generation's key, which this append may have made again.
-        if (sealing !== undefined && sealing.generation < attempt.generation)
-          await this.#seal?.destroy(key, sealing.generation);
         continue;
       }
       if (created) throw new StorageError("mirrorAppend", "the key's row vanished after it was created");
@@ -146,12 +183,10 @@ export class MirrorLog implements MirrorLogPort {
       .execute();
   }
 
-  /** An encrypted store's generation to seal for (remembered, else read: the lock checks it), with its keys. */
-  async #sealing(key: MirrorKey): Promise<GenerationSeal | undefined> {
-    if (this.#seal === undefined) return undefined;
-    const generation =
-      this.#generations.get(keyId(key)) ?? (await this.#keyQuery(key).executeTakeFirst())?.generation ?? 0;
-    return this.#seal.forAppend(key, generation);
+  /** An encrypted store's generation to seal for: remembered, else read (the lock checks it); 0 unencrypted. */
+  async #sealedGeneration(key: MirrorKey): Promise<number> {
+    if (this.#seal === undefined) return 0;
+    return this.#generations.get(keyId(key)) ?? (await this.#keyQuery(key).executeTakeFirst())?.generation ?? 0;
   }
 
   /**
@@ -189,54 +224,74 @@ export class MirrorLog implements MirrorLogPort {
           .compile(),
       );
     }
-    const opened = (text: string) => sealing?.openEntry(text) ?? text;
-    const stored = (text: string) => sealing?.sealEntry(text) ?? text;
     const nothing = (result: LockedAppend) => ({ guard: undefined, statements: [], result });
     const written = await this.#store.writeLocked(reads, ([keys, known]) => {
       const row = keys?.[0] as Selectable<MirrorKeysTable> | undefined;
       if (row === undefined) return nothing({ kind: "no-row" });
       if (sealing !== undefined && row.generation !== sealing.generation)
         return nothing({ kind: "moved", generation: row.generation });
-      const held = new Map((known ?? []).map((r) => [r.uuid as string, opened(r.entry as string)]));
-      const { fresh, mismatched } = dedupBatch(entries, held);
-      const unchanged = { stored: 0, generation: row.generation, nextSeq: row.next_seq, mismatched };
-      if (fresh.length === 0) return nothing({ kind: "appended", result: unchanged });
-      const mtime = Math.max(Date.now(), Number(row.mtime_ms) + 1);
-      const summary = (previous: string | null) => {
-        if (summarize === undefined) return {};
-        if (sealing === undefined) return { summary: summarize(previous, fresh, mtime) };
-        return { summary: sealing.sealSummary(summarize(sealing.openSummary(previous), fresh, mtime)) };
-      };
+      const held = (known ?? []).map((r) => [r.uuid as string, r.entry as string] as const);
+      const plan = planMirrorAppend(row, held, entries, summarize, sealing);
+      if (!writesEntries(plan)) return nothing({ kind: "appended", result: plan, row });
       const guard = db
         .updateTable("mirror_keys")
-        .set({ next_seq: row.next_seq + fresh.length, mtime_ms: mtime, ...summary(row.summary) })
+        .set({
+          next_seq: plan.nextSeq,
+          mtime_ms: plan.mtimeMs,
+          ...(plan.summary === undefined ? {} : { summary: plan.summary }),
+        })
         .where((eb) => eb.and(keyColumns(key)))
         .where("generation", "=", row.generation)
         .where("next_seq", "=", row.next_seq)
         .compile();
       const statements: CompiledQuery[] = [];
-      for (let start = 0; start < fresh.length; start += ENTRIES_PER_INSERT) {
-        const values = fresh.slice(start, start + ENTRIES_PER_INSERT).map((e, i) => ({
+      for (let start = 0; start < plan.entries.length; start += ENTRIES_PER_INSERT) {
+        const values = plan.entries.slice(start, start + ENTRIES_PER_INSERT).map((e) => ({
           project_key: key.project,
           session_key: key.session,
           subpath,
           generation: row.generation,
-          seq: row.next_seq + start + i + 1,
-          uuid: e.uuid ?? null,
-          entry: stored(e.text),
+          ...e,
         }));
         statements.push(db.insertInto("mirror_entries").values(values).compile());
       }
-      const nextSeq = row.next_seq + fresh.length;
-      const result: LockedAppend = {
-        kind: "appended",
-        result: { stored: fresh.length, generation: row.generation, nextSeq, mismatched },
-      };
-      return { guard, statements, result };
+      const after = { ...row, next_seq: plan.nextSeq, mtime_ms: plan.mtimeMs, summary: plan.summary ?? row.summary };
+      return { guard, statements, result: { kind: "appended", result: plan.result, row: after } as LockedAppend };
     });
-    if (written.kind === "appended" && sealing !== undefined)
-      this.#generations.set(keyId(key), written.result.generation);
     return written;
+  }
+
+  /**
+   * The quick path (PostgreSQL, quickAppend): one statement on the key's row as this log last left it,
+   * else as read now (two round trips), sealed for the row's generation; undefined, nothing written, when
+   * the key has no row yet, moved under a fresh read too, or holds a uuid of the batch: the locked path
+   * then stores what is new.
+   */
+  async #appendQuickly(
+    key: MirrorKey,
+    entries: readonly MirrorEntryInput[],
+    summarize: MirrorSummarize | undefined,
+    sealFor: (generation: number) => Promise<GenerationSeal | undefined>,
+  ): Promise<MirrorAppendResult | undefined> {
+    const remembered = this.#rows.get(keyId(key));
+    for (const reading of remembered === undefined ? [true] : [false, true]) {
+      const row = reading ? await this.#keyQuery(key).executeTakeFirst() : remembered;
+      if (row === undefined) break;
+      const sealing = await sealFor(row.generation);
+      const outcome = await quickAppend(this.#store, key, row, entries, summarize, sealing);
+      if (outcome.kind === "appended") {
+        this.#remember(key, outcome.row);
+        return outcome.result;
+      }
+      this.#rows.delete(keyId(key));
+      if (outcome.kind === "held") break;
+    }
+    return undefined;
+  }
+
+  /** Remembers the key's row as an append left it, for the quick path (PostgreSQL's; SQLite keeps none). */
+  #remember(key: MirrorKey, row: MirrorRowRead): void {
+    if (this.#store.dialect.engine === "postgres") this.#rows.set(keyId(key), row);
   }
 
   /** The key's row, or undefined for a key never written. */
@@ -443,6 +498,8 @@ export class MirrorLog implements MirrorLogPort {
         const [guard, ...statements] = writes;
         return { guard, statements, result: dropped };
       });
+      // The rows remembered are stale now (an append's compare-and-set would find so); their summaries go.
+      for (const row of dropped) this.#rows.delete(keyId(row));
       if (seal === undefined) return dropped;
       const opened = await Promise.all(
         dropped.map(async (row) => ({ ...row, summary: await seal.openRowSummary(row, row.generation, row.summary) })),

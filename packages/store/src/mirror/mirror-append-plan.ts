@@ -1,0 +1,69 @@
+import { dedupBatch } from "./mirror-dedup.ts";
+import type { MirrorAppendResult, MirrorEntryInput, MirrorSummarize } from "./mirror-log.ts";
+import type { GenerationSeal } from "./mirror-seal.ts";
+
+/** The key's row as an append reads it. */
+export interface MirrorRowRead {
+  generation: number;
+  next_seq: number;
+  mtime_ms: number | string;
+  summary: string | null;
+}
+
+/** One entry to insert: its seq in the generation, its uuid, its text as stored (sealed when encrypted). */
+export interface MirrorEntryWrite {
+  seq: number;
+  uuid: string | null;
+  entry: string;
+}
+
+/** What an append writes on the key's row as read: the row's new values and the entries to insert. */
+export interface MirrorAppendWrite {
+  nextSeq: number;
+  mtimeMs: number;
+  /** The folded summary as stored; undefined when the append folds none (subpaths): the row keeps its own. */
+  summary: string | undefined;
+  entries: MirrorEntryWrite[];
+  result: MirrorAppendResult;
+}
+
+/**
+ * What an append of `entries` comes to on the key's row as read and the entries the key holds under the
+ * batch's uuids (`held`, uuid → stored text): nothing to write (a retry, a replay, an empty batch; the
+ * result says so), or the write (dedupBatch's fresh entries after the row's last seq, the summary folded
+ * from the row's). `sealing` opens what was read and seals what is written, when the store encrypts.
+ */
+export function planMirrorAppend(
+  row: MirrorRowRead,
+  held: Iterable<readonly [string, string]>,
+  entries: readonly MirrorEntryInput[],
+  summarize: MirrorSummarize | undefined,
+  sealing: GenerationSeal | undefined,
+): MirrorAppendResult | MirrorAppendWrite {
+  const opened = new Map([...held].map(([uuid, text]) => [uuid, sealing?.openEntry(text) ?? text]));
+  const { fresh, mismatched } = dedupBatch(entries, opened);
+  if (fresh.length === 0) return { stored: 0, generation: row.generation, nextSeq: row.next_seq, mismatched };
+  const mtimeMs = Math.max(Date.now(), Number(row.mtime_ms) + 1);
+  const folded = (previous: string | null): string | undefined => {
+    if (summarize === undefined) return undefined;
+    if (sealing === undefined) return summarize(previous, fresh, mtimeMs);
+    return sealing.sealSummary(summarize(sealing.openSummary(previous), fresh, mtimeMs));
+  };
+  const nextSeq = row.next_seq + fresh.length;
+  return {
+    nextSeq,
+    mtimeMs,
+    summary: folded(row.summary),
+    entries: fresh.map((e, i) => ({
+      seq: row.next_seq + i + 1,
+      uuid: e.uuid ?? null,
+      entry: sealing?.sealEntry(e.text) ?? e.text,
+    })),
+    result: { stored: fresh.length, generation: row.generation, nextSeq, mismatched },
+  };
+}
+
+/** Whether a plan writes (else it is the result of an append that stores nothing). */
+export function writesEntries(plan: MirrorAppendResult | MirrorAppendWrite): plan is MirrorAppendWrite {
+  return "entries" in plan;
+}
