@@ -1,4 +1,5 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import fc from "fast-check";
 import { get_encoding, type Tiktoken } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
 import { COUNT_SLICE_CHARS } from "../../src/tokenizer/gpt-tokenizer.ts";
@@ -93,5 +94,47 @@ describe.each(["o200k_base", "cl100k_base"] as const)("countMessageAsync with %s
     const big = SHORT_PIECES.base64 ?? "";
     expect(await turnsWhile(big)).toBeGreaterThanOrEqual(Math.floor(big.length / COUNT_SLICE_CHARS) - 1);
     expect(await turnsWhile("a short message")).toBe(0);
+  });
+});
+
+describe("hasLongRun", () => {
+  // The definition it computes in one pass: a run of MAX_PIECE_CHARS non-whitespace or whitespace characters.
+  const definition = new RegExp(`\\S{${MAX_PIECE_CHARS}}|\\s{${MAX_PIECE_CHARS}}`, "u");
+  const alphabet = [
+    "a",
+    "7",
+    "-",
+    " ",
+    "\t",
+    "\n",
+    "\u00a0",
+    "\u2009",
+    "\u3000",
+    "\ufeff",
+    "東",
+    "😀",
+    "\u0085",
+    "\ud800",
+    "\udc00",
+  ];
+
+  it("agrees with the regular expression on generated texts of runs around the threshold", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...alphabet), fc.integer({ min: 1, max: MAX_PIECE_CHARS + 2 })), {
+          maxLength: 12,
+        }),
+        (runs) => {
+          const text = runs.map(([char, length]) => char.repeat(length)).join("");
+          expect(hasLongRun(text)).toBe(definition.test(text));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("agrees with it on every text of the corpus", () => {
+    for (const text of Object.values(SHORT_PIECES)) expect(hasLongRun(text)).toBe(definition.test(text));
+    for (const text of Object.values(SLICED)) expect(hasLongRun(text)).toBe(definition.test(text));
   });
 });
