@@ -1,9 +1,9 @@
 /**
  * Cost-optimal against summary on generated sessions of each shape (tool-heavy, chatty, long idle gaps),
  * under both cached profiles: by default its mean recall is at least summary's (it compacts early only when
- * the summary has room for every fact, and at the threshold drops no more than summary's would) and nothing
- * overflows. Replayed through the eval package as `palimpsest replay` does (the trade a price on lost facts
- * allows is tested with the runtime, test/runtime/lost-fact-usd.test.ts).
+ * the summary has room for every fact, and at the threshold drops no more of the span's facts than summary's
+ * would) and nothing overflows. Replayed through the eval package as `palimpsest replay` does (the trade a
+ * price on lost facts allows is tested with the runtime, test/runtime/lost-fact-usd.test.ts).
  */
 import { replayTranscript } from "@palimpsest/eval";
 import { describe, expect, it } from "vitest";

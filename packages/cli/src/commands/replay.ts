@@ -63,7 +63,7 @@ interface ReplayFlags {
  * The cache model calibrates itself on the transcript's usage; `--fixed-prefix-tokens` and `--cache-ttl`
  * stand in where the usage does not tell, `--model` prices the agent's requests and `--summarizer-model`
  * the summarizer's calls (default: the agent's model). `--lost-fact-usd` lets cost-optimal drop facts
- * when what it saves pays for them (default: it drops no more than summary would).
+ * when what it saves pays for them (default: it drops no more of the span's facts than summary would).
  */
 export function registerReplay(program: Command, io: CliIo): void {
   program

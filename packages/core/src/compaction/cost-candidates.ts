@@ -17,6 +17,8 @@ export interface PlannedCandidate {
   need: SummaryNeed;
   /** Facts its summary is expected to drop at its budget (0 when the budget holds the need). */
   lostItems: number;
+  /** Of those, the span's own: the rest are of the earlier summaries it folds in (none when it keeps them). */
+  lostFreshItems: number;
 }
 
 /** Shares of the profile's tail budget tried by default: the baseline's tail, a half, a quarter and a tenth of it. */
@@ -70,8 +72,7 @@ export function costCandidates(
         const shape = { ...plannedShape, summaryTokens: expectedSummaryTokens(need, summaryBudget) };
         if (keepsSummaries && keptTokens(shape) + summaryBudget > keptCap(input)) continue;
         seen.add(key);
-        const lost = lostItems(need, summaryBudget);
-        candidates.push({ plan, tailBudget: budget, keepsSummaries, shape, need, lostItems: lost });
+        candidates.push({ plan, tailBudget: budget, keepsSummaries, shape, need, ...lostAt(need, summaryBudget) });
       }
     }
   }
@@ -84,18 +85,21 @@ export interface BaselineSummary {
   budget: number;
   /** The facts it would be expected to drop at that room. */
   lostItems: number;
+  /** Of those, its span's own: the rest are of the earlier summaries it folds in. */
+  lostFreshItems: number;
 }
 
 /**
  * The summary the summary policy would write on this view (the profile's tail and budget rule, earlier
  * summaries updated); undefined when it would have nothing to summarize. Without a price on facts, a due
- * plan that drops facts must give its summary at least this room and drop no more than this.
+ * plan that drops facts must give its summary at least this room and drop no more of its span's own facts
+ * than this (the earlier summaries' are left out of that comparison: every plan folds them in or keeps them).
  */
 export function baselineSummary(input: PolicyInput): BaselineSummary | undefined {
   const planned = planSummary(input, "summary");
   if (planned.kind !== "summary") return undefined;
   const need = summaryNeed(planned.input, earlierSummaries(input.view, planned));
-  return { budget: planned.maxSummaryTokens, lostItems: lostItems(need, planned.maxSummaryTokens) };
+  return { budget: planned.maxSummaryTokens, ...lostAt(need, planned.maxSummaryTokens) };
 }
 
 /**
@@ -106,12 +110,17 @@ function expectedSummaryTokens(need: SummaryNeed, budget: number): number {
   return Math.max(Math.min(budget, need.tokens), need.hardTokens);
 }
 
-/** Facts a summary is expected to drop at `budget`: of those it may drop (not requests), the share of their need that does not fit. */
-function lostItems(need: SummaryNeed, budget: number): number {
+/**
+ * Facts a summary is expected to drop at `budget`: of those it may drop (not requests), the share of their
+ * need that does not fit; and of those, the fresh span's (its droppable facts at the same share).
+ */
+function lostAt(need: SummaryNeed, budget: number): { lostItems: number; lostFreshItems: number } {
   const cuttable = need.tokens - need.hardTokens;
-  if (budget >= need.tokens) return 0;
-  const fits = Math.max(0, budget - need.hardTokens);
-  return (need.items - need.requests) * (1 - fits / cuttable);
+  // Nothing cuttable is nothing droppable: every item takes tokens beyond the hard ones.
+  if (budget >= need.tokens || cuttable <= 0) return { lostItems: 0, lostFreshItems: 0 };
+  const lostShare = 1 - Math.max(0, budget - need.hardTokens) / cuttable;
+  const droppable = need.items - need.requests;
+  return { lostItems: droppable * lostShare, lostFreshItems: (droppable - need.earlierItems) * lostShare };
 }
 
 /** The summaries among a plan's targets (what an update folds in). */

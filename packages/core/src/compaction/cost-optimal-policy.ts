@@ -46,8 +46,8 @@ export interface CostOptimalOptions extends PolicyOptions {
   /**
    * What one fact a summary drops is worth to you, in USD (docs/compaction.md, "Recall against cost"): a
    * plan that drops facts is then taken when what it saves pays for them. Default: no price, and no trade:
-   * a compaction the summary policy would not make drops no fact, and one it would make drops no more
-   * than summary's would.
+   * a compaction the summary policy would not make drops no fact, and one it would make drops no more of
+   * its span's facts than summary's would of its span's.
    */
   lostFactUsd?: number;
 }
@@ -72,6 +72,8 @@ export interface CostCandidate {
   need: SummaryNeed;
   /** Facts its summary is expected to drop at its budget. */
   lostItems: number;
+  /** Of those, its span's own: the rest are of the earlier summaries it folds in (none when it keeps them). */
+  lostFreshItems: number;
 }
 
 /** The decision before one request: compact or wait, with the figures it compared. */
@@ -88,7 +90,8 @@ export interface CostDecision {
   /**
    * Due and without a price on facts (lostFactUsd unset): the summary the summary policy would write now,
    * its room and the facts it would drop. Without a price, a plan that drops facts is considered only
-   * when due, with at least that room and dropping no more (else, due, the least lossy).
+   * when due, with at least that room and dropping no more of its span's own facts (else, due, the least
+   * lossy).
    */
   baseline?: BaselineSummary;
   candidates: CostCandidate[];
@@ -105,12 +108,13 @@ export interface CostDecision {
  * Decides, before a request, whether compacting now is cheaper than waiting, and which span to compact.
  * Candidates are summary plans (planSummary) with different protected tails; each is costed by the profile's
  * cache rule and prices, the summarizer at its own, and by the facts its summary would drop: without a price
- * on them (lostFactUsd) only plans that drop none, or when due drop no more than summary's would with at
- * least its room, are considered; with one, what they drop is a cost. The cheapest per turn is chosen. Waiting costs the
- * chosen span's cache reads for one more turn; compacting costs the compaction spread over the cycle it
- * starts (optimalCycleTurns), and it must repay its whole cost within half the turns the session has run.
- * At the summary threshold a compaction is due regardless, so no request goes out later than the
- * baseline's would; a cold cache makes the rewrite a credit, so it compacts then.
+ * on them (lostFactUsd) only plans that drop none, or when due drop no more of their span's facts than
+ * summary's would of its span's, with at least its room, are considered; with one, what they drop is a cost.
+ * The cheapest per turn is chosen. Waiting costs the chosen span's cache reads for one more turn; compacting
+ * costs the compaction spread over the cycle it starts (optimalCycleTurns), and it must repay its whole cost
+ * within half the turns the session has run. At the summary threshold a compaction is due regardless, so no
+ * request goes out later than the baseline's would; a cold cache makes the rewrite a credit, so it compacts
+ * then.
  */
 export function decideCompaction(input: PolicyInput, options: CostOptimalOptions = {}): CostDecision {
   checkLostFactUsd(options.lostFactUsd, "lostFactUsd");
@@ -142,14 +146,15 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     return { ...planned, now, cycleTurns, costPerTurn, reclaims, reuse, loss };
   });
   // Without a price on facts, a plan drops none where summary would not compact; where it would, a plan
-  // that drops facts gives its summary at least summary's room and drops no more than summary's would;
-  // when none does either, the least lossy.
+  // that drops facts gives its summary at least summary's room and drops no more of its span's facts than
+  // summary's would of its span's (the earlier summaries an update folds in are counted by size, the same
+  // for both, and would drown the difference); when none does either, the least lossy.
   const fair = candidates.filter(
     (c) =>
       c.lostItems <= LOST_EPSILON ||
       (baseline !== undefined &&
         c.plan.maxSummaryTokens >= baseline.budget &&
-        c.lostItems <= baseline.lostItems + LOST_EPSILON),
+        c.lostFreshItems <= baseline.lostFreshItems + LOST_EPSILON),
   );
   const fewestLost = Math.min(...candidates.map((c) => c.lostItems));
   const leastLossy = candidates.filter((c) => c.lostItems <= fewestLost + LOST_EPSILON);
@@ -246,10 +251,9 @@ function turnsIn(view: PolicyInput["view"]): number {
   return view.reduce((n, e) => (e.message.role === "assistant" ? n + 1 : n), 0);
 }
 
-function strip<T extends CostCandidate>(candidate: T): CostCandidate {
-  const { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims, need, lostItems } =
-    candidate;
-  return { plan, tailBudget, keepsSummaries, shape, now, cycleTurns, costPerTurn, reclaims, need, lostItems };
+/** The candidate as the decision reports it, without the figures only the choice needed. */
+function strip({ reuse, loss, ...candidate }: CostCandidate & { reuse: number; loss: number }): CostCandidate {
+  return candidate;
 }
 
 function usd(value: number): string {

@@ -25,6 +25,8 @@ export interface SummaryNeed {
   items: number;
   /** Of those, the requests (never dropped: they are the hard tokens). */
   requests: number;
+  /** Of `items`, the earlier summaries' (estimated from their size); the rest are the replaced messages'. */
+  earlierItems: number;
 }
 
 /** What the summary's frame takes beside its items: headings, the state line, the recovery pointer. */
@@ -90,10 +92,12 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
     }
   }
   const earlierTokens = earlier.reduce((sum, e) => sum + e.tokens, 0);
+  const earlierItems = Math.round(earlierTokens / TOKENS_PER_ITEM);
   return {
     tokens: FRAME_TOKENS + requestTokens + earlierTokens + itemTokens,
     hardTokens: FRAME_TOKENS + requestTokens,
-    items: seen.size + Math.round(earlierTokens / TOKENS_PER_ITEM),
+    items: seen.size + earlierItems,
     requests,
+    earlierItems,
   };
 }

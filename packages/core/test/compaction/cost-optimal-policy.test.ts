@@ -211,13 +211,14 @@ describe("the cost-optimal decision, on any session", () => {
         const decision = decideCompaction(input, { tailShares: TAILS });
         const { chosen } = decision;
         if (chosen !== undefined) {
-          // Without a price on facts, only those that drop none, or due, give summary's room are considered.
+          // Without a price on facts, only those that drop none, or due, give summary's room and drop no more
+          // of their span's facts than summary's would are considered.
           const fair = decision.candidates.filter(
             (c) =>
               c.lostItems <= 1e-9 ||
               (decision.baseline !== undefined &&
                 c.plan.maxSummaryTokens >= decision.baseline.budget &&
-                c.lostItems <= decision.baseline.lostItems + 1e-9),
+                c.lostFreshItems <= decision.baseline.lostFreshItems + 1e-9),
           );
           const fewest = Math.min(...decision.candidates.map((c) => c.lostItems));
           const allowed =

@@ -32,11 +32,13 @@ describe("what a summary must hold to keep every fact of its span", () => {
     expect(need.hardTokens - 160).toBeLessThan(requestSize + 20);
     expect(need.tokens).toBeGreaterThan(need.hardTokens);
     expect(need.tokens).toBeLessThan(need.hardTokens + 400);
+    expect(need.earlierItems).toBe(0);
     const update = summaryNeed(span, [summaryEntry("s1", 2_000)]);
     expect(update.hardTokens).toBe(need.hardTokens);
     expect(update.tokens).toBe(need.tokens + 2_000);
-    // The earlier summary's facts are counted by its size (about 15 tokens each).
-    expect(update.items).toBe(need.items + Math.round(2_000 / 15));
+    // The earlier summary's facts are counted by its size (about 15 tokens each), and said apart.
+    expect(update.earlierItems).toBe(Math.round(2_000 / 15));
+    expect(update.items).toBe(need.items + update.earlierItems);
   });
 
   it("reads a tool result knowing its call: a file read holds no error names or figures, a command's output does", () => {
@@ -118,5 +120,42 @@ describe("cost-optimal's decision with facts in the balance", () => {
     expect(baseline?.lostItems).toBeGreaterThan(0);
     expect(decision.chosen?.plan.maxSummaryTokens).toBeGreaterThanOrEqual(baseline?.budget ?? Number.POSITIVE_INFINITY);
     expect(decision.chosen?.lostItems).toBeLessThanOrEqual((baseline?.lostItems ?? 0) + 1e-9);
+  });
+
+  it("given the threshold reached and a span of requests only, more than the cap holds, then it compacts: nothing it may drop is dropped", () => {
+    const letters = "abcdefghijklmnopqrstuvwxyz";
+    const view = [live(system("sys"), 500)];
+    for (let t = 0; t < 40; t++) {
+      const text = `Request ${letters[t % 26]}${letters[Math.floor(t / 26)]}: ${"explain the design again ".repeat(50)}`;
+      view.push(request(`u${t}`, text, 800));
+      view.push(live({ id: `a${t}`, role: "assistant", content: [{ type: "text", text: "Sure." }] }, 2_200));
+    }
+    const decision = decideCompaction(policyInput(view, { profile: ANTHROPIC_PROFILE, liveTokens: 120_000, ...times }));
+    expect(decision.candidates.every((c) => c.plan.maxSummaryTokens < c.need.hardTokens)).toBe(true);
+    expect(decision.candidates.every((c) => c.lostItems === 0)).toBe(true);
+    expect(decision.compact).toBe(true);
+  });
+
+  it("given the threshold reached and an earlier summary every update folds in, then its estimated facts do not let a bigger span drop more of its own", () => {
+    // After a compaction: a 15,000-token summary (1,000 estimated facts) and 40 turns of 20 figures each.
+    const view = [live(system("sys"), 500), summaryEntry("s0", 15_000), ...factView(40, 20, 900).slice(2)];
+    const input = policyInput(view, { profile: ANTHROPIC_PROFILE, liveTokens: 120_000, compactions: 1, ...times });
+    // The profile's tail and a tenth of it: the smaller tail leaves the bigger span, cheaper per turn.
+    const decision = decideCompaction(input, { tailShares: [1, 0.1] });
+    expect(decision.due).toBe(true);
+    const baseline = decision.baseline;
+    if (baseline === undefined) throw new Error("summary would compact here");
+    expect(baseline.lostItems - baseline.lostFreshItems).toBeGreaterThan(500);
+    // The trap: counting the earlier summary's facts in, summary's "no more" allows a bigger span at the
+    // recall cap, the cheapest per turn, though it drops more of its span's own facts than summary's would.
+    const byTotal = decision.candidates.filter(
+      (c) => c.plan.maxSummaryTokens >= baseline.budget && c.lostItems <= baseline.lostItems + 1e-9,
+    );
+    const trap = byTotal.reduce((a, c) => (c.costPerTurn < a.costPerTurn ? c : a));
+    expect(trap.lostFreshItems).toBeGreaterThan(baseline.lostFreshItems);
+    // Compared on their span's facts only, it is refused: the chosen span is smaller and drops no more.
+    expect(decision.compact).toBe(true);
+    expect(decision.chosen?.lostFreshItems).toBeLessThanOrEqual(baseline.lostFreshItems + 1e-9);
+    expect(decision.chosen?.tailBudget).toBeGreaterThan(trap.tailBudget);
   });
 });
