@@ -1,12 +1,17 @@
 /**
- * The mirror's append on PostgreSQL (quickAppend): one statement on the key's row as the log last left it
- * (two from a log that never wrote the key: the row read first); when another process appends to or drops
- * the key in between, the compare-and-set changes nothing and the row is read again; when a uuid of the
- * batch is held (a retry, or the other process stored it), the insert fails, nothing is written, and the
- * locked path dedups. Every entry is stored once, in commit order, the summary folded from every batch. On a plain store
- * and on one encrypting with a local keyring. Statements are counted, and the other writer let in, by
+ * The mirror's quick append (quickAppend), on a SQLite file and on PostgreSQL, plain and encrypting with a
+ * local keyring: the write alone on the key's row as the log last left it (PostgreSQL: one statement; two
+ * from a log that never wrote the key, the row read first); when another process appended to or dropped
+ * the key since, the compare-and-set changes nothing and the row is read again; when a uuid of the batch
+ * is held (a retry, or the other process stored it), the insert fails, nothing is written, and the locked
+ * path dedups. Every entry is stored once, in commit order, the summary folded from every batch. On
+ * PostgreSQL, statements are counted, and the other writer let in between a read and its write, by
  * wrapping pg's `Client.query` (the real driver and server underneath).
  */
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Keyring, MirrorKey } from "@palimpsest/core";
 import {
   type MirrorEntryInput,
@@ -49,111 +54,149 @@ function watchStatements(before?: (sql: string) => Promise<void>): string[] {
   return seen;
 }
 
-for (const encrypted of [false, true]) {
-  describe.skipIf("skip" in server)(`mirror append on PostgreSQL (${encrypted ? "encrypted" : "plain"})`, () => {
-    let database: ScratchDatabase;
-    let keys: TestKeyring | undefined;
-    const opened: OpenedEventStore[] = [];
-    const open = async () => {
-      const keyring: Keyring | undefined = keys?.keyring;
-      const store = await openEventStore(database.url, keyring === undefined ? {} : { keyring });
-      opened.push(store);
-      return new MirrorLog(store);
-    };
-    beforeAll(async () => {
-      if ("skip" in server) return;
-      database = await createScratchDatabase(server.url, "mirrorappend");
-      keys = encrypted ? await testKeyring() : undefined;
-    });
-    afterEach(() => vi.restoreAllMocks());
-    afterAll(async () => {
-      for (const store of opened) await store.close();
-      await database?.drop();
-      await keys?.dispose();
-    });
+/** An engine the tests run on: a fresh database (its URL) and how to drop it. */
+interface Backend {
+  name: "sqlite" | "postgres";
+  skip: boolean;
+  create(): Promise<ScratchDatabase>;
+}
 
-    it("appends in one statement on the row it left, two from a log that never wrote the key", async () => {
-      const log = await open();
-      const key: MirrorKey = { project: "p", session: `quick-${encrypted}` };
-      await log.append(key, entries("first", 3), listUuids);
-      let seen = watchStatements();
-      expect(await log.append(key, entries("second", 4), listUuids)).toMatchObject({ stored: 4, nextSeq: 7 });
-      expect(seen).toEqual([expect.stringMatching(/^WITH moved AS/)]);
-      vi.restoreAllMocks();
-      const fresh = await open();
-      seen = watchStatements();
-      const result = await fresh.append(key, entries("third", 2), listUuids);
-      expect(result).toMatchObject({ stored: 2, nextSeq: 9, mismatched: [] });
-      expect(seen).toEqual([
-        expect.stringMatching(/^select \* from "mirror_keys"/),
-        expect.stringMatching(/^WITH moved/),
-      ]);
-      const stored = [...entries("first", 3), ...entries("second", 4), ...entries("third", 2)];
-      expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
-      expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
-    });
+const backends: Backend[] = [
+  {
+    name: "sqlite",
+    skip: false,
+    async create() {
+      const dir = await mkdtemp(join(tmpdir(), "palimpsest-mirror-quick-"));
+      return { url: join(dir, "store.db"), drop: () => rm(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: "postgres",
+    skip: "skip" in server,
+    create: () =>
+      "skip" in server ? Promise.reject(new Error(server.skip)) : createScratchDatabase(server.url, "mirrorquick"),
+  },
+];
 
-    /** `log` appends `ours` to `key` while another process appends `theirs` between its read and its write. */
-    async function appendAcross(key: MirrorKey, ours: MirrorEntryInput[], theirs: MirrorEntryInput[]) {
-      const [log, other] = [await open(), await open()];
-      await log.append(key, entries("start", 2), listUuids);
-      let letIn = true;
-      const seen = watchStatements(async (sql) => {
-        if (!letIn || !sql.startsWith("WITH moved AS")) return;
-        letIn = false;
-        await other.append(key, theirs, listUuids);
+for (const backend of backends) {
+  for (const encrypted of [false, true]) {
+    describe.skipIf(backend.skip)(`mirror quick append (${backend.name}, ${encrypted ? "encrypted" : "plain"})`, () => {
+      let database: ScratchDatabase;
+      let keys: TestKeyring | undefined;
+      const opened: OpenedEventStore[] = [];
+      const open = async () => {
+        const keyring: Keyring | undefined = keys?.keyring;
+        const store = await openEventStore(database.url, keyring === undefined ? {} : { keyring });
+        opened.push(store);
+        return new MirrorLog(store);
+      };
+      beforeAll(async () => {
+        database = await backend.create();
+        keys = encrypted ? await testKeyring() : undefined;
       });
-      const result = await log.append(key, ours, listUuids);
-      vi.restoreAllMocks();
-      return { log, result, seen };
-    }
+      afterEach(() => vi.restoreAllMocks());
+      afterAll(async () => {
+        for (const store of opened) await store.close();
+        await database?.drop();
+        await keys?.dispose();
+      });
 
-    it("reads the row again and appends when another process moved it in between", async () => {
-      const key: MirrorKey = { project: "p", session: `moved-${encrypted}` };
-      const { log, result, seen } = await appendAcross(key, entries("ours", 3), entries("theirs", 3));
-      expect(result).toMatchObject({ stored: 3, nextSeq: 8, mismatched: [] });
-      expect(seen.some((sql) => /^begin/i.test(sql))).toBe(false);
-      const stored = [...entries("start", 2), ...entries("theirs", 3), ...entries("ours", 3)];
-      expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
-      expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
-    });
+      it("appends on the row it left and after another process appended to the key, every entry once", async () => {
+        const [log, other] = [await open(), await open()];
+        const key: MirrorKey = { project: "p", session: `across-${encrypted}` };
+        await log.append(key, entries("first", 3), listUuids);
+        await log.append(key, entries("second", 2), listUuids);
+        await other.append(key, entries("theirs", 2), listUuids);
+        expect(await log.append(key, entries("third", 2), listUuids)).toMatchObject({ stored: 2, nextSeq: 9 });
+        const stored = ["first", "second", "theirs", "third"].flatMap((p) => entries(p, p === "first" ? 3 : 2));
+        expect(await other.entries(key, 0)).toEqual(stored.map((e) => e.text));
+        expect(JSON.parse((await other.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
+      });
 
-    it("stores every entry once when the other process stored a uuid of the batch in between", async () => {
-      const key: MirrorKey = { project: "p", session: `held-${encrypted}` };
-      // Theirs holds one uuid of ours (same text): it lands first, ours must not repeat it (the locked path).
-      const theirs = [...entries("theirs", 3), ...entries("ours", 1)];
-      const { log, result, seen } = await appendAcross(key, entries("ours", 3), theirs);
-      expect(result).toMatchObject({ stored: 2, nextSeq: 8, mismatched: [] });
-      expect(seen.some((sql) => /^begin/i.test(sql))).toBe(true);
-      const stored = [...entries("start", 2), ...theirs, ...entries("ours", 3).slice(1)];
-      expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
-      expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
-    });
+      it("passes over a retried batch, reporting an entry held with other content, and appends on after it", async () => {
+        const log = await open();
+        const key: MirrorKey = { project: "p", session: `retry-${encrypted}` };
+        const batch = entries("once", 3);
+        await log.append(key, batch, listUuids);
+        const changed = [batch[0], { uuid: "once-1", text: JSON.stringify({ uuid: "once-1", other: true }) }, batch[2]];
+        const result = await log.append(key, changed as MirrorEntryInput[], listUuids);
+        expect(result).toMatchObject({ stored: 0, nextSeq: 3, mismatched: [1] });
+        expect(await log.append(key, entries("after", 1), listUuids)).toMatchObject({ stored: 1, nextSeq: 4 });
+        const stored = [...batch, ...entries("after", 1)];
+        expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
+        expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
+      });
 
-    it("passes over a retried batch, reporting an entry held with other content, and appends on after it", async () => {
-      const log = await open();
-      const key: MirrorKey = { project: "p", session: `retry-${encrypted}` };
-      const batch = entries("once", 3);
-      await log.append(key, batch, listUuids);
-      const changed = [batch[0], { uuid: "once-1", text: JSON.stringify({ uuid: "once-1", other: true }) }, batch[2]];
-      const result = await log.append(key, changed as MirrorEntryInput[], listUuids);
-      expect(result).toMatchObject({ stored: 0, nextSeq: 3, mismatched: [1] });
-      expect(await log.append(key, entries("after", 1), listUuids)).toMatchObject({ stored: 1, nextSeq: 4 });
-      const stored = [...batch, ...entries("after", 1)];
-      expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
-      expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
-    });
+      it("appends to a key dropped by another process in its next generation, nothing in the one it left", async () => {
+        const [log, other] = [await open(), await open()];
+        const key: MirrorKey = { project: "p", session: `dropped-${encrypted}` };
+        await log.append(key, entries("before", 2), listUuids);
+        await other.drop(key);
+        const result = await log.append(key, entries("after", 2), listUuids);
+        expect(result).toMatchObject({ stored: 2, generation: 1, nextSeq: 2 });
+        expect(await log.entries(key, 0)).toEqual([]);
+        expect(await log.entries(key, 1)).toEqual(entries("after", 2).map((e) => e.text));
+        expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(["after-0", "after-1"]);
+      });
+      describe.skipIf(backend.name !== "postgres")("on PostgreSQL", () => {
+        it("appends in one statement on the row it left, two from a log that never wrote the key", async () => {
+          const log = await open();
+          const key: MirrorKey = { project: "p", session: `quick-${encrypted}` };
+          await log.append(key, entries("first", 3), listUuids);
+          let seen = watchStatements();
+          expect(await log.append(key, entries("second", 4), listUuids)).toMatchObject({ stored: 4, nextSeq: 7 });
+          expect(seen).toEqual([expect.stringMatching(/^WITH guard AS/)]);
+          vi.restoreAllMocks();
+          const fresh = await open();
+          seen = watchStatements();
+          const result = await fresh.append(key, entries("third", 2), listUuids);
+          expect(result).toMatchObject({ stored: 2, nextSeq: 9, mismatched: [] });
+          expect(seen).toEqual([
+            expect.stringMatching(/^select \* from "mirror_keys"/),
+            expect.stringMatching(/^WITH guard/),
+          ]);
+          const stored = [...entries("first", 3), ...entries("second", 4), ...entries("third", 2)];
+          expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
+          expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
+        });
 
-    it("appends to a key dropped by another process in its next generation, nothing in the one it left", async () => {
-      const [log, other] = [await open(), await open()];
-      const key: MirrorKey = { project: "p", session: `dropped-${encrypted}` };
-      await log.append(key, entries("before", 2), listUuids);
-      await other.drop(key);
-      const result = await log.append(key, entries("after", 2), listUuids);
-      expect(result).toMatchObject({ stored: 2, generation: 1, nextSeq: 2 });
-      expect(await log.entries(key, 0)).toEqual([]);
-      expect(await log.entries(key, 1)).toEqual(entries("after", 2).map((e) => e.text));
-      expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(["after-0", "after-1"]);
+        /** `log` appends `ours` to `key` while another process appends `theirs` between its read and its write. */
+        async function appendAcross(key: MirrorKey, ours: MirrorEntryInput[], theirs: MirrorEntryInput[]) {
+          const [log, other] = [await open(), await open()];
+          await log.append(key, entries("start", 2), listUuids);
+          let letIn = true;
+          const seen = watchStatements(async (sql) => {
+            if (!letIn || !sql.startsWith("WITH guard AS")) return;
+            letIn = false;
+            await other.append(key, theirs, listUuids);
+          });
+          const result = await log.append(key, ours, listUuids);
+          vi.restoreAllMocks();
+          return { log, result, seen };
+        }
+
+        it("reads the row again and appends when another process moved it in between", async () => {
+          const key: MirrorKey = { project: "p", session: `moved-${encrypted}` };
+          const { log, result, seen } = await appendAcross(key, entries("ours", 3), entries("theirs", 3));
+          expect(result).toMatchObject({ stored: 3, nextSeq: 8, mismatched: [] });
+          expect(seen.some((sql) => /^begin/i.test(sql))).toBe(false);
+          const stored = [...entries("start", 2), ...entries("theirs", 3), ...entries("ours", 3)];
+          expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
+          expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
+        });
+
+        it("stores every entry once when the other process stored a uuid of the batch in between", async () => {
+          const key: MirrorKey = { project: "p", session: `held-${encrypted}` };
+          // Theirs holds one uuid of ours (same text): it lands first, ours must not repeat it (the locked path).
+          const theirs = [...entries("theirs", 3), ...entries("ours", 1)];
+          const { log, result, seen } = await appendAcross(key, entries("ours", 3), theirs);
+          expect(result).toMatchObject({ stored: 2, nextSeq: 8, mismatched: [] });
+          expect(seen.some((sql) => /^begin/i.test(sql))).toBe(true);
+          const stored = [...entries("start", 2), ...theirs, ...entries("ours", 3).slice(1)];
+          expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
+          expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
+        });
+      });
     });
-  });
+  }
 }

@@ -1,4 +1,12 @@
-import type { CompiledQuery, CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder } from "kysely";
+import type {
+  CompiledQuery,
+  CreateTableBuilder,
+  Kysely,
+  QueryExecutorProvider,
+  RawBuilder,
+  SelectQueryBuilder,
+} from "kysely";
+import type { GuardedWrite } from "./guarded-write.ts";
 import type { EventRow } from "./row-mapping.ts";
 
 /** The database engines the store runs on (each has a folder beside this file). */
@@ -6,6 +14,13 @@ export type Engine = "postgres" | "sqlite";
 
 /** A column's type as kysely's schema builder takes it. */
 export type SqlType = Parameters<CreateTableBuilder<string, never>["addColumn"]>[1];
+
+/** Rows insertUnderGuard inserts: the table, its columns with their PostgreSQL types, and the rows' values in that order. */
+export interface GuardedInsert {
+  readonly table: string;
+  readonly columns: readonly { readonly name: string; readonly pgType: string }[];
+  readonly rows: readonly (readonly unknown[])[];
+}
 
 /** A builder of the events table of migration 0001, given its shared columns. */
 export type EventsTableBuilder = CreateTableBuilder<"events", string>;
@@ -96,6 +111,18 @@ export interface Dialect {
    * in its row and needs none.
    */
   createSearchPending(db: Kysely<unknown>): Promise<void>;
+  /**
+   * Runs `guard` (an UPDATE: a compare-and-set) and, only when it changed a row, inserts `insert`'s rows,
+   * atomically; whether it wrote (false: nothing was). PostgreSQL: one statement (a data-modifying CTE: one
+   * round trip); SQLite: `writeGuarded`'s transaction. A unique violation of the insert undoes the guard
+   * too, and is thrown as the driver's error.
+   */
+  insertUnderGuard(
+    db: QueryExecutorProvider,
+    writeGuarded: GuardedWrite,
+    guard: RawBuilder<unknown>,
+    insert: GuardedInsert,
+  ): Promise<boolean>;
   /** The statements an erasure runs to take the session's messages out of the search index (and its pending terms). */
   forgetSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery[];
   /**

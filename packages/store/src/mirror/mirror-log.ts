@@ -12,11 +12,11 @@ import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
-import type { LockedWrite } from "../engine/guarded-write.ts";
+import type { GuardedWrite, LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import { type MirrorRowRead, planMirrorAppend, writesEntries } from "./mirror-append-plan.ts";
-import { quickAppend } from "./mirror-quick-append.ts";
+import { insertEntries, quickAppend } from "./mirror-quick-append.ts";
 import { type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
@@ -45,11 +45,9 @@ export interface MirrorDatabase {
   /** The store's tenant, which raw SQL names itself. */
   readonly tenant: string;
   readonly dialect: Dialect;
+  readonly writeGuarded: GuardedWrite;
   readonly writeLocked: LockedWrite;
 }
-
-/** Rows per INSERT of entries: 7 parameters each, far below either engine's limit. */
-const ENTRIES_PER_INSERT = 500;
 
 /** Keys whose generation an encrypted mirror remembers (the least recently written are dropped past it). */
 const REMEMBERED_GENERATIONS = 10_000;
@@ -93,6 +91,7 @@ export class MirrorLog implements MirrorLogPort {
       db: access.db.withTables<MirrorTables>(),
       tenant: access.tenant,
       dialect: access.dialect,
+      writeGuarded: access.writeGuarded,
       writeLocked: access.writeLocked,
     };
     this.#seal = access.cipher === undefined ? undefined : new MirrorSeal(access.cipher);
@@ -144,10 +143,8 @@ export class MirrorLog implements MirrorLogPort {
       return this.#seal.forAppend(key, generation);
     };
     for (let created = false; ; ) {
-      if (this.#store.dialect.engine === "postgres") {
-        const quick = await this.#appendQuickly(key, entries, summarize, sealFor);
-        if (quick !== undefined) return quick;
-      }
+      const quick = await this.#appendQuickly(key, entries, summarize, sealFor);
+      if (quick !== undefined) return quick;
       const sealing = await sealFor(await this.#sealedGeneration(key));
       const attempt = await this.#appendLocked(key, entries, summarize, sealing);
       if (attempt.kind === "appended") {
@@ -244,17 +241,7 @@ export class MirrorLog implements MirrorLogPort {
         .where("generation", "=", row.generation)
         .where("next_seq", "=", row.next_seq)
         .compile();
-      const statements: CompiledQuery[] = [];
-      for (let start = 0; start < plan.entries.length; start += ENTRIES_PER_INSERT) {
-        const values = plan.entries.slice(start, start + ENTRIES_PER_INSERT).map((e) => ({
-          project_key: key.project,
-          session_key: key.session,
-          subpath,
-          generation: row.generation,
-          ...e,
-        }));
-        statements.push(db.insertInto("mirror_entries").values(values).compile());
-      }
+      const statements = insertEntries(this.#store, key, row.generation, plan.entries);
       const after = { ...row, next_seq: plan.nextSeq, mtime_ms: plan.mtimeMs, summary: plan.summary ?? row.summary };
       return { guard, statements, result: { kind: "appended", result: plan.result, row: after } as LockedAppend };
     });
@@ -262,8 +249,8 @@ export class MirrorLog implements MirrorLogPort {
   }
 
   /**
-   * The quick path (PostgreSQL, quickAppend): one statement on the key's row as this log last left it,
-   * else as read now (two round trips), sealed for the row's generation; undefined, nothing written, when
+   * The quick path (quickAppend): the write alone on the key's row as this log last left it, else as read
+   * now, sealed for the row's generation; undefined, nothing written, when
    * the key has no row yet, moved under a fresh read too, or holds a uuid of the batch: the locked path
    * then stores what is new.
    */
@@ -289,9 +276,9 @@ export class MirrorLog implements MirrorLogPort {
     return undefined;
   }
 
-  /** Remembers the key's row as an append left it, for the quick path (PostgreSQL's; SQLite keeps none). */
+  /** Remembers the key's row as an append left it, for the quick path. */
   #remember(key: MirrorKey, row: MirrorRowRead): void {
-    if (this.#store.dialect.engine === "postgres") this.#rows.set(keyId(key), row);
+    this.#rows.set(keyId(key), row);
   }
 
   /** The key's row, or undefined for a key never written. */

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
 import { CHANGES_CHANNEL, changeRef } from "./change-channel.ts";
+import { postgresInsertUnderGuard } from "./postgres-guarded-insert.ts";
 import {
   createPostgresSearchIndex,
   forgetPostgresSearch,
@@ -65,6 +66,7 @@ export const postgresDialect: Dialect = {
   indexTerms: indexPostgresTerms,
   // Each event's vector is written in its own row, by the append's statement: nothing waits to be folded.
   async createSearchPending() {},
+  insertUnderGuard: (db, _writeGuarded, guard, insert) => postgresInsertUnderGuard(db, guard, insert),
   forgetSearch: forgetPostgresSearch,
   searchRows: postgresSearchRows,
 };

@@ -17,8 +17,8 @@ import { FOLD_PENDING_TERMS, INSERT_PENDING_TERMS, reachesFold, sqliteIndexedTex
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
 
-/** Prepared statements kept per database (one per batch shape and size in use); the least recently used go first. */
-const MAX_CACHED_STATEMENTS = 64;
+/** Prepared statements kept per database (one per batch shape and size in use, the features' writes too); the least recently used go first. */
+const MAX_CACHED_STATEMENTS = 256;
 
 /** One row's placeholders in the events insert. */
 const ROW_PLACEHOLDERS = `(${Array.from({ length: 13 }, () => "?").join(", ")})`;
@@ -124,9 +124,9 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     awaitVisible: sqliteVisibilityWait,
     globalHead: sqliteGlobalHead,
     listen: sqliteChangeSource(database, options.pollMs, options.tenant),
-    writeGuarded: sqliteGuardedWrite(database, options.busyTimeoutMs),
-    writeLocked: sqliteLockedWrite(database, options.busyTimeoutMs),
-    writeErasure: sqliteErasureWrite(database, options.busyTimeoutMs),
+    writeGuarded: sqliteGuardedWrite(database, prepare, options.busyTimeoutMs),
+    writeLocked: sqliteLockedWrite(database, prepare, options.busyTimeoutMs),
+    writeErasure: sqliteErasureWrite(database, prepare, options.busyTimeoutMs),
     purgeFiles: sqlitePurge(database),
 
     async writeBatch(batch) {

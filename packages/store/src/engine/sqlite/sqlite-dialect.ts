@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
+import { sqliteInsertUnderGuard } from "./sqlite-guarded-insert.ts";
 import {
   createSqliteSearchIndex,
   createSqliteSearchPending,
@@ -49,6 +50,7 @@ export const sqliteDialect: Dialect = {
   createSearchIndex: createSqliteSearchIndex,
   indexTerms: indexSqliteTerms,
   createSearchPending: createSqliteSearchPending,
+  insertUnderGuard: sqliteInsertUnderGuard,
   forgetSearch: forgetSqliteSearch,
   searchRows: sqliteSearchRows,
 };
