@@ -41,9 +41,7 @@ export function claimVersionSql(batch: PreparedBatch, p: SqlParams): string | un
   const freshKeys = () =>
     batch.freshKeys.length === 0
       ? ""
-      : " AND NOT EXISTS (SELECT 1 FROM log_keys WHERE log_keys.session_id = sessions.session_id AND " +
-        "log_keys.tenant_id = sessions.tenant_id AND " +
-        `${p.dialect.inTextList("log_keys.key", batch.freshKeys, (value, pgType) => p.add(value, pgType))})`;
+      : ` AND ${p.dialect.holdsNoKey(batch.freshKeys, (value, pgType) => p.add(value, pgType))}`;
   const set = () =>
     `SET version = sessions.version + ${p.add(count, "int")}, updated_at = ${p.add(batch.recordedAt, "timestamptz")}` +
     (view === undefined ? "" : `, view_version = ${p.add(view + batch.viewSteps, "int")}`);

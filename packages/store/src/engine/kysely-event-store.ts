@@ -198,13 +198,9 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
       const known = new Set<LogKey>();
       const unique = [...new Set(keys)];
       for (let start = 0; start < unique.length; start += KEYS_PER_LOOKUP) {
-        const rows = await this.#db
-          .selectFrom("log_keys")
-          .select("key")
-          .where("session_id", "=", sessionId)
-          .where("key", "in", unique.slice(start, start + KEYS_PER_LOOKUP))
-          .execute();
-        for (const row of rows) known.add(row.key);
+        const slice = unique.slice(start, start + KEYS_PER_LOOKUP);
+        const held = await this.#adapter.dialect.knownLogKeys(this.#db, this.#tenant, sessionId, slice);
+        for (const key of held) known.add(key as LogKey);
       }
       return known;
     });

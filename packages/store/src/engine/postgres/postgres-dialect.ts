@@ -38,7 +38,16 @@ export const postgresDialect: Dialect = {
     await db.schema.createIndex("events_global_order").on("events").columns(["transaction_id", "position"]).execute();
   },
   placeholder: (index, pgType) => `$${index}::${pgType}`,
-  inTextList: (column, values, add) => `${column} = ANY(${add(values, "text[]")})`,
+  holdsNoKey: (keys, add) =>
+    `NOT EXISTS (SELECT 1 FROM unnest(${add(keys, "text[]")}) AS wanted(key) CROSS JOIN LATERAL ` +
+    "(SELECT 1 FROM log_keys WHERE log_keys.session_id = sessions.session_id AND " +
+    "log_keys.tenant_id = sessions.tenant_id AND log_keys.key = wanted.key OFFSET 0) AS held)",
+  async knownLogKeys(db, tenant, sessionId, keys) {
+    const { rows } = await sql<{ key: string }>`SELECT wanted.key FROM unnest(${keys}::text[]) AS wanted(key)
+      CROSS JOIN LATERAL (SELECT 1 FROM log_keys WHERE log_keys.session_id = ${sessionId}
+        AND log_keys.tenant_id = ${tenant} AND log_keys.key = wanted.key OFFSET 0) AS held`.execute(db);
+    return rows.map((r) => r.key);
+  },
   lockRows: (query) => query.forUpdate(),
   claimSkipLocked: (query) => query.forUpdate().skipLocked(),
   nowMs: () => sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`,

@@ -32,8 +32,14 @@ export const sqliteDialect: Dialect = {
   // Global readers page by position, the primary key.
   async createGlobalOrderIndex() {},
   placeholder: () => "?",
-  inTextList: (column, values, add) =>
-    `${column} IN (SELECT value FROM json_each(${add(JSON.stringify(values), "text")}))`,
+  holdsNoKey: (keys, add) =>
+    "NOT EXISTS (SELECT 1 FROM log_keys WHERE log_keys.session_id = sessions.session_id AND " +
+    `log_keys.tenant_id = sessions.tenant_id AND log_keys.key IN (SELECT value FROM json_each(${add(JSON.stringify(keys), "text")})))`,
+  async knownLogKeys(db, tenant, sessionId, keys) {
+    const { rows } = await sql<{ key: string }>`SELECT key FROM log_keys WHERE session_id = ${sessionId}
+      AND tenant_id = ${tenant} AND key IN (SELECT value FROM json_each(${JSON.stringify(keys)}))`.execute(db);
+    return rows.map((r) => r.key);
+  },
   // The write statement or BEGIN IMMEDIATE holds the database's write lock from before it reads.
   lockRows: (query) => query,
   claimSkipLocked: (query) => query,
