@@ -22,8 +22,10 @@ import {
 } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { mirrorKeyName } from "../../packages/store/src/mirror/mirror-seal.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
+import { Database } from "../support/sqlite-driver.ts";
 import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
 
 const server = postgresServer();
@@ -38,6 +40,22 @@ const entries = (prefix: string, count: number) =>
 /** A summary listing every uuid folded into it, in order. */
 const listUuids: MirrorSummarize = (previous, stored) =>
   JSON.stringify([...(previous === null ? [] : (JSON.parse(previous) as string[])), ...stored.map((e) => e.uuid)]);
+
+/** The SQL and method of each statement better-sqlite3 runs from now on (restored after each test). */
+function watchSqliteStatements(): { sql: string; method: string }[] {
+  const seen: { sql: string; method: string }[] = [];
+  const probe = new Database(":memory:");
+  const statement = Object.getPrototypeOf(probe.prepare("SELECT 1"));
+  probe.close();
+  for (const method of ["run", "all", "get"] as const) {
+    const original = statement[method];
+    vi.spyOn(statement, method).mockImplementation(function (this: { source: string }, ...args: unknown[]) {
+      seen.push({ sql: this.source.trim(), method });
+      return original.apply(this, args);
+    });
+  }
+  return seen;
+}
 
 /** The SQL of each statement pg's clients send from now on (restored after each test). */
 function watchStatements(before?: (sql: string) => Promise<void>): string[] {
@@ -138,6 +156,48 @@ for (const backend of backends) {
         expect(await log.entries(key, 1)).toEqual(entries("after", 2).map((e) => e.text));
         expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(["after-0", "after-1"]);
       });
+      it("answers an empty batch from the key, not from the row it remembers", async () => {
+        const [log, other] = [await open(), await open()];
+        const key: MirrorKey = { project: "p", session: `empty-${encrypted}` };
+        await log.append(key, entries("before", 2), listUuids);
+        await other.drop(key);
+        expect(await log.append(key, [], listUuids)).toEqual({ stored: 0, generation: 1, nextSeq: 0, mismatched: [] });
+      });
+
+      it.skipIf(!encrypted)(
+        "leaves no data key of a generation a drop left, when the append after it fails",
+        async () => {
+          const [log, other] = [await open(), await open()];
+          const key: MirrorKey = { project: "p", session: "failed-after-drop" };
+          await log.append(key, entries("before", 2), listUuids);
+          await other.drop(key);
+          const failing: MirrorSummarize = () => {
+            throw new Error("summary refused");
+          };
+          // The remembered row is of generation 0: taking its keys makes generation 0's key again.
+          await expect(log.append(key, entries("after", 1), failing)).rejects.toThrow(/summary refused/);
+          const keyOf = (generation: number) => ({ tenant: "default", sessionId: mirrorKeyName(key, generation) });
+          expect(await keys?.keyring.dataKey(keyOf(0), false)).toBeUndefined();
+          expect(await log.append(key, entries("after", 1), listUuids)).toMatchObject({ generation: 1, nextSeq: 1 });
+          expect(await keys?.keyring.dataKey(keyOf(0), false)).toBeUndefined();
+        },
+      );
+
+      it.skipIf(backend.name !== "sqlite")("writes on the remembered row without reading it (SQLite)", async () => {
+        const log = await open();
+        const key: MirrorKey = { project: "p", session: `unread-${encrypted}` };
+        await log.append(key, entries("first", 2), listUuids);
+        const seen = watchSqliteStatements();
+        expect(await log.append(key, entries("second", 2), listUuids)).toMatchObject({ stored: 2, nextSeq: 4 });
+        expect(seen.filter((s) => s.method !== "run")).toEqual([]);
+        expect(seen.map((s) => s.sql.split(" ").slice(0, 3).join(" "))).toEqual([
+          "BEGIN IMMEDIATE",
+          "UPDATE mirror_keys SET",
+          'INSERT INTO "mirror_entries"',
+          "COMMIT",
+        ]);
+      });
+
       describe.skipIf(backend.name !== "postgres")("on PostgreSQL", () => {
         it("appends in one statement on the row it left, two from a log that never wrote the key", async () => {
           const log = await open();

@@ -56,10 +56,10 @@ export class PalimpsestSessionStore implements SessionStore {
   }
 
   /**
-   * Stores the batch's new entries in one transaction (a uuid the key holds is a retry or replay and
+   * Stores the batch's new entries in one write (a uuid the key holds is a retry or replay and
    * is passed over; one arriving with other content than the entry held is passed over too and reported
    * through `onError` as IdempotencyMismatch; entries without a uuid are stored as they come), folds the
-   * session summary of a main key with the SDK's `foldSessionSummary` under the key's lock, and queues
+   * session summary of a main key with the SDK's `foldSessionSummary` in the same write, and queues
    * the fold into Palimpsest. ValidationError, storing nothing, for a bad key or entry.
    */
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {

@@ -1,3 +1,5 @@
+import type { MirrorKey } from "@palimpsest/core";
+import { type CompiledQuery, type QueryExecutorProvider, sql } from "kysely";
 import { dedupBatch } from "./mirror-dedup.ts";
 import type { MirrorAppendResult, MirrorEntryInput, MirrorSummarize } from "./mirror-log.ts";
 import type { GenerationSeal } from "./mirror-seal.ts";
@@ -63,7 +65,50 @@ export function planMirrorAppend(
   };
 }
 
+/** The key's row as a written plan leaves it. */
+export function rowAfter(row: MirrorRowRead, plan: MirrorAppendWrite): MirrorRowRead {
+  return { ...row, next_seq: plan.nextSeq, mtime_ms: plan.mtimeMs, summary: plan.summary ?? row.summary };
+}
+
 /** Whether a plan writes (else it is the result of an append that stores nothing). */
 export function writesEntries(plan: MirrorAppendResult | MirrorAppendWrite): plan is MirrorAppendWrite {
   return "entries" in plan;
+}
+
+/** The columns of an entry as both paths insert them, with their PostgreSQL types. */
+export const ENTRY_COLUMNS = [
+  { name: "tenant_id", pgType: "text" },
+  { name: "project_key", pgType: "text" },
+  { name: "session_key", pgType: "text" },
+  { name: "subpath", pgType: "text" },
+  { name: "generation", pgType: "int" },
+  { name: "seq", pgType: "int" },
+  { name: "uuid", pgType: "text" },
+  { name: "entry", pgType: "text" },
+] as const;
+
+/** Rows per INSERT of entries in the locked path: 8 parameters each, far below either engine's limit. */
+const ENTRIES_PER_INSERT = 500;
+
+/** The INSERTs of `entries` into the key's `generation`, as SQL naming the tenant (the locked path's, either engine). */
+export function insertEntries(
+  target: { readonly db: QueryExecutorProvider; readonly tenant: string },
+  key: MirrorKey,
+  generation: number,
+  entries: readonly MirrorEntryWrite[],
+): CompiledQuery[] {
+  const names = sql.join(ENTRY_COLUMNS.map((c) => sql.ref(c.name)));
+  const inserts: CompiledQuery[] = [];
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_INSERT) {
+    const rows = entries
+      .slice(start, start + ENTRIES_PER_INSERT)
+      .map((e) => sql`(${sql.join(entryValues(target.tenant, key, generation, e))})`);
+    inserts.push(sql`INSERT INTO mirror_entries (${names}) VALUES ${sql.join(rows)}`.compile(target.db));
+  }
+  return inserts;
+}
+
+/** An entry's values in ENTRY_COLUMNS' order. */
+export function entryValues(tenant: string, key: MirrorKey, generation: number, entry: MirrorEntryWrite): unknown[] {
+  return [tenant, key.project, key.session, key.subpath ?? "", generation, entry.seq, entry.uuid, entry.entry];
 }

@@ -15,9 +15,9 @@ import type { Dialect } from "../engine/dialect.ts";
 import type { GuardedWrite, LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
-import { type MirrorRowRead, planMirrorAppend, writesEntries } from "./mirror-append-plan.ts";
-import { insertEntries, quickAppend } from "./mirror-quick-append.ts";
-import { type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
+import { insertEntries, type MirrorRowRead, planMirrorAppend, rowAfter, writesEntries } from "./mirror-append-plan.ts";
+import { quickAppend } from "./mirror-quick-append.ts";
+import { AppendKeys, type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
 /** One entry to store: its JSON text, verbatim, and its uuid's key (mirrorUuidKey) when it has one. */
@@ -36,7 +36,11 @@ export interface MirrorAppendResult {
   mismatched: number[];
 }
 
-/** The caller's summary of a key, folded from its previous one and the entries an append stores. */
+/**
+ * The caller's summary of a key, folded from its previous one and the entries an append stores. An append
+ * may call it more than once (again after another writer moved the key, or on the locked path after a
+ * held uuid), keeping the last result: it must depend on its arguments only.
+ */
 export type MirrorSummarize = (previous: string | null, stored: readonly MirrorEntryInput[], mtimeMs: number) => string;
 
 /** What the mirror writes through: its tables, the engine's dialect, and the store's locked write. */
@@ -65,9 +69,10 @@ type LockedAppend =
 
 /**
  * The verbatim log of mirrored transcripts: entries in the order they were stored, a uuid stored once
- * per key. Appends to one key are serialized under the key's row lock (the dialect's lockRows: PostgreSQL
- * `FOR UPDATE`, SQLite `BEGIN IMMEDIATE`), so two processes appending at once both land, each entry once, and the summary is
- * folded from the one before it. In a store opened with a keyring, entries and summaries are sealed under a
+ * per key. Appends to one key are serialized by a compare-and-set of the key's row written with the
+ * entries (quickAppend), or, when a uuid of the batch is held, under the key's row lock (the dialect's
+ * lockRows: PostgreSQL `FOR UPDATE`, SQLite `BEGIN IMMEDIATE`), so two processes appending at once both
+ * land, each entry once, and the summary is folded from the one before it. In a store opened with a keyring, entries and summaries are sealed under a
  * data key per key and generation, which a drop destroys (MirrorSeal).
  */
 export class MirrorLog implements MirrorLogPort {
@@ -121,31 +126,36 @@ export class MirrorLog implements MirrorLogPort {
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
   ): Promise<MirrorAppendResult> {
-    const sealedFor = new Set<number>();
-    const result = await this.#appendTaking(key, entries, summarize, sealedFor);
-    // A drop moved the key past a generation this append took keys for (which may have made its key
-    // again): nothing is sealed under them, and no key of a dropped generation may be left.
-    for (const generation of sealedFor) if (generation < result.generation) await this.#seal?.destroy(key, generation);
-    if (this.#seal !== undefined) this.#generations.set(keyId(key), result.generation);
-    return result;
+    const keys = new AppendKeys(this.#seal, key);
+    let generation: number | undefined;
+    try {
+      const result = await this.#appendWith(key, entries, summarize, keys);
+      generation = result.generation;
+      if (this.#seal !== undefined) this.#generations.set(keyId(key), generation);
+      return result;
+    } finally {
+      if (keys.taken) {
+        // Failed: the key's generation now tells which keys taken a drop has left (unread: left as they are).
+        generation ??= await this.#keyQuery(key)
+          .executeTakeFirst()
+          .then((row) => row?.generation)
+          .catch(() => undefined);
+        if (generation !== undefined) await keys.destroyBelow(generation);
+      }
+    }
   }
 
-  /** The append, each generation whose keys it took for sealing added to `sealedFor`. */
-  async #appendTaking(
+  /** The append: the quick path, else the locked one (creating the key's row on its first append). */
+  async #appendWith(
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
-    sealedFor: Set<number>,
+    keys: AppendKeys,
   ): Promise<MirrorAppendResult> {
-    const sealFor = async (generation: number) => {
-      if (this.#seal === undefined) return undefined;
-      sealedFor.add(generation);
-      return this.#seal.forAppend(key, generation);
-    };
     for (let created = false; ; ) {
-      const quick = await this.#appendQuickly(key, entries, summarize, sealFor);
+      const quick = await this.#appendQuickly(key, entries, summarize, keys);
       if (quick !== undefined) return quick;
-      const sealing = await sealFor(await this.#sealedGeneration(key));
+      const sealing = await keys.forGeneration(await this.#sealedGeneration(key));
       const attempt = await this.#appendLocked(key, entries, summarize, sealing);
       if (attempt.kind === "appended") {
         this.#remember(key, attempt.row);
@@ -153,6 +163,7 @@ export class MirrorLog implements MirrorLogPort {
       }
       if (attempt.kind === "moved") {
         this.#generations.set(keyId(key), attempt.generation);
+        await keys.destroyBelow(attempt.generation);
         continue;
       }
       if (created) throw new StorageError("mirrorAppend", "the key's row vanished after it was created");
@@ -242,30 +253,40 @@ export class MirrorLog implements MirrorLogPort {
         .where("next_seq", "=", row.next_seq)
         .compile();
       const statements = insertEntries(this.#store, key, row.generation, plan.entries);
-      const after = { ...row, next_seq: plan.nextSeq, mtime_ms: plan.mtimeMs, summary: plan.summary ?? row.summary };
-      return { guard, statements, result: { kind: "appended", result: plan.result, row: after } as LockedAppend };
+      return {
+        guard,
+        statements,
+        result: { kind: "appended", result: plan.result, row: rowAfter(row, plan) } as LockedAppend,
+      };
     });
     return written;
   }
 
   /**
    * The quick path (quickAppend): the write alone on the key's row as this log last left it, else as read
-   * now, sealed for the row's generation; undefined, nothing written, when
-   * the key has no row yet, moved under a fresh read too, or holds a uuid of the batch: the locked path
-   * then stores what is new.
+   * now, sealed for the row's generation; undefined, nothing written, for an empty batch (answered by the
+   * locked path's read, never from memory), a key with no row yet, a key that moved under a fresh read
+   * too, or a batch with a uuid the key holds: the locked path then stores what is new.
    */
   async #appendQuickly(
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
-    sealFor: (generation: number) => Promise<GenerationSeal | undefined>,
+    keys: AppendKeys,
   ): Promise<MirrorAppendResult | undefined> {
+    if (entries.length === 0) return undefined;
     const remembered = this.#rows.get(keyId(key));
     for (const reading of remembered === undefined ? [true] : [false, true]) {
       const row = reading ? await this.#keyQuery(key).executeTakeFirst() : remembered;
       if (row === undefined) break;
-      const sealing = await sealFor(row.generation);
-      const outcome = await quickAppend(this.#store, key, row, entries, summarize, sealing);
+      await keys.destroyBelow(row.generation);
+      const sealing = await keys.forGeneration(row.generation);
+      const outcome = await quickAppend(this.#store, key, row, entries, summarize, sealing).catch((error: unknown) => {
+        this.#rows.delete(keyId(key));
+        // A remembered row may be stale: its summary sealed under a key a drop destroyed, say. Read it again.
+        if (reading) throw error;
+        return { kind: "moved" } as const;
+      });
       if (outcome.kind === "appended") {
         this.#remember(key, outcome.row);
         return outcome.result;

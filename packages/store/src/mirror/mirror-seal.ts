@@ -103,3 +103,41 @@ export interface GenerationSeal {
 function describe(key: MirrorKey): string {
   return [key.project, key.session, ...(key.subpath === undefined ? [] : [key.subpath])].join("/");
 }
+
+/**
+ * The data keys one append takes, generation by generation: taking a generation's keys makes its key
+ * again if a drop destroyed it meanwhile, so every generation taken below the key's current one is
+ * destroyed again (`destroyBelow`) as soon as the append learns the key moved past it, and when it ends,
+ * stored or failed: no key of a dropped generation is left. Nothing for an unencrypted store.
+ */
+export class AppendKeys {
+  readonly #seal: MirrorSeal | undefined;
+  readonly #key: MirrorKey;
+  readonly #taken = new Set<number>();
+
+  constructor(seal: MirrorSeal | undefined, key: MirrorKey) {
+    this.#seal = seal;
+    this.#key = key;
+  }
+
+  /** Whether the append has taken any generation's keys. */
+  get taken(): boolean {
+    return this.#taken.size > 0;
+  }
+
+  /** The generation's keys to open and seal with (undefined unencrypted), the generation recorded. */
+  async forGeneration(generation: number): Promise<GenerationSeal | undefined> {
+    if (this.#seal === undefined) return undefined;
+    this.#taken.add(generation);
+    return this.#seal.forAppend(this.#key, generation);
+  }
+
+  /** Destroys the keys of the generations taken below `current` (the key's generation now). */
+  async destroyBelow(current: number): Promise<void> {
+    for (const generation of [...this.#taken]) {
+      if (generation >= current) continue;
+      await this.#seal?.destroy(this.#key, generation);
+      this.#taken.delete(generation);
+    }
+  }
+}

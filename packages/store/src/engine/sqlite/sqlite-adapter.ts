@@ -17,8 +17,13 @@ import { FOLD_PENDING_TERMS, INSERT_PENDING_TERMS, reachesFold, sqliteIndexedTex
 /** Rows per INSERT statement, well under SQLite's bound-parameter limit (13 parameters a row). */
 const ROWS_PER_INSERT = 500;
 
-/** Prepared statements kept per database (one per batch shape and size in use, the features' writes too); the least recently used go first. */
-const MAX_CACHED_STATEMENTS = 256;
+/**
+ * Prepared statements kept per database (one per batch shape and size in use, the features' writes too),
+ * and the SQL text they may hold in all (a statement's memory grows with its text: a 500-row INSERT is
+ * about 400 KB prepared); the least recently used go first.
+ */
+const MAX_CACHED_STATEMENTS = 128;
+const MAX_CACHED_SQL_CHARS = 1_000_000;
 
 /** One row's placeholders in the events insert. */
 const ROW_PLACEHOLDERS = `(${Array.from({ length: 13 }, () => "?").join(", ")})`;
@@ -47,7 +52,11 @@ export interface SqliteAdapterOptions {
  */
 export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteAdapterOptions): EngineAdapter {
   const db = new Kysely<StoreDatabase>({ dialect: new LockWaitingSqliteDialect(database, options.busyTimeoutMs) });
-  const statements = new LRUCache<string, BetterSqlite3.Statement>({ max: MAX_CACHED_STATEMENTS });
+  const statements = new LRUCache<string, BetterSqlite3.Statement>({
+    max: MAX_CACHED_STATEMENTS,
+    maxSize: MAX_CACHED_SQL_CHARS,
+    sizeCalculation: (statement) => Math.max(1, statement.source.length),
+  });
   /** The cached statement for `key` (its SQL text, or a shorter name for a long generated one). */
   const prepare = (key: string, sql: () => string = () => key): BetterSqlite3.Statement => {
     let statement = statements.get(key);
