@@ -121,10 +121,25 @@ function pieceTally(counter: PieceCounter): { add: (piece: string) => void; toke
   return { add, tokens: () => tokens };
 }
 
+/**
+ * Pieces whose count is kept per encoding (words and identifiers repeat across the texts of a session),
+ * cleared when full: fragments of up to MAX_PIECE_CHARS characters in memory, as gpt-tokenizer's own merge
+ * cache keeps them, never written anywhere.
+ */
+const KNOWN_PIECES = 20_000;
+const pieceCounts = new WeakMap<PieceCounter, Map<string, number>>();
+
 function countPiece(piece: string, counter: PieceCounter): number {
+  let known = pieceCounts.get(counter);
+  if (known === undefined) pieceCounts.set(counter, (known = new Map()));
+  const kept = known.get(piece);
+  if (kept !== undefined) return kept;
   const { ranks } = counter;
-  if (ranks === undefined || !isAscii(piece)) return counter.count(piece);
-  return ranks.has(piece) ? 1 : mergeAscii(piece, ranks);
+  const count =
+    ranks === undefined || !isAscii(piece) ? counter.count(piece) : ranks.has(piece) ? 1 : mergeAscii(piece, ranks);
+  if (known.size >= KNOWN_PIECES) known.clear();
+  known.set(piece, count);
+  return count;
 }
 
 /**
