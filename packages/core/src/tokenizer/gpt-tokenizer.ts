@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Encoding } from "../events/event-data.ts";
 import type { Message } from "../messages/message.ts";
 import type { TokenCounter } from "../ports/token-counter.ts";
-import { countByPieces, countByPiecesInSlices, hasLongRun, type PieceCounter } from "./long-run-count.ts";
+import { countByPieces, countByPiecesInSlices, type PieceCounter } from "./long-run-count.ts";
 import { countMessageTokens, countMessageTokensAsync } from "./message-cost.ts";
 
 type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
@@ -67,9 +67,9 @@ async function build(encoding: Encoding): Promise<TokenCounter> {
   module.setMergeCacheSize(MERGE_CACHE_SIZE);
   const exact = (text: string): number => module.countTokens(text, PLAIN_TEXT);
   const pieces = pieceCounter(module, exact);
-  // Text with a run long enough to hold an over-long piece goes piece by piece (linear); the rest is exact.
-  const countText = (text: string): number =>
-    pieces !== undefined && hasLongRun(text) ? countByPieces(text, pieces) : exact(text);
+  // Piece by piece: linear on over-long pieces (chunked), exact on every other text, and faster than
+  // gpt-tokenizer on the whole text (pieces' counts are kept: every message of 8463c716, 157 -> 136 ms).
+  const countText = (text: string): number => (pieces !== undefined ? countByPieces(text, pieces) : exact(text));
   // Split once on the whole text, so the sliced count is countByPieces' (exact without long runs, as `exact`).
   const countTextInSlices = async (text: string): Promise<number> =>
     pieces === undefined || text.length < COUNT_SLICE_CHARS

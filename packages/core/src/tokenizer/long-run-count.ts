@@ -24,52 +24,6 @@ export interface PieceCounter {
   count: (text: string) => number;
 }
 
-/**
- * True when `text` may hold a pre-tokenizer piece longer than MAX_PIECE_CHARS (so the long-run path
- * applies): it has a run of MAX_PIECE_CHARS non-whitespace or whitespace characters (a text without one
- * cannot hold such a piece). One pass over the text (a regular expression for the run retried up to 64
- * characters at each position: 3% of a SessionStore append's CPU).
- */
-export function hasLongRun(text: string): boolean {
-  if (text.length < MAX_PIECE_CHARS) return false;
-  let run = 0;
-  let inSpace = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // Runs count code points, as `\S` with the u flag does: the second half of a surrogate pair adds none.
-    if (code >= 0xdc00 && code <= 0xdfff && i > 0 && isHighSurrogate(text.charCodeAt(i - 1))) continue;
-    const space = isWhitespace(code);
-    run = space === inSpace ? run + 1 : 1;
-    inSpace = space;
-    if (run >= MAX_PIECE_CHARS) return true;
-  }
-  return false;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-/**
- * Whether a UTF-16 code unit is whitespace as the regular expression `\s` has it (ECMAScript's WhiteSpace
- * and LineTerminator; none of them is a surrogate, so code units can be read one at a time).
- */
-function isWhitespace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  if (code < 0xa0) return false;
-  return (
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
 /** Tokens of `text` piece by piece: exact for pieces up to MAX_PIECE_CHARS, chunked above (a slight over-count). */
 export function countByPieces(text: string, counter: PieceCounter): number {
   const tally = pieceTally(counter);

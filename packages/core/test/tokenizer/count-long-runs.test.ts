@@ -1,9 +1,8 @@
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import fc from "fast-check";
 import { get_encoding, type Tiktoken } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
 import { COUNT_SLICE_CHARS } from "../../src/tokenizer/gpt-tokenizer.ts";
-import { hasLongRun, MAX_PIECE_CHARS } from "../../src/tokenizer/long-run-count.ts";
+import { MAX_PIECE_CHARS } from "../../src/tokenizer/long-run-count.ts";
 import { BASE64, fromAlphabet } from "./seeded-blobs.ts";
 import { textCorpus } from "./text-corpus.ts";
 
@@ -70,12 +69,6 @@ describe.each(["o200k_base", "cl100k_base"] as const)("countMessageAsync with %s
     expect(await counter.countMessageAsync(message)).toBe(counter.countMessage(message));
   });
 
-  it("is the exact path's count on big natural text (the sliced path splits it, the sync path does not)", () => {
-    const text = SLICED["natural text without long runs"] ?? "";
-    expect(text.length).toBeGreaterThan(4 * COUNT_SLICE_CHARS);
-    expect(hasLongRun(text)).toBe(false);
-  });
-
   it("frees the event loop between slices of a big text, and not for a small one", async () => {
     const counter = await createTokenCounter(encoding);
     const turnsWhile = async (text: string): Promise<number> => {
@@ -94,47 +87,5 @@ describe.each(["o200k_base", "cl100k_base"] as const)("countMessageAsync with %s
     const big = SHORT_PIECES.base64 ?? "";
     expect(await turnsWhile(big)).toBeGreaterThanOrEqual(Math.floor(big.length / COUNT_SLICE_CHARS) - 1);
     expect(await turnsWhile("a short message")).toBe(0);
-  });
-});
-
-describe("hasLongRun", () => {
-  // The definition it computes in one pass: a run of MAX_PIECE_CHARS non-whitespace or whitespace characters.
-  const definition = new RegExp(`\\S{${MAX_PIECE_CHARS}}|\\s{${MAX_PIECE_CHARS}}`, "u");
-  const alphabet = [
-    "a",
-    "7",
-    "-",
-    " ",
-    "\t",
-    "\n",
-    "\u00a0",
-    "\u2009",
-    "\u3000",
-    "\ufeff",
-    "東",
-    "😀",
-    "\u0085",
-    "\ud800",
-    "\udc00",
-  ];
-
-  it("agrees with the regular expression on generated texts of runs around the threshold", () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.constantFrom(...alphabet), fc.integer({ min: 1, max: MAX_PIECE_CHARS + 2 })), {
-          maxLength: 12,
-        }),
-        (runs) => {
-          const text = runs.map(([char, length]) => char.repeat(length)).join("");
-          expect(hasLongRun(text)).toBe(definition.test(text));
-        },
-      ),
-      { numRuns: 2_000 },
-    );
-  });
-
-  it("agrees with it on every text of the corpus", () => {
-    for (const text of Object.values(SHORT_PIECES)) expect(hasLongRun(text)).toBe(definition.test(text));
-    for (const text of Object.values(SLICED)) expect(hasLongRun(text)).toBe(definition.test(text));
   });
 });
