@@ -85,7 +85,10 @@ const pieceCounts = new WeakMap<PieceCounter, Map<string, number>>();
 
 function countPiece(piece: string, counter: PieceCounter): number {
   let known = pieceCounts.get(counter);
-  if (known === undefined) pieceCounts.set(counter, (known = new Map()));
+  if (known === undefined) {
+    known = new Map();
+    pieceCounts.set(counter, known);
+  }
   const kept = known.get(piece);
   if (kept !== undefined) return kept;
   const { ranks } = counter;
