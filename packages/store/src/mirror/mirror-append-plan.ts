@@ -112,3 +112,16 @@ export function insertEntries(
 export function entryValues(tenant: string, key: MirrorKey, generation: number, entry: MirrorEntryWrite): unknown[] {
   return [tenant, key.project, key.session, key.subpath ?? "", generation, entry.seq, entry.uuid, entry.entry];
 }
+
+/**
+ * The compare-and-set of the key's row, as SQL naming the tenant: generation, next_seq and mtime_ms as
+ * read (mtime_ms too, so a row rebuilt to the same counts, after a restore from a backup, is not taken
+ * for the one remembered).
+ */
+export function guardKeyRow(tenant: string, key: MirrorKey, row: MirrorRowRead, plan: MirrorAppendWrite) {
+  const summary = plan.summary === undefined ? sql`summary` : sql`${plan.summary}`;
+  return sql`UPDATE mirror_keys SET next_seq = ${plan.nextSeq}, mtime_ms = ${plan.mtimeMs}, summary = ${summary}
+     WHERE tenant_id = ${tenant} AND project_key = ${key.project} AND session_key = ${key.session}
+       AND subpath = ${key.subpath ?? ""} AND generation = ${row.generation} AND next_seq = ${row.next_seq}
+       AND mtime_ms = ${row.mtime_ms}`;
+}

@@ -15,7 +15,14 @@ import type { Dialect } from "../engine/dialect.ts";
 import type { GuardedWrite, LockedWrite } from "../engine/guarded-write.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
-import { insertEntries, type MirrorRowRead, planMirrorAppend, rowAfter, writesEntries } from "./mirror-append-plan.ts";
+import {
+  guardKeyRow,
+  insertEntries,
+  type MirrorRowRead,
+  planMirrorAppend,
+  rowAfter,
+  writesEntries,
+} from "./mirror-append-plan.ts";
 import { quickAppend } from "./mirror-quick-append.ts";
 import { AppendKeys, type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
@@ -158,7 +165,7 @@ export class MirrorLog implements MirrorLogPort {
       const sealing = await keys.forGeneration(await this.#sealedGeneration(key));
       const attempt = await this.#appendLocked(key, entries, summarize, sealing);
       if (attempt.kind === "appended") {
-        this.#remember(key, attempt.row);
+        this.#rows.set(keyId(key), attempt.row);
         return attempt.result;
       }
       if (attempt.kind === "moved") {
@@ -241,17 +248,7 @@ export class MirrorLog implements MirrorLogPort {
       const held = (known ?? []).map((r) => [r.uuid as string, r.entry as string] as const);
       const plan = planMirrorAppend(row, held, entries, summarize, sealing);
       if (!writesEntries(plan)) return nothing({ kind: "appended", result: plan, row });
-      const guard = db
-        .updateTable("mirror_keys")
-        .set({
-          next_seq: plan.nextSeq,
-          mtime_ms: plan.mtimeMs,
-          ...(plan.summary === undefined ? {} : { summary: plan.summary }),
-        })
-        .where((eb) => eb.and(keyColumns(key)))
-        .where("generation", "=", row.generation)
-        .where("next_seq", "=", row.next_seq)
-        .compile();
+      const guard = guardKeyRow(this.#store.tenant, key, row, plan).compile(db);
       const statements = insertEntries(this.#store, key, row.generation, plan.entries);
       return {
         guard,
@@ -288,18 +285,13 @@ export class MirrorLog implements MirrorLogPort {
         return { kind: "moved" } as const;
       });
       if (outcome.kind === "appended") {
-        this.#remember(key, outcome.row);
+        this.#rows.set(keyId(key), outcome.row);
         return outcome.result;
       }
       this.#rows.delete(keyId(key));
       if (outcome.kind === "held") break;
     }
     return undefined;
-  }
-
-  /** Remembers the key's row as an append left it, for the quick path. */
-  #remember(key: MirrorKey, row: MirrorRowRead): void {
-    this.#rows.set(keyId(key), row);
   }
 
   /** The key's row, or undefined for a key never written. */

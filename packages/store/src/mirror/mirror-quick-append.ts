@@ -1,11 +1,11 @@
 import type { MirrorKey } from "@palimpsest/core";
-import { type QueryExecutorProvider, sql } from "kysely";
+import type { QueryExecutorProvider } from "kysely";
 import type { Dialect, GuardedInsert } from "../engine/dialect.ts";
 import type { GuardedWrite } from "../engine/guarded-write.ts";
 import {
   ENTRY_COLUMNS,
   entryValues,
-  type MirrorAppendWrite,
+  guardKeyRow,
   type MirrorRowRead,
   planMirrorAppend,
   rowAfter,
@@ -77,17 +77,4 @@ export async function quickAppend(
 function isUniqueViolation(error: unknown): boolean {
   const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
   return UNIQUE_VIOLATIONS.has(String(code)) || UNIQUE_VIOLATIONS.has(String(cause?.code));
-}
-
-/**
- * The compare-and-set of the key's row, as SQL naming the tenant: generation, next_seq and mtime_ms as
- * read (mtime_ms too, so a row rebuilt to the same counts, after a restore from a backup, is not taken
- * for the one remembered).
- */
-function guardKeyRow(tenant: string, key: MirrorKey, row: MirrorRowRead, plan: MirrorAppendWrite) {
-  const summary = plan.summary === undefined ? sql`summary` : sql`${plan.summary}`;
-  return sql`UPDATE mirror_keys SET next_seq = ${plan.nextSeq}, mtime_ms = ${plan.mtimeMs}, summary = ${summary}
-     WHERE tenant_id = ${tenant} AND project_key = ${key.project} AND session_key = ${key.session}
-       AND subpath = ${key.subpath ?? ""} AND generation = ${row.generation} AND next_seq = ${row.next_seq}
-       AND mtime_ms = ${row.mtime_ms}`;
 }
