@@ -44,7 +44,13 @@ import { runStepWritesBench, type StepWritesRow, stepWritesTable } from "./sessi
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { runTenantRlsBench, type TenantRlsRow } from "./tenant-rls.ts";
-import { formatBenchTable, runTokenizerBench } from "./tokenizers.ts";
+import {
+  formatBenchTable,
+  formatPreTokenizerTable,
+  runPreTokenizerBench,
+  runTokenizerBench,
+  tokenizerCorpus,
+} from "./tokenizers.ts";
 import { runWatchBench, type WatchResult } from "./watch.ts";
 
 const BENCHES = [
@@ -834,8 +840,9 @@ try {
   if (only.has("tokenizers")) {
     progress("tokenizers");
     const rows = await runTokenizerBench();
-    results.tokenizers = rows;
-    tables.push("## Tokenizers", formatBenchTable(rows));
+    const preTokenizer = runPreTokenizerBench(tokenizerCorpus().messages);
+    results.tokenizers = { rows, preTokenizer };
+    tables.push("## Tokenizers", formatBenchTable(rows), formatPreTokenizerTable(preTokenizer));
   }
   if (only.has("budget")) {
     const rows = await runBudgetBench(quick);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // Relative: the workspace root does not depend on @palimpsest/core, so the name does not resolve here.
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { O200K_SPLIT_SOURCE, pieceEnd } from "../packages/core/src/tokenizer/o200k-pieces.ts";
 import { appendStall, formatBlobTable, runBlobBench } from "./blob-tokens.ts";
 
 /** One candidate's figures on one corpus size. */
@@ -177,14 +178,78 @@ function benchSize(candidates: Candidate[], messages: readonly string[], corpus:
   });
 }
 
+/** The pre-tokenizer's share of counting: core's o200k_base scanner against gpt-tokenizer's expression. */
+export interface PreTokenizerResult {
+  messages: number;
+  chars: number;
+  /** Median over RUNS passes, in ms. */
+  scannerMs: number;
+  expressionMs: number;
+  /** Every message is cut into the same pieces by both. */
+  samePieces: boolean;
+}
+
+/** Cuts the messages with core's scanner and with the expression it follows (gpt-tokenizer's), alternating. */
+export function runPreTokenizerBench(messages: readonly string[]): PreTokenizerResult {
+  const expression = new RegExp(O200K_SPLIT_SOURCE, "gu");
+  const byExpression = (text: string): string[] => [...text.matchAll(expression)].map((m) => m[0]);
+  const byScanner = (text: string): string[] => {
+    const pieces: string[] = [];
+    for (let start = 0; start < text.length; ) {
+      const end = pieceEnd(text, start);
+      pieces.push(text.slice(start, end));
+      start = end;
+    }
+    return pieces;
+  };
+  const timeCut = (cut: (text: string) => string[]): number => {
+    const start = performance.now();
+    let pieces = 0;
+    for (const m of messages) pieces += cut(m).length;
+    if (pieces < 0) throw new Error("unreachable: keeps the loop from being optimised away");
+    return performance.now() - start;
+  };
+  const scanner: number[] = [];
+  const regex: number[] = [];
+  for (let r = 0; r < RUNS + 1; r++) {
+    const [a, b] = r % 2 === 0 ? [byScanner, byExpression] : [byExpression, byScanner];
+    const first = timeCut(a);
+    const second = timeCut(b);
+    if (r === 0) continue; // the first pass compiles both
+    (a === byScanner ? scanner : regex).push(first);
+    (b === byScanner ? scanner : regex).push(second);
+  }
+  return {
+    messages: messages.length,
+    chars: messages.reduce((n, m) => n + m.length, 0),
+    scannerMs: median(scanner),
+    expressionMs: median(regex),
+    samePieces: messages.every((m) => JSON.stringify(byScanner(m)) === JSON.stringify(byExpression(m))),
+  };
+}
+
+/** The pre-tokenizer comparison as a markdown table. */
+export function formatPreTokenizerTable(r: PreTokenizerResult): string {
+  return [
+    "| messages | characters | scanner (core) ms | expression (gpt-tokenizer) ms | expression / scanner | same pieces |",
+    "|---|---|---|---|---|---|",
+    `| ${r.messages} | ${r.chars.toLocaleString("en-US")} | ${r.scannerMs.toFixed(2)} | ${r.expressionMs.toFixed(2)} | ${(r.expressionMs / r.scannerMs).toFixed(2)}x | ${r.samePieces ? "yes" : "no"} |`,
+  ].join("\n");
+}
+
 /** Runs every candidate on 600 and 1,200 messages (disjoint slices, so each first pass is cold). */
-export async function runTokenizerBench(): Promise<BenchResult[]> {
+/** The corpus every candidate counts: SIZES' total of real content blocks (generated ones without them). */
+export function tokenizerCorpus(): { source: string; messages: string[] } {
   const needed = SIZES.reduce((a, b) => a + b, 0);
   const real = existsSync(TRANSCRIPTS) ? transcriptCorpus(TRANSCRIPTS) : [];
   const source =
     real.length > 0 ? `${real.length} content blocks from ${TRANSCRIPTS}` : "generated tool-heavy messages";
   const pool = real.length > 0 ? real : generatedCorpus(needed);
-  const corpus = Array.from({ length: needed }, (_, i) => pool[i % pool.length] as string);
+  return { source, messages: Array.from({ length: needed }, (_, i) => pool[i % pool.length] as string) };
+}
+
+export async function runTokenizerBench(): Promise<BenchResult[]> {
+  const { source, messages: corpus } = tokenizerCorpus();
   const candidates = await loadCandidates();
   try {
     return SIZES.flatMap((size, i) => {
@@ -223,6 +288,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     const results = await runTokenizerBench();
     console.log(`Corpus: ${results[0]?.corpus}; encoding o200k_base; median of ${RUNS} runs after one first pass.\n`);
     console.log(formatBenchTable(results));
+    console.log(
+      `\nThe pre-tokenizer alone, same messages:\n\n${formatPreTokenizerTable(runPreTokenizerBench(tokenizerCorpus().messages))}`,
+    );
   }
   console.log(`\nBig blobs (CPU ms, o200k_base):\n\n${formatBlobTable(await runBlobBench())}`);
   const { append, syncCount } = await appendStall();

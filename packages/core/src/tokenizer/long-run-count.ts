@@ -16,25 +16,41 @@ const SEEN_CHUNKS = 1_000;
 
 /** What the long-run path needs of an encoding: its pre-tokenizer, its ranks by string, and an exact count. */
 export interface PieceCounter {
-  /** The encoding's pre-tokenizer (global, unicode). */
-  split: RegExp;
+  /** The encoding's pre-tokenizer: where the piece that starts at `start` (< text.length) ends. */
+  pieceEnd: (text: string, start: number) => number;
   /** Merge ranks of the byte sequences that are valid UTF-8, keyed by string; undefined: count pieces exactly. */
   ranks: ReadonlyMap<string, number> | undefined;
   /** The exact count of a short text (one piece). */
   count: (text: string) => number;
 }
 
+/**
+ * A pre-tokenizer's pieceEnd from its expression (a sticky copy of it is made: the expression's
+ * alternatives match every character, so a piece starts where the one before it ended).
+ */
+export function expressionPieceEnd(split: RegExp): (text: string, start: number) => number {
+  const sticky = new RegExp(split.source, "uy");
+  return (text, start) => {
+    sticky.lastIndex = start;
+    return sticky.exec(text) === null ? text.length : sticky.lastIndex;
+  };
+}
+
 /** Tokens of `text` piece by piece: exact for pieces up to MAX_PIECE_CHARS, chunked above (a slight over-count). */
 export function countByPieces(text: string, counter: PieceCounter): number {
   const tally = pieceTally(counter);
-  for (const [piece] of text.matchAll(counter.split)) tally.add(piece);
+  for (let start = 0; start < text.length; ) {
+    const end = counter.pieceEnd(text, start);
+    tally.add(text.slice(start, end));
+    start = end;
+  }
   return tally.tokens();
 }
 
 /**
  * countByPieces with the event loop free between slices: after every `sliceChars` characters of pieces it
  * awaits `pause()` (a setImmediate), so timers and I/O of the process run while a big text is counted.
- * The same count as countByPieces: the text is split once, on its whole length, so a slice ends between pieces.
+ * The same count as countByPieces: a slice ends between pieces.
  */
 export async function countByPiecesInSlices(
   text: string,
@@ -44,9 +60,11 @@ export async function countByPiecesInSlices(
 ): Promise<number> {
   const tally = pieceTally(counter);
   let sinceBreak = 0;
-  for (const [piece] of text.matchAll(counter.split)) {
-    tally.add(piece);
-    sinceBreak += piece.length;
+  for (let start = 0; start < text.length; ) {
+    const end = counter.pieceEnd(text, start);
+    tally.add(text.slice(start, end));
+    sinceBreak += end - start;
+    start = end;
     if (sinceBreak < sliceChars) continue;
     sinceBreak = 0;
     await pause();
