@@ -75,16 +75,17 @@ export async function countByPiecesInSlices(
 /** A running count of pre-tokenizer pieces: short ones exactly, long ones in chunks counted once each. */
 function pieceTally(counter: PieceCounter): { add: (piece: string) => void; tokens: () => number } {
   let tokens = 0;
+  const known = knownPieces(counter);
   const seen = new Map<string, number>(); // chunks of one long run repeat (a run of one character): count each once
   const add = (piece: string): void => {
     if (piece.length <= MAX_PIECE_CHARS) {
-      tokens += countPiece(piece, counter);
+      tokens += countPiece(piece, counter, known);
       return;
     }
     for (const chunk of chunks(piece, /^\s+$/.test(piece) ? WHITESPACE_CHUNK_CHARS : MAX_PIECE_CHARS)) {
       let count = seen.get(chunk);
       if (count === undefined) {
-        count = countPiece(chunk, counter);
+        count = countPiece(chunk, counter, known);
         if (seen.size < SEEN_CHUNKS) seen.set(chunk, count);
       }
       tokens += count;
@@ -101,12 +102,19 @@ function pieceTally(counter: PieceCounter): { add: (piece: string) => void; toke
 const KNOWN_PIECES = 20_000;
 const pieceCounts = new WeakMap<PieceCounter, Map<string, number>>();
 
-function countPiece(piece: string, counter: PieceCounter): number {
+/** The counts kept for `counter`'s pieces. */
+function knownPieces(counter: PieceCounter): Map<string, number> {
   let known = pieceCounts.get(counter);
   if (known === undefined) {
     known = new Map();
     pieceCounts.set(counter, known);
   }
+  return known;
+}
+
+function countPiece(piece: string, counter: PieceCounter, known: Map<string, number>): number {
+  // One ASCII character is one byte, and every byte is a token of its own: nothing to look up.
+  if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
   const kept = known.get(piece);
   if (kept !== undefined) return kept;
   const { ranks } = counter;
