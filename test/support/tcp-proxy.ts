@@ -11,6 +11,8 @@ export interface TcpProxy {
    * (which commits it), then the connection is cut before the answer reaches the client.
    */
   loseNextAnswer(marker: string): void;
+  /** Answers lost so far (loseNextAnswer's marker seen and its answer cut). */
+  readonly lost: number;
   /** Simulates the server going down: destroys every proxied connection and refuses new ones. */
   goDown(): Promise<void>;
   /** Accepts connections again, on the same port. */
@@ -37,6 +39,7 @@ const stopListening = (server: Server) => new Promise<void>((resolve) => server.
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let accepted = 0;
+  let lost = 0;
   let marker: string | undefined;
   const server = createServer((client) => {
     accepted++;
@@ -61,6 +64,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     upstream.on("data", (chunk: Buffer) => {
       if (!losing) client.write(chunk);
       else {
+        lost++;
         client.destroy();
         upstream.destroy();
       }
@@ -79,6 +83,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     get accepted() {
       return accepted;
+    },
+    get lost() {
+      return lost;
     },
     loseNextAnswer(text) {
       marker = text;

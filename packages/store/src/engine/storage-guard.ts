@@ -1,4 +1,5 @@
 import { isPalimpsestError, StorageError } from "@palimpsest/core";
+import { backoff } from "./backoff.ts";
 
 /**
  * SQLSTATE classes and codes that say the operation may succeed if made again: connection exceptions
@@ -42,4 +43,37 @@ export async function guardStorage<T>(operation: string, run: () => Promise<T>):
     const message = error instanceof Error ? error.message : String(error);
     throw new StorageError(operation, message, { cause: error, retryable: isRetryableDriverError(error) });
   }
+}
+
+/** Attempts at an operation againOnDrop makes (the first and two more). */
+const DROP_ATTEMPTS = 3;
+/** The first pause between them, in ms (then doubled, at most four times this). */
+const DROP_PAUSE_MS = 50;
+
+/** True when `error` is a transient driver error, or a StorageError that says so. */
+const isTransient = (error: unknown): boolean =>
+  isRetryableDriverError(error) || (error instanceof StorageError && error.details.retryable === true);
+
+/**
+ * Runs `run`, made again (DROP_ATTEMPTS in all, with short pauses) while it fails on a dropped connection
+ * or a server going down (isRetryableDriverError), so the caller does not retry what the store can; the
+ * last failure is thrown. `beforeAgain` runs before each new attempt. Only for operations a second attempt
+ * cannot make count twice: reads, and writes that look first at what the first attempt may have stored.
+ */
+export async function againOnDrop<T>(run: () => Promise<T>, beforeAgain?: () => void): Promise<T> {
+  const pauses = backoff(DROP_PAUSE_MS, DROP_PAUSE_MS * 4);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= DROP_ATTEMPTS || !isTransient(error)) throw error;
+      beforeAgain?.();
+      await pauses.pause(DROP_PAUSE_MS * 4);
+    }
+  }
+}
+
+/** guardStorage of a read: made again on a dropped connection (againOnDrop), as a read can always be. */
+export function guardRead<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  return guardStorage(operation, () => againOnDrop(run));
 }

@@ -13,7 +13,7 @@ import { LRUCache } from "lru-cache";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
 import type { GuardedWrite, LockedWrite } from "../engine/guarded-write.ts";
-import { guardStorage } from "../engine/storage-guard.ts";
+import { againOnDrop, guardRead, guardStorage } from "../engine/storage-guard.ts";
 import { storeAccess } from "../engine/store-access.ts";
 import {
   guardKeyRow,
@@ -125,7 +125,14 @@ export class MirrorLog implements MirrorLogPort {
     for (const [i, entry] of entries.entries()) {
       if (entry.uuid !== undefined) checkBytes(entry.uuid, MIRROR_LIMITS.uuid, `entries[${i}].uuid`);
     }
-    return guardStorage("mirror.append", () => this.#append(key, entries, summarize));
+    // Made again on a dropped connection, the key's row read afresh (how the write left it is unknown): the
+    // entries a lost commit stored are held by their uuids and passed over (docs/claude-agent-sdk.md).
+    return guardStorage("mirror.append", () =>
+      againOnDrop(
+        () => this.#append(key, entries, summarize),
+        () => this.#rows.delete(keyId(key)),
+      ),
+    );
   }
 
   async #append(
@@ -296,7 +303,7 @@ export class MirrorLog implements MirrorLogPort {
 
   /** The key's row, or undefined for a key never written. */
   async key(key: MirrorKey): Promise<MirrorKeyRow | undefined> {
-    return guardStorage("mirror.key", async () => {
+    return guardRead("mirror.key", async () => {
       const row = await this.#keyQuery(key).executeTakeFirst();
       if (row === undefined) return undefined;
       const [opened] = await this.#opened([row]);
@@ -306,7 +313,7 @@ export class MirrorLog implements MirrorLogPort {
 
   /** The JSON texts of the key's entries in the current generation, in the order they were stored (up to `toSeq`). */
   async entries(key: MirrorKey, generation: number, toSeq?: number): Promise<string[]> {
-    return guardStorage("mirror.entries", async () => {
+    return guardRead("mirror.entries", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_entries")
         .select("entry")
@@ -330,7 +337,7 @@ export class MirrorLog implements MirrorLogPort {
    * uuid), as the fold reads them.
    */
   async entryRows(key: MirrorKey, generation: number, afterSeq = 0): Promise<MirrorEntryRow[]> {
-    return guardStorage("mirror.entryRows", async () => {
+    return guardRead("mirror.entryRows", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_entries")
         .select(["seq", "entry", "uuid"])
@@ -350,7 +357,7 @@ export class MirrorLog implements MirrorLogPort {
 
   /** The keys of one session (its main key and every subpath) holding entries, main first. */
   async sessionKeys(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    return guardStorage("mirror.sessionKeys", async () => {
+    return guardRead("mirror.sessionKeys", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
@@ -365,7 +372,7 @@ export class MirrorLog implements MirrorLogPort {
 
   /** Every key of one session, written or emptied: its main key (when it has one) and its subpaths. */
   async allKeysOf(project: string, session: string): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    return guardStorage("mirror.allKeysOf", async () => {
+    return guardRead("mirror.allKeysOf", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
@@ -395,7 +402,7 @@ export class MirrorLog implements MirrorLogPort {
     column: "project_key" | "session_key",
     value: string,
   ): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    return guardStorage(operation, async () => {
+    return guardRead(operation, async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
@@ -411,7 +418,7 @@ export class MirrorLog implements MirrorLogPort {
 
   /** Keys (of any project) holding entries not yet folded: what a crash left for the folder. */
   async unfolded(): Promise<(MirrorKey & MirrorKeyRow)[]> {
-    return guardStorage("mirror.unfolded", async () => {
+    return guardRead("mirror.unfolded", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_keys")
         .selectAll()
@@ -426,7 +433,7 @@ export class MirrorLog implements MirrorLogPort {
    * delete cut short by a crash left to erase.
    */
   async unerasedSessions(): Promise<string[]> {
-    return guardStorage("mirror.unerasedSessions", async () => {
+    return guardRead("mirror.unerasedSessions", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_sessions as m")
         .innerJoin("mirror_keys as k", (j) =>
@@ -597,7 +604,7 @@ export class MirrorLog implements MirrorLogPort {
 
   /** The key whose current generation `sessionId` was folded from, if any. */
   async keyOfSession(sessionId: string): Promise<MirrorKey | undefined> {
-    const row = await guardStorage("mirror.keyOfSession", () =>
+    const row = await guardRead("mirror.keyOfSession", () =>
       this.#store.db
         .selectFrom("mirror_sessions as m")
         .innerJoin("mirror_keys as k", (j) =>
@@ -626,7 +633,7 @@ export class MirrorLog implements MirrorLogPort {
    * but never started (a fold cut short before its first write) is left out: it holds nothing.
    */
   async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
-    const rows = await guardStorage("mirror.sessionsIn", () =>
+    const rows = await guardRead("mirror.sessionsIn", () =>
       this.#store.db
         .selectFrom("mirror_sessions as m")
         .innerJoin("events as e", (j) => j.onRef("e.session_id", "=", "m.session_id").on("e.seq", "=", 1))
@@ -644,7 +651,7 @@ export class MirrorLog implements MirrorLogPort {
 
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */
   async sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
-    return guardStorage("mirror.sessionsOf", async () => {
+    return guardRead("mirror.sessionsOf", async () => {
       const rows = await this.#store.db
         .selectFrom("mirror_sessions")
         .select("session_id")
