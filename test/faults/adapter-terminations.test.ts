@@ -1,6 +1,6 @@
 /**
  * An OpenAI Agents SDK session on PostgreSQL whose backend is terminated under a write (the connection
- * dropped while the write waits for a lock another connection holds): a retryable STORAGE error, nothing
+ * dropped while the write's insert waits for a lock another connection holds): a retryable STORAGE error, nothing
  * stored, and a retry stores the items once; a keyed history transaction retried under its operation id
  * lands once too.
  */
@@ -44,7 +44,9 @@ describe.skipIf("skip" in server)("an agents session on PostgreSQL: a backend te
               })
             : session.addItems(turn);
         await locker.query("BEGIN");
-        await locker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+        // EXCLUSIVE lets reads through (the store makes a read cut by a dropped connection again itself) and
+        // holds the write's insert: the write itself is cut.
+        await locker.query("LOCK TABLE events IN EXCLUSIVE MODE");
         const failure = run().catch((error: unknown) => error);
         // The server says when the write is waiting for the lock (polled: there is no event to wait on).
         for (let waited = 0; ; waited++) {

@@ -78,4 +78,17 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the answer to a committed 
     expect(viewProblems(session, log)).toEqual([]);
     expect((await direct.resume(session.id)).view()).toEqual(session.view());
   });
+
+  it("a read: the store reads again, the caller gets the answer", async () => {
+    const session = await proxied.startSession({ contextWindow: 4_000, profile: "local" });
+    for (let n = 0; n < 3; n++) await session.append(exchange(n));
+    const lostBefore = proxy.lost;
+    proxy.loseNextAnswer('from "events" where "session_id" = $1 and "seq" >= $2');
+    const log = await proxied.store.readStream(session.id);
+    expect(proxy.lost).toBe(lostBefore + 1);
+    expect(log).toEqual(await direct.store.readStream(session.id));
+    expect(log.flatMap((e) => (e.type === "message.appended" ? [e.data.message.id] : []))).toEqual(
+      [0, 1, 2].flatMap((n) => exchange(n).map((m) => m.id)),
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { NotFoundError } from "@palimpsest/core";
 import { type AsOf, type ViewAsOf, viewAsOf } from "@palimpsest/projections";
-import { guardStorage } from "../engine/storage-guard.ts";
+import { guardRead } from "../engine/storage-guard.ts";
 import type { CompactionFilter, FailureFilter } from "./audit-filters.ts";
 import { type AuditProgress, type CatchUpOptions, type CatchUpResult, catchUpAudit } from "./audit-projector.ts";
 import { type RebuildReport, rebuildAudit } from "./audit-rebuild.ts";
@@ -99,7 +99,7 @@ export class AuditReadModels {
   /** Compactions matching `filter`, oldest first. */
   async compactions(filter: CompactionFilter = {}, limit?: number): Promise<AuditedCompaction[]> {
     await this.#fresh();
-    return guardStorage("audit", () => listCompactions(this.#source.db, filter, limit));
+    return guardRead("audit", () => listCompactions(this.#source.db, filter, limit));
   }
 
   /** Compaction counts and tokens reclaimed, per group (one total when `groupBy` is empty). */
@@ -108,7 +108,7 @@ export class AuditReadModels {
     groupBy: readonly CompactionGroup[] = [],
   ): Promise<CompactionTotals[]> {
     await this.#fresh();
-    return guardStorage("audit", () => compactionTotals(this.#source.db, this.#source.dialect, filter, groupBy));
+    return guardRead("audit", () => compactionTotals(this.#source.db, this.#source.dialect, filter, groupBy));
   }
 
   /** Failed compaction attempts per group (by reason class unless told otherwise). */
@@ -117,31 +117,31 @@ export class AuditReadModels {
     groupBy: readonly FailureGroup[] = ["reason"],
   ): Promise<FailureTotals[]> {
     await this.#fresh();
-    return guardStorage("audit", () => failureTotals(this.#source.db, this.#source.dialect, filter, groupBy));
+    return guardRead("audit", () => failureTotals(this.#source.db, this.#source.dialect, filter, groupBy));
   }
 
   /** Which compaction superseded a message and what replaced it, and what a replacement stands for. */
   async message(messageId: string, sessionId?: string): Promise<MessageTrail[]> {
     await this.#fresh();
-    return guardStorage("audit", () => messageTrail(this.#source.db, messageId, sessionId));
+    return guardRead("audit", () => messageTrail(this.#source.db, messageId, sessionId));
   }
 
   /** A compaction by id: what it took out and what it put in (one per session holding that id). */
   async compaction(compactionId: string, sessionId?: string): Promise<CompactionTrail[]> {
     await this.#fresh();
-    return guardStorage("audit", () => compactionTrails(this.#source.db, compactionId, sessionId));
+    return guardRead("audit", () => compactionTrails(this.#source.db, compactionId, sessionId));
   }
 
   /** A session's ancestors, descendants and hand-off tip; NotFoundError for an unknown session. */
   async lineage(sessionId: string): Promise<Lineage> {
     await this.#fresh();
-    return guardStorage("audit", () => lineage(this.#source.db, this.#source.tenant, sessionId));
+    return guardRead("audit", () => lineage(this.#source.db, this.#source.tenant, sessionId));
   }
 
   /** Every lineage tree: its root, size, depth and hand-off tip (sessions by lineage), oldest first. */
   async lineageTrees(limit?: number): Promise<LineageTree[]> {
     await this.#fresh();
-    return guardStorage("audit", () => lineageTrees(this.#source.db, this.#source.tenant, limit));
+    return guardRead("audit", () => lineageTrees(this.#source.db, this.#source.tenant, limit));
   }
 
   /** The session's active view as it stood at a seq, a time or the end of a turn (read from the log). */

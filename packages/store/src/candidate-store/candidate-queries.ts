@@ -1,7 +1,7 @@
 import type { CandidateStore, PrecompactionCandidate } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
-import { guardStorage } from "../engine/storage-guard.ts";
+import { guardRead, guardStorage } from "../engine/storage-guard.ts";
 import { type CandidateRow, fromRow, toRow } from "./candidate-row.ts";
 
 /** Column types for the parameters of the conditional insert (PostgreSQL cannot infer them in a SELECT list). */
@@ -88,7 +88,7 @@ export function deleteCandidateQuery(db: Kysely<StoreDatabase>, sessionId: strin
 export function candidateStore(db: Kysely<StoreDatabase>): CandidateStore {
   return {
     saveCandidate: (candidate) => guardStorage("saveCandidate", () => saveCandidateRow(db, candidate)),
-    loadCandidate: (sessionId) => guardStorage("loadCandidate", () => loadCandidateRow(db, sessionId)),
+    loadCandidate: (sessionId) => guardRead("loadCandidate", () => loadCandidateRow(db, sessionId)),
     deleteCandidate: (sessionId) => guardStorage("deleteCandidate", () => deleteCandidateRow(db, sessionId)),
   };
 }

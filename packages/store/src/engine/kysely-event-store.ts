@@ -56,7 +56,7 @@ import {
   type SessionPageOptions,
   sessionPageLimit,
 } from "./session-page.ts";
-import { guardStorage } from "./storage-guard.ts";
+import { guardRead, guardStorage } from "./storage-guard.ts";
 import { grantAccess } from "./store-access.ts";
 import type { StoreFeature } from "./store-feature.ts";
 import { TenantScope } from "./tenant-scope.ts";
@@ -127,7 +127,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
 
   /** The checkpoint just after the last event `readAll` can return now: where a reader of only new events starts. */
   globalHead(): Promise<GlobalCheckpoint> {
-    return guardStorage("globalHead", () => this.#adapter.globalHead(this.#db));
+    return guardRead("globalHead", () => this.#adapter.globalHead(this.#db));
   }
 
   /**
@@ -193,7 +193,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   knownKeys(sessionId: string, keys: readonly LogKey[]): Promise<Set<LogKey>> {
-    return guardStorage("knownKeys", async () => {
+    return guardRead("knownKeys", async () => {
       checkId(sessionId, "sessionId");
       const known = new Set<LogKey>();
       const unique = [...new Set(keys)];
@@ -207,7 +207,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   keyedBatch(sessionId: string, idempotencyKey: string): Promise<KeyedBatch | undefined> {
-    return guardStorage("keyedBatch", async () => {
+    return guardRead("keyedBatch", async () => {
       checkId(sessionId, "sessionId");
       checkId(idempotencyKey, "idempotencyKey");
       const row = await this.#db
@@ -221,7 +221,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   readStream(sessionId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
-    return guardStorage("readStream", async () => {
+    return guardRead("readStream", async () => {
       checkId(sessionId, "sessionId");
       const rows = await this.#db
         .selectFrom("events")
@@ -236,7 +236,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   searchMessages(query: MessageSearchQuery): Promise<MessageSearchHit[]> {
-    return guardStorage("searchMessages", async () => {
+    return guardRead("searchMessages", async () => {
       const checked = checkSearchQuery(query);
       // An encrypting store keeps no index (its terms would be content in the clear): it opens and scans.
       if (this.cipher !== undefined) return scanForTerms(await this.#messagesOf(checked.sessionIds), checked);
@@ -247,7 +247,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   compactionsOf(sessionIds: readonly string[]): Promise<StoredEvent[]> {
-    return guardStorage("compactionsOf", async () => {
+    return guardRead("compactionsOf", async () => {
       for (const [i, id] of sessionIds.entries()) checkId(id, `sessionIds[${i}]`);
       if (sessionIds.length === 0) return [];
       const rows = await this.#db
@@ -275,14 +275,14 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   readAll(options: ReadAllOptions = {}): Promise<GlobalPage> {
-    return guardStorage("readAll", async () => {
+    return guardRead("readAll", async () => {
       const page = await this.#adapter.readGlobalLog(this.#db, options.after ?? "", options.limit);
       return { events: await this.#toEvents(page.rows, true), checkpoint: page.checkpoint };
     });
   }
 
   getSession(sessionId: string): Promise<SessionSummary | undefined> {
-    return guardStorage("getSession", async () => {
+    return guardRead("getSession", async () => {
       checkId(sessionId, "sessionId");
       const row = await this.#db
         .selectFrom("sessions")
@@ -294,7 +294,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   listSessions(): Promise<SessionSummary[]> {
-    return guardStorage("listSessions", async () => {
+    return guardRead("listSessions", async () => {
       const rows = await this.#db
         .selectFrom("sessions")
         .selectAll()
@@ -307,7 +307,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
 
   /** The ids of the sessions named `name` (their source's external id), in id order; ValidationError for a non-id. */
   sessionsNamed(name: string): Promise<string[]> {
-    return guardStorage("sessionsNamed", () => sessionIdsNamed(this.#db, name));
+    return guardRead("sessionsNamed", () => sessionIdsNamed(this.#db, name));
   }
 
   /**
@@ -318,7 +318,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   async listSessionPage(options: SessionPageOptions = {}): Promise<SessionPage> {
     const limit = sessionPageLimit(options.limit);
     const after = options.after === undefined ? undefined : decodeSessionCursor(options.after);
-    return guardStorage("listSessionPage", async () => {
+    return guardRead("listSessionPage", async () => {
       const rows = await this.#db
         .selectFrom("sessions")
         .selectAll()
@@ -433,7 +433,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   loadSnapshot(sessionId: string): Promise<Snapshot | undefined> {
-    return guardStorage("loadSnapshot", async () => {
+    return guardRead("loadSnapshot", async () => {
       const row = await this.#db
         .selectFrom("snapshots")
         .select(["seq", "format", "state", "checksum"])
