@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // Relative: the workspace root does not depend on @palimpsest/core, so the name does not resolve here.
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { O200K_SPLIT_SOURCE, pieceEnd } from "../packages/core/src/tokenizer/o200k-pieces.ts";
+import { piecesByExpression, piecesByScanner } from "../test/support/o200k-pieces.ts";
 import { appendStall, formatBlobTable, runBlobBench } from "./blob-tokens.ts";
 
 /** One candidate's figures on one corpus size. */
@@ -191,17 +191,7 @@ export interface PreTokenizerResult {
 
 /** Cuts the messages with core's scanner and with the expression it follows (gpt-tokenizer's), alternating. */
 export function runPreTokenizerBench(messages: readonly string[]): PreTokenizerResult {
-  const expression = new RegExp(O200K_SPLIT_SOURCE, "gu");
-  const byExpression = (text: string): string[] => [...text.matchAll(expression)].map((m) => m[0]);
-  const byScanner = (text: string): string[] => {
-    const pieces: string[] = [];
-    for (let start = 0; start < text.length; ) {
-      const end = pieceEnd(text, start);
-      pieces.push(text.slice(start, end));
-      start = end;
-    }
-    return pieces;
-  };
+  const [byScanner, byExpression] = [piecesByScanner, piecesByExpression];
   const timeCut = (cut: (text: string) => string[]): number => {
     const start = performance.now();
     let pieces = 0;

@@ -2,7 +2,7 @@ import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { get_encoding } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
 import { MAX_PIECE_CHARS } from "../../packages/core/src/tokenizer/long-run-count.ts";
-import { O200K_SPLIT_SOURCE, pieceEnd } from "../../packages/core/src/tokenizer/o200k-pieces.ts";
+import { piecesByExpression, piecesByScanner } from "../support/o200k-pieces.ts";
 import { HAVE_TRANSCRIPTS, realSessions, realTranscriptFiles } from "../support/real-transcripts.ts";
 
 /** Every text a session's messages are counted by: text parts and tool calls' names and arguments. */
@@ -19,18 +19,7 @@ function textsOf(file: string): string[] {
   );
 }
 
-function piecesByScanner(text: string): string[] {
-  const pieces: string[] = [];
-  for (let start = 0; start < text.length; ) {
-    const end = pieceEnd(text, start);
-    pieces.push(text.slice(start, end));
-    start = end;
-  }
-  return pieces;
-}
-
 describe.skipIf(!HAVE_TRANSCRIPTS)("o200k_base's scanner on the real transcripts", () => {
-  const expression = new RegExp(O200K_SPLIT_SOURCE, "gu");
   const tiktoken = get_encoding("o200k_base");
   afterAll(() => tiktoken.free());
 
@@ -42,7 +31,7 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("o200k_base's scanner on the real transcripts
       expect(texts.length).toBeGreaterThan(0);
       for (const text of texts) {
         const pieces = piecesByScanner(text);
-        expect(pieces).toEqual([...text.matchAll(expression)].map((m) => m[0]));
+        expect(pieces).toEqual(piecesByExpression(text));
         // Pieces over MAX_PIECE_CHARS are counted in chunks (a documented over-count): exact below it.
         if (pieces.every((piece) => piece.length <= MAX_PIECE_CHARS))
           expect(counter.countText(text)).toBe(tiktoken.encode_ordinary(text).length);

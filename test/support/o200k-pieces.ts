@@ -1,0 +1,19 @@
+import { O200K_SPLIT_SOURCE, pieceEnd } from "../../packages/core/src/tokenizer/o200k-pieces.ts";
+
+/** `text` cut into pieces by core's o200k_base scanner. */
+export function piecesByScanner(text: string): string[] {
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start);
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  return pieces;
+}
+
+const EXPRESSION = new RegExp(O200K_SPLIT_SOURCE, "gu");
+
+/** `text` cut into pieces by the regular expression the scanner follows (gpt-tokenizer's, `gu` flags). */
+export function piecesByExpression(text: string): string[] {
+  return [...text.matchAll(EXPRESSION)].map((m) => m[0]);
+}
