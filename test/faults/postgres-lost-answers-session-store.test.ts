@@ -8,7 +8,6 @@
  */
 
 import { openSessionStore, type PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
-import { StorageError } from "@palimpsest/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
@@ -29,13 +28,6 @@ const line = (n: number) => ({
   message: { role: n % 2 === 0 ? "user" : "assistant", content: `line ${n}` },
 });
 const batch = (from: number, count: number) => Array.from({ length: count }, (_, i) => line(from + i));
-
-/** The error a call threw, or undefined. */
-const failureOf = (call: Promise<unknown>) =>
-  call.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 describe.skipIf("skip" in server)("PostgreSQL faults: the SessionStore's append whose answer is lost", () => {
   let database: ScratchDatabase;
@@ -99,9 +91,10 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the SessionStore's append 
     await proxied.flush();
     await proxy.goDown();
     try {
-      const failure = await failureOf(proxied.append(key, batch(2, 2)));
-      expect(failure).toBeInstanceOf(StorageError);
-      expect((failure as StorageError).details.retryable).toBe(true);
+      await expect(proxied.append(key, batch(2, 2))).rejects.toMatchObject({
+        code: "STORAGE",
+        details: { retryable: true },
+      });
     } finally {
       await proxy.comeUp();
     }
