@@ -56,7 +56,7 @@ import {
   type SessionPageOptions,
   sessionPageLimit,
 } from "./session-page.ts";
-import { guardRead, guardStorage } from "./storage-guard.ts";
+import { againOnDrop, guardRead, guardStorage, wasRolledBack } from "./storage-guard.ts";
 import { grantAccess } from "./store-access.ts";
 import type { StoreFeature } from "./store-feature.ts";
 import { TenantScope } from "./tenant-scope.ts";
@@ -168,13 +168,15 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
 
   /**
    * One write attempt: the batch, or the reason it was refused (see explainRejection). The store never
-   * retries a conflict itself: the runtime's Session re-reads and decides again (one retry loop).
+   * retries a conflict itself: the runtime's Session re-reads and decides again (one retry loop). A write
+   * the server rolled back (a deadlock, a serialization failure) is made again: it wrote nothing.
    */
   async append(sessionId: string, events: readonly DomainEvent[], options: AppendOptions): Promise<AppendResult> {
     const prepared = prepareBatch(sessionId, events, options, this.#tenant, this.#indexes);
     return guardStorage("append", async () => {
       const batch = this.cipher === undefined ? prepared : await sealBatch(this.cipher, prepared);
-      const written = await this.#adapter.writeBatch(batch);
+      // A deadlock or serialization failure rolled the statement back: the same batch is written again.
+      const written = await againOnDrop(() => this.#adapter.writeBatch(batch), undefined, wasRolledBack);
       if (written !== undefined) return this.#committed(batch, written);
       try {
         return await explainRejection(

@@ -57,16 +57,21 @@ const isTransient = (error: unknown): boolean =>
 /**
  * Runs `run`, made again (DROP_ATTEMPTS in all, with short pauses) while it fails on a dropped connection
  * or a server going down (isRetryableDriverError), so the caller does not retry what the store can; the
- * last failure is thrown. `beforeAgain` runs before each new attempt. Only for operations a second attempt
- * cannot make count twice: reads, and writes that look first at what the first attempt may have stored.
+ * last failure is thrown. `beforeAgain` runs before each new attempt; `again` narrows which failures are
+ * made again. Only for operations a second attempt cannot make count twice: reads, writes that look first at
+ * what the first attempt may have stored, and writes the server rolled back (wasRolledBack).
  */
-export async function againOnDrop<T>(run: () => Promise<T>, beforeAgain?: () => void): Promise<T> {
+export async function againOnDrop<T>(
+  run: () => Promise<T>,
+  beforeAgain?: () => void,
+  again: (error: unknown) => boolean = isTransient,
+): Promise<T> {
   const pauses = backoff(DROP_PAUSE_MS, DROP_PAUSE_MS * 4);
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (error) {
-      if (attempt >= DROP_ATTEMPTS || !isTransient(error)) throw error;
+      if (attempt >= DROP_ATTEMPTS || !again(error)) throw error;
       beforeAgain?.();
       await pauses.pause(DROP_PAUSE_MS * 4);
     }
@@ -76,4 +81,13 @@ export async function againOnDrop<T>(run: () => Promise<T>, beforeAgain?: () => 
 /** guardStorage of a read: made again on a dropped connection (againOnDrop), as a read can always be. */
 export function guardRead<T>(operation: string, run: () => Promise<T>): Promise<T> {
   return guardStorage(operation, () => againOnDrop(run));
+}
+
+/**
+ * True when PostgreSQL aborted the statement's transaction itself: a deadlock (40P01) or a serialization
+ * failure (40001). Nothing of it was written, so the same write can always be made again.
+ */
+export function wasRolledBack(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "40P01" || code === "40001";
 }
