@@ -14,11 +14,11 @@ import {
   compactionThreshold,
   type ImportedSession,
   initialState,
+  isSummaryEntry,
   parseTranscript,
   planSummary,
   tailBudget,
 } from "@palimpsest/core";
-import { isSummaryEntry } from "@palimpsest/core/testing";
 import { type PolicyReplay, replayTranscript, summarizerPrices } from "@palimpsest/eval";
 import { policyReplay, replaySession } from "@palimpsest/eval/testing";
 import { openPalimpsest, type PolicyDefinition, resolveCompaction } from "@palimpsest/runtime";

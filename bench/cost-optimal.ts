@@ -4,20 +4,22 @@
  * on, and an evaluation set, only measured (TUNING_FILES and SHAPES below); `--dir <folder>` adds every
  * transcript of a folder as a third set, `outside` (sessions from outside the shared transcripts, labelled
  * `outside …` so that `--only outside` runs them alone). Each is replayed request by
- * request under none, summary and cost-optimal at 200K and 64K windows under the anthropic and openai profiles
- * (main sessions only; the transcripts' timestamps are passed to the policy). Per run where summary compacts it
+ * request under none, summary and cost-optimal at 200K and 64K windows under the anthropic profile (Claude
+ * Code's cache breakpoints), the same with a breakpoint on the last summary too (PROFILES) and the openai
+ * profile (main sessions only; the transcripts' timestamps are passed to the policy). Per run where summary compacts it
  * prints both costs, the floor (requests that carry nothing from before: no policy reaches it), the bound for
  * summarizing policies (the floor plus the summarizer reading, once, what must leave the window), the share of
  * the possible saving (summary − floor) cost-optimal takes, mean recall and compactions; then per set the
- * runs that meet the goal (a third of the possible saving or more, recall at least summary's, no overflow).
+ * runs that meet the goal (a third of the possible saving or more, recall at least summary's, no overflow),
+ * per profile and in all.
  * `--micro` replays micro passes beside the batch runs instead. `--summarizer-model <model>` replays every
  * run again with the summarizer priced at that model. `--set tuning|evaluation` runs one set.
  * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--set <set>] [--only <text in the label>] [--dir <folder>]
- * [--micro] [--summarizer-model <model>]` (about ten minutes for both sets).
+ * [--micro] [--summarizer-model <model>]` (about fourteen minutes for both sets).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { type ImportedSession, parseTranscript } from "@palimpsest/core";
+import { customProfile, type ImportedSession, type ProviderProfile, parseTranscript } from "@palimpsest/core";
 import { type PolicyReplay, replayTranscript, summarizerPrices } from "@palimpsest/eval";
 import { profileNamed } from "@palimpsest/runtime/testing";
 import { generatedSession } from "../test/replay/generated-transcript.ts";
@@ -117,12 +119,12 @@ function percent(value: number | null | undefined): string {
 function summarizingBound(
   replay: Awaited<ReturnType<typeof replayTranscript>>,
   none: PolicyReplay,
-  profile: string,
+  profile: ProviderProfile,
   contextWindow: number,
 ): number {
   const scale = replay.cacheModel[0]?.tokenScale ?? 1;
   const mustLeave = Math.max(0, none.peakPromptTokens - contextWindow) / scale;
-  const prices = summarizerPrices(profileNamed(profile), replay.models.summarizer ?? undefined);
+  const prices = summarizerPrices(profile, replay.models.summarizer ?? undefined);
   return none.floorCost + (mustLeave * prices.input) / 1_000_000;
 }
 
@@ -162,6 +164,17 @@ const micro = process.argv.includes("--micro");
 const policies = micro
   ? (["none", "summary", "cost-optimal", "micro+summary", "micro+cost-optimal"] as const)
   : (["none", "summary", "cost-optimal"] as const);
+/**
+ * The profiles replayed: Anthropic's with breakpoints where Claude Code puts them, the same with one on the
+ * last summary too (what `toAnthropicRequest`'s `cache` option sends: the `summaryBreakpoint` cache rule),
+ * and OpenAI's.
+ */
+const anthropic = profileNamed("anthropic");
+const PROFILES: ProviderProfile[] = [
+  anthropic,
+  customProfile({ name: "anthropic, summary bp", cache: { summaryBreakpoint: true } }, anthropic),
+  profileNamed("openai"),
+];
 const runs: Run[] = [];
 const microRows: (string | number)[][] = [];
 const lever: (string | number)[][] = [];
@@ -169,9 +182,9 @@ const selected = sources(flag("--dir")).filter(
   (s) => (only === undefined || s.label.includes(only)) && (onlySet === undefined || s.set === onlySet),
 );
 for (const { label, set, sessions } of selected) {
-  for (const profile of ["anthropic", "openai"]) {
+  for (const profile of PROFILES) {
     for (const window of [200_000, 64_000]) {
-      progress(`${set}: ${label} ${profile} ${window}`);
+      progress(`${set}: ${label} ${profile.name} ${window}`);
       const replay = await replayTranscript(sessions, { policies, profile, contextWindow: window });
       const by = (name: string) => replay.policies.find((p) => p.policy === name) as PolicyReplay;
       const [none, summary, optimal] = [by("none"), by("summary"), by("cost-optimal")];
@@ -179,7 +192,7 @@ for (const { label, set, sessions } of selected) {
         for (const p of replay.policies.filter((p) => p.policy !== "none" && p.compressionEvents > 0)) {
           microRows.push([
             label,
-            profile,
+            profile.name,
             `${window / 1000}K`,
             p.policy,
             p.estimatedCost.toFixed(3),
@@ -189,7 +202,7 @@ for (const { label, set, sessions } of selected) {
       }
       if (summary.compressionEvents === 0) continue;
       const bound = summarizingBound(replay, none, profile, window);
-      runs.push({ set, label, profile, window, summary, optimal, floor: summary.floorCost, bound });
+      runs.push({ set, label, profile: profile.name, window, summary, optimal, floor: summary.floorCost, bound });
       if (summarizerModel === undefined) continue;
       const cheap = await replayTranscript(sessions, {
         policies: ["summary", "cost-optimal"],
@@ -201,7 +214,7 @@ for (const { label, set, sessions } of selected) {
       if (sc === undefined || oc === undefined) continue;
       lever.push([
         label,
-        profile,
+        profile.name,
         `${window / 1000}K`,
         summary.estimatedCost.toFixed(3),
         sc.estimatedCost.toFixed(3),
@@ -254,16 +267,27 @@ for (const set of ["tuning", "evaluation", "outside"] as const) {
       }),
     ),
   );
-  const total = (pick: (r: Run) => number) => mine.reduce((sum, r) => sum + pick(r), 0);
+  console.log("");
+  for (const profile of PROFILES)
+    console.log(
+      pooled(
+        `${set}, ${profile.name}`,
+        mine.filter((r) => r.profile === profile.name),
+      ),
+    );
+  console.log(pooled(set, mine));
+}
+
+/** One line of pooled figures over `runs`: costs, the share of the possible saving taken, runs meeting the goal. */
+function pooled(name: string, runs: Run[]): string {
+  const total = (pick: (r: Run) => number) => runs.reduce((sum, r) => sum + pick(r), 0);
   const [s, o, f] = [
     total((r) => r.summary.estimatedCost),
     total((r) => r.optimal.estimatedCost),
     total((r) => r.floor),
   ];
-  const recallOk = mine.filter((r) => (r.optimal.fidelity.meanRecall ?? 1) >= (r.summary.fidelity.meanRecall ?? 1));
-  console.log(
-    `\n${set}: ${mine.length} runs; summary $${s.toFixed(2)}, cost-optimal $${o.toFixed(2)} (${saving(s, o)}), floor $${f.toFixed(2)}: takes ${((100 * (s - o)) / (s - f)).toFixed(0)}% of the possible saving pooled; a third or more in ${mine.filter((r) => shareTaken(r) >= 1 / 3).length}/${mine.length}; recall ≥ summary's in ${recallOk.length}/${mine.length}; overflow turns ${total((r) => r.optimal.overflowTurns)}; goal met in ${mine.filter(meetsGoal).length}/${mine.length}`,
-  );
+  const recallOk = runs.filter((r) => (r.optimal.fidelity.meanRecall ?? 1) >= (r.summary.fidelity.meanRecall ?? 1));
+  return `${name}: ${runs.length} runs; summary $${s.toFixed(2)}, cost-optimal $${o.toFixed(2)} (${saving(s, o)}), floor $${f.toFixed(2)}: takes ${((100 * (s - o)) / (s - f)).toFixed(0)}% of the possible saving pooled; a third or more in ${runs.filter((r) => shareTaken(r) >= 1 / 3).length}/${runs.length}; recall ≥ summary's in ${recallOk.length}/${runs.length}; overflow turns ${total((r) => r.optimal.overflowTurns)}; goal met in ${runs.filter(meetsGoal).length}/${runs.length}`;
 }
 if (micro) {
   console.log("\nbatch and micro runs (runs that compact)\n");

@@ -9,10 +9,11 @@ import {
   batchCompactions,
   type CompactionPolicy,
   costOptimalPolicy,
+  isSummaryEntry,
   type PolicyInput,
   summaryPolicy,
 } from "@palimpsest/core";
-import { ANTHROPIC_PROFILE, isSummaryEntry } from "@palimpsest/core/testing";
+import { ANTHROPIC_PROFILE } from "@palimpsest/core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/runtime";
 import { openEventStore } from "@palimpsest/store";

@@ -275,6 +275,26 @@ describe("palimpsest replay: the cache model's flags", () => {
     expect(haiku.summary).toBeLessThan(opus.summary);
   });
 
+  it("--summary-breakpoint replays the anthropic profile with a breakpoint on the last summary; a cache without breakpoints refuses it", async () => {
+    const run = async (...flags: string[]) => {
+      const result = await runPalimpsest([
+        ...demo.map((arg) => (arg === "none,summary" ? "summary,cost-optimal" : arg)),
+        ...flags,
+        "--json",
+      ]);
+      expect(result.code).toBe(0);
+      return JSON.parse(result.stdout) as { policy: string; estimatedCost: number; compressionEvents: number }[];
+    };
+    const [, plainOptimal] = await run();
+    const [, markedOptimal] = await run("--summary-breakpoint");
+    // The kept summaries' head is read from the cache after a compaction: cost-optimal pays less.
+    expect(markedOptimal?.policy).toBe("cost-optimal");
+    expect(markedOptimal?.estimatedCost).toBeLessThan(plainOptimal?.estimatedCost ?? 0);
+    const openai = await runPalimpsest([...demo.slice(0, -1), "openai", "--summary-breakpoint"]);
+    expect(openai.code).toBe(2);
+    expect(openai.stderr).toContain("the openai profile's cache takes no breakpoints (anthropic's does)");
+  });
+
   it("bad values are usage errors naming what is allowed", async () => {
     const model = await runPalimpsest([...demo, "--model", "gpt-9"]);
     expect(model.code).toBe(2);

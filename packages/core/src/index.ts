@@ -63,6 +63,7 @@ export {
   derivedId,
   describeProfileChoice,
   type FailureRecord,
+  isSummaryEntry,
   liveTargetTokens,
   type MicroGate,
   type MicroGateInput,

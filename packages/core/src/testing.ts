@@ -23,7 +23,6 @@ export {
   duplicateReference,
   duplicateStubText,
   formatSummaryMessage,
-  isSummaryEntry,
   LOCAL_PROFILE,
   middleEntries,
   OPENAI_PROFILE,

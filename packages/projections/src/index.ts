@@ -11,8 +11,11 @@ export {
 } from "./audit/audit-facts.ts";
 export {
   type AnthropicBlock,
+  type AnthropicCacheControl,
   type AnthropicMessage,
   type AnthropicRequest,
+  type AnthropicRequestOptions,
+  type AnthropicTextBlock,
   CONTINUATION_PLACEHOLDER,
   toAnthropicRequest,
 } from "./export/anthropic.ts";

@@ -1,5 +1,6 @@
 import { basename, resolve } from "node:path";
 import {
+  customProfile,
   definedFields,
   describeProfileChoice,
   type FieldComparison,
@@ -51,6 +52,7 @@ interface ReplayFlags {
   model?: string;
   summarizerModel?: string;
   lostFactUsd?: number;
+  summaryBreakpoint?: boolean;
 }
 
 /**
@@ -118,6 +120,12 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .addOption(
       new Option(
+        "--summary-breakpoint",
+        "the agent's requests put a cache breakpoint on the last summary too (toAnthropicRequest's cache option; anthropic)",
+      ),
+    )
+    .addOption(
+      new Option(
         "--lost-fact-usd <usd>",
         "what one fact a summary drops is worth to cost-optimal (default: no trade, no more lost than summary)",
       ).argParser(dollars),
@@ -134,8 +142,9 @@ export function registerReplay(program: Command, io: CliIo): void {
       if (sessions.length === 0) throw new ValidationError(`${basename(file)}: no sessions to replay`, [file]);
       const profile = transcriptProfileChoice(sessions, opts);
       const cacheTtlSeconds = ttlSeconds(profile.name, opts.cacheTtl);
+      const marked = opts.summaryBreakpoint === true ? withSummaryBreakpoint(profile.name) : undefined;
       const options = {
-        ...definedFields({ profile: opts.profile }),
+        ...definedFields({ profile: marked ?? opts.profile }),
         contextWindow,
         ...definedFields({
           maxOutputTokens: opts.maxOutputTokens,
@@ -150,7 +159,11 @@ export function registerReplay(program: Command, io: CliIo): void {
       };
       if (opts.html !== undefined) {
         // The report's cache rules come from the profile it is given: the inferred one, by name.
-        const { replay, series } = await replayWithSeries(sessions, { ...options, profile: profile.name }, policies);
+        const { replay, series } = await replayWithSeries(
+          sessions,
+          { ...options, profile: marked ?? profile.name },
+          policies,
+        );
         const written = await writeReport(resolve(io.cwd, opts.html), replayReportData(basename(file), replay, series));
         return emit(io, global, written, (w) => `${render(replay)}\n\n${writtenLine(w)}`);
       }
@@ -187,6 +200,19 @@ function ttlSeconds(profileName: string, ttl: string | undefined): number | unde
     );
   }
   return seconds;
+}
+
+/**
+ * The built-in profile with a breakpoint on the last summary too (`--summary-breakpoint`); a usage error
+ * for a profile whose cache takes no breakpoints.
+ */
+function withSummaryBreakpoint(profileName: string) {
+  if (PROVIDER_PROFILES[profileName]?.cache.kind !== "explicit-breakpoint")
+    throw new ValidationError(
+      `--summary-breakpoint: the ${profileName} profile's cache takes no breakpoints (anthropic's does)`,
+      ["--summary-breakpoint"],
+    );
+  return customProfile({ name: profileName, cache: { summaryBreakpoint: true } }, profileName);
 }
 
 /** The runs of a comma-separated list (`--compare`, `--policy`); a usage error naming the unknown ones. */

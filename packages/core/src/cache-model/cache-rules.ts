@@ -25,5 +25,12 @@ export interface CacheRules {
   lookbackBlocks?: number;
   /** Explicit breakpoints only: at most this many per request (Anthropic: 4); default 4. */
   maxBreakpoints?: number;
+  /**
+   * Explicit breakpoints only: the agent's requests also put a breakpoint on the prompt's last summary
+   * (`toAnthropicRequest(…, { cacheBreakpoints: true, summaryId })` does), so a compaction that keeps the
+   * earlier summaries rewrites only what follows them. Default false: breakpoints where Claude Code places
+   * them (the system prompt, the last messages).
+   */
+  summaryBreakpoint?: boolean;
   prices: CachePrices;
 }

@@ -9,6 +9,8 @@ export interface CompactionShape {
   headTokens: number;
   /** Tokens of the leading system messages (within headTokens). */
   systemTokens: number;
+  /** Tokens of the head through its last summary (systemTokens when it holds none). */
+  summaryHeadTokens: number;
   /** Tokens it removes from the view (every target, an earlier summary included). */
   removedTokens: number;
   /** Tokens the summarizer reads (the targets, an earlier summary included). */
@@ -44,10 +46,12 @@ export function writePrice(cache: PromptCacheRule, prices: CachePrices): number 
  * Tokens of the unchanged head the provider can still read from its cache after the change. Automatic
  * prefix caching matches the whole head. Explicit breakpoints, placed as Claude Code places them (system,
  * tools, the last messages), left entries only at the system prompt and at earlier requests' ends, which
- * now lie past the change: only the system prompt is read.
+ * now lie past the change: only the system prompt is read; with a breakpoint on the last summary too
+ * (summaryBreakpoint), the head through its last summary.
  */
 export function cachedHead(shape: CompactionShape, cache: PromptCacheRule): number {
-  return cache.kind === "explicit-breakpoint" ? shape.systemTokens : shape.headTokens;
+  if (cache.kind !== "explicit-breakpoint") return shape.headTokens;
+  return cache.summaryBreakpoint === true ? Math.max(shape.systemTokens, shape.summaryHeadTokens) : shape.systemTokens;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { LiveEntry } from "../session/session-state.ts";
 import type { CompactionShape } from "./compaction-cost.ts";
 import type { PolicyInput, SummaryPlan } from "./policy-types.ts";
-import { isSummaryEntry, leadingSystemTokens } from "./span-selection.ts";
+import { isSummaryEntry, leadingSystemTokens, summaryHeadTokens } from "./span-selection.ts";
 import { type SummaryNeed, summaryNeed } from "./summary-need.ts";
 import { planSummary } from "./summary-plan.ts";
 import { compactionThreshold, tailBudget } from "./threshold.ts";
@@ -163,6 +163,7 @@ function shapeOf(view: readonly LiveEntry[], plan: SummaryPlan, liveTokens: numb
     liveTokens,
     headTokens,
     systemTokens: leadingSystemTokens(view),
+    summaryHeadTokens: summaryHeadTokens(view, Math.max(0, first)),
     removedTokens,
     inputTokens: removedTokens,
     summaryTokens: plan.maxSummaryTokens,

@@ -10,7 +10,7 @@ import {
   readPrice,
 } from "./compaction-cost.ts";
 import type { ProviderProfile } from "./provider-profile.ts";
-import { isSummaryEntry, leadingSystemTokens, selectSpan } from "./span-selection.ts";
+import { isSummaryEntry, leadingSystemTokens, selectSpan, summaryHeadTokens } from "./span-selection.ts";
 import { compactionThreshold } from "./threshold.ts";
 import { turnGrowth } from "./turn-growth.ts";
 
@@ -79,6 +79,7 @@ export function microBatchGate(input: MicroGateInput): MicroGate {
     liveTokens: input.liveTokens,
     headTokens,
     systemTokens: leadingSystemTokens(view),
+    summaryHeadTokens: summaryHeadTokens(view, Math.max(0, changeAt)),
     removedTokens: backlog + marker,
     inputTokens: backlog + marker,
     summaryTokens,

@@ -1,4 +1,5 @@
 import type { CachePrices, CacheRules } from "../cache-model/cache-rules.ts";
+import { ValidationError } from "../errors.ts";
 
 /** The compaction trigger: `max(floor(ratio × (context − output)), floorTokens)`, capped at `floorCapRatio` of the window when the floor binds. */
 export interface ThresholdRule {
@@ -193,8 +194,19 @@ export type ProfileOverrides = {
     : Partial<ProviderProfile[K]>;
 };
 
-/** A custom profile: `base` (default OpenAI's) with `overrides` merged in, rule by rule; named "custom" unless given. */
-export function customProfile(overrides: ProfileOverrides, base: ProviderProfile = OPENAI_PROFILE): ProviderProfile {
+/**
+ * A custom profile: `base` (a profile, or a built-in profile's name; default OpenAI's) with `overrides`
+ * merged in, rule by rule; named "custom" unless given. An unknown base name is VALIDATION.
+ */
+export function customProfile(
+  overrides: ProfileOverrides,
+  baseProfile: ProviderProfile | string = OPENAI_PROFILE,
+): ProviderProfile {
+  const base = typeof baseProfile === "string" ? PROVIDER_PROFILES[baseProfile] : baseProfile;
+  if (base === undefined)
+    throw new ValidationError(`unknown profile ${baseProfile}`, [
+      `base: one of ${Object.keys(PROVIDER_PROFILES).join(", ")}`,
+    ]);
   return {
     ...base,
     name: overrides.name ?? "custom",

@@ -82,6 +82,21 @@ export function leadingSystemTokens(view: readonly LiveEntry[]): number {
   return tokens;
 }
 
+/**
+ * Tokens of the view's first `end` entries through the last summary among them (the leading system
+ * messages' when there is none): the head a breakpoint on the last summary keeps cached.
+ */
+export function summaryHeadTokens(view: readonly LiveEntry[], end: number): number {
+  let tokens = 0;
+  let through = leadingSystemTokens(view);
+  for (let i = 0; i < end; i++) {
+    const entry = view[i] as LiveEntry;
+    tokens += entry.tokens;
+    if (isSummaryEntry(entry)) through = tokens;
+  }
+  return through;
+}
+
 /** The middle's entries a compaction may replace: between head and tail, less the pinned ones. */
 export function middleEntries(view: readonly LiveEntry[], span: SpanSelection): LiveEntry[] {
   const middle: LiveEntry[] = [];

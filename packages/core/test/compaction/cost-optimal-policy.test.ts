@@ -43,24 +43,29 @@ describe("the cost of a compaction", () => {
     liveTokens: 50_000,
     headTokens: 1_000,
     systemTokens: 400,
+    summaryHeadTokens: 700,
     removedTokens: 30_000,
     inputTokens: 30_000,
     summaryTokens: 2_000,
   };
 
   it("given a warm breakpoint cache, then it pays the summarizer and the premium of writing over reading all after the system prompt", () => {
-    const cost = compactionCost(
-      shape,
-      ANTHROPIC_PROFILE.cache,
-      ANTHROPIC_PROFILE.prices,
-      ANTHROPIC_PROFILE.prices,
-      false,
-    );
+    const claudeCode = { ...ANTHROPIC_PROFILE.cache, summaryBreakpoint: false };
+    const cost = compactionCost(shape, claudeCode, ANTHROPIC_PROFILE.prices, ANTHROPIC_PROFILE.prices, false);
     expect(cost.summarizer).toBeCloseTo((30_000 * 3 + 2_000 * 15) / 1e6, 9);
     // Breakpoints sit at the system prompt and the last messages: the unchanged head past the system
     // prompt has no cache entry of its own, so it is written again too.
-    expect(cachedHead(shape, ANTHROPIC_PROFILE.cache)).toBe(400);
+    expect(cachedHead(shape, claudeCode)).toBe(400);
     expect(cost.rewrite).toBeCloseTo(((22_000 - 400) * (3.75 - 0.3)) / 1e6, 9);
+  });
+
+  it("given a breakpoint on the last summary too, then the head through that summary is read, only the rest written", () => {
+    const cache = { ...ANTHROPIC_PROFILE.cache, summaryBreakpoint: true };
+    const cost = compactionCost(shape, cache, ANTHROPIC_PROFILE.prices, ANTHROPIC_PROFILE.prices, false);
+    expect(cachedHead(shape, cache)).toBe(700);
+    expect(cost.rewrite).toBeCloseTo(((22_000 - 700) * (3.75 - 0.3)) / 1e6, 9);
+    // A head without a summary: the system prompt alone, as without the breakpoint.
+    expect(cachedHead({ ...shape, summaryHeadTokens: shape.systemTokens }, cache)).toBe(400);
   });
 
   it("given a warm automatic prefix cache, then the whole unchanged head is still read from the cache", () => {

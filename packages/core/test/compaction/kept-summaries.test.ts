@@ -3,10 +3,11 @@ import {
   compactionThreshold,
   costOptimalPolicy,
   initialState,
+  isSummaryEntry,
   type LiveEntry,
   lastTurnIndices,
 } from "@palimpsest/core";
-import { ANTHROPIC_PROFILE, costCandidates, isSummaryEntry, OPENAI_PROFILE } from "@palimpsest/core/testing";
+import { ANTHROPIC_PROFILE, costCandidates, OPENAI_PROFILE } from "@palimpsest/core/testing";
 import { commandForStep, execute, sessionStartedArb, sessionStepArb, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -38,6 +39,8 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
     for (const c of updated) {
       expect(c.plan.targets[0]).toBe("s1");
       expect(c.plan.previousSummary).toBe("summary s1");
+      // The summary it updates is rewritten: only the system prompt stays cached.
+      expect(c.shape.summaryHeadTokens).toBe(500);
     }
     for (const c of kept) {
       expect(c.plan.targets).not.toContain("s1");
@@ -46,6 +49,8 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
       // The summarizer reads only the new span; the unchanged head holds the system prompt and the summary.
       expect(c.shape.headTokens).toBe(2_500);
       expect(c.shape.systemTokens).toBe(500);
+      // A breakpoint on the summary keeps all of that head cached.
+      expect(c.shape.summaryHeadTokens).toBe(2_500);
       expect(c.shape.inputTokens).toBe(c.shape.removedTokens);
     }
     // Updating gives the new summary room for what the earlier one held; keeping does not need it.

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { LiveEntry, Message, PromptMessage } from "@palimpsest/core";
+import { isSummaryEntry, type LiveEntry, type Message, type PromptMessage } from "@palimpsest/core";
 
 const hashes = new WeakMap<Message, string>();
 
@@ -29,7 +29,13 @@ export function sourcePromptMessage(message: Message, tokens: number | undefined
   return { id: message.id, tokens: tokens ?? 0, contentHash: messageHash(message), blocks: blockCount(message) };
 }
 
-/** The active view as a provider prompt for the cache model. */
-export function promptMessages(live: readonly LiveEntry[]): PromptMessage[] {
-  return live.map(promptMessage);
+/**
+ * The active view as a provider prompt for the cache model; with `summaryBreakpoint` (the profile's cache
+ * rule: the agent puts a breakpoint on the last summary) its last summary is marked a breakpoint.
+ */
+export function promptMessages(live: readonly LiveEntry[], summaryBreakpoint = false): PromptMessage[] {
+  const messages = live.map(promptMessage);
+  const last = summaryBreakpoint ? live.findLastIndex(isSummaryEntry) : -1;
+  if (last >= 0) messages[last] = { ...(messages[last] as PromptMessage), breakpoint: true };
+  return messages;
 }

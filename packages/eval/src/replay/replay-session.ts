@@ -182,7 +182,7 @@ export async function replaySession(
     const previousRequestMs = reading.requests[requestIndex - 1]?.atMs;
     const times = nowMs === undefined ? undefined : { nowMs, ...definedFields({ previousRequestMs }) };
     if (requestIndex > 0) await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity, times);
-    const prompt = promptMessages(session.state.live);
+    const prompt = promptMessages(session.state.live, profile.cache.summaryBreakpoint === true);
     result.recalls.push(fidelity.request(session.state.live));
     const baselinePrompt = [...sourcePrompt];
     await append([message], message.id);

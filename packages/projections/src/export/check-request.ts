@@ -31,11 +31,14 @@ export function checkOpenAIRequest(messages: readonly OpenAIMessage[], options: 
   return problems;
 }
 
+/** Prompt-cache breakpoints the Anthropic messages API takes in one request. */
+const MAX_BREAKPOINTS = 4;
+
 /**
  * Checks invariant 3 for Anthropic messages: at least one message, user first, strict alternation, tool_result blocks only
  * in the user turn right after the tool_use that they answer and before any text, every tool_use
  * answered there (except the trailing in-flight calls, the last assistant turn or its partial results,
- * where they are allowed).
+ * where they are allowed); and no more than four prompt-cache breakpoints (`cache_control`), the API's limit.
  */
 export function checkAnthropicRequest(request: AnthropicRequest, options: RequestCheckOptions = {}): string[] {
   const inFlightAllowed = options.allowInFlight !== false;
@@ -71,5 +74,9 @@ export function checkAnthropicRequest(request: AnthropicRequest, options: Reques
   for (const block of messages[0]?.content ?? []) {
     if (block.type === "tool_result") problems.push(`#0: tool_result ${block.tool_use_id} does not follow a tool_use`);
   }
+  const system = typeof request.system === "string" ? [] : (request.system ?? []);
+  const breakpoints = [...system, ...messages.flatMap((m) => m.content)].filter((b) => b.cache_control !== undefined);
+  if (breakpoints.length > MAX_BREAKPOINTS)
+    problems.push(`${breakpoints.length} cache_control breakpoints: at most ${MAX_BREAKPOINTS}`);
   return problems;
 }
