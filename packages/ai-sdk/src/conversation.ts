@@ -13,6 +13,7 @@ import {
 } from "@palimpsest/runtime";
 import type { LanguageModelUsage, ModelMessage, Tool, UIMessage } from "ai";
 import type { AiModule } from "./ai-module.ts";
+import { type AnthropicCacheControl, moveBreakpoints } from "./anthropic-cache.ts";
 import { type CheckedMessage, checkModelMessages } from "./check-messages.ts";
 import { type LoadedConversation, loadMessages } from "./load-messages.ts";
 import { projectMessage, type SaveStep } from "./project-message.ts";
@@ -55,6 +56,8 @@ export interface ConversationContext {
   compaction: CompactionSettings;
   /** Close the runtime with the conversation (it was opened for it). */
   ownsRuntime: boolean;
+  /** The prompt-cache breakpoints load() and prepareStep place (openConversation's `anthropicCache`). */
+  anthropicCache?: AnthropicCacheControl | undefined;
 }
 
 /**
@@ -106,11 +109,13 @@ export class Conversation {
 
   /**
    * The conversation as the AI SDK takes it, read fresh from the log (another process may have written):
-   * `generateText({ model, instructions, messages })`. Compacted history is what the model gets.
+   * `generateText({ model, instructions, messages })`. Compacted history is what the model gets. With
+   * `anthropicCache`, the last instruction, the view's last summary and the last two messages carry
+   * prompt-cache breakpoints (docs/ai-sdk.md).
    */
   async load(): Promise<LoadedConversation> {
     await this.#ctx.session.refresh();
-    return loadMessages(this.#ctx.session.view().messages);
+    return this.#loaded();
   }
 
   /**
@@ -217,22 +222,31 @@ export class Conversation {
    * A `prepareStep` for generateText / streamText that compacts inside a multi-step loop: from the second
    * step on, it saves the steps so far and, when the view is over its threshold, compacts and hands the
    * model the compacted view (`messages`, which carry forward to later steps). saveResponse then saves only
-   * the rest.
+   * the rest. With `anthropicCache`, the compacted view carries the breakpoints load() places, and every
+   * other step gets its `messages` back with the breakpoints of the last two messages moved to its own
+   * last two (the system prompt's and the summary's stay).
    */
   readonly prepareStep = (options: {
     stepNumber: number;
     responseMessages: readonly ModelMessage[];
+    /** The step's messages (the AI SDK passes them): where anthropicCache moves the last breakpoints. */
+    messages?: readonly ModelMessage[];
+    /** The step's instructions (their breakpoints count towards the four). */
+    instructions?: unknown;
   }): Promise<{ messages?: ModelMessage[] }> =>
     this.#track(async () => {
-      if (options.stepNumber === 0) return {};
-      const fresh = options.responseMessages.slice(this.#savedResponses);
-      if (fresh.length > 0) {
-        await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
-        this.#savedResponses = options.responseMessages.length;
+      if (options.stepNumber > 0) {
+        const fresh = options.responseMessages.slice(this.#savedResponses);
+        if (fresh.length > 0) {
+          await this.#write(checkModelMessages(this.#ctx.ai, fresh, "responseMessages"), this.#currentTurn());
+          this.#savedResponses = options.responseMessages.length;
+        }
+        const outcome = await compact(this.#ctx.session, { ...this.#ctx.compaction, trigger: "auto" });
+        if (outcome.status === "compacted") return { messages: this.#loaded().messages };
       }
-      const outcome = await compact(this.#ctx.session, { ...this.#ctx.compaction, trigger: "auto" });
-      if (outcome.status !== "compacted") return {};
-      return { messages: loadMessages(this.#ctx.session.view().messages).messages };
+      const control = this.#ctx.anthropicCache;
+      if (control === undefined || options.messages === undefined) return {};
+      return { messages: moveBreakpoints(options.messages, options.instructions, control) };
     }, true);
 
   /**
@@ -297,6 +311,13 @@ export class Conversation {
     );
     this.#inFlight.add(settled);
     return running;
+  }
+
+  /** The session's view as the AI SDK takes it, with the breakpoints anthropicCache asks for. */
+  #loaded(): LoadedConversation {
+    const view = this.#ctx.session.view();
+    const control = this.#ctx.anthropicCache;
+    return loadMessages(view.messages, control === undefined ? undefined : { control, summaryId: view.lastSummaryId });
   }
 
   /** saveResponse's save. */

@@ -1,4 +1,5 @@
 export type { AiModule } from "./ai-module.ts";
+export type { AnthropicCacheControl, AnthropicCacheOption } from "./anthropic-cache.ts";
 export {
   Conversation,
   type ConversationContext,

@@ -1,5 +1,6 @@
 import type { Message } from "@palimpsest/core";
 import type { ModelMessage, SystemModelMessage, ToolModelMessage } from "ai";
+import { type AnthropicCacheControl, placeBreakpoints } from "./anthropic-cache.ts";
 import { renderMessage } from "./render-message.ts";
 import { aiSdkMetadata, type StoredApprovals } from "./stored-metadata.ts";
 import { decodeValue } from "./value-codec.ts";
@@ -11,14 +12,23 @@ export interface LoadedConversation {
   messages: ModelMessage[];
 }
 
+/** Prompt-cache breakpoints for loadMessages to place (openConversation's `anthropicCache`). */
+export interface LoadBreakpoints {
+  control: AnthropicCacheControl;
+  /** The id of the view's last summary (ActiveView.lastSummaryId): the message it becomes is marked. */
+  summaryId: string | undefined;
+}
+
 /**
  * The ModelMessages of a live view: each adapter message from its stored source (decoded), the tool
  * results of one source tool message re-joined, recorded approval responses put back where they stood,
- * every other message rendered from its projection (render-message.ts).
+ * every other message rendered from its projection (render-message.ts). With `cache`, the prompt-cache
+ * breakpoints are placed too (anthropic-cache.ts).
  */
-export function loadMessages(view: readonly Message[]): LoadedConversation {
+export function loadMessages(view: readonly Message[], cache?: LoadBreakpoints): LoadedConversation {
   const instructions: SystemModelMessage[] = [];
   const messages: ModelMessage[] = [];
+  let summary: ModelMessage | undefined;
   const callNames = new Map<string, string>();
   let approvals: StoredApprovals[] = [];
   const answered = new Set<string>();
@@ -60,12 +70,14 @@ export function loadMessages(view: readonly Message[]): LoadedConversation {
     const source =
       stored?.message === undefined ? renderMessage(message, callNames) : (decodeValue(stored.message) as ModelMessage);
     if (source === undefined) continue;
+    if (message.id === cache?.summaryId) summary = source;
     if (source.role === "system") instructions.push(source);
     else messages.push(source);
     approvals = [...(stored?.approvals ?? [])];
     flushApprovals(false);
   }
   flushApprovals(true);
+  if (cache !== undefined) placeBreakpoints({ instructions, messages }, summary, cache.control);
   return instructions.length === 0 ? { messages } : { instructions, messages };
 }
 

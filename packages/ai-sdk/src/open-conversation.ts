@@ -1,6 +1,7 @@
-import { definedFields } from "@palimpsest/core";
-import { type AdapterSessionOptions, checkAdapterOptions, openRuntimeSession } from "@palimpsest/runtime";
+import { checkOptionKeys, definedFields } from "@palimpsest/core";
+import { type AdapterSessionOptions, openRuntimeSession } from "@palimpsest/runtime";
 import { loadAi } from "./ai-module.ts";
+import { type AnthropicCacheOption, anthropicCacheControl } from "./anthropic-cache.ts";
 import { Conversation } from "./conversation.ts";
 
 /**
@@ -8,7 +9,29 @@ import { Conversation } from "./conversation.ts";
  * the conversation runs `compaction` after every saved turn (`auto` defaults to true), and `compact()`
  * and `prepareStep` use it too; a given `runtime` keeps its own settings after a turn.
  */
-export type OpenConversationOptions = AdapterSessionOptions;
+export interface OpenConversationOptions extends AdapterSessionOptions {
+  /**
+   * Prompt-cache breakpoints for Anthropic models (`providerOptions.anthropic.cacheControl`): load() marks
+   * the last instruction, the view's last summary and the last two messages, and prepareStep keeps the
+   * last two marks on each step's last messages; four at most, a stored message's own counted. `true`
+   * (5-minute entries) or `{ ttl: "1h" }`. Off by default: breakpoints of your own on tools or
+   * instructions you pass are not counted, and Anthropic takes four per request. See docs/ai-sdk.md.
+   */
+  anthropicCache?: AnthropicCacheOption;
+}
+
+/** Every option openConversation takes: the adapters' (checkAdapterOptions) and anthropicCache. */
+const OPTION_KEYS: { [K in keyof Required<OpenConversationOptions>]: true } = {
+  url: true,
+  tenant: true,
+  keyring: true,
+  sessionId: true,
+  model: true,
+  contextWindow: true,
+  compaction: true,
+  runtime: true,
+  anthropicCache: true,
+};
 
 /**
  * Opens an AI SDK conversation on a Palimpsest session: continues `sessionId` when it exists, else
@@ -16,7 +39,8 @@ export type OpenConversationOptions = AdapterSessionOptions;
  * unless given a `runtime`. See docs/ai-sdk.md.
  */
 export async function openConversation(options: OpenConversationOptions = {}): Promise<Conversation> {
-  checkAdapterOptions("openConversation", options);
+  checkOptionKeys("openConversation", options, OPTION_KEYS);
+  const control = anthropicCacheControl(options.anthropicCache);
   const { url, tenant, keyring, sessionId, model, contextWindow, compaction = {}, runtime: given } = options;
   const ai = await loadAi();
   const { runtime, session, ownsRuntime } = await openRuntimeSession("openConversation", {
@@ -26,5 +50,5 @@ export async function openConversation(options: OpenConversationOptions = {}): P
       ...definedFields({ model, contextWindow }),
     },
   });
-  return new Conversation({ ai, runtime, session, compaction, ownsRuntime });
+  return new Conversation({ ai, runtime, session, compaction, ownsRuntime, anthropicCache: control });
 }
