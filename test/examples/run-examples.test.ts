@@ -37,6 +37,7 @@ const EXPECTED: Record<string, string[]> = {
   ],
   "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
   "memory-store.ts": ["resumed 2 message(s); same view: true"],
+  "anthropic-cache.ts": ["system cached: true; message breakpoints: 3", "request problems: 0"],
   "recall.ts": ["4 tool ", "FAIL login.test.ts: TimeoutError after 30000 ms", "[seq 4, tool, compacted by "],
   "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
   "ai-sdk.ts": [
