@@ -1,5 +1,5 @@
-import { checkOptionKeys, definedFields } from "@palimpsest/core";
-import { type AdapterSessionOptions, openRuntimeSession } from "@palimpsest/runtime";
+import { definedFields } from "@palimpsest/core";
+import { type AdapterSessionOptions, checkAdapterOptions, openRuntimeSession } from "@palimpsest/runtime";
 import { loadAi } from "./ai-module.ts";
 import { type AnthropicCacheOption, anthropicCacheControl } from "./anthropic-cache.ts";
 import { Conversation } from "./conversation.ts";
@@ -20,26 +20,13 @@ export interface OpenConversationOptions extends AdapterSessionOptions {
   anthropicCache?: AnthropicCacheOption;
 }
 
-/** Every option openConversation takes: the adapters' (checkAdapterOptions) and anthropicCache. */
-const OPTION_KEYS: { [K in keyof Required<OpenConversationOptions>]: true } = {
-  url: true,
-  tenant: true,
-  keyring: true,
-  sessionId: true,
-  model: true,
-  contextWindow: true,
-  compaction: true,
-  runtime: true,
-  anthropicCache: true,
-};
-
 /**
  * Opens an AI SDK conversation on a Palimpsest session: continues `sessionId` when it exists, else
  * starts it (or a new session). Needs `ai` (an optional peer dependency) and opens the store at `url`
  * unless given a `runtime`. See docs/ai-sdk.md.
  */
 export async function openConversation(options: OpenConversationOptions = {}): Promise<Conversation> {
-  checkOptionKeys("openConversation", options, OPTION_KEYS);
+  checkAdapterOptions("openConversation", options, { anthropicCache: true });
   const control = anthropicCacheControl(options.anthropicCache);
   const { url, tenant, keyring, sessionId, model, contextWindow, compaction = {}, runtime: given } = options;
   const ai = await loadAi();

@@ -38,9 +38,12 @@ const ADAPTER_OPTION_KEYS: { [K in keyof Required<AdapterSessionOptions>]: true 
   runtime: true,
 };
 
-/** Refuses an adapter opener's options with a key AdapterSessionOptions does not have: VALIDATION naming `fn`. */
-export function checkAdapterOptions(fn: string, options: object): void {
-  checkOptionKeys(fn, options, ADAPTER_OPTION_KEYS);
+/**
+ * Refuses an adapter opener's options with a key AdapterSessionOptions does not have, nor `extra` (an
+ * adapter's own options): VALIDATION naming `fn` and every key it takes.
+ */
+export function checkAdapterOptions(fn: string, options: object, extra: Readonly<Record<string, true>> = {}): void {
+  checkOptionKeys(fn, options, { ...ADAPTER_OPTION_KEYS, ...extra });
 }
 
 /** Where an SDK adapter's session lives and how a new one starts: what every adapter's opener takes. */
