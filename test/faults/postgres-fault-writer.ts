@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { StorageError } from "@palimpsest/core";
 import type { Palimpsest } from "@palimpsest/runtime";
 import type pg from "pg";
 import { type ChildExit, type ChildScript, startScript } from "../support/child-script.ts";
@@ -52,12 +51,25 @@ export function withApplicationName(url: string, name: string): string {
 
 /** Terminates every backend of `application` on `database` (never another's); returns how many. */
 export async function terminateBackends(admin: pg.Client, database: string, application: string): Promise<number> {
-  const { rows } = await admin.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+  return (await terminateCounting(admin, database, application)).terminated;
+}
+
+/**
+ * terminateBackends, also counting the backends that were running a statement (`active`) when terminated:
+ * those cut a call in flight, where the others sat idle in a pool.
+ */
+export async function terminateCounting(
+  admin: pg.Client,
+  database: string,
+  application: string,
+): Promise<{ terminated: number; running: number }> {
+  const { rows } = await admin.query<{ terminated: number; running: number }>(
+    `SELECT count(*)::int AS terminated, (count(*) FILTER (WHERE state = 'active'))::int AS running
+      FROM (SELECT state, pg_terminate_backend(pid) FROM pg_stat_activity
       WHERE datname = $1 AND application_name = $2 AND pid <> pg_backend_pid()) t`,
     [database, application],
   );
-  return rows[0]?.n ?? 0;
+  return rows[0] ?? { terminated: 0, running: 0 };
 }
 
 /** Waits for the writer to exit, then reads the log back from `runtime` and checks it against what was acknowledged. */
@@ -108,18 +120,4 @@ export async function writerOutcome(
     invalid: viewProblems(resumed, log),
     resumeMatches: digest === view,
   };
-}
-
-/**
- * `call`, made again (3 attempts in all) while it fails with a retryable STORAGE error: a pool may hand out
- * one more connection a termination closed.
- */
-export async function retriedWhileRetryable<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof StorageError && error.details.retryable) || attempt >= 3) throw error;
-    }
-  }
 }

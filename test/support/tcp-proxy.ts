@@ -13,6 +13,14 @@ export interface TcpProxy {
   loseNextAnswer(marker: string): void;
   /** Answers lost so far (loseNextAnswer's marker seen and its answer cut). */
   readonly lost: number;
+  /**
+   * Loses the next `times` requests that contain `marker` before they reach the server: the connection is
+   * cut instead of forwarding them, so the server never runs them (as when a connection drops mid-send).
+   * `times` 0 stops losing them.
+   */
+  loseNextRequests(marker: string, times?: number): void;
+  /** Requests lost so far (loseNextRequests' marker seen and the request cut). */
+  readonly lostRequests: number;
   /** Simulates the server going down: destroys every proxied connection and refuses new ones. */
   goDown(): Promise<void>;
   /** Accepts connections again, on the same port. */
@@ -41,6 +49,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let accepted = 0;
   let lost = 0;
   let marker: string | undefined;
+  let lostRequests = 0;
+  let requestMarker: { text: string; times: number } | undefined;
   const server = createServer((client) => {
     accepted++;
     const upstream = tcpConnect(target.port, target.host);
@@ -55,6 +65,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     }
     let losing = false;
     client.on("data", (chunk: Buffer) => {
+      if (requestMarker !== undefined && chunk.includes(requestMarker.text)) {
+        if (--requestMarker.times === 0) requestMarker = undefined;
+        lostRequests++;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
       if (marker !== undefined && chunk.includes(marker)) {
         marker = undefined;
         losing = true;
@@ -89,6 +106,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     loseNextAnswer(text) {
       marker = text;
+    },
+    get lostRequests() {
+      return lostRequests;
+    },
+    loseNextRequests(text, times = 1) {
+      requestMarker = times > 0 ? { text, times } : undefined;
     },
     async goDown() {
       const closed = stopListening(server);

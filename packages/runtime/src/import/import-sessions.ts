@@ -18,6 +18,7 @@ import {
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { Contention } from "../runtime/contention.ts";
+import { answerMayBeLost } from "../runtime/lost-answer.ts";
 import { planImport } from "./import-plan.ts";
 import { type Revision, revisedMessages } from "./revisions.ts";
 
@@ -124,7 +125,9 @@ export interface ImportedLog {
  * it is new, then the items the log does not hold yet (and the revisions, with `revise`). The append's
  * idempotency key derives from the version it starts at and what it writes, so two processes importing
  * the same items at once both succeed; another writer moving the session first (a mirror's fold in
- * another process) makes it read the log again and plan again, for the runtime's contention timeout.
+ * another process) makes it read the log again and plan again, for the runtime's contention timeout. An
+ * append whose connection dropped under it is made again under its key (appendedOnce): the caller gets a
+ * STORAGE error only when the server stays unreachable.
  */
 export async function importSession(
   runtime: Palimpsest,
@@ -138,7 +141,7 @@ export async function importSession(
       const attempt = await contention.planning(() => planSessionImport(runtime, source, target));
       if (attempt.append === undefined) return attempt.result;
       try {
-        return await attempt.append();
+        return await appendedOnce(attempt.append, contention);
       } catch (error) {
         if (!(error instanceof ConcurrencyConflict)) throw error;
         if (target.log !== undefined) target.log.current = undefined; // the plan folded what was not stored
@@ -147,6 +150,26 @@ export async function importSession(
     } catch (error) {
       if (target.log !== undefined) target.log.current = undefined;
       throw error;
+    }
+  }
+}
+
+/**
+ * An import's keyed append (`again` once an attempt was made), made again while its connection drops under
+ * it (answerMayBeLost), as often as a session's write is (Contention.dropped): under the same key and content
+ * the store returns what an attempt that landed wrote, and appends the batch when none did. Another writer's
+ * move (CONCURRENCY_CONFLICT) and any other failure are the caller's.
+ */
+async function appendedOnce(
+  append: (again: boolean) => Promise<ImportedSessionResult>,
+  contention: Contention,
+): Promise<ImportedSessionResult> {
+  for (let again = false; ; again = true) {
+    try {
+      return await append(again);
+    } catch (error) {
+      if (!answerMayBeLost(error)) throw error;
+      await contention.dropped(error);
     }
   }
 }
@@ -179,7 +202,11 @@ async function planSessionImport(
   runtime: Palimpsest,
   source: ImportedSession,
   target: ImportTarget,
-): Promise<{ result: ImportedSessionResult; fromSeq: number; append?: () => Promise<ImportedSessionResult> }> {
+): Promise<{
+  result: ImportedSessionResult;
+  fromSeq: number;
+  append?: (again: boolean) => Promise<ImportedSessionResult>;
+}> {
   const { sessionId, parentSessionId } = target;
   const result: ImportedSessionResult = {
     sessionId,
@@ -203,7 +230,7 @@ async function planSessionImport(
   if (pending.length === 0 && revised.length === 0) return { result, fromSeq };
   const counter = await precounted(await runtime.tokenCounter(encoding), pending, revised);
   const plan = planImport({ state, keys }, source, pending, counter, started, revised);
-  const append = async () => {
+  const append = async (again: boolean) => {
     const written = await runtime.store.append(sessionId, plan.events, {
       expectedVersion: fromSeq === 0 ? "no-stream" : fromSeq,
       idempotencyKey: importKey(fromSeq, started, pending, revised),
@@ -211,9 +238,10 @@ async function planSessionImport(
       ...(plan.viewVersion === undefined ? {} : { viewVersion: { expected: plan.viewVersion } }),
     });
     if (written.replayed) {
-      // Another process wrote exactly this a moment ago, at its own times: what was kept is read again.
+      // Written before: by another process a moment ago, at its own times (what was kept is read again), or
+      // by this import's own attempt whose answer was lost (`again`: then it was this import that wrote it).
       if (target.log !== undefined) target.log.current = undefined;
-      return result;
+      if (!again) return result;
     }
     return { ...result, created: !existing, resumed: existing };
   };

@@ -8,11 +8,18 @@ const FIRST_PAUSE_MS = 1;
 const LONGEST_PAUSE_MS = 10;
 
 /**
+ * Appends a write makes in all while each one's connection drops under it (the first and two more, as the
+ * store's own attempts at a read).
+ */
+const DROPPED_APPENDS = 3;
+
+/**
  * The one retry policy of every write: after a race lost to another writer, a pause (growing, jittered,
  * so writers that collided do not collide again in step), then the caller re-reads and decides again;
  * bounded by time, not by a count of attempts that a busy session exhausts. The write's first plan (a
  * summary being written before anything could be lost) does not count; everything after it does: each
- * re-read, each plan made again, each pause.
+ * re-read, each plan made again, each pause. An append whose connection dropped under it is made again
+ * too, a bounded number of times (dropped).
  */
 export class Contention {
   readonly #timeoutMs: number;
@@ -20,6 +27,7 @@ export class Contention {
   #firstPlanMs: number | undefined;
   #attempts = 1;
   #pause = FIRST_PAUSE_MS;
+  #dropped = 0;
 
   /** A write's contention budget, from now: `timeoutMs` beyond its first plan. */
   constructor(timeoutMs: number) {
@@ -57,7 +65,23 @@ export class Contention {
       });
     }
     this.#attempts++;
-    const pause = Math.max(0, Math.min(this.#timeoutMs - spent, this.#pause * (0.5 + Math.random() / 2)));
+    await this.#pauseFor(this.#timeoutMs - spent);
+  }
+
+  /**
+   * After an append whose connection dropped (`error`, a retryable STORAGE failure), to be made again (a
+   * session's once the log shows it did not land; an import's under its key, which replays one that did):
+   * waits a jittered pause and returns, so the caller appends again; throws `error` once DROPPED_APPENDS
+   * appends have failed so (the server stays unreachable: the caller's to retry).
+   */
+  async dropped(error: unknown): Promise<void> {
+    if (++this.#dropped >= DROPPED_APPENDS) throw error;
+    await this.#pauseFor(Number.POSITIVE_INFINITY);
+  }
+
+  /** The next pause (doubling, jittered), never longer than `leftMs`. */
+  async #pauseFor(leftMs: number): Promise<void> {
+    const pause = Math.max(0, Math.min(leftMs, this.#pause * (0.5 + Math.random() / 2)));
     this.#pause = Math.min(LONGEST_PAUSE_MS, this.#pause * 2);
     await new Promise((resolve) => setTimeout(resolve, pause));
   }

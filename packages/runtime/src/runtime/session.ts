@@ -48,6 +48,7 @@ import {
 } from "@palimpsest/projections";
 import { Contention } from "./contention.ts";
 import { saveSnapshot } from "./load-session.ts";
+import { answerMayBeLost, isSameBatch } from "./lost-answer.ts";
 import { type MessageInput, toMessage } from "./message-input.ts";
 import { NamedTurns } from "./named-turns.ts";
 import { type RecallOptions, type RecallResult, recall } from "./recall.ts";
@@ -393,8 +394,13 @@ export class Session {
    * with jittered pauses, for the contention timeout (Contention); a write planned on a state this handle
    * moved past meanwhile is planned again too. A refusal decided on a state the log has since moved past
    * is decided again the same way. A keyed write the plan, the decider or the store refuses may be the
-   * retry of one already committed: then the log decides (see #replay). `idempotencyKey` is the key of a
-   * plan that always decides under it (a plan's own Decision may name one instead).
+   * retry of one already committed: then the log decides (see #replay). An append whose connection dropped
+   * under it (answerMayBeLost) is never the caller's to sort out either: the log is read again and tells
+   * whether it committed (#landed: then its events are returned, as if the answer had come); if the log still
+   * ends where it was planned, it is appended again (three appends in all, with short pauses: then the
+   * retryable STORAGE error reaches the caller, nothing half-written); if another writer moved the log, it is
+   * planned and decided again as after a lost race. `idempotencyKey` is the key of a plan that always decides
+   * under it (a plan's own Decision may name one instead).
    */
   async #commit(plan: DecisionPlan, idempotencyKey?: string): Promise<StoredEvent[]> {
     const contention = new Contention(this.#ctx.contentionTimeoutMs);
@@ -447,12 +453,43 @@ export class Session {
           askKeys = true;
           continue;
         }
+        if (answerMayBeLost(error)) {
+          const landed = await this.#landed(error, plannedAt, events);
+          if (landed !== undefined) return landed;
+          // Not in the log: planned again, on the same state (the same batch, appended again) while the log still
+          // ends where this was planned, else on what another writer appended.
+          if (this.#state.lastSeq === plannedAt) await contention.dropped(error);
+          else await contention.lost(this.id, plannedAt, this.#state.lastSeq, error);
+          continue;
+        }
         if (!(error instanceof ConcurrencyConflict)) throw error;
         // Another writer moved the stream (or the view) first: this state is stale by definition.
         await contention.lost(this.id, plannedAt, error.details.actual, error);
         await this.refresh();
       }
     }
+  }
+
+  /**
+   * After an append of `events`, planned at `plannedAt`, failed with `error` so that it may have committed
+   * (answerMayBeLost): re-reads the session (the store makes a read again itself on a dropped connection) and
+   * returns the stored events when the log holds, right after `plannedAt`, exactly this batch (isSameBatch),
+   * folded and snapshotted as a committed append's; undefined when it did not land (the log still ends at
+   * `plannedAt`, or another writer's events follow it). When the re-read fails too, the server is unreachable:
+   * `error` is thrown, and what the append did is for a retry with its key to find out.
+   */
+  async #landed(error: unknown, plannedAt: number, events: readonly DomainEvent[]): Promise<StoredEvent[] | undefined> {
+    try {
+      await this.refresh();
+    } catch (readError) {
+      throw answerMayBeLost(readError) ? error : readError;
+    }
+    if (this.#state.lastSeq === plannedAt) return undefined;
+    const toSeq = plannedAt + events.length;
+    const stored = await this.#ctx.store.readStream(this.id, { fromSeq: plannedAt + 1, toSeq });
+    if (!isSameBatch(stored, events)) return undefined;
+    await this.#maybeSnapshot(stored.some(compactsBatch));
+    return stored;
   }
 
   /**

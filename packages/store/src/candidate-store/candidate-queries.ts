@@ -1,7 +1,7 @@
 import type { CandidateStore, PrecompactionCandidate } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
-import { guardRead, guardStorage } from "../engine/storage-guard.ts";
+import { againOnDrop, guardRead, guardStorage } from "../engine/storage-guard.ts";
 import { type CandidateRow, fromRow, toRow } from "./candidate-row.ts";
 
 /** Column types for the parameters of the conditional insert (PostgreSQL cannot infer them in a SELECT list). */
@@ -84,11 +84,17 @@ export function deleteCandidateQuery(db: Kysely<StoreDatabase>, sessionId: strin
   return withCandidates(db).deleteFrom("precompaction_candidates").where("session_id", "=", sessionId).compile();
 }
 
-/** The CandidateStore over the store's database: one candidate per session, never for a moved view. */
+/**
+ * The CandidateStore over the store's database: one candidate per session, never for a moved view. A save
+ * or a delete whose connection dropped is made again (againOnDrop), as a read is: each is one statement that
+ * leaves the same row, or none, however often it runs.
+ */
 export function candidateStore(db: Kysely<StoreDatabase>): CandidateStore {
   return {
-    saveCandidate: (candidate) => guardStorage("saveCandidate", () => saveCandidateRow(db, candidate)),
+    saveCandidate: (candidate) =>
+      guardStorage("saveCandidate", () => againOnDrop(() => saveCandidateRow(db, candidate))),
     loadCandidate: (sessionId) => guardRead("loadCandidate", () => loadCandidateRow(db, sessionId)),
-    deleteCandidate: (sessionId) => guardStorage("deleteCandidate", () => deleteCandidateRow(db, sessionId)),
+    deleteCandidate: (sessionId) =>
+      guardStorage("deleteCandidate", () => againOnDrop(() => deleteCandidateRow(db, sessionId))),
   };
 }

@@ -59,7 +59,8 @@ const isTransient = (error: unknown): boolean =>
  * or a server going down (isRetryableDriverError), so the caller does not retry what the store can; the
  * last failure is thrown. `beforeAgain` runs before each new attempt; `again` narrows which failures are
  * made again. Only for operations a second attempt cannot make count twice: reads, writes that look first at
- * what the first attempt may have stored, and writes the server rolled back (wasRolledBack).
+ * what the first attempt may have stored, writes that leave the same rows however often they run (a delete,
+ * an upsert of one row), and writes the server rolled back (wasRolledBack).
  */
 export async function againOnDrop<T>(
   run: () => Promise<T>,
