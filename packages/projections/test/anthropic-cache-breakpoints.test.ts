@@ -77,4 +77,11 @@ describe("toAnthropicRequest with cache breakpoints", () => {
     first.cache_control = { type: "ephemeral" };
     expect(checkAnthropicRequest(request)).toStrictEqual(["5 cache_control breakpoints: at most 4"]);
   });
+
+  it("given a ttl Anthropic does not take, then VALIDATION names cache.ttl and nothing is built", () => {
+    const ttl = "2h" as unknown as "1h";
+    expect(() => toAnthropicRequest(view, { cache: { ttl } })).toThrow(
+      expect.objectContaining({ code: "VALIDATION", details: expect.objectContaining({ path: "cache.ttl" }) }),
+    );
+  });
 });

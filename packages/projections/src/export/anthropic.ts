@@ -1,4 +1,4 @@
-import type { Message } from "@palimpsest/core";
+import { type Message, ValidationError } from "@palimpsest/core";
 
 /** A prompt-cache breakpoint of the Anthropic messages API: the prefix through its block is cached. */
 export interface AnthropicCacheControl {
@@ -88,6 +88,19 @@ function blocksOf(message: Message): AnthropicBlock[] {
   return blocks;
 }
 
+/** The breakpoint of a `cache` option; VALIDATION (path `cache.ttl`) for a ttl Anthropic does not take. */
+function cacheControl(ttl: unknown): AnthropicCacheControl {
+  if (ttl === undefined) return { type: "ephemeral" };
+  if (ttl === "5m" || ttl === "1h") return { type: "ephemeral", ttl };
+  throw new ValidationError(
+    'toAnthropicRequest cache.ttl must be "5m" or "1h"',
+    [`cache.ttl: ${JSON.stringify(ttl)}`],
+    {
+      path: "cache.ttl",
+    },
+  );
+}
+
 /**
  * Exports a view as an Anthropic messages request: leading system messages become `system`, later
  * ones a marked user text; tool results become user tool_result blocks; same-role neighbours merge
@@ -120,8 +133,7 @@ export function toAnthropicRequest(
     out.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_PLACEHOLDER }] });
   const systemText = system.join("\n\n");
   if (options.cache === undefined) return system.length > 0 ? { system: systemText, messages: out } : { messages: out };
-  const control: AnthropicCacheControl =
-    options.cache.ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl: options.cache.ttl };
+  const control = cacheControl(options.cache.ttl);
   const marked = [summaryBlock, out.at(-2)?.content.at(-1), out.at(-1)?.content.at(-1)];
   for (const block of new Set(marked)) if (block !== undefined) block.cache_control = control;
   if (system.length === 0) return { messages: out };
