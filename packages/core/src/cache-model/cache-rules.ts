@@ -27,7 +27,7 @@ export interface CacheRules {
   maxBreakpoints?: number;
   /**
    * Explicit breakpoints only: the agent's requests also put a breakpoint on the prompt's last summary
-   * (`toAnthropicRequest(…, { cacheBreakpoints: true, summaryId })` does), so a compaction that keeps the
+   * (`toAnthropicRequest(…, { cache: { summaryId } })` does), so a compaction that keeps the
    * earlier summaries rewrites only what follows them. Default false: breakpoints where Claude Code places
    * them (the system prompt, the last messages).
    */
