@@ -10,6 +10,7 @@ import { openEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
+import { waitingForLock } from "../support/lock-wait.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 import { withApplicationName } from "./postgres-fault-writer.ts";
@@ -34,16 +35,8 @@ describe.skipIf("skip" in server)("PostgreSQL faults: an append chosen as a dead
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE", [session.id]);
       const appended = session.append(exchange(1));
-      // The server says when the append waits for the session's row (polled: there is no event to wait on).
-      for (let waited = 0; ; waited++) {
-        const { rows } = await locker.query(
-          "SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND wait_event_type = 'Lock'",
-          [name, app],
-        );
-        if (rows.length > 0) break;
-        if (waited > 4_500) throw new Error("the append never waited for the session's row");
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      // The append waits for the session's row.
+      await waitingForLock(locker, name, app, "the append");
       // The append holds the events table while it waits: asking for it closes the cycle. The append's wait
       // began first, so its deadlock check runs first and it is the one rolled back.
       await locker.query("LOCK TABLE events IN SHARE MODE");

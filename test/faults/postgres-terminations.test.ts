@@ -5,6 +5,7 @@ import { openEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newSessionId, started } from "../contract/fixtures.ts";
+import { waitingForLock } from "../support/lock-wait.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 import { seededRandom } from "../support/seeded-random.ts";
@@ -84,16 +85,7 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the writer's backends term
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE", [session.id]);
       const failure = erasing.erase(session.id).catch((error: unknown) => error);
-      // The server says when the erasure is waiting for the lock (polled: there is no event to wait on).
-      for (let waited = 0; ; waited++) {
-        const { rows } = await admin.query(
-          "SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND wait_event_type = 'Lock'",
-          [name, PROBE_APP],
-        );
-        if (rows.length > 0) break;
-        if (waited > 4_500) throw new Error("the erasure never waited for the session's lock");
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitingForLock(admin, name, PROBE_APP, "the erasure");
       expect(await terminateBackends(admin, name, PROBE_APP)).toBeGreaterThan(0);
       const error = await failure;
       expect(error).toBeInstanceOf(StorageError);

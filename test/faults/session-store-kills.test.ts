@@ -19,6 +19,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mirrorKeyName } from "../../packages/store/src/mirror/mirror-seal.ts";
 import { fileNameOf, importerViews, jsonLines, mirrorViews, unrevised } from "../claude-agent-sdk/claude-code-files.ts";
 import { dumpDatabase, occurrences } from "../support/database-scan.ts";
+import { waitingForLock } from "../support/lock-wait.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { HAVE_TRANSCRIPTS, TRANSCRIPTS_DIR } from "../support/real-transcripts.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
@@ -423,18 +424,8 @@ describe.skipIf("skip" in server || !HAVE_TRANSCRIPTS)(
           settleMs: 60_000,
           onError: (error) => foldErrors.push(error),
         });
-        // The server says when the call is waiting for the lock (polled: there is no event to wait on).
-        const waitingForLock = async () => {
-          for (let waited = 0; ; waited++) {
-            const { rows } = await admin.query(
-              "SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND wait_event_type = 'Lock'",
-              [name, app],
-            );
-            if (rows.length > 0) return;
-            if (waited > 4_500) throw new Error(`the ${scenario.call} never waited for the lock`);
-            await new Promise((resolve) => setTimeout(resolve, 10));
-          }
-        };
+        // The server says when the call is waiting for the lock.
+        const callWaits = () => waitingForLock(admin, name, app, `the ${scenario.call}`);
         try {
           await locker.connect();
           const lines = marked((SOURCES[0] ?? []).slice(0, 500), `terminated-${seed}`);
@@ -446,10 +437,10 @@ describe.skipIf("skip" in server || !HAVE_TRANSCRIPTS)(
           const call = (scenario.call === "append" ? store.append(key, lines.slice(100)) : store.load(key)).catch(
             (error: unknown) => error,
           );
-          await waitingForLock();
+          await callWaits();
           expect(await terminateBackends(admin, name, app)).toBeGreaterThan(0);
           // A dropped connection is the store's to retry: its next attempt waits for the lock again.
-          await waitingForLock();
+          await callWaits();
           await locker.query("ROLLBACK");
           expect(await call).toEqual(scenario.call === "append" ? undefined : lines.slice(0, 100));
           expect(await store.load(key)).toEqual(scenario.call === "append" ? lines : lines.slice(0, 100));
