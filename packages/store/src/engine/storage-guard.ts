@@ -57,20 +57,21 @@ const isTransient = (error: unknown): boolean =>
 /**
  * Runs `run`, made again (DROP_ATTEMPTS in all, with short pauses) while it fails on a dropped connection
  * or a server going down (isRetryableDriverError), so the caller does not retry what the store can; the
- * last failure is thrown. `beforeAgain` runs before each new attempt; `again` narrows which failures are
- * made again. Only for operations a second attempt cannot make count twice: reads, writes that look first at
- * what the first attempt may have stored, writes that leave the same rows however often they run (a delete,
- * an upsert of one row), and writes the server rolled back (wasRolledBack).
+ * last failure is thrown. `run` is told which attempt it is (1 first); `beforeAgain` runs before each new
+ * attempt; `again` narrows which failures are made again. Only for operations a second attempt cannot make
+ * count twice: reads, writes that look first at what the first attempt may have stored, writes that leave
+ * the same rows however often they run (a delete, an upsert of one row), and writes the server rolled back
+ * (wasRolledBack).
  */
 export async function againOnDrop<T>(
-  run: () => Promise<T>,
+  run: (attempt: number) => Promise<T>,
   beforeAgain?: () => void,
   again: (error: unknown) => boolean = isTransient,
 ): Promise<T> {
   const pauses = backoff(DROP_PAUSE_MS, DROP_PAUSE_MS * 4);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await run();
+      return await run(attempt);
     } catch (error) {
       if (attempt >= DROP_ATTEMPTS || !again(error)) throw error;
       beforeAgain?.();
@@ -82,6 +83,29 @@ export async function againOnDrop<T>(
 /** guardStorage of a read: made again on a dropped connection (againOnDrop), as a read can always be. */
 export function guardRead<T>(operation: string, run: () => Promise<T>): Promise<T> {
   return guardStorage(operation, () => againOnDrop(run));
+}
+
+/**
+ * Whether a write that failed with `error` is made again by guardWrite: a transient failure (isTransient),
+ * but not SQLite's busy answer, whose wait already ran the whole busy timeout and wrote nothing (waiting
+ * again would only stretch the bound the caller set; the runtime's answerMayBeLost draws the same line).
+ */
+const droppedNotBusy = (error: unknown): boolean => {
+  if (!isTransient(error)) return false;
+  const cause = error instanceof StorageError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null | undefined)?.code;
+  return !(typeof code === "string" && code.startsWith("SQLITE_"));
+};
+
+/**
+ * guardStorage of a write whose answer a dropped connection may have lost after it committed: made again
+ * (againOnDrop) while its connection drops, `run` told whether an earlier attempt was made (`again`), so
+ * that it can look first for what that attempt stored (its row, under an id or token fixed before the first
+ * attempt) and return it as if the answer had come. `run` must be one statement or transaction, or a
+ * write that leaves the same rows however often it runs.
+ */
+export function guardWrite<T>(operation: string, run: (again: boolean) => Promise<T>): Promise<T> {
+  return guardStorage(operation, () => againOnDrop((attempt) => run(attempt > 1), undefined, droppedNotBusy));
 }
 
 /**

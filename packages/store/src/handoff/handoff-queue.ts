@@ -16,7 +16,7 @@ import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
-import { guardStorage } from "../engine/storage-guard.ts";
+import { guardRead, guardWrite } from "../engine/storage-guard.ts";
 import { OPEN_STATUSES } from "./handoff-migration.ts";
 import { type HandoffRow, toClaim, toHandoff, toRecord } from "./handoff-record.ts";
 import {
@@ -28,6 +28,7 @@ import {
   handoffOpen,
   pendingRow,
   repeatsFinish,
+  startedUnder,
 } from "./handoff-rules.ts";
 import type { HandoffTables } from "./handoff-table.ts";
 import { leaseEnd, nowSql } from "./handoff-time.ts";
@@ -42,6 +43,13 @@ type HandoffDatabase = StoreDatabase & HandoffTables;
  * BEGIN IMMEDIATE does), so the choice and the claim are one step. Every later transition is an UPDATE
  * fenced by the claim token and an unexpired lease, but marking completed a hand-off already sealed (see
  * markCompleted). Times come from the database's clock, or `clock`.
+ *
+ * A dropped connection is the queue's to retry, not the caller's (guardRead, guardWrite): a read is made
+ * again; so is a write, which may have committed with its answer lost. A request's row id and a claim's
+ * token are fixed before the first attempt, so a later one finds the row the lost attempt stored and
+ * returns it; every other transition is one fenced UPDATE whose repetition leaves the row as it was (a
+ * renewal or check sets the same lease or time again, a completion's start keeps its first time) or is
+ * recognised as the same end (finish, markCompleted, cancel).
  */
 export class HandoffQueue implements HandoffQueuePort {
   readonly #db: Kysely<HandoffDatabase>;
@@ -66,24 +74,34 @@ export class HandoffQueue implements HandoffQueuePort {
    */
   async insert(input: NewHandoff): Promise<Handoff> {
     checkNewHandoff(input);
-    return guardStorage("requestHandoff", async () => {
+    const handoffId = uuidv7(); // every attempt's: a later one finds the row of an attempt whose answer was lost
+    return guardWrite("requestHandoff", async (again) => {
+      const landed = again ? await this.#find(handoffId) : undefined;
+      if (landed !== undefined) return toHandoff(landed);
       const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db
         .insertInto("handoffs")
-        .values(pendingRow(input, now))
+        .values({ ...pendingRow(input, now), handoff_id: handoffId })
         .onConflict((oc) => oc.column("source_session_id").where(OPEN_STATUSES).doNothing())
         .returningAll()
         .executeTakeFirst();
       if (row !== undefined) return toHandoff(row);
-      throw handoffOpen(input.sourceSessionId, await this.list({ sourceSessionId: input.sourceSessionId, open: true }));
+      const open = await this.#rows({ sourceSessionId: input.sourceSessionId, open: true });
+      // The open one is this request's own when an earlier attempt committed after this one looked for it.
+      const own = open.find((h) => h.handoff_id === handoffId);
+      if (own !== undefined) return toHandoff(own);
+      throw handoffOpen(input.sourceSessionId, open.map(toHandoff));
     });
   }
 
   /** Claims the oldest pending (or lease-expired) hand-off for `claimant`; undefined when none is claimable. */
   async claim(options: ClaimOptions): Promise<HandoffClaim | undefined> {
     checkClaimOptions(options);
-    return guardStorage("claimHandoff", async () => {
+    const token = uuidv7(); // every attempt's: a later one finds the claim an attempt whose answer was lost took
+    return guardWrite("claimHandoff", async (again) => {
       const now = nowSql(this.#dialect, this.#clock);
+      const landed = again ? await this.#claimed(token, now) : undefined;
+      if (landed !== undefined) return toClaim(landed);
       // Walks the open rows oldest first through a partial index (handoffs_open_order, or
       // handoffs_open_target_order with a target): no sort of every pending row per claim.
       const next = this.#db
@@ -101,7 +119,7 @@ export class HandoffQueue implements HandoffQueuePort {
         .set((eb) => ({
           status: "claimed",
           claimed_by: options.claimant,
-          claim_token: uuidv7(),
+          claim_token: token,
           attempts: eb("attempts", "+", 1),
           lease_expires_at_ms: leaseEnd(now, options.leaseMs),
           updated_at_ms: now,
@@ -116,7 +134,7 @@ export class HandoffQueue implements HandoffQueuePort {
   /** Extends a claim's lease to `leaseMs` from now; ClaimLost when the claim no longer holds. */
   async renew(claim: HandoffClaimRef, leaseMs: number): Promise<HandoffClaim> {
     checkLease(leaseMs);
-    return guardStorage("renewHandoff", async () => {
+    return guardWrite("renewHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#fenced(claim, now, { lease_expires_at_ms: leaseEnd(now, leaseMs), updated_at_ms: now });
       return toClaim(row);
@@ -125,7 +143,7 @@ export class HandoffQueue implements HandoffQueuePort {
 
   /** Fails with ClaimLost (or NotFoundError) unless the claim still holds; changes nothing but `updated_at`. */
   check(claim: HandoffClaimRef): Promise<HandoffClaim> {
-    return guardStorage("checkHandoffClaim", async () => {
+    return guardWrite("checkHandoffClaim", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       return toClaim(await this.#fenced(claim, now, { updated_at_ms: now }));
     });
@@ -133,16 +151,23 @@ export class HandoffQueue implements HandoffQueuePort {
 
   /**
    * Records, under the claim, that a completion began: from then on the hand-off can only complete
-   * (`finish` refuses to fail it unless told the source went elsewhere). Idempotent for its claim.
+   * (`finish` refuses to fail it unless told the source went elsewhere). Idempotent for its claim; made
+   * again after a lost answer, it also returns the row when the lease ran out since that attempt began it.
    */
   startCompletion(claim: HandoffClaimRef): Promise<Handoff> {
-    return guardStorage("startHandoffCompletion", async () => {
+    return guardWrite("startHandoffCompletion", async (again) => {
       const now = nowSql(this.#dialect, this.#clock);
-      const row = await this.#fenced(claim, now, {
-        completion_started_at_ms: sql<number>`coalesce(completion_started_at_ms, ${now})`,
-        updated_at_ms: now,
-      });
-      return toHandoff(row);
+      try {
+        const row = await this.#fenced(claim, now, {
+          completion_started_at_ms: sql<number>`coalesce(completion_started_at_ms, ${now})`,
+          updated_at_ms: now,
+        });
+        return toHandoff(row);
+      } catch (error) {
+        const current = again && error instanceof ClaimLost ? await this.#find(claim.handoffId) : undefined;
+        if (current !== undefined && startedUnder(current, claim)) return toHandoff(current);
+        throw error;
+      }
     });
   }
 
@@ -153,15 +178,15 @@ export class HandoffQueue implements HandoffQueuePort {
    * the source went to another successor, or the successor id can never be started).
    */
   finish(claim: HandoffClaimRef, end: Finish, evenIfCompleting = false): Promise<Handoff> {
-    return guardStorage("finishHandoff", async () => {
+    return guardWrite("finishHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       const failing = end.status === "failed";
       try {
         return toHandoff(await this.#fenced(claim, now, finishedFields(end, now), failing && !evenIfCompleting));
       } catch (error) {
         if (!(error instanceof ClaimLost)) throw error;
-        const current = await this.#row(claim.handoffId);
-        if (repeatsFinish(current, claim, end)) return toHandoff(current);
+        const current = await this.#find(claim.handoffId);
+        if (current !== undefined && repeatsFinish(current, claim, end)) return toHandoff(current);
         throw error;
       }
     });
@@ -173,7 +198,7 @@ export class HandoffQueue implements HandoffQueuePort {
    * the row (also when it was already completed); ClaimLost `not-claimed` when it ended otherwise.
    */
   markCompleted(handoffId: string): Promise<Handoff> {
-    return guardStorage("completeHandoff", async () => {
+    return guardWrite("completeHandoff", async () => {
       const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db
         .updateTable("handoffs")
@@ -184,7 +209,8 @@ export class HandoffQueue implements HandoffQueuePort {
         .returningAll()
         .executeTakeFirst();
       if (row !== undefined) return toHandoff(row);
-      const current = await this.#row(handoffId);
+      const current = await this.#find(handoffId);
+      if (current === undefined) throw new NotFoundError("handoff", handoffId);
       if (current.status === "completed") return toHandoff(current);
       throw new ClaimLost(handoffId, "not-claimed", current.status);
     });
@@ -192,10 +218,11 @@ export class HandoffQueue implements HandoffQueuePort {
 
   /**
    * Fails an open hand-off whose completion has not begun, whoever holds it (a request that found its
-   * source sealed by another hand-off); undefined when it is no longer open or its completion began.
+   * source sealed by another hand-off); undefined when it is no longer open or its completion began. Made
+   * again after a lost answer, it returns the row that attempt failed (failed with this very text).
    */
   cancel(handoffId: string, failureReason: string): Promise<Handoff | undefined> {
-    return guardStorage("cancelHandoff", async () => {
+    return guardWrite("cancelHandoff", async (again) => {
       const now = nowSql(this.#dialect, this.#clock);
       const row = await this.#db
         .updateTable("handoffs")
@@ -205,7 +232,10 @@ export class HandoffQueue implements HandoffQueuePort {
         .where("completion_started_at_ms", "is", null)
         .returningAll()
         .executeTakeFirst();
-      return row === undefined ? undefined : toHandoff(row);
+      if (row !== undefined) return toHandoff(row);
+      const current = again ? await this.#find(handoffId) : undefined;
+      const cancelled = current?.status === "failed" && current.failure_reason === failureReason;
+      return cancelled ? toHandoff(current) : undefined;
     });
   }
 
@@ -216,12 +246,8 @@ export class HandoffQueue implements HandoffQueuePort {
 
   /** One row of the queue; NotFoundError when there is none. */
   #row(handoffId: string): Promise<HandoffRow> {
-    return guardStorage("getHandoff", async () => {
-      const row = await this.#db
-        .selectFrom("handoffs")
-        .selectAll()
-        .where("handoff_id", "=", handoffId)
-        .executeTakeFirst();
+    return guardRead("getHandoff", async () => {
+      const row = await this.#find(handoffId);
       if (row === undefined) throw new NotFoundError("handoff", handoffId);
       return row;
     });
@@ -229,20 +255,39 @@ export class HandoffQueue implements HandoffQueuePort {
 
   /** Hand-offs oldest first, optionally of one status, one source session, or only the open ones. */
   list(filter: { status?: HandoffStatus; sourceSessionId?: string; open?: boolean } = {}): Promise<Handoff[]> {
-    return guardStorage("listHandoffs", async () => {
-      const rows = await this.#db
-        .selectFrom("handoffs")
-        .selectAll()
-        .$if(filter.status !== undefined, (qb) => qb.where("status", "=", filter.status ?? "pending"))
-        .$if(filter.sourceSessionId !== undefined, (qb) =>
-          qb.where("source_session_id", "=", filter.sourceSessionId ?? ""),
-        )
-        .$if(filter.open === true, (qb) => qb.where(OPEN_STATUSES))
-        .orderBy("created_at_ms")
-        .orderBy("handoff_id")
-        .execute();
-      return rows.map(toHandoff);
-    });
+    return guardRead("listHandoffs", async () => (await this.#rows(filter)).map(toHandoff));
+  }
+
+  /** One row of the queue, or undefined (unguarded: for the guarded operations). */
+  #find(handoffId: string): Promise<HandoffRow | undefined> {
+    return this.#db.selectFrom("handoffs").selectAll().where("handoff_id", "=", handoffId).executeTakeFirst();
+  }
+
+  /** The rows `list` returns (unguarded: for the guarded operations). */
+  #rows(filter: { status?: HandoffStatus; sourceSessionId?: string; open?: boolean }): Promise<HandoffRow[]> {
+    return this.#db
+      .selectFrom("handoffs")
+      .selectAll()
+      .$if(filter.status !== undefined, (qb) => qb.where("status", "=", filter.status ?? "pending"))
+      .$if(filter.sourceSessionId !== undefined, (qb) =>
+        qb.where("source_session_id", "=", filter.sourceSessionId ?? ""),
+      )
+      .$if(filter.open === true, (qb) => qb.where(OPEN_STATUSES))
+      .orderBy("created_at_ms")
+      .orderBy("handoff_id")
+      .execute();
+  }
+
+  /** The open row claimed under `token` with its lease unexpired at `now`, if any (claim's own, taken by a lost attempt). */
+  #claimed(token: string, now: RawBuilder<number>): Promise<HandoffRow | undefined> {
+    return this.#db
+      .selectFrom("handoffs")
+      .selectAll()
+      .where(OPEN_STATUSES)
+      .where("status", "=", "claimed")
+      .where("claim_token", "=", token)
+      .where("lease_expires_at_ms", ">", now)
+      .executeTakeFirst();
   }
 
   /**
@@ -267,6 +312,6 @@ export class HandoffQueue implements HandoffQueuePort {
       .returningAll()
       .executeTakeFirst();
     if (row !== undefined) return row;
-    throw fenceRefusal(await this.#row(claim.handoffId), claim, notCompleting);
+    throw fenceRefusal(await this.#find(claim.handoffId), claim, notCompleting);
   }
 }

@@ -82,6 +82,13 @@ export function repeatsFinish(current: HandoffRow, claim: HandoffClaimRef, end: 
   return current.status === end.status && current.claim_token === claim.token;
 }
 
+/** Whether the row is still claimed under `claim`'s token with its completion begun (its lease may have run out). */
+export function startedUnder(current: HandoffRow, claim: HandoffClaimRef): boolean {
+  return (
+    current.status === "claimed" && current.claim_token === claim.token && current.completion_started_at_ms !== null
+  );
+}
+
 /**
  * What an erasure sets on an open hand-off of the erased session whose completion has not begun: failed,
  * no claim (a claimer's next step is ClaimLost), at `nowMs`.
