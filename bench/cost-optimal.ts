@@ -114,7 +114,7 @@ function percent(value: number | null | undefined): string {
 /**
  * What a policy that summarizes what it removes pays at least beyond the floor: the summarizer reading,
  * once, the tokens that must leave the window by the last request (the uncompacted peak less the window,
- * in our tokens), at its input price.
+ * in the provider's tokens, as the replay bills the summarizer), at its input price.
  */
 function summarizingBound(
   replay: Awaited<ReturnType<typeof replayTranscript>>,
@@ -122,8 +122,7 @@ function summarizingBound(
   profile: ProviderProfile,
   contextWindow: number,
 ): number {
-  const scale = replay.cacheModel[0]?.tokenScale ?? 1;
-  const mustLeave = Math.max(0, none.peakPromptTokens - contextWindow) / scale;
+  const mustLeave = Math.max(0, none.peakPromptTokens - contextWindow);
   const prices = summarizerPrices(profile, replay.models.summarizer ?? undefined);
   return none.floorCost + (mustLeave * prices.input) / 1_000_000;
 }
@@ -170,10 +169,12 @@ const policies = micro
  * and OpenAI's.
  */
 const anthropic = profileNamed("anthropic");
-const PROFILES: ProviderProfile[] = [
-  anthropic,
-  customProfile({ name: "anthropic, summary bp", cache: { summaryBreakpoint: true } }, anthropic),
-  profileNamed("openai"),
+const summaryBp = customProfile({ name: "anthropic, summary bp", cache: { summaryBreakpoint: true } }, anthropic);
+const PROFILES: { name: string; profile: ProviderProfile; summarizerReadsConversation?: boolean }[] = [
+  { name: anthropic.name, profile: anthropic },
+  { name: summaryBp.name, profile: summaryBp },
+  { name: "anthropic, bp, reads conv.", profile: summaryBp, summarizerReadsConversation: true },
+  { name: "openai", profile: profileNamed("openai") },
 ];
 const runs: Run[] = [];
 const microRows: (string | number)[][] = [];
@@ -182,17 +183,18 @@ const selected = sources(flag("--dir")).filter(
   (s) => (only === undefined || s.label.includes(only)) && (onlySet === undefined || s.set === onlySet),
 );
 for (const { label, set, sessions } of selected) {
-  for (const profile of PROFILES) {
+  for (const { profile, ...variant } of PROFILES) {
     for (const window of [200_000, 64_000]) {
-      progress(`${set}: ${label} ${profile.name} ${window}`);
-      const replay = await replayTranscript(sessions, { policies, profile, contextWindow: window });
+      progress(`${set}: ${label} ${variant.name} ${window}`);
+      const reads = variant.summarizerReadsConversation === true ? { summarizerReadsConversation: true } : {};
+      const replay = await replayTranscript(sessions, { policies, profile, contextWindow: window, ...reads });
       const by = (name: string) => replay.policies.find((p) => p.policy === name) as PolicyReplay;
       const [none, summary, optimal] = [by("none"), by("summary"), by("cost-optimal")];
       if (micro) {
         for (const p of replay.policies.filter((p) => p.policy !== "none" && p.compressionEvents > 0)) {
           microRows.push([
             label,
-            profile.name,
+            variant.name,
             `${window / 1000}K`,
             p.policy,
             p.estimatedCost.toFixed(3),
@@ -202,8 +204,8 @@ for (const { label, set, sessions } of selected) {
       }
       if (summary.compressionEvents === 0) continue;
       const bound = summarizingBound(replay, none, profile, window);
-      runs.push({ set, label, profile: profile.name, window, summary, optimal, floor: summary.floorCost, bound });
-      if (summarizerModel === undefined) continue;
+      runs.push({ set, label, profile: variant.name, window, summary, optimal, floor: summary.floorCost, bound });
+      if (summarizerModel === undefined || variant.summarizerReadsConversation === true) continue;
       const cheap = await replayTranscript(sessions, {
         policies: ["summary", "cost-optimal"],
         profile,
@@ -214,7 +216,7 @@ for (const { label, set, sessions } of selected) {
       if (sc === undefined || oc === undefined) continue;
       lever.push([
         label,
-        profile.name,
+        variant.name,
         `${window / 1000}K`,
         summary.estimatedCost.toFixed(3),
         sc.estimatedCost.toFixed(3),
@@ -268,11 +270,11 @@ for (const set of ["tuning", "evaluation", "outside"] as const) {
     ),
   );
   console.log("");
-  for (const profile of PROFILES)
+  for (const { name } of PROFILES)
     console.log(
       pooled(
-        `${set}, ${profile.name}`,
-        mine.filter((r) => r.profile === profile.name),
+        `${set}, ${name}`,
+        mine.filter((r) => r.profile === name),
       ),
     );
   console.log(pooled(set, mine));

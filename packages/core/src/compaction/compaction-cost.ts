@@ -55,10 +55,33 @@ export function cachedHead(shape: CompactionShape, cache: PromptCacheRule): numb
 }
 
 /**
+ * USD of the summarizer's reading for one compaction. A summarizer given the span reads it at its own input
+ * price. One that reads the conversation (Summarizer.readsConversation: the agent's own request, with the
+ * agent's model, up to the span's end) reads the prompt through the span as a request of the agent's would:
+ * from the cache, or written to it when the cache is cold.
+ */
+function summarizerReadCost(
+  shape: CompactionShape,
+  cache: PromptCacheRule,
+  prices: CachePrices,
+  summarizer: CachePrices,
+  reading: { readsConversation: boolean; cold: boolean },
+): number {
+  if (!reading.readsConversation) return (shape.inputTokens * summarizer.input) / 1_000_000;
+  const price = reading.cold ? writePrice(cache, prices) : readPrice(cache, prices);
+  return (throughSpan(shape) * price) / 1_000_000;
+}
+
+/** Tokens of the prompt up to the span's end: the head it leaves and everything it removes. */
+export function throughSpan(shape: CompactionShape): number {
+  return shape.headTokens + shape.removedTokens;
+}
+
+/**
  * The cost of compacting before the next request, against sending the prompt unchanged. The summarizer
- * reads the span and writes the summary at its own prices. Warm cache: what follows the cached head
- * (cachedHead) is written instead of read. Cold cache (idle past the TTL): the whole prompt is written either way, so the
- * compaction only makes that write smaller — the rewrite is free, and a credit.
+ * reads the span (summarizerReadCost) and writes the summary at its own prices. Warm cache: what follows the
+ * cached head (cachedHead) is written instead of read. Cold cache (idle past the TTL): the whole prompt is
+ * written either way, so the compaction only makes that write smaller — the rewrite is free, and a credit.
  */
 export function compactionCost(
   shape: CompactionShape,
@@ -66,8 +89,10 @@ export function compactionCost(
   prices: CachePrices,
   summarizer: CachePrices,
   cold: boolean,
+  readsConversation = false,
 ): CompactionCost {
-  const summary = (shape.inputTokens * summarizer.input + shape.summaryTokens * summarizer.output) / 1_000_000;
+  const reading = summarizerReadCost(shape, cache, prices, summarizer, { readsConversation, cold });
+  const summary = reading + (shape.summaryTokens * summarizer.output) / 1_000_000;
   const write = writePrice(cache, prices);
   const after = promptAfter(shape);
   const rewrite = cold

@@ -11,6 +11,7 @@ import {
   optimalCycleTurns,
   promptAfter,
   readPrice,
+  throughSpan,
 } from "./compaction-cost.ts";
 import { type BaselineSummary, baselineSummary, costCandidates } from "./cost-candidates.ts";
 import { gateCompaction } from "./policy-gate.ts";
@@ -50,6 +51,12 @@ export interface CostOptimalOptions extends PolicyOptions {
    * its span's facts than summary's would of its span's.
    */
   lostFactUsd?: number;
+  /**
+   * The summarizer reads the span inside the conversation, from the agent's prompt cache
+   * (Summarizer.readsConversation; the runtime sets it from the summarizer): each compaction then reads
+   * the whole live prompt at the cache's read price rather than the span at the summarizer's input price.
+   */
+  summarizerReadsConversation?: boolean;
 }
 
 /** One span the policy considered: its plan, its shape, and what compacting it costs now and per turn after. */
@@ -129,19 +136,26 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const floor = (options.antiThrash ?? DEFAULT_ANTI_THRASH).ineffectiveRatio * threshold;
   const factUsd = options.lostFactUsd;
   const baseline = due && factUsd === undefined ? baselineSummary(input) : undefined;
+  const inConversation = options.summarizerReadsConversation === true;
   const candidates = costCandidates(input, options.tailShares).map((planned) => {
     const { shape, lostItems } = planned;
-    const reuse = (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
-    const warm = compactionCost(shape, profile.cache, prices, summarizer, false);
+    // What each compaction pays to have its summary carried into the next one, and what the next one's
+    // reading costs beyond the span it summarizes: with the span alone, the summary is read again at the
+    // summarizer's input price and each grown token once; inside the conversation, the next compaction
+    // reads the prompt through its span from the cache (about what this one reads), the summary in it.
+    const reuse = inConversation
+      ? (shape.summaryTokens * summarizer.output + throughSpan(shape) * read) / 1_000_000
+      : (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
+    const warm = compactionCost(shape, profile.cache, prices, summarizer, false, inConversation);
     // Facts dropped are a cost of the compaction only where the user priced them (else they are refused below).
     const loss = factUsd === undefined ? 0 : factUsd * lostItems;
     const cycleCost = warm.rewrite + reuse + loss;
     const maxTurns = growth > 0 ? (threshold - promptAfter(shape)) / growth : 1;
     const cycleTurns = optimalCycleTurns(cycleCost, growth, read, maxTurns);
     const costPerTurn =
-      (read * promptAfter(shape) + growth * summarizer.input) / 1_000_000 +
+      (read * promptAfter(shape) + (inConversation ? 0 : growth * summarizer.input)) / 1_000_000 +
       cycleCostPerTurn(cycleCost, cycleTurns, growth, read);
-    const now = cold ? compactionCost(shape, profile.cache, prices, summarizer, true) : warm;
+    const now = cold ? compactionCost(shape, profile.cache, prices, summarizer, true, inConversation) : warm;
     const reclaims = shape.liveTokens - promptAfter(shape);
     return { ...planned, now, cycleTurns, costPerTurn, reclaims, reuse, loss };
   });

@@ -5,6 +5,7 @@ import type { ReplayMetrics } from "./replay-metrics.ts";
 /** Collects one policy run of a replay (each provider request's cache estimate, each compaction) into metrics. */
 export class ReplayMetricsAccumulator {
   private readonly compactions: CompactionObservation[] = [];
+  private auxCost = 0;
   private turns = 0;
   private promptTokens = 0;
   private cacheBreaks = 0;
@@ -13,7 +14,7 @@ export class ReplayMetricsAccumulator {
 
   /**
    * Each request is billed at its own estimate's cost (its model's prices); the summarizer's calls at
-   * `summarizerPrices` input and output.
+   * `summarizerPrices` input and output, unless recorded as requests of their own (recordCompaction).
    */
   constructor(
     private readonly policy: string,
@@ -32,9 +33,22 @@ export class ReplayMetricsAccumulator {
     this.requestCost += estimate.cost;
   }
 
-  /** Records one committed compaction. */
-  recordCompaction(compaction: CompactionObservation): void {
-    this.compactions.push(compaction);
+  /**
+   * Records one committed compaction. Its summarizer call is billed at `summarizerPrices`, or, given its
+   * `summarizerRequest` (a summarizer that sent the agent's own request: Summarizer.readsConversation), at
+   * that request's estimate, whose prompt and output are then the call's tokens.
+   */
+  recordCompaction(compaction: CompactionObservation, summarizerRequest?: CacheEstimate): void {
+    if (summarizerRequest === undefined) {
+      this.compactions.push(compaction);
+      const { auxInputTokens, auxOutputTokens } = compaction;
+      const { input, output } = this.summarizerPrices;
+      this.auxCost += (auxInputTokens * input + auxOutputTokens * output) / 1_000_000;
+      return;
+    }
+    const { promptTokens, outputTokens, cost } = summarizerRequest;
+    this.compactions.push({ ...compaction, auxInputTokens: promptTokens, auxOutputTokens: outputTokens });
+    this.auxCost += cost;
   }
 
   /** The metrics of everything recorded so far. */
@@ -64,9 +78,7 @@ export class ReplayMetricsAccumulator {
       pruneOnlyToFullRatio: summaryEvents === 0 ? null : pruneEvents / summaryEvents,
       cacheBreaks: this.cacheBreaks,
       ...this.counts,
-      estimatedCost:
-        this.requestCost +
-        (auxInputTokens * this.summarizerPrices.input + auxOutputTokens * this.summarizerPrices.output) / 1_000_000,
+      estimatedCost: this.requestCost + this.auxCost,
     };
   }
 }

@@ -27,6 +27,11 @@ export interface CompactionStepOptions {
   /** What a fact a summary drops is worth (cost-optimal's trade of recall for cost; CompactionSettings.lostFactUsd). */
   lostFactUsd?: number;
   /**
+   * The provider's tokens per one of ours (the replay's calibration, default 1): a summarizer's call that
+   * reports no usage (the offline one) is billed at our counts times this, as the agent's requests are.
+   */
+  tokenScale?: number;
+  /**
    * Background pre-compaction: batch compactions go through this scheduler's compact() (measuring the cold
    * summary of the same span on a hit, so the time saved is measured, not estimated).
    */
@@ -95,9 +100,10 @@ export async function compactionStep(
   if (step.batch?.status === "compacted") {
     // A hit's own commit time; otherwise the wall time of the call (a miss includes its validation).
     const sync = { ms: round(use?.type === "hit" ? use.commitMs : ms), hit: use?.type === "hit" };
-    return { committed: observeCompaction(step.batch, viewBefore, requestIndex), failed: false, sync, ...precompact };
+    const committed = observeCompaction(step.batch, viewBefore, requestIndex, options.tokenScale);
+    return { committed, failed: false, sync, ...precompact };
   }
-  const committed = observeMicroPasses(step.passes, requestIndex);
+  const committed = observeMicroPasses(step.passes, requestIndex, options.tokenScale);
   const failed = step.batch?.status === "failed" || step.passes.some((p) => p.outcome.outcome === "failed");
   return { ...definedFields({ committed }), failed, ...precompact };
 }

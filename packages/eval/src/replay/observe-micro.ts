@@ -4,18 +4,21 @@ import type { MicroBatchPass, MicroOutcome } from "@palimpsest/runtime";
 /** A committed compaction of a replay: a batch one (prune, summary) or a micro pass (micro absorb, defrag). */
 export interface ReplayCompaction extends Omit<CompactionObservation, "kind"> {
   kind: CompactionObservation["kind"] | "micro" | "defrag";
+  /** A batch compaction's span end: the index, in the view it was planned on, just after its last target. */
+  spanEnd?: number;
 }
 
 /**
  * What a committed micro pass cost, read from its outcome and the view it was planned on; undefined when
  * it committed nothing. Billed as observeCompaction bills a summary: input = the superseded messages'
- * tokens (previous marker and exchange, or the marker alone), output = the new marker's tokens, unless the
- * summarizer reported its own figures.
+ * tokens (previous marker and exchange, or the marker alone), output = the new marker's tokens, each times
+ * `scale` (the provider's tokens per one of ours), unless the summarizer reported its own figures.
  */
 export function observeMicro(
   outcome: MicroOutcome,
   viewBefore: readonly LiveEntry[],
   requestIndex: number,
+  scale = 1,
 ): ReplayCompaction | undefined {
   const { event } = outcome;
   if (event?.type !== "messages.superseded") return undefined;
@@ -26,8 +29,8 @@ export function observeMicro(
     kind: outcome.outcome === "defragged" ? "defrag" : "micro",
     tokensBefore: outcome.tokensBefore,
     tokensAfter: outcome.tokensAfter,
-    auxInputTokens: stats.auxTokensIn ?? read.reduce((n, e) => n + e.tokens, 0),
-    auxOutputTokens: stats.auxTokensOut ?? replacements.reduce((n, r) => n + r.tokens, 0),
+    auxInputTokens: stats.auxTokensIn ?? Math.round(scale * read.reduce((n, e) => n + e.tokens, 0)),
+    auxOutputTokens: stats.auxTokensOut ?? Math.round(scale * replacements.reduce((n, r) => n + r.tokens, 0)),
     earliestChangedIndex: viewBefore.findIndex((e) => superseded.has(e.message.id)),
     requestIndex,
   };
@@ -42,10 +45,12 @@ export function observeMicro(
 export function observeMicroPasses(
   passes: readonly MicroBatchPass[],
   requestIndex: number,
+  scale = 1,
 ): ReplayCompaction | undefined {
   const [only] = passes;
-  if (passes.length === 1 && only !== undefined) return observeMicro(only.outcome, only.viewBefore, requestIndex);
-  const observed = passes.flatMap((p) => observeMicro(p.outcome, p.viewBefore, requestIndex) ?? []);
+  if (passes.length === 1 && only !== undefined)
+    return observeMicro(only.outcome, only.viewBefore, requestIndex, scale);
+  const observed = passes.flatMap((p) => observeMicro(p.outcome, p.viewBefore, requestIndex, scale) ?? []);
   const [first] = observed;
   const last = observed.at(-1);
   if (first === undefined || last === undefined) return undefined;

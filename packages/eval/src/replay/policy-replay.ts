@@ -110,7 +110,8 @@ export function policyReplay(label: PolicyRunLabel, runs: readonly SessionReplay
   const accumulator = new ReplayMetricsAccumulator(label.policy, label.summarizerPrices);
   for (const run of runs) {
     for (const estimate of run.estimates) accumulator.recordRequest(estimate);
-    for (const compaction of run.compactions) accumulator.recordCompaction(billed(compaction));
+    for (const compaction of run.compactions)
+      accumulator.recordCompaction(billed(compaction), compaction.summarizerRequest);
   }
   const gaps = runs.flatMap((run) =>
     run.compactions.slice(1).map((c, i) => c.requestIndex - (run.compactions[i]?.requestIndex ?? 0)),

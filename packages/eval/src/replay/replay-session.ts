@@ -54,6 +54,13 @@ export interface UsagePair {
 /** A committed compaction of a replay with its fidelity: what it removed of the prompt and what its replacements kept. */
 export interface MeasuredCompaction extends ReplayCompaction {
   fidelity: CompactionFidelity;
+  /**
+   * A batch summary's summarizer call as a request of the agent's, when the summarizer reads the
+   * conversation (Summarizer.readsConversation): the prompt as it stood and the instruction after it, through
+   * the same cache as the agent's requests, just before the request the compaction precedes. It is billed
+   * at this estimate, not at the summarizer's prices.
+   */
+  summarizerRequest?: CacheEstimate;
 }
 
 /** What replaying one source session under one policy produced. */
@@ -67,6 +74,7 @@ export interface SessionReplay {
   realUsage: (Usage | undefined)[];
   /** Every committed compaction in order, batch and micro. */
   compactions: MeasuredCompaction[];
+
   /** Each request's recall: what its prompt held of what the conversation had held so far. */
   recalls: RequestRecall[];
   /** Distinct fidelity items the source session held by its end. */
@@ -121,7 +129,12 @@ export async function replaySession(
     cache: { ...profile.cache, ttlSeconds: rules.ttlSeconds },
     prices: rules.prices,
   };
-  const stepOptions: CompactionStepOptions = { ...options, profile: priced, contextWindow: budgetWindow };
+  const stepOptions: CompactionStepOptions = {
+    ...options,
+    profile: priced,
+    contextWindow: budgetWindow,
+    tokenScale: scale,
+  };
   const session = await runtime.startSession({
     contextWindow: budgetWindow,
     profile: profile.name,
@@ -181,7 +194,22 @@ export async function replaySession(
     const nowMs = reading.requests[requestIndex]?.atMs;
     const previousRequestMs = reading.requests[requestIndex - 1]?.atMs;
     const times = nowMs === undefined ? undefined : { nowMs, ...definedFields({ previousRequestMs }) };
-    if (requestIndex > 0) await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity, times);
+    if (requestIndex > 0) {
+      const before = promptMessages(session.state.live, profile.cache.summaryBreakpoint === true);
+      // A summarizer reading the conversation sends the prompt as it stood up to the span's end (what
+      // the agent's earlier requests cached), and its instruction after it.
+      const asRequest = (committed: ReplayCompaction): CacheEstimate | undefined =>
+        committed.kind !== "summary" || options.summarizer?.readsConversation !== true
+          ? undefined
+          : cache.step({
+              index: -1,
+              model,
+              atMs: nowMs,
+              outputTokens: committed.auxOutputTokens,
+              messages: [...before.slice(0, committed.spanEnd), summaryInstruction(requestIndex)],
+            });
+      await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity, times, asRequest);
+    }
     const prompt = promptMessages(session.state.live, profile.cache.summaryBreakpoint === true);
     result.recalls.push(fidelity.request(session.state.live));
     const baselinePrompt = [...sourcePrompt];
@@ -218,6 +246,15 @@ export async function replaySession(
 }
 
 /**
+ * The instruction a summarizer reading the conversation adds after it, as the cache model sees it: new
+ * content at every call (it names the span), about the size of the summary prompt's frame.
+ */
+function summaryInstruction(requestIndex: number): PromptMessage {
+  const id = `summary-instruction#${requestIndex}`;
+  return { id, tokens: 600, contentHash: id };
+}
+
+/**
  * The session's fixed prefix, once the window is known to hold more than it; a window no larger (every
  * request would overflow under every policy) is a ValidationError naming both.
  */
@@ -242,7 +279,10 @@ function fixedPrefixTokens(cacheModel: SessionCacheModel): number {
   return cacheModel.calibration.prefixes[0]?.tokens ?? 0;
 }
 
-/** One compaction step before the next request; records what it committed (with its fidelity) or that a summary failed. */
+/**
+ * One compaction step before the next request; records what it committed (with its fidelity and, priced as a
+ * request by `asRequest`, a summarizer call that read the conversation) or that a summary failed.
+ */
 async function stepBefore(
   session: Session,
   options: SessionReplayOptions,
@@ -250,13 +290,19 @@ async function stepBefore(
   result: SessionReplay,
   fidelity: FidelityTracker,
   times: RequestTimes | undefined,
+  asRequest: (committed: ReplayCompaction) => CacheEstimate | undefined,
 ): Promise<void> {
   if (options.policy === "none" && options.micro === undefined) return;
   const step = await compactionStep(session, options, requestIndex, times);
   if (step.failed) result.summaryFailures += 1;
   if (step.sync !== undefined) result.syncCompactions.push(step.sync);
   if (step.committed === undefined) return;
-  const measured = { ...step.committed, fidelity: fidelity.compaction(session.state.live) };
+  const summarizerRequest = asRequest(step.committed);
+  const measured = {
+    ...step.committed,
+    fidelity: fidelity.compaction(session.state.live),
+    ...definedFields({ summarizerRequest }),
+  };
   result.compactions.push(measured);
   await options.onCompaction?.(session, measured);
 }

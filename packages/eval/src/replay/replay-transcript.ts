@@ -5,6 +5,7 @@ import {
   type ImportedSession,
   initialState,
   type MicroSettings,
+  OfflineSummarizer,
   type ProfileChoice,
   type ProviderProfile,
   type Summarizer,
@@ -15,6 +16,7 @@ import type { Session } from "@palimpsest/runtime";
 import { openPalimpsest, PrecompactionScheduler, resolveCompaction, resolveProfile } from "@palimpsest/runtime";
 import type { ReplayCompaction } from "./observe-micro.ts";
 import { type PolicyReplay, policyReplay } from "./policy-replay.ts";
+import { readingConversation } from "./reading-conversation.ts";
 import { REPLAY_RUN_NAMES, type ReplayRun, type ReplayRunName, replayRun } from "./replay-policy.ts";
 import { checkWindow, replaySession, type SessionReplay } from "./replay-session.ts";
 import { type SessionCacheModel, summarizerPrices, type TtlSource } from "./session-cache-model.ts";
@@ -47,6 +49,13 @@ export interface ReplayOptions extends CacheModelOptions {
   contextWindow: number;
   maxOutputTokens?: number;
   summarizer?: Summarizer;
+  /**
+   * `--summarizer-reads-conversation`: the summarizer (default the offline one) reads each span inside the
+   * conversation, as the agent's own request with the agent's model (Summarizer.readsConversation): the
+   * policies price it so, and each batch summary is billed as a request through the agent's cache. Not with
+   * `summarizerModel`.
+   */
+  summarizerReadsConversation?: boolean;
   /** What a fact a summary drops is worth to cost-optimal (CompactionSettings.lostFactUsd; default: no trade). */
   lostFactUsd?: number;
   /** The replay store (default `:memory:`, thrown away afterwards). */
@@ -127,6 +136,7 @@ export async function replayTranscript(
     checkWindow(options.contextWindow, cacheModel, source.externalId);
     readings.push({ reading, cacheModel });
   }
+  const summarizer = replaySummarizer(options);
   const agentModel = options.model ?? sessions[0]?.model;
   const summarizerModel = options.summarizerModel ?? agentModel;
   const runtime = await openPalimpsest({ url: options.url ?? ":memory:" });
@@ -146,7 +156,7 @@ export async function replayTranscript(
                 contextWindow: options.contextWindow,
                 maxOutputTokens,
                 ...(run.micro ? { micro: options.micro ?? {} } : {}),
-                ...definedFields({ summarizer: options.summarizer, lostFactUsd: options.lostFactUsd }),
+                ...definedFields({ summarizer, lostFactUsd: options.lostFactUsd }),
               },
               precompact: { debounceMs: 0 },
             })
@@ -161,7 +171,7 @@ export async function replayTranscript(
             profile,
             contextWindow: options.contextWindow,
             maxOutputTokens,
-            ...definedFields({ summarizer: options.summarizer, lostFactUsd: options.lostFactUsd }),
+            ...definedFields({ summarizer, lostFactUsd: options.lostFactUsd }),
             summarizerPrices: summarizerPrices(profile, summarizerModel),
             ...definedFields({ precompact }),
             ...definedFields({ source: readings[i] }),
@@ -230,4 +240,16 @@ function cacheSummary(run: SessionReplay): SessionCacheSummary {
     prefixResets: prefixResets.size,
     budgetWindow: run.budgetWindow,
   };
+}
+
+/** The summarizer the runs use: the given one (default offline), read as reading the conversation when asked. */
+function replaySummarizer(options: ReplayOptions): Summarizer | undefined {
+  if (options.summarizerReadsConversation !== true) return options.summarizer;
+  if (options.summarizerModel !== undefined) {
+    const message =
+      "a summarizer that reads the conversation is the agent's model: summarizerModel cannot be set with it";
+    const issue = "must be unset when summarizerReadsConversation is true";
+    throw new ValidationError(message, [{ path: "summarizerModel", code: "custom", message: issue }]);
+  }
+  return readingConversation(options.summarizer ?? new OfflineSummarizer());
 }

@@ -100,11 +100,13 @@ export function resolveCompaction(
   checkLostFactUsd(settings.lostFactUsd, "lostFactUsd");
   const budget = resolveBudget(settings, state);
   const { antiThrash, summarizerPrices, lostFactUsd } = settings;
-  const weighed = definedFields({ antiThrash, summarizerPrices, lostFactUsd });
+  const summarizer: Summarizer = settings.summarizer ?? new OfflineSummarizer();
+  const summarizerReadsConversation = summarizer.readsConversation === true ? true : undefined;
+  const weighed = definedFields({ antiThrash, summarizerPrices, lostFactUsd, summarizerReadsConversation });
   return {
     policy: policyFor(settings, budget.profile).create({ ...weighed, countTokens }),
     ...budget,
-    summarizer: settings.summarizer ?? new OfflineSummarizer(),
+    summarizer,
     summaryTimeoutMs: settings.summaryTimeoutMs ?? 120_000,
     recallTool: settings.recallTool,
   };

@@ -10,7 +10,7 @@ import type { PolicyDefinition } from "./policy-definition.ts";
 export const costOptimalDefinition = {
   name: "cost-optimal",
   summary: "summarize when compacting now costs less than waiting (cache and prices), never later than summary",
-  create: ({ antiThrash, summarizerPrices, lostFactUsd }) =>
-    costOptimalPolicy(definedFields({ antiThrash, summarizerPrices, lostFactUsd })),
+  create: ({ antiThrash, summarizerPrices, lostFactUsd, summarizerReadsConversation }) =>
+    costOptimalPolicy(definedFields({ antiThrash, summarizerPrices, lostFactUsd, summarizerReadsConversation })),
   microSchedule: costBatchedSchedule,
 } as const satisfies PolicyDefinition;

@@ -1,7 +1,7 @@
 import type { AntiThrashConfig, CachePrices, CompactionPolicy, CountTokens, ProviderProfile } from "@palimpsest/core";
 import type { MicroSchedule } from "../micro-schedule.ts";
 
-/** What a policy is built from: the session's anti-thrash settings, token counter, summarizer prices and fact price. */
+/** What a policy is built from: the session's anti-thrash settings, token counter, summarizer (prices, how it reads) and fact price. */
 export interface CreatePolicyOptions {
   antiThrash?: AntiThrashConfig;
   countTokens: CountTokens;
@@ -9,6 +9,8 @@ export interface CreatePolicyOptions {
   summarizerPrices?: CachePrices;
   /** What a fact a summary drops is worth, for policies that trade recall for cost (CompactionSettings.lostFactUsd). */
   lostFactUsd?: number;
+  /** The summarizer reads spans inside the conversation, from the prompt cache (Summarizer.readsConversation). */
+  summarizerReadsConversation?: boolean;
 }
 
 /**
