@@ -295,6 +295,28 @@ describe("palimpsest replay: the cache model's flags", () => {
     expect(openai.stderr).toContain("the openai profile's cache takes no breakpoints (anthropic's does)");
   });
 
+  it("--summarizer-reads-conversation bills each summary as a request through the agent's cache; not with --summarizer-model", async () => {
+    const run = async (...flags: string[]) => {
+      const result = await runPalimpsest([...demo, ...flags, "--json"]);
+      expect(result.code).toBe(0);
+      return JSON.parse(result.stdout) as { policy: string; estimatedCost: number; auxInputTokens: number }[];
+    };
+    const [, plain] = await run();
+    const [, reading] = await run("--summarizer-reads-conversation");
+    expect(reading?.policy).toBe("summary");
+    // It sends the head and the span, not the span alone: more tokens, most of them read at a tenth of the price.
+    expect(reading?.auxInputTokens).toBeGreaterThan(plain?.auxInputTokens ?? Number.POSITIVE_INFINITY);
+    expect(reading?.estimatedCost).not.toBe(plain?.estimatedCost);
+    const both = await runPalimpsest([
+      ...demo,
+      "--summarizer-reads-conversation",
+      "--summarizer-model",
+      "claude-haiku-4-5",
+    ]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("cannot be used with option '--summarizer-model");
+  });
+
   it("bad values are usage errors naming what is allowed", async () => {
     const model = await runPalimpsest([...demo, "--model", "gpt-9"]);
     expect(model.code).toBe(2);

@@ -53,6 +53,7 @@ interface ReplayFlags {
   summarizerModel?: string;
   lostFactUsd?: number;
   summaryBreakpoint?: boolean;
+  summarizerReadsConversation?: boolean;
 }
 
 /**
@@ -64,7 +65,8 @@ interface ReplayFlags {
  * `--html <file>` also writes the comparison as a self-contained HTML report and prints where (`--json`: only that).
  * The cache model calibrates itself on the transcript's usage; `--fixed-prefix-tokens` and `--cache-ttl`
  * stand in where the usage does not tell, `--model` prices the agent's requests and `--summarizer-model`
- * the summarizer's calls (default: the agent's model). `--lost-fact-usd` lets cost-optimal drop facts
+ * the summarizer's calls (default: the agent's model; `--summarizer-reads-conversation` replays a summarizer
+ * that reads each span inside the agent's own request, billed through its cache). `--lost-fact-usd` lets cost-optimal drop facts
  * when what it saves pays for them (default: it drops no more of the span's facts than summary would).
  */
 export function registerReplay(program: Command, io: CliIo): void {
@@ -126,6 +128,12 @@ export function registerReplay(program: Command, io: CliIo): void {
     )
     .addOption(
       new Option(
+        "--summarizer-reads-conversation",
+        "the summarizer reads each span inside the agent's own request, from the prompt cache (not with --summarizer-model)",
+      ).conflicts("summarizerModel"),
+    )
+    .addOption(
+      new Option(
         "--lost-fact-usd <usd>",
         "what one fact a summary drops is worth to cost-optimal (default: no trade, no more lost than summary)",
       ).argParser(dollars),
@@ -155,6 +163,7 @@ export function registerReplay(program: Command, io: CliIo): void {
           lostFactUsd: opts.lostFactUsd,
         }),
         ...(opts.precompact === true ? { precompact: true } : {}),
+        ...(opts.summarizerReadsConversation === true ? { summarizerReadsConversation: true } : {}),
         onProgress: progressLine(io),
       };
       if (opts.html !== undefined) {
