@@ -287,6 +287,7 @@ export type {
   SnapshotStore,
   StoreChange,
   Summarizer,
+  SummaryConversation,
   SummaryRequest,
   SummaryResult,
   TokenCounter,
@@ -346,6 +347,7 @@ export {
   turnKey,
 } from "./session/index.ts";
 export {
+  buildConversationInstruction,
   buildSummaryPrompt,
   checkSummary,
   DEFAULT_SUMMARY_CAPS,

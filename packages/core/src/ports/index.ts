@@ -34,5 +34,5 @@ export type { MessageSearch, MessageSearchHit, MessageSearchQuery } from "./mess
 export type { MirrorLogPort } from "./mirror-log.ts";
 export type { RuntimeStore } from "./runtime-store.ts";
 export type { Snapshot, SnapshotStore } from "./snapshot-store.ts";
-export type { Summarizer, SummaryRequest, SummaryResult } from "./summarizer.ts";
+export type { Summarizer, SummaryConversation, SummaryRequest, SummaryResult } from "./summarizer.ts";
 export type { TokenCounter } from "./token-counter.ts";

@@ -18,6 +18,28 @@ export interface SummaryRequest {
   previousSummaries?: number;
   /** Upper bound on the summary's length, in tokens. */
   maxOutputTokens: number;
+  /**
+   * The conversation the span lies in, as the agent sends it: given only to a summarizer that reads it
+   * (Summarizer.readsConversation), and only when the span is one run of the view's messages (its
+   * earlier summaries, which `previousSummary` holds, among them). The fields above are filled in all the
+   * same, so a summarizer can fall back to them.
+   */
+  conversation?: SummaryConversation;
+}
+
+/**
+ * The live prompt a compaction summarizes part of: the view's messages as they are (not serialized, capped
+ * or redacted: what the agent already sends its provider), so a summarizer can send the agent's own request
+ * and let the provider read it from its prompt cache.
+ */
+export interface SummaryConversation {
+  /** The view's live messages, in order, the span among them. */
+  messages: readonly Message[];
+  /** The span: `messages[start]` up to, not including, `messages[end]` (an earlier summary among them). */
+  start: number;
+  end: number;
+  /** The view's last summary message, where the agent's requests may put a cache breakpoint. */
+  lastSummaryId?: string;
 }
 
 /** A summary and what it cost. */
@@ -37,6 +59,12 @@ export interface Summarizer {
   readonly model: string;
   /** Version of the prompt and format, so a cached summary from another prompt is never reused. */
   readonly promptVersion: string;
+  /**
+   * Reads the span inside the conversation (SummaryRequest.conversation) as the agent sends it, with the
+   * agent's model, so the provider serves the prompt from its cache: the runtime then passes the
+   * conversation, and the cost-optimal policy prices the summarizer's reading at the cache's read price.
+   */
+  readonly readsConversation?: boolean;
   /** Summarizes; honours `signal` (aborting throws SummarizerError "timeout"). */
   summarize(request: SummaryRequest, options?: { signal?: AbortSignal }): Promise<SummaryResult>;
 }

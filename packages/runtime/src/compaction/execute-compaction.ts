@@ -1,11 +1,13 @@
 import {
   type CompactionFailed,
   definedFields,
+  isSummaryEntry,
   type LiveEntry,
   liveTargetTokens,
   type Replacement,
   type SessionState,
   type StoredEvent,
+  type SummaryConversation,
   type SummaryResult,
   type SupersedeSpec,
 } from "@palimpsest/core";
@@ -23,6 +25,13 @@ export interface SummarySpan {
   /** How many earlier summaries `previousSummary` joins (SummaryRequest.previousSummaries). */
   previousSummaries?: number | undefined;
   maxSummaryTokens: number;
+  /** The ids the compaction replaces, in view order, earlier summaries included (with `view`: see spanConversation). */
+  targets?: readonly string[] | undefined;
+  /**
+   * The live view the span was planned on, read when the call starts: given where the span's earlier
+   * summaries are all `previousSummary` continues, so a summarizer that reads the conversation may get it.
+   */
+  view?: readonly LiveEntry[] | undefined;
 }
 
 /** The summarizer and its time limit (a session's resolved compaction settings, or a micro pass's). */
@@ -34,6 +43,10 @@ export function summarizeSpan(
   span: SummarySpan,
   signal?: AbortSignal,
 ): Promise<{ result: SummaryResult; ms: number }> {
+  const conversation =
+    using.summarizer.readsConversation === true && span.view !== undefined && span.targets !== undefined
+      ? spanConversation(span.view, span.targets)
+      : undefined;
   return summarizeEntries({
     summarizer: using.summarizer,
     entries: span.input,
@@ -42,8 +55,32 @@ export function summarizeSpan(
     ...definedFields({ previousSummary: span.previousSummary }),
     ...definedFields({ previousSummaryAt: span.previousSummaryAt }),
     ...definedFields({ previousSummaries: span.previousSummaries }),
+    ...definedFields({ conversation }),
     ...definedFields({ signal }),
   });
+}
+
+/**
+ * The conversation a span lies in (SummaryRequest.conversation): the view's messages as they are, the
+ * span's index range among them and the view's last summary; undefined unless `targets` are one
+ * contiguous run of `view` (a pinned message inside the span, or a target no longer live, leaves the
+ * summarizer its plain request).
+ */
+export function spanConversation(
+  view: readonly LiveEntry[],
+  targets: readonly string[],
+): SummaryConversation | undefined {
+  const start = view.findIndex((e) => e.message.id === targets[0]);
+  if (start === -1 || start + targets.length > view.length) return undefined;
+  if (!targets.every((id, i) => view[start + i]?.message.id === id)) return undefined;
+  const conversation: SummaryConversation = {
+    messages: view.map((e) => e.message),
+    start,
+    end: start + targets.length,
+  };
+  const lastSummary = view.findLast(isSummaryEntry);
+  if (lastSummary !== undefined) conversation.lastSummaryId = lastSummary.message.id;
+  return conversation;
 }
 
 /**

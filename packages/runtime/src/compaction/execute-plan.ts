@@ -67,7 +67,7 @@ export async function preparePlan(
   const measured = { ...measuredAtPlan(state, plan.targets), tokensBefore: plan.tokensBefore };
   const step = await prepareSummary(state, {
     using: settings,
-    span: plan,
+    span: { ...plan, view: state.live },
     failure: () => ({ mode: "summary", attempt: consecutiveFailures(state) + 1, targets: plan.targets }),
     replacement: (text) =>
       summaryReplacementFor(plan, uuidv7(), text, (m) => counter.countMessage(m), settings.recallTool),

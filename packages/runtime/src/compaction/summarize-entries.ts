@@ -5,6 +5,7 @@ import {
   redactSecrets,
   type Summarizer,
   SummarizerError,
+  type SummaryConversation,
   type SummaryResult,
   serializeForSummary,
 } from "@palimpsest/core";
@@ -19,12 +20,17 @@ export interface SummarizeCall {
   /** How many earlier summaries `previousSummary` joins (SummaryRequest.previousSummaries). */
   previousSummaries?: number;
   maxOutputTokens: number;
+  /** The live conversation the entries lie in, for a summarizer that reads it (SummaryRequest.conversation). */
+  conversation?: SummaryConversation;
   timeoutMs: number;
   /** Aborts the call (a cancelled background job). */
   signal?: AbortSignal;
 }
 
-/** Runs the call and measures it; the summary text comes back redacted. */
+/**
+ * Runs the call and measures it; the summary text comes back redacted. The entries are serialized and
+ * redacted for the request's `messages`; the conversation, when given, goes as it is.
+ */
 export async function summarizeEntries(call: SummarizeCall): Promise<{ result: SummaryResult; ms: number }> {
   const started = performance.now();
   const timeout = AbortSignal.timeout(call.timeoutMs);
@@ -33,6 +39,7 @@ export async function summarizeEntries(call: SummarizeCall): Promise<{ result: S
     maxOutputTokens: call.maxOutputTokens,
     ...(call.previousSummary === undefined ? {} : { previousSummary: redactSecrets(call.previousSummary) }),
     ...definedFields({ previousSummaryAt: call.previousSummaryAt, previousSummaries: call.previousSummaries }),
+    ...definedFields({ conversation: call.conversation }),
   };
   const signal = call.signal === undefined ? timeout : AbortSignal.any([call.signal, timeout]);
   const result = await call.summarizer.summarize(request, { signal });

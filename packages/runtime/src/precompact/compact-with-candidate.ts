@@ -3,6 +3,7 @@ import {
   compactionThreshold,
   definedFields,
   InvariantViolation,
+  type LiveEntry,
   liveTargetTokens,
   type Message,
   type PrecompactionCandidate,
@@ -97,7 +98,8 @@ export async function compactWithCandidate(
   ): Promise<PrecompactOutcome> => {
     const commitMs = performance.now() - started;
     await options.candidates.deleteCandidate(session.id);
-    const coldSummaryMs = options.measureCold === true ? await timeCold(settings, plan) : candidate.summaryMs + deltaMs;
+    const coldSummaryMs =
+      options.measureCold === true ? await timeCold(settings, plan, view) : candidate.summaryMs + deltaMs;
     const coldMs = coldSummaryMs + commitMs - deltaMs;
     const hit = {
       type: "hit" as const,
@@ -122,6 +124,7 @@ export async function compactWithCandidate(
   let deltaMs = 0;
   if (delta.input.length > 0) {
     try {
+      // No view: the delta continues the candidate's summary, which the conversation does not hold.
       ({ result: deltaResult, ms: deltaMs } = await summarizeSpan(settings, {
         ...delta,
         maxSummaryTokens: plan.maxSummaryTokens,
@@ -211,8 +214,8 @@ async function commit(session: Session, hit: HitCommit): Promise<StoredEvent | u
   return event;
 }
 
-/** Times the summary a cold compaction of the same plan would write (the text is thrown away). */
-async function timeCold(settings: ResolvedCompaction, plan: SummaryPlan): Promise<number> {
-  const { ms } = await summarizeSpan(settings, plan);
+/** Times the summary a cold compaction of the same plan, on the view it was planned on, would write (the text is thrown away). */
+async function timeCold(settings: ResolvedCompaction, plan: SummaryPlan, view: readonly LiveEntry[]): Promise<number> {
+  const { ms } = await summarizeSpan(settings, { ...plan, view });
   return ms;
 }

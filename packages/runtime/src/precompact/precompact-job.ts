@@ -78,7 +78,7 @@ export async function runPrecompactJob(
   const started = performance.now();
   let summary: Awaited<ReturnType<typeof summarizeSpan>>;
   try {
-    summary = await summarizeSpan(settings, plan, signal);
+    summary = await summarizeSpan(settings, { ...plan, view }, signal);
   } catch (error) {
     const ms = performance.now() - started;
     if (signal.aborted) return report("cancelled", "cancelled while summarizing", ms, ms);

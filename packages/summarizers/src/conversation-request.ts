@@ -1,0 +1,66 @@
+import type { Message } from "@palimpsest/core";
+import { SummarizerError } from "@palimpsest/core";
+
+/** What a request builder is given: the view's live messages and its last summary (ActiveView's fields). */
+export interface ConversationInput {
+  messages: readonly Message[];
+  /** The view's last summary (`session.view().lastSummaryId`), where the agent's requests may put a breakpoint. */
+  lastSummaryId?: string;
+}
+
+/**
+ * The agent's Anthropic request, as its own builder makes it (e.g. `toAnthropicRequest` from
+ * `palimpsest`, plus its tools): the fields that make the cached prefix. Blocks are sent as they are.
+ */
+export interface AnthropicConversationRequest {
+  system?: string | readonly object[];
+  messages: readonly { role: "user" | "assistant"; content: string | readonly object[] }[];
+  tools?: readonly object[];
+  tool_choice?: object;
+}
+
+/** The agent's chat-completions request, as its own builder makes it: messages and tools, sent as they are. */
+export interface OpenAIConversationRequest {
+  messages: readonly object[];
+  tools?: readonly object[];
+  tool_choice?: string | object;
+}
+
+/**
+ * Reading the conversation: `request` builds the agent's own request from the view's messages, the same
+ * function that builds the agent's requests, so the provider finds the prompt in its cache.
+ */
+export interface ConversationOption<R> {
+  request(conversation: ConversationInput): R;
+}
+
+/** The conversation as the builder takes it: its messages and last summary, not the span's range. */
+export function conversationInput(conversation: ConversationInput): ConversationInput {
+  const { messages, lastSummaryId } = conversation;
+  return lastSummaryId === undefined ? { messages } : { messages, lastSummaryId };
+}
+
+/**
+ * The request's messages with the instruction as the final user turn: a text block after the last
+ * message's blocks when that message is the user's (the blocks before it, and their cache breakpoints,
+ * stay as they were), else a user message of its own. The builder's objects are not changed.
+ */
+export function withInstruction(
+  messages: AnthropicConversationRequest["messages"],
+  instruction: string,
+): AnthropicConversationRequest["messages"] {
+  const text = { type: "text", text: instruction };
+  const last = messages.at(-1);
+  if (last?.role !== "user") return [...messages, { role: "user", content: [text] }];
+  const blocks = typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
+  return [...messages.slice(0, -1), { ...last, content: [...blocks, text] }];
+}
+
+/** A model that called a tool instead of writing the summary: a malformed answer. */
+export function toolCallRefused(provider: string, names: readonly string[]): SummarizerError {
+  return new SummarizerError(
+    "malformed",
+    provider,
+    `the model called ${names.length === 0 ? "a tool" : names.map((n) => `\`${n}\``).join(", ")} instead of writing the summary`,
+  );
+}
