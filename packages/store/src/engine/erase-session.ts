@@ -24,7 +24,7 @@ export interface ErasurePlan {
  *
  * The writes: each event whose data differs from its skeleton is rewritten to it, every content hash of
  * the session is cleared (a hash of content is derived from content: it could confirm a guess), the
- * session.erased event is inserted; the snapshot and the idempotency keys' hashes are deleted (a cache
+ * session.erased event is inserted (as `eventId`); the snapshot and the idempotency keys' hashes are deleted (a cache
  * and retry records: an erased session takes no writes to retry), and its messages taken out of the
  * search index; then each feature's statements run (the
  * pre-compaction candidate deleted, hand-off texts cleared and open hand-offs failed), and last the
@@ -37,6 +37,7 @@ export function planErasure(
   session: Selectable<SessionsTable>,
   events: readonly { stored: StoredEvent; row: ErasedRow }[],
   options: EraseOptions,
+  eventId: string,
 ): ErasurePlan {
   const sessionId = session.session_id;
   const now = new Date().toISOString();
@@ -57,7 +58,7 @@ export function planErasure(
   statements.push(
     db
       .insertInto("events")
-      .values(erasedEventRow(sessionId, seq, session.tenant_id, erased, now))
+      .values(erasedEventRow(sessionId, seq, session.tenant_id, erased, now, eventId))
       .compile(),
     db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),

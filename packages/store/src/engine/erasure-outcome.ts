@@ -79,16 +79,20 @@ export type ErasedEventRow = Omit<EventRow, "position" | "occurred_at" | "record
   content_hash: null;
 };
 
-/** The row of the session.erased event an erasure appends at `seq` (every column but its global position). */
+/**
+ * The row of the session.erased event an erasure appends at `seq` (every column but its global position),
+ * with `eventId` (a store that makes the erasure again after a lost answer fixes it before the first attempt).
+ */
 export function erasedEventRow(
   sessionId: string,
   seq: number,
   tenantId: string,
   erased: SessionErased,
   now: string,
+  eventId: string = uuidv7(),
 ): ErasedEventRow {
   return {
-    event_id: uuidv7(),
+    event_id: eventId,
     session_id: sessionId,
     seq,
     type: "session.erased",
@@ -104,12 +108,21 @@ export function erasedEventRow(
   };
 }
 
-/** The outcome an earlier erasure recorded, from its session.erased event (the session's last). */
-export function earlierErasure(event: StoredEvent | undefined, sessionId: string, erasedAt: string): ErasureResult {
+/**
+ * The outcome an earlier erasure recorded, from its session.erased event (the session's last): `erased`
+ * false, unless that event is `ownEventId`, the one this erasure's own earlier attempt appended before its
+ * answer was lost (then it is what that attempt would have returned).
+ */
+export function earlierErasure(
+  event: StoredEvent | undefined,
+  sessionId: string,
+  erasedAt: string,
+  ownEventId?: string,
+): ErasureResult {
   const data = event?.type === "session.erased" ? event.data : { events: 0, messages: 0 };
   return {
     sessionId,
-    erased: false,
+    erased: ownEventId !== undefined && event?.type === "session.erased" && event.eventId === ownEventId,
     erasedAt,
     seq: event?.seq ?? 0,
     events: data.events,

@@ -25,6 +25,7 @@ import type {
 } from "@palimpsest/core";
 import { checkId, InvariantViolation, NotFoundError } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
+import { uuidv7 } from "uuidv7";
 import type { ContentCipher } from "../encryption/content-cipher.ts";
 import { type PreparedBatch, prepareBatch, storedEventsOf } from "./append-batch.ts";
 import { explainRejection } from "./append-rejection.ts";
@@ -56,7 +57,7 @@ import {
   type SessionPageOptions,
   sessionPageLimit,
 } from "./session-page.ts";
-import { againOnDrop, guardRead, guardStorage, wasRolledBack } from "./storage-guard.ts";
+import { againOnDrop, guardRead, guardStorage, guardWrite, wasRolledBack } from "./storage-guard.ts";
 import { grantAccess } from "./store-access.ts";
 import type { StoreFeature } from "./store-feature.ts";
 import { TenantScope } from "./tenant-scope.ts";
@@ -343,7 +344,11 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   erase(sessionId: string, options: EraseOptions = {}): Promise<ErasureResult> {
-    return guardStorage("erase", async () => {
+    // Made again on a dropped connection (one transaction: it committed whole or not at all). Its
+    // session.erased event's id is fixed before the first attempt, so a later one that finds the session
+    // erased by it (its answer lost) reports `erased: true`, as that attempt would have.
+    const erasureId = uuidv7();
+    return guardWrite("erase", async () => {
       checkId(sessionId, "sessionId");
       checkEraseOptions(options);
       const db = this.#db;
@@ -366,10 +371,10 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
           return {
             guard: undefined,
             statements: [],
-            result: earlierErasure(events.at(-1)?.stored, sessionId, toIso(row.erased_at)),
+            result: earlierErasure(events.at(-1)?.stored, sessionId, toIso(row.erased_at), erasureId),
           };
         }
-        const plan = planErasure(db, dialect, this.#features, row, events, options);
+        const plan = planErasure(db, dialect, this.#features, row, events, options, erasureId);
         return { guard: plan.guard, statements: plan.statements, result: plan.result };
       });
       // Again: an append that sealed meanwhile may have made the key again (what it wrote is erased now).
