@@ -38,6 +38,11 @@ const EXPECTED: Record<string, string[]> = {
   "handoff.ts": ["successor has 1 message(s), parent true", "completed: true"],
   "memory-store.ts": ["resumed 2 message(s); same view: true"],
   "anthropic-cache.ts": ["system cached: true; message breakpoints: 3", "request problems: 0"],
+  "conversation-summarizer.ts": [
+    "summarizer request: the agent's messages first: true",
+    "instruction: [SUMMARY REQUEST] Stop the conversation here",
+    "compactions: summary",
+  ],
   "recall.ts": ["4 tool ", "FAIL login.test.ts: TimeoutError after 30000 ms", "[seq 4, tool, compacted by "],
   "postgres.ts": ["resumed 1 message(s) from PostgreSQL"],
   "ai-sdk.ts": [
