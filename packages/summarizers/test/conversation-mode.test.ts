@@ -243,6 +243,16 @@ describe("OpenAICompatibleSummarizer with the conversation option", () => {
     expect(body.messages).toStrictEqual([...built.messages, { role: "user", content: instructionFor(request) }]);
   });
 
+  it("sends the plain request when the runtime gives no conversation", async () => {
+    const summarizer = await openai([{ body: chatCompletion(sectionedAnswer("plain")) }]);
+    const { conversation: _none, ...plain } = spanRequest(1, 5);
+    expect((await summarizer.summarize(plain)).text).toBe(sectionedAnswer("plain"));
+    const body = provider?.received[0]?.json as { messages: { role: string; content: string }[]; tools?: unknown };
+    expect(body.tools).toBeUndefined();
+    expect(body.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(body.messages[0]?.content).toBe(SUMMARY_SYSTEM_PROMPT);
+  });
+
   it("refuses an answer that calls a tool (malformed)", async () => {
     const completion = chatCompletion("");
     const call = { id: "call_1", type: "function", function: { name: "bash", arguments: "{}" } };
