@@ -304,7 +304,7 @@ describe("palimpsest replay: the cache model's flags", () => {
     const [, plain] = await run();
     const [, reading] = await run("--summarizer-reads-conversation");
     expect(reading?.policy).toBe("summary");
-    // It sends the head and the span, not the span alone: more tokens, most of them read at a tenth of the price.
+    // It sends the whole prompt, not the span alone: more tokens, most of them read at a tenth of the price.
     expect(reading?.auxInputTokens).toBeGreaterThan(plain?.auxInputTokens ?? Number.POSITIVE_INFINITY);
     expect(reading?.estimatedCost).not.toBe(plain?.estimatedCost);
     const both = await runPalimpsest([

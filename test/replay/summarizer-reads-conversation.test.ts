@@ -32,7 +32,7 @@ async function replayed(summarizerReadsConversation: boolean) {
 const requestsCost = (run: SessionReplay) => run.estimates.reduce((sum, e) => sum + e.cost, 0);
 
 describe.skipIf(!HAVE_TRANSCRIPTS)("a replay whose summarizer reads the conversation", () => {
-  it("bills each summary as the agent's request up to the span's end, mostly read from the cache", {
+  it("bills each summary as the agent's request, the prompt as it stood, mostly read from the cache", {
     timeout: 120_000,
   }, async () => {
     const { run, policy } = await replayed(true);
@@ -40,14 +40,11 @@ describe.skipIf(!HAVE_TRANSCRIPTS)("a replay whose summarizer reads the conversa
     const asked = run.compactions.map((c) => c.summarizerRequest);
     expect(asked.every((r) => r !== undefined)).toBe(true);
     const requests = asked as NonNullable<MeasuredCompaction["summarizerRequest"]>[];
-    // The agent's earlier requests cached the conversation up to the span's end: most of each call is read.
+    // The agent's last request cached most of the prompt: most of each call is read.
     const read = requests.reduce((n, r) => n + r.cachedTokens, 0);
     const sent = requests.reduce((n, r) => n + r.promptTokens, 0);
     expect(read / sent).toBeGreaterThan(0.8);
-    for (const [i, c] of run.compactions.entries()) {
-      expect(c.spanEnd).toBeGreaterThan(c.earliestChangedIndex);
-      expect(requests[i]?.outputTokens).toBe(c.auxOutputTokens);
-    }
+    for (const [i, c] of run.compactions.entries()) expect(requests[i]?.outputTokens).toBe(c.auxOutputTokens);
     // The run's cost is its requests and those calls, nothing billed twice at the summarizer's prices.
     const calls = requests.reduce((sum, r) => sum + r.cost, 0);
     expect(policy.estimatedCost).toBeCloseTo(requestsCost(run) + calls, 9);

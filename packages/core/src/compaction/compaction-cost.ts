@@ -56,9 +56,9 @@ export function cachedHead(shape: CompactionShape, cache: PromptCacheRule): numb
 
 /**
  * USD of the summarizer's reading for one compaction. A summarizer given the span reads it at its own input
- * price. One that reads the conversation (Summarizer.readsConversation: the agent's own request, with the
- * agent's model, up to the span's end) reads the prompt through the span as a request of the agent's would:
- * from the cache, or written to it when the cache is cold.
+ * price. One that reads the conversation (Summarizer.readsConversation: the agent's own request with the
+ * agent's model) reads the whole live prompt as a request of the agent's would: from the cache, or written
+ * to it when the cache is cold.
  */
 function summarizerReadCost(
   shape: CompactionShape,
@@ -69,12 +69,7 @@ function summarizerReadCost(
 ): number {
   if (!reading.readsConversation) return (shape.inputTokens * summarizer.input) / 1_000_000;
   const price = reading.cold ? writePrice(cache, prices) : readPrice(cache, prices);
-  return (throughSpan(shape) * price) / 1_000_000;
-}
-
-/** Tokens of the prompt up to the span's end: the head it leaves and everything it removes. */
-export function throughSpan(shape: CompactionShape): number {
-  return shape.headTokens + shape.removedTokens;
+  return (shape.liveTokens * price) / 1_000_000;
 }
 
 /**

@@ -11,7 +11,6 @@ import {
   optimalCycleTurns,
   promptAfter,
   readPrice,
-  throughSpan,
 } from "./compaction-cost.ts";
 import { type BaselineSummary, baselineSummary, costCandidates } from "./cost-candidates.ts";
 import { gateCompaction } from "./policy-gate.ts";
@@ -142,9 +141,9 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     // What each compaction pays to have its summary carried into the next one, and what the next one's
     // reading costs beyond the span it summarizes: with the span alone, the summary is read again at the
     // summarizer's input price and each grown token once; inside the conversation, the next compaction
-    // reads the prompt through its span from the cache (about what this one reads), the summary in it.
+    // reads the whole prompt from the cache (about what this one reads), the summary in it.
     const reuse = inConversation
-      ? (shape.summaryTokens * summarizer.output + throughSpan(shape) * read) / 1_000_000
+      ? (shape.summaryTokens * summarizer.output + shape.liveTokens * read) / 1_000_000
       : (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
     const warm = compactionCost(shape, profile.cache, prices, summarizer, false, inConversation);
     // Facts dropped are a cost of the compaction only where the user priced them (else they are refused below).

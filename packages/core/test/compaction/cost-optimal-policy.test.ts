@@ -94,18 +94,17 @@ describe("the cost of a compaction", () => {
     expect(less.rewrite).toBe(full.rewrite);
   });
 
-  it("given a summarizer that reads the conversation, then it pays the prompt through the span at the cache's price, not the span at its input price", () => {
+  it("given a summarizer that reads the conversation, then it pays the live prompt at the cache's price, not the span at its input price", () => {
     const { cache, prices } = ANTHROPIC_PROFILE;
-    // The head (1,000) and the span (30,000): the tail after it is not sent.
     const warm = compactionCost(shape, cache, prices, prices, false, true);
-    expect(warm.summarizer).toBeCloseTo((31_000 * 0.3 + 2_000 * 15) / 1e6, 9);
+    expect(warm.summarizer).toBeCloseTo((50_000 * 0.3 + 2_000 * 15) / 1e6, 9);
     // Cold, the provider writes the prompt it reads; the rewrite is the same credit as any summarizer's.
     const cold = compactionCost(shape, cache, prices, prices, true, true);
-    expect(cold.summarizer).toBeCloseTo((31_000 * 3.75 + 2_000 * 15) / 1e6, 9);
+    expect(cold.summarizer).toBeCloseTo((50_000 * 3.75 + 2_000 * 15) / 1e6, 9);
     expect(cold.rewrite).toBe(compactionCost(shape, cache, prices, prices, true).rewrite);
-    // Without a cache it reads the head too at the input price: dearer than the span alone.
+    // Without a cache it reads the whole prompt at the input price: dearer than the span alone.
     const none = compactionCost(shape, LOCAL_PROFILE.cache, prices, prices, false, true);
-    expect(none.summarizer).toBeCloseTo((31_000 * 3 + 2_000 * 15) / 1e6, 9);
+    expect(none.summarizer).toBeCloseTo((50_000 * 3 + 2_000 * 15) / 1e6, 9);
   });
 
   it("given any cost, growth and price, then the optimal cycle is no costlier per turn than any other within the cap", () => {
@@ -175,8 +174,7 @@ describe("the cost-optimal decision", () => {
     const reading = decideCompaction(input, { summarizerReadsConversation: true });
     expect(reading.candidates.length).toBe(plain.candidates.length);
     for (const [i, c] of reading.candidates.entries()) {
-      const through = c.shape.headTokens + c.shape.removedTokens;
-      expect(c.now.summarizer).toBeCloseTo((through * 0.3 + c.shape.summaryTokens * 15) / 1e6, 9);
+      expect(c.now.summarizer).toBeCloseTo((c.shape.liveTokens * 0.3 + c.shape.summaryTokens * 15) / 1e6, 9);
       // Reading a 40-turn prompt at a tenth of the price costs less than reading most of it in full.
       expect(c.now.summarizer).toBeLessThan(plain.candidates[i]?.now.summarizer ?? 0);
     }

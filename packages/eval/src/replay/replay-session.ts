@@ -56,7 +56,7 @@ export interface MeasuredCompaction extends ReplayCompaction {
   fidelity: CompactionFidelity;
   /**
    * A batch summary's summarizer call as a request of the agent's, when the summarizer reads the
-   * conversation (Summarizer.readsConversation): the prompt as it stood and the instruction after it, through
+   * conversation (Summarizer.readsConversation): the whole prompt as it stood and the instruction after it, through
    * the same cache as the agent's requests, just before the request the compaction precedes. It is billed
    * at this estimate, not at the summarizer's prices.
    */
@@ -196,8 +196,8 @@ export async function replaySession(
     const times = nowMs === undefined ? undefined : { nowMs, ...definedFields({ previousRequestMs }) };
     if (requestIndex > 0) {
       const before = promptMessages(session.state.live, profile.cache.summaryBreakpoint === true);
-      // A summarizer reading the conversation sends the prompt as it stood up to the span's end (what
-      // the agent's earlier requests cached), and its instruction after it.
+      // A summarizer reading the conversation sends the prompt as it stood (the agent's last request read
+      // from the cache, what came after it written) and its instruction after it.
       const asRequest = (committed: ReplayCompaction): CacheEstimate | undefined =>
         committed.kind !== "summary" || options.summarizer?.readsConversation !== true
           ? undefined
@@ -206,7 +206,7 @@ export async function replaySession(
               model,
               atMs: nowMs,
               outputTokens: committed.auxOutputTokens,
-              messages: [...before.slice(0, committed.spanEnd), summaryInstruction(requestIndex)],
+              messages: [...before, summaryInstruction(requestIndex)],
             });
       await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity, times, asRequest);
     }
