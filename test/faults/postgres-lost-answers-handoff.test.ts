@@ -11,12 +11,11 @@ import { randomUUID } from "node:crypto";
 import { type Handoff, type HandoffClaim, isPalimpsestError, StorageError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/runtime";
-import { openEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { postgresServer } from "../support/postgres-server.ts";
-import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
-import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
+import { type ProxiedRuntimes, proxiedRuntimes } from "../support/proxied-runtimes.ts";
+import type { TcpProxy } from "../support/tcp-proxy.ts";
 
 const server = postgresServer();
 
@@ -55,27 +54,16 @@ interface Operation {
 }
 
 describe.skipIf("skip" in server)("PostgreSQL faults: the connection cut under the hand-off queue", () => {
-  let database: ScratchDatabase;
+  let runtimes: ProxiedRuntimes;
   let proxy: TcpProxy;
   let direct: Palimpsest;
   let proxied: Palimpsest;
   beforeAll(async () => {
     if ("skip" in server) return;
-    database = await createScratchDatabase(server.url, "pglosthandoff");
-    const target = new URL(server.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    direct = new Palimpsest({ store: await openEventStore(database.url), counterFor: createTokenCounter });
-    proxied = new Palimpsest({
-      store: await openEventStore(proxy.urlFor(database.url)),
-      counterFor: createTokenCounter,
-    });
+    runtimes = await proxiedRuntimes(server.url, "pglosthandoff");
+    ({ proxy, direct, proxied } = runtimes);
   });
-  afterAll(async () => {
-    await proxied?.store.close();
-    await direct?.store.close();
-    await proxy?.close();
-    await database?.drop();
-  });
+  afterAll(() => runtimes?.close());
 
   /** A fresh session holding one exchange (written without the proxy), a target and a successor id of its own. */
   async function fixture(): Promise<Fixture> {

@@ -7,21 +7,19 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTranscript, StorageError, type TelemetryLine } from "@palimpsest/core";
-import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import {
   callbackSink,
   compact,
   importSessions,
-  Palimpsest,
+  type Palimpsest,
   type Session,
   TelemetryRecorder,
 } from "@palimpsest/runtime";
-import { openEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange, toolStep } from "../support/exchange.ts";
 import { postgresServer } from "../support/postgres-server.ts";
-import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
-import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
+import { type ProxiedRuntimes, proxiedRuntimes } from "../support/proxied-runtimes.ts";
+import type { TcpProxy } from "../support/tcp-proxy.ts";
 import { viewProblems } from "../support/view-invariants.ts";
 
 const server = postgresServer();
@@ -40,7 +38,7 @@ const idsOf = (log: readonly { type: string; data: unknown }[]) =>
 const exchangeIds = (n: number) => Array.from({ length: n }, (_, i) => exchange(i).map((m) => m.id)).flat();
 
 describe.skipIf("skip" in server)("PostgreSQL faults: the connection cut under an append", () => {
-  let database: ScratchDatabase;
+  let runtimes: ProxiedRuntimes;
   let proxy: TcpProxy;
   let direct: Palimpsest;
   let proxied: Palimpsest;
@@ -48,23 +46,13 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the connection cut under a
   const afterTurns: TelemetryLine[] = [];
   beforeAll(async () => {
     if ("skip" in server) return;
-    database = await createScratchDatabase(server.url, "pglost");
-    const target = new URL(server.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    direct = new Palimpsest({ store: await openEventStore(database.url), counterFor: createTokenCounter });
-    proxied = new Palimpsest({
-      store: await openEventStore(proxy.urlFor(database.url)),
-      counterFor: createTokenCounter,
+    runtimes = await proxiedRuntimes(server.url, "pglost", {
       compaction: { auto: true, micro: {}, policy: "summary", profile: "local", contextWindow: 64_000 },
       telemetry: new TelemetryRecorder({ sink: callbackSink((line) => void afterTurns.push(line)) }),
     });
+    ({ proxy, direct, proxied } = runtimes);
   });
-  afterAll(async () => {
-    await proxied?.store.close();
-    await direct?.store.close();
-    await proxy?.close();
-    await database?.drop();
-  });
+  afterAll(() => runtimes?.close());
 
   /** A session of `proxied` holding exchanges 0..n-1. */
   async function sessionWith(n: number): Promise<Session> {
