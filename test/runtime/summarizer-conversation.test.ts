@@ -40,6 +40,13 @@ function targetsOf(outcome: Awaited<ReturnType<typeof compact>>): string[] {
 
 const ids = (messages: readonly { id: string }[]) => messages.map((m) => m.id);
 
+/**
+ * The ids of the agent's last request within `messages`: all before the last assistant message (its
+ * reply), or through `end` when the span runs past it.
+ */
+const lastRequest = (messages: readonly { id: string; role: string }[], end: number) =>
+  ids(messages.slice(0, Math.max(end, messages.findLastIndex((m) => m.role === "assistant"))));
+
 async function started(palimpsest: Palimpsest): Promise<Session> {
   const session = await palimpsest.startSession({ contextWindow: WINDOW, profile: "local" });
   await session.append({ id: "sys", role: "system", content: "You are a careful coding agent." });
@@ -61,9 +68,11 @@ describe("the conversation the runtime passes a summarizer that reads it", () =>
     const first = targetsOf(await compact(session, { policy: "summary", summarizer, force: true }));
     const [request] = requests;
     const conversation = request?.conversation;
-    expect(ids(conversation?.messages ?? [])).toEqual(ids(before.messages));
     expect(conversation?.start).toBe(ids(before.messages).indexOf(first[0] ?? ""));
     expect(conversation?.end).toBe((conversation?.start ?? 0) + first.length);
+    // Up to the agent's last request: its reply and the tool results after it are left out.
+    expect(ids(conversation?.messages ?? [])).toEqual(lastRequest(before.messages, conversation?.end ?? 0));
+    expect(conversation?.messages.length).toBeLessThan(before.messages.length);
     expect(ids(conversation?.messages.slice(conversation.start, conversation.end) ?? [])).toEqual(first);
     expect(conversation?.lastSummaryId).toBeUndefined();
     expect(request?.messages.length).toBe(first.length); // the plain request is filled in all the same
@@ -76,7 +85,7 @@ describe("the conversation the runtime passes a summarizer that reads it", () =>
     const update = requests[1]?.conversation;
     expect(second).toContain(summaryId); // the first summary is folded into the second
     expect(update?.lastSummaryId).toBe(summaryId);
-    expect(ids(update?.messages ?? [])).toEqual(ids(again.messages));
+    expect(ids(update?.messages ?? [])).toEqual(lastRequest(again.messages, update?.end ?? 0));
     expect(ids(update?.messages.slice(update.start, update.end) ?? [])).toEqual(second);
     expect(requests[1]?.previousSummary).toBeDefined();
   });
@@ -130,7 +139,7 @@ describe("the conversation the runtime passes a summarizer that reads it", () =>
     const candidate = await candidateStore(palimpsest).loadCandidate(session.id);
     if (candidate === undefined) throw new Error("no candidate");
     const job = requests[0]?.conversation;
-    expect(ids(job?.messages ?? [])).toEqual(ids(view.messages));
+    expect(ids(job?.messages ?? [])).toEqual(lastRequest(view.messages, job?.end ?? 0));
     expect(ids(job?.messages.slice(job.start, job.end) ?? [])).toEqual(candidate.targets);
 
     await growTo(session, thresholds(session).hard, next);
@@ -174,7 +183,9 @@ describe("AnthropicSummarizer reading the conversation in a session's compaction
     next = await growTo(session, 30_000, next);
     await turn(session, next);
     const view = session.view();
-    const agent = { ...toAnthropicRequest(view.messages, { cache: { summaryId: view.lastSummaryId } }), tools: TOOLS };
+    // The agent's last request: the view before its last reply.
+    const sent = view.messages.slice(0, view.messages.findLastIndex((m) => m.role === "assistant"));
+    const agent = { ...toAnthropicRequest(sent, { cache: { summaryId: view.lastSummaryId } }), tools: TOOLS };
     const targets = targetsOf(await compact(session, { policy: "summary", summarizer, force: true }));
 
     const received = provider.received.at(-1);
@@ -182,12 +193,15 @@ describe("AnthropicSummarizer reading the conversation in a session's compaction
     expect(body.model).toBe("claude-agent-model");
     expect(body.system).toStrictEqual(agent.system);
     expect(body.tools).toStrictEqual(agent.tools);
-    expect(body.messages.slice(0, agent.messages.length)).toStrictEqual(agent.messages);
-    expect(received?.raw).toContain(JSON.stringify(agent.messages).slice(0, -1));
-    const instruction = body.messages.at(-1);
-    expect(body.messages).toHaveLength(agent.messages.length + 1); // the view ends on the assistant's reply
-    expect(instruction?.role).toBe("user");
-    const text = instruction?.content.map((b) => (b.type === "text" ? b.text : "")).join("") ?? "";
+    // The request ends on a user turn (tool results): the instruction is one more block of it.
+    expect(body.messages).toHaveLength(agent.messages.length);
+    expect(body.messages.slice(0, -1)).toStrictEqual(agent.messages.slice(0, -1));
+    expect(received?.raw).toContain(JSON.stringify(agent.messages.slice(0, -1)).slice(0, -1));
+    const [last, agentLast] = [body.messages.at(-1), agent.messages.at(-1)];
+    expect(last?.role).toBe("user");
+    expect(last?.content.slice(0, -1)).toStrictEqual(agentLast?.content); // its blocks and breakpoints as sent
+    const instruction = last?.content.at(-1);
+    const text = instruction?.type === "text" ? instruction.text : "";
     const first = view.messages.find((m) => m.id === targets[0]);
     const after = view.messages[view.messages.findIndex((m) => m.id === targets.at(-1)) + 1];
     expect(text).toContain(`starts at the ${first?.role} message that begins`);

@@ -348,6 +348,7 @@ export {
 } from "./session/index.ts";
 export {
   buildConversationInstruction,
+  conversationEnd,
   buildSummaryPrompt,
   checkSummary,
   DEFAULT_SUMMARY_CAPS,

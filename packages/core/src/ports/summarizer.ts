@@ -33,7 +33,7 @@ export interface SummaryRequest {
  * and let the provider read it from its prompt cache.
  */
 export interface SummaryConversation {
-  /** The view's live messages, in order, the span among them. */
+  /** The view's live messages, in order, up to the agent's last request (conversationEnd), the span among them. */
   messages: readonly Message[];
   /** The span: `messages[start]` up to, not including, `messages[end]` (an earlier summary among them). */
   start: number;

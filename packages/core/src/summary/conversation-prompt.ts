@@ -5,6 +5,18 @@ import { budgetWords, recoveryLines, SUMMARY_FORMAT, SUMMARY_PURPOSE, SUMMARY_RU
 import { DEFAULT_SUMMARY_CAPS, type SummaryCaps } from "./serialize.ts";
 import { earlierSummaries } from "./summary-format.ts";
 
+/**
+ * Where a summarizer's conversation ends (SummaryConversation.messages): just before the view's last
+ * assistant message, so the request is the agent's last one, whose cache entry the provider has just
+ * written or read, and the messages that came after it (the reply and its tool results, which the agent's
+ * next request writes again after the compaction anyway) are not written to the cache twice; at the span's
+ * end when the span runs past that point.
+ */
+export function conversationEnd(view: readonly { message: Pick<Message, "role"> }[], spanEnd: number): number {
+  const lastReply = view.findLastIndex((e) => e.message.role === "assistant");
+  return Math.max(spanEnd, lastReply < 0 ? view.length : lastReply);
+}
+
 /** Characters of a message's first line quoted to point at it. */
 const QUOTE_CHARS = 80;
 

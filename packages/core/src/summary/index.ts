@@ -1,5 +1,5 @@
 export { estimateTokens } from "../messages/estimate-tokens.ts";
-export { buildConversationInstruction } from "./conversation-prompt.ts";
+export { buildConversationInstruction, conversationEnd } from "./conversation-prompt.ts";
 export { capText } from "./cut.ts";
 export { OFFLINE_MODEL, OfflineSummarizer, type OfflineSummarizerOptions } from "./offline.ts";
 export { buildSummaryPrompt, SUMMARY_PROMPT_VERSION, SUMMARY_SYSTEM_PROMPT } from "./prompt.ts";

@@ -1,6 +1,7 @@
 import {
   buildConversationInstruction,
   buildSummaryPrompt,
+  conversationEnd,
   type Message,
   SUMMARY_SECTIONS,
   SUMMARY_SYSTEM_PROMPT,
@@ -103,5 +104,19 @@ describe("buildConversationInstruction", () => {
     expect(instruction).toContain("- Superseded 5 messages and 1 earlier summary: u1 … a2");
     expect(instruction).toContain("in at most 800 tokens (about 560 words)");
     expect(instruction).toContain("a user request over 900 characters may be cut");
+  });
+});
+
+describe("where a summarizer's conversation ends", () => {
+  const entries = conversation.map((message) => ({ message }));
+  const lastReply = conversation.findLastIndex((m) => m.role === "assistant");
+
+  it("is just before the last reply (the agent's last request), however early the span ends", () => {
+    for (let end = 0; end <= lastReply; end++) expect(conversationEnd(entries, end)).toBe(lastReply);
+  });
+
+  it("is the span's end when the span runs past the last reply, and the whole view without a reply", () => {
+    expect(conversationEnd(entries, conversation.length)).toBe(conversation.length);
+    expect(conversationEnd(entries.slice(0, 2), 1)).toBe(2);
   });
 });

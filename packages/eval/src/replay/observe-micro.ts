@@ -4,6 +4,8 @@ import type { MicroBatchPass, MicroOutcome } from "@palimpsest/runtime";
 /** A committed compaction of a replay: a batch one (prune, summary) or a micro pass (micro absorb, defrag). */
 export interface ReplayCompaction extends Omit<CompactionObservation, "kind"> {
   kind: CompactionObservation["kind"] | "micro" | "defrag";
+  /** A batch compaction's span end: the index, in the view it was planned on, just after its last target. */
+  spanEnd?: number;
 }
 
 /**

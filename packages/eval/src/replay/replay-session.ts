@@ -1,6 +1,7 @@
 import {
   type CacheEstimate,
   type CompactionFidelity,
+  conversationEnd,
   definedFields,
   estimateFigures,
   FidelityTracker,
@@ -56,7 +57,8 @@ export interface MeasuredCompaction extends ReplayCompaction {
   fidelity: CompactionFidelity;
   /**
    * A batch summary's summarizer call as a request of the agent's, when the summarizer reads the
-   * conversation (Summarizer.readsConversation): the whole prompt as it stood and the instruction after it, through
+   * conversation (Summarizer.readsConversation): the prompt as it stood up to the agent's last request
+   * (conversationEnd) and the instruction after it, through
    * the same cache as the agent's requests, just before the request the compaction precedes. It is billed
    * at this estimate, not at the summarizer's prices.
    */
@@ -195,9 +197,10 @@ export async function replaySession(
     const previousRequestMs = reading.requests[requestIndex - 1]?.atMs;
     const times = nowMs === undefined ? undefined : { nowMs, ...definedFields({ previousRequestMs }) };
     if (requestIndex > 0) {
-      const before = promptMessages(session.state.live, profile.cache.summaryBreakpoint === true);
-      // A summarizer reading the conversation sends the prompt as it stood (the agent's last request read
-      // from the cache, what came after it written) and its instruction after it.
+      const live = session.state.live;
+      const before = promptMessages(live, profile.cache.summaryBreakpoint === true);
+      // A summarizer reading the conversation sends it up to the agent's last request (conversationEnd),
+      // the span's end if that is later, and its instruction after it.
       const asRequest = (committed: ReplayCompaction): CacheEstimate | undefined =>
         committed.kind !== "summary" || options.summarizer?.readsConversation !== true
           ? undefined
@@ -206,7 +209,10 @@ export async function replaySession(
               model,
               atMs: nowMs,
               outputTokens: committed.auxOutputTokens,
-              messages: [...before, summaryInstruction(requestIndex)],
+              messages: [
+                ...before.slice(0, conversationEnd(live, committed.spanEnd ?? 0)),
+                summaryInstruction(requestIndex),
+              ],
             });
       await stepBefore(session, stepOptions, requestIndex - 1, result, fidelity, times, asRequest);
     }

@@ -1,5 +1,6 @@
 import {
   type CompactionFailed,
+  conversationEnd,
   definedFields,
   isSummaryEntry,
   type LiveEntry,
@@ -61,8 +62,9 @@ export function summarizeSpan(
 }
 
 /**
- * The conversation a span lies in (SummaryRequest.conversation): the view's messages as they are, the
- * span's index range among them and the view's last summary; undefined unless `targets` are one
+ * The conversation a span lies in (SummaryRequest.conversation): the view's messages as they are, up to
+ * the agent's last request (conversationEnd), the span's index range among them and the view's last
+ * summary; undefined unless `targets` are one
  * contiguous run of `view` (a pinned message inside the span, or a target no longer live, leaves the
  * summarizer its plain request).
  */
@@ -73,10 +75,11 @@ export function spanConversation(
   const start = view.findIndex((e) => e.message.id === targets[0]);
   if (start === -1 || start + targets.length > view.length) return undefined;
   if (!targets.every((id, i) => view[start + i]?.message.id === id)) return undefined;
+  const end = start + targets.length;
   const conversation: SummaryConversation = {
-    messages: view.map((e) => e.message),
+    messages: view.slice(0, conversationEnd(view, end)).map((e) => e.message),
     start,
-    end: start + targets.length,
+    end,
   };
   const lastSummary = view.findLast(isSummaryEntry);
   if (lastSummary !== undefined) conversation.lastSummaryId = lastSummary.message.id;
