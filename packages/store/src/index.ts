@@ -38,6 +38,7 @@ export {
   type SessionCursor,
   type SessionPage,
   type SessionPageOptions,
+  type WarmUpAppend,
 } from "./engine/index.ts";
 export { type MirrorAppendResult, type MirrorEntryInput, MirrorLog, type MirrorSummarize } from "./mirror/index.ts";
 export { DEFAULT_DATABASE_PATH, openEventStore } from "./open/open-event-store.ts";

@@ -2,7 +2,7 @@ import { checkOptionKeys, definedFields, type Keyring } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { openEventStore } from "@palimpsest/store";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
-import { warmUpAppendPath } from "./warm-up.ts";
+import { warmUpAppendPath, warmUpStore } from "./warm-up.ts";
 
 /**
  * Options of openPalimpsest: where the store is, and the runtime's own options (compaction, telemetry,
@@ -50,20 +50,22 @@ const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
 
 /**
  * The encoding sessions of current models count in: openPalimpsest loads it (and warms the append path
- * with it: warmUpAppendPath) while the store connects and migrates, and returns once both are done, so a
- * session's first append does not wait for it (a few hundred ms of CPU, once per process).
+ * with it: warmUpAppendPath) while the store connects, migrates and warms its statements (warmUpStore),
+ * and returns once all are done, so a session's first append does not wait for it (a few hundred ms of
+ * CPU, once per process).
  */
 const PRELOADED_ENCODING = "o200k_base";
 
 /**
  * Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option.
- * The tokenizer of current models (o200k_base) is loaded beside the store's opening.
+ * The tokenizer of current models (o200k_base) is loaded beside the store's opening; the append path is
+ * warmed, writing nothing (see warm-up.ts).
  */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
   checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
   const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search, ...runtime } = options;
   // A failure to load is the first count's to report (createTokenCounter does not keep a failed load);
-  // the warm-up only saves time (its own test says it runs).
+  // the warm-ups only save time (their own tests say they run): a failed one is ignored.
   const tokenizer = createTokenCounter(PRELOADED_ENCODING)
     .then(warmUpAppendPath)
     .catch(() => undefined);
@@ -71,6 +73,6 @@ export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promi
     url,
     definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search }),
   );
-  await tokenizer;
+  await Promise.all([tokenizer, warmUpStore(store).catch(() => undefined)]);
   return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
 }

@@ -28,6 +28,13 @@ export interface EngineAdapter {
    * when the expected version, view version or idempotency key stood in the way; the caller finds out which.
    */
   writeBatch(batch: PreparedBatch): Promise<WrittenBatch | undefined>;
+  /**
+   * Runs the batches' statements as writeBatch does, one after another in one transaction that is then
+   * rolled back, so what the engine and the process prepare, plan or compile on first use is ready for the
+   * first append: nothing is written (on PostgreSQL the positions the inserts drew stay drawn, gaps as any
+   * failed append leaves). Never waits long for a lock: a busy database is an error.
+   */
+  rehearse(batches: readonly PreparedBatch[]): Promise<void>;
   /** Pages the global log in the engine's commit-visibility order (see global-log.ts). */
   readonly readGlobalLog: GlobalLogReader;
   /** The checkpoint after the last event global readers can see now (see global-log.ts). */

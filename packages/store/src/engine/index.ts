@@ -2,6 +2,7 @@ export type { Engine } from "./dialect.ts";
 export type { OpenEventStoreOptions } from "./engine-opener.ts";
 export { DEFAULT_PURGE_WAIT_MS } from "./erasure-purge.ts";
 export type { LockedPlan, ReadRows } from "./guarded-write.ts";
+export type { WarmUpAppend } from "./kysely-event-store.ts";
 export {
   DEFAULT_SESSION_PAGE_SIZE,
   MAX_SESSION_PAGE_SIZE,

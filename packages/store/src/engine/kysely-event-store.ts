@@ -23,7 +23,7 @@ import type {
   SnapshotStore,
   StoredEvent,
 } from "@palimpsest/core";
-import { checkId, InvariantViolation, NotFoundError } from "@palimpsest/core";
+import { checkId, eventSkeleton, InvariantViolation, NotFoundError } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import { uuidv7 } from "uuidv7";
 import type { ContentCipher } from "../encryption/content-cipher.ts";
@@ -61,6 +61,13 @@ import { againOnDrop, guardRead, guardStorage, guardWrite, wasRolledBack } from 
 import { grantAccess } from "./store-access.ts";
 import type { StoreFeature } from "./store-feature.ts";
 import { TenantScope } from "./tenant-scope.ts";
+
+/** One append of a warm-up (KyselyEventStore.warmUpAppends): what append takes. */
+export interface WarmUpAppend {
+  sessionId: string;
+  events: readonly DomainEvent[];
+  options: AppendOptions;
+}
 
 /** Keys looked up per query (one parameter each, well under SQLite's bound-parameter limit). */
 const KEYS_PER_LOOKUP = 500;
@@ -192,6 +199,25 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
           await this.cipher?.destroy(sessionId);
         throw error;
       }
+    });
+  }
+
+  /**
+   * Warms the append path for a process's first appends: each of `appends` validated and prepared as
+   * append does, then their statements run in one transaction that is rolled back (EngineAdapter.rehearse).
+   * Writes nothing: no row, no change notification, no data key (an encrypting store runs the events'
+   * skeletons, unsealed: no content). A StorageError when the database refuses (a read-only role, a
+   * lock held): it only costs the saving.
+   */
+  warmUpAppends(appends: readonly WarmUpAppend[]): Promise<void> {
+    return guardStorage("warmUpAppends", async () => {
+      const batches = appends.map(({ sessionId, events, options }) => {
+        const batch = prepareBatch(sessionId, events, options, this.#tenant, this.#indexes);
+        if (this.cipher === undefined) return batch;
+        const skeletons = batch.events.map((e) => ({ ...e, data: JSON.stringify(eventSkeleton(e.event).data) }));
+        return { ...batch, events: skeletons };
+      });
+      await this.#adapter.rehearse(batches);
     });
   }
 

@@ -3,7 +3,7 @@ import { candidateStore } from "../candidate-store/candidate-queries.ts";
 import type { ContentCipher } from "../encryption/content-cipher.ts";
 import type { Engine } from "../engine/dialect.ts";
 import type { EngineAdapter } from "../engine/engine-adapter.ts";
-import { KyselyEventStore } from "../engine/kysely-event-store.ts";
+import { KyselyEventStore, type WarmUpAppend } from "../engine/kysely-event-store.ts";
 import { openCandidate, sealCandidate } from "../engine/sealed-rows.ts";
 import type { SessionPage, SessionPageOptions } from "../engine/session-page.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
@@ -25,6 +25,12 @@ export interface OpenedEventStore extends RuntimeStore {
   readonly tenant: string;
   /** One page of the session catalogue, newest first (keyset paging: see SessionPageOptions). */
   listSessionPage(options?: SessionPageOptions): Promise<SessionPage>;
+  /**
+   * Runs `appends` through the append path in a transaction that is rolled back, writing nothing, so a
+   * process's first real append finds its statements prepared (openPalimpsest calls it at open). A
+   * StorageError when the database refuses (a read-only role, a lock held): it only costs the saving.
+   */
+  warmUpAppends(appends: readonly WarmUpAppend[]): Promise<void>;
 }
 
 /**

@@ -30,6 +30,9 @@ const MAX_VALUES_ROWS = 1000;
  */
 const MAX_NAMED_STATEMENTS = 64;
 
+/** How long a rehearsal (EngineAdapter.rehearse) waits for a lock, in ms. */
+const REHEARSAL_LOCK_TIMEOUT_MS = 100;
+
 /** Type parsing for this pool only: int8 (positions) as numbers, json as its verbatim text. */
 const storeTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") => {
@@ -75,6 +78,17 @@ export function postgresAdapter(pool: pg.Pool, tenant: string): EngineAdapter {
     if (name !== undefined) names.set(text, name);
     return name;
   };
+  /** Runs the batch's one statement on `on` (named while there are names left): the rows it inserted. */
+  const runBatch = async (
+    on: pg.Pool | pg.PoolClient,
+    batch: PreparedBatch,
+  ): Promise<{ position: number; seq: number }[]> => {
+    const params = new SqlParams(postgresDialect);
+    const text = writeSql(batch, params);
+    if (text === undefined) return [];
+    const name = batch.events.length <= MAX_VALUES_ROWS ? nameOf(text) : undefined;
+    return (await on.query<{ position: number; seq: number }>({ text, values: params.values, name })).rows;
+  };
   return {
     dialect: postgresDialect,
     db,
@@ -87,25 +101,38 @@ export function postgresAdapter(pool: pg.Pool, tenant: string): EngineAdapter {
     writeErasure: postgresLockedWrite(pool),
     purgeFiles: postgresPurge(pool),
     async writeBatch(batch) {
-      const params = new SqlParams(postgresDialect);
-      const text = writeSql(batch, params);
-      if (text === undefined) return undefined;
-      const count = batch.events.length;
       let rows: { position: number; seq: number }[];
       try {
-        const name = count <= MAX_VALUES_ROWS ? nameOf(text) : undefined;
-        rows = (await pool.query<{ position: number; seq: number }>({ text, values: params.values, name })).rows;
+        rows = await runBatch(pool, batch);
       } catch (error) {
         if (isUsedIdempotencyKey(error)) return undefined;
         throw error;
       }
       if (rows.length === 0) return undefined;
+      const count = batch.events.length;
       let version = 0;
       for (const row of rows) version = Math.max(version, row.seq);
       const firstSeq = version - count + 1;
       const positions = new Array<number>(count);
       for (const row of rows) positions[row.seq - firstSeq] = row.position;
       return { version, positions };
+    },
+
+    async rehearse(batches) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        // A lock another transaction holds (a conversion to partitions) fails the rehearsal rather than stalling it.
+        await client.query(`SET LOCAL lock_timeout = ${REHEARSAL_LOCK_TIMEOUT_MS}`);
+        for (const batch of batches) await runBatch(client, batch);
+      } finally {
+        // The positions the inserts drew stay drawn (sequences are not transactional): gaps, as any failed append leaves.
+        await client.query("ROLLBACK").catch((error: Error) => {
+          broken = error;
+        });
+        client.release(broken);
+      }
     },
   };
 }

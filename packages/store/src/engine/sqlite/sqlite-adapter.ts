@@ -31,6 +31,9 @@ const ROW_PLACEHOLDERS = `(${Array.from({ length: 13 }, () => "?").join(", ")})`
 /** Thrown inside the write transaction to roll it back when the batch cannot apply. */
 class Rejected extends Error {}
 
+/** Thrown at the end of a rehearsal's transaction to roll it back. */
+class RolledBack extends Error {}
+
 /** How the SQLite adapter polls for other processes' commits and waits for their locks. */
 export interface SqliteAdapterOptions {
   /** How often (ms) a store with listeners checks the file for other connections' commits. */
@@ -72,7 +75,8 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
   const foldPendingTerms = () => {
     for (const statement of FOLD_PENDING_TERMS) prepare(statement).run();
   };
-  const write = database.transaction((batch: PreparedBatch): WrittenBatch => {
+  /** The batch's statements, in the caller's transaction; Rejected when it cannot apply. */
+  const writeRows = (batch: PreparedBatch): WrittenBatch => {
     const params = new SqlParams(sqliteDialect);
     const claim = claimVersionSql(batch, params);
     const claimed =
@@ -125,6 +129,12 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       ).run(batch.sessionId, batch.tenantId, JSON.stringify(batch.keys));
     }
     return { version, positions };
+  };
+  const write = database.transaction(writeRows);
+  /** The batches' statements in one transaction, then thrown out (RolledBack): see EngineAdapter.rehearse. */
+  const rehearsal = database.transaction((batches: readonly PreparedBatch[]) => {
+    for (const batch of batches) writeRows(batch);
+    throw new RolledBack();
   });
   return {
     dialect: sqliteDialect,
@@ -144,6 +154,15 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       } catch (error) {
         if (error instanceof Rejected) return undefined;
         throw error;
+      }
+    },
+
+    async rehearse(batches) {
+      // Never waits for another process's lock: a busy file is an error the caller ignores.
+      try {
+        rehearsal.immediate(batches);
+      } catch (error) {
+        if (!(error instanceof RolledBack)) throw error;
       }
     },
   };
