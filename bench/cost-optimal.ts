@@ -5,8 +5,9 @@
  * transcript of a folder as a third set, `outside` (sessions from outside the shared transcripts, labelled
  * `outside …` so that `--only outside` runs them alone). Each is replayed request by
  * request under none, summary and cost-optimal at 200K and 64K windows under the anthropic profile (Claude
- * Code's cache breakpoints), the same with a breakpoint on the last summary too (PROFILES) and the openai
- * profile (main sessions only; the transcripts' timestamps are passed to the policy). Per run where summary compacts it
+ * Code's cache breakpoints), the same with a breakpoint on the last summary too, that again with a summarizer
+ * reading the conversation (PROFILES) and the openai profile (main sessions only; the transcripts' timestamps
+ * are passed to the policy). Per run where summary compacts it
  * prints both costs, the floor (requests that carry nothing from before: no policy reaches it), the bound for
  * summarizing policies (the floor plus the summarizer reading, once, what must leave the window), the share of
  * the possible saving (summary − floor) cost-optimal takes, mean recall and compactions; then per set the
@@ -15,7 +16,7 @@
  * `--micro` replays micro passes beside the batch runs instead. `--summarizer-model <model>` replays every
  * run again with the summarizer priced at that model. `--set tuning|evaluation` runs one set.
  * Run: `node_modules/.bin/tsx bench/cost-optimal.ts [--set <set>] [--only <text in the label>] [--dir <folder>]
- * [--micro] [--summarizer-model <model>]` (about fourteen minutes for both sets).
+ * [--micro] [--summarizer-model <model>]` (about fifteen minutes for both sets).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -164,9 +165,10 @@ const policies = micro
   ? (["none", "summary", "cost-optimal", "micro+summary", "micro+cost-optimal"] as const)
   : (["none", "summary", "cost-optimal"] as const);
 /**
- * The profiles replayed: Anthropic's with breakpoints where Claude Code puts them, the same with one on the
- * last summary too (what `toAnthropicRequest`'s `cache` option sends: the `summaryBreakpoint` cache rule),
- * and OpenAI's.
+ * The variants replayed: Anthropic's profile with breakpoints where Claude Code puts them, the same with one
+ * on the last summary too (what `toAnthropicRequest`'s `cache` option sends: the `summaryBreakpoint` cache
+ * rule), that with a summarizer reading each span inside the agent's last request (AnthropicSummarizer's
+ * `conversation` option: `summarizerReadsConversation`), and OpenAI's profile.
  */
 const anthropic = profileNamed("anthropic");
 const summaryBp = customProfile({ name: "anthropic, summary bp", cache: { summaryBreakpoint: true } }, anthropic);
