@@ -45,7 +45,15 @@ const ids = (messages: readonly { id: string }[]) => messages.map((m) => m.id);
  * reply), or through `end` when the span runs past it.
  */
 const lastRequest = (messages: readonly { id: string; role: string }[], end: number) =>
-  ids(messages.slice(0, Math.max(end, messages.findLastIndex((m) => m.role === "assistant"))));
+  ids(
+    messages.slice(
+      0,
+      Math.max(
+        end,
+        messages.findLastIndex((m) => m.role === "assistant"),
+      ),
+    ),
+  );
 
 async function started(palimpsest: Palimpsest): Promise<Session> {
   const session = await palimpsest.startSession({ contextWindow: WINDOW, profile: "local" });
@@ -184,7 +192,10 @@ describe("AnthropicSummarizer reading the conversation in a session's compaction
     await turn(session, next);
     const view = session.view();
     // The agent's last request: the view before its last reply.
-    const sent = view.messages.slice(0, view.messages.findLastIndex((m) => m.role === "assistant"));
+    const sent = view.messages.slice(
+      0,
+      view.messages.findLastIndex((m) => m.role === "assistant"),
+    );
     const agent = { ...toAnthropicRequest(sent, { cache: { summaryId: view.lastSummaryId } }), tools: TOOLS };
     const targets = targetsOf(await compact(session, { policy: "summary", summarizer, force: true }));
 

@@ -348,9 +348,9 @@ export {
 } from "./session/index.ts";
 export {
   buildConversationInstruction,
-  conversationEnd,
   buildSummaryPrompt,
   checkSummary,
+  conversationEnd,
   DEFAULT_SUMMARY_CAPS,
   OfflineSummarizer,
   type OfflineSummarizerOptions,

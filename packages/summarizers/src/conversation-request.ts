@@ -3,6 +3,7 @@ import { SummarizerError } from "@palimpsest/core";
 
 /** What a request builder is given: the view's live messages and its last summary (ActiveView's fields). */
 export interface ConversationInput {
+  /** The view's live messages, up to the agent's last request (SummaryConversation.messages). */
   messages: readonly Message[];
   /** The view's last summary (`session.view().lastSummaryId`), where the agent's requests may put a breakpoint. */
   lastSummaryId?: string;
@@ -13,16 +14,23 @@ export interface ConversationInput {
  * `palimpsest`, plus its tools): the fields that make the cached prefix. Blocks are sent as they are.
  */
 export interface AnthropicConversationRequest {
+  /** The system prompt, as a string or text blocks (with their cache_control). */
   system?: string | readonly object[];
+  /** The messages, their blocks and cache_control as the agent sends them. */
   messages: readonly { role: "user" | "assistant"; content: string | readonly object[] }[];
+  /** The agent's tool definitions: part of the cached prefix. */
   tools?: readonly object[];
+  /** The agent's tool choice: a different one makes the provider drop the messages' cache. */
   tool_choice?: object;
 }
 
 /** The agent's chat-completions request, as its own builder makes it: messages and tools, sent as they are. */
 export interface OpenAIConversationRequest {
+  /** The chat messages, as the agent sends them. */
   messages: readonly object[];
+  /** The agent's tool definitions. */
   tools?: readonly object[];
+  /** The agent's tool choice. */
   tool_choice?: string | object;
 }
 
@@ -31,6 +39,7 @@ export interface OpenAIConversationRequest {
  * function that builds the agent's requests, so the provider finds the prompt in its cache.
  */
 export interface ConversationOption<R> {
+  /** Builds the agent's request from the conversation: the function the agent's own requests come from. */
   request(conversation: ConversationInput): R;
 }
 

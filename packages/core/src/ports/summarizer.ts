@@ -37,6 +37,7 @@ export interface SummaryConversation {
   messages: readonly Message[];
   /** The span: `messages[start]` up to, not including, `messages[end]` (an earlier summary among them). */
   start: number;
+  /** Where the span ends: `messages[end]`, when there is one, is the first message after it. */
   end: number;
   /** The view's last summary message, where the agent's requests may put a cache breakpoint. */
   lastSummaryId?: string;

@@ -1,4 +1,6 @@
 import {
+  type AppendOptions,
+  type DomainEvent,
   decideSequence,
   freshKeysOf,
   initialState,
@@ -7,7 +9,6 @@ import {
   type SessionCommand,
   type TokenCounter,
 } from "@palimpsest/core";
-import type { OpenedEventStore } from "@palimpsest/store";
 import { uuidv7 } from "uuidv7";
 import { toMessage } from "../runtime/message-input.ts";
 
@@ -54,6 +55,13 @@ function toolOutput(round: number): string {
   return lines.join("\n");
 }
 
+/** What warmUpStore needs of the store (OpenedEventStore has it): appends run and rolled back. */
+interface AppendRehearsal {
+  warmUpAppends(
+    appends: readonly { sessionId: string; events: readonly DomainEvent[]; options: AppendOptions }[],
+  ): Promise<void>;
+}
+
 /**
  * Warms the store's side of a session's first appends, writing nothing: its start, then the agent step with
  * its turn completed, decided as Session decides them (on made-up token counts: no tokenizer needed, so it
@@ -61,7 +69,7 @@ function toolOutput(round: number): string {
  * (OpenedEventStore.warmUpAppends: the events' checks and search terms, the statements prepared and
  * planned). Rejects when the database refuses; the caller only loses the saving.
  */
-export async function warmUpStore(store: OpenedEventStore): Promise<void> {
+export async function warmUpStore(store: AppendRehearsal): Promise<void> {
   const sessionId = uuidv7();
   const commands: SessionCommand[] = [
     { type: "start", data: { encoding: "o200k_base" } },

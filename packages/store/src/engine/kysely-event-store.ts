@@ -64,8 +64,11 @@ import { TenantScope } from "./tenant-scope.ts";
 
 /** One append of a warm-up (KyselyEventStore.warmUpAppends): what append takes. */
 export interface WarmUpAppend {
+  /** The session the rehearsed append is for (a fresh id: nothing is written). */
   sessionId: string;
+  /** The batch, as `append` takes it. */
   events: readonly DomainEvent[];
+  /** Its expected version and fresh keys, as `append` takes them. */
   options: AppendOptions;
 }
 
