@@ -58,18 +58,19 @@ for (let n = 0; n < 12 && received.length === 0; n++) {
   const call = { id: `call-${n}`, name: "bash", arguments: JSON.stringify({ command: `npm test -- m${n}` }) };
   await session.append({ role: "assistant", content: "", toolCalls: [call] }, { turnId });
   await session.append({ role: "tool", toolCallId: call.id, content: `module ${n}: ok\n`.repeat(150) }, { turnId });
+  sent = agentRequest(session.view()); // the agent's last request: the one its final reply answers
   await session.append({ role: "assistant", content: `Module ${n} passes.` }, { turnId });
-  sent = agentRequest(session.view()); // what the agent sent last, before its turn completes
   await session.completeTurn(turnId); // the automatic compaction runs here once it is due
 }
 
-// The summarizer's request is the agent's last one (with its reply) and the instruction after it.
+// The summarizer's request is the agent's last one, the instruction one more block of its last (user) turn.
 const [request] = received;
-const instruction = request?.messages.at(-1)?.content.at(-1) as { text?: string } | undefined;
-const agentPrefix = JSON.stringify(sent?.messages).slice(0, -1);
-console.log(
-  `summarizer request: the agent's messages first: ${JSON.stringify(request?.messages).startsWith(agentPrefix)}`,
-);
+const last = request?.messages.at(-1)?.content ?? [];
+const instruction = last.at(-1) as { text?: string } | undefined;
+const asSent =
+  JSON.stringify(request?.messages.slice(0, -1)) === JSON.stringify(sent?.messages.slice(0, -1)) &&
+  JSON.stringify(last.slice(0, -1)) === JSON.stringify(sent?.messages.at(-1)?.content);
+console.log(`summarizer request: the agent's last request first: ${asSent}`);
 console.log(`instruction: ${instruction?.text?.split("\n")[0]?.slice(0, 60)}`);
 console.log(`compactions: ${(await session.history()).map((c) => c.mode).join(", ")}`);
 await palimpsest.close();

@@ -39,7 +39,7 @@ const EXPECTED: Record<string, string[]> = {
   "memory-store.ts": ["resumed 2 message(s); same view: true"],
   "anthropic-cache.ts": ["system cached: true; message breakpoints: 3", "request problems: 0"],
   "conversation-summarizer.ts": [
-    "summarizer request: the agent's messages first: true",
+    "summarizer request: the agent's last request first: true",
     "instruction: [SUMMARY REQUEST] Stop the conversation here",
     "compactions: summary",
   ],

@@ -45,7 +45,8 @@ export interface OpenAICompatibleOptions extends ProviderSummarizerOptions {
 }
 
 /**
- * Summarizer on the official `openai` SDK's chat completions: one system prompt, one user turn. `openai` is
+ * Summarizer on the official `openai` SDK's chat completions: one system prompt, one user turn; with the
+ * `conversation` option, the agent's own messages and tools and one more user turn. `openai` is
  * an optional peer dependency (`npm install openai`), imported on the first `ready()` or `summarize()`.
  */
 export class OpenAICompatibleSummarizer implements Summarizer {

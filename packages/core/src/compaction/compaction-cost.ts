@@ -57,8 +57,8 @@ export function cachedHead(shape: CompactionShape, cache: PromptCacheRule): numb
 /**
  * USD of the summarizer's reading for one compaction. A summarizer given the span reads it at its own input
  * price. One that reads the conversation (Summarizer.readsConversation: the agent's last request, with the
- * agent's model) reads about the whole live prompt as a request of the agent's would: from the cache, or
- * written to it when the cache is cold.
+ * agent's model) reads the live prompt as a request of the agent's would (an upper bound: the request stops
+ * before the agent's last reply, conversationEnd): from the cache, or written to it when the cache is cold.
  */
 function summarizerReadCost(
   shape: CompactionShape,

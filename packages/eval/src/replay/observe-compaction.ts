@@ -20,7 +20,8 @@ export function observeCompaction(
   const { stats, replacements } = event.data;
   const targets = new Set(plan.targets);
   const earliestChangedIndex = viewBefore.findIndex((e) => targets.has(e.message.id));
-  const spanEnd = viewBefore.findLastIndex((e) => targets.has(e.message.id)) + 1;
+  const after = viewBefore.findLastIndex((e) => targets.has(e.message.id)) + 1;
+  const oneRun = after - earliestChangedIndex === targets.size;
   const summary = plan.kind === "summary";
   const ours = (tokens: number) => Math.round(scale * tokens);
   return {
@@ -31,6 +32,6 @@ export function observeCompaction(
     auxOutputTokens: summary ? (stats.auxTokensOut ?? ours(replacements.reduce((n, r) => n + r.tokens, 0))) : 0,
     earliestChangedIndex,
     requestIndex,
-    spanEnd,
+    ...(oneRun ? { spanEnd: after } : {}),
   };
 }

@@ -4,7 +4,10 @@ import type { MicroBatchPass, MicroOutcome } from "@palimpsest/runtime";
 /** A committed compaction of a replay: a batch one (prune, summary) or a micro pass (micro absorb, defrag). */
 export interface ReplayCompaction extends Omit<CompactionObservation, "kind"> {
   kind: CompactionObservation["kind"] | "micro" | "defrag";
-  /** A batch compaction's span end: the index, in the view it was planned on, just after its last target. */
+  /**
+   * A batch compaction's span end when its targets are one run of the view it was planned on (as the
+   * runtime then gives a summarizer the conversation): the index just after its last target.
+   */
   spanEnd?: number;
 }
 

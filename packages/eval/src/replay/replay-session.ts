@@ -76,7 +76,6 @@ export interface SessionReplay {
   realUsage: (Usage | undefined)[];
   /** Every committed compaction in order, batch and micro. */
   compactions: MeasuredCompaction[];
-
   /** Each request's recall: what its prompt held of what the conversation had held so far. */
   recalls: RequestRecall[];
   /** Distinct fidelity items the source session held by its end. */
@@ -202,7 +201,9 @@ export async function replaySession(
       // A summarizer reading the conversation sends it up to the agent's last request (conversationEnd),
       // the span's end if that is later, and its instruction after it.
       const asRequest = (committed: ReplayCompaction): CacheEstimate | undefined =>
-        committed.kind !== "summary" || options.summarizer?.readsConversation !== true
+        committed.kind !== "summary" ||
+        committed.spanEnd === undefined ||
+        options.summarizer?.readsConversation !== true
           ? undefined
           : cache.step({
               index: -1,
@@ -210,7 +211,7 @@ export async function replaySession(
               atMs: nowMs,
               outputTokens: committed.auxOutputTokens,
               messages: [
-                ...before.slice(0, conversationEnd(live, committed.spanEnd ?? 0)),
+                ...before.slice(0, conversationEnd(live, committed.spanEnd)),
                 summaryInstruction(requestIndex),
               ],
             });

@@ -68,10 +68,7 @@ export function summarizeSpan(
  * contiguous run of `view` (a pinned message inside the span, or a target no longer live, leaves the
  * summarizer its plain request).
  */
-export function spanConversation(
-  view: readonly LiveEntry[],
-  targets: readonly string[],
-): SummaryConversation | undefined {
+function spanConversation(view: readonly LiveEntry[], targets: readonly string[]): SummaryConversation | undefined {
   const start = view.findIndex((e) => e.message.id === targets[0]);
   if (start === -1 || start + targets.length > view.length) return undefined;
   if (!targets.every((id, i) => view[start + i]?.message.id === id)) return undefined;
