@@ -91,6 +91,7 @@ export {
   type SummaryBudgetRule,
   type SummaryPlan,
   type SupersedeSpec,
+  spanRun,
   summaryPolicy,
   summaryReplacementFor,
   supersedeFor,

@@ -15,6 +15,7 @@ import {
 import { type BaselineSummary, baselineSummary, costCandidates } from "./cost-candidates.ts";
 import { gateCompaction } from "./policy-gate.ts";
 import type { CompactionPolicy, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
+import { spanRun } from "./span-selection.ts";
 import type { SummaryNeed } from "./summary-need.ts";
 import { type PolicyOptions, reached } from "./summary-policy.ts";
 import { compactionThreshold } from "./threshold.ts";
@@ -135,9 +136,12 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   const floor = (options.antiThrash ?? DEFAULT_ANTI_THRASH).ineffectiveRatio * threshold;
   const factUsd = options.lostFactUsd;
   const baseline = due && factUsd === undefined ? baselineSummary(input) : undefined;
-  const inConversation = options.summarizerReadsConversation === true;
   const candidates = costCandidates(input, options.tailShares).map((planned) => {
     const { shape, lostItems } = planned;
+    // A summarizer reading the conversation gets it only for a span that is one run of the view (spanRun):
+    // another span it reads as any summarizer does.
+    const inConversation =
+      options.summarizerReadsConversation === true && spanRun(input.view, planned.plan.targets) !== undefined;
     // What each compaction pays to have its summary carried into the next one, and what the next one's
     // reading costs beyond the span it summarizes: with the span alone, the summary is read again at the
     // summarizer's input price and each grown token once; inside the conversation, the next compaction

@@ -81,6 +81,7 @@ export {
   type SpanOptions,
   type SpanSelection,
   selectSpan,
+  spanRun,
 } from "./span-selection.ts";
 export { type SummaryNeed, summaryNeed } from "./summary-need.ts";
 export {

@@ -121,3 +121,18 @@ function pastResults(view: readonly LiveEntry[], index: number): number {
   while (i < view.length && view[i]?.message.role === "tool") i++;
   return i;
 }
+
+/**
+ * Where `targets` lie in `view` when they are one run of it, in order: `view[start]` up to, not including,
+ * `view[end]`; undefined otherwise (a message kept inside the span, a target not in the view). Only such a
+ * span is given to a summarizer inside the conversation (SummaryRequest.conversation).
+ */
+export function spanRun(
+  view: readonly { message: Pick<LiveEntry["message"], "id"> }[],
+  targets: readonly string[],
+): { start: number; end: number } | undefined {
+  const start = view.findIndex((e) => e.message.id === targets[0]);
+  if (start === -1 || targets.length === 0 || start + targets.length > view.length) return undefined;
+  if (!targets.every((id, i) => view[start + i]?.message.id === id)) return undefined;
+  return { start, end: start + targets.length };
+}

@@ -5,6 +5,7 @@ import {
   type LiveEntry,
   lastTurnIndices,
   type PolicyInput,
+  spanRun,
   summaryPolicy,
 } from "@palimpsest/core";
 import {
@@ -174,9 +175,29 @@ describe("the cost-optimal decision", () => {
     const reading = decideCompaction(input, { summarizerReadsConversation: true });
     expect(reading.candidates.length).toBe(plain.candidates.length);
     for (const [i, c] of reading.candidates.entries()) {
+      expect(spanRun(view, c.plan.targets)).toBeDefined();
       expect(c.now.summarizer).toBeCloseTo((c.shape.liveTokens * 0.3 + c.shape.summaryTokens * 15) / 1e6, 9);
       // Reading a 40-turn prompt at a tenth of the price costs less than reading most of it in full.
       expect(c.now.summarizer).toBeLessThan(plain.candidates[i]?.now.summarizer ?? 0);
+    }
+  });
+
+  it("given a span with a message kept inside it, then it is priced as the plain request the runtime sends", () => {
+    // One long agent run after a single request: the request stays, pinned inside the span.
+    const view = sessionView(10, 2_000);
+    view.push(live({ id: "ask", role: "user", content: [{ type: "text", text: "now refactor every module" }] }, 50));
+    for (let t = 0; t < 40; t++) {
+      view.push(live(callTools(`a${t}`, [[`c${t}`, "shell"]]), 200));
+      view.push(live(output(`r${t}`, `c${t}`, `result ${t}`), 1_800));
+    }
+    const input = anthropic(view, { nowMs: 10 * MINUTE, previousRequestMs: 9 * MINUTE });
+    const plain = decideCompaction(input);
+    const reading = decideCompaction(input, { summarizerReadsConversation: true });
+    const split = reading.candidates.filter((c) => spanRun(view, c.plan.targets) === undefined);
+    expect(split.length).toBeGreaterThan(0);
+    for (const c of split) {
+      const same = plain.candidates.find((p) => p.tailBudget === c.tailBudget && p.keepsSummaries === c.keepsSummaries);
+      expect(c.now.summarizer).toBeCloseTo(same?.now.summarizer ?? Number.NaN, 12);
     }
   });
 

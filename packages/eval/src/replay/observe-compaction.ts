@@ -1,5 +1,5 @@
 import assert from "node:assert";
-import type { LiveEntry } from "@palimpsest/core";
+import { type LiveEntry, spanRun } from "@palimpsest/core";
 import type { CompactOutcome } from "@palimpsest/runtime";
 import type { ReplayCompaction } from "./observe-micro.ts";
 
@@ -20,8 +20,7 @@ export function observeCompaction(
   const { stats, replacements } = event.data;
   const targets = new Set(plan.targets);
   const earliestChangedIndex = viewBefore.findIndex((e) => targets.has(e.message.id));
-  const after = viewBefore.findLastIndex((e) => targets.has(e.message.id)) + 1;
-  const oneRun = after - earliestChangedIndex === targets.size;
+  const run = spanRun(viewBefore, plan.targets);
   const summary = plan.kind === "summary";
   const ours = (tokens: number) => Math.round(scale * tokens);
   return {
@@ -32,6 +31,6 @@ export function observeCompaction(
     auxOutputTokens: summary ? (stats.auxTokensOut ?? ours(replacements.reduce((n, r) => n + r.tokens, 0))) : 0,
     earliestChangedIndex,
     requestIndex,
-    ...(oneRun ? { spanEnd: after } : {}),
+    ...(run === undefined ? {} : { spanEnd: run.end }),
   };
 }

@@ -11,6 +11,7 @@ import {
   type SummaryConversation,
   type SummaryResult,
   type SupersedeSpec,
+  spanRun,
 } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
 import type { SessionWrite } from "../runtime/session-write.ts";
@@ -69,10 +70,9 @@ export function summarizeSpan(
  * summarizer its plain request).
  */
 function spanConversation(view: readonly LiveEntry[], targets: readonly string[]): SummaryConversation | undefined {
-  const start = view.findIndex((e) => e.message.id === targets[0]);
-  if (start === -1 || start + targets.length > view.length) return undefined;
-  if (!targets.every((id, i) => view[start + i]?.message.id === id)) return undefined;
-  const end = start + targets.length;
+  const run = spanRun(view, targets);
+  if (run === undefined) return undefined;
+  const { start, end } = run;
   const conversation: SummaryConversation = {
     messages: view.slice(0, conversationEnd(view, end)).map((e) => e.message),
     start,
