@@ -234,6 +234,17 @@ export class StorageError extends PalimpsestError<{ operation: string; retryable
   }
 }
 
+/**
+ * Whether `error` is SQLite's own answer: it, or the cause of a StorageError, carries a `SQLITE_` code. A
+ * retryable one is the busy wait running out, which wrote nothing after waiting the whole bound the caller
+ * set: neither the store nor the runtime makes such a write again, as they do one whose connection dropped.
+ */
+export function isSqliteAnswer(error: unknown): boolean {
+  const cause = error instanceof StorageError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_");
+}
+
 /** Why a summarizer call failed, classified so cooldowns and telemetry can depend on the class. */
 export type SummarizerFailure =
   | "timeout"

@@ -116,6 +116,7 @@ export {
   type InvariantRule,
   InvariantViolation,
   isPalimpsestError,
+  isSqliteAnswer,
   NotFoundError,
   PalimpsestError,
   ProjectionMoved,

@@ -6,6 +6,7 @@ import {
   IdempotencyMismatch,
   InvariantViolation,
   isPalimpsestError,
+  isSqliteAnswer,
   MessageSchema,
   NotFoundError,
   type PalimpsestError,
@@ -231,5 +232,18 @@ describe("reportError", () => {
         cause: { code: "INTERNAL", message: "socket" },
       },
     });
+  });
+});
+
+describe("isSqliteAnswer", () => {
+  it("is SQLite's own code, on the error or as a StorageError's cause; never a PostgreSQL or a network failure", () => {
+    const busy = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    expect(isSqliteAnswer(busy)).toBe(true);
+    expect(isSqliteAnswer(new StorageError("append", "locked", { cause: busy, retryable: true }))).toBe(true);
+    const dropped = Object.assign(new Error("Connection terminated"), { code: "ECONNRESET" });
+    expect(isSqliteAnswer(new StorageError("append", "dropped", { cause: dropped, retryable: true }))).toBe(false);
+    expect(isSqliteAnswer(Object.assign(new Error("shutdown"), { code: "57P01" }))).toBe(false);
+    expect(isSqliteAnswer(new StorageError("append", "no cause"))).toBe(false);
+    expect(isSqliteAnswer(undefined)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { canonicalJson, type DomainEvent, StorageError, type StoredEvent } from "@palimpsest/core";
+import { canonicalJson, type DomainEvent, isSqliteAnswer, StorageError, type StoredEvent } from "@palimpsest/core";
 
 /**
  * Whether an append failed so that it may or may not have committed: a retryable STORAGE failure, in
@@ -9,9 +9,7 @@ import { canonicalJson, type DomainEvent, StorageError, type StoredEvent } from 
  * again would only stretch the bound the caller set.
  */
 export function answerMayBeLost(error: unknown): error is StorageError {
-  if (!(error instanceof StorageError) || !error.details.retryable) return false;
-  const code = (error.cause as { code?: unknown } | null | undefined)?.code;
-  return !(typeof code === "string" && code.startsWith("SQLITE_"));
+  return error instanceof StorageError && error.details.retryable && !isSqliteAnswer(error);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isPalimpsestError, StorageError } from "@palimpsest/core";
+import { isPalimpsestError, isSqliteAnswer, StorageError } from "@palimpsest/core";
 import { backoff } from "./backoff.ts";
 
 /**
@@ -88,14 +88,9 @@ export function guardRead<T>(operation: string, run: () => Promise<T>): Promise<
 /**
  * Whether a write that failed with `error` is made again by guardWrite: a transient failure (isTransient),
  * but not SQLite's busy answer, whose wait already ran the whole busy timeout and wrote nothing (waiting
- * again would only stretch the bound the caller set; the runtime's answerMayBeLost draws the same line).
+ * again would only stretch the bound the caller set: isSqliteAnswer, the line the runtime draws too).
  */
-const droppedNotBusy = (error: unknown): boolean => {
-  if (!isTransient(error)) return false;
-  const cause = error instanceof StorageError ? error.cause : error;
-  const code = (cause as { code?: unknown } | null | undefined)?.code;
-  return !(typeof code === "string" && code.startsWith("SQLITE_"));
-};
+const droppedNotBusy = (error: unknown): boolean => isTransient(error) && !isSqliteAnswer(error);
 
 /**
  * guardStorage of a write whose answer a dropped connection may have lost after it committed: made again
