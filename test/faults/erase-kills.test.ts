@@ -35,6 +35,7 @@ for (const database of faultDatabases("erase")) {
         const marker = uniqueMarker(`k${i}`);
         sessions.push({ id: (await populatedSession(runtime, marker)).id, marker });
       }
+      await runtime.settled(); // the snapshots, written in the background
       const before = await dumpDatabase(store);
       let kills = 0;
       let eraseMs = 20; // until a worker reports one

@@ -62,7 +62,8 @@ for (const backend of runtimeBackends()) {
       ]);
       for (const message of session.view().messages) expectKept(message);
 
-      // Another runtime resumes it from its snapshot, then from the log alone.
+      // Another runtime resumes it from its snapshot (written in the background), then from the log alone.
+      await runtime.settled();
       const other = await backend.open();
       expect((await other.store.loadSnapshot(session.id))?.seq).toBe(session.state.lastSeq);
       for (const message of (await other.resume(session.id)).view().messages) expectKept(message);

@@ -89,7 +89,8 @@ for (const engine of testEngines()) {
         await runtime.handoffs.request(claim.sourceSessionId, { reason: `again ${marker}` });
       }
 
-      // The plain store holds the marker everywhere; the encrypted one nowhere.
+      // The plain store holds the marker everywhere; the encrypted one nowhere (snapshots written in the background).
+      await Promise.all([encrypted.settled(), plain.settled()]);
       const plainTables = new Set(
         occurrences(await dumpDatabase(plain.store as never), marker).map((r) => r.split(":")[0]),
       );
@@ -203,6 +204,7 @@ for (const engine of testEngines()) {
       const marker = uniqueMarker("s");
       const session = await runtime.startSession({ model: "gpt-4o" });
       for (let n = 0; n < 3; n++) await markedTurn(session, marker, n);
+      await runtime.settled();
       const saved = await runtime.store.loadSnapshot(session.id);
       if (saved === undefined) throw new Error("the runtime saved no snapshot");
       expect(saved.state).toContain(marker);

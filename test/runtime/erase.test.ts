@@ -72,6 +72,7 @@ for (const backend of backends) {
       });
       const auditBefore = await totals();
       const shapeBefore = await shape(runtime, session);
+      await runtime.settled(); // the snapshots, written in the background
       const before = await dumpDatabase(store);
       expect(occurrences(before, marker).length).toBeGreaterThan(10);
       const tables = new Set(occurrences(before, marker).map((o) => o.split(":")[0]));

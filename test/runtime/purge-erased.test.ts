@@ -118,6 +118,7 @@ for (const engine of testEngines()) {
       const keptLines = await mirroredConversation(sdk, keptKey, keptMarker);
       const keptIds = [...kept.map((s) => s.id), ...(await sdk.sessionIds(keptKey))];
       await new AuditReadModels(store).catchUp();
+      await runtime.settled(); // the snapshots, written in the background
       // What autovacuum does on its own: ANALYZE would copy sampled values into pg_statistic.
       if (engine.name === "postgres") await onPostgres(db.url, "ANALYZE");
       // Hashes of content only the erased sessions held (a completed turn's usage can hash alike in a kept one).

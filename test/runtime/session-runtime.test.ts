@@ -64,6 +64,7 @@ for (const backend of runtimeBackends()) {
       await compactRange(session, { fromId: "a1", toId: "r5", summary: "summary of turns 1-5" });
       await session.append(exchange(8));
       const expected = session.view();
+      await runtime.settled(); // snapshots are written in the background
       const withSnapshot = await loadSession(runtime.store, session.id);
       expect(withSnapshot.snapshotSeq).toBeGreaterThan(0);
       expect(withSnapshot.replayedEvents).toBeLessThan(session.state.lastSeq);
@@ -89,10 +90,12 @@ for (const backend of runtimeBackends()) {
     });
 
     it("snapshots right after a summary, with no id set, and keeps ids unique over the history it dropped", async () => {
-      const session = await backend.open({ snapshotEvery: 1_000 }).then((r) => r.startSession({ model: "gpt-4o" }));
+      const writer = await backend.open({ snapshotEvery: 1_000 });
+      const session = await writer.startSession({ model: "gpt-4o" });
       for (let n = 0; n < 4; n++) await session.append(exchange(n), { turnId: `turn${n}` });
       await session.completeTurn("turn0");
       const [compaction] = await compactRange(session, { fromId: "u0", toId: "r2", summary: "turns 0-2" });
+      await writer.settled(); // the snapshot the compaction made due, written in the background
       const snapshot = await runtime.store.loadSnapshot(session.id);
       // Taken at the compaction (not 1,000 events later): it holds the small view, and no set of past ids.
       expect(snapshot?.seq).toBe(compaction?.seq);

@@ -100,6 +100,7 @@ for (const engine of testEngines()) {
 
       const writer = await openPalimpsest({ url: source.url, snapshotEvery: 1 });
       const ids = await populate(writer);
+      await writer.settled(); // its snapshots, written in the background
       const views = await Promise.all(ids.map(async (id) => (await writer.resume(id)).view()));
       const sourceDb = databaseOf(writer.store);
 

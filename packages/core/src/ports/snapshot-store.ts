@@ -16,7 +16,10 @@ export interface Snapshot {
 
 /** Where view snapshots are kept. Losing every snapshot loses nothing but time. */
 export interface SnapshotStore {
-  /** Stores or replaces the session's snapshot. */
+  /**
+   * Stores or replaces the session's snapshot; stores nothing for a session the store does not hold or
+   * has erased (an erasure in progress is waited for, so what it deleted is never stored again).
+   */
   saveSnapshot(snapshot: Snapshot): Promise<void>;
   /** The session's latest snapshot, if any. */
   loadSnapshot(sessionId: string): Promise<Snapshot | undefined>;

@@ -32,6 +32,7 @@ import { microScheduleOf } from "../compaction/micro-schedule.ts";
 import { policyFor } from "../compaction/policies/registry.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
 import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
+import { BackgroundWrites } from "../runtime/background-writes.ts";
 import { DEFAULT_CONTENTION_TIMEOUT_MS } from "../runtime/contention.ts";
 import { loadSession } from "../runtime/load-session.ts";
 import type { MessageInput } from "../runtime/message-input.ts";
@@ -99,6 +100,8 @@ export class Palimpsest {
   /** How long (ms) a write re-reads and decides again while other writers move its session (RuntimeDeps). */
   readonly contentionTimeoutMs: number;
   readonly #deps: RuntimeDeps;
+  /** The sessions' snapshots, written off their appends' path. */
+  readonly #background = new BackgroundWrites();
   /** What the hand-off path uses of this runtime (successors start with their view in one append). */
   readonly #successorRuntime: SuccessorRuntime;
 
@@ -280,9 +283,18 @@ export class Palimpsest {
     return this.store.listSessions();
   }
 
-  /** Stops background work and closes the store. */
+  /**
+   * Resolves once the writes this runtime's sessions left to the background so far (their snapshots,
+   * which an append does not wait for) are done: before reading the store's snapshots directly.
+   */
+  settled(): Promise<void> {
+    return this.#background.settled();
+  }
+
+  /** Stops background work, waits for the background writes (settled) and closes the store. */
   async close(): Promise<void> {
     this.precompaction?.dispose();
+    await this.#background.settled();
     await this.store.close();
   }
 
@@ -292,6 +304,7 @@ export class Palimpsest {
       store: this.store,
       counter: () => this.#deps.counterFor(started.encoding),
       snapshotEvery: this.#deps.snapshotEvery ?? 500,
+      background: this.#background,
       contentionTimeoutMs: this.contentionTimeoutMs,
     };
     if (onSnapshotError !== undefined) ctx.onSnapshotError = onSnapshotError;

@@ -62,6 +62,11 @@ export interface SessionContext {
   counter: () => Promise<TokenCounter>;
   /** Take a snapshot once this many events have passed since the last one. */
   snapshotEvery: number;
+  /**
+   * Runs a snapshot's write off the path of the write that made it due, after the session's earlier ones
+   * (the runtime's BackgroundWrites, shared by its handles).
+   */
+  background: { run(sessionId: string, write: () => Promise<void>): void };
   onSnapshotError?: (error: unknown) => void;
   /** Tool outputs over this many tokens are trimmed in the append that records them. */
   trimTokens?: number;
@@ -488,7 +493,7 @@ export class Session {
     const toSeq = plannedAt + events.length;
     const stored = await this.#ctx.store.readStream(this.id, { fromSeq: plannedAt + 1, toSeq });
     if (!isSameBatch(stored, events)) return undefined;
-    await this.#maybeSnapshot(stored.some(compactsBatch));
+    this.#maybeSnapshot(stored.some(compactsBatch));
     return stored;
   }
 
@@ -563,19 +568,21 @@ export class Session {
       foldEvents(this.#state, result.events);
       this.#namedTurns.note(result.events);
     }
-    await this.#maybeSnapshot(result.events.some(compactsBatch));
+    this.#maybeSnapshot(result.events.some(compactsBatch));
     return result.events;
   }
 
   /**
    * Snapshots every `snapshotEvery` events, and right after a batch compaction (summary, prune,
-   * pre-compaction): the view is then at its smallest, so a resume reads the least.
+   * pre-compaction): the view is then at its smallest, so a resume reads the least. The snapshot is a
+   * cache, so the write that made it due does not wait for it: it is encoded and stored in the background,
+   * from the state as it is then (a fold is synchronous: every turn of the event loop sees a whole one).
    */
-  async #maybeSnapshot(compacted: boolean): Promise<void> {
+  #maybeSnapshot(compacted: boolean): void {
     if (this.#state.lastSeq === this.#snapshotSeq) return;
     if (!compacted && this.#state.lastSeq - this.#snapshotSeq < this.#ctx.snapshotEvery) return;
     this.#snapshotSeq = this.#state.lastSeq;
-    await saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError);
+    this.#ctx.background.run(this.id, () => saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError));
   }
 }
 

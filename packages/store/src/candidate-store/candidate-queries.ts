@@ -1,6 +1,7 @@
 import type { CandidateStore, PrecompactionCandidate } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
+import type { Dialect } from "../engine/dialect.ts";
 import { againOnDrop, guardRead, guardStorage } from "../engine/storage-guard.ts";
 import { type CandidateRow, fromRow, toRow } from "./candidate-row.ts";
 
@@ -33,22 +34,30 @@ function withCandidates(db: Kysely<StoreDatabase>) {
 
 /**
  * Upserts the session's one candidate in a single statement that selects it through the session's
- * catalogue row at the candidate's basis view version: when a compaction moved the view first, nothing
- * is written and this returns false.
+ * catalogue row at the candidate's basis view version: when a compaction moved the view first, or the
+ * session is erased, nothing is written and this returns false. The row is read locked (`dialect.lockRows`),
+ * so a compaction or an erasure in progress is waited for and then seen: an unlocked read would see the
+ * row as last committed and store a candidate the erasure has already deleted.
  */
-async function saveCandidateRow(db: Kysely<StoreDatabase>, candidate: PrecompactionCandidate): Promise<boolean> {
+async function saveCandidateRow(
+  db: Kysely<StoreDatabase>,
+  dialect: Dialect,
+  candidate: PrecompactionCandidate,
+): Promise<boolean> {
   const row = toRow(candidate);
   const t = withCandidates(db);
   const result = await t
     .insertInto("precompaction_candidates")
     .columns(COLUMNS)
     .expression(
-      t
-        .selectFrom("sessions")
-        .select(COLUMNS.map((column) => sql`cast(${row[column]} as ${sql.raw(COLUMN_TYPES[column])})`.as(column)))
-        .where("session_id", "=", row.session_id)
-        .where("view_version", "=", row.basis_view_version)
-        .where("erased_at", "is", null),
+      dialect.lockRows(
+        t
+          .selectFrom("sessions")
+          .select(COLUMNS.map((column) => sql`cast(${row[column]} as ${sql.raw(COLUMN_TYPES[column])})`.as(column)))
+          .where("session_id", "=", row.session_id)
+          .where("view_version", "=", row.basis_view_version)
+          .where("erased_at", "is", null),
+      ),
     )
     .onConflict((oc) =>
       oc
@@ -89,10 +98,10 @@ export function deleteCandidateQuery(db: Kysely<StoreDatabase>, sessionId: strin
  * or a delete whose connection dropped is made again (againOnDrop), as a read is: each is one statement that
  * leaves the same row, or none, however often it runs.
  */
-export function candidateStore(db: Kysely<StoreDatabase>): CandidateStore {
+export function candidateStore(db: Kysely<StoreDatabase>, dialect: Dialect): CandidateStore {
   return {
     saveCandidate: (candidate) =>
-      guardStorage("saveCandidate", () => againOnDrop(() => saveCandidateRow(db, candidate))),
+      guardStorage("saveCandidate", () => againOnDrop(() => saveCandidateRow(db, dialect, candidate))),
     loadCandidate: (sessionId) => guardRead("loadCandidate", () => loadCandidateRow(db, sessionId)),
     deleteCandidate: (sessionId) =>
       guardStorage("deleteCandidate", () => againOnDrop(() => deleteCandidateRow(db, sessionId))),

@@ -44,6 +44,7 @@ export function payloadsSnapshotsContract(ctx: ContractContext): void {
       const sid = newSessionId("snapshot");
       const store = ctx.store();
       expect(await store.loadSnapshot(sid)).toBeUndefined();
+      await store.append(sid, [started(), userMessage("m1", "hello")], { expectedVersion: "no-stream" });
       const first = {
         sessionId: sid,
         seq: 3,
@@ -63,6 +64,13 @@ export function payloadsSnapshotsContract(ctx: ContractContext): void {
       await store.saveSnapshot(second);
       expect(await loaded()).toEqual(second);
       await store.deleteSnapshot(sid);
+      expect(await store.loadSnapshot(sid)).toBeUndefined();
+    });
+
+    it("stores no snapshot of a session it does not hold", async () => {
+      const sid = newSessionId("snapshot-unknown");
+      const store = ctx.store();
+      await store.saveSnapshot({ sessionId: sid, seq: 2, format: 1, state: "{}", checksum: "c" });
       expect(await store.loadSnapshot(sid)).toBeUndefined();
     });
 

@@ -433,27 +433,30 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
         checksum: snapshot.checksum,
         sealed: snapshot.sealed,
       };
-      // Never for an erased session: a handle that read its content before the erasure must not store it again.
+      // Never for an erased session: a handle that read its content before the erasure must not store it
+      // again. The session's row is read locked (PostgreSQL: FOR UPDATE; SQLite writes one at a time): an
+      // erasure in progress holds it, so the snapshot waits for its commit and then finds it erased, where an
+      // unlocked check would see the row as it was and store the content after the erasure deleted it.
       const db = this.#db;
-      const erased = db
-        .selectFrom("sessions")
-        .select("session_id")
-        .where("session_id", "=", row.session_id)
-        .where("erased_at", "is not", null);
+      const adapter = this.#adapter;
       await db
         .insertInto("snapshots")
         .columns(["session_id", "seq", "format", "state", "checksum", "sealed"])
         .expression(
-          db
-            .selectNoFrom([
-              sql<string>`cast(${row.session_id} as text)`.as("session_id"),
-              sql<number>`cast(${row.seq} as integer)`.as("seq"),
-              sql<number>`cast(${row.format} as integer)`.as("format"),
-              sql<string>`cast(${row.state} as text)`.as("state"),
-              sql<string>`cast(${row.checksum} as text)`.as("checksum"),
-              sql<Uint8Array | null>`cast(${row.sealed} as ${this.#adapter.dialect.types.bytes})`.as("sealed"),
-            ])
-            .where((eb) => eb.not(eb.exists(erased))),
+          adapter.dialect.lockRows(
+            db
+              .selectFrom("sessions")
+              .select([
+                sql<string>`cast(${row.session_id} as text)`.as("session_id"),
+                sql<number>`cast(${row.seq} as integer)`.as("seq"),
+                sql<number>`cast(${row.format} as integer)`.as("format"),
+                sql<string>`cast(${row.state} as text)`.as("state"),
+                sql<string>`cast(${row.checksum} as text)`.as("checksum"),
+                sql<Uint8Array | null>`cast(${row.sealed} as ${adapter.dialect.types.bytes})`.as("sealed"),
+              ])
+              .where("sessions.session_id", "=", row.session_id)
+              .where("sessions.erased_at", "is", null),
+          ),
         )
         .onConflict((oc) =>
           oc.column("session_id").doUpdateSet({

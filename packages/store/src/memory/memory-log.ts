@@ -181,7 +181,8 @@ export class MemoryLog {
 
   /** Stores a session's snapshot, never an erased session's (a handle that read it before must not write it back). */
   saveSnapshot(snapshot: Snapshot): void {
-    if (this.sessions.get(snapshot.sessionId)?.row.erased_at != null) return;
+    const session = this.sessions.get(snapshot.sessionId)?.row;
+    if (session === undefined || session.erased_at !== null) return;
     this.snapshots.set(snapshot.sessionId, { ...snapshot });
   }
 

@@ -51,7 +51,7 @@ export class SqlEventStore extends KyselyEventStore implements OpenedEventStore,
     const { db, dialect } = storeAccess(this);
     const queue = new HandoffQueue(db.withTables<HandoffTables>(), dialect);
     this.handoffQueue = cipher === undefined ? queue : new SealedHandoffQueue(queue, cipher);
-    this.#candidates = candidateStore(db);
+    this.#candidates = candidateStore(db, dialect);
   }
 
   async saveCandidate(candidate: PrecompactionCandidate): Promise<boolean> {
