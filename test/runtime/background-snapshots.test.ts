@@ -1,21 +1,12 @@
 /**
  * A session's snapshot is a cache: the append that makes it due does not wait for it. It is written in the
- * background, from the state as it is then; the runtime's `settled` and `close` wait for it. On PostgreSQL,
- * a snapshot or a pre-compaction candidate saved while an erasure of its session is in progress waits for
- * the erasure and stores nothing.
+ * background, from the state as it is then; the runtime's `settled` and `close` wait for it.
  */
 import type { Snapshot } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/runtime";
-import { openEventStore } from "@palimpsest/store";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
-import { withApplicationName } from "../faults/postgres-fault-writer.ts";
-import { waitingForLock } from "../support/lock-wait.ts";
-import { postgresServer } from "../support/postgres-server.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
-import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 
 type Store = Palimpsest["store"];
 
@@ -104,82 +95,3 @@ for (const backend of runtimeBackends()) {
     });
   });
 }
-
-const server = postgresServer();
-
-/** What a session's content leaves beside its log, saved while an erasure of the session is in progress. */
-const RACERS: { name: string; table: string; save: (store: OpenedStore, sessionId: string) => Promise<unknown> }[] = [
-  {
-    name: "a snapshot",
-    table: "snapshots",
-    save: (store, sessionId) =>
-      store.saveSnapshot({ sessionId, seq: 2, format: 1, state: '"secret content"', checksum: "c" }),
-  },
-  {
-    name: "a pre-compaction candidate",
-    table: "precompaction_candidates",
-    save: (store, sessionId) =>
-      store.saveCandidate({
-        key: {
-          sessionId,
-          lastMessageId: "m1",
-          prefixHash: "a".repeat(64),
-          systemPromptHash: "b".repeat(64),
-          summarizerModel: "offline-extractive",
-          promptVersion: "v1",
-        },
-        targets: ["m1"],
-        summary: "secret content",
-        basisViewVersion: 0,
-        createdAt: Date.now(),
-        summaryMs: 1,
-      }),
-  },
-];
-
-type OpenedStore = Awaited<ReturnType<typeof openEventStore>>;
-
-describe.skipIf("skip" in server)("content saved while its session is being erased (postgres)", () => {
-  const APP = "palimpsest-erasure-race";
-  let database: ScratchDatabase;
-  let admin: pg.Client;
-  beforeAll(async () => {
-    if ("skip" in server) return;
-    database = await createScratchDatabase(server.url, "eraserace");
-    admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin?.end();
-    await database?.drop();
-  });
-
-  it.each(RACERS)("$name waits for the erasure holding the session's row, then stores nothing", async (racer) => {
-    const store = await openEventStore(withApplicationName(database.url, APP));
-    const eraser = new pg.Client({ connectionString: database.url });
-    await eraser.connect();
-    try {
-      const sid = newSessionId("race");
-      await store.append(sid, [started(), userMessage("m1", "secret content")], { expectedVersion: "no-stream" });
-      // An erasure in progress, as the store's makes it: the session's row updated first, the copies deleted.
-      await eraser.query("BEGIN");
-      await eraser.query("UPDATE sessions SET erased_at = now() WHERE session_id = $1", [sid]);
-      await eraser.query(`DELETE FROM ${racer.table} WHERE session_id = $1`, [sid]);
-      const saving = racer.save(store, sid);
-      // An unlocked check would see the row as last committed (not erased) and store the content at once.
-      await Promise.race([
-        waitingForLock(admin, new URL(database.url).pathname.slice(1), APP, racer.name),
-        saving.then(() => {
-          throw new Error(`${racer.name} was saved without waiting for the erasure`);
-        }),
-      ]);
-      await eraser.query("COMMIT");
-      await saving;
-      const { rows } = await eraser.query(`SELECT count(*)::int AS n FROM ${racer.table} WHERE session_id = $1`, [sid]);
-      expect(rows[0].n).toBe(0);
-    } finally {
-      await eraser.end();
-      await store.close();
-    }
-  });
-});

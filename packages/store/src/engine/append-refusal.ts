@@ -42,11 +42,7 @@ export interface RefusalReads {
  */
 export async function refusalOf(batch: PreparedBatch, reads: RefusalReads): Promise<AppendResult | undefined> {
   const { sessionId, idempotencyKey } = batch;
-  if (await reads.erased()) {
-    throw new InvariantViolation("session-erased", `session ${sessionId} was erased; it takes no more writes`, {
-      sessionId,
-    });
-  }
+  if (await reads.erased()) throw sessionErased(sessionId);
   if (idempotencyKey !== null) {
     const used = await reads.usedKey(idempotencyKey);
     if (used !== undefined) {
@@ -73,4 +69,11 @@ export async function refusalOf(batch: PreparedBatch, reads: RefusalReads): Prom
     }
   }
   return undefined;
+}
+
+/** The refusal of a write to an erased session, a retry's included: InvariantViolation `session-erased`. */
+export function sessionErased(sessionId: string): InvariantViolation {
+  return new InvariantViolation("session-erased", `session ${sessionId} was erased; it takes no more writes`, {
+    sessionId,
+  });
 }

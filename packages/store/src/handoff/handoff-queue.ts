@@ -14,6 +14,7 @@ import {
 } from "@palimpsest/core";
 import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
+import { sessionErased } from "../engine/append-refusal.ts";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
 import { guardRead, guardWrite } from "../engine/storage-guard.ts";
@@ -35,6 +36,34 @@ import { leaseEnd, nowSql } from "./handoff-time.ts";
 
 /** The log's tables and the queue's. */
 type HandoffDatabase = StoreDatabase & HandoffTables;
+
+/**
+ * A new request's columns, each with the type its value is cast to (an INSERT … SELECT gives a parameter
+ * none; both engines take these names). A request is inserted from a SELECT that first reads its source's
+ * row locked (`dialect.lockRows`) and requires it not erased: an erasure holds that row from its first
+ * statement, so a request racing it waits and then finds the source erased. An unlocked check would see the
+ * row as last committed and insert the request's reason (content) after the erasure scrubbed the session's
+ * hand-offs. A source the log does not hold is not refused (the queue takes any session id).
+ */
+const PENDING_TYPES = {
+  handoff_id: "text",
+  source_session_id: "text",
+  successor_session_id: "text",
+  status: "text",
+  target: "text",
+  reason: "text",
+  claimed_by: "text",
+  claim_token: "text",
+  attempts: "integer",
+  lease_expires_at_ms: "bigint",
+  failure_reason: "text",
+  completion_started_at_ms: "bigint",
+  created_at_ms: "bigint",
+  updated_at_ms: "bigint",
+} as const;
+
+type PendingColumn = keyof typeof PENDING_TYPES;
+const PENDING_COLUMNS = Object.keys(PENDING_TYPES) as PendingColumn[];
 
 /**
  * The hand-off queue's SQL, shared by the engines. Claiming is one UPDATE whose subquery picks the
@@ -79,13 +108,25 @@ export class HandoffQueue implements HandoffQueuePort {
       const landed = again ? await this.#find(handoffId) : undefined;
       if (landed !== undefined) return toHandoff(landed);
       const now = nowSql(this.#dialect, this.#clock);
+      const pending: Record<PendingColumn, unknown> = { ...pendingRow(input, now), handoff_id: handoffId };
+      // The source's row, read locked: an erasure in progress is waited for, then seen (see PENDING_TYPES).
+      const source = this.#dialect.lockRows(
+        this.#db.selectFrom("sessions").select("erased_at").where("session_id", "=", input.sourceSessionId),
+      );
       const row = await this.#db
+        .with("source", () => source)
         .insertInto("handoffs")
-        .values({ ...pendingRow(input, now), handoff_id: handoffId })
+        .columns(PENDING_COLUMNS)
+        .expression(
+          this.#db
+            .selectNoFrom(PENDING_COLUMNS.map((c) => sql`cast(${pending[c]} as ${sql.raw(PENDING_TYPES[c])})`.as(c)))
+            .where(sql<boolean>`not exists (select 1 from source where erased_at is not null)`),
+        )
         .onConflict((oc) => oc.column("source_session_id").where(OPEN_STATUSES).doNothing())
         .returningAll()
         .executeTakeFirst();
       if (row !== undefined) return toHandoff(row);
+      if (await this.#erased(input.sourceSessionId)) throw sessionErased(input.sourceSessionId);
       const open = await this.#rows({ sourceSessionId: input.sourceSessionId, open: true });
       // The open one is this request's own when an earlier attempt committed after this one looked for it.
       const own = open.find((h) => h.handoff_id === handoffId);
@@ -256,6 +297,16 @@ export class HandoffQueue implements HandoffQueuePort {
   /** Hand-offs oldest first, optionally of one status, one source session, or only the open ones. */
   list(filter: { status?: HandoffStatus; sourceSessionId?: string; open?: boolean } = {}): Promise<Handoff[]> {
     return guardRead("listHandoffs", async () => (await this.#rows(filter)).map(toHandoff));
+  }
+
+  /** Whether the log holds `sessionId` erased (unguarded: for the guarded operations). */
+  async #erased(sessionId: string): Promise<boolean> {
+    const session = await this.#db
+      .selectFrom("sessions")
+      .select("erased_at")
+      .where("session_id", "=", sessionId)
+      .executeTakeFirst();
+    return session !== undefined && session.erased_at !== null;
   }
 
   /** One row of the queue, or undefined (unguarded: for the guarded operations). */
