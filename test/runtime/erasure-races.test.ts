@@ -7,6 +7,7 @@
  * writes holds the write lock from before it reads.)
  */
 import { openEventStore } from "@palimpsest/store";
+import { createMemoryStore } from "@palimpsest/store/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
@@ -14,6 +15,7 @@ import { withApplicationName } from "../faults/postgres-fault-writer.ts";
 import { waitingForLock } from "../support/lock-wait.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
+import { storeBackends } from "../support/store-backends.ts";
 
 const server = postgresServer();
 
@@ -115,3 +117,36 @@ describe.skipIf("skip" in server)("content saved while its session is being eras
     }
   });
 });
+
+/** A store to request hand-offs on: each engine's, and the memory store. */
+const QUEUE_STORES = [
+  ...storeBackends().map((b) => ({ name: b.name, skip: b.skip, make: b.make })),
+  {
+    name: "memory",
+    skip: undefined,
+    make: async () => ({ open: async () => createMemoryStore(), dispose: async () => {} }),
+  },
+];
+
+for (const backend of QUEUE_STORES) {
+  describe.skipIf(backend.skip !== undefined)(`a hand-off request of an erased session (${backend.name})`, () => {
+    it("is refused, session-erased, and stores nothing", async () => {
+      const made = await backend.make();
+      try {
+        const store = await made.open();
+        const sid = newSessionId("erased-source");
+        await store.append(sid, [started(), userMessage("m1", "secret content")], { expectedVersion: "no-stream" });
+        await store.erase(sid);
+        const refused = store.handoffQueue.insert({
+          sourceSessionId: sid,
+          successorSessionId: `${sid}-next`,
+          reason: "secret",
+        });
+        await expect(refused).rejects.toMatchObject({ details: { rule: "session-erased" } });
+        expect(await store.handoffQueue.list({ sourceSessionId: sid })).toEqual([]);
+      } finally {
+        await made.dispose();
+      }
+    });
+  });
+}

@@ -13,6 +13,7 @@ import {
   NotFoundError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
+import { sessionErased } from "../engine/append-refusal.ts";
 import { type HandoffRow, toClaim, toHandoff, toRecord } from "../handoff/handoff-record.ts";
 import {
   checkClaimOptions,
@@ -59,6 +60,8 @@ export class MemoryHandoffQueue implements HandoffQueuePort {
   async insert(input: NewHandoff): Promise<Handoff> {
     checkNewHandoff(input);
     this.#ready("requestHandoff");
+    if (this.#log.sessions.get(input.sourceSessionId)?.row.erased_at != null)
+      throw sessionErased(input.sourceSessionId);
     const open = this.#rows({ sourceSessionId: input.sourceSessionId, open: true });
     if (open.length > 0) throw handoffOpen(input.sourceSessionId, open.map(toHandoff));
     const row: HandoffRow = pendingRow(input, this.#now());
