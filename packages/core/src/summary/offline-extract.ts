@@ -18,7 +18,10 @@ import {
 
 const STATE_CHARS = 900;
 const LINE_CHARS = 200;
-/** A figures line names its source in at most this many characters (its numbers are all kept: the budget alone drops lines). */
+/**
+ * A figures line names its source in at most this many characters (its numbers are all kept: the budget alone
+ * drops lines), cut inline: a later summary reads it back line by line (parseDoc), so it stays one line.
+ */
 const FIGURE_SOURCE_CHARS = 80;
 /** The source of figures the assistant wrote in its own text. */
 const ASSISTANT_SOURCE = "assistant";
@@ -221,7 +224,9 @@ export function extract(messages: readonly Message[]): SummaryDoc {
     if (message.role === "tool" && !isFileContent(answered, text)) {
       names.push(...errorNames(text));
       const source =
-        answered === undefined ? "a tool" : capText(label(answered, toolArguments(answered)), FIGURE_SOURCE_CHARS);
+        answered === undefined
+          ? "a tool"
+          : capText(label(answered, toolArguments(answered)), FIGURE_SOURCE_CHARS, true);
       addFigures(doc.figures, { source, numbers: measuredNumbers(text) });
     }
     if (message.role === "assistant" && (message.toolCalls?.length ?? 0) > 0) pending = [];

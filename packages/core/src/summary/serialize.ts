@@ -62,14 +62,22 @@ function omittedNote(text: string, kept: string, room: number): string {
 
 /**
  * A tool output redacted and capped; the error names and measured numbers the cut removed are listed
- * after it, within the cap.
+ * after it, within the cap. What is kept shrinks until the notes of what it omits fit beside it: keeping
+ * less may omit more (an error name the full cut kept, whose note then leaves the numbers no room).
  */
 function cleanToolOutput(text: string, max: number): string {
   const redacted = redactSecrets(text);
   if (redacted.length <= max) return redacted;
   const room = Math.min(300, Math.floor(max / 4));
-  const reserve = omittedNote(redacted, capText(redacted, max), room).length;
-  const kept = capText(redacted, max - reserve);
+  let kept = capText(redacted, max);
+  let reserve = 0;
+  let note = omittedNote(redacted, kept, room);
+  // The reserve only grows, and a note is at most `room` long: this ends.
+  while (note.length > reserve) {
+    reserve = note.length;
+    kept = capText(redacted, max - reserve);
+    note = omittedNote(redacted, kept, room);
+  }
   return `${kept}${omittedNote(redacted, kept, max - kept.length)}`;
 }
 

@@ -254,6 +254,22 @@ describe("the offline summary's figures", () => {
     expect(second).toContain("Figures, assistant: 0.93s");
   });
 
+  it("survive a later summary when their source's name was cut, on one line", async () => {
+    const command = `cd ${ROOT}/assets && npx vitest run test/transcript_renderer_test.ts 2>&1`;
+    const first = await summarize([
+      {
+        id: "a1",
+        role: "assistant",
+        content: text("Running the tests."),
+        toolCalls: [{ id: "c1", name: "Bash", arguments: JSON.stringify({ command }) }],
+      },
+      { id: "t1", role: "tool", toolCallId: "c1", content: text("12 passed in 1.25 s") },
+    ]);
+    expect(first).toMatch(/^Figures, `cd .+ \[… \d+ chars omitted …\] .+ 2>&1`: 1\.25s$/m);
+    const later: Message[] = [{ id: "a2", role: "assistant", content: text("Done with the renderer.") }];
+    expect(await summarize(later, first)).toContain("2>&1`: 1.25s");
+  });
+
   it("are dropped before the commands when the budget is tight, and the drop is counted", async () => {
     const noisy: Message[] = Array.from({ length: 30 }, (_, i): Message[] => [
       {

@@ -103,6 +103,19 @@ describe("serializeForSummary", () => {
     expect(text).toContain("chars omitted");
   });
 
+  it("lists a cut output's numbers when keeping room for them also cut an error name out", () => {
+    // The full cut keeps the error name and omits the number; keeping room for the number's note also cuts
+    // the name out, and the name's note (listed first) took that room: the number went unlisted.
+    const long = `${"row ok\n".repeat(300)}median 41.5 ms\n${"row ok\n".repeat(300)}ValueError${"-".repeat(963)}`;
+    const [out] = serializeForSummary([
+      { id: "t", role: "tool", toolCallId: "c", content: [{ type: "text", text: long }] },
+    ]);
+    const text = out?.content[0]?.type === "text" ? out.content[0].text : "";
+    expect(text.length).toBeLessThanOrEqual(DEFAULT_SUMMARY_CAPS.toolOutputChars);
+    expect(text).toContain("[error names in the omitted part: ValueError]");
+    expect(text).toContain("[measured numbers in the omitted part: 41.5ms]");
+  });
+
   it("drops images, reasoning and metadata but keeps the tool pairing", () => {
     const [out] = serializeForSummary([
       {
