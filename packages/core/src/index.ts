@@ -1,3 +1,4 @@
+export { backoff } from "./backoff.ts";
 export {
   type CacheEntry,
   type CacheEstimate,

@@ -1,4 +1,4 @@
-import { ConcurrencyConflict } from "@palimpsest/core";
+import { backoff, ConcurrencyConflict } from "@palimpsest/core";
 
 /** How long, by default, a write goes on re-reading and deciding again while other writers move its session. */
 export const DEFAULT_CONTENTION_TIMEOUT_MS = 30_000;
@@ -26,7 +26,7 @@ export class Contention {
   readonly #started = performance.now();
   #firstPlanMs: number | undefined;
   #attempts = 1;
-  #pause = FIRST_PAUSE_MS;
+  readonly #pauses = backoff(FIRST_PAUSE_MS, LONGEST_PAUSE_MS);
   #dropped = 0;
 
   /** A write's contention budget, from now: `timeoutMs` beyond its first plan. */
@@ -65,7 +65,7 @@ export class Contention {
       });
     }
     this.#attempts++;
-    await this.#pauseFor(this.#timeoutMs - spent);
+    await this.#pauses.pause(this.#timeoutMs - spent);
   }
 
   /**
@@ -76,14 +76,7 @@ export class Contention {
    */
   async dropped(error: unknown): Promise<void> {
     if (++this.#dropped >= DROPPED_APPENDS) throw error;
-    await this.#pauseFor(Number.POSITIVE_INFINITY);
-  }
-
-  /** The next pause (doubling, jittered), never longer than `leftMs`. */
-  async #pauseFor(leftMs: number): Promise<void> {
-    const pause = Math.max(0, Math.min(leftMs, this.#pause * (0.5 + Math.random() / 2)));
-    this.#pause = Math.min(LONGEST_PAUSE_MS, this.#pause * 2);
-    await new Promise((resolve) => setTimeout(resolve, pause));
+    await this.#pauses.pause(Number.POSITIVE_INFINITY);
   }
 
   #spentMs(): number {

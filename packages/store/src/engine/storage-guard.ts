@@ -1,5 +1,4 @@
-import { isPalimpsestError, isSqliteAnswer, StorageError } from "@palimpsest/core";
-import { backoff } from "./backoff.ts";
+import { backoff, isPalimpsestError, isSqliteAnswer, StorageError } from "@palimpsest/core";
 
 /**
  * SQLSTATE classes and codes that say the operation may succeed if made again: connection exceptions

@@ -1,6 +1,5 @@
-import { type PurgedRelation, StorageError } from "@palimpsest/core";
+import { backoff, type PurgedRelation, StorageError } from "@palimpsest/core";
 import type pg from "pg";
-import { backoff } from "../backoff.ts";
 import { type PurgeFiles, tenths } from "../erasure-purge.ts";
 
 /**

@@ -1,6 +1,5 @@
-import { StorageError } from "@palimpsest/core";
+import { backoff, StorageError } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
-import { backoff } from "../backoff.ts";
 
 /** The first pause between two tries, and the longest (each pause doubles, then a random part is cut off). */
 const FIRST_PAUSE_MS = 1;

@@ -1,7 +1,6 @@
 import { existsSync, statSync } from "node:fs";
-import { StorageError } from "@palimpsest/core";
+import { backoff, StorageError } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
-import { backoff } from "../backoff.ts";
 import { type PurgeFiles, tenths } from "../erasure-purge.ts";
 import { isSqliteBusy, retryWhileBusy } from "./sqlite-busy.ts";
 
