@@ -10,7 +10,10 @@ import { runtimeBackends } from "../support/runtime-backends.ts";
 
 type Store = Palimpsest["store"];
 
-/** `store` with its saveSnapshot held until `open()`: `entered` resolves when a save is called; `saved`, when it is done. */
+/**
+ * `store` with its saveSnapshot held until `open()`: `called` resolves when the first save is called; `order`
+ * records each save's entry ("entered <seq>") and end ("saved <seq>").
+ */
 function gatedSnapshots(store: Store) {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => {
@@ -25,10 +28,11 @@ function gatedSnapshots(store: Store) {
     get(target, property) {
       if (property === "saveSnapshot") {
         return async (snapshot: Snapshot) => {
+          order.push(`entered ${snapshot.seq}`);
           entered(snapshot);
           await gate;
           await target.saveSnapshot(snapshot);
-          order.push("saved");
+          order.push(`saved ${snapshot.seq}`);
         };
       }
       const value = Reflect.get(target, property, target);
@@ -60,7 +64,7 @@ for (const backend of runtimeBackends()) {
       const settled = runtime.settled().then(() => gated.order.push("settled"));
       gated.open();
       await settled;
-      expect(gated.order).toEqual(["saved", "settled"]);
+      expect(gated.order).toEqual([`entered ${snapshot.seq}`, `saved ${snapshot.seq}`, "settled"]);
       expect((await base.store.loadSnapshot(session.id))?.seq).toBe(session.state.lastSeq);
     });
 
@@ -73,25 +77,72 @@ for (const backend of runtimeBackends()) {
         { id: "u1", role: "user", content: "kept in the snapshot" },
         { id: "a1", role: "assistant", content: "reply" },
       ]);
-      await gated.called;
+      const { seq } = await gated.called;
       const closing = runtime.close().then(() => gated.order.push("closed"));
       gated.open();
       await closing;
-      expect(gated.order).toEqual(["saved", "closed"]);
+      expect(gated.order).toEqual([`entered ${seq}`, `saved ${seq}`, "closed"]);
       const reader = await backend.open();
       const stored = await reader.store.loadSnapshot(session.id);
       expect(stored?.seq).toBe(session.state.lastSeq);
       expect(stored?.state).toContain("kept in the snapshot");
     });
 
-    it("writes one session's snapshots in order, each from the state as it was when it ran", async () => {
-      const runtime = await backend.open({ snapshotEvery: 1 });
+    it("writes one session's snapshots one after another: the second starts once the first is stored", async () => {
+      const base = await backend.open();
+      const gated = gatedSnapshots(base.store);
+      const runtime = new Palimpsest({ store: gated.store, counterFor: createTokenCounter, snapshotEvery: 2 });
       const session = await runtime.startSession({ model: "gpt-4o" });
-      for (let n = 0; n < 5; n++) await session.append({ id: `u${n}`, role: "user", content: `message ${n}` });
+      const pair = (n: number) =>
+        session.append([
+          { id: `u${n}`, role: "user", content: `message ${n}` },
+          { id: `a${n}`, role: "assistant", content: `reply ${n}` },
+        ]);
+      await pair(1);
+      const first = await gated.called; // held at the gate
+      await pair(2); // makes a second snapshot due while the first is held
+      const second = session.state.lastSeq;
+      // Two turns of the event loop (a write starts on the next one): one not queued behind the first would enter now.
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+      gated.open();
       await runtime.settled();
-      const stored = await runtime.store.loadSnapshot(session.id);
-      expect(stored?.seq).toBe(session.state.lastSeq);
-      expect(stored?.state).toContain("message 4");
+      // Written at once, the second would have entered while the first was held.
+      expect(gated.order).toEqual([
+        `entered ${first.seq}`,
+        `saved ${first.seq}`,
+        `entered ${second}`,
+        `saved ${second}`,
+      ]);
+      const stored = await base.store.loadSnapshot(session.id);
+      expect(stored?.seq).toBe(second);
+      expect(stored?.state).toContain("reply 2");
+    });
+
+    it("a snapshot that fails is reported to onSnapshotError; the append that made it due has succeeded", async () => {
+      const base = await backend.open();
+      const failing = new Proxy(base.store, {
+        get(target, property) {
+          if (property === "saveSnapshot") return async () => Promise.reject(new Error("disk full"));
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const reported: unknown[] = [];
+      const runtime = new Palimpsest({
+        store: failing,
+        counterFor: createTokenCounter,
+        snapshotEvery: 2,
+        onSnapshotError: (error) => reported.push(error),
+      });
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      const events = await session.append([
+        { id: "u1", role: "user", content: "kept in the log" },
+        { id: "a1", role: "assistant", content: "reply" },
+      ]);
+      expect(events).toHaveLength(2);
+      await runtime.settled();
+      expect(reported).toEqual([new Error("disk full")]);
+      expect((await base.store.readStream(session.id)).at(-1)?.seq).toBe(session.state.lastSeq);
     });
   });
 }

@@ -93,8 +93,10 @@ describe.skipIf("skip" in server)("content saved while its session is being eras
     try {
       const sid = newSessionId("race");
       await store.append(sid, [started(), userMessage("m1", "secret content")], { expectedVersion: "no-stream" });
-      // An erasure in progress, as the store's makes it: the session's row updated first, the copies deleted.
+      // An erasure in progress, as the store's makes it: the session's row read FOR UPDATE and updated first,
+      // the copies deleted.
       await eraser.query("BEGIN");
+      await eraser.query("SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE", [sid]);
       await eraser.query("UPDATE sessions SET erased_at = now() WHERE session_id = $1", [sid]);
       const column = racer.column ?? "session_id";
       await eraser.query(`DELETE FROM ${racer.table} WHERE ${column} = $1`, [sid]);

@@ -291,10 +291,10 @@ export class Palimpsest {
     return this.#background.settled();
   }
 
-  /** Stops background work, waits for the background writes (settled) and closes the store. */
+  /** Stops background work, waits for the background writes (and takes no more) and closes the store. */
   async close(): Promise<void> {
     this.precompaction?.dispose();
-    await this.#background.settled();
+    await this.#background.close();
     await this.store.close();
   }
 

@@ -35,9 +35,9 @@ function withCandidates(db: Kysely<StoreDatabase>) {
 /**
  * Upserts the session's one candidate in a single statement that selects it through the session's
  * catalogue row at the candidate's basis view version: when a compaction moved the view first, or the
- * session is erased, nothing is written and this returns false. The row is read locked (`dialect.lockRows`),
- * so a compaction or an erasure in progress is waited for and then seen: an unlocked read would see the
- * row as last committed and store a candidate the erasure has already deleted.
+ * session is erased, nothing is written and this returns false. The row is read held against an erasure
+ * (`dialect.shareRows`), so one in progress is waited for and then seen: an unlocked read would see the row
+ * as last committed and store a candidate the erasure has already deleted.
  */
 async function saveCandidateRow(
   db: Kysely<StoreDatabase>,
@@ -50,7 +50,7 @@ async function saveCandidateRow(
     .insertInto("precompaction_candidates")
     .columns(COLUMNS)
     .expression(
-      dialect.lockRows(
+      dialect.shareRows(
         t
           .selectFrom("sessions")
           .select(COLUMNS.map((column) => sql`cast(${row[column]} as ${sql.raw(COLUMN_TYPES[column])})`.as(column)))

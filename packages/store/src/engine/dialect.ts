@@ -76,6 +76,13 @@ export interface Dialect {
   ): Promise<string[]>;
   /** A SELECT that locks the rows it reads until the transaction ends (the first read of a LockedWrite). */
   lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * A SELECT that holds the rows it reads against an erasure until the statement's transaction ends: the
+   * erasure's first read (lockRows) waits for it, and it for the erasure, which it then sees; an append's
+   * update of the row does not wait (PostgreSQL `FOR KEY SHARE`; SQLite writes one at a time: as it is).
+   * For content saved beside the log (a snapshot, a candidate, a hand-off request) on a session's row.
+   */
+  shareRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** A queue claim's row choice: locked, skipping rows other claimers hold, where the engine can. */
   claimSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** The database clock in epoch milliseconds. */

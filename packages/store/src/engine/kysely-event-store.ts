@@ -434,16 +434,16 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
         sealed: snapshot.sealed,
       };
       // Never for an erased session: a handle that read its content before the erasure must not store it
-      // again. The session's row is read locked (PostgreSQL: FOR UPDATE; SQLite writes one at a time): an
-      // erasure in progress holds it, so the snapshot waits for its commit and then finds it erased, where an
-      // unlocked check would see the row as it was and store the content after the erasure deleted it.
+      // again. The session's row is read held against an erasure (dialect.shareRows): one in progress holds
+      // it, so the snapshot waits for its commit and then finds it erased, where an unlocked check would see
+      // the row as it was and store the content after the erasure deleted it. An append does not wait for it.
       const db = this.#db;
       const adapter = this.#adapter;
       await db
         .insertInto("snapshots")
         .columns(["session_id", "seq", "format", "state", "checksum", "sealed"])
         .expression(
-          adapter.dialect.lockRows(
+          adapter.dialect.shareRows(
             db
               .selectFrom("sessions")
               .select([

@@ -40,8 +40,8 @@ type HandoffDatabase = StoreDatabase & HandoffTables;
 /**
  * A new request's columns, each with the type its value is cast to (an INSERT … SELECT gives a parameter
  * none; both engines take these names). A request is inserted from a SELECT that first reads its source's
- * row locked (`dialect.lockRows`) and requires it not erased: an erasure holds that row from its first
- * statement, so a request racing it waits and then finds the source erased. An unlocked check would see the
+ * row held against an erasure (`dialect.shareRows`) and requires it not erased: an erasure holds that row
+ * from its first statement, so a request racing it waits and then finds the source erased. An unlocked check would see the
  * row as last committed and insert the request's reason (content) after the erasure scrubbed the session's
  * hand-offs. A source the log does not hold is not refused (the queue takes any session id).
  */
@@ -60,7 +60,7 @@ const PENDING_TYPES = {
   completion_started_at_ms: "bigint",
   created_at_ms: "bigint",
   updated_at_ms: "bigint",
-} as const;
+} as const satisfies Record<keyof ReturnType<typeof pendingRow<unknown>>, string>;
 
 type PendingColumn = keyof typeof PENDING_TYPES;
 const PENDING_COLUMNS = Object.keys(PENDING_TYPES) as PendingColumn[];
@@ -109,8 +109,8 @@ export class HandoffQueue implements HandoffQueuePort {
       if (landed !== undefined) return toHandoff(landed);
       const now = nowSql(this.#dialect, this.#clock);
       const pending: Record<PendingColumn, unknown> = { ...pendingRow(input, now), handoff_id: handoffId };
-      // The source's row, read locked: an erasure in progress is waited for, then seen (see PENDING_TYPES).
-      const source = this.#dialect.lockRows(
+      // The source's row, held against an erasure: one in progress is waited for, then seen (see PENDING_TYPES).
+      const source = this.#dialect.shareRows(
         this.#db.selectFrom("sessions").select("erased_at").where("session_id", "=", input.sourceSessionId),
       );
       const row = await this.#db

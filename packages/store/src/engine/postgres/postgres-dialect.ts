@@ -49,6 +49,7 @@ export const postgresDialect: Dialect = {
     return rows.map((r) => r.key);
   },
   lockRows: (query) => query.forUpdate(),
+  shareRows: (query) => query.forKeyShare(),
   claimSkipLocked: (query) => query.forUpdate().skipLocked(),
   nowMs: () => sql<number>`cast(extract(epoch from now()) * 1000 as bigint)`,
   utcDay: (column) => sql<string>`to_char(${sql.raw(column)} at time zone 'UTC', 'YYYY-MM-DD')`,

@@ -42,6 +42,7 @@ export const sqliteDialect: Dialect = {
   },
   // The write statement or BEGIN IMMEDIATE holds the database's write lock from before it reads.
   lockRows: (query) => query,
+  shareRows: (query) => query,
   claimSkipLocked: (query) => query,
   nowMs: () => sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`,
   utcDay: (column) => sql<string>`substr(${sql.raw(column)}, 1, 10)`,
