@@ -1,7 +1,15 @@
 import { FIDELITY_KINDS, type FidelityItems } from "../fidelity/fidelity-kinds.ts";
 import { FidelityExtractor } from "../fidelity/message-items.ts";
 import { estimateTokens } from "../messages/estimate-tokens.ts";
-import type { Message } from "../messages/message.ts";
+import { type Message, messageText, type ToolCall } from "../messages/message.ts";
+import {
+  currentState,
+  failedOutcome,
+  HOW_TO_EXPAND,
+  shortLastMessageLine,
+  supersededLine,
+  todoLine,
+} from "../messages/summary-lines.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 
 /**
@@ -13,9 +21,10 @@ export interface SummaryNeed {
   /** Tokens a summary keeping all of it takes (an estimate: the requests and items by their length, earlier summaries by their counted tokens). */
   tokens: number;
   /**
-   * Tokens no summary cuts: its frame and the span's requests (summarizers keep them verbatim). An earlier
-   * summary it updates is not counted here: its lines may be dropped to fit (its requests too are kept,
-   * which this estimate cannot see).
+   * Tokens no summary cuts: its frame (headings, the budget line, the recovery lines with the span's first
+   * and last ids, the last assistant message as a summary over budget shortens it) and the span's requests
+   * (summarizers keep them verbatim). An earlier summary it updates is not counted here: its lines may be
+   * dropped to fit (its requests too are kept, which this estimate cannot see).
    */
   hardTokens: number;
   /**
@@ -29,19 +38,35 @@ export interface SummaryNeed {
   earlierItems: number;
 }
 
-/** What the summary's frame takes beside its items: headings, the state line, the recovery pointer. */
-const FRAME_TOKENS = 160;
+/*
+ * The frame: what the offline summary writes beside its items. Its lines that vary with the span (the
+ * recovery lines, the current state, a failed call's outcome) are sized with the functions that write
+ * them (messages/summary-lines.ts); its fixed text by the characters renderDoc writes (estimateTokens).
+ */
+/** The requests section's heading and lead line, 92 characters (written when the span has a request). */
+const REQUESTS_HEAD_TOKENS = 29;
+/**
+ * The rest of the fixed text no summary cuts, 113 characters: the blank lines between sections, the
+ * Current State and Recovery headings, the recovery lines' marks and the budget line (five-digit figures).
+ */
+const FIXED_FRAME_TOKENS = 35;
+/** The headings of the sections the span's other lines fill (Files, Commands, Errors) with their blank lines, 34 characters. */
+const SECTION_HEADS_TOKENS = 11;
 /** What one listed item takes beside its own text: the bullet, quotes, a status mark, the line end. */
 const ITEM_FRAME_TOKENS = 9;
 
 /** Tokens one item takes in a summary, on average (the offline summary of the tuning set's sessions: 15). */
 const TOKENS_PER_ITEM = 15;
 
-/** One item of a message as the need counts it: its kind and text as one key, what it takes in a summary. */
+/**
+ * One item of a message as the need counts it: its kind and text as one key, what it takes in a summary;
+ * or text the summary writes with an item that is no fact (a failed call's outcome: `fact` false).
+ */
 interface NeedItem {
   key: string;
   tokens: number;
   request: boolean;
+  fact: boolean;
 }
 
 /**
@@ -58,8 +83,44 @@ function needItems(items: FidelityItems): NeedItem[] {
       // A request is written whole; the rest are short lines.
       tokens: estimateTokens(item) + ITEM_FRAME_TOKENS,
       request: kind === "userRequests",
+      fact: true,
     })),
   );
+}
+
+/** What the command line of a failed call writes after its label (once per call and outcome, as the summary lists them). */
+function outcomeItem(call: ToolCall, result: Message): NeedItem {
+  const outcome = failedOutcome(messageText(result));
+  return {
+    key: `outcome\u0000${call.name}\u0000${call.arguments}\u0000${outcome}`,
+    tokens: estimateTokens(outcome),
+    request: false,
+    fact: false,
+  };
+}
+
+/**
+ * The frame's tokens that vary with the span: the recovery lines (its count and first and last ids) and
+ * the current state its last assistant text and last todo list make: the last-message line as a summary
+ * over budget shortens it (hard: never dropped), the other state lines (dropped only after every item).
+ */
+function spanFrame(fresh: readonly LiveEntry[], summaries: number): { hard: number; soft: number } {
+  const span = fresh.map((e) => e.message);
+  const recovery = [supersededLine(span, summaries) ?? "", HOW_TO_EXPAND];
+  let lastText = "";
+  let todo: string | undefined;
+  for (let i = fresh.length - 1; i >= 0 && (lastText === "" || todo === undefined); i--) {
+    const message = fresh[i]?.message;
+    if (message?.role !== "assistant") continue;
+    if (lastText === "") lastText = messageText(message).trim();
+    const calls = message.toolCalls ?? [];
+    for (let c = calls.length - 1; c >= 0 && todo === undefined; c--) todo = todoLine(calls[c] as ToolCall);
+  }
+  const state = currentState(lastText, todo, []);
+  // The last-message line comes first: a summary over budget shortens it, and never drops it.
+  const last = lastText === "" ? [] : [shortLastMessageLine(state.shift() ?? "")];
+  const tokens = (lines: readonly string[]) => lines.reduce((sum, line) => sum + estimateTokens(line), 0);
+  return { hard: tokens([...recovery, ...last]), soft: tokens(state) };
 }
 
 /**
@@ -73,30 +134,37 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   let requestTokens = 0;
   let requests = 0;
   let itemTokens = 0;
-  const calls = new Set<string>();
+  let facts = 0;
+  const calls = new Map<string, ToolCall>();
   for (const { message } of fresh) {
-    for (const call of message.toolCalls ?? []) calls.add(call.id);
+    for (const call of message.toolCalls ?? []) calls.set(call.id, call);
     let items = itemsOf.get(message);
     if (items === undefined) {
       items = needItems(extractor.items(message));
-      const known = message.role !== "tool" || (message.toolCallId !== undefined && calls.has(message.toolCallId));
+      const call = message.toolCallId === undefined ? undefined : calls.get(message.toolCallId);
+      if (call !== undefined && message.isError === true) items.push(outcomeItem(call, message));
+      const known = message.role !== "tool" || call !== undefined;
       if (known) itemsOf.set(message, items);
     } else if (message.role === "assistant") extractor.remember(message);
     for (const item of items) {
       if (seen.has(item.key)) continue;
       seen.add(item.key);
+      if (item.fact) facts += 1;
       if (item.request) {
         requestTokens += item.tokens;
         requests += 1;
       } else itemTokens += item.tokens;
     }
   }
+  const frame = spanFrame(fresh, earlier.length);
+  const hardTokens = FIXED_FRAME_TOKENS + (requests > 0 ? REQUESTS_HEAD_TOKENS : 0) + frame.hard + requestTokens;
+  const sectionTokens = itemTokens > 0 ? SECTION_HEADS_TOKENS : 0;
   const earlierTokens = earlier.reduce((sum, e) => sum + e.tokens, 0);
   const earlierItems = Math.round(earlierTokens / TOKENS_PER_ITEM);
   return {
-    tokens: FRAME_TOKENS + requestTokens + earlierTokens + itemTokens,
-    hardTokens: FRAME_TOKENS + requestTokens,
-    items: seen.size + earlierItems,
+    tokens: hardTokens + frame.soft + sectionTokens + earlierTokens + itemTokens,
+    hardTokens,
+    items: facts + earlierItems,
     requests,
     earlierItems,
   };

@@ -1,6 +1,6 @@
+export { capText } from "../messages/cut.ts";
 export { estimateTokens } from "../messages/estimate-tokens.ts";
 export { buildConversationInstruction, conversationEnd } from "./conversation-prompt.ts";
-export { capText } from "./cut.ts";
 export { OFFLINE_MODEL, OfflineSummarizer, type OfflineSummarizerOptions } from "./offline.ts";
 export { buildSummaryPrompt, SUMMARY_PROMPT_VERSION, SUMMARY_SYSTEM_PROMPT } from "./prompt.ts";
 export { REDACTED, redactSecrets } from "./redact.ts";

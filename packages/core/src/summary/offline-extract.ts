@@ -1,23 +1,14 @@
+import { capEnd, capText, firstLine } from "../messages/cut.ts";
 import { errorNames } from "../messages/error-names.ts";
 import { measuredNumbers } from "../messages/measured-numbers.ts";
 import type { Message, ToolCall } from "../messages/message.ts";
 import { messageText } from "../messages/message.ts";
+import { currentState, failedOutcome, LINE_CHARS, todoLine } from "../messages/summary-lines.ts";
 import { argumentPaths, shellCommand, type ToolKind, toolArguments, toolKind } from "../messages/tool-call-kinds.ts";
 import { isFileContent } from "../messages/tool-output.ts";
 import { isUserRequest, requestText, SKILL_PREFIX } from "../messages/user-requests.ts";
-import { capEnd, capText, firstLine } from "./cut.ts";
-import { SHORT_STATE_CHARS } from "./offline-fit.ts";
-import {
-  type CommandItem,
-  emptyDoc,
-  type FigureItem,
-  type FileItem,
-  LAST_MESSAGE,
-  type SummaryDoc,
-} from "./summary-format.ts";
+import { type CommandItem, emptyDoc, type FigureItem, type FileItem, type SummaryDoc } from "./summary-format.ts";
 
-const STATE_CHARS = 900;
-const LINE_CHARS = 200;
 /**
  * A figures line names its source in at most this many characters (its numbers are all kept: the budget alone
  * drops lines), cut inline: a later summary reads it back line by line (parseDoc), so it stays one line.
@@ -45,8 +36,6 @@ const ERROR_LINE =
 /** A sentence where the user states a constraint or a decision. */
 const CONSTRAINT =
   /\b(?:must|never|always|don't|do not|doesn't|shouldn't|should|avoid|make sure|only|instead|prefer|required?|without|no need)\b/i;
-/** A sentence of the assistant that says what comes next. */
-const NEXT_STEP = /\b(?:next|then|now I|I'll|I will|let me|going to|remaining|still need|todo)\b/i;
 
 /** What a file tool call did to its path: `read`, `created`, `edited`, or the tool's name. */
 function fileVerb(call: ToolCall, args: Record<string, unknown>): string {
@@ -120,17 +109,6 @@ function constraintsIn(text: string): string[] {
     .map((s) => capText(s.replace(/\s+/g, " "), LINE_CHARS, true));
 }
 
-/** The last todo list a `TodoWrite`-style call set, as one line, or undefined. */
-function todoLine(call: ToolCall, args: Record<string, unknown> | undefined): string | undefined {
-  const todos = args?.todos;
-  if (!/todo/i.test(call.name) || !Array.isArray(todos)) return undefined;
-  const items = todos.map((t) => {
-    const todo = (t ?? {}) as { content?: unknown; status?: unknown };
-    return `[${String(todo.status ?? "?")}] ${String(todo.content ?? "")}`;
-  });
-  return `Todo: ${capText(items.join("; "), 600, true)}`;
-}
-
 /** The directory a loaded skill's body names on its first line. */
 function skillRoot(text: string): string {
   return (text.trimStart().slice(SKILL_PREFIX.length).split("\n")[0] ?? "").trim();
@@ -168,26 +146,6 @@ export function addFigures(figures: FigureItem[], figure: FigureItem): void {
   for (const n of figure.numbers) {
     if (!known.numbers.includes(n)) known.numbers.push(n);
   }
-}
-
-/**
- * The current state: the last assistant text (capped), the last todo list, and the next step it names
- * (unless the text is short enough never to be shortened: it says it already).
- */
-function currentState(lastText: string, todo: string | undefined, pending: string[]): string[] {
-  const state: string[] = [];
-  const line = `${LAST_MESSAGE} ${capText(lastText, STATE_CHARS)}`;
-  if (lastText !== "") state.push(line);
-  if (todo !== undefined) state.push(todo);
-  if (pending.length > 0) state.push(`In progress (no result yet): ${capText(pending.join("; "), LINE_CHARS, true)}`);
-  const next = lastText
-    .split(/\n+|(?<=[.!?:])\s+/)
-    .filter((s) => NEXT_STEP.test(s))
-    .at(-1);
-  // A line short enough never to be shortened already says the next step it holds.
-  if (next !== undefined && line.length > SHORT_STATE_CHARS && next.trim() !== lastText)
-    state.push(`Next step: ${capText(next.trim(), LINE_CHARS, true)}`);
-  return state;
 }
 
 /**
@@ -237,8 +195,8 @@ export function extract(messages: readonly Message[]): SummaryDoc {
       const failed = result?.isError === true;
       for (const touch of fileTouches(call, args, failed)) addFile(doc.files, touch);
       const status = result === undefined ? "?" : failed ? "✗" : "✓";
-      const outcome = failed ? `: ${firstLine(messageText(result), 100)}` : "";
-      const todos = todoLine(call, args);
+      const outcome = failed ? failedOutcome(messageText(result)) : "";
+      const todos = todoLine(call);
       todo = todos ?? todo;
       // A file read or edit that worked is in Files, a todo list in the state: neither is repeated here.
       const listed = status === "✓" && (todos !== undefined || isFileTool(call));

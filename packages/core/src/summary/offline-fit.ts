@@ -1,11 +1,9 @@
 import { errorNames } from "../messages/error-names.ts";
 import { estimateTokens } from "../messages/estimate-tokens.ts";
 import { shellCommandPaths } from "../messages/shell-paths.ts";
-import { capText } from "./cut.ts";
-import { type CommandItem, type FileItem, LAST_MESSAGE, renderDoc, type SummaryDoc } from "./summary-format.ts";
+import { LAST_MESSAGE, shortLastMessageLine } from "../messages/summary-lines.ts";
+import { type CommandItem, type FileItem, renderDoc, type SummaryDoc } from "./summary-format.ts";
 
-/** The state's "Last assistant message:" line is shortened to this (label included) first when over budget. */
-export const SHORT_STATE_CHARS = 400;
 /** What a file a dropped command line named did, as its Files line says. */
 const NAMED = "named by a command";
 /** Actions that leave a file as it was (or say nothing of it): the least important files to list. */
@@ -68,7 +66,7 @@ export function fitDoc(doc: SummaryDoc, budget: number, requestCap: number): Fit
   let current = render();
   const last = doc.state.findIndex((l) => l.startsWith(LAST_MESSAGE));
   if (current.tokens > budget && last !== -1) {
-    doc.state[last] = capText(doc.state[last] ?? "", SHORT_STATE_CHARS);
+    doc.state[last] = shortLastMessageLine(doc.state[last] ?? "");
     current = render();
   }
   for (const cls of DROP_ORDER) {

@@ -1,17 +1,11 @@
 import { SummarizerError } from "../errors.ts";
+import { supersededLine } from "../messages/summary-lines.ts";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../ports/summarizer.ts";
 import { addCommand, addFigures, addFile, extract } from "./offline-extract.ts";
 import { fitDoc } from "./offline-fit.ts";
 import { redactSecrets } from "./redact.ts";
 import { DEFAULT_SUMMARY_CAPS, type SummaryCaps, serializeForSummary } from "./serialize.ts";
-import {
-  earlierSummaries,
-  emptyDoc,
-  foldSuperseded,
-  parseDoc,
-  type SummaryDoc,
-  supersededLine,
-} from "./summary-format.ts";
+import { earlierSummaries, emptyDoc, foldSuperseded, parseDoc, type SummaryDoc } from "./summary-format.ts";
 
 /** Model name of the offline summarizer, recorded as the producer of its compactions. */
 export const OFFLINE_MODEL = "offline-extractive";

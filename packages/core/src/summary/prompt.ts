@@ -1,7 +1,8 @@
+import { HOW_TO_EXPAND, supersededLine } from "../messages/summary-lines.ts";
 import type { SummaryRequest } from "../ports/summarizer.ts";
 import { redactSecrets } from "./redact.ts";
 import { DEFAULT_SUMMARY_CAPS, renderTranscript, type SummaryCaps, serializeForSummary } from "./serialize.ts";
-import { earlierSummaries, HOW_TO_EXPAND, supersededLine } from "./summary-format.ts";
+import { earlierSummaries } from "./summary-format.ts";
 
 /** Version of SUMMARY_SYSTEM_PROMPT and the input layout; bump on any change to either. */
 export const SUMMARY_PROMPT_VERSION = "sections-v2";

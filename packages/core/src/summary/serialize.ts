@@ -1,8 +1,8 @@
+import { capText } from "../messages/cut.ts";
 import { errorNames } from "../messages/error-names.ts";
 import { measuredNumbers } from "../messages/measured-numbers.ts";
 import type { ContentPart, Message } from "../messages/message.ts";
 import { messageText } from "../messages/message.ts";
-import { capText } from "./cut.ts";
 import { redactSecrets } from "./redact.ts";
 
 /** Per-message character caps applied before a summarizer reads a message (head + tail kept). */

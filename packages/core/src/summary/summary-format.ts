@@ -1,3 +1,5 @@
+import { HOW_TO_EXPAND, supersededHead } from "../messages/summary-lines.ts";
+
 /** The section titles of every summary (offline and model-written), in the order they appear. */
 export const SUMMARY_SECTIONS = [
   "User Requests",
@@ -76,41 +78,12 @@ export function emptyDoc(): SummaryDoc {
 const ALSO_NAMED = "Also named: ";
 /** How a figures line starts: `Figures, <source>: 16ms, 85%`. */
 const FIGURES = "Figures, ";
-/** How the state's line holding the last assistant message starts. */
-export const LAST_MESSAGE = "Last assistant message:";
-/** The recovery section's line on how to read superseded messages (the real CLI commands, docs/cli.md). */
-export const HOW_TO_EXPAND =
-  "To read them: `palimpsest history <session> --json` (find these ids in a compaction's targets), then `palimpsest expand <session> <compaction-id> --deep`.";
 const BUDGET_LINE = "Budget: ";
 const REQUEST_HEADER = /^\[request (\d+)(?: · (.+))?\]$/;
 /** An opening fence: three or more backticks, perhaps an info string (a model may write ```text). */
 const FENCE = /^(`{3,})[\w+-]*$/;
 /** The placeholder a model writes under an empty section. */
 const NONE = /^\s*(?:[-*]\s+)?(?:none|n\/a)\.?\s*$/i;
-
-/** "1 message", "3 messages", "1 earlier summary", "2 earlier summaries". */
-function counted(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-/** The head of a recovery line: `Superseded 3 messages and 1 earlier summary in 2 compactions`. */
-function supersededHead(messages: number, summaries: number, compactions: number): string {
-  const also = summaries > 0 ? ` and ${counted(summaries, "earlier summary", "earlier summaries")}` : "";
-  const over = compactions > 1 ? ` in ${compactions} compactions` : "";
-  return `Superseded ${counted(messages, "message", "messages")}${also}${over}`;
-}
-
-/**
- * The recovery line of one span: how many messages it supersedes and how many earlier summaries with
- * them (its targets, counted apart), first … last message id; undefined for none.
- */
-export function supersededLine(messages: readonly { id: string }[], summaries = 0): string | undefined {
-  const first = messages[0]?.id;
-  if (first === undefined) return undefined;
-  const last = messages.at(-1)?.id ?? first;
-  const ids = messages.length === 1 ? first : `${first} … ${last}`;
-  return `${supersededHead(messages.length, summaries, 1)}: ${ids}`;
-}
 
 /** How many earlier summaries a request supersedes with its messages: as it says, else 1 when it continues one. */
 export function earlierSummaries(request: { previousSummary?: string; previousSummaries?: number }): number {

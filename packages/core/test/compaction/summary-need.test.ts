@@ -1,4 +1,4 @@
-import type { LiveEntry } from "@palimpsest/core";
+import { type LiveEntry, OfflineSummarizer } from "@palimpsest/core";
 import { ANTHROPIC_PROFILE, decideCompaction, estimateTokens, summaryNeed } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 import { callTools, live, output, policyInput, system } from "./view-builders.ts";
@@ -25,17 +25,20 @@ describe("what a summary must hold to keep every fact of its span", () => {
     const need = summaryNeed(span);
     // The request, one command, one error name, one number (the repeats count once).
     expect(need.items).toBe(4);
-    // The request is written whole: by its text's length, whatever its message counted.
-    const requestSize = estimateTokens("Make the build pass");
-    // What no summary cuts: its frame (160 tokens) and the request.
-    expect(need.hardTokens - 160).toBeGreaterThan(requestSize);
-    expect(need.hardTokens - 160).toBeLessThan(requestSize + 20);
+    // The request is written whole, never cut: by its text's length, whatever its message counted.
+    const longer = "Make the build pass, then run every test again";
+    const grown = summaryNeed([request("u1", longer, 300), ...span.slice(1)]);
+    expect(grown.hardTokens - need.hardTokens).toBe(estimateTokens(longer) - estimateTokens("Make the build pass"));
+    expect(grown.tokens - need.tokens).toBe(grown.hardTokens - need.hardTokens);
     expect(need.tokens).toBeGreaterThan(need.hardTokens);
     expect(need.tokens).toBeLessThan(need.hardTokens + 400);
     expect(need.earlierItems).toBe(0);
     const update = summaryNeed(span, [summaryEntry("s1", 2_000)]);
-    expect(update.hardTokens).toBe(need.hardTokens);
-    expect(update.tokens).toBe(need.tokens + 2_000);
+    // Its recovery line says it supersedes an earlier summary too; the earlier summary is counted whole.
+    const also = update.hardTokens - need.hardTokens;
+    expect(also).toBeGreaterThan(0);
+    expect(also).toBeLessThanOrEqual(estimateTokens(" and 1 earlier summary") + 1);
+    expect(update.tokens).toBe(need.tokens + also + 2_000);
     // The earlier summary's facts are counted by its size (about 15 tokens each), and said apart.
     expect(update.earlierItems).toBe(Math.round(2_000 / 15));
     expect(update.items).toBe(need.items + update.earlierItems);
@@ -63,6 +66,45 @@ describe("what a summary must hold to keep every fact of its span", () => {
     expect(summaryNeed([result]).items).toBe(2);
     // With its call, it is a file read: only the path counts.
     expect(summaryNeed([call, result]).items).toBe(1);
+  });
+});
+
+describe("what the offline summary writes beside the items, counted by the functions that write it", () => {
+  // A span whose text beside its items is long: two failed commands with long first lines of output (the
+  // summary writes them after the command) and a long last assistant message (never dropped).
+  const failure = (what: string) =>
+    `could not start the analysis of ${what}: the persistent lookup table under _build/dev is missing or stale, rebuild it first\nsee the log`;
+  const reply = `The analysis still does not start. ${"The lookup table is rebuilt from the dependencies, which takes a while on this machine, and the build folder is shared with the editor. ".repeat(12)}Next I will rebuild it.`;
+  const span = [
+    request("u1", "Find out why the analysis does not start", 20),
+    shell("a1", "mix dialyzer --format short"),
+    live(output("r1", "a1.c", failure("the project"), true), 60),
+    shell("a2", "ls -la | grep dialyzer"),
+    live(output("r2", "a2.c", "drwxr-xr-x  2 dev dev 4096 plt"), 30),
+    shell("a3", "mix dialyzer --plt"),
+    live(output("r3", "a3.c", failure("the dependencies"), true), 60),
+    live({ id: "a4", role: "assistant", content: [{ type: "text", text: reply }] }, 600),
+  ];
+  const summarize = (maxOutputTokens: number) =>
+    new OfflineSummarizer().summarize({ messages: span.map((e) => e.message), maxOutputTokens });
+
+  it("given failed commands and a long last message, then at the need's budget the offline summary drops nothing", async () => {
+    const need = summaryNeed(span);
+    const { text } = await summarize(need.tokens);
+    expect(text).toContain("nothing dropped");
+    expect(text).toContain("`ls -la | grep dialyzer`");
+    expect(estimateTokens(text)).toBeLessThanOrEqual(need.tokens);
+  });
+
+  it("given a budget nothing fits in, then what the offline summary still writes is the need's hard tokens", async () => {
+    const need = summaryNeed(span);
+    const { text } = await summarize(1);
+    // The request, the shortened last message and the recovery lines stay; the budget line says it is over.
+    expect(text).toContain("Last assistant message:");
+    expect(text).not.toContain("`ls -la | grep dialyzer`");
+    const over = estimateTokens(" (over: requests are never dropped)");
+    expect(estimateTokens(text)).toBeLessThanOrEqual(need.hardTokens + over);
+    expect(estimateTokens(text)).toBeGreaterThan(need.hardTokens - 10);
   });
 });
 
