@@ -1,27 +1,8 @@
-import type { PrecompactionCandidate } from "@palimpsest/core";
 import type { Palimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
+import { testCandidate as candidate } from "../support/test-candidate.ts";
 import { candidateStore } from "./precompact-fixtures.ts";
-
-function candidate(sessionId: string, overrides: Partial<PrecompactionCandidate> = {}): PrecompactionCandidate {
-  return {
-    key: {
-      sessionId,
-      lastMessageId: "t9",
-      prefixHash: "a".repeat(64),
-      systemPromptHash: "b".repeat(64),
-      summarizerModel: "offline-extractive",
-      promptVersion: "v1",
-    },
-    targets: ["r0", "u1", "a1", "t1", "«ユニコード» \u0000"],
-    summary: "Goal: ship it. Blocked: nothing.",
-    basisViewVersion: 0,
-    createdAt: Date.now(),
-    summaryMs: 42,
-    ...overrides,
-  };
-}
 
 for (const backend of runtimeBackends()) {
   describe.skipIf(backend.skip !== undefined)(`precompaction candidates table (${backend.name})`, () => {

@@ -23,6 +23,7 @@ import { dumpDatabase, occurrences } from "../support/database-scan.ts";
 import { rejection } from "../support/rejection.ts";
 import { Database } from "../support/sqlite-driver.ts";
 import { databaseOf } from "../support/store-database.ts";
+import { testCandidate } from "../support/test-candidate.ts";
 import { type TestEngine, testEngines } from "../support/test-engines.ts";
 import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
 import { markedTurn, populatedSession, uniqueMarker } from "./erase-fixtures.ts";
@@ -314,6 +315,38 @@ for (const engine of testEngines()) {
       await keyring.keyring.dataKey({ tenant: "default", sessionId: creating }, true);
       expect((await rejection(store.erase(creating))).code).toBe("NOT_FOUND");
       expect(await keyOf(creating)).toBeDefined();
+    });
+
+    it("a snapshot, a candidate or a hand-off request saved after the erasure (a background snapshot's too) leaves no data key behind", async () => {
+      const keyring = await keys();
+      const url = await database("sideorphan");
+      const store = await openEventStore(url, { keyring: keyring.keyring });
+      disposers.push(() => store.close());
+      const keyOf = (sessionId: string) => keyring.keyring.dataKey({ tenant: "default", sessionId }, false);
+      const sid = newSessionId("side");
+      await store.append(sid, [started(), userMessage("m1", "hello")], { expectedVersion: "no-stream" });
+      await store.erase(sid);
+      // Each seals under a key the keyring no longer has, so it makes one: refused, it must not outlive it.
+      await store.saveSnapshot({ sessionId: sid, seq: 2, format: 1, state: '"late"', checksum: "c" });
+      expect(await keyOf(sid)).toBeUndefined();
+      const candidate = testCandidate(sid, { summary: "late" });
+      expect(await store.saveCandidate(candidate)).toBe(false);
+      expect(await keyOf(sid)).toBeUndefined();
+      const request = store.handoffQueue.insert({
+        sourceSessionId: sid,
+        successorSessionId: `${sid}-next`,
+        reason: "late",
+      });
+      await expect(request).rejects.toMatchObject({ details: { rule: "session-erased" } });
+      expect(await keyOf(sid)).toBeUndefined();
+
+      // A runtime erasing a session whose snapshot an append has just queued: the snapshot runs after.
+      const runtime = await runtimeOn(url, keyring);
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      await session.append({ role: "user", content: "snapshotted in the background" });
+      await runtime.erase(session.id);
+      await runtime.settled();
+      expect(await keyOf(session.id)).toBeUndefined();
     });
 
     it("a SessionStore delete destroys the mirror's key: a backup taken before it keeps the other key, not the deleted one", async () => {

@@ -16,6 +16,7 @@ import { waitingForLock } from "../support/lock-wait.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
 import { storeBackends } from "../support/store-backends.ts";
+import { testCandidate } from "../support/test-candidate.ts";
 
 const server = postgresServer();
 
@@ -38,22 +39,7 @@ const RACERS: {
   {
     name: "a pre-compaction candidate",
     table: "precompaction_candidates",
-    save: (store, sessionId) =>
-      store.saveCandidate({
-        key: {
-          sessionId,
-          lastMessageId: "m1",
-          prefixHash: "a".repeat(64),
-          systemPromptHash: "b".repeat(64),
-          summarizerModel: "offline-extractive",
-          promptVersion: "v1",
-        },
-        targets: ["m1"],
-        summary: "secret content",
-        basisViewVersion: 0,
-        createdAt: Date.now(),
-        summaryMs: 1,
-      }),
+    save: (store, sessionId) => store.saveCandidate(testCandidate(sessionId, { summary: "secret content" })),
   },
   {
     name: "a queued hand-off request",

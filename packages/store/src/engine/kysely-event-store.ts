@@ -439,7 +439,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
       // the row as it was and store the content after the erasure deleted it. An append does not wait for it.
       const db = this.#db;
       const adapter = this.#adapter;
-      await db
+      const written = await db
         .insertInto("snapshots")
         .columns(["session_id", "seq", "format", "state", "checksum", "sealed"])
         .expression(
@@ -467,8 +467,20 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
             sealed: row.sealed,
           }),
         )
-        .execute();
+        .executeTakeFirst();
+      if (this.cipher !== undefined && Number(written.numInsertedOrUpdatedRows ?? 0) === 0)
+        await this.forgetKeyIfErased(given.sessionId);
     });
+  }
+
+  /**
+   * After a write beside the log (a snapshot, a candidate) stored nothing on an encrypting store: when its
+   * session is erased, sealing it made the session a data key again (the keyring had none), under which
+   * nothing is sealed, so it is destroyed, as a refused append's is. A session the log does not hold keeps
+   * its key: another process creating it may have made the one its first append seals under.
+   */
+  protected async forgetKeyIfErased(sessionId: string): Promise<void> {
+    if ((await this.getSession(sessionId))?.erasedAt !== undefined) await this.cipher?.destroy(sessionId);
   }
 
   loadSnapshot(sessionId: string): Promise<Snapshot | undefined> {

@@ -1,14 +1,15 @@
-import type {
-  ClaimOptions,
-  Clock,
-  Finish,
-  Handoff,
-  HandoffClaim,
-  HandoffClaimRef,
-  HandoffQueuePort,
-  HandoffRecord,
-  HandoffStatus,
-  NewHandoff,
+import {
+  type ClaimOptions,
+  type Clock,
+  type Finish,
+  type Handoff,
+  type HandoffClaim,
+  type HandoffClaimRef,
+  type HandoffQueuePort,
+  type HandoffRecord,
+  type HandoffStatus,
+  InvariantViolation,
+  type NewHandoff,
 } from "@palimpsest/core";
 import { type ContentCipher, isSealedText, openText, sealText } from "../encryption/content-cipher.ts";
 
@@ -40,7 +41,14 @@ export class SealedHandoffQueue implements HandoffQueuePort {
   async insert(input: NewHandoff): Promise<Handoff> {
     if (input.reason === undefined) return this.#open(await this.#inner.insert(input));
     const keys = await this.#cipher.keysToWrite(input.sourceSessionId);
-    return this.#open(await this.#inner.insert({ ...input, reason: sealText(keys, input.reason, REASON) }));
+    try {
+      return this.#open(await this.#inner.insert({ ...input, reason: sealText(keys, input.reason, REASON) }));
+    } catch (error) {
+      // Sealing made the erased source a key again (the keyring had none): nothing is sealed under it.
+      if (error instanceof InvariantViolation && error.details.rule === "session-erased")
+        await this.#cipher.destroy(input.sourceSessionId);
+      throw error;
+    }
   }
 
   async claim(options: ClaimOptions): Promise<HandoffClaim | undefined> {

@@ -58,7 +58,10 @@ export class SqlEventStore extends KyselyEventStore implements OpenedEventStore,
     const cipher = this.cipher;
     const stored =
       cipher === undefined ? candidate : await guardStorage("saveCandidate", () => sealCandidate(cipher, candidate));
-    return this.#candidates.saveCandidate(stored);
+    const saved = await this.#candidates.saveCandidate(stored);
+    if (!saved && cipher !== undefined)
+      await guardStorage("saveCandidate", () => this.forgetKeyIfErased(candidate.key.sessionId));
+    return saved;
   }
 
   async loadCandidate(sessionId: string): Promise<PrecompactionCandidate | undefined> {
