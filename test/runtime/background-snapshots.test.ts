@@ -47,15 +47,26 @@ for (const backend of runtimeBackends()) {
     beforeAll(() => backend.setup());
     afterAll(() => backend.dispose());
 
-    it("an append returns before the snapshot it made due is written; settled waits for it", async () => {
+    /**
+     * A runtime whose snapshots (every 2 events) are held at a gate (gatedSnapshots), a session of it, and
+     * `pair(n, text)`: one exchange appended, two events, so a snapshot is due after each.
+     */
+    async function gatedSession() {
       const base = await backend.open();
       const gated = gatedSnapshots(base.store);
       const runtime = new Palimpsest({ store: gated.store, counterFor: createTokenCounter, snapshotEvery: 2 });
       const session = await runtime.startSession({ model: "gpt-4o" });
-      await session.append([
-        { id: "u1", role: "user", content: "first" },
-        { id: "a1", role: "assistant", content: "reply" },
-      ]);
+      const pair = (n: number, text = `message ${n}`) =>
+        session.append([
+          { id: `u${n}`, role: "user", content: text },
+          { id: `a${n}`, role: "assistant", content: `reply ${n}` },
+        ]);
+      return { base, gated, runtime, session, pair };
+    }
+
+    it("an append returns before the snapshot it made due is written; settled waits for it", async () => {
+      const { base, gated, runtime, session, pair } = await gatedSession();
+      await pair(1);
       // The append has returned; the snapshot starts after it, held at the gate: nothing stored yet.
       const snapshot = await gated.called;
       expect(snapshot.seq).toBe(session.state.lastSeq);
@@ -69,14 +80,8 @@ for (const backend of runtimeBackends()) {
     });
 
     it("close waits for a snapshot still being written, then closes the store", async () => {
-      const base = await backend.open();
-      const gated = gatedSnapshots(base.store);
-      const runtime = new Palimpsest({ store: gated.store, counterFor: createTokenCounter, snapshotEvery: 2 });
-      const session = await runtime.startSession({ model: "gpt-4o" });
-      await session.append([
-        { id: "u1", role: "user", content: "kept in the snapshot" },
-        { id: "a1", role: "assistant", content: "reply" },
-      ]);
+      const { gated, runtime, session, pair } = await gatedSession();
+      await pair(1, "kept in the snapshot");
       const { seq } = await gated.called;
       const closing = runtime.close().then(() => gated.order.push("closed"));
       gated.open();
@@ -89,15 +94,7 @@ for (const backend of runtimeBackends()) {
     });
 
     it("writes one session's snapshots one after another: the second starts once the first is stored", async () => {
-      const base = await backend.open();
-      const gated = gatedSnapshots(base.store);
-      const runtime = new Palimpsest({ store: gated.store, counterFor: createTokenCounter, snapshotEvery: 2 });
-      const session = await runtime.startSession({ model: "gpt-4o" });
-      const pair = (n: number) =>
-        session.append([
-          { id: `u${n}`, role: "user", content: `message ${n}` },
-          { id: `a${n}`, role: "assistant", content: `reply ${n}` },
-        ]);
+      const { base, gated, runtime, session, pair } = await gatedSession();
       await pair(1);
       const first = await gated.called; // held at the gate
       await pair(2); // makes a second snapshot due while the first is held
