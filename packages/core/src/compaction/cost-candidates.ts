@@ -2,7 +2,7 @@ import type { LiveEntry } from "../session/session-state.ts";
 import type { CompactionShape } from "./compaction-cost.ts";
 import type { PolicyInput, SummaryPlan } from "./policy-types.ts";
 import { isSummaryEntry, leadingSystemTokens, summaryHeadTokens } from "./span-selection.ts";
-import { type SummaryNeed, summaryNeed } from "./summary-need.ts";
+import { type SummaryNeed, summaryNeed, summaryRequestTokens } from "./summary-need.ts";
 import { planSummary } from "./summary-plan.ts";
 import { compactionThreshold, tailBudget } from "./threshold.ts";
 
@@ -41,8 +41,9 @@ const KEPT_SUMMARIES_FACTOR = 2;
  * Where the view holds summaries, each tail is planned twice: updating them (the new summary folds them in)
  * and keeping them (the new summary follows them, so neither they nor the prompt before them are read or
  * written again). Keeping is offered while what stays before the new summary and the summary itself fit
- * twice the profile's summary cap and a quarter of the threshold (keptCap); past it, only an update can
- * shrink them.
+ * twice the profile's summary cap and a quarter of the threshold (keptCap), the requests the kept
+ * summaries hold left out (summaryRequestTokens): past it, only an update can shrink them, and no update
+ * drops a request.
  */
 export function costCandidates(
   input: PolicyInput,
@@ -65,12 +66,14 @@ export function costCandidates(
       const plannedShape = shapeOf(input.view, planned, input.liveTokens);
       const room = planned.maxSummaryTokens;
       const need = summaryNeed(planned.input, keepsSummaries ? [] : earlierSummaries(input.view, planned));
+      const keptRequestTokens = keepsSummaries ? summaryRequestTokens(keptSummaries(input.view, planned)) : 0;
       // The rule's budget, and where it is short of the span's facts, room for them all up to the recall cap.
       const factRoom = Math.max(room, Math.min(Math.ceil(NEED_MARGIN * need.tokens), recallCap(input)));
       for (const summaryBudget of factRoom > room ? [room, factRoom] : [room]) {
         const plan = { ...planned, maxSummaryTokens: summaryBudget };
         const shape = { ...plannedShape, summaryTokens: expectedSummaryTokens(need, summaryBudget) };
-        if (keepsSummaries && keptTokens(shape) + summaryBudget > keptCap(input)) continue;
+        // The kept summaries' requests are left out of the cap: an update would keep them too.
+        if (keepsSummaries && keptTokens(shape) - keptRequestTokens + summaryBudget > keptCap(input)) continue;
         seen.add(key);
         candidates.push({ plan, tailBudget: budget, keepsSummaries, shape, need, ...lostAt(need, summaryBudget) });
       }
@@ -121,6 +124,12 @@ function lostAt(need: SummaryNeed, budget: number): { lostItems: number; lostFre
   const lostShare = 1 - Math.max(0, budget - need.hardTokens) / cuttable;
   const droppable = need.items - need.requests;
   return { lostItems: droppable * lostShare, lostFreshItems: (droppable - need.earlierItems) * lostShare };
+}
+
+/** The summaries before a plan's first target (what a plan that keeps them keeps). */
+function keptSummaries(view: readonly LiveEntry[], plan: SummaryPlan): LiveEntry[] {
+  const first = view.findIndex((e) => e.message.id === plan.targets[0]);
+  return view.slice(0, Math.max(0, first)).filter(isSummaryEntry);
 }
 
 /** The summaries among a plan's targets (what an update folds in). */

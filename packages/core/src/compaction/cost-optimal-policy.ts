@@ -97,8 +97,8 @@ export interface CostDecision {
   /**
    * Due and without a price on facts (lostFactUsd unset): the summary the summary policy would write now,
    * its room and the facts it would drop. Without a price, a plan that drops facts is considered only
-   * when due, with at least that room and dropping no more of its span's own facts (else, due, the least
-   * lossy).
+   * when due, with at least that room (the earlier summaries a plan keeps whole count as its room) and
+   * dropping no more of its span's own facts (else, due, the least lossy).
    */
   baseline?: BaselineSummary;
   candidates: CostCandidate[];
@@ -165,12 +165,13 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   // Without a price on facts, a plan drops none where summary would not compact; where it would, a plan
   // that drops facts gives its summary at least summary's room and drops no more of its span's facts than
   // summary's would of its span's (the earlier summaries an update folds in are counted by size, the same
-  // for both, and would drown the difference); when none does either, the least lossy.
+  // for both, and would drown the difference); when none does either, the least lossy. Summary's room must
+  // hold the earlier summaries too: a plan that keeps them whole counts them as room of its own.
   const fair = candidates.filter(
     (c) =>
       c.lostItems <= LOST_EPSILON ||
       (baseline !== undefined &&
-        c.plan.maxSummaryTokens >= baseline.budget &&
+        c.plan.maxSummaryTokens + keptRoom(c) >= baseline.budget &&
         c.lostFreshItems <= baseline.lostFreshItems + LOST_EPSILON),
   );
   const fewestLost = Math.min(...candidates.map((c) => c.lostItems));
@@ -261,6 +262,11 @@ function earlyBackoff(input: PolicyInput, antiThrash: AntiThrashConfig): string 
   const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);
   const backoff = assessBackoff({ ...input.history, liveTokens: input.liveTokens, threshold }, antiThrash);
   return backoff.blocks === "nothing" ? undefined : backoff.reason;
+}
+
+/** What a plan that keeps the earlier summaries keeps before its span, whole (none for an update). */
+function keptRoom(c: CostCandidate): number {
+  return c.keepsSummaries ? c.shape.headTokens - c.shape.systemTokens : 0;
 }
 
 /** Provider requests the view holds (one per assistant message). */

@@ -10,6 +10,7 @@ import {
   supersededLine,
   todoLine,
 } from "../messages/summary-lines.ts";
+import { requestText } from "../messages/user-requests.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 
 /**
@@ -22,19 +23,19 @@ export interface SummaryNeed {
   tokens: number;
   /**
    * Tokens no summary cuts: its frame (headings, the budget line, the recovery lines with the span's first
-   * and last ids, the last assistant message as a summary over budget shortens it) and the span's requests
-   * (summarizers keep them verbatim). An earlier summary it updates is not counted here: its lines may be
-   * dropped to fit (its requests too are kept, which this estimate cannot see).
+   * and last ids, the last assistant message as a summary over budget shortens it), the span's requests
+   * and those of the earlier summaries it updates (summarizers keep every request verbatim; each earlier
+   * summary's at most its own tokens). The rest of an earlier summary's lines may be dropped to fit.
    */
   hardTokens: number;
   /**
-   * Distinct items of the replaced messages, plus those of the earlier summaries it folds in (estimated
-   * from their size: a summary's text is not its originals').
+   * Distinct items of the replaced messages, plus those of the earlier summaries it folds in: the requests
+   * they hold, and the rest estimated from their size (a summary's text is not its originals').
    */
   items: number;
-  /** Of those, the requests (never dropped: they are the hard tokens). */
+  /** Of those, the requests, the earlier summaries' included (never dropped: they are in the hard tokens). */
   requests: number;
-  /** Of `items`, the earlier summaries' (estimated from their size); the rest are the replaced messages'. */
+  /** Of `items`, the earlier summaries' other than their requests (estimated from their size); droppable. */
   earlierItems: number;
 }
 
@@ -125,7 +126,7 @@ function spanFrame(fresh: readonly LiveEntry[], summaries: number): { hard: numb
 
 /**
  * The need of a summary of `fresh` (the messages it replaces, in view order) that also folds `earlier`
- * summaries in (none when it keeps them). Tool results are read knowing their calls (the span never
+ * summaries in (none when it keeps them): their requests whole (hard), the rest by size. Tool results are read knowing their calls (the span never
  * splits a pair, so the calls are in `fresh`).
  */
 export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveEntry[] = []): SummaryNeed {
@@ -160,12 +161,67 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   const hardTokens = FIXED_FRAME_TOKENS + (requests > 0 ? REQUESTS_HEAD_TOKENS : 0) + frame.hard + requestTokens;
   const sectionTokens = itemTokens > 0 ? SECTION_HEADS_TOKENS : 0;
   const earlierTokens = earlier.reduce((sum, e) => sum + e.tokens, 0);
-  const earlierItems = Math.round(earlierTokens / TOKENS_PER_ITEM);
+  // The earlier summaries' requests: an update keeps them verbatim, as it keeps the span's own.
+  const kept = keptRequests(earlier, seen);
+  const earlierItems = Math.round((earlierTokens - kept.tokens) / TOKENS_PER_ITEM);
   return {
     tokens: hardTokens + frame.soft + sectionTokens + earlierTokens + itemTokens,
-    hardTokens,
-    items: facts + earlierItems,
-    requests,
+    hardTokens: hardTokens + kept.tokens,
+    items: facts + kept.requests + earlierItems,
+    requests: requests + kept.requests,
     earlierItems,
   };
+}
+
+/**
+ * Tokens of the requests `summaries` hold (each summary's at most its own tokens): what no update of them
+ * drops, as summarizers keep every request verbatim (a summary of another shape holds none that this reads).
+ */
+export function summaryRequestTokens(summaries: readonly LiveEntry[]): number {
+  return keptRequests(summaries, new Set()).tokens;
+}
+
+/**
+ * The requests of earlier summaries not in `seen` (added to it), counted as the need counts a request: its
+ * text's estimate and an item's frame; each summary's at most the tokens it takes (its counted size).
+ */
+function keptRequests(summaries: readonly LiveEntry[], seen: Set<string>): { requests: number; tokens: number } {
+  let requests = 0;
+  let tokens = 0;
+  for (const entry of summaries) {
+    let own = 0;
+    for (const text of summaryRequests(messageText(entry.message))) {
+      const key = `userRequests\u0000${requestText(text)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      requests += 1;
+      own += estimateTokens(text) + ITEM_FRAME_TOKENS;
+    }
+    tokens += Math.min(own, entry.tokens);
+  }
+  return { requests, tokens };
+}
+
+/**
+ * How a summary opens each request it holds, and its fence: the User Requests section every summarizer
+ * writes (summary/summary-format.ts, whose parseDoc reads it; compaction/ cannot import summary/, which
+ * imports it).
+ */
+const REQUEST_HEADER = /^\[request \d+(?: · .+)?\]$/;
+const FENCE = /^(`{3,})[\w+-]*$/;
+
+/** The requests a summary holds verbatim: each fenced on the lines after its `[request n · id]` line. */
+function summaryRequests(text: string): string[] {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!REQUEST_HEADER.test(lines[i] ?? "")) continue;
+    const fence = FENCE.exec(lines[i + 1] ?? "")?.[1];
+    if (fence === undefined) continue;
+    const close = lines.indexOf(fence, i + 2);
+    const end = close === -1 ? lines.length : close;
+    out.push(lines.slice(i + 2, end).join("\n"));
+    i = end;
+  }
+  return out;
 }

@@ -6,8 +6,15 @@ import {
   isSummaryEntry,
   type LiveEntry,
   lastTurnIndices,
+  OfflineSummarizer,
 } from "@palimpsest/core";
-import { ANTHROPIC_PROFILE, costCandidates, OPENAI_PROFILE } from "@palimpsest/core/testing";
+import {
+  ANTHROPIC_PROFILE,
+  costCandidates,
+  decideCompaction,
+  estimateTokens,
+  OPENAI_PROFILE,
+} from "@palimpsest/core/testing";
 import { commandForStep, execute, sessionStartedArb, sessionStepArb, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -73,6 +80,53 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
       expect(c.shape.headTokens - c.shape.systemTokens + c.plan.maxSummaryTokens).toBeLessThanOrEqual(2 * cap);
     expect(over.length).toBeGreaterThan(0);
     expect(over.some((c) => c.keepsSummaries)).toBe(false);
+  });
+
+  it("given the threshold reached and an earlier summary of requests only, then it keeps that summary, past the cap: no update could make it smaller", async () => {
+    // A conversation: a long request at every turn and a long answer with one measured figure.
+    const ask = (t: number) => `Question ${t}: ${"please explain once more how the design holds together ".repeat(6)}`;
+    const asked = Array.from({ length: 150 }, (_, t) => userMessage(`q${t}`, ask(t)));
+    const { text } = await new OfflineSummarizer().summarize({ messages: asked, maxOutputTokens: 1 });
+    const held = 15_000;
+    expect(estimateTokens(text)).toBeGreaterThan(held);
+    const view = [
+      live(system("sys"), 500),
+      live({ id: "s1", role: "user", content: [{ type: "text", text }] }, held, {
+        compactionId: "c-s1",
+        kind: "summary",
+      }),
+    ];
+    for (let t = 150; t < 250; t++) {
+      view.push(live(userMessage(`u${t}`, ask(t)), 150));
+      view.push(
+        live(
+          { id: `a${t}`, role: "assistant", content: [{ type: "text", text: `It holds: each part took ${t}.5 ms.` }] },
+          800,
+        ),
+      );
+    }
+    const input = policyInput(view, { compactions: 1 });
+    const cap = 2 * OPENAI_PROFILE.summary.maxTokens;
+    const decision = decideCompaction(input);
+    expect(decision.due).toBe(true);
+    // Kept, the summary and the new one pass twice the summary cap; an update would write every request again.
+    const kept = decision.candidates.filter((c) => c.keepsSummaries);
+    expect(kept.length).toBeGreaterThan(0);
+    for (const c of kept)
+      expect(c.shape.headTokens - c.shape.systemTokens + c.plan.maxSummaryTokens).toBeGreaterThan(cap);
+    for (const c of decision.candidates.filter((c) => !c.keepsSummaries))
+      expect(c.need.hardTokens).toBeGreaterThan(held);
+    expect(decision.compact).toBe(true);
+    expect(decision.chosen?.keepsSummaries).toBe(true);
+    expect(decision.chosen?.plan.targets).not.toContain("s1");
+    // Every plan drops the figures (the requests alone pass any room), the kept one no more of its span's than
+    // summary's would; its own room is less than summary's, which must also hold the earlier summary: the
+    // summary it keeps whole is room too.
+    const baseline = decision.baseline;
+    if (baseline === undefined) throw new Error("summary would compact here");
+    expect(baseline.lostFreshItems).toBeGreaterThan(0);
+    expect(decision.chosen?.lostFreshItems).toBeLessThanOrEqual(baseline.lostFreshItems);
+    expect(decision.chosen?.plan.maxSummaryTokens).toBeLessThan(baseline.budget);
   });
 
   it("given a small window, then a summary's room for the facts it folds in stops at a quarter of the threshold", () => {

@@ -44,6 +44,33 @@ describe("what a summary must hold to keep every fact of its span", () => {
     expect(update.items).toBe(need.items + update.earlierItems);
   });
 
+  it("given an update, then the requests its earlier summaries hold are hard: summarizers keep them verbatim", async () => {
+    const asked = ["Make the build pass", "Then run every test again and tell me which ones fail"];
+    const { text } = await new OfflineSummarizer().summarize({
+      messages: asked.map((t, i) => request(`q${i}`, t, 20).message),
+      maxOutputTokens: 1,
+    });
+    const held = (tokens: number): LiveEntry =>
+      live({ id: "s1", role: "user", content: [{ type: "text", text }] }, tokens, {
+        compactionId: "c-s1",
+        kind: "summary",
+      });
+    const span = [request("u1", "Now fix the parser", 30)];
+    const need = (fresh: LiveEntry[]) => summaryNeed(fresh);
+    const plain = summaryNeed(span, [summaryEntry("s1", 2_000)]);
+    const update = summaryNeed(span, [held(2_000)]);
+    // Each request the earlier summary holds counts as the span's do (its text and an item's frame), never dropped.
+    const requests = asked.reduce((sum, t) => sum + estimateTokens(t) + 9, 0);
+    expect(update.hardTokens - plain.hardTokens).toBe(requests);
+    expect(update.tokens).toBe(plain.tokens);
+    expect(update.requests).toBe(plain.requests + 2);
+    // They are the earlier summary's items beside those estimated from the rest of its size.
+    expect(update.earlierItems).toBe(Math.round((2_000 - requests) / 15));
+    expect(update.items).toBe(update.earlierItems + need(span).items + 2);
+    // A summary holds no more than its own tokens: a small one is all requests.
+    expect(summaryNeed(span, [held(10)]).hardTokens - summaryNeed(span, [summaryEntry("s1", 10)]).hardTokens).toBe(10);
+  });
+
   it("reads a tool result knowing its call: a file read holds no error names or figures, a command's output does", () => {
     const text = "ValueError raised after 3.5s";
     const read = [
