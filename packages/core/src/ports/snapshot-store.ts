@@ -17,8 +17,9 @@ export interface Snapshot {
 /** Where view snapshots are kept. Losing every snapshot loses nothing but time. */
 export interface SnapshotStore {
   /**
-   * Stores or replaces the session's snapshot; stores nothing for a session the store does not hold or
-   * has erased (an erasure in progress is waited for, so what it deleted is never stored again).
+   * Stores or replaces the session's snapshot, never over one of a later seq (another process may have
+   * written it meanwhile); stores nothing for a session the store does not hold or has erased (an erasure
+   * in progress is waited for, so what it deleted is never stored again).
    */
   saveSnapshot(snapshot: Snapshot): Promise<void>;
   /** The session's latest snapshot, if any. */

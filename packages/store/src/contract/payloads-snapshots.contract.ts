@@ -67,6 +67,23 @@ export function payloadsSnapshotsContract(ctx: ContractContext): void {
       expect(await store.loadSnapshot(sid)).toBeUndefined();
     });
 
+    it("never replaces a snapshot with one of an earlier seq", async () => {
+      const sid = newSessionId("snapshot-order");
+      const store = ctx.store();
+      await store.append(sid, [started(), userMessage("m1", "hello")], { expectedVersion: "no-stream" });
+      const later = { sessionId: sid, seq: 9, format: 1, state: '{"later":true}', checksum: "b" };
+      await store.saveSnapshot(later);
+      // Another process's, queued before the later one was written: it does not go back in time.
+      await store.saveSnapshot({ ...later, seq: 4, state: '{"earlier":true}', checksum: "a" });
+      const { authenticated: _, ...loaded } = (await store.loadSnapshot(sid)) ?? {};
+      expect(loaded).toEqual(later);
+      // The same seq again (a snapshot written again, or in a new format) replaces it.
+      const again = { ...later, format: 2, checksum: "c" };
+      await store.saveSnapshot(again);
+      const { authenticated: __, ...reloaded } = (await store.loadSnapshot(sid)) ?? {};
+      expect(reloaded).toEqual(again);
+    });
+
     it("stores no snapshot of a session it does not hold", async () => {
       const sid = newSessionId("snapshot-unknown");
       const store = ctx.store();

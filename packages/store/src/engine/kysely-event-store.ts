@@ -423,7 +423,8 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
   }
 
   saveSnapshot(given: Snapshot): Promise<void> {
-    return guardStorage("saveSnapshot", async () => {
+    // One statement that leaves the same row however often it runs: made again on a dropped connection.
+    return guardWrite("saveSnapshot", async () => {
       const snapshot = this.cipher === undefined ? { ...given, sealed: null } : await sealSnapshot(this.cipher, given);
       const row = {
         session_id: snapshot.sessionId,
@@ -458,14 +459,18 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
               .where("sessions.erased_at", "is", null),
           ),
         )
+        // Never over a later one (another process's, written while this one was queued or made again).
         .onConflict((oc) =>
-          oc.column("session_id").doUpdateSet({
-            seq: row.seq,
-            format: row.format,
-            state: row.state,
-            checksum: row.checksum,
-            sealed: row.sealed,
-          }),
+          oc
+            .column("session_id")
+            .doUpdateSet({
+              seq: row.seq,
+              format: row.format,
+              state: row.state,
+              checksum: row.checksum,
+              sealed: row.sealed,
+            })
+            .where("snapshots.seq", "<=", row.seq),
         )
         .executeTakeFirst();
       if (this.cipher !== undefined && Number(written.numInsertedOrUpdatedRows ?? 0) === 0)

@@ -179,10 +179,14 @@ export class MemoryLog {
     });
   }
 
-  /** Stores a session's snapshot, never an erased session's (a handle that read it before must not write it back). */
+  /**
+   * Stores a session's snapshot, never an erased session's (a handle that read it before must not write it
+   * back), nor over one of a later seq.
+   */
   saveSnapshot(snapshot: Snapshot): void {
     const session = this.sessions.get(snapshot.sessionId)?.row;
     if (session === undefined || session.erased_at !== null) return;
+    if ((this.snapshots.get(snapshot.sessionId)?.seq ?? 0) > snapshot.seq) return;
     this.snapshots.set(snapshot.sessionId, { ...snapshot });
   }
 
