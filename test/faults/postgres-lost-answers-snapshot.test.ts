@@ -47,23 +47,27 @@ describe.skipIf("skip" in server)("PostgreSQL faults: the connection cut under a
     return session;
   }
 
-  it("a snapshot whose answer is lost after it was stored is stored, and no error reaches onSnapshotError", async () => {
-    snapshotErrors.length = 0;
-    proxy.loseNextAnswer(SNAPSHOT_MARKER);
-    const session = await appendUntilCut(() => proxy.lost);
-    expect(snapshotErrors).toEqual([]);
-    const snapshot = await direct.store.loadSnapshot(session.id);
-    expect(snapshot?.seq).toBe(session.state.lastSeq);
-    expect((await direct.resume(session.id)).state).toEqual(session.state);
-  });
-
-  it("a snapshot whose request is lost before the server got it is stored on the next attempt", async () => {
-    snapshotErrors.length = 0;
-    proxy.loseNextRequests(SNAPSHOT_MARKER);
-    const session = await appendUntilCut(() => proxy.lostRequests);
-    expect(snapshotErrors).toEqual([]);
-    const snapshot = await direct.store.loadSnapshot(session.id);
-    expect(snapshot?.seq).toBe(session.state.lastSeq);
-    expect((await direct.resume(session.id)).state).toEqual(session.state);
-  });
+  const cuts = [
+    {
+      what: "whose answer is lost after it was stored is stored",
+      arm: () => proxy.loseNextAnswer(SNAPSHOT_MARKER),
+      count: () => proxy.lost,
+    },
+    {
+      what: "whose request is lost before the server got it is stored on the next attempt",
+      arm: () => proxy.loseNextRequests(SNAPSHOT_MARKER),
+      count: () => proxy.lostRequests,
+    },
+  ];
+  for (const cut of cuts) {
+    it(`a snapshot ${cut.what}, and no error reaches onSnapshotError`, async () => {
+      snapshotErrors.length = 0;
+      cut.arm();
+      const session = await appendUntilCut(cut.count);
+      expect(snapshotErrors).toEqual([]);
+      const snapshot = await direct.store.loadSnapshot(session.id);
+      expect(snapshot?.seq).toBe(session.state.lastSeq);
+      expect((await direct.resume(session.id)).state).toEqual(session.state);
+    });
+  }
 });
