@@ -4,6 +4,7 @@ import {
   buildSummaryPrompt,
   DEFAULT_SUMMARY_CAPS,
   definedFields,
+  finishSummary,
   SUMMARY_PROMPT_VERSION,
   SUMMARY_SYSTEM_PROMPT,
   type Summarizer,
@@ -11,16 +12,16 @@ import {
   type SummaryCaps,
   type SummaryRequest,
   type SummaryResult,
+  toolCallRefused,
+  toSummarizerError,
 } from "@palimpsest/core";
 import {
   type AnthropicConversationRequest,
   type ConversationOption,
   conversationInput,
-  toolCallRefused,
   withInstruction,
 } from "./conversation-request.ts";
-import { sdkFailureFacts, toSummarizerError } from "./failure.ts";
-import { finishSummary } from "./finish.ts";
+import { sdkFailureFacts } from "./failure.ts";
 import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
 import { loadProviderSdk } from "./provider-sdk.ts";
 

@@ -1,5 +1,4 @@
 import type { Message } from "@palimpsest/core";
-import { SummarizerError } from "@palimpsest/core";
 
 /** What a request builder is given: the view's live messages and its last summary (ActiveView's fields). */
 export interface ConversationInput {
@@ -63,13 +62,4 @@ export function withInstruction(
   if (last?.role !== "user") return [...messages, { role: "user", content: [text] }];
   const blocks = typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
   return [...messages.slice(0, -1), { ...last, content: [...blocks, text] }];
-}
-
-/** A model that called a tool instead of writing the summary: a malformed answer. */
-export function toolCallRefused(provider: string, names: readonly string[]): SummarizerError {
-  return new SummarizerError(
-    "malformed",
-    provider,
-    `the model called ${names.length === 0 ? "a tool" : names.map((n) => `\`${n}\``).join(", ")} instead of writing the summary`,
-  );
 }

@@ -3,6 +3,7 @@ import {
   buildSummaryPrompt,
   DEFAULT_SUMMARY_CAPS,
   definedFields,
+  finishSummary,
   SUMMARY_PROMPT_VERSION,
   SUMMARY_SYSTEM_PROMPT,
   type Summarizer,
@@ -10,16 +11,12 @@ import {
   type SummaryCaps,
   type SummaryRequest,
   type SummaryResult,
+  toolCallRefused,
+  toSummarizerError,
 } from "@palimpsest/core";
 import type OpenAI from "openai";
-import {
-  type ConversationOption,
-  conversationInput,
-  type OpenAIConversationRequest,
-  toolCallRefused,
-} from "./conversation-request.ts";
-import { sdkFailureFacts, toSummarizerError } from "./failure.ts";
-import { finishSummary } from "./finish.ts";
+import { type ConversationOption, conversationInput, type OpenAIConversationRequest } from "./conversation-request.ts";
+import { sdkFailureFacts } from "./failure.ts";
 import { type ProviderSummarizerOptions, sdkClientOptions } from "./provider-options.ts";
 import { loadProviderSdk } from "./provider-sdk.ts";
 

@@ -1,8 +1,12 @@
-import { checkSummary, redactSecrets, SummarizerError, type SummaryResult } from "@palimpsest/core";
+import { SummarizerError } from "../errors.ts";
+import type { SummaryResult } from "../ports/summarizer.ts";
+import { redactSecrets } from "./redact.ts";
+import { checkSummary } from "./summary-check.ts";
 
 /**
- * Checks and cleans a model's answer: redacted again, trimmed, never empty, every section present and
- * within `budget` tokens (else SummarizerError "malformed").
+ * Checks and cleans a model's answer, for a summarizer on a provider's SDK: redacted again, trimmed,
+ * never empty (SummarizerError "empty"), every section present and within `budget` tokens (else
+ * SummarizerError "malformed"); the result carries the usage given.
  */
 export function finishSummary(
   provider: string,
