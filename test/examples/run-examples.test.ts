@@ -57,6 +57,11 @@ const EXPECTED: Record<string, string[]> = {
     "fork after turn 1: 4 messages, parent fork",
     "handed off: 4 messages, from the fork true",
   ],
+  "ai-sdk-summarizer.ts": [
+    "summarizer call: the agent's last call first: true, its tools: true",
+    'instruction: [{"type":"text","text":"[SUMMARY REQUEST] Stop the conversat',
+    "compactions: summary",
+  ],
   "openai-agents.ts": [
     "24 items in session",
     "fork: Only Oslo, then. 6 items; the parent keeps 24",

@@ -1,4 +1,14 @@
 export type { AiModule } from "./ai-module.ts";
+/** A summarizer on the app's own AI SDK model that reads the conversation from the provider's prompt cache (docs/ai-sdk.md). */
+export {
+  type AiSdkAgentCall,
+  type AiSdkConversationInput,
+  type AiSdkConversationOption,
+  AiSdkSummarizer,
+  type AiSdkSummarizerOptions,
+  type AiSdkSummaryResult,
+  type AiSdkSummaryUsage,
+} from "./ai-sdk-summarizer.ts";
 export type { AnthropicCacheControl, AnthropicCacheOption } from "./anthropic-cache.ts";
 export {
   Conversation,
