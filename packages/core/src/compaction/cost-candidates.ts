@@ -106,11 +106,19 @@ export function baselineSummary(input: PolicyInput): BaselineSummary | undefined
 }
 
 /**
- * The summary's expected size at `budget`: what the need takes, within the budget, but never less than
- * what no summarizer cuts (its frame and the requests verbatim), which may pass the budget.
+ * The summary's expected size at `budget`, in the session's counted tokens (the cost model's units): what
+ * the need takes, within the budget, but never less than what no summarizer cuts (its frame and the requests
+ * verbatim), which may pass the budget. The budget is fitted in the summarizer's units (the need's
+ * `tokens`): what fits of the cuttable part is converted at its own ratio (need.counted).
  */
 function expectedSummaryTokens(need: SummaryNeed, budget: number): number {
-  return Math.max(Math.min(budget, need.tokens), need.hardTokens);
+  const { counted } = need;
+  if (budget >= need.tokens) return counted.tokens;
+  const cuttable = need.tokens - need.hardTokens;
+  if (budget <= need.hardTokens || cuttable <= 0) return counted.hardTokens;
+  return Math.round(
+    counted.hardTokens + ((budget - need.hardTokens) * (counted.tokens - counted.hardTokens)) / cuttable,
+  );
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from "../messages/summary-lines.ts";
 import { requestText } from "../messages/user-requests.ts";
 import type { LiveEntry } from "../session/session-state.ts";
+import { stripSummaryNote } from "./summary-note.ts";
 
 /**
  * What a summary must hold to keep everything docs/fidelity.md counts of the messages it replaces: the
@@ -37,6 +38,14 @@ export interface SummaryNeed {
   requests: number;
   /** Of `items`, the earlier summaries' other than their requests (estimated from their size); droppable. */
   earlierItems: number;
+  /**
+   * `tokens` and `hardTokens` are in the summarizer's units (estimateTokens, what a budget is fitted in);
+   * these are the same in the session's counted tokens, what the summary takes in the prompt and is billed
+   * as: the requests at the ratio of counted to estimated tokens measured on the messages they are copied
+   * from (prose counts about 5 characters a token, not 3.25), an earlier summary at its counted tokens, the
+   * rest (paths, commands, names, figures, the frame) as estimated.
+   */
+  counted: { tokens: number; hardTokens: number };
 }
 
 /*
@@ -158,36 +167,77 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
     }
   }
   const frame = spanFrame(fresh, earlier.length);
-  const hardTokens = FIXED_FRAME_TOKENS + (requests > 0 ? REQUESTS_HEAD_TOKENS : 0) + frame.hard + requestTokens;
-  const sectionTokens = itemTokens > 0 ? SECTION_HEADS_TOKENS : 0;
-  const earlierTokens = earlier.reduce((sum, e) => sum + e.tokens, 0);
   // The earlier summaries' requests: an update keeps them verbatim, as it keeps the span's own.
   const kept = keptRequests(earlier, seen);
+  // The requests section is written when the span or an earlier summary holds a request.
+  const head = requests + kept.requests > 0 ? REQUESTS_HEAD_TOKENS : 0;
+  const frameTokens = FIXED_FRAME_TOKENS + head + frame.hard;
+  const sectionTokens = itemTokens > 0 ? SECTION_HEADS_TOKENS : 0;
+  const earlierTokens = earlier.reduce((sum, e) => sum + summaryEstimate(e), 0);
   const earlierItems = Math.round((earlierTokens - kept.tokens) / TOKENS_PER_ITEM);
+  const soft = frame.soft + sectionTokens + itemTokens;
+  const hardTokens = frameTokens + requestTokens + kept.tokens;
+  // In counted tokens: the span's requests at its request messages' ratio, the earlier summaries as counted.
+  const countedHard = frameTokens + Math.round(requestTokens * countedRatio(requestMessages(fresh))) + kept.counted;
+  const countedEarlier = earlier.reduce((sum, e) => sum + e.tokens, 0) - kept.counted;
   return {
-    tokens: hardTokens + frame.soft + sectionTokens + earlierTokens + itemTokens,
-    hardTokens: hardTokens + kept.tokens,
+    tokens: hardTokens + soft + earlierTokens - kept.tokens,
+    hardTokens,
     items: facts + kept.requests + earlierItems,
     requests: requests + kept.requests,
     earlierItems,
+    counted: { tokens: countedHard + soft + Math.max(0, countedEarlier), hardTokens: countedHard },
   };
 }
 
 /**
- * Tokens of the requests `summaries` hold (each summary's at most its own tokens): what no update of them
- * drops, as summarizers keep every request verbatim (a summary of another shape holds none that this reads).
+ * Counted tokens per estimated token of `entries`' text (at most 1: the estimate is the dense bound, and a
+ * count over it is the message's framing, which text copied into a summary does not carry); 1 without text.
+ */
+function countedRatio(entries: readonly LiveEntry[]): number {
+  let counted = 0;
+  let estimated = 0;
+  for (const entry of entries) {
+    counted += entry.tokens;
+    estimated += estimateTokens(messageText(entry.message));
+  }
+  return estimated > 0 ? Math.min(1, counted / estimated) : 1;
+}
+
+/** The user messages of a span with text: what its requests are copied from. */
+function requestMessages(fresh: readonly LiveEntry[]): LiveEntry[] {
+  return fresh.filter((e) => e.message.role === "user" && messageText(e.message).trim() !== "");
+}
+
+/**
+ * An earlier summary's size in the summarizer's units: its text's estimate (what an update fitting its
+ * budget measures), never less than its counted tokens (the estimate is not below them on real summaries).
+ */
+function summaryEstimate(entry: LiveEntry): number {
+  return Math.max(entry.tokens, estimateTokens(stripSummaryNote(messageText(entry.message))));
+}
+
+/**
+ * Counted tokens of the requests `summaries` hold (each summary's at most its own counted tokens, the
+ * units of the prompt they are taken from): what no update of them drops, as summarizers keep every request
+ * verbatim (a summary of another shape holds none that this reads).
  */
 export function summaryRequestTokens(summaries: readonly LiveEntry[]): number {
-  return keptRequests(summaries, new Set()).tokens;
+  return keptRequests(summaries, new Set()).counted;
 }
 
 /**
  * The requests of earlier summaries not in `seen` (added to it), counted as the need counts a request: its
- * text's estimate and an item's frame; each summary's at most the tokens it takes (its counted size).
+ * text's estimate and an item's frame, each summary's at most its own estimate (`tokens`); and the same in
+ * counted tokens, at the summary's ratio of counted to estimated tokens, at most its counted size (`counted`).
  */
-function keptRequests(summaries: readonly LiveEntry[], seen: Set<string>): { requests: number; tokens: number } {
+function keptRequests(
+  summaries: readonly LiveEntry[],
+  seen: Set<string>,
+): { requests: number; tokens: number; counted: number } {
   let requests = 0;
   let tokens = 0;
+  let counted = 0;
   for (const entry of summaries) {
     let own = 0;
     for (const text of summaryRequests(messageText(entry.message))) {
@@ -197,9 +247,11 @@ function keptRequests(summaries: readonly LiveEntry[], seen: Set<string>): { req
       requests += 1;
       own += estimateTokens(text) + ITEM_FRAME_TOKENS;
     }
-    tokens += Math.min(own, entry.tokens);
+    const estimate = summaryEstimate(entry);
+    tokens += Math.min(own, estimate);
+    counted += Math.min(Math.round(own * Math.min(1, entry.tokens / estimate)), entry.tokens);
   }
-  return { requests, tokens };
+  return { requests, tokens, counted };
 }
 
 /**
