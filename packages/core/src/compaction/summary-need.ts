@@ -10,6 +10,7 @@ import {
   supersededLine,
   todoLine,
 } from "../messages/summary-lines.ts";
+import { summaryRequestTexts } from "../messages/summary-requests.ts";
 import { requestText } from "../messages/user-requests.ts";
 import type { LiveEntry } from "../session/session-state.ts";
 import { stripSummaryNote } from "./summary-note.ts";
@@ -240,7 +241,7 @@ function keptRequests(
   let counted = 0;
   for (const entry of summaries) {
     let own = 0;
-    for (const text of summaryRequests(messageText(entry.message))) {
+    for (const text of summaryRequestTexts(messageText(entry.message))) {
       const key = `userRequests\u0000${requestText(text)}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -252,28 +253,4 @@ function keptRequests(
     counted += Math.min(Math.round(own * Math.min(1, entry.tokens / estimate)), entry.tokens);
   }
   return { requests, tokens, counted };
-}
-
-/**
- * How a summary opens each request it holds, and its fence: the User Requests section every summarizer
- * writes (summary/summary-format.ts, whose parseDoc reads it; compaction/ cannot import summary/, which
- * imports it).
- */
-const REQUEST_HEADER = /^\[request \d+(?: · .+)?\]$/;
-const FENCE = /^(`{3,})[\w+-]*$/;
-
-/** The requests a summary holds verbatim: each fenced on the lines after its `[request n · id]` line. */
-function summaryRequests(text: string): string[] {
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!REQUEST_HEADER.test(lines[i] ?? "")) continue;
-    const fence = FENCE.exec(lines[i + 1] ?? "")?.[1];
-    if (fence === undefined) continue;
-    const close = lines.indexOf(fence, i + 2);
-    const end = close === -1 ? lines.length : close;
-    out.push(lines.slice(i + 2, end).join("\n"));
-    i = end;
-  }
-  return out;
 }

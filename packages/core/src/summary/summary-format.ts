@@ -1,4 +1,5 @@
 import { HOW_TO_EXPAND, supersededHead } from "../messages/summary-lines.ts";
+import { REQUESTS_TITLE, readRequests, summarySections } from "../messages/summary-requests.ts";
 
 /** The section titles of every summary (offline and model-written), in the order they appear. */
 export const SUMMARY_SECTIONS = [
@@ -79,9 +80,6 @@ const ALSO_NAMED = "Also named: ";
 /** How a figures line starts: `Figures, <source>: 16ms, 85%`. */
 const FIGURES = "Figures, ";
 const BUDGET_LINE = "Budget: ";
-const REQUEST_HEADER = /^\[request (\d+)(?: · (.+))?\]$/;
-/** An opening fence: three or more backticks, perhaps an info string (a model may write ```text). */
-const FENCE = /^(`{3,})[\w+-]*$/;
 /** The placeholder a model writes under an empty section. */
 const NONE = /^\s*(?:[-*]\s+)?(?:none|n\/a)\.?\s*$/i;
 
@@ -276,8 +274,8 @@ function parseCommand(text: string): CommandItem | undefined {
 
 /** Reads one section's lines into the document; lines in no known shape are carried. */
 function readSection(doc: SummaryDoc, title: string, lines: string[]): void {
-  if (title === "User Requests") {
-    readRequests(doc, lines);
+  if (title === REQUESTS_TITLE) {
+    doc.requests.push(...readRequests(lines));
     return;
   }
   if (title === "Current State") {
@@ -330,27 +328,6 @@ function readItem(doc: SummaryDoc, title: string, text: string, root: string): b
   }
 }
 
-/** Reads fenced requests (`[request n · id]`, a fence, the text, the same fence); other lines are skipped. */
-function readRequests(doc: SummaryDoc, lines: string[]): void {
-  let id: string | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
-    const header = REQUEST_HEADER.exec(line);
-    if (header !== null) {
-      id = header[2];
-      continue;
-    }
-    const fence = FENCE.exec(line)?.[1];
-    if (fence === undefined) continue;
-    const close = lines.indexOf(fence, i + 1);
-    const end = close === -1 ? lines.length : close;
-    const text = lines.slice(i + 1, end).join("\n");
-    doc.requests.push(id === undefined ? { text } : { id, text });
-    id = undefined;
-    i = end;
-  }
-}
-
 /**
  * Reads a summary back into its document: every `## ` section outside a fence, several summaries one
  * after the other included (their items appended in order). A summary without a known heading is carried
@@ -358,31 +335,9 @@ function readRequests(doc: SummaryDoc, lines: string[]): void {
  */
 export function parseDoc(summary: string): SummaryDoc {
   const doc = emptyDoc();
-  const lines = summary.replace(/\r\n/g, "\n").split("\n");
-  let title: string | undefined;
-  let body: string[] = [];
-  let fence: string | undefined;
-  const flush = () => {
-    if (title !== undefined) readSection(doc, title, body);
-    else doc.carried.push(...body.filter((l) => l.trim() !== ""));
-    body = [];
-  };
-  for (const line of lines) {
-    if (fence !== undefined) {
-      if (line === fence) fence = undefined;
-      body.push(line);
-      continue;
-    }
-    const opening = title === "User Requests" ? FENCE.exec(line)?.[1] : undefined;
-    if (opening !== undefined) fence = opening;
-    const heading = /^##\s+(.+?)\s*$/.exec(line);
-    if (heading !== null && opening === undefined) {
-      flush();
-      title = heading[1] ?? "";
-      continue;
-    }
-    body.push(line);
+  for (const { title, lines } of summarySections(summary)) {
+    if (title !== undefined) readSection(doc, title, lines);
+    else doc.carried.push(...lines.filter((l) => l.trim() !== ""));
   }
-  flush();
   return doc;
 }
