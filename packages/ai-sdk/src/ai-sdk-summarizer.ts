@@ -94,7 +94,9 @@ export interface AiSdkSummarizerOptions {
   conversation?: AiSdkConversationOption;
   /** Retries the AI SDK makes on retryable provider errors (its default: 2). */
   maxRetries?: number;
+  /** The sampling temperature of the summary call (the provider's default when absent). */
   temperature?: number;
+  /** How much of each message the plain request serializes (SummaryCaps): core's defaults when absent. */
   caps?: SummaryCaps;
   /** Hears every answered request's usage as the AI SDK reports it (cache reads and writes included). */
   onUsage?: (usage: AiSdkSummaryUsage) => void;
@@ -135,6 +137,7 @@ type SummaryCall = Parameters<typeof generateText>[0];
 export class AiSdkSummarizer implements Summarizer {
   /** The model's id (a model object's `modelId`). */
   readonly model: string;
+  /** The version of the summary prompt it sends, recorded with each compaction (the other summarizers' too). */
   readonly promptVersion = SUMMARY_PROMPT_VERSION;
   /** True with the `conversation` option: the runtime then passes the conversation (SummaryRequest.conversation). */
   readonly readsConversation: boolean;
