@@ -36,7 +36,7 @@ const VARIED_TEXT_CHARS = 4096;
 /**
  * Runs an agent step through the runtime's CPU work on the append path once, its messages validated and
  * counted (each expression and counter compiles on its first use), then counts and indexes (searchTerms)
- * 16 KB of made-up text (words, identifiers, figures) whose pieces the tokenizer has not counted. A fresh process's counting and search terms run slowly
+ * 16 KB of text made of words no text has had yet. A fresh process's counting and search terms run slowly
  * until the engine has compiled them (a first text of unseen words counted at about a tenth of the later
  * speed, 4 KB in about 10 ms); done where the runtime opens, beside warmUpStore (the decider, the events'
  * checks and the store's statements), a session's first appends cost about what later ones do.
@@ -51,32 +51,27 @@ export async function warmUpAppendPath(counter: TokenCounter): Promise<void> {
   }
 }
 
-/** A deterministic pseudo-random integer below `n` on each call (xorshift32: every bit of it varies). */
+/** A deterministic pseudo-random integer below `n` on each call (a linear congruential generator). */
 function seededRandom(seed: number): (n: number) => number {
-  let state = seed | 0 || 1;
+  let state = seed;
   return (n) => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) % n;
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    return state % n;
   };
 }
 
-/** Letters, the most frequent first: a made-up word draws them about as text does, so it reads word-like. */
+/** Letters by frequency: the made-up words are word-like, so the tokenizer's merges run on them. */
 const LETTERS = "etaoinshrdlcumwfgypbvkjxqz";
-
-/** A letter of LETTERS, the first ones the likeliest (index 25 − ⌊√u⌋ for u uniform below 26²: e 7.5%, z 0.1%). */
-const letter = (random: (n: number) => number): string => LETTERS[25 - Math.floor(Math.sqrt(random(676)))] as string;
 
 /**
  * About `chars` characters of made-up prose, code and tool output (words, identifiers, paths, figures,
- * hashes, JSON, indentation and some non-ASCII text) whose words the tokenizer has not counted before, as a
- * fresh process's first real texts are, so its byte-pair merges run rather than its kept counts.
+ * hashes, JSON, indentation and some non-ASCII text): each piece new to the tokenizer, as a fresh
+ * process's first real texts are, so its byte-pair merges run rather than its kept counts.
  */
 function variedText(random: (n: number) => number, chars: number): string {
   const word = () => {
     let w = "";
-    for (let i = 2 + random(9); i > 0; i--) w += letter(random);
+    for (let i = 2 + random(9); i > 0; i--) w += LETTERS[Math.min(25, random(14) + random(13))];
     return w;
   };
   const identifier = () =>
