@@ -62,7 +62,10 @@ const StartSessionOptionsSchema = SessionStartedSchema.extend({
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {
   store: RuntimeStore;
-  /** The tokenizer of an encoding; called on a session's first count, so it should cache its result. */
+  /**
+   * The tokenizer of an encoding; called when a session is started or resumed (to load it ahead of the first
+   * count) and on its counts, so it should cache its result.
+   */
   counterFor: (encoding: SessionStarted["encoding"]) => Promise<TokenCounter>;
   snapshotEvery?: number;
   onSnapshotError?: (error: unknown) => void;
@@ -300,6 +303,7 @@ export class Palimpsest {
 
   #context(started: SessionStarted): SessionContext {
     const { compaction, onSnapshotError } = this.#deps;
+    this.#preloadCounter(started.encoding);
     const ctx: SessionContext = {
       store: this.store,
       counter: () => this.#deps.counterFor(started.encoding),
@@ -313,6 +317,20 @@ export class Palimpsest {
       ctx.afterTurn = (session) => this.#afterTurn(session, compaction);
     }
     return ctx;
+  }
+
+  /**
+   * Starts loading the tokenizer a session counts in as the session is started or resumed, so that its first
+   * append (in an agent, after a model call) finds it loaded: openPalimpsest loads o200k_base at open, but
+   * cl100k_base (older OpenAI models: gpt-4, gpt-3.5) took a few hundred ms on a session's first count. A
+   * failed load is the first count's to report (it asks counterFor again).
+   */
+  #preloadCounter(encoding: SessionStarted["encoding"]): void {
+    try {
+      this.#deps.counterFor(encoding).catch(() => undefined);
+    } catch {
+      // A counterFor that throws at once throws again at the session's first count, which reports it.
+    }
   }
 
   /**
