@@ -241,16 +241,34 @@ function keptRequests(
   let counted = 0;
   for (const entry of summaries) {
     let own = 0;
-    for (const text of summaryRequestTexts(messageText(entry.message))) {
-      const key = `userRequests\u0000${requestText(text)}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
+    for (const request of heldRequests(entry.message)) {
+      if (seen.has(request.key)) continue;
+      seen.add(request.key);
       requests += 1;
-      own += estimateTokens(text) + ITEM_FRAME_TOKENS;
+      own += request.tokens;
     }
     const estimate = summaryEstimate(entry);
     tokens += Math.min(own, estimate);
     counted += Math.min(Math.round(own * Math.min(1, entry.tokens / estimate)), entry.tokens);
   }
   return { requests, tokens, counted };
+}
+
+/**
+ * The requests a summary holds, read once per summary message (the policy costs its candidates at every
+ * turn, and a summary does not change): each as the need keys and counts a request.
+ */
+const requestsOf = new WeakMap<Message, { key: string; tokens: number }[]>();
+
+/** The requests `summary` holds, keyed and counted as the need counts a request (its text's estimate and an item's frame). */
+function heldRequests(summary: Message): { key: string; tokens: number }[] {
+  let held = requestsOf.get(summary);
+  if (held === undefined) {
+    held = summaryRequestTexts(messageText(summary)).map((text) => ({
+      key: `userRequests\u0000${requestText(text)}`,
+      tokens: estimateTokens(text) + ITEM_FRAME_TOKENS,
+    }));
+    requestsOf.set(summary, held);
+  }
+  return held;
 }
