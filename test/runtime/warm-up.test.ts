@@ -174,6 +174,49 @@ describe("warmUpStore", () => {
 const server = postgresServer();
 const roles = "skip" in server ? describe.skip : describe;
 
+roles("warmUpStore's statements on PostgreSQL", () => {
+  it("prepares, on the connection appends then use, the statement of every batch of one to six events", async () => {
+    const database = await createScratchDatabase(server.url, "warm_up_sizes");
+    // Every named statement a pg client was asked to run, per client: a name's first run prepares it there.
+    const named = new WeakMap<object, Set<string>>();
+    let fresh: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const name = (args[0] as { name?: unknown } | undefined)?.name;
+      if (typeof name === "string") {
+        const seen = named.get(this) ?? new Set<string>();
+        named.set(this, seen);
+        if (!seen.has(name)) fresh.push(name);
+        seen.add(name);
+      }
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query);
+    const store = await openEventStore(database.url);
+    try {
+      await warmUpStore(store);
+      expect(fresh.filter((name) => name.startsWith("palimpsest_append_")).length).toBeGreaterThanOrEqual(6);
+      const session = await new Palimpsest({ store, counterFor: createTokenCounter }).startSession();
+      const ask = (turn: string, i: number) => ({ role: "user" as const, content: `Question ${i} of ${turn}.` });
+      for (let size = 1; size <= 6; size++) {
+        const turnId = `t${size}`;
+        const complete = size > 1;
+        const messages = Array.from({ length: complete ? size - 1 : 1 }, (_, i) => ask(turnId, i));
+        fresh = [];
+        const events = await session.append(messages, { turnId, ...(complete ? { completeTurn: true } : {}) });
+        expect(events).toHaveLength(size);
+        expect(fresh).toEqual([]);
+      }
+    } finally {
+      spy.mockRestore();
+      await store.close();
+      await database.drop();
+    }
+  });
+});
+
 roles("warmUpStore as PostgreSQL application roles", () => {
   let database: ScratchDatabase;
   const suffix = randomUUID().slice(0, 8);

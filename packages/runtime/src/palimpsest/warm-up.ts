@@ -63,23 +63,66 @@ interface AppendRehearsal {
 }
 
 /**
- * Warms the store's side of a session's first appends, writing nothing: its start, then the agent step with
- * its turn completed, decided as Session decides them (on made-up token counts: no tokenizer needed, so it
- * runs while the tokenizer loads) and run by the store in a transaction it rolls back
- * (OpenedEventStore.warmUpAppends: the events' checks and search terms, the statements prepared and
- * planned). Rejects when the database refuses; the caller only loses the saving.
+ * The sizes of batch (events) an agent's steps make: a step's messages with its turn's completion, or alone.
+ * The store's append statement differs with the number of rows (PostgreSQL prepares and plans each on the
+ * connection, SQLite prepares each), so a first append of a size not warmed paid for it.
+ */
+const WARMED_BATCH_SIZES = 6;
+
+/**
+ * Warms the store's side of a session's first appends, writing nothing: its start, the agent step with its
+ * turn completed, and batches of every other size up to WARMED_BATCH_SIZES events, decided as Session decides
+ * them (on made-up token counts: no tokenizer needed, so it runs while the tokenizer loads) and run by the
+ * store in a transaction it rolls back (OpenedEventStore.warmUpAppends: the events' checks and search terms,
+ * the statements prepared and planned). Rejects when the database refuses; the caller only loses the saving.
  */
 export async function warmUpStore(store: AppendRehearsal): Promise<void> {
   const sessionId = uuidv7();
-  const commands: SessionCommand[] = [
-    { type: "start", data: { encoding: "o200k_base" } },
-    { type: "append-messages", messages: stepMessages().map((message) => ({ message, tokens: 1 })), turnId: "warm-up" },
-    { type: "complete-turn", turnId: "warm-up", usage: { promptTokens: 1, completionTokens: 1 } },
-  ];
-  const [started, ...step] = decideSequence(initialState(sessionId), commands, NO_KEYS);
+  const start: SessionCommand = { type: "start", data: { encoding: "o200k_base" } };
+  const step = stepMessages();
+  const [started, ...stepEvents] = decideSequence(
+    initialState(sessionId),
+    [start, ...turnCommands("warm-up", step, true)],
+    NO_KEYS,
+  );
   if (started === undefined) return;
-  await store.warmUpAppends([
-    { sessionId, events: [started], options: { expectedVersion: "no-stream", freshKeys: freshKeysOf([started]) } },
-    { sessionId, events: step, options: { expectedVersion: 1, freshKeys: freshKeysOf(step) } },
-  ]);
+  const batches = [[started], stepEvents];
+  for (let size = 1; size <= WARMED_BATCH_SIZES; size++) {
+    if (size === stepEvents.length) continue;
+    // A size's batch: size - 1 messages and their turn's completion (one message alone for size 1).
+    const complete = size > 1;
+    const messages = Array.from({ length: complete ? size - 1 : 1 }, (_, i) =>
+      toMessage(
+        { role: "user", content: `Warm-up batch of ${size}, message ${i}.` },
+        "warm-up",
+        `warm-up-${size}#${i}`,
+      ),
+    );
+    // Decided on a started session: the start's own event is the first of the sequence.
+    const [, ...events] = decideSequence(
+      initialState(sessionId),
+      [start, ...turnCommands(`warm-up-${size}`, messages, complete)],
+      NO_KEYS,
+    );
+    batches.push(events);
+  }
+  let version = 0;
+  await store.warmUpAppends(
+    batches.map((events) => {
+      const expectedVersion = version === 0 ? ("no-stream" as const) : version;
+      version += events.length;
+      return { sessionId, events, options: { expectedVersion, freshKeys: freshKeysOf(events) } };
+    }),
+  );
+}
+
+/** A turn's append of `messages` (made-up counts) and, with `complete`, its completion. */
+function turnCommands(turnId: string, messages: readonly Message[], complete: boolean): SessionCommand[] {
+  const append: SessionCommand = {
+    type: "append-messages",
+    messages: messages.map((message) => ({ message, tokens: 1 })),
+    turnId,
+  };
+  if (!complete) return [append];
+  return [append, { type: "complete-turn", turnId, usage: { promptTokens: 1, completionTokens: 1 } }];
 }
