@@ -106,7 +106,8 @@ function sqliteReader(url: string): IndexReader {
       (seqs.all(sessionId, `"${sessionTerm(sessionId)}"`) as { seq: number }[]).map((r) => r.seq),
     sealedSeqs: async (sessionId) => (sealed.all(sessionId) as { seq: number }[]).map((r) => r.seq),
     async wrongVectors(sessionId, expected) {
-      const want = new Map(expected.map((e) => [e.seq, sqliteIndexedText(sessionId, e.terms)]));
+      const indexed = sqliteIndexedText(sessionId);
+      const want = new Map(expected.map((e) => [e.seq, indexed(e.terms)]));
       const rows = pending.all(sessionId) as { seq: number; terms: string }[];
       return rows.filter((r) => want.get(r.seq) !== r.terms).map((r) => r.seq);
     },

@@ -117,9 +117,9 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       const last = Number(prepare(`insert events ${rows}`, () => insertSql(rows)).run(values).lastInsertRowid);
       for (let r = rows - 1; r >= 0; r--) positions.push(last - r);
     }
+    const indexed = sqliteIndexedText(batch.sessionId);
     for (const [i, e] of batch.events.entries()) {
-      if (e.terms !== null)
-        prepare(INSERT_PENDING_TERMS).run(positions[i], sqliteIndexedText(batch.sessionId, e.terms));
+      if (e.terms !== null) prepare(INSERT_PENDING_TERMS).run(positions[i], indexed(e.terms));
     }
     if (reachesFold(positions)) foldPendingTerms();
     if (batch.keys.length > 0) {

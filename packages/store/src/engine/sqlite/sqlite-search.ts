@@ -46,8 +46,14 @@ export function sessionTerm(sessionId: string): string {
   return `zs${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}`;
 }
 
-/** What the FTS5 table keeps of an event: its session's term, then its own terms. */
-export const sqliteIndexedText = (sessionId: string, terms: string): string => `${sessionTerm(sessionId)} ${terms}`;
+/**
+ * What the FTS5 table keeps of an event of `sessionId`: its session's term, then its own terms. The session's
+ * term (a hash) is made once, for all the events of a batch.
+ */
+export function sqliteIndexedText(sessionId: string): (terms: string) => string {
+  const term = sessionTerm(sessionId);
+  return (terms) => `${term} ${terms}`;
+}
 
 /**
  * Migration 0018 on SQLite: an FTS5 table whose rowid is the event's position, keeping no copy of the
@@ -69,7 +75,7 @@ export async function indexSqliteTerms(db: Kysely<unknown>, rows: readonly Index
     const values = sql.join(
       rows
         .slice(start, start + ROWS_PER_INSERT)
-        .map((r) => sql`(${r.position}, ${sqliteIndexedText(r.sessionId, r.terms)})`),
+        .map((r) => sql`(${r.position}, ${sqliteIndexedText(r.sessionId)(r.terms)})`),
     );
     await sql`INSERT INTO message_search (rowid, terms) VALUES ${values}`.execute(db);
   }
