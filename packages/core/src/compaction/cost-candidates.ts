@@ -2,7 +2,7 @@ import type { LiveEntry } from "../session/session-state.ts";
 import type { CompactionShape } from "./compaction-cost.ts";
 import type { PolicyInput, SummaryPlan } from "./policy-types.ts";
 import { isSummaryEntry, leadingSystemTokens, summaryHeadTokens } from "./span-selection.ts";
-import { type SummaryNeed, summaryNeed, summaryRequestTokens } from "./summary-need.ts";
+import { type SummaryNeed, summariesEstimate, summaryNeed, summaryRequestTokens } from "./summary-need.ts";
 import { planSummary } from "./summary-plan.ts";
 import { compactionThreshold, tailBudget } from "./threshold.ts";
 
@@ -19,6 +19,11 @@ export interface PlannedCandidate {
   lostItems: number;
   /** Of those, the span's own: the rest are of the earlier summaries it folds in (none when it keeps them). */
   lostFreshItems: number;
+  /**
+   * The earlier summaries it keeps whole, in the summarizer's units (summariesEstimate, as an update's need
+   * counts them): 0 for an update. Only the summaries: the other messages before its span are not counted.
+   */
+  keptSummaryTokens: number;
 }
 
 /** Shares of the profile's tail budget tried by default: the baseline's tail, a half, a quarter and a tenth of it. */
@@ -66,16 +71,21 @@ export function costCandidates(
       const plannedShape = shapeOf(input.view, planned, input.liveTokens);
       const room = planned.maxSummaryTokens;
       const need = summaryNeed(planned.input, keepsSummaries ? [] : earlierSummaries(input.view, planned));
-      const keptRequestTokens = keepsSummaries ? summaryRequestTokens(keptSummaries(input.view, planned)) : 0;
+      const kept = keepsSummaries ? keptSummaries(input.view, planned) : [];
+      const keptRequestTokens = summaryRequestTokens(kept, planned.input);
+      const keptSummaryTokens = summariesEstimate(kept);
       // The rule's budget, and where it is short of the span's facts, room for them all up to the recall cap.
       const factRoom = Math.max(room, Math.min(Math.ceil(NEED_MARGIN * need.tokens), recallCap(input)));
       for (const summaryBudget of factRoom > room ? [room, factRoom] : [room]) {
         const plan = { ...planned, maxSummaryTokens: summaryBudget };
         const shape = { ...plannedShape, summaryTokens: expectedSummaryTokens(need, summaryBudget) };
-        // The kept summaries' requests are left out of the cap: an update would keep them too.
-        if (keepsSummaries && keptTokens(shape) - keptRequestTokens + summaryBudget > keptCap(input)) continue;
+        // The kept summaries' requests are left out of the cap: an update would keep them too. All in the
+        // session's counted tokens, the units of the chain and of the prompt the cap keeps under the
+        // threshold: the new summary at its expected counted size, not its budget (the summarizer's units).
+        if (keepsSummaries && keptTokens(shape) - keptRequestTokens + shape.summaryTokens > keptCap(input)) continue;
         seen.add(key);
-        candidates.push({ plan, tailBudget: budget, keepsSummaries, shape, need, ...lostAt(need, summaryBudget) });
+        const lost = lostAt(need, summaryBudget);
+        candidates.push({ plan, tailBudget: budget, keepsSummaries, shape, need, ...lost, keptSummaryTokens });
       }
     }
   }

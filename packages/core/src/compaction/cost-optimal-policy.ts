@@ -81,6 +81,8 @@ export interface CostCandidate {
   lostItems: number;
   /** Of those, its span's own: the rest are of the earlier summaries it folds in (none when it keeps them). */
   lostFreshItems: number;
+  /** The earlier summaries it keeps whole, in the summarizer's units (0 for an update): room of its own at the threshold. */
+  keptSummaryTokens: number;
 }
 
 /** The decision before one request: compact or wait, with the figures it compared. */
@@ -166,12 +168,17 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   // that drops facts gives its summary at least summary's room and drops no more of its span's facts than
   // summary's would of its span's (the earlier summaries an update folds in are counted by size, the same
   // for both, and would drown the difference); when none does either, the least lossy. Summary's room must
-  // hold the earlier summaries too: a plan that keeps them whole counts them as room of its own.
+  // hold the earlier summaries too: a plan that keeps them whole counts them as room of its own. Only them:
+  // the other messages before its span (the first ones an earlier compaction kept) are in summary's span, so
+  // what summary's room gives their facts already shows in its dropped facts. One unit, the summarizer's
+  // (estimateTokens, what both budgets are fitted in): a kept summary's text is at hand, so its estimate is
+  // exact there, and it is what an update's need counts it at; the counted tokens of the summaries not yet
+  // written, the other way round, could only be guessed at a ratio.
   const fair = candidates.filter(
     (c) =>
       c.lostItems <= LOST_EPSILON ||
       (baseline !== undefined &&
-        c.plan.maxSummaryTokens + keptRoom(c) >= baseline.budget &&
+        c.plan.maxSummaryTokens + c.keptSummaryTokens >= baseline.budget &&
         c.lostFreshItems <= baseline.lostFreshItems + LOST_EPSILON),
   );
   const fewestLost = Math.min(...candidates.map((c) => c.lostItems));
@@ -262,11 +269,6 @@ function earlyBackoff(input: PolicyInput, antiThrash: AntiThrashConfig): string 
   const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);
   const backoff = assessBackoff({ ...input.history, liveTokens: input.liveTokens, threshold }, antiThrash);
   return backoff.blocks === "nothing" ? undefined : backoff.reason;
-}
-
-/** What a plan that keeps the earlier summaries keeps before its span, whole (none for an update). */
-function keptRoom(c: CostCandidate): number {
-  return c.keepsSummaries ? c.shape.headTokens - c.shape.systemTokens : 0;
 }
 
 /** Provider requests the view holds (one per assistant message). */

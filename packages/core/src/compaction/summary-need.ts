@@ -169,17 +169,19 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   }
   const frame = spanFrame(fresh, earlier.length);
   // The earlier summaries' requests: an update keeps them verbatim, as it keeps the span's own.
-  const kept = keptRequests(earlier, seen);
+  // The requests are prose, counted at the ratio measured on the span's own user messages.
+  const requestRatio = countedRatio(requestMessages(fresh));
+  const kept = keptRequests(earlier, seen, requestRatio);
   // The requests section is written when the span or an earlier summary holds a request.
   const head = requests + kept.requests > 0 ? REQUESTS_HEAD_TOKENS : 0;
   const frameTokens = FIXED_FRAME_TOKENS + head + frame.hard;
   const sectionTokens = itemTokens > 0 ? SECTION_HEADS_TOKENS : 0;
-  const earlierTokens = earlier.reduce((sum, e) => sum + summaryEstimate(e), 0);
+  const earlierTokens = summariesEstimate(earlier);
   const earlierItems = Math.round((earlierTokens - kept.tokens) / TOKENS_PER_ITEM);
   const soft = frame.soft + sectionTokens + itemTokens;
   const hardTokens = frameTokens + requestTokens + kept.tokens;
   // In counted tokens: the span's requests at its request messages' ratio, the earlier summaries as counted.
-  const countedHard = frameTokens + Math.round(requestTokens * countedRatio(requestMessages(fresh))) + kept.counted;
+  const countedHard = frameTokens + Math.round(requestTokens * requestRatio) + kept.counted;
   const countedEarlier = earlier.reduce((sum, e) => sum + e.tokens, 0) - kept.counted;
   return {
     tokens: hardTokens + soft + earlierTokens - kept.tokens,
@@ -211,6 +213,14 @@ function requestMessages(fresh: readonly LiveEntry[]): LiveEntry[] {
 }
 
 /**
+ * Earlier summaries' size in the summarizer's units, as an update's need counts them (summaryEstimate): in
+ * a plan that keeps them whole, the room they give their facts, comparable with a summary's budget.
+ */
+export function summariesEstimate(summaries: readonly LiveEntry[]): number {
+  return summaries.reduce((sum, e) => sum + summaryEstimate(e), 0);
+}
+
+/**
  * An earlier summary's size in the summarizer's units: its text's estimate (what an update fitting its
  * budget measures), never less than its counted tokens (the estimate is not below them on real summaries).
  */
@@ -221,20 +231,25 @@ function summaryEstimate(entry: LiveEntry): number {
 /**
  * Counted tokens of the requests `summaries` hold (each summary's at most its own counted tokens, the
  * units of the prompt they are taken from): what no update of them drops, as summarizers keep every request
- * verbatim (a summary of another shape holds none that this reads).
+ * verbatim (a summary of another shape holds none that this reads). Converted as an update's need converts
+ * them: at the ratio of `fresh`'s user messages where it is lower than the summary's (keptRequests).
  */
-export function summaryRequestTokens(summaries: readonly LiveEntry[]): number {
-  return keptRequests(summaries, new Set()).counted;
+export function summaryRequestTokens(summaries: readonly LiveEntry[], fresh: readonly LiveEntry[] = []): number {
+  return keptRequests(summaries, new Set(), countedRatio(requestMessages(fresh))).counted;
 }
 
 /**
  * The requests of earlier summaries not in `seen` (added to it), counted as the need counts a request: its
  * text's estimate and an item's frame, each summary's at most its own estimate (`tokens`); and the same in
- * counted tokens, at the summary's ratio of counted to estimated tokens, at most its counted size (`counted`).
+ * counted tokens, at most its counted size (`counted`). The requests are prose: they are converted at the
+ * lower of the summary's ratio of counted to estimated tokens (which its paths, commands and figures, dense
+ * in tokens, raise: on a summary of tool calls it is 1, the bare estimate) and `requestRatio`, the ratio
+ * measured on user messages of the same session (1 when there are none).
  */
 function keptRequests(
   summaries: readonly LiveEntry[],
   seen: Set<string>,
+  requestRatio: number,
 ): { requests: number; tokens: number; counted: number } {
   let requests = 0;
   let tokens = 0;
@@ -249,7 +264,7 @@ function keptRequests(
     }
     const estimate = summaryEstimate(entry);
     tokens += Math.min(own, estimate);
-    counted += Math.min(Math.round(own * Math.min(1, entry.tokens / estimate)), entry.tokens);
+    counted += Math.min(Math.round(own * Math.min(entry.tokens / estimate, requestRatio)), entry.tokens);
   }
   return { requests, tokens, counted };
 }

@@ -65,19 +65,23 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
     expect(updatedFull?.plan.maxSummaryTokens).toBeGreaterThan(kept[0]?.plan.maxSummaryTokens ?? 0);
   });
 
-  it("given kept summaries and the new one would pass twice the summary cap, then only updates are offered", () => {
+  it("given kept summaries and the new one would pass twice the summary cap, in counted tokens, then only updates are offered", () => {
     const cap = OPENAI_PROFILE.summary.maxTokens;
-    // The kept summary's budget over eight turns of 900 tokens: room for the span's requests and items.
+    // The kept summary's expected size over eight turns of 900 tokens: the span's requests and items, counted.
     const probe = costCandidates(policyInput(compactedView(1_000, 8, 500), { compactions: 1 }));
     const keeping = probe.filter((c) => c.keepsSummaries);
     expect(keeping.length).toBeGreaterThan(0);
+    const expected = Math.min(...keeping.map((c) => c.shape.summaryTokens));
+    // Its budget is the summarizer's (estimateTokens), well over what the summary takes in the prompt: the
+    // chain and the prompt are counted, so the cap is too.
     const budget = Math.min(...keeping.map((c) => c.plan.maxSummaryTokens));
     expect(budget).toBeGreaterThanOrEqual(OPENAI_PROFILE.summary.minTokens);
-    const near = costCandidates(policyInput(compactedView(2 * cap - budget, 8, 500), { compactions: 1 }));
-    const over = costCandidates(policyInput(compactedView(2 * cap - budget + 1, 8, 500), { compactions: 1 }));
+    expect(expected).toBeLessThan(budget / 2);
+    const near = costCandidates(policyInput(compactedView(2 * cap - expected, 8, 500), { compactions: 1 }));
+    const over = costCandidates(policyInput(compactedView(2 * cap - expected + 1, 8, 500), { compactions: 1 }));
     expect(near.some((c) => c.keepsSummaries)).toBe(true);
     for (const c of near.filter((c) => c.keepsSummaries))
-      expect(c.shape.headTokens - c.shape.systemTokens + c.plan.maxSummaryTokens).toBeLessThanOrEqual(2 * cap);
+      expect(c.shape.headTokens - c.shape.systemTokens + c.shape.summaryTokens).toBeLessThanOrEqual(2 * cap);
     expect(over.length).toBeGreaterThan(0);
     expect(over.some((c) => c.keepsSummaries)).toBe(false);
   });
@@ -113,7 +117,7 @@ describe("cost-optimal candidates that keep the earlier summaries", () => {
     const kept = decision.candidates.filter((c) => c.keepsSummaries);
     expect(kept.length).toBeGreaterThan(0);
     for (const c of kept)
-      expect(c.shape.headTokens - c.shape.systemTokens + c.plan.maxSummaryTokens).toBeGreaterThan(cap);
+      expect(c.shape.headTokens - c.shape.systemTokens + c.shape.summaryTokens).toBeGreaterThan(cap);
     for (const c of decision.candidates.filter((c) => !c.keepsSummaries))
       expect(c.need.hardTokens).toBeGreaterThan(held);
     expect(decision.compact).toBe(true);

@@ -9,7 +9,8 @@ import { costCandidates, estimateTokens, summaryNeed } from "@palimpsest/core/te
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
-import { live, policyInput, system } from "./view-builders.ts";
+import { summaryRequestTokens } from "../../src/compaction/summary-need.ts";
+import { callTools, live, output, policyInput, system } from "./view-builders.ts";
 
 const counter = await createTokenCounter("o200k_base");
 const counted = (message: Message): LiveEntry => live(message, counter.countMessage(message));
@@ -112,5 +113,29 @@ describe("a summary's expected size, in the session's counted tokens", () => {
     // The heading and lead line of the requests section (92 characters) come with the requests.
     const heading = estimateTokens("x".repeat(92));
     expect(summaryNeed(span, [held]).hardTokens - summaryNeed(span, [bare]).hardTokens).toBe(requests + heading);
+  });
+
+  it("given a kept summary of tool calls, then the requests it holds leave its chain at the prose ratio of the span's requests, not as their estimate", async () => {
+    const messages: Message[] = [];
+    for (let t = 0; t < 40; t++) {
+      messages.push(userMessage(`q${t}`, ask(t)));
+      const command = `make test src/dir${t}/file_${t}.ts && ls /var/log/x${t}`;
+      messages.push(callTools(`a${t}`, [[`c${t}`, "shell", JSON.stringify({ command })]]));
+      messages.push(output(`r${t}`, `c${t}`, `took ${t}.5 ms, ${t}.25 MB, /usr/src/a${t}/b.ts`));
+    }
+    const { text } = await new OfflineSummarizer().summarize({ messages, maxOutputTokens: 1_000_000 });
+    const held = counted({ id: "s1", role: "user", content: [{ type: "text", text }] });
+    const kept = { ...held, placedBy: { compactionId: "c-s1", kind: "summary" as const } };
+    // Its paths and commands count denser than the estimate: the summary's own ratio is 1.
+    expect(kept.tokens).toBeGreaterThan(estimateTokens(text));
+    const start = text.indexOf("## User Requests");
+    const section = text.slice(start, text.indexOf("\n## ", start + 1));
+    const requests = counter.countMessage({ id: "r", role: "user", content: [{ type: "text", text: section }] });
+    // Without prose to measure on, the requests are their estimate, a quarter over what the session counts...
+    expect(summaryRequestTokens([kept])).toBeGreaterThan(1.15 * requests);
+    // ...and at the ratio of the span's own requests, what the session counts.
+    const span = chatty(40, 60);
+    expect(summaryRequestTokens([kept], span) / requests).toBeGreaterThan(0.9);
+    expect(summaryRequestTokens([kept], span) / requests).toBeLessThan(1.1);
   });
 });
