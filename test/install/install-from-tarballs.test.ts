@@ -200,6 +200,59 @@ console.log(JSON.stringify({
 await conversation.close();
 `;
 
+/**
+ * AiSdkSummarizer on the app's model (the AI SDK's mock): three turns of a tool loop whose results are long,
+ * then a forced compaction; the summary is what the agent loads next.
+ */
+const AI_SUMMARY_PROGRAM = `
+import { generateText, stepCountIs, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { AiSdkSummarizer, openConversation } from "palimpsest/ai-sdk";
+import { z } from "zod";
+
+const SUMMARY = ${JSON.stringify(sectionedAnswer("- Asked for the weather in Oslo, Rome and Lima: sunny."))};
+const usage = {
+  inputTokens: { total: 50, noCache: 50, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 10, text: 10, reasoning: 0 },
+};
+const reply = (content, unified) => ({ content, finishReason: { unified, raw: undefined }, usage, warnings: [] });
+const model = new MockLanguageModelV4({
+  doGenerate: async ({ prompt }) => {
+    if (JSON.stringify(prompt.at(-1)?.content ?? "").includes("[SUMMARY REQUEST]")) return reply([{ type: "text", text: SUMMARY }], "stop");
+    if (prompt.at(-1)?.role === "tool") return reply([{ type: "text", text: "Sunny." }], "stop");
+    return reply([{ type: "tool-call", toolCallId: "call-" + prompt.length, toolName: "weather", input: '{"city":"Oslo"}' }], "tool-calls");
+  },
+});
+const hours = Array.from({ length: 48 }, (_, h) => h + ":00 sunny, " + (10 + (h % 7)) + " degrees");
+const tools = {
+  weather: tool({
+    description: "The weather in a city, hour by hour",
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }) => ({ city, hours }),
+  }),
+};
+const summarizer = new AiSdkSummarizer({ model, conversation: { tools } });
+const conversation = await openConversation({
+  url: "summarized.db",
+  contextWindow: 4_000,
+  compaction: { policy: "summary", summarizer, auto: false },
+});
+for (const city of ["Oslo", "Rome", "Lima"]) {
+  await conversation.save([{ role: "user", content: "Weather in " + city + "?" }]);
+  await conversation.saveResponse(
+    await generateText({ model, tools, ...(await conversation.load()), stopWhen: stepCountIs(5) }),
+  );
+}
+const outcome = await conversation.compact({ force: true });
+const { messages } = await conversation.load();
+console.log(JSON.stringify({
+  status: outcome.status,
+  summarized: JSON.stringify(messages).includes("Oslo, Rome and Lima: sunny."),
+  summaryCalls: model.doGenerateCalls.filter((c) => JSON.stringify(c.prompt).includes("[SUMMARY REQUEST]")).length,
+}));
+await conversation.close();
+`;
+
 /** The embedded default (no URL), a session, a compaction and the view, through `import ... from "palimpsest"`. */
 const PROGRAM = `
 import { existsSync } from "node:fs";
@@ -603,7 +656,7 @@ describe("installed from the packed tarballs with plain npm", () => {
       });
     }, 300_000);
 
-    it("saves and continues an AI SDK tool loop on an installed conversation once ai is beside it", async () => {
+    it("saves and continues an AI SDK tool loop on an installed conversation once ai is beside it, and compacts it with AiSdkSummarizer", async () => {
       const cwd = join(project.dir, "ai");
       await mkdir(cwd);
       await writeFile(join(cwd, "no-ai.mjs"), noSdkProgram("ai-sdk", "openConversation"));
@@ -629,6 +682,12 @@ describe("installed from the packed tarballs with plain npm", () => {
         text: "Sunny.",
         stored: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"],
         sent: ["user", "assistant", "tool", "assistant", "user", "assistant", "tool"],
+      });
+      await writeFile(join(cwd, "summary.mjs"), AI_SUMMARY_PROGRAM);
+      expect(JSON.parse((await runOk(process.execPath, ["summary.mjs"], { cwd })).stdout)).toEqual({
+        status: "compacted",
+        summarized: true,
+        summaryCalls: 1,
       });
     }, 300_000);
 
