@@ -175,7 +175,7 @@ const server = postgresServer();
 const roles = "skip" in server ? describe.skip : describe;
 
 roles("warmUpStore's statements on PostgreSQL", () => {
-  it("prepares, on the connection appends then use, the statement of every batch of one to six events", async () => {
+  it("prepares, on the connection appends then use, the statement of every batch of one to six events, keyed or not", async () => {
     if ("skip" in server) return;
     const database = await createScratchDatabase(server.url, "warm_up_sizes");
     // Every named statement a pg client was asked to run, per client: a name's first run prepares it there.
@@ -198,17 +198,23 @@ roles("warmUpStore's statements on PostgreSQL", () => {
     const store = await openEventStore(database.url);
     try {
       await warmUpStore(store);
-      expect(fresh.filter((name) => name.startsWith("palimpsest_append_")).length).toBeGreaterThanOrEqual(6);
+      expect(fresh.filter((name) => name.startsWith("palimpsest_append_")).length).toBeGreaterThanOrEqual(12);
       const session = await new Palimpsest({ store, counterFor: createTokenCounter }).startSession();
       const ask = (turn: string, i: number) => ({ role: "user" as const, content: `Question ${i} of ${turn}.` });
-      for (let size = 1; size <= 6; size++) {
-        const turnId = `t${size}`;
-        const complete = size > 1;
-        const messages = Array.from({ length: complete ? size - 1 : 1 }, (_, i) => ask(turnId, i));
-        fresh = [];
-        const events = await session.append(messages, { turnId, ...(complete ? { completeTurn: true } : {}) });
-        expect(events).toHaveLength(size);
-        expect(fresh).toEqual([]);
+      for (const keyed of [false, true]) {
+        for (let size = 1; size <= 6; size++) {
+          const turnId = `t${size}${keyed ? "-keyed" : ""}`;
+          const complete = size > 1;
+          const messages = Array.from({ length: complete ? size - 1 : 1 }, (_, i) => ask(turnId, i));
+          fresh = [];
+          const events = await session.append(messages, {
+            turnId,
+            ...(complete ? { completeTurn: true } : {}),
+            ...(keyed ? { idempotencyKey: `op-${turnId}` } : {}),
+          });
+          expect(events).toHaveLength(size);
+          expect(fresh).toEqual([]);
+        }
       }
     } finally {
       spy.mockRestore();

@@ -62,58 +62,72 @@ interface AppendRehearsal {
   ): Promise<void>;
 }
 
+/** The command starting the warm-up's session. */
+const START: SessionCommand = { type: "start", data: { encoding: "o200k_base" } };
+
 /**
  * The sizes of batch (events) an agent's steps make: a step's messages with its turn's completion, or alone.
- * The store's append statement differs with the number of rows (PostgreSQL prepares and plans each on the
- * connection, SQLite prepares each), so a first append of a size not warmed paid for it.
+ * The store's append statement differs with the number of rows and with an idempotency key (PostgreSQL
+ * prepares each shape on the connection, SQLite each number of rows), so a first append of a shape not
+ * warmed prepared its statement then.
  */
 const WARMED_BATCH_SIZES = 6;
 
+/** One rehearsed append: its events, and the idempotency key of a keyed one (the OpenAI Agents adapter's). */
+interface RehearsedBatch {
+  events: DomainEvent[];
+  idempotencyKey?: string;
+}
+
 /**
  * Warms the store's side of a session's first appends, writing nothing: its start, the agent step with its
- * turn completed, and batches of every other size up to WARMED_BATCH_SIZES events, decided as Session decides
- * them (on made-up token counts: no tokenizer needed, so it runs while the tokenizer loads) and run by the
- * store in a transaction it rolls back (OpenedEventStore.warmUpAppends: the events' checks and search terms,
- * the statements prepared and planned). Rejects when the database refuses; the caller only loses the saving.
+ * turn completed, and batches of every size up to WARMED_BATCH_SIZES events, with an idempotency key and
+ * without, decided as Session decides them (on made-up token counts: no tokenizer needed, so it runs while
+ * the tokenizer loads) and run by the store in a transaction it rolls back (OpenedEventStore.warmUpAppends:
+ * the events' checks and search terms, the statements prepared). Rejects when the database refuses; the
+ * caller only loses the saving.
  */
 export async function warmUpStore(store: AppendRehearsal): Promise<void> {
   const sessionId = uuidv7();
-  const start: SessionCommand = { type: "start", data: { encoding: "o200k_base" } };
-  const step = stepMessages();
   const [started, ...stepEvents] = decideSequence(
     initialState(sessionId),
-    [start, ...turnCommands("warm-up", step, true)],
+    [START, ...turnCommands("warm-up", stepMessages(), true)],
     NO_KEYS,
   );
   if (started === undefined) return;
-  const batches = [[started], stepEvents];
+  const batches: RehearsedBatch[] = [{ events: [started] }, { events: stepEvents }];
   for (let size = 1; size <= WARMED_BATCH_SIZES; size++) {
-    if (size === stepEvents.length) continue;
-    // A size's batch: size - 1 messages and their turn's completion (one message alone for size 1).
-    const complete = size > 1;
-    const messages = Array.from({ length: complete ? size - 1 : 1 }, (_, i) =>
-      toMessage(
-        { role: "user", content: `Warm-up batch of ${size}, message ${i}.` },
-        "warm-up",
-        `warm-up-${size}#${i}`,
-      ),
-    );
-    // Decided on a started session: the start's own event is the first of the sequence.
-    const [, ...events] = decideSequence(
-      initialState(sessionId),
-      [start, ...turnCommands(`warm-up-${size}`, messages, complete)],
-      NO_KEYS,
-    );
-    batches.push(events);
+    if (size !== stepEvents.length) batches.push({ events: sizedBatch(sessionId, size, "plain") });
+    batches.push({ events: sizedBatch(sessionId, size, "keyed"), idempotencyKey: `warm-up-${size}` });
   }
   let version = 0;
   await store.warmUpAppends(
-    batches.map((events) => {
+    batches.map(({ events, idempotencyKey }) => {
       const expectedVersion = version === 0 ? ("no-stream" as const) : version;
       version += events.length;
-      return { sessionId, events, options: { expectedVersion, freshKeys: freshKeysOf(events) } };
+      const options = { expectedVersion, freshKeys: freshKeysOf(events) };
+      return { sessionId, events, options: idempotencyKey === undefined ? options : { ...options, idempotencyKey } };
     }),
   );
+}
+
+/**
+ * A batch of `size` events for the warm-up's started session: size - 1 user messages and their turn's
+ * completion (one message alone for size 1); `tag` keeps its ids apart from the other batches'.
+ */
+function sizedBatch(sessionId: string, size: number, tag: string): DomainEvent[] {
+  const complete = size > 1;
+  const turnId = `warm-up-${tag}-${size}`;
+  const messages = Array.from({ length: complete ? size - 1 : 1 }, (_, i) =>
+    toMessage({ role: "user", content: `Warm-up batch of ${size}, message ${i}.` }, "warm-up", `${turnId}#${i}`),
+  );
+  // Decided on a fresh state: the start's own event is the first of the sequence.
+  const [, ...events] = decideSequence(
+    initialState(sessionId),
+    [START, ...turnCommands(turnId, messages, complete)],
+    NO_KEYS,
+  );
+  return events;
 }
 
 /** A turn's append of `messages` (made-up counts) and, with `complete`, its completion. */
