@@ -5,7 +5,7 @@
  * summary it folds in as the summarizer will measure it.
  */
 import { type LiveEntry, type Message, OfflineSummarizer } from "@palimpsest/core";
-import { costCandidates, estimateTokens, summaryNeed } from "@palimpsest/core/testing";
+import { costCandidates, estimateTokens, OPENAI_PROFILE, summaryNeed } from "@palimpsest/core/testing";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
@@ -38,6 +38,28 @@ function chatty(from: number, to: number): LiveEntry[] {
     );
   }
   return view;
+}
+
+/**
+ * A summary of 40 turns of tool calls, each asked for in prose, as the session counts it (its paths and
+ * commands count denser than the estimate: its own ratio is 1), and the counted tokens of its requests section.
+ */
+async function toolCallSummary(): Promise<{ kept: LiveEntry; requests: number }> {
+  const messages: Message[] = [];
+  for (let t = 0; t < 40; t++) {
+    messages.push(userMessage(`q${t}`, ask(t)));
+    const command = `make test src/dir${t}/file_${t}.ts && ls /var/log/x${t}`;
+    messages.push(callTools(`a${t}`, [[`c${t}`, "shell", JSON.stringify({ command })]]));
+    messages.push(output(`r${t}`, `c${t}`, `took ${t}.5 ms, ${t}.25 MB, /usr/src/a${t}/b.ts`));
+  }
+  const { text } = await new OfflineSummarizer().summarize({ messages, maxOutputTokens: 1_000_000 });
+  const held = counted({ id: "s1", role: "user", content: [{ type: "text", text }] });
+  const kept = { ...held, placedBy: { compactionId: "c-s1", kind: "summary" as const } };
+  expect(kept.tokens).toBeGreaterThan(estimateTokens(text));
+  const start = text.indexOf("## User Requests");
+  const section = text.slice(start, text.indexOf("\n## ", start + 1));
+  const requests = counter.countMessage({ id: "r", role: "user", content: [{ type: "text", text: section }] });
+  return { kept, requests };
 }
 
 /** What the offline summary of `span` writes with all the room it wants, as the session counts it. */
@@ -116,26 +138,61 @@ describe("a summary's expected size, in the session's counted tokens", () => {
   });
 
   it("given a kept summary of tool calls, then the requests it holds leave its chain at the prose ratio of the span's requests, not as their estimate", async () => {
-    const messages: Message[] = [];
-    for (let t = 0; t < 40; t++) {
-      messages.push(userMessage(`q${t}`, ask(t)));
-      const command = `make test src/dir${t}/file_${t}.ts && ls /var/log/x${t}`;
-      messages.push(callTools(`a${t}`, [[`c${t}`, "shell", JSON.stringify({ command })]]));
-      messages.push(output(`r${t}`, `c${t}`, `took ${t}.5 ms, ${t}.25 MB, /usr/src/a${t}/b.ts`));
-    }
-    const { text } = await new OfflineSummarizer().summarize({ messages, maxOutputTokens: 1_000_000 });
-    const held = counted({ id: "s1", role: "user", content: [{ type: "text", text }] });
-    const kept = { ...held, placedBy: { compactionId: "c-s1", kind: "summary" as const } };
     // Its paths and commands count denser than the estimate: the summary's own ratio is 1.
-    expect(kept.tokens).toBeGreaterThan(estimateTokens(text));
-    const start = text.indexOf("## User Requests");
-    const section = text.slice(start, text.indexOf("\n## ", start + 1));
-    const requests = counter.countMessage({ id: "r", role: "user", content: [{ type: "text", text: section }] });
+    const { kept, requests } = await toolCallSummary();
     // Without prose to measure on, the requests are their estimate, a quarter over what the session counts...
     expect(summaryRequestTokens([kept])).toBeGreaterThan(1.15 * requests);
     // ...and at the ratio of the span's own requests, what the session counts.
     const span = chatty(40, 60);
     expect(summaryRequestTokens([kept], span) / requests).toBeGreaterThan(0.9);
     expect(summaryRequestTokens([kept], span) / requests).toBeLessThan(1.1);
+  });
+
+  it("given an update of a summary of tool calls, then its need counts the requests it holds at the prose ratio of the span's requests, not as their estimate", async () => {
+    const { kept, requests } = await toolCallSummary();
+    // The same summary without requests: what the requests add to the need is theirs alone.
+    const bare = live(userMessage("s1", "summary s1"), kept.tokens, kept.placedBy);
+    const span = chatty(40, 60);
+    const added = summaryNeed(span, [kept]).counted.hardTokens - summaryNeed(span, [bare]).counted.hardTokens;
+    // As a kept chain leaves them out (summaryRequestTokens), and what the session counts: at the summary's
+    // own ratio (1), they would be their estimate, a quarter over.
+    expect(added).toBe(summaryRequestTokens([kept], span));
+    expect(added / requests).toBeGreaterThan(0.9);
+    expect(added / requests).toBeLessThan(1.1);
+  });
+
+  it("given a kept chain holding a summary of tool calls, then its cap leaves the requests out at the prose ratio of the span's requests, not as their estimate", async () => {
+    const { kept } = await toolCallSummary();
+    const cap = OPENAI_PROFILE.summary.maxTokens;
+    const span = chatty(40, 160);
+    // A chain of an earlier summary of `held` tokens (no requests), then the summary of tool calls.
+    const chain = (held: number) =>
+      costCandidates(
+        policyInput(
+          [
+            live(system("sys"), 500),
+            live(userMessage("s0", "summary s0"), held, { compactionId: "c-s0", kind: "summary" }),
+            kept,
+            ...span,
+          ],
+          { compactions: 2 },
+        ),
+        [1],
+      );
+    const keeping = chain(100).filter((c) => c.keepsSummaries);
+    expect(keeping.length).toBeGreaterThan(0);
+    // What the cap counts of each plan that keeps the chain: the chain less its requests (counted at the
+    // ratio of the plan's span's requests), and the new summary at its expected size.
+    const capped = keeping.map((c) => {
+      const requests = summaryRequestTokens([kept], c.plan.input);
+      // At their estimate, the requests would leave the chain some 400 tokens lighter.
+      expect(summaryRequestTokens([kept]) - requests).toBeGreaterThan(300);
+      return c.shape.headTokens - c.shape.systemTokens - requests + c.shape.summaryTokens;
+    });
+    const near = 100 + 2 * cap - Math.min(...capped);
+    expect(chain(near).some((c) => c.keepsSummaries)).toBe(true);
+    const over = chain(near + 1);
+    expect(over.length).toBeGreaterThan(0);
+    expect(over.some((c) => c.keepsSummaries)).toBe(false);
   });
 });
