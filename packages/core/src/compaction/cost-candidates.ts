@@ -20,8 +20,9 @@ export interface PlannedCandidate {
   /** Of those, the span's own: the rest are of the earlier summaries it folds in (none when it keeps them). */
   lostFreshItems: number;
   /**
-   * The earlier summaries it keeps whole, in the summarizer's units (summariesEstimate, as an update's need
-   * counts them): 0 for an update. Only the summaries: the other messages before its span are not counted.
+   * The earlier summaries it keeps whole, in the summarizer's units as an update's need counts them
+   * (summariesEstimate: each at the larger of its text's estimate and its counted tokens): 0 for an update.
+   * Only the summaries: the other messages before its span are not counted.
    */
   keptSummaryTokens: number;
 }
@@ -72,7 +73,7 @@ export function costCandidates(
       const room = planned.maxSummaryTokens;
       const need = summaryNeed(planned.input, keepsSummaries ? [] : earlierSummaries(input.view, planned));
       const kept = keepsSummaries ? keptSummaries(input.view, planned) : [];
-      const keptRequestTokens = summaryRequestTokens(kept, planned.input);
+      const keptRequestTokens = keepsSummaries ? summaryRequestTokens(kept, planned.input) : 0;
       const keptSummaryTokens = summariesEstimate(kept);
       // The rule's budget, and where it is short of the span's facts, room for them all up to the recall cap.
       const factRoom = Math.max(room, Math.min(Math.ceil(NEED_MARGIN * need.tokens), recallCap(input)));
@@ -82,6 +83,7 @@ export function costCandidates(
         // The kept summaries' requests are left out of the cap: an update would keep them too. All in the
         // session's counted tokens, the units of the chain and of the prompt the cap keeps under the
         // threshold: the new summary at its expected counted size, not its budget (the summarizer's units).
+        // The profile's summary cap in keptCap is the one term that is not (see there).
         if (keepsSummaries && keptTokens(shape) - keptRequestTokens + shape.summaryTokens > keptCap(input)) continue;
         seen.add(key);
         const lost = lostAt(need, summaryBudget);
@@ -174,6 +176,16 @@ function keptTokens(shape: CompactionShape): number {
  * What a kept chain and the new summary may hold together: twice the profile's cap, within the share of
  * the threshold an update may take (on a small window a longer chain would leave the prompt over the
  * threshold after every compaction, due again at the next request).
+ * The share of the threshold is in counted tokens, like what it is compared with. The profile's cap is
+ * not: it caps a summary's budget, in the summarizer's units, and is compared unconverted. Where the chain
+ * and the new summary are prose (about 5 characters a counted token against the estimate's 3.25) it is
+ * looser than two summaries at the cap would count, and errs towards keeping (a chain up to about half as
+ * long again before only an update is offered); where they are paths, commands and figures, which count
+ * about at their estimate or over it (the summary of tool calls in summary-units.test.ts, its requests
+ * left out: 2,251 counted for 1,714 estimated), it is about exact or errs towards an update. It is not
+ * converted because no ratio at hand fits both: the chain less its requests is mostly those dense lines,
+ * and the new summary holds its span's prose requests; the kept summaries' own ratio is lowered by the
+ * very requests left out, and the span's requests' ratio is prose's.
  */
 function keptCap(input: PolicyInput): number {
   const threshold = compactionThreshold(input.contextWindow, input.maxOutputTokens, input.profile.threshold);

@@ -172,8 +172,9 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   // the other messages before its span (the first ones an earlier compaction kept) are in summary's span, so
   // what summary's room gives their facts already shows in its dropped facts. One unit, the summarizer's
   // (estimateTokens, what both budgets are fitted in): a kept summary's text is at hand, so its estimate is
-  // exact there, and it is what an update's need counts it at; the counted tokens of the summaries not yet
-  // written, the other way round, could only be guessed at a ratio.
+  // exact there, and it is what an update's need counts it at (its counted tokens where those are more,
+  // summariesEstimate); the counted tokens of the summaries not yet written, the other way round, could
+  // only be guessed at a ratio.
   const fair = candidates.filter(
     (c) =>
       c.lostItems <= LOST_EPSILON ||

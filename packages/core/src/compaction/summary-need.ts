@@ -21,7 +21,7 @@ import { stripSummaryNote } from "./summary-note.ts";
  * updates earlier summaries, all they held.
  */
 export interface SummaryNeed {
-  /** Tokens a summary keeping all of it takes (an estimate: the requests and items by their length, earlier summaries by their counted tokens). */
+  /** Tokens a summary keeping all of it takes (an estimate: the requests and items by their length, earlier summaries by summaryEstimate). */
   tokens: number;
   /**
    * Tokens no summary cuts: its frame (headings, the budget line, the recovery lines with the span's first
@@ -213,8 +213,9 @@ function requestMessages(fresh: readonly LiveEntry[]): LiveEntry[] {
 }
 
 /**
- * Earlier summaries' size in the summarizer's units, as an update's need counts them (summaryEstimate): in
- * a plan that keeps them whole, the room they give their facts, comparable with a summary's budget.
+ * Earlier summaries' size in the summarizer's units, as an update's need counts them (summaryEstimate: each
+ * at the larger of its text's estimate and its counted tokens): in a plan that keeps them whole, the room
+ * they give their facts, comparable with a summary's budget.
  */
 export function summariesEstimate(summaries: readonly LiveEntry[]): number {
   return summaries.reduce((sum, e) => sum + summaryEstimate(e), 0);
