@@ -198,6 +198,24 @@ for (const backend of backends) {
         ]);
       });
 
+      it.skipIf(backend.name !== "sqlite")(
+        "makes a new key's row and writes on it, with no locked read (SQLite)",
+        async () => {
+          const log = await open();
+          const key: MirrorKey = { project: "p", session: `new-${encrypted}` };
+          const seen = watchSqliteStatements();
+          expect(await log.append(key, entries("first", 2), listUuids)).toMatchObject({ stored: 2, nextSeq: 2 });
+          expect(seen.map((s) => s.sql.split(" ").slice(0, 3).join(" "))).toEqual([
+            "select * from",
+            'insert into "mirror_keys"',
+            "BEGIN IMMEDIATE",
+            "UPDATE mirror_keys SET",
+            'INSERT INTO "mirror_entries"',
+            "COMMIT",
+          ]);
+        },
+      );
+
       describe.skipIf(backend.name !== "postgres")("on PostgreSQL", () => {
         it("appends in one statement on the row it left, two from a log that never wrote the key", async () => {
           const log = await open();
@@ -218,6 +236,22 @@ for (const backend of backends) {
           const stored = [...entries("first", 3), ...entries("second", 4), ...entries("third", 2)];
           expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
           expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
+        });
+
+        it("makes a new key's row and appends on it in three statements, with no locked transaction", async () => {
+          const log = await open();
+          const key: MirrorKey = { project: "p", session: `new-${encrypted}` };
+          const seen = watchStatements();
+          const result = await log.append(key, entries("first", 3), listUuids);
+          expect(result).toMatchObject({ stored: 3, nextSeq: 3, generation: 0 });
+          // The row read (none), made (its values returned), and written on with the entries.
+          expect(seen).toEqual([
+            expect.stringMatching(/^select \* from "mirror_keys"/),
+            expect.stringMatching(/^insert into "mirror_keys" .* on conflict do nothing returning/),
+            expect.stringMatching(/^WITH guard/),
+          ]);
+          vi.restoreAllMocks();
+          expect(await log.entries(key, 0)).toEqual(entries("first", 3).map((e) => e.text));
         });
 
         /** `log` appends `ours` to `key` while another process appends `theirs` between its read and its write. */

@@ -66,6 +66,9 @@ const REMEMBERED_GENERATIONS = 10_000;
 /** Keys whose row an append remembers (the quick path's; the least recently written are read again). */
 const REMEMBERED_ROWS = 1_000;
 
+/** What the quick path answers for a key with no row yet. */
+const NO_ROW = Symbol("no row");
+
 /** What one locked attempt at an append came to. */
 type LockedAppend =
   | { readonly kind: "appended"; readonly result: MirrorAppendResult; readonly row: MirrorRowRead }
@@ -159,7 +162,10 @@ export class MirrorLog implements MirrorLogPort {
     }
   }
 
-  /** The append: the quick path, else the locked one (creating the key's row on its first append). */
+  /**
+   * The append: the quick path, else the locked one. A key with no row yet (its first append) has it made,
+   * and the quick path tried again on it.
+   */
   async #appendWith(
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
@@ -168,7 +174,12 @@ export class MirrorLog implements MirrorLogPort {
   ): Promise<MirrorAppendResult> {
     for (let created = false; ; ) {
       const quick = await this.#appendQuickly(key, entries, summarize, keys);
-      if (quick !== undefined) return quick;
+      if (quick === NO_ROW && !created) {
+        await this.#createRow(key);
+        created = true;
+        continue;
+      }
+      if (quick !== undefined && quick !== NO_ROW) return quick;
       const sealing = await keys.forGeneration(await this.#sealedGeneration(key));
       const attempt = await this.#appendLocked(key, entries, summarize, sealing);
       if (attempt.kind === "appended") {
@@ -186,9 +197,12 @@ export class MirrorLog implements MirrorLogPort {
     }
   }
 
-  /** The key's row at generation 0, unless a process made it first (the key's first append). */
+  /**
+   * The key's row at generation 0, unless a process made it first (the key's first append); the row made is
+   * remembered, so the quick path writes on it without reading it.
+   */
   async #createRow(key: MirrorKey): Promise<void> {
-    await this.#store.db
+    const made = await this.#store.db
       .insertInto("mirror_keys")
       .values({
         project_key: key.project,
@@ -202,7 +216,9 @@ export class MirrorLog implements MirrorLogPort {
         last_batch: null,
       })
       .onConflict((oc) => oc.doNothing())
-      .execute();
+      .returning(["generation", "next_seq", "mtime_ms", "summary"])
+      .executeTakeFirst();
+    if (made !== undefined) this.#rows.set(keyId(key), made);
   }
 
   /** An encrypted store's generation to seal for: remembered, else read (the lock checks it); 0 unencrypted. */
@@ -269,20 +285,21 @@ export class MirrorLog implements MirrorLogPort {
   /**
    * The quick path (quickAppend): the write alone on the key's row as this log last left it, else as read
    * now, sealed for the row's generation; undefined, nothing written, for an empty batch (answered by the
-   * locked path's read, never from memory), a key with no row yet, a key that moved under a fresh read
-   * too, or a batch with a uuid the key holds: the locked path then stores what is new.
+   * locked path's read, never from memory), a key that moved under a fresh read too, or a batch with a
+   * uuid the key holds: the locked path then stores what is new. NO_ROW, nothing written, for a key with no
+   * row yet.
    */
   async #appendQuickly(
     key: MirrorKey,
     entries: readonly MirrorEntryInput[],
     summarize: MirrorSummarize | undefined,
     keys: AppendKeys,
-  ): Promise<MirrorAppendResult | undefined> {
+  ): Promise<MirrorAppendResult | typeof NO_ROW | undefined> {
     if (entries.length === 0) return undefined;
     const remembered = this.#rows.get(keyId(key));
     for (const reading of remembered === undefined ? [true] : [false, true]) {
       const row = reading ? await this.#keyQuery(key).executeTakeFirst() : remembered;
-      if (row === undefined) break;
+      if (row === undefined) return NO_ROW;
       await keys.destroyBelow(row.generation);
       const sealing = await keys.forGeneration(row.generation);
       const outcome = await quickAppend(this.#store, key, row, entries, summarize, sealing).catch((error: unknown) => {
