@@ -1,7 +1,13 @@
 import { checkOptionKeys, definedFields, type Keyring, ValidationError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { eraseLeftovers, MirrorFolder, type MirrorFolderOptions, Palimpsest } from "@palimpsest/runtime";
-import { MirrorLog, openEventStore } from "@palimpsest/store";
+import {
+  eraseLeftovers,
+  MirrorFolder,
+  type MirrorFolderOptions,
+  openWarmedStore,
+  Palimpsest,
+} from "@palimpsest/runtime";
+import { MirrorLog } from "@palimpsest/store";
 import { PalimpsestSessionStore, type SummaryFold } from "./palimpsest-session-store.ts";
 
 /** Options of openSessionStore. Exact: an unknown key is VALIDATION. */
@@ -31,15 +37,17 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
 
 /**
  * Opens (creating and migrating) the Palimpsest store at `url` as a Claude Agent SDK SessionStore:
- * `query({ prompt, options: { sessionStore: await openSessionStore({ url }) } })`. Finishes what a
- * process that died left: sessions of deleted keys still holding content are erased, and entries
- * stored but not yet folded are folded in the background. Needs `@anthropic-ai/claude-agent-sdk`.
+ * `query({ prompt, options: { sessionStore: await openSessionStore({ url }) } })`. Loads the tokenizer and
+ * warms the store's appends as openPalimpsest does (openWarmedStore), so no fold loads it while the SDK
+ * appends. Finishes what a process that died left: sessions of deleted keys still holding content are
+ * erased, and entries stored but not yet folded are folded in the background. Needs
+ * `@anthropic-ai/claude-agent-sdk`.
  */
 export async function openSessionStore(options: OpenSessionStoreOptions = {}): Promise<PalimpsestSessionStore> {
   checkOptionKeys("openSessionStore", options, OPTION_KEYS);
   const foldSummary = await loadSummaryFold();
   const { url, sqliteBusyTimeoutMs, tenant, keyring, ...folding } = options;
-  const store = await openEventStore(url, definedFields({ sqliteBusyTimeoutMs, tenant, keyring }));
+  const store = await openWarmedStore(url, definedFields({ sqliteBusyTimeoutMs, tenant, keyring }));
   const runtime = new Palimpsest({ store, counterFor: createTokenCounter });
   const log = new MirrorLog(store);
   const folder = new MirrorFolder(runtime, log, folding);

@@ -43,7 +43,7 @@ export {
   type MirrorFolderOptions,
 } from "./mirror-fold/index.ts";
 export { type HandoffRuntime, Handoffs, type RequestHandoffOptions } from "./palimpsest/index.ts";
-export { type OpenPalimpsestOptions, openPalimpsest } from "./palimpsest/open-palimpsest.ts";
+export { type OpenPalimpsestOptions, openPalimpsest, openWarmedStore } from "./palimpsest/open-palimpsest.ts";
 export {
   type AdapterSessionOptions,
   checkAdapterOptions,

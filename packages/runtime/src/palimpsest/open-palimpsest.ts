@@ -1,6 +1,6 @@
 import { checkOptionKeys, definedFields, type Keyring } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { openEventStore } from "@palimpsest/store";
+import { type OpenEventStoreOptions, type OpenedEventStore, openEventStore } from "@palimpsest/store";
 import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
 import { warmUpAppendPath, warmUpStore } from "./warm-up.ts";
 
@@ -59,20 +59,32 @@ const PRELOADED_ENCODING = "o200k_base";
 /**
  * Opens the store at `url` (migrating it) and returns the session runtime over it, with every other option.
  * The tokenizer of current models (o200k_base) is loaded beside the store's opening; the append path is
- * warmed, writing nothing (see warm-up.ts).
+ * warmed, writing nothing (openWarmedStore).
  */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
   checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
   const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search, ...runtime } = options;
+  const store = await openWarmedStore(
+    url,
+    definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search }),
+  );
+  return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
+}
+
+/**
+ * openEventStore with openPalimpsest's warm-ups: the tokenizer of current models loaded, and a step run through
+ * the append path's CPU work with it (warmUpAppendPath), while the store connects and migrates; then the
+ * store's appends rehearsed in a transaction rolled back (warmUpStore). Resolves once all are done, so the
+ * first appends of a runtime built over the store wait for none of them. For adapters that build their own
+ * runtime over the store (the Claude Agent SDK's openSessionStore).
+ */
+export async function openWarmedStore(url?: string, options?: OpenEventStoreOptions): Promise<OpenedEventStore> {
   // A failure to load is the first count's to report (createTokenCounter does not keep a failed load);
   // the warm-ups only save time (their own tests say they run): a failed one is ignored.
   const tokenizer = createTokenCounter(PRELOADED_ENCODING)
     .then(warmUpAppendPath)
     .catch(() => undefined);
-  const store = await openEventStore(
-    url,
-    definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search }),
-  );
+  const store = await openEventStore(url, options);
   await Promise.all([tokenizer, warmUpStore(store).catch(() => undefined)]);
-  return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
+  return store;
 }
