@@ -174,23 +174,21 @@ export class MirrorLog implements MirrorLogPort {
   ): Promise<MirrorAppendResult> {
     for (let created = false; ; ) {
       const quick = await this.#appendQuickly(key, entries, summarize, keys);
-      if (quick === NO_ROW && !created) {
-        await this.#createRow(key);
-        created = true;
-        continue;
-      }
       if (quick !== undefined && quick !== NO_ROW) return quick;
-      const sealing = await keys.forGeneration(await this.#sealedGeneration(key));
-      const attempt = await this.#appendLocked(key, entries, summarize, sealing);
-      if (attempt.kind === "appended") {
-        this.#rows.set(keyId(key), attempt.row);
-        return attempt.result;
+      if (quick === undefined) {
+        const sealing = await keys.forGeneration(await this.#sealedGeneration(key));
+        const attempt = await this.#appendLocked(key, entries, summarize, sealing);
+        if (attempt.kind === "appended") {
+          this.#rows.set(keyId(key), attempt.row);
+          return attempt.result;
+        }
+        if (attempt.kind === "moved") {
+          this.#generations.set(keyId(key), attempt.generation);
+          await keys.destroyBelow(attempt.generation);
+          continue;
+        }
       }
-      if (attempt.kind === "moved") {
-        this.#generations.set(keyId(key), attempt.generation);
-        await keys.destroyBelow(attempt.generation);
-        continue;
-      }
+      // No row, as the quick path's read or the lock found: made, then the append tried again on it.
       if (created) throw new StorageError("mirrorAppend", "the key's row vanished after it was created");
       await this.#createRow(key);
       created = true;
