@@ -130,7 +130,8 @@ describe("AiSdkSummarizer on @ai-sdk/anthropic", () => {
     expect(sent.max_tokens).toBeGreaterThan(0);
 
     // The AI SDK's input tokens are all of them, the cached ones included.
-    const inputTokens = summaryUsage.input_tokens + summaryUsage.cache_read_input_tokens + 110;
+    const inputTokens =
+      summaryUsage.input_tokens + summaryUsage.cache_read_input_tokens + summaryUsage.cache_creation_input_tokens;
     expect(usages).toStrictEqual([{ inputTokens, cachedInputTokens: 4_800, cacheWriteTokens: 110, outputTokens: 60 }]);
     const view = conversation.session.view();
     const summary = view.messages.find((m) => m.id === view.lastSummaryId);
