@@ -1,10 +1,12 @@
 /**
  * A session's snapshot is a cache: the append that makes it due does not wait for it. It is written in the
- * background, from the state as it is then; the runtime's `settled` and `close` wait for it.
+ * background, from the state as it is then; the runtime's `settled` and `close` wait for it. A large state
+ * is encoded in slices, the event loop turning between them; a view past SNAPSHOT_SCALE_TOKENS snapshots
+ * less often, in proportion.
  */
-import type { Snapshot } from "@palimpsest/core";
+import type { SessionState, Snapshot } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { Palimpsest } from "@palimpsest/runtime";
+import { Palimpsest, saveSnapshot } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 
@@ -140,6 +142,71 @@ for (const backend of runtimeBackends()) {
       await runtime.settled();
       expect(reported).toEqual([new Error("disk full")]);
       expect((await base.store.readStream(session.id)).at(-1)?.seq).toBe(session.state.lastSeq);
+    });
+
+    it("encodes a large state in slices, the event loop turning between them, as the state was at the call", async () => {
+      const base = await backend.open();
+      const gated = gatedSnapshots(base.store);
+      gated.open();
+      const session = await base.startSession({ model: "gpt-4o" });
+      const exchanges = Array.from({ length: 400 }, (_, n) => [
+        { id: `u${n}`, role: "user" as const, content: `question ${n} ${"lorem ipsum ".repeat(400)}` },
+        { id: `a${n}`, role: "assistant" as const, content: `answer ${n} ${"dolor sit ".repeat(400)}` },
+      ]).flat();
+      await session.append(exchanges);
+      const state = structuredClone(session.state) as SessionState; // a fold's to change: the test's own
+      const seq = state.lastSeq;
+      let turns = 0;
+      let turning = true;
+      const count = () => {
+        if (!turning) return;
+        turns += 1;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      const saved = saveSnapshot(gated.store, state).finally(() => {
+        turning = false;
+      });
+      // What an append folds while the encoding runs: it is not in the snapshot being written.
+      state.live.push({
+        message: { id: "late", role: "user", content: [{ type: "text", text: "folded later" }] },
+        tokens: 3,
+        seq: seq + 1,
+      });
+      state.lastSeq = seq + 1;
+      const entered = await gated.called;
+      const turnsBeforeWrite = turns;
+      await saved;
+      // About 4 MB of JSON: encoded in one piece, the store is called before the event loop turns once.
+      expect(turnsBeforeWrite).toBeGreaterThan(2);
+      expect(entered.seq).toBe(seq);
+      expect(entered.state).not.toContain("folded later");
+      expect((await base.store.loadSnapshot(session.id))?.seq).toBe(seq);
+    });
+
+    it("snapshots a view past SNAPSHOT_SCALE_TOKENS less often, in proportion to its size", async () => {
+      const base = await backend.open();
+      const gated = gatedSnapshots(base.store);
+      gated.open();
+      const runtime = new Palimpsest({ store: gated.store, counterFor: createTokenCounter, snapshotEvery: 2 });
+      const session = await runtime.startSession({ model: "gpt-4o" });
+      const exchange = (n: number, content: string) =>
+        session.append([
+          { id: `u${n}`, role: "user", content },
+          { id: `a${n}`, role: "assistant", content: `reply ${n}` },
+        ]);
+      await exchange(1, "a small view: a snapshot every 2 events");
+      await runtime.settled();
+      expect(gated.order).toEqual([`entered ${session.state.lastSeq}`, `saved ${session.state.lastSeq}`]);
+      // " a" is one token: about 510K tokens of view, so a snapshot every ceil(2 × 510K / 250K) = 5 events.
+      await exchange(2, " a".repeat(510_000));
+      expect(session.state.liveTokens).toBeGreaterThan(500_000);
+      await exchange(3, "two events more: four since the last snapshot, not yet five");
+      await runtime.settled();
+      expect(gated.order).toHaveLength(2);
+      await exchange(4, "six since the last snapshot: due");
+      await runtime.settled();
+      expect(gated.order.slice(2)).toEqual([`entered ${session.state.lastSeq}`, `saved ${session.state.lastSeq}`]);
     });
   });
 }

@@ -326,6 +326,7 @@ export {
   decodeState,
   type EncodedState,
   encodeState,
+  encodeStateSteps,
   evolve,
   foldEvents,
   freshKeysOf,

@@ -31,4 +31,11 @@ export {
   type RecentFailure,
   type SessionState,
 } from "./session-state.ts";
-export { decodeState, type EncodedState, encodeState, STATE_FORMAT, sha256 } from "./state-codec.ts";
+export {
+  decodeState,
+  type EncodedState,
+  encodeState,
+  encodeStateSteps,
+  STATE_FORMAT,
+  sha256,
+} from "./state-codec.ts";

@@ -19,8 +19,39 @@ export function sha256(text: string): string {
 
 /** Serializes a state for a snapshot (the pending calls' Map becomes an array). */
 export function encodeState(state: SessionState): EncodedState {
-  const text = JSON.stringify({ ...state, pendingCalls: [...state.pendingCalls] });
-  return { format: STATE_FORMAT, seq: state.lastSeq, state: text, checksum: sha256(text) };
+  const steps = encodeStateSteps(state);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * Serializes a state as encodeState does, one live entry per step: each `next()` encodes one more, and the
+ * generator returns the encoded state. A caller that pauses between steps spreads a large state's encoding
+ * (its JSON and checksum) over several turns of its event loop, and gets the state as it was at the first
+ * `next()`: that step encodes all but the live entries and copies their list (the entries themselves are
+ * never changed, a fold replaces them). The text is the state's JSON with the live entries last; the
+ * checksum is computed as the text is made.
+ */
+export function* encodeStateSteps(state: SessionState): Generator<undefined, EncodedState> {
+  const { live: current, ...rest } = state;
+  const live = [...current];
+  const seq = state.lastSeq;
+  const hash = createHash("sha256");
+  const pieces: string[] = [];
+  const add = (piece: string) => {
+    hash.update(piece);
+    pieces.push(piece);
+  };
+  // Every piece is whole JSON (lone surrogates escaped), so hashing them in turn hashes the text's UTF-8.
+  add(`${JSON.stringify({ ...rest, pendingCalls: [...state.pendingCalls] }).slice(0, -1)},"live":[`);
+  for (const [i, entry] of live.entries()) {
+    yield;
+    add(i === 0 ? JSON.stringify(entry) : `,${JSON.stringify(entry)}`);
+  }
+  add("]}");
+  return { format: STATE_FORMAT, seq, state: pieces.join(""), checksum: hash.digest("hex") };
 }
 
 /**

@@ -67,7 +67,12 @@ export interface RuntimeDeps {
    * count) and on its counts, so it should cache its result.
    */
   counterFor: (encoding: SessionStarted["encoding"]) => Promise<TokenCounter>;
+  /**
+   * Events between a session's snapshots (default 500); fewer for a view past 250K tokens, in proportion
+   * (a snapshot's cost grows with the view). A batch compaction snapshots at once.
+   */
   snapshotEvery?: number;
+  /** Told of a snapshot that could not be written (a cache: the session goes on, a resume replays more). */
   onSnapshotError?: (error: unknown) => void;
   /** How sessions compact: policy, profile, summarizer, automatic checks, trimming on append. */
   compaction?: CompactionSettings;

@@ -1,7 +1,9 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   decodeState,
+  type EncodedState,
   type EventStore,
-  encodeState,
+  encodeStateSteps,
   foldEvents,
   initialState,
   type SessionState,
@@ -45,15 +47,52 @@ export async function loadSession(
   return { state, snapshotSeq: cached?.lastSeq ?? 0, replayedEvents };
 }
 
-/** Writes a snapshot of the state. A failure is reported to `onError` and otherwise ignored: it is a cache. */
+/**
+ * The view's size, in tokens, past which snapshots come less often: a snapshot's encoding and write cost
+ * grows with the view, and a view past the context windows compaction keeps sessions within is one that
+ * grows without bound (compaction off), where a snapshot every `snapshotEvery` events would cost the
+ * session's whole size again and again.
+ */
+export const SNAPSHOT_SCALE_TOKENS = 250_000;
+
+/**
+ * Events between snapshots: `snapshotEvery` up to SNAPSHOT_SCALE_TOKENS of view, in proportion to the
+ * view past it. Snapshots then cost about the same per appended event however large the view grows, and
+ * the events a resume replays after one grow in proportion to the view it loads.
+ */
+export function snapshotInterval(snapshotEvery: number, liveTokens: number): number {
+  return Math.max(snapshotEvery, Math.ceil((snapshotEvery * liveTokens) / SNAPSHOT_SCALE_TOKENS));
+}
+
+/** The longest a snapshot's encoding holds the event loop at a time, in ms (about: one entry may run over). */
+const ENCODE_SLICE_MS = 2;
+
+/**
+ * Writes a snapshot of the state as it is at the call. A failure is reported to `onError` and otherwise
+ * ignored: it is a cache. The state is encoded in slices of about ENCODE_SLICE_MS with a turn of the event
+ * loop between them, so an append made meanwhile waits for a slice, not for the whole state's encoding.
+ */
 export async function saveSnapshot(
   store: SnapshotStore,
   state: SessionState,
   onError: (error: unknown) => void = () => {},
 ): Promise<void> {
   try {
-    await store.saveSnapshot({ sessionId: state.sessionId, ...encodeState(state) });
+    await store.saveSnapshot({ sessionId: state.sessionId, ...(await encodeInSlices(state)) });
   } catch (error) {
     onError(error);
+  }
+}
+
+/** encodeState's result, encoded in slices of about ENCODE_SLICE_MS (encodeStateSteps) with a turn between them. */
+async function encodeInSlices(state: SessionState): Promise<EncodedState> {
+  const steps = encodeStateSteps(state);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    if (performance.now() - sliceStart < ENCODE_SLICE_MS) continue;
+    await nextTurn();
+    sliceStart = performance.now();
   }
 }

@@ -47,7 +47,7 @@ import {
   resumeState,
 } from "@palimpsest/projections";
 import { Contention } from "./contention.ts";
-import { saveSnapshot } from "./load-session.ts";
+import { saveSnapshot, snapshotInterval } from "./load-session.ts";
 import { answerMayBeLost, isSameBatch } from "./lost-answer.ts";
 import { type MessageInput, toMessage } from "./message-input.ts";
 import { NamedTurns } from "./named-turns.ts";
@@ -573,14 +573,15 @@ export class Session {
   }
 
   /**
-   * Snapshots every `snapshotEvery` events, and right after a batch compaction (summary, prune,
-   * pre-compaction): the view is then at its smallest, so a resume reads the least. The snapshot is a
-   * cache, so the write that made it due does not wait for it: it is encoded and stored in the background,
-   * from the state as it is then (a fold is synchronous: every turn of the event loop sees a whole one).
+   * Snapshots every `snapshotEvery` events (snapshotInterval: less often for a view past
+   * SNAPSHOT_SCALE_TOKENS), and right after a batch compaction (summary, prune, pre-compaction): the view
+   * is then at its smallest, so a resume reads the least. The snapshot is a cache, so the write that made
+   * it due does not wait for it: it is encoded and stored in the background, from the state as it is then.
    */
   #maybeSnapshot(compacted: boolean): void {
     if (this.#state.lastSeq === this.#snapshotSeq) return;
-    if (!compacted && this.#state.lastSeq - this.#snapshotSeq < this.#ctx.snapshotEvery) return;
+    const interval = snapshotInterval(this.#ctx.snapshotEvery, this.#state.liveTokens);
+    if (!compacted && this.#state.lastSeq - this.#snapshotSeq < interval) return;
     this.#snapshotSeq = this.#state.lastSeq;
     this.#ctx.background.run(this.id, () => saveSnapshot(this.#ctx.store, this.#state, this.#ctx.onSnapshotError));
   }
