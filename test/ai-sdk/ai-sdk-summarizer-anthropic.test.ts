@@ -5,7 +5,7 @@
  * the summary request must be the agent's last request on the wire with the instruction added after it:
  * same tools, same system, same messages and breakpoints (the provider merges the instruction into the
  * last user message, after its blocks). The usage Anthropic reports (cache reads and writes) reaches the
- * summary's result.
+ * summary's result and the compaction's stats.
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { AiSdkSummarizer, openConversation } from "@palimpsest/ai-sdk";
@@ -133,6 +133,15 @@ describe("AiSdkSummarizer on @ai-sdk/anthropic", () => {
     const inputTokens =
       summaryUsage.input_tokens + summaryUsage.cache_read_input_tokens + summaryUsage.cache_creation_input_tokens;
     expect(usages).toStrictEqual([{ inputTokens, cachedInputTokens: 4_800, cacheWriteTokens: 110, outputTokens: 60 }]);
+    // The compaction records them: the cache's reads and writes beside the input and output tokens.
+    const stats =
+      outcome.status === "compacted" && outcome.event.type === "messages.superseded" && outcome.event.data.stats;
+    expect(stats).toMatchObject({
+      auxTokensIn: inputTokens,
+      auxTokensOut: 60,
+      auxTokensCacheRead: 4_800,
+      auxTokensCacheWrite: 110,
+    });
     const view = conversation.session.view();
     const summary = view.messages.find((m) => m.id === view.lastSummaryId);
     expect(JSON.stringify(summary?.content)).toContain("Checked the weather in Paris and Oslo.");

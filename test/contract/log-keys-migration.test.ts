@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { keysOfEvents } from "@palimpsest/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type StoreBackend, storeBackends, type TestStore } from "../support/store-backends.ts";
-import { databaseOf, undoSearchIndex } from "../support/store-database.ts";
+import { databaseOf, undoCacheTokenColumns, undoSearchIndex } from "../support/store-database.ts";
 import { started, summaryEvent, userMessage } from "./fixtures.ts";
 
 /** The part of kysely's builders a downgrade uses, over any table (kysely is a store dependency only). */
@@ -12,13 +12,14 @@ interface Downgrading {
 
 /**
  * Takes the database back to migration 0013: no log_keys table, 0014 not applied (nor 0017: no sealed
- * snapshots; nor 0018: no search index).
+ * snapshots; nor 0018: no search index; nor 0020 and 0021: no prompt-cache columns).
  */
 async function downgradeTo0013(store: TestStore): Promise<void> {
   const db = databaseOf(store);
   await db.schema.dropTable("log_keys").execute();
   await db.schema.alterTable("snapshots").dropColumn("sealed").execute();
   await undoSearchIndex(store);
+  await undoCacheTokenColumns(store);
   await (db as unknown as Downgrading)
     .deleteFrom("kysely_migration")
     .where("name", ">", "0013_audit_fork_point")

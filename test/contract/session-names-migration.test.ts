@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "@palimpsest/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type StoreBackend, storeBackends, type TestStore } from "../support/store-backends.ts";
-import { databaseOf, undoSearchIndex } from "../support/store-database.ts";
+import { databaseOf, undoCacheTokenColumns, undoSearchIndex } from "../support/store-database.ts";
 import { userMessage } from "./fixtures.ts";
 
 const backends = storeBackends();
@@ -39,6 +39,7 @@ async function downgradeTo0010(store: TestStore): Promise<void> {
   await db.schema.alterTable("audit_sessions").dropColumn("parent_at_seq").execute(); // 0013, undone too
   await db.schema.alterTable("snapshots").dropColumn("sealed").execute(); // 0017, undone too
   await undoSearchIndex(store); // 0018, undone too
+  await undoCacheTokenColumns(store); // 0020 and 0021, undone too
   await (db as unknown as Downgrading)
     .deleteFrom("kysely_migration")
     .where("name", ">", "0010_session_erasure")

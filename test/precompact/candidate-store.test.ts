@@ -20,7 +20,14 @@ for (const backend of runtimeBackends()) {
       const first = candidate(session.id);
       expect(await store.saveCandidate(first)).toBe(true);
       expect(await store.loadCandidate(session.id)).toEqual(first);
-      const newer = candidate(session.id, { summary: "newer", summaryMs: 7, auxTokensIn: 1_200, auxTokensOut: 300 });
+      const newer = candidate(session.id, {
+        summary: "newer",
+        summaryMs: 7,
+        auxTokensIn: 1_200,
+        auxTokensOut: 300,
+        auxTokensCacheRead: 1_000,
+        auxTokensCacheWrite: 150,
+      });
       expect(await store.saveCandidate(newer)).toBe(true);
       expect(await store.loadCandidate(session.id)).toEqual(newer);
       await store.deleteCandidate(session.id);

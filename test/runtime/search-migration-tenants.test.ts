@@ -12,7 +12,7 @@ import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
 import { runStatements, urlAs } from "../support/postgres-roles.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
-import { undoSearchIndex } from "../support/store-database.ts";
+import { undoCacheTokenColumns, undoSearchIndex } from "../support/store-database.ts";
 
 const server = postgresServer();
 
@@ -41,6 +41,7 @@ describe.skipIf("skip" in server)("migration 0018 under forced row-level securit
       if (tenant === "globex") {
         // Back to before 0018: no index, the steps not recorded.
         await undoSearchIndex(store);
+        await undoCacheTokenColumns(store);
         await runStatements(database.url, "DELETE FROM kysely_migration WHERE name >= '0018_message_search'");
       }
       await store.close();

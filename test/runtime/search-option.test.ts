@@ -9,7 +9,7 @@ import { openEventStore } from "@palimpsest/store";
 import { afterAll, describe, expect, it } from "vitest";
 import { newSessionId, started, userMessage } from "../contract/fixtures.ts";
 import { rejection } from "../support/rejection.ts";
-import { databaseOf, undoSearchIndex } from "../support/store-database.ts";
+import { databaseOf, undoCacheTokenColumns, undoSearchIndex } from "../support/store-database.ts";
 import { testEngines } from "../support/test-engines.ts";
 
 /** The part of kysely's builders a downgrade uses, over any table (kysely is a store dependency only). */
@@ -56,6 +56,7 @@ for (const engine of testEngines()) {
       await before.erase(erased);
       // Back to before 0018: no index, the steps not recorded.
       await undoSearchIndex(before);
+      await undoCacheTokenColumns(before);
       await (databaseOf(before) as unknown as Downgrading)
         .deleteFrom("kysely_migration")
         .where("name", ">=", "0018_message_search")

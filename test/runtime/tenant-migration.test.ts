@@ -24,8 +24,16 @@ const GENERATED = new Set(["position", "transaction_id"]);
 
 type Row = Record<string, unknown>;
 
-/** Columns migrations after 0016 add, by table, with what a plain store's rows hold there (0017: sealed snapshots). */
-const ADDED_AFTER: Record<string, Row> = { snapshots: { sealed: null } };
+/**
+ * Columns migrations after 0016 add, by table, with what a plain store's rows hold there (0017: sealed
+ * snapshots; 0020 and 0021: the summarizer's prompt-cache tokens, which the offline summarizer never reports).
+ */
+const CACHE_TOKENS: Row = { aux_tokens_cache_read: null, aux_tokens_cache_write: null };
+const ADDED_AFTER: Record<string, Row> = {
+  snapshots: { sealed: null },
+  audit_compactions: CACHE_TOKENS,
+  precompaction_candidates: CACHE_TOKENS,
+};
 
 /** Columns later migrations add that only index others (0018's search vectors): neither copied nor compared. */
 const INDEXES_AFTER: Record<string, readonly string[]> = { events: ["search"] };

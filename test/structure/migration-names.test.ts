@@ -31,6 +31,8 @@ const APPLIED = [
   "0017_sealed_snapshots",
   "0018_message_search",
   "0019_search_pending",
+  "0020_audit_cache_tokens",
+  "0021_candidate_cache_tokens",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

@@ -20,6 +20,19 @@ export function databaseOf(store: object) {
 }
 
 /**
+ * Undoes migrations 0020 and 0021 on a store's database (the summarizer's prompt-cache columns of the
+ * audit's compactions and of the pre-compaction candidates), for tests that take a database back before them.
+ */
+export async function undoCacheTokenColumns(store: OpenedEventStore): Promise<void> {
+  const db = storeAccess(store).db;
+  for (const table of ["audit_compactions", "precompaction_candidates"]) {
+    for (const column of ["aux_tokens_cache_read", "aux_tokens_cache_write"]) {
+      await db.schema.alterTable(table).dropColumn(column).execute();
+    }
+  }
+}
+
+/**
  * Undoes migrations 0018 and 0019 on a store's database (its search index, and SQLite's pending terms),
  * for tests that take a database back before them.
  */

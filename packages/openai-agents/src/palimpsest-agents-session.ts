@@ -19,6 +19,7 @@ import type {
 import {
   callsAnsweredIn,
   checkId,
+  definedFields,
   foldEvents,
   IdempotencyMismatch,
   initialState,
@@ -62,11 +63,15 @@ import { itemsOfMessages } from "./item-rendering.ts";
 export interface AgentsSdk {
   /** `protocol.ModelItem`: every item written is checked against it. */
   itemSchema: ItemSchema;
-  /** The SDK's RequestUsage class, for the usage of a summary `runCompaction` returns. */
+  /**
+   * The SDK's RequestUsage class, for the usage of a summary `runCompaction` returns (`inputTokensDetails`:
+   * the prompt cache's reads, `cached_tokens`, and writes, `cache_write_tokens`, when recorded).
+   */
   RequestUsage: new (input: {
     inputTokens: number;
     outputTokens: number;
     totalTokens: number;
+    inputTokensDetails?: Record<string, number>;
   }) => RequestUsage;
   /** The SDK's RunState class, to rebuild a kept interrupted run for an agent. */
   RunState: Pick<typeof RunState, "fromString" | "fromStringWithContext">;
@@ -278,7 +283,8 @@ export class PalimpsestAgentsSession
    * The Runner's hook after each persisted turn: completes the turn (with the model's usage from the
    * run context, when it reported any), then runs the session's compaction policy, which compacts only
    * when the view is over its threshold (or `force`). Returns the summarizer's usage when a summary was
-   * written, else null. A compaction another process committed first is not an error.
+   * written (its prompt-cache reads in `inputTokensDetails.cached_tokens`, writes in `cache_write_tokens`,
+   * when the summarizer reported them), else null. A compaction another process committed first is not an error.
    */
   async runCompaction(
     args?: OpenAIResponsesCompactionArgs,
@@ -297,7 +303,7 @@ export class PalimpsestAgentsSession
         ...(args?.force === true ? { force: true } : {}),
       });
       if (outcome.status !== "compacted") return null;
-      const { auxTokensIn, auxTokensOut } =
+      const { auxTokensIn, auxTokensOut, auxTokensCacheRead, auxTokensCacheWrite } =
         outcome.event.type === "messages.superseded" ? outcome.event.data.stats : {};
       if (auxTokensIn === undefined && auxTokensOut === undefined) return null;
       const inputTokens = auxTokensIn ?? 0;
@@ -307,6 +313,10 @@ export class PalimpsestAgentsSession
           inputTokens,
           outputTokens,
           totalTokens: inputTokens + outputTokens,
+          inputTokensDetails: definedFields({
+            cached_tokens: auxTokensCacheRead,
+            cache_write_tokens: auxTokensCacheWrite,
+          }),
         }),
       };
     });

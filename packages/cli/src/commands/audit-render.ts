@@ -16,7 +16,7 @@ import { preview, table } from "../output.ts";
 export function renderCompactions(list: AuditedCompaction[]): string {
   if (list.length === 0) return "no compactions match";
   return table(
-    ["time", "session", "seq", "mode", "trigger", "policy", "summarizer", "targets", "reclaimed"],
+    ["time", "session", "seq", "mode", "trigger", "policy", "summarizer", "targets", "reclaimed", "aux in / out"],
     list.map((c) => [
       c.occurredAt,
       c.sessionId.slice(0, 8),
@@ -27,6 +27,7 @@ export function renderCompactions(list: AuditedCompaction[]): string {
       [c.summarizerModel, c.promptVersion].filter((x) => x !== null).join(" ") || "-",
       c.targets,
       c.tokensReclaimed,
+      c.auxTokensIn === null && c.auxTokensOut === null ? "-" : auxCell(c.auxTokensIn ?? 0, c.auxTokensOut ?? 0, c),
     ]),
   );
 }
@@ -43,10 +44,20 @@ export function renderTotals(totals: CompactionTotals[]): string {
       t.sessions,
       t.targets,
       t.tokensReclaimed,
-      `${t.auxTokensIn} / ${t.auxTokensOut}`,
+      auxCell(t.auxTokensIn, t.auxTokensOut, t),
       t.meanDurationMs ?? "-",
     ]),
   );
+}
+
+/**
+ * The summarizer's tokens in and out, with the share of the input read from the provider's prompt cache
+ * when it was recorded: `5000 (96% cached) / 60`.
+ */
+function auxCell(input: number, output: number, cache: { auxTokensCacheRead: number | null }): string {
+  const read = cache.auxTokensCacheRead;
+  const share = read === null || input === 0 ? "" : ` (${Math.round((100 * read) / input)}% cached)`;
+  return `${input}${share} / ${output}`;
 }
 
 /** `audit failures` as a table, one row per group. */

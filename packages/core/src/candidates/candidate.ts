@@ -30,4 +30,8 @@ export interface PrecompactionCandidate {
   /** Tokens the summarizer read and wrote, when it reported them. */
   auxTokensIn?: number;
   auxTokensOut?: number;
+  /** Of auxTokensIn, those the provider read from its prompt cache, when it reported them. */
+  auxTokensCacheRead?: number;
+  /** Of auxTokensIn, those the provider wrote to its prompt cache, when it reported them. */
+  auxTokensCacheWrite?: number;
 }

@@ -25,8 +25,16 @@ export interface SupersedeSpec {
   removedTokens?: number;
   /** Default: `tokensBefore − removedTokens + Σ replacement tokens`. */
   tokensAfter?: number;
-  /** The summarizer's tokens in and out (left out when undefined). */
-  aux?: { in?: number | undefined; out?: number | undefined };
+  /**
+   * The summarizer's tokens in and out, and of those in, the ones read from and written to the provider's
+   * prompt cache (each left out when undefined).
+   */
+  aux?: {
+    in?: number | undefined;
+    out?: number | undefined;
+    cacheRead?: number | undefined;
+    cacheWrite?: number | undefined;
+  };
   durationMs?: number;
 }
 
@@ -52,9 +60,13 @@ export function supersedeFor(state: Readonly<SessionState>, spec: SupersedeSpec)
     stats: {
       tokensBefore,
       tokensAfter: spec.tokensAfter ?? tokensBefore - removed + added,
-      ...definedFields({ durationMs }),
-      ...(aux?.in === undefined ? {} : { auxTokensIn: aux.in }),
-      ...(aux?.out === undefined ? {} : { auxTokensOut: aux.out }),
+      ...definedFields({
+        durationMs,
+        auxTokensIn: aux?.in,
+        auxTokensOut: aux?.out,
+        auxTokensCacheRead: aux?.cacheRead,
+        auxTokensCacheWrite: aux?.cacheWrite,
+      }),
     },
     trigger: spec.trigger,
   };

@@ -110,8 +110,13 @@ export const ProducerSchema = z.object({
 export const CompactionStatsSchema = z.object({
   tokensBefore: z.number().int().nonnegative(),
   tokensAfter: z.number().int().nonnegative(),
+  /** The summarizer's input tokens, the cache's share included (SummaryResult.inputTokens). */
   auxTokensIn: z.number().int().nonnegative().optional(),
   auxTokensOut: z.number().int().nonnegative().optional(),
+  /** Of auxTokensIn, those read from the provider's prompt cache; absent when not reported (events before it too). */
+  auxTokensCacheRead: z.number().int().nonnegative().optional(),
+  /** Of auxTokensIn, those written to the provider's prompt cache; absent when not reported. */
+  auxTokensCacheWrite: z.number().int().nonnegative().optional(),
   durationMs: z.number().nonnegative().optional(),
 });
 

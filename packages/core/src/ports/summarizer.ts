@@ -46,9 +46,17 @@ export interface SummaryConversation {
 /** A summary and what it cost. */
 export interface SummaryResult {
   text: string;
-  /** Tokens the summarizer read and wrote, when the provider reports them. */
+  /** Tokens the summarizer read, when the provider reports them: all of them, the cache's share included. */
   inputTokens?: number;
+  /** Tokens the summarizer wrote, when the provider reports them. */
   outputTokens?: number;
+  /**
+   * Of `inputTokens`, those read from the provider's prompt cache (billed at its read price: a tenth of
+   * the input price on Anthropic), when the provider reports them.
+   */
+  cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to the provider's prompt cache (billed at its write price), when reported. */
+  cacheWriteTokens?: number;
 }
 
 /**

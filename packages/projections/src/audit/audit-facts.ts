@@ -18,8 +18,13 @@ export interface CompactionFact {
   tokensAfter: number;
   /** tokensBefore − tokensAfter: negative when a compaction grew the view (a defrag can). */
   tokensReclaimed: number;
+  /** The summarizer's input tokens, the cache's share included; null when not recorded. */
   auxTokensIn: number | null;
   auxTokensOut: number | null;
+  /** Of auxTokensIn, those read from the provider's prompt cache; null when not recorded. */
+  auxTokensCacheRead: number | null;
+  /** Of auxTokensIn, those written to the provider's prompt cache; null when not recorded. */
+  auxTokensCacheWrite: number | null;
   durationMs: number | null;
 }
 
@@ -157,6 +162,8 @@ export function addAuditFacts(facts: AuditFacts, events: Iterable<StoredEvent>):
           tokensReclaimed: stats.tokensBefore - stats.tokensAfter,
           auxTokensIn: stats.auxTokensIn ?? null,
           auxTokensOut: stats.auxTokensOut ?? null,
+          auxTokensCacheRead: stats.auxTokensCacheRead ?? null,
+          auxTokensCacheWrite: stats.auxTokensCacheWrite ?? null,
           durationMs: stats.durationMs ?? null,
         });
         d.targets.forEach((messageId, ordinal) => {

@@ -9,6 +9,7 @@ import {
 import { uuidv7 } from "uuidv7";
 import type { ResolvedCompaction } from "./compaction-settings.ts";
 import { measuredAtPlan, type PreparedCompaction, preparedSupersede, prepareSummary } from "./execute-compaction.ts";
+import { summaryAux } from "./summary-aux.ts";
 
 /** What a compaction run did: committed one supersede event, decided there was nothing to do, or failed. */
 export type CompactOutcome =
@@ -84,7 +85,7 @@ export async function preparePlan(
       replacements: [replacement],
       ...measured,
       durationMs: Date.now() - started,
-      aux: { in: result.inputTokens, out: result.outputTokens },
+      aux: summaryAux(result),
     }),
   });
   return {

@@ -23,6 +23,7 @@ import type { Session } from "../runtime/session.ts";
 import { resolveProfile } from "./compaction-budget.ts";
 import { type CompactionSettings, checkRecallTool } from "./compaction-settings.ts";
 import { commitCompaction, type Preparation, type PreparedCompaction, prepareSummary } from "./execute-compaction.ts";
+import { summaryAux } from "./summary-aux.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */
 export interface MicroCompactOptions
@@ -199,7 +200,7 @@ function specOf(
     replacements: [replacement],
     basis: { viewVersion: pass.basis },
     durationMs: Date.now() - pass.started,
-    aux: { in: result.inputTokens, out: result.outputTokens },
+    aux: summaryAux(result),
   };
 }
 

@@ -22,6 +22,7 @@ import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
 import { type CompactOptions, type CompactOutcome, compact } from "../compaction/compact.ts";
 import { type ResolvedCompaction, resolveCompaction } from "../compaction/compaction-settings.ts";
 import { summarizeSpan } from "../compaction/execute-compaction.ts";
+import { addAux, candidateAux, summaryAux } from "../compaction/summary-aux.ts";
 import type { Session } from "../runtime/session.ts";
 import type { PrecompactEvent, PrecompactMiss, PrecompactMonitor } from "./precompact-monitor.ts";
 
@@ -188,8 +189,6 @@ async function commit(session: Session, hit: HitCommit): Promise<StoredEvent | u
   const counter = await session.tokenCounter();
   const count = (m: Message) => counter.countMessage(m);
   const replacement = summaryReplacementFor(plan, uuidv7(), hit.text, count, settings.recallTool);
-  const auxIn = (candidate.auxTokensIn ?? 0) + (deltaResult?.inputTokens ?? 0);
-  const auxOut = (candidate.auxTokensOut ?? 0) + (deltaResult?.outputTokens ?? 0);
   // tokensBefore is the plan's; the removed tokens are counted at commit, on the state the hit commits to.
   const spec: SupersedeSpec = {
     compactionId: uuidv7(),
@@ -206,7 +205,7 @@ async function commit(session: Session, hit: HitCommit): Promise<StoredEvent | u
     basis: hit.basis,
     tokensBefore: plan.tokensBefore,
     durationMs: performance.now() - hit.started,
-    aux: { in: auxIn > 0 ? auxIn : undefined, out: auxOut > 0 ? auxOut : undefined },
+    aux: deltaResult === undefined ? candidateAux(candidate) : addAux(candidateAux(candidate), summaryAux(deltaResult)),
   };
   const [event] = await session.write((state) =>
     state.viewVersion === hit.basis.viewVersion ? { kind: "supersede", spec } : undefined,

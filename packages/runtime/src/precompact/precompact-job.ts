@@ -96,8 +96,12 @@ export async function runPrecompactJob(
     basisViewVersion: plan.basisViewVersion,
     createdAt: Date.now(),
     summaryMs: ms,
-    ...definedFields({ auxTokensIn: result.inputTokens }),
-    ...definedFields({ auxTokensOut: result.outputTokens }),
+    ...definedFields({
+      auxTokensIn: result.inputTokens,
+      auxTokensOut: result.outputTokens,
+      auxTokensCacheRead: result.cachedInputTokens,
+      auxTokensCacheWrite: result.cacheWriteTokens,
+    }),
   });
   if (!stored) return report("discarded", "the view moved while the job summarized", ms, ms);
   return report("stored", plan.reason, ms, existing?.summaryMs ?? 0);

@@ -13,6 +13,18 @@ const auditForkPointMigration: Migration = {
 };
 
 /**
+ * Of a compaction's auxiliary input tokens, those the provider read from and wrote to its prompt cache,
+ * on its audit_compactions row; null when not recorded. No backfill: the events before this step never
+ * record them, so a rebuild from the log leaves them null too.
+ */
+const auditCacheTokensMigration: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("audit_compactions").addColumn("aux_tokens_cache_read", "integer").execute();
+    await db.schema.alterTable("audit_compactions").addColumn("aux_tokens_cache_write", "integer").execute();
+  },
+};
+
+/**
  * The audit read models: compactions, failures, which message each compaction took out and put in, and
  * the lineage of sessions, projected from the log by the audit projector (audit-projector.ts), which
  * keeps its place in `audit_checkpoints`. Every table but that one is keyed by `session_id` first, so the
@@ -103,11 +115,12 @@ function auditMigration(dialect: Dialect): Migration {
   };
 }
 
-/** The audit read models' tables (migrations 0005 and 0013), kept by the projector from the log. */
+/** The audit read models' tables (migrations 0005, 0013 and 0020), kept by the projector from the log. */
 export const auditFeature: StoreFeature = {
   name: "audit",
   migrations: (dialect) => ({
     "0005_audit_read_models": auditMigration(dialect),
     "0013_audit_fork_point": auditForkPointMigration,
+    "0020_audit_cache_tokens": auditCacheTokensMigration,
   }),
 };

@@ -60,6 +60,8 @@ export function auditRows(facts: AuditFacts): AuditRows {
       tokens_reclaimed: c.tokensReclaimed,
       aux_tokens_in: c.auxTokensIn,
       aux_tokens_out: c.auxTokensOut,
+      aux_tokens_cache_read: c.auxTokensCacheRead,
+      aux_tokens_cache_write: c.auxTokensCacheWrite,
       duration_ms: c.durationMs,
     })),
     audit_failures: facts.failures.map((f) => ({

@@ -44,6 +44,10 @@ export interface AuditCompactionsTable {
   tokens_reclaimed: number;
   aux_tokens_in: number | null;
   aux_tokens_out: number | null;
+  /** Of aux_tokens_in, read from the provider's prompt cache (migration 0020; null when not recorded). */
+  aux_tokens_cache_read: number | null;
+  /** Of aux_tokens_in, written to the provider's prompt cache (migration 0020; null when not recorded). */
+  aux_tokens_cache_write: number | null;
   duration_ms: number | null;
 }
 

@@ -7,7 +7,7 @@ import type { AuditDatabase } from "./audit-source.ts";
 /** The projector's row in `audit_checkpoints`. */
 export const AUDIT_PROJECTOR = "audit";
 
-/** Rows per INSERT statement: far below both engines' bound-parameter limits (18 columns at most). */
+/** Rows per INSERT statement: far below both engines' bound-parameter limits (20 columns at most). */
 const ROWS_PER_INSERT = 500;
 
 /** The compare-and-set that moves the audit checkpoint from `from` to `to` (changes no row if it moved). */

@@ -46,6 +46,10 @@ export interface CompactionTotals {
   tokensReclaimed: number;
   auxTokensIn: number;
   auxTokensOut: number;
+  /** Of auxTokensIn, read from the provider's prompt cache, over the compactions that recorded it; null when none did. */
+  auxTokensCacheRead: number | null;
+  /** Of auxTokensIn, written to the provider's prompt cache, over the compactions that recorded it; null when none did. */
+  auxTokensCacheWrite: number | null;
   /** Mean duration of the compactions that recorded one, in ms; null when none did. */
   meanDurationMs: number | null;
 }
@@ -99,6 +103,8 @@ export function toAuditedCompaction(row: Selectable<AuditCompactionsTable>): Aud
     tokensReclaimed: row.tokens_reclaimed,
     auxTokensIn: row.aux_tokens_in,
     auxTokensOut: row.aux_tokens_out,
+    auxTokensCacheRead: row.aux_tokens_cache_read,
+    auxTokensCacheWrite: row.aux_tokens_cache_write,
     durationMs: row.duration_ms,
   };
 }
@@ -124,6 +130,8 @@ export async function compactionTotals(
       sql<number>`coalesce(sum(tokens_reclaimed), 0)`.as("tokens_reclaimed"),
       sql<number>`coalesce(sum(aux_tokens_in), 0)`.as("aux_tokens_in"),
       sql<number>`coalesce(sum(aux_tokens_out), 0)`.as("aux_tokens_out"),
+      sql<number | null>`sum(aux_tokens_cache_read)`.as("aux_tokens_cache_read"),
+      sql<number | null>`sum(aux_tokens_cache_write)`.as("aux_tokens_cache_write"),
       sql<number | null>`avg(duration_ms)`.as("mean_duration_ms"),
     ])
     .where((eb) => compactionWhere(eb, filter))
@@ -142,6 +150,8 @@ export async function compactionTotals(
         tokensReclaimed: Number(r.tokens_reclaimed),
         auxTokensIn: Number(r.aux_tokens_in),
         auxTokensOut: Number(r.aux_tokens_out),
+        auxTokensCacheRead: r.aux_tokens_cache_read === null ? null : Number(r.aux_tokens_cache_read),
+        auxTokensCacheWrite: r.aux_tokens_cache_write === null ? null : Number(r.aux_tokens_cache_write),
         meanDurationMs: r.mean_duration_ms === null ? null : Math.round(Number(r.mean_duration_ms) * 10) / 10,
       };
     })

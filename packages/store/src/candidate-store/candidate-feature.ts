@@ -3,8 +3,9 @@ import type { StoreFeature } from "../engine/store-feature.ts";
 import { deleteCandidateQuery } from "./candidate-queries.ts";
 
 /**
- * The pre-compaction candidates' table (migration 0002): one cached summary per session. An erasure
- * deletes the session's; its summary and the hashes of its prefix and system prompt are content.
+ * The pre-compaction candidates' table (migration 0002; 0021 adds the summarizer's prompt-cache reads and
+ * writes, null for a candidate stored before): one cached summary per session. An erasure deletes the
+ * session's; its summary and the hashes of its prefix and system prompt are content.
  */
 export const candidateFeature: StoreFeature = {
   name: "precompact",
@@ -27,6 +28,12 @@ export const candidateFeature: StoreFeature = {
           .addColumn("aux_tokens_in", "integer")
           .addColumn("aux_tokens_out", "integer")
           .execute();
+      },
+    },
+    "0021_candidate_cache_tokens": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("precompaction_candidates").addColumn("aux_tokens_cache_read", "integer").execute();
+        await db.schema.alterTable("precompaction_candidates").addColumn("aux_tokens_cache_write", "integer").execute();
       },
     },
   }),

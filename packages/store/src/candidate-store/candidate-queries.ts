@@ -20,6 +20,8 @@ const COLUMN_TYPES: Record<keyof CandidateRow, string> = {
   summary_ms: "integer",
   aux_tokens_in: "integer",
   aux_tokens_out: "integer",
+  aux_tokens_cache_read: "integer",
+  aux_tokens_cache_write: "integer",
 };
 const COLUMNS = Object.keys(COLUMN_TYPES) as (keyof CandidateRow)[];
 

@@ -1,6 +1,6 @@
-import type { PrecompactionCandidate } from "@palimpsest/core";
+import { definedFields, type PrecompactionCandidate } from "@palimpsest/core";
 
-/** One row of `precompaction_candidates` (migration 0002): the key's columns, then the cached summary. */
+/** One row of `precompaction_candidates` (migrations 0002 and 0021): the key's columns, then the cached summary. */
 export interface CandidateRow {
   session_id: string;
   last_message_id: string;
@@ -16,6 +16,8 @@ export interface CandidateRow {
   summary_ms: number;
   aux_tokens_in: number | null;
   aux_tokens_out: number | null;
+  aux_tokens_cache_read: number | null;
+  aux_tokens_cache_write: number | null;
 }
 
 /** The row that stores a candidate. */
@@ -34,12 +36,14 @@ export function toRow(c: PrecompactionCandidate): CandidateRow {
     summary_ms: Math.round(c.summaryMs),
     aux_tokens_in: c.auxTokensIn ?? null,
     aux_tokens_out: c.auxTokensOut ?? null,
+    aux_tokens_cache_read: c.auxTokensCacheRead ?? null,
+    aux_tokens_cache_write: c.auxTokensCacheWrite ?? null,
   };
 }
 
 /** The candidate a row stores (the token counts only when stored). */
 export function fromRow(row: CandidateRow): PrecompactionCandidate {
-  const candidate: PrecompactionCandidate = {
+  return {
     key: {
       sessionId: row.session_id,
       lastMessageId: row.last_message_id,
@@ -53,8 +57,11 @@ export function fromRow(row: CandidateRow): PrecompactionCandidate {
     basisViewVersion: row.basis_view_version,
     createdAt: Number(row.created_at_ms),
     summaryMs: row.summary_ms,
+    ...definedFields({
+      auxTokensIn: row.aux_tokens_in ?? undefined,
+      auxTokensOut: row.aux_tokens_out ?? undefined,
+      auxTokensCacheRead: row.aux_tokens_cache_read ?? undefined,
+      auxTokensCacheWrite: row.aux_tokens_cache_write ?? undefined,
+    }),
   };
-  if (row.aux_tokens_in !== null) candidate.auxTokensIn = row.aux_tokens_in;
-  if (row.aux_tokens_out !== null) candidate.auxTokensOut = row.aux_tokens_out;
-  return candidate;
 }
