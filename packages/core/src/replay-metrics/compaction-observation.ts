@@ -9,6 +9,10 @@ export interface CompactionObservation {
   /** Summarizer tokens read and written (0 for a prune). */
   auxInputTokens: number;
   auxOutputTokens: number;
+  /** Of auxInputTokens, those the summarizer's provider read from its prompt cache, when it reported them. */
+  auxCacheReadTokens?: number;
+  /** Of auxInputTokens, those it wrote to its prompt cache, when it reported them. */
+  auxCacheWriteTokens?: number;
   /** First prompt message index the compaction changed: the cache is lost from here on. */
   earliestChangedIndex: number;
   /** Index of the provider request after which the compaction ran (0-based, in replay order). */

@@ -1,4 +1,4 @@
-import type { CacheEstimate, CachePrices } from "../cache-model/index.ts";
+import { type CacheEstimate, type CachePrices, cacheCost } from "../cache-model/index.ts";
 import type { CompactionObservation } from "./compaction-observation.ts";
 import type { ReplayMetrics } from "./replay-metrics.ts";
 
@@ -34,16 +34,23 @@ export class ReplayMetricsAccumulator {
   }
 
   /**
-   * Records one committed compaction. Its summarizer call is billed at `summarizerPrices`, or, given its
-   * `summarizerRequest` (a summarizer that sent the agent's own request: Summarizer.readsConversation), at
-   * that request's estimate, whose prompt and output are then the call's tokens.
+   * Records one committed compaction. Its summarizer call is billed at `summarizerPrices` (the input its
+   * provider reported read from or written to its prompt cache at the cache's prices, the rest at the
+   * input price), or, given its `summarizerRequest` (a summarizer that sent the agent's own request:
+   * Summarizer.readsConversation), at that request's estimate, whose prompt and output are then the call's
+   * tokens.
    */
   recordCompaction(compaction: CompactionObservation, summarizerRequest?: CacheEstimate): void {
     if (summarizerRequest === undefined) {
       this.compactions.push(compaction);
-      const { auxInputTokens, auxOutputTokens } = compaction;
-      const { input, output } = this.summarizerPrices;
-      this.auxCost += (auxInputTokens * input + auxOutputTokens * output) / 1_000_000;
+      const { auxInputTokens, auxOutputTokens, auxCacheReadTokens = 0, auxCacheWriteTokens = 0 } = compaction;
+      const counts = {
+        cachedTokens: auxCacheReadTokens,
+        uncachedTokens: auxInputTokens - auxCacheReadTokens,
+        cacheWriteTokens: auxCacheWriteTokens,
+        outputTokens: auxOutputTokens,
+      };
+      this.auxCost += cacheCost(counts, this.summarizerPrices);
       return;
     }
     const { promptTokens, outputTokens, cost } = summarizerRequest;

@@ -81,6 +81,18 @@ describe("ReplayMetricsAccumulator", () => {
     expect(m.estimatedCost).toBeCloseTo(0.005085, 12);
   });
 
+  it("bills the summarizer's input its provider reported read from or written to the cache at the cache's prices", () => {
+    const priced = (cache: Partial<CompactionObservation>) => {
+      const acc = new ReplayMetricsAccumulator("summary", PRICES);
+      acc.recordCompaction({ ...compaction("summary", 0, 600, 2, [1_000, 100]), ...cache });
+      return acc.metrics().estimatedCost;
+    };
+    // No cache figures (the offline summarizer's): 1,000 × $1 + 100 × $5, as before.
+    expect(priced({})).toBe((1_000 * 1 + 100 * 5) / 1_000_000);
+    // 900 read at $0.10, 50 written at $1.25, the other 50 at $1; output 100 × $5 = 90 + 62.5 + 50 + 500.
+    expect(priced({ auxCacheReadTokens: 900, auxCacheWriteTokens: 50 })).toBeCloseTo(702.5 / 1_000_000, 12);
+  });
+
   it("uses null for averages and ratios with nothing to divide", () => {
     const empty = new ReplayMetricsAccumulator("none", PRICES).metrics();
     expect(empty).toMatchObject({

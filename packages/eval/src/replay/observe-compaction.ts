@@ -1,13 +1,14 @@
 import assert from "node:assert";
 import { type LiveEntry, spanRun } from "@palimpsest/core";
 import type { CompactOutcome } from "@palimpsest/runtime";
-import type { ReplayCompaction } from "./observe-micro.ts";
+import { cacheShare, type ReplayCompaction } from "./observe-micro.ts";
 
 /**
  * What a committed compaction cost, read from its outcome and the view it was planned on. Auxiliary
  * tokens are the summarizer's reported figures; when it reports none (the offline summarizer), they are
  * counted as an LLM summarizer would be billed: input = the summarized messages' tokens, output = the
- * summary's tokens, each times `scale` (the provider's tokens per one of ours). A prune has none.
+ * summary's tokens, each times `scale` (the provider's tokens per one of ours). The cache's share of the
+ * input is the summarizer's figure, when it reported one (cacheShare). A prune has none.
  */
 export function observeCompaction(
   outcome: Extract<CompactOutcome, { status: "compacted" }>,
@@ -29,6 +30,7 @@ export function observeCompaction(
     tokensAfter: stats.tokensAfter,
     auxInputTokens: summary ? (stats.auxTokensIn ?? ours(plan.input.reduce((n, e) => n + e.tokens, 0))) : 0,
     auxOutputTokens: summary ? (stats.auxTokensOut ?? ours(replacements.reduce((n, r) => n + r.tokens, 0))) : 0,
+    ...(summary ? cacheShare(stats) : {}),
     earliestChangedIndex,
     requestIndex,
     ...(run === undefined ? {} : { spanEnd: run.end }),

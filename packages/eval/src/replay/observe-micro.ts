@@ -1,4 +1,4 @@
-import type { CompactionObservation, LiveEntry } from "@palimpsest/core";
+import { type CompactionObservation, definedFields, type LiveEntry, type MessagesSuperseded } from "@palimpsest/core";
 import type { MicroBatchPass, MicroOutcome } from "@palimpsest/runtime";
 
 /** A committed compaction of a replay: a batch one (prune, summary) or a micro pass (micro absorb, defrag). */
@@ -34,9 +34,23 @@ export function observeMicro(
     tokensAfter: outcome.tokensAfter,
     auxInputTokens: stats.auxTokensIn ?? Math.round(scale * read.reduce((n, e) => n + e.tokens, 0)),
     auxOutputTokens: stats.auxTokensOut ?? Math.round(scale * replacements.reduce((n, r) => n + r.tokens, 0)),
+    ...cacheShare(stats),
     earliestChangedIndex: viewBefore.findIndex((e) => superseded.has(e.message.id)),
     requestIndex,
   };
+}
+
+/**
+ * The summarizer's input read from and written to its provider's prompt cache, as its compaction recorded
+ * them; nothing when it reported none (the offline summarizer), so the input is then priced in full.
+ */
+export function cacheShare(
+  stats: MessagesSuperseded["stats"],
+): Pick<ReplayCompaction, "auxCacheReadTokens" | "auxCacheWriteTokens"> {
+  return definedFields({
+    auxCacheReadTokens: stats.auxTokensCacheRead,
+    auxCacheWriteTokens: stats.auxTokensCacheWrite,
+  });
 }
 
 /**
@@ -63,7 +77,17 @@ export function observeMicroPasses(
     tokensAfter: last.tokensAfter,
     auxInputTokens: observed.reduce((n, c) => n + c.auxInputTokens, 0),
     auxOutputTokens: observed.reduce((n, c) => n + c.auxOutputTokens, 0),
+    ...definedFields({
+      auxCacheReadTokens: sumReported(observed.map((c) => c.auxCacheReadTokens)),
+      auxCacheWriteTokens: sumReported(observed.map((c) => c.auxCacheWriteTokens)),
+    }),
     earliestChangedIndex: Math.min(...observed.map((c) => c.earliestChangedIndex)),
     requestIndex,
   };
+}
+
+/** The sum of the counts reported (undefined ones left out); undefined when none was. */
+function sumReported(counts: readonly (number | undefined)[]): number | undefined {
+  const reported = counts.filter((n) => n !== undefined);
+  return reported.length === 0 ? undefined : reported.reduce((n, m) => n + m, 0);
 }
