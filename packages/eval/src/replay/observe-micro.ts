@@ -1,4 +1,5 @@
-import { type CompactionObservation, definedFields, type LiveEntry, type MessagesSuperseded } from "@palimpsest/core";
+import type { CompactionObservation, LiveEntry, MessagesSuperseded } from "@palimpsest/core";
+import { definedFields } from "@palimpsest/core";
 import type { MicroBatchPass, MicroOutcome } from "@palimpsest/runtime";
 
 /** A committed compaction of a replay: a batch one (prune, summary) or a micro pass (micro absorb, defrag). */
