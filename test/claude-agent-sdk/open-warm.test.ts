@@ -1,11 +1,13 @@
 /**
  * openSessionStore opens its store as openPalimpsest does (openWarmedStore): the store's appends rehearsed
  * once at open, writing nothing, so neither its first mirror appends nor its folds prepare statements or load
- * the tokenizer while the SDK appends; a failing warm-up does not fail the open.
+ * the tokenizer while the SDK appends; and it rehearses a SessionStore append (a model step's lines, the
+ * SDK's summary fold, the mirror's first append rolled back). A failing warm-up does not fail the open.
  */
 
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { StorageError } from "@palimpsest/core";
+import { MirrorLog } from "@palimpsest/store";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SqlEventStore } from "../../packages/store/src/open/opened-event-store.ts";
 import { testEngines } from "../support/test-engines.ts";
@@ -25,6 +27,41 @@ describe("openSessionStore's warm-up", () => {
         const store = await openSessionStore({ url: database.url });
         expect(rehearsals).toHaveBeenCalledOnce();
         expect(await store.listSessions("p")).toEqual([]);
+        await store.close();
+      } finally {
+        await database.drop();
+      }
+    });
+
+    test(`rehearses a SessionStore append of a model step once at open, storing nothing (${engine.name})`, async () => {
+      const database = await engine.create("open_warm_mirror");
+      const rehearsals = vi.spyOn(MirrorLog.prototype, "rehearseFirstAppend");
+      try {
+        const store = await openSessionStore({ url: database.url });
+        expect(rehearsals).toHaveBeenCalledOnce();
+        const [key, lines, summarize] = rehearsals.mock.calls[0] ?? [];
+        expect(key?.subpath).toBeUndefined(); // a main key: its summary is folded
+        expect(lines?.map((line) => JSON.parse(line.text).type)).toEqual(["user", "assistant", "user"]);
+        expect(summarize).toBeTypeOf("function");
+        await expect(rehearsals.mock.results[0]?.value).resolves.toBeUndefined(); // it ran, and did not fail
+        expect(await store.listSessions(key?.project ?? "")).toEqual([]);
+        await store.close();
+      } finally {
+        await database.drop();
+      }
+    });
+
+    test(`opens all the same when the mirror's rehearsal fails (${engine.name})`, async () => {
+      const database = await engine.create("open_warm_mirror_fails");
+      const failing = vi
+        .spyOn(MirrorLog.prototype, "rehearseFirstAppend")
+        .mockRejectedValue(new StorageError("mirror.rehearseFirstAppend", "refused"));
+      try {
+        const store = await openSessionStore({ url: database.url });
+        expect(failing).toHaveBeenCalledOnce();
+        const key = { projectKey: "p", sessionId: "9d3c0a52-5b8e-4f0e-9a51-2f6f3c1a7e10" };
+        await store.append(key, [{ type: "user", uuid: "u1", message: { role: "user", content: "Hello" } }]);
+        expect(await store.load(key)).toHaveLength(1);
         await store.close();
       } finally {
         await database.drop();

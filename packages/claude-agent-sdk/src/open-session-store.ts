@@ -8,7 +8,9 @@ import {
   Palimpsest,
 } from "@palimpsest/runtime";
 import { MirrorLog } from "@palimpsest/store";
-import { PalimpsestSessionStore, type SummaryFold } from "./palimpsest-session-store.ts";
+import { PalimpsestSessionStore } from "./palimpsest-session-store.ts";
+import { rehearseSessionStoreAppend } from "./session-store-warm-up.ts";
+import type { SummaryFold } from "./summary-fold.ts";
 
 /** Options of openSessionStore. Exact: an unknown key is VALIDATION. */
 export interface OpenSessionStoreOptions extends MirrorFolderOptions {
@@ -39,7 +41,8 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
  * Opens (creating and migrating) the Palimpsest store at `url` as a Claude Agent SDK SessionStore:
  * `query({ prompt, options: { sessionStore: await openSessionStore({ url }) } })`. Loads the tokenizer and
  * warms the store's appends as openPalimpsest does (openWarmedStore), so no fold loads it while the SDK
- * appends. Finishes what a process that died left: sessions of deleted keys still holding content are
+ * appends, and runs a SessionStore append once, rolled back (nothing stored), so the SDK's first append
+ * finds its code compiled and its statements prepared. Finishes what a process that died left: sessions of deleted keys still holding content are
  * erased, and entries stored but not yet folded are folded in the background. Needs
  * `@anthropic-ai/claude-agent-sdk`.
  */
@@ -52,6 +55,8 @@ export async function openSessionStore(options: OpenSessionStoreOptions = {}): P
   const log = new MirrorLog(store);
   const folder = new MirrorFolder(runtime, log, folding);
   try {
+    // Only a saving: a refused rehearsal leaves the first append to prepare what it needs.
+    await rehearseSessionStoreAppend(log, foldSummary).catch(() => undefined);
     await eraseLeftovers(runtime, log);
     for (const key of await log.unfolded()) folder.touch(key);
   } catch (error) {

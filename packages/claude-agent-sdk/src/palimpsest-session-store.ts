@@ -1,5 +1,4 @@
 import type {
-  foldSessionSummary,
   McpSdkServerConfigWithInstance,
   SessionKey,
   SessionStore,
@@ -9,7 +8,6 @@ import type {
 import {
   AmbiguousName,
   checkOptionKeys,
-  definedFields,
   IdempotencyMismatch,
   type MirrorKey,
   NotFoundError,
@@ -19,10 +17,8 @@ import { eraseMirrorKey, type MirrorErasure, type MirrorFolder, type Palimpsest 
 import type { MirrorLog } from "@palimpsest/store";
 import { encodeEntries } from "./entry-codec.ts";
 import { type RecallServerOptions, sdkRecallServer } from "./recall-server.ts";
-import { toMirrorKey, toProjectKey, toSessionId } from "./session-key.ts";
-
-/** The SDK's summary fold, passed in by openSessionStore (the SDK is loaded there). */
-export type SummaryFold = typeof foldSessionSummary;
+import { toMirrorKey, toProjectKey, toSdkKey, toSessionId } from "./session-key.ts";
+import { type SummaryFold, summaryFolder } from "./summary-fold.ts";
 
 /** What a PalimpsestSessionStore is built from (see openSessionStore). */
 export interface SessionStoreParts {
@@ -67,20 +63,7 @@ export class PalimpsestSessionStore implements SessionStore {
     const mirrorKey = toMirrorKey(key);
     const inputs = encodeEntries(entries);
     if (inputs.length === 0) return;
-    const originals = new Map(inputs.map((input, i) => [input, entries[i] as SessionStoreEntry]));
-    const sdkKey = toSdkKey(mirrorKey);
-    const summarize =
-      mirrorKey.subpath === undefined
-        ? (previous: string | null, stored: readonly (typeof inputs)[number][], mtime: number) =>
-            JSON.stringify(
-              this.#foldSummary(
-                previous === null ? undefined : (JSON.parse(previous) as SessionSummaryEntry),
-                sdkKey,
-                stored.map((input) => originals.get(input) as SessionStoreEntry),
-                { mtime },
-              ),
-            )
-        : undefined;
+    const summarize = summaryFolder(this.#foldSummary, mirrorKey, inputs, entries);
     const result = await this.#serially(mirrorKey, () => this.#log.append(mirrorKey, inputs, summarize));
     if (result.stored > 0) this.#folder.touch(mirrorKey);
     for (const i of result.mismatched) {
@@ -242,12 +225,4 @@ export class PalimpsestSessionStore implements SessionStore {
   #open(): void {
     if (this.#closed) throw new StorageError("sessionStore", "this PalimpsestSessionStore is closed");
   }
-}
-
-function toSdkKey(key: MirrorKey): SessionKey {
-  return {
-    projectKey: key.project,
-    sessionId: key.session,
-    ...definedFields({ subpath: key.subpath }),
-  };
 }

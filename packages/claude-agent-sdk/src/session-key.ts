@@ -1,4 +1,12 @@
-import { checkBytes, isWellFormedId, MIRROR_LIMITS, type MirrorKey, ValidationError } from "@palimpsest/core";
+import type { SessionKey } from "@anthropic-ai/claude-agent-sdk";
+import {
+  checkBytes,
+  definedFields,
+  isWellFormedId,
+  MIRROR_LIMITS,
+  type MirrorKey,
+  ValidationError,
+} from "@palimpsest/core";
 
 /**
  * The mirror key of an SDK session key, checked: `projectKey` and `sessionId` non-empty strings,
@@ -40,4 +48,13 @@ function text(value: unknown, path: string, limit: number): void {
 
 function invalid(path: string, message: string): ValidationError {
   return new ValidationError(`${path}: ${message}`, [`${path}: ${message}`], { path });
+}
+
+/** The SDK's key for a mirror key (the inverse of toMirrorKey). */
+export function toSdkKey(key: MirrorKey): SessionKey {
+  return {
+    projectKey: key.project,
+    sessionId: key.session,
+    ...definedFields({ subpath: key.subpath }),
+  };
 }

@@ -23,6 +23,7 @@ import {
   rowAfter,
   writesEntries,
 } from "./mirror-append-plan.ts";
+import { insertKeyRow, rehearseFirstAppend } from "./mirror-first-append.ts";
 import { quickAppend } from "./mirror-quick-append.ts";
 import { AppendKeys, type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
@@ -200,23 +201,24 @@ export class MirrorLog implements MirrorLogPort {
    * remembered, so the quick path writes on it without reading it.
    */
   async #createRow(key: MirrorKey): Promise<void> {
-    const made = await this.#store.db
-      .insertInto("mirror_keys")
-      .values({
-        project_key: key.project,
-        session_key: key.session,
-        subpath: key.subpath ?? "",
-        generation: 0,
-        next_seq: 0,
-        folded_seq: 0,
-        mtime_ms: 0,
-        summary: null,
-        last_batch: null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returning(["generation", "next_seq", "mtime_ms", "summary"])
-      .executeTakeFirst();
+    const made = await insertKeyRow(this.#store.db, key);
     if (made !== undefined) this.#rows.set(keyId(key), made);
+  }
+
+  /**
+   * Runs a key's first append once, writing nothing, so the process's first real one finds its code
+   * compiled and its statements prepared: `entries` appended to `key` (which must have no row; its
+   * summary folded with `summarize`) as append does (the key's row read, made, and the entries written
+   * on it by the quick path), in a transaction rolled back. Unsealed on an encrypted store: no data key
+   * is made, so pass made-up entries. Never waits long for a lock (a busy database is an error: the
+   * caller only loses the saving).
+   */
+  async rehearseFirstAppend(
+    key: MirrorKey,
+    entries: readonly MirrorEntryInput[],
+    summarize?: MirrorSummarize,
+  ): Promise<void> {
+    await guardStorage("mirror.rehearseFirstAppend", () => rehearseFirstAppend(this.#store, key, entries, summarize));
   }
 
   /** An encrypted store's generation to seal for: remembered, else read (the lock checks it); 0 unencrypted. */
