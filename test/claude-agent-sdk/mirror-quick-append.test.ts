@@ -20,12 +20,11 @@ import {
   type OpenedEventStore,
   openEventStore,
 } from "@palimpsest/store";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mirrorKeyName } from "../../packages/store/src/mirror/mirror-seal.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
-import { Database } from "../support/sqlite-driver.ts";
+import { watchPgStatements, watchSqliteStatements } from "../support/statement-watch.ts";
 import { type TestKeyring, testKeyring } from "../support/test-keyring.ts";
 
 const server = postgresServer();
@@ -40,37 +39,6 @@ const entries = (prefix: string, count: number) =>
 /** A summary listing every uuid folded into it, in order. */
 const listUuids: MirrorSummarize = (previous, stored) =>
   JSON.stringify([...(previous === null ? [] : (JSON.parse(previous) as string[])), ...stored.map((e) => e.uuid)]);
-
-/** The SQL and method of each statement better-sqlite3 runs from now on (restored after each test). */
-function watchSqliteStatements(): { sql: string; method: string }[] {
-  const seen: { sql: string; method: string }[] = [];
-  const probe = new Database(":memory:");
-  const statement = Object.getPrototypeOf(probe.prepare("SELECT 1"));
-  probe.close();
-  for (const method of ["run", "all", "get"] as const) {
-    const original = statement[method];
-    vi.spyOn(statement, method).mockImplementation(function (this: { source: string }, ...args: unknown[]) {
-      seen.push({ sql: this.source.trim(), method });
-      return original.apply(this, args);
-    });
-  }
-  return seen;
-}
-
-/** The SQL of each statement pg's clients send from now on (restored after each test). */
-function watchStatements(before?: (sql: string) => Promise<void>): string[] {
-  const seen: string[] = [];
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const [config] = args;
-    const sql = String(typeof config === "string" ? config : (config as { text?: unknown }).text).trim();
-    seen.push(sql);
-    const hold = before?.(sql);
-    if (hold === undefined) return query.apply(this, args) as never;
-    return hold.then(() => query.apply(this, args)) as never;
-  });
-  return seen;
-}
 
 /** An engine the tests run on: a fresh database (its URL) and how to drop it. */
 interface Backend {
@@ -221,12 +189,12 @@ for (const backend of backends) {
           const log = await open();
           const key: MirrorKey = { project: "p", session: `quick-${encrypted}` };
           await log.append(key, entries("first", 3), listUuids);
-          let seen = watchStatements();
+          let seen = watchPgStatements();
           expect(await log.append(key, entries("second", 4), listUuids)).toMatchObject({ stored: 4, nextSeq: 7 });
           expect(seen).toEqual([expect.stringMatching(/^WITH guard AS/)]);
           vi.restoreAllMocks();
           const fresh = await open();
-          seen = watchStatements();
+          seen = watchPgStatements();
           const result = await fresh.append(key, entries("third", 2), listUuids);
           expect(result).toMatchObject({ stored: 2, nextSeq: 9, mismatched: [] });
           expect(seen).toEqual([
@@ -241,7 +209,7 @@ for (const backend of backends) {
         it("makes a new key's row and appends on it in three statements, with no locked transaction", async () => {
           const log = await open();
           const key: MirrorKey = { project: "p", session: `new-${encrypted}` };
-          const seen = watchStatements();
+          const seen = watchPgStatements();
           const result = await log.append(key, entries("first", 3), listUuids);
           expect(result).toMatchObject({ stored: 3, nextSeq: 3, generation: 0 });
           // The row read (none), made (its values returned), and written on with the entries.
@@ -259,7 +227,7 @@ for (const backend of backends) {
           const [log, other] = [await open(), await open()];
           await log.append(key, entries("start", 2), listUuids);
           let letIn = true;
-          const seen = watchStatements(async (sql) => {
+          const seen = watchPgStatements(async (sql) => {
             if (!letIn || !sql.startsWith("WITH guard AS")) return;
             letIn = false;
             await other.append(key, theirs, listUuids);

@@ -11,7 +11,7 @@ import { type MirrorEntryInput, MirrorLog, type MirrorSummarize, openEventStore 
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { dumpDatabase } from "../support/database-scan.ts";
-import { Database } from "../support/sqlite-driver.ts";
+import { watchPgStatements, watchSqliteStatements } from "../support/statement-watch.ts";
 import { testEngines } from "../support/test-engines.ts";
 import { testKeyring } from "../support/test-keyring.ts";
 
@@ -33,29 +33,14 @@ function listing(folds: { count: number }): MirrorSummarize {
   };
 }
 
-/** The SQL of each statement the engine's driver runs from now on (restored after each test). */
-function watchStatements(engine: string): string[] {
-  const seen: string[] = [];
+/** The SQL of each statement the engine's driver runs from the call on, as of each call of the returned function. */
+function watchStatements(engine: string): () => string[] {
   if (engine === "postgres") {
-    const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-    vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      const [config] = args;
-      seen.push(String(typeof config === "string" ? config : (config as { text?: unknown }).text));
-      return query.apply(this, args) as never;
-    });
-    return seen;
+    const seen = watchPgStatements();
+    return () => seen;
   }
-  const probe = new Database(":memory:");
-  const statement = Object.getPrototypeOf(probe.prepare("SELECT 1"));
-  probe.close();
-  for (const method of ["run", "all", "get"] as const) {
-    const original = statement[method];
-    vi.spyOn(statement, method).mockImplementation(function (this: { source: string }, ...args: unknown[]) {
-      seen.push(this.source);
-      return original.apply(this, args);
-    });
-  }
-  return seen;
+  const seen = watchSqliteStatements();
+  return () => seen.map((s) => s.sql);
 }
 
 describe("MirrorLog.rehearseFirstAppend", () => {
@@ -78,9 +63,10 @@ describe("MirrorLog.rehearseFirstAppend", () => {
           const keyFiles = keys === undefined ? [] : await readdir(keys.directory, { recursive: true });
           const rehearsed: MirrorKey = { project: "p", session: "rehearsed" };
           folds.count = 0;
-          const statements = watchStatements(engine.name);
+          const seen = watchStatements(engine.name);
           await log.rehearseFirstAppend(rehearsed, entries("made-up", 3), listing(folds));
           await log.rehearseFirstAppend(rehearsed, entries("made-up", 3), listing(folds)); // again: nothing stayed
+          const statements = seen();
           vi.restoreAllMocks();
           expect(folds.count).toBe(2); // the summary was folded each time
           expect(statements.filter((s) => /insert into "?mirror_keys"?/i.test(s))).toHaveLength(2);

@@ -51,38 +51,25 @@ describe("openSessionStore's warm-up", () => {
       }
     });
 
-    test(`opens all the same when the mirror's rehearsal fails (${engine.name})`, async () => {
-      const database = await engine.create("open_warm_mirror_fails");
-      const failing = vi
-        .spyOn(MirrorLog.prototype, "rehearseFirstAppend")
-        .mockRejectedValue(new StorageError("mirror.rehearseFirstAppend", "refused"));
-      try {
-        const store = await openSessionStore({ url: database.url });
-        expect(failing).toHaveBeenCalledOnce();
-        const key = { projectKey: "p", sessionId: "9d3c0a52-5b8e-4f0e-9a51-2f6f3c1a7e10" };
-        await store.append(key, [{ type: "user", uuid: "u1", message: { role: "user", content: "Hello" } }]);
-        expect(await store.load(key)).toHaveLength(1);
-        await store.close();
-      } finally {
-        await database.drop();
-      }
-    });
-
-    test(`opens all the same when the warm-up fails (${engine.name})`, async () => {
-      const database = await engine.create("open_warm_fails");
-      const failing = vi
-        .spyOn(SqlEventStore.prototype, "warmUpAppends")
-        .mockRejectedValue(new StorageError("warmUpAppends", "refused"));
-      try {
-        const store = await openSessionStore({ url: database.url });
-        expect(failing).toHaveBeenCalledOnce();
-        const key = { projectKey: "p", sessionId: "9d3c0a52-5b8e-4f0e-9a51-2f6f3c1a7e10" };
-        await store.append(key, [{ type: "user", uuid: "u1", message: { role: "user", content: "Hello" } }]);
-        expect(await store.load(key)).toHaveLength(1);
-        await store.close();
-      } finally {
-        await database.drop();
-      }
-    });
+    const warmUps = [
+      { name: "the store's warm-up", spy: () => vi.spyOn(SqlEventStore.prototype, "warmUpAppends") },
+      { name: "the mirror's rehearsal", spy: () => vi.spyOn(MirrorLog.prototype, "rehearseFirstAppend") },
+    ];
+    for (const warmUp of warmUps) {
+      test(`opens all the same when ${warmUp.name} fails (${engine.name})`, async () => {
+        const database = await engine.create("open_warm_fails");
+        const failing = warmUp.spy().mockRejectedValue(new StorageError("warmUp", "refused"));
+        try {
+          const store = await openSessionStore({ url: database.url });
+          expect(failing).toHaveBeenCalledOnce();
+          const key = { projectKey: "p", sessionId: "9d3c0a52-5b8e-4f0e-9a51-2f6f3c1a7e10" };
+          await store.append(key, [{ type: "user", uuid: "u1", message: { role: "user", content: "Hello" } }]);
+          expect(await store.load(key)).toHaveLength(1);
+          await store.close();
+        } finally {
+          await database.drop();
+        }
+      });
+    }
   }
 });
