@@ -13,7 +13,6 @@
  *
  *   node_modules/.bin/tsx bench/agent-steps.ts [--quick]   (PostgreSQL when TEST_DATABASE_URL is set)
  */
-import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Message } from "@palimpsest/core";
 import { openPalimpsest, type Session } from "@palimpsest/runtime";
@@ -21,8 +20,9 @@ import { HAVE_TRANSCRIPTS, realSessions } from "../test/support/real-transcripts
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
 import type { ClaudeEntry } from "./claude-entries.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { type FirstAppendRow, firstAppendFigures, firstAppendTable, runFirstAppendChildren } from "./first-append.ts";
 import { postgresRawTable, type RawEntryTable, sqliteRawTable } from "./raw-entry-table.ts";
-import { markdownTable, median, ms, num, percentile, progress, ratio } from "./stats.ts";
+import { markdownTable, ms, num, percentile, progress, ratio } from "./stats.ts";
 
 /** The real session the steps come from. */
 const SOURCE = "claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl";
@@ -37,15 +37,6 @@ export interface AgentStepsRow {
   plain: { p50: number; p99: number };
   twoCalls: { p50: number; p99: number };
   oneCall: { p50: number; p99: number };
-}
-
-/** Fresh processes on one engine: the runtime's opening, the first append and the later ones' median, in ms (medians over the runs). */
-export interface FirstAppendRow {
-  engine: "postgres" | "sqlite";
-  runs: number;
-  openMs: number;
-  firstMs: number;
-  laterMs: number;
 }
 
 /**
@@ -154,27 +145,6 @@ async function appendStep(session: Session, step: Message[], turnId: string): Pr
   await session.append(step, { turnId, completeTurn: true });
 }
 
-/** Runs `runs` fresh processes (this file as a child) on the database at `url`. */
-export function runFirstAppendBench(engine: "postgres" | "sqlite", url: string, runs: number): FirstAppendRow {
-  const figures: { openMs: number; firstMs: number; laterMs: number }[] = [];
-  for (let run = 0; run < runs; run++) {
-    const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", url], {
-      encoding: "utf8",
-    });
-    if (child.status !== 0) throw new Error(`the first-append child failed: ${child.stderr}`);
-    figures.push(JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "{}"));
-  }
-  const row = {
-    engine,
-    runs,
-    openMs: median(figures.map((f) => f.openMs)),
-    firstMs: median(figures.map((f) => f.firstMs)),
-    laterMs: median(figures.map((f) => f.laterMs)),
-  };
-  progress(`first append ${engine}: ${num(row.firstMs, 1)} ms, later ${num(row.laterMs, 2)} ms`);
-  return row;
-}
-
 /** The child: open, start a session, append 20 steps with their completion; prints its figures as JSON. */
 async function firstAppendChild(url: string): Promise<void> {
   const steps = sourceSteps().slice(0, 20);
@@ -189,7 +159,7 @@ async function firstAppendChild(url: string): Promise<void> {
       await appendStep(session, freshStep(step, Date.now()), `turn-${n}`);
       times.push(performance.now() - start);
     }
-    console.log(JSON.stringify({ openMs, firstMs: times[0], laterMs: median(times.slice(1)) }));
+    console.log(JSON.stringify(firstAppendFigures(openMs, times)));
   } finally {
     await runtime.close();
   }
@@ -219,11 +189,7 @@ export function agentStepsTables(rows: readonly AgentStepsRow[], first: readonly
       `${ratio(r.oneCall.p50 / r.plain.p50)} / ${ratio(r.oneCall.p99 / r.plain.p99)}`,
     ]),
   );
-  const fresh = markdownTable(
-    ["engine", "processes", "openPalimpsest", "first append", "later appends (median)", "first / later"],
-    first.map((f) => [f.engine, f.runs, ms(f.openMs), ms(f.firstMs), ms(f.laterMs), ratio(f.firstMs / f.laterMs)]),
-  );
-  return `${steps}\n\n${fresh}`;
+  return `${steps}\n\n${firstAppendTable("openPalimpsest", first)}`;
 }
 
 /** Where the suite writes: a database of its own per label (a SQLite file or a PostgreSQL scratch database), and a SQLite file path. */
@@ -255,7 +221,8 @@ export async function runAgentStepsSuite(
         await raw.close();
       }
     }
-    first.push(runFirstAppendBench(engine, await places.database(engine, "agent_first"), quick ? 3 : 7));
+    const url = await places.database(engine, "agent_first");
+    first.push(runFirstAppendChildren(fileURLToPath(import.meta.url), engine, url, quick ? 3 : 7));
   }
   return { rows, first };
 }

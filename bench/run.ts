@@ -23,6 +23,7 @@ import { type EncryptionRow, runEncryptionBench } from "./encryption.ts";
 import { type EraseResult, runEraseBench } from "./erase.ts";
 import { COPY_STAGES, type CopiesRow, runErasureCopiesBench } from "./erasure-copies.ts";
 import { fidelityTable, runFidelityBench } from "./fidelity.ts";
+import type { FirstAppendRow } from "./first-append.ts";
 import { type FoldGrowthRow, foldGrowthTable, runFoldGrowthBench } from "./fold-growth.ts";
 import { type HandoffResult, runHandoffBench } from "./handoff.ts";
 import { type InstalledStartResult, runInstalledStartBench } from "./installed-start.ts";
@@ -40,7 +41,13 @@ import { scaleTables } from "./scale-tables.ts";
 import { runSessionAppendBench, type SessionAppendEngine, type SessionAppendResult } from "./session-append.ts";
 import { runSessionListingBench, type SessionListingResult } from "./session-listing.ts";
 import { runSessionStoreBench, type SessionStoreResult } from "./session-store.ts";
-import { runStepWritesBench, type StepWritesRow, stepWritesTable } from "./session-store-steps.ts";
+import {
+  runStepWritesBench,
+  runStoreFirstAppendBench,
+  type StepWritesRow,
+  stepWritesTable,
+  storeFirstAppendTable,
+} from "./session-store-steps.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { runTenantRlsBench, type TenantRlsRow } from "./tenant-rls.ts";
@@ -958,12 +965,17 @@ try {
   }
   if (only.has("session-store-steps")) {
     const rows: StepWritesRow[] = [];
+    const first: FirstAppendRow[] = [];
     for (const engine of engines) {
       const url = (passes: number) => databaseFor(engine, `session_store_steps_${passes}`);
       rows.push(...(await runStepWritesBench(engine, url, (p) => folder.path(`steps-raw-${p}.db`), quick)));
+      first.push(runStoreFirstAppendBench(engine, await databaseFor(engine, "session_store_first"), quick));
     }
-    results.sessionStoreSteps = rows;
-    tables.push("## Claude Agent SDK SessionStore, one append per model step", stepWritesTable(rows));
+    results.sessionStoreSteps = { rows, first };
+    tables.push(
+      "## Claude Agent SDK SessionStore, one append per model step",
+      `${stepWritesTable(rows)}\n\n${storeFirstAppendTable(first)}`,
+    );
   }
   if (only.has("fold-growth")) {
     const rows: FoldGrowthRow[] = [];

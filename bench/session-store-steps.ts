@@ -5,18 +5,22 @@
  * the SDK's reference table (raw-entry-table.ts) on the same database, alternating which goes first. The
  * p50 and p99 of a step's append at 1× and at 4× the source (the key grows; each pass has fresh ids), and
  * the fold's drain after the last append. What the SDK waits for is the append: a fold must not show in it.
+ * And the first append in a fresh process: a child opens the store (openSessionStore) and appends the
+ * source's first 21 steps to a new key; its first append against the median of the later ones.
  *
  *   node_modules/.bin/tsx bench/session-store-steps.ts [--quick]   (PostgreSQL when TEST_DATABASE_URL is set)
  */
-import { pathToFileURL } from "node:url";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
-import { PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
+import { openSessionStore, PalimpsestSessionStore } from "@palimpsest/claude-agent-sdk";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { MirrorFolder, Palimpsest } from "@palimpsest/runtime";
 import { MirrorLog, openEventStore } from "@palimpsest/store";
 import { createScratchDatabase } from "../test/support/scratch-postgres.ts";
 import { type ClaudeEntry, entryBatches, sourceLines } from "./claude-entries.ts";
 import { createSqliteFolder, postgresServerUrl } from "./databases.ts";
+import { type FirstAppendRow, firstAppendFigures, firstAppendTable, runFirstAppendChildren } from "./first-append.ts";
 import { postgresRawTable, sqliteRawTable } from "./raw-entry-table.ts";
 import { markdownTable, ms, num, percentile, progress, ratio } from "./stats.ts";
 
@@ -160,13 +164,47 @@ export function stepWritesTable(rows: readonly StepWritesRow[]): string {
   );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/** Fresh processes (this file as a child) appending to a new key through openSessionStore, on the database at `url`. */
+export function runStoreFirstAppendBench(engine: "postgres" | "sqlite", url: string, quick: boolean): FirstAppendRow {
+  return runFirstAppendChildren(fileURLToPath(import.meta.url), engine, url, quick ? 3 : 7);
+}
+
+/** The first-append rows as a markdown table. */
+export function storeFirstAppendTable(rows: readonly FirstAppendRow[]): string {
+  return firstAppendTable("openSessionStore", rows);
+}
+
+/** The child: open the store, append the source's first 21 steps to a new key; prints its figures as JSON. */
+async function firstAppendChild(url: string): Promise<void> {
+  const steps = stepsOf(sourceLines().map((line) => JSON.parse(line) as ClaudeEntry)).slice(0, 21);
+  const started = performance.now();
+  const store = await openSessionStore({ url });
+  const openMs = performance.now() - started;
+  try {
+    const key = { projectKey: "bench-first", sessionId: randomUUID() };
+    const times: number[] = [];
+    for (const step of steps) {
+      const start = performance.now();
+      await store.append(key, step as SessionStoreEntry[]);
+      times.push(performance.now() - start);
+    }
+    console.log(JSON.stringify(firstAppendFigures(openMs, times)));
+  } finally {
+    await store.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href && process.argv[2] === "--child") {
+  await firstAppendChild(process.argv[3] ?? "");
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const quick = process.argv.includes("--quick");
   const only = process.argv.includes("--sqlite") ? "sqlite" : process.argv.includes("--postgres") ? "postgres" : "";
   const folder = createSqliteFolder();
   const rows: StepWritesRow[] = [];
+  const first: FirstAppendRow[] = [];
   try {
     if (only !== "postgres") {
+      first.push(runStoreFirstAppendBench("sqlite", folder.path("first.db"), quick));
       rows.push(
         ...(await runStepWritesBench(
           "sqlite",
@@ -192,6 +230,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
             quick,
           )),
         );
+        const database = await createScratchDatabase(server, "bench_steps_first");
+        databases.push(database);
+        first.push(runStoreFirstAppendBench("postgres", database.url, quick));
       } finally {
         for (const database of databases) await database.drop();
       }
@@ -199,5 +240,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   } finally {
     folder.drop();
   }
-  console.log(stepWritesTable(rows));
+  console.log(`${stepWritesTable(rows)}\n\n${storeFirstAppendTable(first)}`);
 }
