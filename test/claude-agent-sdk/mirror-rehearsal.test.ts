@@ -3,14 +3,23 @@
  * and made, the entries written on it by the quick path, the summary folded) in a transaction rolled
  * back. On a SQLite file and on PostgreSQL, plain and encrypting: it runs the append's statements and fold,
  * leaves the database as it was (no row, no entry, no data key), and the key's real first append after it
- * starts from nothing. On PostgreSQL a lock held elsewhere fails it rather than stalling it.
+ * starts from nothing. Writes the process makes meanwhile all land (none inside the rolled-back
+ * transaction). A lock held elsewhere fails it rather than stalling it.
  */
+import { randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { type MirrorKey, StorageError } from "@palimpsest/core";
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { Palimpsest } from "@palimpsest/runtime";
 import { type MirrorEntryInput, MirrorLog, type MirrorSummarize, openEventStore } from "@palimpsest/store";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { APP_GRANTS } from "../support/app-role-grants.ts";
 import { dumpDatabase } from "../support/database-scan.ts";
+import { runStatements, urlAs } from "../support/postgres-roles.ts";
+import { postgresServer } from "../support/postgres-server.ts";
+import { createScratchDatabase } from "../support/scratch-postgres.ts";
+import { Database } from "../support/sqlite-driver.ts";
 import { watchPgStatements, watchSqliteStatements } from "../support/statement-watch.ts";
 import { testEngines } from "../support/test-engines.ts";
 import { testKeyring } from "../support/test-keyring.ts";
@@ -88,28 +97,102 @@ describe("MirrorLog.rehearseFirstAppend", () => {
     }
   }
 
-  const postgres = testEngines().find((e) => e.name === "postgres");
-  it.skipIf(postgres?.skip !== undefined)(
-    "fails rather than waits while another connection holds the key table's lock (postgres)",
-    async () => {
-      if (postgres === undefined) return;
-      const database = await postgres.create("mirror_rehearsal_lock");
+  for (const engine of testEngines()) {
+    const test = engine.skip === undefined ? it : it.skip;
+    test(`the process's writes made meanwhile all land (${engine.name})`, async () => {
+      const database = await engine.create("mirror_rehearsal_meanwhile");
       const store = await openEventStore(database.url);
-      const other = new pg.Client({ connectionString: database.url });
       try {
         const log = new MirrorLog(store);
-        await other.connect();
-        await other.query("BEGIN");
-        await other.query("LOCK TABLE mirror_keys IN EXCLUSIVE MODE");
-        await expect(
-          log.rehearseFirstAppend({ project: "p", session: "locked" }, entries("made-up", 1)),
-        ).rejects.toBeInstanceOf(StorageError);
-        await other.query("ROLLBACK");
-        expect(await log.append({ project: "p", session: "locked" }, entries("after", 1))).toMatchObject({ stored: 1 });
+        const runtime = new Palimpsest({ store, counterFor: createTokenCounter });
+        const started = await Promise.all([
+          log.rehearseFirstAppend({ project: "p", session: "rehearsed" }, entries("made-up", 3)),
+          ...Array.from({ length: 20 }, () => runtime.startSession({ model: "gpt-4o" })),
+          ...Array.from({ length: 5 }, (_, i) =>
+            log.append({ project: "p", session: `real-${i}` }, entries(`r${i}`, 2)),
+          ),
+        ]);
+        const sessions = started.flatMap((s) => (s instanceof Object && "id" in s ? [s.id] : []));
+        expect(sessions).toHaveLength(20);
+        expect((await store.listSessions()).map((s) => s.sessionId).sort()).toEqual([...sessions].sort());
+        for (let i = 0; i < 5; i++)
+          expect(await log.entries({ project: "p", session: `real-${i}` }, 0)).toHaveLength(2);
       } finally {
-        await other.end();
         await store.close();
         await database.drop();
+      }
+    });
+  }
+
+  for (const engine of testEngines()) {
+    const test = engine.skip === undefined ? it : it.skip;
+    test(`fails rather than waits while another connection holds a lock it needs (${engine.name})`, async () => {
+      const database = await engine.create("mirror_rehearsal_lock");
+      const store = await openEventStore(database.url);
+      const key = { project: "p", session: "locked" };
+      try {
+        const log = new MirrorLog(store);
+        const rehearsal = () => log.rehearseFirstAppend(key, entries("made-up", 1));
+        if (engine.name === "sqlite") {
+          const other = new Database(database.url);
+          other.exec("BEGIN IMMEDIATE");
+          try {
+            await expect(rehearsal()).rejects.toBeInstanceOf(StorageError);
+          } finally {
+            other.exec("ROLLBACK");
+            other.close();
+          }
+        } else {
+          const other = new pg.Client({ connectionString: database.url });
+          await other.connect();
+          try {
+            await other.query("BEGIN");
+            await other.query("LOCK TABLE mirror_keys IN EXCLUSIVE MODE");
+            await expect(rehearsal()).rejects.toBeInstanceOf(StorageError);
+          } finally {
+            await other.end();
+          }
+        }
+        expect(await log.append(key, entries("after", 1))).toMatchObject({ stored: 1 });
+      } finally {
+        await store.close();
+        await database.drop();
+      }
+    });
+  }
+
+  const server = postgresServer();
+  it.skipIf("skip" in server)(
+    "runs as a PostgreSQL application role under row-level security, for its tenant, writing nothing",
+    async () => {
+      if ("skip" in server) return;
+      const database = await createScratchDatabase(server.url, "mirror_rehearsal_role");
+      const app = `palimpsest_mirror_app_${randomUUID().slice(0, 8)}`;
+      try {
+        await (await openEventStore(database.url)).close(); // the owner migrates
+        await runStatements(
+          database.url,
+          `CREATE ROLE ${app} LOGIN NOSUPERUSER NOBYPASSRLS`,
+          ...APP_GRANTS.map((grant) => grant.replace("{role}", app)),
+        );
+        const store = await openEventStore(urlAs(database.url, app, "acme"), { tenant: "acme" });
+        try {
+          const log = new MirrorLog(store);
+          const key = { project: "p", session: "tenant" };
+          await log.append({ project: "p", session: "kept" }, entries("kept", 2));
+          const before = await dumpDatabase(store);
+          const seen = watchPgStatements();
+          await log.rehearseFirstAppend(key, entries("made-up", 2), listing({ count: 0 }));
+          expect(seen.filter((sql) => /insert into "?mirror_entries"?/i.test(sql))).toHaveLength(1);
+          vi.restoreAllMocks();
+          expect(await dumpDatabase(store)).toEqual(before);
+          expect(await log.append(key, entries("real", 1))).toMatchObject({ stored: 1, nextSeq: 1 });
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await database.drop();
+        await runStatements(server.url, `DROP ROLE IF EXISTS ${app}`);
       }
     },
   );

@@ -8,6 +8,7 @@ import type { SessionState, Snapshot } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest, saveSnapshot } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SNAPSHOT_SCALE_TOKENS, snapshotInterval } from "../../packages/runtime/src/runtime/load-session.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 
 type Store = Palimpsest["store"];
@@ -198,10 +199,10 @@ for (const backend of runtimeBackends()) {
       await exchange(1, "a small view: a snapshot every 2 events");
       await runtime.settled();
       expect(gated.order).toEqual([`entered ${session.state.lastSeq}`, `saved ${session.state.lastSeq}`]);
-      // " a" is one token: about 510K tokens of view, so a snapshot every ceil(2 × 510K / 250K) = 5 events.
+      // " a" is one token: about 510K tokens of view, so a snapshot every 2 × 510K / 250K ≈ 4.1 events.
       await exchange(2, " a".repeat(510_000));
       expect(session.state.liveTokens).toBeGreaterThan(500_000);
-      await exchange(3, "two events more: four since the last snapshot, not yet five");
+      await exchange(3, "two events more: four since the last snapshot, not yet due");
       await runtime.settled();
       expect(gated.order).toHaveLength(2);
       await exchange(4, "six since the last snapshot: due");
@@ -210,3 +211,14 @@ for (const backend of runtimeBackends()) {
     });
   });
 }
+
+describe("snapshotInterval", () => {
+  it("is snapshotEvery up to SNAPSHOT_SCALE_TOKENS of view, in proportion past it; Infinity stays never", () => {
+    expect(snapshotInterval(500, 0)).toBe(500);
+    expect(snapshotInterval(500, SNAPSHOT_SCALE_TOKENS)).toBe(500);
+    expect(snapshotInterval(500, 4 * SNAPSHOT_SCALE_TOKENS)).toBe(2_000);
+    expect(snapshotInterval(1, 3 * SNAPSHOT_SCALE_TOKENS)).toBe(3);
+    expect(snapshotInterval(Number.POSITIVE_INFINITY, 0)).toBe(Number.POSITIVE_INFINITY);
+    expect(snapshotInterval(Number.POSITIVE_INFINITY, 10 * SNAPSHOT_SCALE_TOKENS)).toBe(Number.POSITIVE_INFINITY);
+  });
+});

@@ -32,8 +32,9 @@ function stepLines(sessionId: string): SessionStoreEntry[] {
  * Runs a SessionStore append's first-append path once where the store opens, writing nothing: a model
  * step's made-up lines checked and encoded, the session summary folded with the SDK's fold, and the
  * mirror's statements for a new key run in a transaction rolled back (MirrorLog.rehearseFirstAppend). The
- * SDK's first append in the process then finds the code compiled and the statements prepared. Rejects when
- * the database refuses; the caller only loses the saving.
+ * SDK's first append in the process then finds its code compiled (and on SQLite its guarded write's
+ * statements prepared; PostgreSQL gets unnamed statements, so there the connection's caches are what is
+ * warmed). Rejects when the database refuses or a lock is held; the caller only loses the saving.
  */
 export async function rehearseSessionStoreAppend(log: MirrorLog, foldSummary: SummaryFold): Promise<void> {
   const key: MirrorKey = { project: WARM_UP_PROJECT, session: randomUUID() };

@@ -68,8 +68,8 @@ export interface RuntimeDeps {
    */
   counterFor: (encoding: SessionStarted["encoding"]) => Promise<TokenCounter>;
   /**
-   * Events between a session's snapshots (default 500); fewer for a view past 250K tokens, in proportion
-   * (a snapshot's cost grows with the view). A batch compaction snapshots at once.
+   * Events between a session's snapshots (default 500); more for a view past 250K tokens, in proportion
+   * to it, so snapshots come less often as they grow dearer. A batch compaction snapshots at once.
    */
   snapshotEvery?: number;
   /** Told of a snapshot that could not be written (a cache: the session goes on, a resume replays more). */

@@ -56,12 +56,12 @@ export async function loadSession(
 export const SNAPSHOT_SCALE_TOKENS = 250_000;
 
 /**
- * Events between snapshots: `snapshotEvery` up to SNAPSHOT_SCALE_TOKENS of view, in proportion to the
- * view past it. Snapshots then cost about the same per appended event however large the view grows, and
+ * Events between snapshots: `snapshotEvery` up to SNAPSHOT_SCALE_TOKENS of view, more in proportion to
+ * the view past it (snapshotEvery × view / SNAPSHOT_SCALE_TOKENS; Infinity stays never). Snapshots then cost about the same per appended event however large the view grows, and
  * the events a resume replays after one grow in proportion to the view it loads.
  */
 export function snapshotInterval(snapshotEvery: number, liveTokens: number): number {
-  return Math.max(snapshotEvery, Math.ceil((snapshotEvery * liveTokens) / SNAPSHOT_SCALE_TOKENS));
+  return snapshotEvery * Math.max(1, liveTokens / SNAPSHOT_SCALE_TOKENS);
 }
 
 /** The longest a snapshot's encoding holds the event loop at a time, in ms (about: one entry may run over). */

@@ -113,12 +113,6 @@ export interface Dialect {
    * rows of its tenant (see postgres-tenant-keys.ts); SQLite rebuilds the table to change its keys.
    */
   keyByTenant(db: Kysely<unknown>, table: string): Promise<void>;
-  /**
-   * Inside a rehearsal's transaction (a warm-up rolled back): a lock another transaction holds fails the
-   * next statement soon instead of stalling it (PostgreSQL's lock_timeout, REHEARSAL_LOCK_TIMEOUT_MS). SQLite
-   * sets nothing: a rehearsal's first write waits for the writer lock as any write does (its busy timeout).
-   */
-  limitRehearsalLockWait(db: QueryExecutorProvider): Promise<void>;
   /** Statements an erasure runs last, inside its locked write (PostgreSQL wakes other processes). */
   afterEraseStatements<DB>(db: Kysely<DB>, tenant: string, sessionId: string, seq: number): CompiledQuery[];
   /**

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import type { PreparedBatch } from "./append-batch.ts";
 import type { ChangeSource } from "./change-notifier.ts";
 import type { StoreDatabase } from "./database-schema.ts";
@@ -29,12 +29,14 @@ export interface EngineAdapter {
    */
   writeBatch(batch: PreparedBatch): Promise<WrittenBatch | undefined>;
   /**
-   * Runs the batches' statements as writeBatch does, one after another in one transaction that is then
-   * rolled back, so what the engine and the process prepare, plan or compile on first use is ready for the
-   * first append: nothing is written (on PostgreSQL the positions the inserts drew stay drawn, gaps as any
-   * failed append leaves). Never waits long for a lock: a busy database is an error.
+   * Runs the batches' statements as writeBatch does, then `statements` (a feature's, as its guarded and
+   * locked writes run them), one after another in one transaction that is then rolled back, so what the
+   * engine and the process prepare, plan or compile on first use is ready for the first write: nothing is
+   * written (on PostgreSQL the positions the inserts drew stay drawn, gaps as any failed append leaves), and
+   * no other write of the process can land inside it (on SQLite it runs synchronously, on PostgreSQL on a
+   * connection of its own). Never waits long for a lock: a busy database is an error.
    */
-  rehearse(batches: readonly PreparedBatch[]): Promise<void>;
+  rehearse(batches: readonly PreparedBatch[], statements?: readonly CompiledQuery[]): Promise<void>;
   /** Pages the global log in the engine's commit-visibility order (see global-log.ts). */
   readonly readGlobalLog: GlobalLogReader;
   /** The checkpoint after the last event global readers can see now (see global-log.ts). */

@@ -121,6 +121,7 @@ export class KyselyEventStore implements EventStore, SnapshotStore, ChangeFeed, 
       dialect: adapter.dialect,
       writeGuarded: (guard, statements) => this.writeGuarded(guard, statements),
       writeLocked: (reads, plan) => this.writeLocked(reads, plan),
+      rehearse: (statements) => guardStorage("rehearse", () => adapter.rehearse([], statements)),
       awaitVisible: (timeoutMs) => this.awaitVisible(timeoutMs),
       cipher,
     });

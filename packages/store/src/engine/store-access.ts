@@ -1,5 +1,5 @@
 import { ValidationError } from "@palimpsest/core";
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import type { ContentCipher } from "../encryption/content-cipher.ts";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Dialect } from "./dialect.ts";
@@ -20,6 +20,12 @@ export interface StoreAccess {
   readonly dialect: Dialect;
   readonly writeGuarded: GuardedWrite;
   readonly writeLocked: LockedWrite;
+  /**
+   * Runs `statements` as the feature's writes would, in one transaction rolled back (EngineAdapter.rehearse):
+   * a warm-up that writes nothing, into which no other write of the process can land. A StorageError when
+   * the database refuses or a lock is held.
+   */
+  readonly rehearse: (statements: readonly CompiledQuery[]) => Promise<void>;
   readonly awaitVisible: (timeoutMs: number) => Promise<boolean>;
   /** What seals a feature's content too, when the store was opened with a keyring. */
   readonly cipher: ContentCipher | undefined;

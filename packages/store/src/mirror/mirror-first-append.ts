@@ -1,19 +1,19 @@
 import type { MirrorKey } from "@palimpsest/core";
-import type { Kysely } from "kysely";
+import type { CompiledQuery, DatabaseConnection, Kysely, QueryExecutorProvider } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { MirrorRowRead } from "./mirror-append-plan.ts";
 import type { MirrorDatabase, MirrorEntryInput, MirrorSummarize } from "./mirror-log.ts";
 import { quickAppend } from "./mirror-quick-append.ts";
 import type { MirrorTables } from "./mirror-tables.ts";
 
+/** A key's row as insertKeyRow makes it. */
+const NEW_ROW: MirrorRowRead = { generation: 0, next_seq: 0, mtime_ms: 0, summary: null };
+
 /**
- * Makes `key`'s row at generation 0 (`INSERT … ON CONFLICT DO NOTHING RETURNING`): the row made, or
- * undefined when another process made it first. A key's first append starts with it.
+ * The statement making `key`'s row at generation 0 (`INSERT … ON CONFLICT DO NOTHING RETURNING`): it
+ * returns the row made, or none when another process made it first. A key's first append starts with it.
  */
-export function insertKeyRow(
-  db: Kysely<StoreDatabase & MirrorTables>,
-  key: MirrorKey,
-): Promise<MirrorRowRead | undefined> {
+export function insertKeyRow(db: Kysely<StoreDatabase & MirrorTables>, key: MirrorKey) {
   return db
     .insertInto("mirror_keys")
     .values({
@@ -28,16 +28,21 @@ export function insertKeyRow(
       last_batch: null,
     })
     .onConflict((oc) => oc.doNothing())
-    .returning(["generation", "next_seq", "mtime_ms", "summary"])
-    .executeTakeFirst();
+    .returning(["generation", "next_seq", "mtime_ms", "summary"]);
 }
 
-/** Thrown to roll the rehearsal's transaction back. */
-class RolledBack extends Error {}
+/** The key's row, as the quick path reads it. */
+export function selectKeyRow(db: Kysely<StoreDatabase & MirrorTables>, key: MirrorKey) {
+  return db
+    .selectFrom("mirror_keys")
+    .selectAll()
+    .where((eb) => eb.and({ project_key: key.project, session_key: key.session, subpath: key.subpath ?? "" }));
+}
 
 /**
- * MirrorLog.rehearseFirstAppend: the statements of `key`'s first append (its row read and made, the
- * entries written on it by the quick path, unsealed) in one transaction, then rolled back.
+ * MirrorLog.rehearseFirstAppend: the statements of `key`'s first append, as the append builds them (its
+ * row read and made, the entries written on it by the quick path, unsealed), recorded instead of run, then
+ * run by the store in a transaction rolled back.
  */
 export async function rehearseFirstAppend(
   store: MirrorDatabase,
@@ -45,21 +50,38 @@ export async function rehearseFirstAppend(
   entries: readonly MirrorEntryInput[],
   summarize: MirrorSummarize | undefined,
 ): Promise<void> {
-  try {
-    await store.db.transaction().execute(async (trx) => {
-      // A lock another transaction holds (a conversion to partitions) fails the rehearsal rather than stalling it.
-      await store.dialect.limitRehearsalLockWait(trx);
-      const read = await trx
-        .selectFrom("mirror_keys")
-        .selectAll()
-        .where((eb) => eb.and({ project_key: key.project, session_key: key.session, subpath: key.subpath ?? "" }))
-        .executeTakeFirst();
-      const row = read === undefined ? await insertKeyRow(trx, key) : undefined;
-      if (row === undefined) throw new Error("the rehearsal's key has a row");
-      await quickAppend({ ...store, db: trx }, key, row, entries, summarize, undefined);
-      throw new RolledBack();
-    });
-  } catch (error) {
-    if (!(error instanceof RolledBack)) throw error;
-  }
+  const recorded: CompiledQuery[] = [selectKeyRow(store.db, key).compile(), insertKeyRow(store.db, key).compile()];
+  await quickAppend(
+    {
+      db: recording(store.db, recorded),
+      dialect: store.dialect,
+      tenant: store.tenant,
+      writeGuarded: async (guard, statements) => {
+        recorded.push(guard, ...statements);
+        return true;
+      },
+    },
+    key,
+    NEW_ROW,
+    entries,
+    summarize,
+    undefined,
+  );
+  await store.rehearse(recorded);
+}
+
+/** `db`'s compiler (its plugins: the tenant's scope) with a connection that records each query and runs none. */
+function recording(db: Kysely<StoreDatabase & MirrorTables>, recorded: CompiledQuery[]): QueryExecutorProvider {
+  const connection: DatabaseConnection = {
+    async executeQuery(query) {
+      recorded.push(query);
+      return { rows: [] };
+    },
+    // biome-ignore lint/correctness/useYield: never streams
+    async *streamQuery() {
+      throw new Error("a rehearsal records no streamed query");
+    },
+  };
+  const executor = db.getExecutor().withConnectionProvider({ provideConnection: (consume) => consume(connection) });
+  return { getExecutor: () => executor };
 }

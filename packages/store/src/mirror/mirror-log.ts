@@ -23,7 +23,7 @@ import {
   rowAfter,
   writesEntries,
 } from "./mirror-append-plan.ts";
-import { insertKeyRow, rehearseFirstAppend } from "./mirror-first-append.ts";
+import { insertKeyRow, rehearseFirstAppend, selectKeyRow } from "./mirror-first-append.ts";
 import { quickAppend } from "./mirror-quick-append.ts";
 import { AppendKeys, type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
@@ -59,6 +59,8 @@ export interface MirrorDatabase {
   readonly dialect: Dialect;
   readonly writeGuarded: GuardedWrite;
   readonly writeLocked: LockedWrite;
+  /** Runs statements in a transaction rolled back (StoreAccess.rehearse). */
+  readonly rehearse: (statements: readonly CompiledQuery[]) => Promise<void>;
 }
 
 /** Keys whose generation an encrypted mirror remembers (the least recently written are dropped past it). */
@@ -109,6 +111,7 @@ export class MirrorLog implements MirrorLogPort {
       dialect: access.dialect,
       writeGuarded: access.writeGuarded,
       writeLocked: access.writeLocked,
+      rehearse: access.rehearse,
     };
     this.#seal = access.cipher === undefined ? undefined : new MirrorSeal(access.cipher);
   }
@@ -201,17 +204,18 @@ export class MirrorLog implements MirrorLogPort {
    * remembered, so the quick path writes on it without reading it.
    */
   async #createRow(key: MirrorKey): Promise<void> {
-    const made = await insertKeyRow(this.#store.db, key);
+    const made = await insertKeyRow(this.#store.db, key).executeTakeFirst();
     if (made !== undefined) this.#rows.set(keyId(key), made);
   }
 
   /**
    * Runs a key's first append once, writing nothing, so the process's first real one finds its code
-   * compiled and its statements prepared: `entries` appended to `key` (which must have no row; its
-   * summary folded with `summarize`) as append does (the key's row read, made, and the entries written
-   * on it by the quick path), in a transaction rolled back. Unsealed on an encrypted store: no data key
-   * is made, so pass made-up entries. Never waits long for a lock (a busy database is an error: the
-   * caller only loses the saving).
+   * compiled and, on SQLite, its statements prepared: the statements `append` would run for `entries` on
+   * `key`, a key without a row (its row read, made, and the entries written on it by the quick path, the
+   * summary folded with `summarize`), in one transaction rolled back, into which no other write lands
+   * (StoreAccess.rehearse). Unsealed on an encrypted store, so no data key is made: pass made-up entries.
+   * A StorageError when the database refuses or a lock is held (it never waits for one): the caller only
+   * loses the saving.
    */
   async rehearseFirstAppend(
     key: MirrorKey,
@@ -692,10 +696,7 @@ export class MirrorLog implements MirrorLogPort {
   }
 
   #keyQuery(key: MirrorKey) {
-    return this.#store.db
-      .selectFrom("mirror_keys")
-      .selectAll()
-      .where((eb) => eb.and(keyColumns(key)));
+    return selectKeyRow(this.#store.db, key);
   }
 }
 

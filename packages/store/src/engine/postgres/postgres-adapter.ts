@@ -7,7 +7,7 @@ import type { StoreDatabase } from "../database-schema.ts";
 import type { EngineAdapter } from "../engine-adapter.ts";
 import { CHANGES_CHANNEL, changeRef } from "./change-channel.ts";
 import { postgresChangeSource } from "./postgres-changes.ts";
-import { postgresDialect, REHEARSAL_LOCK_TIMEOUT_MS } from "./postgres-dialect.ts";
+import { postgresDialect } from "./postgres-dialect.ts";
 import { postgresGlobalHead, postgresVisibilityWait, readPostgresGlobalLog } from "./postgres-global-log.ts";
 import { postgresGuardedWrite, postgresLockedWrite } from "./postgres-guarded-write.ts";
 import { holdsRowsOf } from "./postgres-partition.ts";
@@ -29,6 +29,9 @@ const MAX_VALUES_ROWS = 1000;
  * prepared statements); the texts seen after that run unnamed. Bounds the statements kept per connection.
  */
 const MAX_NAMED_STATEMENTS = 64;
+
+/** How long a rehearsal (EngineAdapter.rehearse) waits for a lock, in ms. */
+const REHEARSAL_LOCK_TIMEOUT_MS = 100;
 
 /** Type parsing for this pool only: int8 (positions) as numbers, json as its verbatim text. */
 const storeTypes: pg.CustomTypesConfig = {
@@ -115,7 +118,7 @@ export function postgresAdapter(pool: pg.Pool, tenant: string): EngineAdapter {
       return { version, positions };
     },
 
-    async rehearse(batches) {
+    async rehearse(batches, statements = []) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
@@ -123,6 +126,7 @@ export function postgresAdapter(pool: pg.Pool, tenant: string): EngineAdapter {
         // A lock another transaction holds (a conversion to partitions) fails the rehearsal rather than stalling it.
         await client.query(`SET LOCAL lock_timeout = ${REHEARSAL_LOCK_TIMEOUT_MS}`);
         for (const batch of batches) await runBatch(client, batch);
+        for (const statement of statements) await client.query(statement.sql, [...statement.parameters]);
       } finally {
         // The positions the inserts drew stay drawn (sequences are not transactional): gaps, as any failed append leaves.
         await client.query("ROLLBACK").catch((error: Error) => {

@@ -10,9 +10,6 @@ import {
 } from "./postgres-search.ts";
 import { keyPostgresTableByTenant } from "./postgres-tenant-keys.ts";
 
-/** How long a rehearsal (EngineAdapter.rehearse, the mirror's) waits for a lock, in ms. */
-export const REHEARSAL_LOCK_TIMEOUT_MS = 100;
-
 /** PostgreSQL's SQL where the engines differ (see Dialect). */
 export const postgresDialect: Dialect = {
   engine: "postgres",
@@ -60,9 +57,6 @@ export const postgresDialect: Dialect = {
   bytesForRead: (column) => sql<string | null>`encode(${sql.ref(column)}, 'base64')`,
   jsonPath: (column, path) => sql<string | null>`${sql.raw(column)} #>> ${sql.raw(`'{${path.join(",")}}'`)}`,
   textPosition: (column, text) => sql<number>`strpos(${sql.raw(column)}::text, ${text})`,
-  async limitRehearsalLockWait(db) {
-    await sql.raw(`SET LOCAL lock_timeout = ${REHEARSAL_LOCK_TIMEOUT_MS}`).execute(db);
-  },
   async withoutStatistics(db, table, columns) {
     // Declaring a column's own type again rewrites nothing, but drops the statistics gathered on it.
     const alters = [];

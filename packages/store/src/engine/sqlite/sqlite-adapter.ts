@@ -1,5 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { Kysely } from "kysely";
+import { type CompiledQuery, Kysely } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { PreparedBatch } from "../append-batch.ts";
 import { claimVersionSql, INSERT_COLUMNS, SqlParams } from "../append-sql.ts";
@@ -131,9 +131,14 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
     return { version, positions };
   };
   const write = database.transaction(writeRows);
-  /** The batches' statements in one transaction, then thrown out (RolledBack): see EngineAdapter.rehearse. */
-  const rehearsal = database.transaction((batches: readonly PreparedBatch[]) => {
+  /** The batches' and the statements' writes in one transaction, then thrown out (RolledBack): see EngineAdapter.rehearse. */
+  const rehearsal = database.transaction((batches: readonly PreparedBatch[], statements: readonly CompiledQuery[]) => {
     for (const batch of batches) writeRows(batch);
+    for (const { sql, parameters } of statements) {
+      const statement = prepare(sql);
+      if (statement.reader) statement.all(parameters);
+      else statement.run(parameters);
+    }
     throw new RolledBack();
   });
   return {
@@ -157,10 +162,10 @@ export function sqliteAdapter(database: BetterSqlite3.Database, options: SqliteA
       }
     },
 
-    async rehearse(batches) {
+    async rehearse(batches, statements = []) {
       // Never waits for another process's lock: a busy file is an error the caller ignores.
       try {
-        rehearsal.immediate(batches);
+        rehearsal.immediate(batches, statements);
       } catch (error) {
         if (!(error instanceof RolledBack)) throw error;
       }

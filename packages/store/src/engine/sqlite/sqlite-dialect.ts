@@ -51,7 +51,6 @@ export const sqliteDialect: Dialect = {
   jsonPath: (column, path) => sql<string | null>`json_extract(${sql.raw(column)}, ${sql.raw(`'$.${path.join(".")}'`)})`,
   textPosition: (column, text) => sql<number>`instr(${sql.raw(column)}, ${text})`,
   // ANALYZE samples indexed columns only (sqlite_stat1, sqlite_stat4), and no content column is indexed.
-  async limitRehearsalLockWait() {},
   async withoutStatistics() {},
   keyByTenant: keySqliteTableByTenant,
   afterEraseStatements: () => [],
