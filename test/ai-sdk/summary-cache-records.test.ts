@@ -3,7 +3,9 @@
  * model reports the cache's share of the input (the AI SDK's `inputTokenDetails`) compacts a session on a
  * SQLite file and on PostgreSQL; the compaction event's stats, the audit read model's row and totals (and
  * a rebuild from the log), and the CLI's audit output (text and JSON) carry them. A compaction by the
- * offline summarizer, which reports no usage, leaves them null.
+ * offline summarizer, which reports no usage, leaves them null; one whose provider reported its input but
+ * no cache figures (as every compaction projected before migration 0020) leaves them null and stays out of
+ * the cached share of its group's totals.
  */
 import { AiSdkSummarizer } from "@palimpsest/ai-sdk";
 import { OfflineSummarizer, type Summarizer } from "@palimpsest/core";
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliDatabase, postgresCliDatabase, runPalimpsest, sqliteCliDatabase } from "../cli/harness.ts";
 import { turn } from "../precompact/precompact-fixtures.ts";
 import { postgresServer } from "../support/postgres-server.ts";
-import { cachedSummaryModel, CACHED_USAGE as USAGE } from "./cached-summary-model.ts";
+import { cachedSummaryModel, UNCOUNTED_USAGE, CACHED_USAGE as USAGE } from "./cached-summary-model.ts";
 
 const server = postgresServer();
 const databases: [string, (() => Promise<CliDatabase>) | undefined][] = [
@@ -36,11 +38,14 @@ for (const [name, make] of databases) {
     let runtime: Palimpsest;
     let cached: string;
     let offline: string;
+    let uncounted: string;
     beforeAll(async () => {
       db = await (make as () => Promise<CliDatabase>)();
       runtime = await openPalimpsest({ url: db.url });
       cached = await compactedSession(runtime, new AiSdkSummarizer({ model: cachedSummaryModel() }));
       offline = await compactedSession(runtime, new OfflineSummarizer());
+      const uncountedModel = cachedSummaryModel([UNCOUNTED_USAGE], "uncounted-model");
+      uncounted = await compactedSession(runtime, new AiSdkSummarizer({ model: uncountedModel }));
     });
     afterAll(async () => {
       await runtime?.close();
@@ -75,10 +80,25 @@ for (const [name, make] of databases) {
         auxTokensCacheWrite: USAGE.cacheWrite,
       });
       expect(bySession.get(offline)).toMatchObject({ auxTokensCacheRead: null, auxTokensCacheWrite: null });
+      expect(bySession.get(uncounted)).toMatchObject({
+        auxTokensIn: UNCOUNTED_USAGE.inputTokens,
+        auxTokensCacheRead: null,
+        auxTokensCacheWrite: null,
+      });
       const [totals] = await audit.compactionTotals({}, []);
-      expect(totals).toMatchObject({ compactions: 2, auxTokensCacheRead: USAGE.cacheRead, auxTokensCacheWrite: 100 });
+      expect(totals).toMatchObject({
+        compactions: 3,
+        auxTokensIn: USAGE.inputTokens + UNCOUNTED_USAGE.inputTokens,
+        auxTokensCacheRead: USAGE.cacheRead,
+        auxTokensInWithCacheRead: USAGE.inputTokens, // the cached session's input only
+        auxTokensCacheWrite: 100,
+      });
       const [offlineTotals] = await audit.compactionTotals({ sessionId: offline }, []);
-      expect(offlineTotals).toMatchObject({ auxTokensCacheRead: null, auxTokensCacheWrite: null });
+      expect(offlineTotals).toMatchObject({
+        auxTokensCacheRead: null,
+        auxTokensInWithCacheRead: null,
+        auxTokensCacheWrite: null,
+      });
       expect(await audit.rebuild({ checkOnly: true })).toMatchObject({ equal: true, differenceCount: 0 });
     });
 
@@ -90,8 +110,10 @@ for (const [name, make] of databases) {
       const line = (model: string) => listed.stdout.split("\n").find((l) => l.includes(model)) ?? "";
       expect(line("mock-model-id")).toContain("5000 (96% cached) / 60");
       expect(line("offline")).not.toContain("cached");
+      expect(line("uncounted-model")).toContain("100000 / 400");
+      // The share is of the input of the compactions that recorded the cache's reads: 4,800 of 5,000.
       const totals = await cli("audit", "totals");
-      expect(totals.stdout).toMatch(/\(\d+% cached\)/);
+      expect(totals.stdout).toContain("105000 (96% cached) / 460");
 
       const json = await cli("--json", "audit", "compactions", "--session", cached);
       expect(JSON.parse(json.stdout)).toEqual([
@@ -99,7 +121,11 @@ for (const [name, make] of databases) {
       ]);
       const jsonTotals = await cli("--json", "audit", "totals", "--session", cached);
       expect(JSON.parse(jsonTotals.stdout)).toEqual([
-        expect.objectContaining({ auxTokensCacheRead: USAGE.cacheRead, auxTokensCacheWrite: USAGE.cacheWrite }),
+        expect.objectContaining({
+          auxTokensCacheRead: USAGE.cacheRead,
+          auxTokensInWithCacheRead: USAGE.inputTokens,
+          auxTokensCacheWrite: USAGE.cacheWrite,
+        }),
       ]);
     });
   });

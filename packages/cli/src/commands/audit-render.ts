@@ -27,7 +27,9 @@ export function renderCompactions(list: AuditedCompaction[]): string {
       [c.summarizerModel, c.promptVersion].filter((x) => x !== null).join(" ") || "-",
       c.targets,
       c.tokensReclaimed,
-      c.auxTokensIn === null && c.auxTokensOut === null ? "-" : auxCell(c.auxTokensIn ?? 0, c.auxTokensOut ?? 0, c),
+      c.auxTokensIn === null && c.auxTokensOut === null
+        ? "-"
+        : auxCell(c.auxTokensIn, c.auxTokensOut, c.auxTokensCacheRead, c.auxTokensIn),
     ]),
   );
 }
@@ -44,20 +46,21 @@ export function renderTotals(totals: CompactionTotals[]): string {
       t.sessions,
       t.targets,
       t.tokensReclaimed,
-      auxCell(t.auxTokensIn, t.auxTokensOut, t),
+      auxCell(t.auxTokensIn, t.auxTokensOut, t.auxTokensCacheRead, t.auxTokensInWithCacheRead),
       t.meanDurationMs ?? "-",
     ]),
   );
 }
 
 /**
- * The summarizer's tokens in and out, with the share of the input read from the provider's prompt cache
- * when it was recorded: `5000 (96% cached) / 60`.
+ * The summarizer's tokens in and out (`-` for one not recorded), with the share of the input read from the
+ * provider's prompt cache when it was recorded: `5000 (96% cached) / 60`. The share is `read` of `readOf`,
+ * the input of the compactions that recorded the reads, which in a group can be less than `input`.
  */
-function auxCell(input: number, output: number, cache: { auxTokensCacheRead: number | null }): string {
-  const read = cache.auxTokensCacheRead;
-  const share = read === null || input === 0 ? "" : ` (${Math.round((100 * read) / input)}% cached)`;
-  return `${input}${share} / ${output}`;
+function auxCell(input: number | null, output: number | null, read: number | null, readOf: number | null): string {
+  const share =
+    read === null || readOf === null || readOf === 0 ? "" : ` (${Math.round((100 * read) / readOf)}% cached)`;
+  return `${input ?? "-"}${share} / ${output ?? "-"}`;
 }
 
 /** `audit failures` as a table, one row per group. */

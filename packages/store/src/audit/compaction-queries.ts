@@ -48,6 +48,12 @@ export interface CompactionTotals {
   auxTokensOut: number;
   /** Of auxTokensIn, read from the provider's prompt cache, over the compactions that recorded it; null when none did. */
   auxTokensCacheRead: number | null;
+  /**
+   * The auxTokensIn of the compactions that recorded auxTokensCacheRead: the input that count is a share of
+   * (a group can mix compactions with and without it, those projected before migration 0020 among them);
+   * null when none recorded it.
+   */
+  auxTokensInWithCacheRead: number | null;
   /** Of auxTokensIn, written to the provider's prompt cache, over the compactions that recorded it; null when none did. */
   auxTokensCacheWrite: number | null;
   /** Mean duration of the compactions that recorded one, in ms; null when none did. */
@@ -131,6 +137,9 @@ export async function compactionTotals(
       sql<number>`coalesce(sum(aux_tokens_in), 0)`.as("aux_tokens_in"),
       sql<number>`coalesce(sum(aux_tokens_out), 0)`.as("aux_tokens_out"),
       sql<number | null>`sum(aux_tokens_cache_read)`.as("aux_tokens_cache_read"),
+      sql<number | null>`sum(case when aux_tokens_cache_read is not null then aux_tokens_in end)`.as(
+        "aux_tokens_in_with_cache_read",
+      ),
       sql<number | null>`sum(aux_tokens_cache_write)`.as("aux_tokens_cache_write"),
       sql<number | null>`avg(duration_ms)`.as("mean_duration_ms"),
     ])
@@ -151,6 +160,8 @@ export async function compactionTotals(
         auxTokensIn: Number(r.aux_tokens_in),
         auxTokensOut: Number(r.aux_tokens_out),
         auxTokensCacheRead: r.aux_tokens_cache_read === null ? null : Number(r.aux_tokens_cache_read),
+        auxTokensInWithCacheRead:
+          r.aux_tokens_in_with_cache_read === null ? null : Number(r.aux_tokens_in_with_cache_read),
         auxTokensCacheWrite: r.aux_tokens_cache_write === null ? null : Number(r.aux_tokens_cache_write),
         meanDurationMs: r.mean_duration_ms === null ? null : Math.round(Number(r.mean_duration_ms) * 10) / 10,
       };
