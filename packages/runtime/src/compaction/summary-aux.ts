@@ -23,13 +23,19 @@ export function candidateAux(candidate: PrecompactionCandidate): SummaryAux {
   };
 }
 
-/** Two summaries' usage as one: each count summed over the summaries that reported it, undefined when neither did. */
+/**
+ * Two summaries' usage as one: each count summed over the summaries that reported it, undefined when neither
+ * did. A cache count is a share of the input, so the sum has one only when every summary that reported its
+ * input reported that count too: one summary's cache reads against both summaries' input would understate it.
+ */
 export function addAux(a: SummaryAux, b: SummaryAux): SummaryAux {
   const add = (x: number | undefined, y: number | undefined) => (x === undefined ? y : x + (y ?? 0));
+  const addCache = (key: "cacheRead" | "cacheWrite") =>
+    [a, b].every((aux) => aux.in === undefined || aux[key] !== undefined) ? add(a[key], b[key]) : undefined;
   return {
     in: add(a.in, b.in),
     out: add(a.out, b.out),
-    cacheRead: add(a.cacheRead, b.cacheRead),
-    cacheWrite: add(a.cacheWrite, b.cacheWrite),
+    cacheRead: addCache("cacheRead"),
+    cacheWrite: addCache("cacheWrite"),
   };
 }
