@@ -41,8 +41,14 @@ export function toRow(c: PrecompactionCandidate): CandidateRow {
   };
 }
 
-/** The candidate a row stores (the token counts only when stored). */
+/**
+ * The candidate a row stores (the token counts only when stored). The cache counts are dropped when the row's
+ * input count is null or smaller than their sum: a process from before migration 0021 upserts the row
+ * without them, leaving the previous candidate's beside the new candidate's input.
+ */
 export function fromRow(row: CandidateRow): PrecompactionCandidate {
+  const input = row.aux_tokens_in;
+  const cacheFits = input !== null && (row.aux_tokens_cache_read ?? 0) + (row.aux_tokens_cache_write ?? 0) <= input;
   return {
     key: {
       sessionId: row.session_id,
@@ -60,8 +66,8 @@ export function fromRow(row: CandidateRow): PrecompactionCandidate {
     ...definedFields({
       auxTokensIn: row.aux_tokens_in ?? undefined,
       auxTokensOut: row.aux_tokens_out ?? undefined,
-      auxTokensCacheRead: row.aux_tokens_cache_read ?? undefined,
-      auxTokensCacheWrite: row.aux_tokens_cache_write ?? undefined,
+      auxTokensCacheRead: cacheFits ? (row.aux_tokens_cache_read ?? undefined) : undefined,
+      auxTokensCacheWrite: cacheFits ? (row.aux_tokens_cache_write ?? undefined) : undefined,
     }),
   };
 }
