@@ -1,15 +1,23 @@
 /**
  * A replay prices a summarizer's input by what it recorded: observeCompaction takes the cache's reads and
  * writes from the compaction's stats when the summarizer reported them (an AiSdkSummarizer on a model
- * reporting cache usage), and none from the offline summarizer, whose input is then priced in full.
+ * reporting cache usage), and none from the offline summarizer, whose input is then priced in full, nor
+ * from a summarizer that reported cache counts but no input count (the input is then the replay's estimate).
  */
 import { AiSdkSummarizer } from "@palimpsest/ai-sdk";
-import { OfflineSummarizer, type Summarizer } from "@palimpsest/core";
+import { OfflineSummarizer, type Summarizer, type SummaryRequest, type SummaryResult } from "@palimpsest/core";
 import { compact, openPalimpsest } from "@palimpsest/runtime";
 import { describe, expect, it } from "vitest";
 import { observeCompaction } from "../../packages/eval/src/replay/observe-compaction.ts";
 import { CACHED_USAGE, cachedSummaryModel } from "../ai-sdk/cached-summary-model.ts";
 import { turn } from "../precompact/precompact-fixtures.ts";
+
+/** The offline summarizer, reporting cache reads and writes beside no input count. */
+class CacheCountsOnly extends OfflineSummarizer {
+  override async summarize(request: SummaryRequest): Promise<SummaryResult> {
+    return { ...(await super.summarize(request)), cachedInputTokens: 4_800, cacheWriteTokens: 100 };
+  }
+}
 
 /** A forced summary of six turns by `summarizer`, observed as a replay observes it. */
 async function observed(summarizer: Summarizer) {
@@ -40,5 +48,12 @@ describe("observeCompaction and the summarizer's prompt cache", () => {
     expect(plain.auxInputTokens).toBeGreaterThan(0);
     expect(plain).not.toHaveProperty("auxCacheReadTokens");
     expect(plain).not.toHaveProperty("auxCacheWriteTokens");
+  });
+
+  it("has none when the summarizer reported cache counts but not its input, which the replay then estimates", async () => {
+    const estimated = await observed(new CacheCountsOnly());
+    expect(estimated.auxInputTokens).toBeGreaterThan(0);
+    expect(estimated).not.toHaveProperty("auxCacheReadTokens");
+    expect(estimated).not.toHaveProperty("auxCacheWriteTokens");
   });
 });

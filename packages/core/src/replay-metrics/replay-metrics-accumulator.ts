@@ -35,19 +35,21 @@ export class ReplayMetricsAccumulator {
 
   /**
    * Records one committed compaction. Its summarizer call is billed at `summarizerPrices` (the input its
-   * provider reported read from or written to its prompt cache at the cache's prices, the rest at the
-   * input price), or, given its `summarizerRequest` (a summarizer that sent the agent's own request:
-   * Summarizer.readsConversation), at that request's estimate, whose prompt and output are then the call's
-   * tokens.
+   * provider reported read from or written to its prompt cache at the cache's prices, those counts held to
+   * the input, the rest at the input price), or, given its `summarizerRequest` (a summarizer that sent the
+   * agent's own request: Summarizer.readsConversation), at that request's estimate, whose prompt and output
+   * are then the call's tokens.
    */
   recordCompaction(compaction: CompactionObservation, summarizerRequest?: CacheEstimate): void {
     if (summarizerRequest === undefined) {
       this.compactions.push(compaction);
       const { auxInputTokens, auxOutputTokens, auxCacheReadTokens = 0, auxCacheWriteTokens = 0 } = compaction;
+      // Reads and writes are shares of the input: never more than it, so the rest never goes negative.
+      const cachedTokens = Math.min(auxCacheReadTokens, auxInputTokens);
       const counts = {
-        cachedTokens: auxCacheReadTokens,
-        uncachedTokens: auxInputTokens - auxCacheReadTokens,
-        cacheWriteTokens: auxCacheWriteTokens,
+        cachedTokens,
+        uncachedTokens: auxInputTokens - cachedTokens,
+        cacheWriteTokens: Math.min(auxCacheWriteTokens, auxInputTokens - cachedTokens),
         outputTokens: auxOutputTokens,
       };
       this.auxCost += cacheCost(counts, this.summarizerPrices);

@@ -42,6 +42,13 @@ function compaction(
   };
 }
 
+/** What a summary of 1,000 tokens in and 100 out costs with the cache figures `cache`. */
+function priced(cache: Partial<CompactionObservation>): number {
+  const acc = new ReplayMetricsAccumulator("summary", PRICES);
+  acc.recordCompaction({ ...compaction("summary", 0, 600, 2, [1_000, 100]), ...cache });
+  return acc.metrics().estimatedCost;
+}
+
 describe("ReplayMetricsAccumulator", () => {
   it("computes every metric of a hand-built replay", () => {
     const acc = new ReplayMetricsAccumulator("prune-first", PRICES);
@@ -82,15 +89,17 @@ describe("ReplayMetricsAccumulator", () => {
   });
 
   it("bills the summarizer's input its provider reported read from or written to the cache at the cache's prices", () => {
-    const priced = (cache: Partial<CompactionObservation>) => {
-      const acc = new ReplayMetricsAccumulator("summary", PRICES);
-      acc.recordCompaction({ ...compaction("summary", 0, 600, 2, [1_000, 100]), ...cache });
-      return acc.metrics().estimatedCost;
-    };
     // No cache figures (the offline summarizer's): 1,000 × $1 + 100 × $5, as before.
     expect(priced({})).toBe((1_000 * 1 + 100 * 5) / 1_000_000);
     // 900 read at $0.10, 50 written at $1.25, the other 50 at $1; output 100 × $5 = 90 + 62.5 + 50 + 500.
     expect(priced({ auxCacheReadTokens: 900, auxCacheWriteTokens: 50 })).toBeCloseTo(702.5 / 1_000_000, 12);
+  });
+
+  it("holds the summarizer's reported cache reads and writes to its input, so no input is billed below zero", () => {
+    // 1,500 read of 1,000 in: the 1,000 read at $0.10, nothing written or at $1; output 500.
+    expect(priced({ auxCacheReadTokens: 1_500, auxCacheWriteTokens: 200 })).toBeCloseTo(600 / 1_000_000, 12);
+    // 900 read and 200 written of 1,000: 900 × $0.10, the other 100 written at $1.25; output 500.
+    expect(priced({ auxCacheReadTokens: 900, auxCacheWriteTokens: 200 })).toBeCloseTo(715 / 1_000_000, 12);
   });
 
   it("uses null for averages and ratios with nothing to divide", () => {

@@ -43,11 +43,13 @@ export function observeMicro(
 
 /**
  * The summarizer's input read from and written to its provider's prompt cache, as its compaction recorded
- * them; nothing when it reported none (the offline summarizer), so the input is then priced in full.
+ * them; nothing when it reported none (the offline summarizer), or reported no input count (the input is
+ * then the replay's estimate, which the provider's counts are not a share of), so the input is priced in full.
  */
 export function cacheShare(
   stats: MessagesSuperseded["stats"],
 ): Pick<ReplayCompaction, "auxCacheReadTokens" | "auxCacheWriteTokens"> {
+  if (stats.auxTokensIn === undefined) return {};
   return definedFields({
     auxCacheReadTokens: stats.auxTokensCacheRead,
     auxCacheWriteTokens: stats.auxTokensCacheWrite,
