@@ -58,14 +58,14 @@ export function agentSteps(messages: readonly Message[]): Message[][] {
 }
 
 /** The source session's steps (empty without the shared transcripts). */
-function sourceSteps(): Message[][] {
+export function sourceSteps(): Message[][] {
   if (!HAVE_TRANSCRIPTS) return [];
   const [source] = realSessions(SOURCE);
   return agentSteps(source?.items.flatMap((i) => (i.kind === "message" ? [i.message] : [])) ?? []);
 }
 
 /** A step with fresh ids for pass `pass` (tool call ids too, so each pass is a step of its own). */
-function freshStep(step: readonly Message[], pass: number): Message[] {
+export function freshStep(step: readonly Message[], pass: number): Message[] {
   const id = (value: string) => `${value}-p${pass}`;
   return step.map((m) => ({
     ...m,

@@ -33,6 +33,7 @@ import { BENCH_PARTITIONS, type PartitionResult, runPartitionBench } from "./par
 import { type PolicyDecisionResult, runPolicyDecisionBench } from "./policy-decision.ts";
 import { precompactLlmTable, runPrecompactLlmBench } from "./precompact-latency.ts";
 import { type PurgeEraseResult, runPurgeErasedBench } from "./purge-erased.ts";
+import { postgresRawTable, sqliteRawTable } from "./raw-entry-table.ts";
 import { type RecallAppendRow, type RecallLatencyRow, runRecallAppendBench, runRecallLatencyBench } from "./recall.ts";
 import { type RecallQualityRow, recallQualityTables, runRecallQualityBench } from "./recall-quality.ts";
 import { type ResumeResult, runResumeBench } from "./resume.ts";
@@ -48,6 +49,7 @@ import {
   stepWritesTable,
   storeFirstAppendTable,
 } from "./session-store-steps.ts";
+import { runSnapshotGrowthBench, type SnapshotGrowthRow, snapshotGrowthTable } from "./snapshot-growth.ts";
 import { runSqliteLockBench, type SqliteLockResult } from "./sqlite-lock.ts";
 import { markdownTable, ms, num, progress, ratio } from "./stats.ts";
 import { runTenantRlsBench, type TenantRlsRow } from "./tenant-rls.ts";
@@ -64,6 +66,7 @@ const BENCHES = [
   "append",
   "session-append",
   "agent-steps",
+  "snapshot-growth",
   "tenant-rls",
   "encryption",
   "recall",
@@ -800,6 +803,26 @@ try {
       rows.length === 0
         ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
         : agentStepsTables(rows, first),
+    );
+  }
+  if (only.has("snapshot-growth")) {
+    const rows: SnapshotGrowthRow[] = [];
+    for (const engine of engines) {
+      const url = await databaseFor(engine, "snapshot_growth");
+      const raw =
+        engine === "postgres" ? await postgresRawTable(url) : sqliteRawTable(folder.path("snapshot-growth-raw.db"));
+      try {
+        rows.push(...(await runSnapshotGrowthBench(engine, url, raw, quick ? 3 : 6)));
+      } finally {
+        await raw.close();
+      }
+    }
+    results.snapshotGrowth = rows;
+    tables.push(
+      "## A session growing without compaction: its slowest step per pass (snapshots)",
+      rows.length === 0
+        ? "> **No real transcripts (../shared/transcripts is absent): nothing measured.**"
+        : snapshotGrowthTable(rows),
     );
   }
   if (only.has("tenant-rls") && serverUrl !== undefined) {
