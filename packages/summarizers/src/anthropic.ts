@@ -105,9 +105,14 @@ export class AnthropicSummarizer implements Summarizer {
     if (stop === "refusal") throw new SummarizerError("refused", PROVIDER, "stop_reason refusal");
     const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
     const usage = message.usage;
+    // Anthropic's input_tokens are the uncached ones: the cache's reads and writes come on top of them.
+    const cacheRead = usage.cache_read_input_tokens ?? undefined;
+    const cacheWrite = usage.cache_creation_input_tokens ?? undefined;
     return finishSummary(PROVIDER, text, request.maxOutputTokens, {
-      inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+      inputTokens: usage.input_tokens + (cacheWrite ?? 0) + (cacheRead ?? 0),
       outputTokens: usage.output_tokens,
+      cachedInputTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
     });
   }
 

@@ -106,6 +106,8 @@ export class OpenAICompatibleSummarizer implements Summarizer {
     return finishSummary(PROVIDER, choice?.message.content ?? "", request.maxOutputTokens, {
       inputTokens: completion.usage?.prompt_tokens,
       outputTokens: completion.usage?.completion_tokens,
+      // Of prompt_tokens: what the provider's prompt cache served (OpenAI reports no cache writes).
+      cachedInputTokens: completion.usage?.prompt_tokens_details?.cached_tokens,
     });
   }
 

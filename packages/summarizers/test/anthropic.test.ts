@@ -42,10 +42,13 @@ describe("AnthropicSummarizer", () => {
   it("sends the system prompt and the redacted input, and reports usage", async () => {
     const s = await summarizer([{ body: message(sectionedAnswer("Deploy with password=oops-leaked")) }]);
     const result = await s.summarize(SAMPLE_REQUEST);
+    // input_tokens are the uncached ones: inputTokens adds the cache's reads (20) and writes (0) to them.
     expect(result).toEqual({
       text: sectionedAnswer("Deploy with password=[REDACTED]"),
       inputTokens: 120,
       outputTokens: 40,
+      cachedInputTokens: 20,
+      cacheWriteTokens: 0,
     });
     const [request] = provider?.received ?? [];
     expect(request?.url).toBe("/v1/messages");

@@ -57,6 +57,25 @@ describe("OpenAICompatibleSummarizer", () => {
     for (const secret of PLANTED_SECRETS) expect(request?.raw).not.toContain(secret);
   });
 
+  it("reports the input tokens the provider's prompt cache served", async () => {
+    const cached = {
+      ...completion(sectionedAnswer("Deploy.")),
+      usage: {
+        prompt_tokens: 321,
+        completion_tokens: 45,
+        total_tokens: 366,
+        prompt_tokens_details: { cached_tokens: 256 },
+      },
+    };
+    const s = await summarizer([{ body: cached }]);
+    expect(await s.summarize(SAMPLE_REQUEST)).toEqual({
+      text: sectionedAnswer("Deploy."),
+      inputTokens: 321,
+      outputTokens: 45,
+      cachedInputTokens: 256,
+    });
+  });
+
   it("classifies 401 as auth", async () => {
     const s = await summarizer([error(401, "bad key")]);
     expect((await expectSummarizerError(s.summarize(SAMPLE_REQUEST))).details.reason).toBe("auth");

@@ -1,3 +1,4 @@
+import { definedFields } from "../defined-fields.ts";
 import { SummarizerError } from "../errors.ts";
 import type { SummaryResult } from "../ports/summarizer.ts";
 import { redactSecrets } from "./redact.ts";
@@ -6,19 +7,16 @@ import { checkSummary } from "./summary-check.ts";
 /**
  * Checks and cleans a model's answer, for a summarizer on a provider's SDK: redacted again, trimmed,
  * never empty (SummarizerError "empty"), every section present and within `budget` tokens (else
- * SummarizerError "malformed"); the result carries the usage given.
+ * SummarizerError "malformed"); the result carries the usage given (the counts that are defined).
  */
 export function finishSummary(
   provider: string,
   text: string,
   budget: number,
-  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined },
+  usage: { [K in keyof Omit<SummaryResult, "text">]?: number | undefined },
 ): SummaryResult {
   const clean = redactSecrets(text).trim();
   if (clean === "") throw new SummarizerError("empty", provider, "the model returned no summary text");
   checkSummary(provider, clean, budget, usage.outputTokens);
-  const result: SummaryResult = { text: clean };
-  if (usage.inputTokens !== undefined) result.inputTokens = usage.inputTokens;
-  if (usage.outputTokens !== undefined) result.outputTokens = usage.outputTokens;
-  return result;
+  return { text: clean, ...definedFields(usage) };
 }
