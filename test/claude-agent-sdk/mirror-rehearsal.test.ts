@@ -12,14 +12,13 @@ import { type MirrorKey, StorageError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { Palimpsest } from "@palimpsest/runtime";
 import { type MirrorEntryInput, MirrorLog, type MirrorSummarize, openEventStore } from "@palimpsest/store";
-import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { APP_GRANTS } from "../support/app-role-grants.ts";
 import { dumpDatabase } from "../support/database-scan.ts";
+import { whileLocked } from "../support/held-lock.ts";
 import { runStatements, urlAs } from "../support/postgres-roles.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
-import { Database } from "../support/sqlite-driver.ts";
 import { watchPgStatements, watchSqliteStatements } from "../support/statement-watch.ts";
 import { testEngines } from "../support/test-engines.ts";
 import { testKeyring } from "../support/test-keyring.ts";
@@ -132,27 +131,9 @@ describe("MirrorLog.rehearseFirstAppend", () => {
       const key = { project: "p", session: "locked" };
       try {
         const log = new MirrorLog(store);
-        const rehearsal = () => log.rehearseFirstAppend(key, entries("made-up", 1));
-        if (engine.name === "sqlite") {
-          const other = new Database(database.url);
-          other.exec("BEGIN IMMEDIATE");
-          try {
-            await expect(rehearsal()).rejects.toBeInstanceOf(StorageError);
-          } finally {
-            other.exec("ROLLBACK");
-            other.close();
-          }
-        } else {
-          const other = new pg.Client({ connectionString: database.url });
-          await other.connect();
-          try {
-            await other.query("BEGIN");
-            await other.query("LOCK TABLE mirror_keys IN EXCLUSIVE MODE");
-            await expect(rehearsal()).rejects.toBeInstanceOf(StorageError);
-          } finally {
-            await other.end();
-          }
-        }
+        await whileLocked(engine.name, database.url, "mirror_keys", () =>
+          expect(log.rehearseFirstAppend(key, entries("made-up", 1))).rejects.toBeInstanceOf(StorageError),
+        );
         expect(await log.append(key, entries("after", 1))).toMatchObject({ stored: 1 });
       } finally {
         await store.close();

@@ -20,10 +20,10 @@ import { warmUpAppendPath, warmUpStore } from "../../packages/runtime/src/palimp
 import { SqlEventStore } from "../../packages/store/src/open/opened-event-store.ts";
 import { APP_GRANTS } from "../support/app-role-grants.ts";
 import { dumpDatabase } from "../support/database-scan.ts";
+import { whileLocked } from "../support/held-lock.ts";
 import { runStatements, urlAs } from "../support/postgres-roles.ts";
 import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../support/scratch-postgres.ts";
-import { Database } from "../support/sqlite-driver.ts";
 import { partitionedBackends, storeBackends } from "../support/store-backends.ts";
 import { testEngine, testEngines } from "../support/test-engines.ts";
 import { testKeyring } from "../support/test-keyring.ts";
@@ -120,26 +120,9 @@ describe("warmUpStore", () => {
       try {
         await writeSession(store);
         const before = await dumpDatabase(store);
-        if (engine.name === "sqlite") {
-          const other = new Database(database.url);
-          other.exec("BEGIN IMMEDIATE");
-          try {
-            await expect(warmUpStore(store)).rejects.toBeInstanceOf(StorageError);
-          } finally {
-            other.exec("ROLLBACK");
-            other.close();
-          }
-        } else {
-          const other = new pg.Client({ connectionString: database.url });
-          await other.connect();
-          try {
-            await other.query("BEGIN");
-            await other.query("LOCK TABLE sessions IN EXCLUSIVE MODE");
-            await expect(warmUpStore(store)).rejects.toBeInstanceOf(StorageError);
-          } finally {
-            await other.end();
-          }
-        }
+        await whileLocked(engine.name, database.url, "sessions", () =>
+          expect(warmUpStore(store)).rejects.toBeInstanceOf(StorageError),
+        );
         expect(await dumpDatabase(store)).toEqual(before);
         await writeSession(store); // the store goes on as before
       } finally {
