@@ -4,6 +4,11 @@ import { dedupBatch } from "./mirror-dedup.ts";
 import type { MirrorAppendResult, MirrorEntryInput, MirrorSummarize } from "./mirror-log.ts";
 import type { GenerationSeal } from "./mirror-seal.ts";
 
+/** The columns naming `key` in every mirror table, as an equality filter. */
+export function keyColumns(key: MirrorKey): { project_key: string; session_key: string; subpath: string } {
+  return { project_key: key.project, session_key: key.session, subpath: key.subpath ?? "" };
+}
+
 /** The key's row as an append reads it. */
 export interface MirrorRowRead {
   generation: number;

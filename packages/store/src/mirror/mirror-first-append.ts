@@ -1,13 +1,13 @@
 import type { MirrorKey } from "@palimpsest/core";
 import type { CompiledQuery, DatabaseConnection, Kysely, QueryExecutorProvider } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
-import type { MirrorRowRead } from "./mirror-append-plan.ts";
+import { keyColumns, type MirrorRowRead } from "./mirror-append-plan.ts";
 import type { MirrorDatabase, MirrorEntryInput, MirrorSummarize } from "./mirror-log.ts";
 import { quickAppend } from "./mirror-quick-append.ts";
 import type { MirrorTables } from "./mirror-tables.ts";
 
 /** A key's row as insertKeyRow makes it. */
-const NEW_ROW: MirrorRowRead = { generation: 0, next_seq: 0, mtime_ms: 0, summary: null };
+const NEW_ROW = { generation: 0, next_seq: 0, mtime_ms: 0, summary: null } as const satisfies MirrorRowRead;
 
 /**
  * The statement making `key`'s row at generation 0 (`INSERT … ON CONFLICT DO NOTHING RETURNING`): it
@@ -16,17 +16,7 @@ const NEW_ROW: MirrorRowRead = { generation: 0, next_seq: 0, mtime_ms: 0, summar
 export function insertKeyRow(db: Kysely<StoreDatabase & MirrorTables>, key: MirrorKey) {
   return db
     .insertInto("mirror_keys")
-    .values({
-      project_key: key.project,
-      session_key: key.session,
-      subpath: key.subpath ?? "",
-      generation: 0,
-      next_seq: 0,
-      folded_seq: 0,
-      mtime_ms: 0,
-      summary: null,
-      last_batch: null,
-    })
+    .values({ ...keyColumns(key), ...NEW_ROW, folded_seq: 0, last_batch: null })
     .onConflict((oc) => oc.doNothing())
     .returning(["generation", "next_seq", "mtime_ms", "summary"]);
 }
@@ -36,7 +26,7 @@ export function selectKeyRow(db: Kysely<StoreDatabase & MirrorTables>, key: Mirr
   return db
     .selectFrom("mirror_keys")
     .selectAll()
-    .where((eb) => eb.and({ project_key: key.project, session_key: key.session, subpath: key.subpath ?? "" }));
+    .where((eb) => eb.and(keyColumns(key)));
 }
 
 /**

@@ -18,6 +18,7 @@ import { storeAccess } from "../engine/store-access.ts";
 import {
   guardKeyRow,
   insertEntries,
+  keyColumns,
   type MirrorRowRead,
   planMirrorAppend,
   rowAfter,
@@ -710,11 +711,6 @@ function checkKeyBytes(key: MirrorKey, path: string): void {
 /** A key's name in the log's memory. */
 function keyId(key: MirrorKey): string {
   return JSON.stringify([key.project, key.session, key.subpath ?? ""]);
-}
-
-/** The columns naming `key` in every mirror table, as an equality filter. */
-function keyColumns(key: MirrorKey): { project_key: string; session_key: string; subpath: string } {
-  return { project_key: key.project, session_key: key.session, subpath: key.subpath ?? "" };
 }
 
 function withKey(row: Selectable<MirrorKeysTable>): MirrorKey & MirrorKeyRow {
