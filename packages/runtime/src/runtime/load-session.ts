@@ -57,8 +57,9 @@ export const SNAPSHOT_SCALE_TOKENS = 250_000;
 
 /**
  * Events between snapshots: `snapshotEvery` up to SNAPSHOT_SCALE_TOKENS of view, more in proportion to
- * the view past it (snapshotEvery × view / SNAPSHOT_SCALE_TOKENS; Infinity stays never). Snapshots then cost about the same per appended event however large the view grows, and
- * the events a resume replays after one grow in proportion to the view it loads.
+ * the view past it (snapshotEvery × view / SNAPSHOT_SCALE_TOKENS; Infinity stays never). Snapshots then
+ * cost about the same per appended event however large the view grows, and the events a resume replays
+ * after one grow in proportion to the view it loads.
  */
 export function snapshotInterval(snapshotEvery: number, liveTokens: number): number {
   return snapshotEvery * Math.max(1, liveTokens / SNAPSHOT_SCALE_TOKENS);
