@@ -42,8 +42,8 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
  * `query({ prompt, options: { sessionStore: await openSessionStore({ url }) } })`. Loads the tokenizer and
  * warms the store's appends as openPalimpsest does (openWarmedStore), so no fold loads it while the SDK
  * appends, and runs a SessionStore append once, rolled back (nothing stored), so the SDK's first append
- * finds its code compiled. Finishes what a process that died left: sessions of deleted keys still holding content are
- * erased, and entries stored but not yet folded are folded in the background. Needs
+ * finds its code compiled. Finishes what a process that died left: sessions of deleted keys still holding
+ * content are erased, and entries stored but not yet folded are folded in the background. Needs
  * `@anthropic-ai/claude-agent-sdk`.
  */
 export async function openSessionStore(options: OpenSessionStoreOptions = {}): Promise<PalimpsestSessionStore> {
