@@ -127,7 +127,12 @@ async function expectErased(
   const row = await log.key(toMirror(key));
   const sessions = await log.sessionsOf(toMirror(key), (row?.generation ?? 0) + 1);
   for (const id of sessions) expect((await events.getSession(id))?.erasedAt, `${where}: ${id}`).toBeDefined();
-  expect(occurrences(await dumpDatabase(events), marker).slice(0, 1), where).toEqual([]);
+  // The marker, and its random tail: SQLite's search index stores a term after the prefix it shares with
+  // the term before it (another round's marker), so the whole marker need not show where its term is.
+  const dump = await dumpDatabase(events);
+  for (const needle of [marker, marker.slice(marker.lastIndexOf("-"))]) {
+    expect(occurrences(dump, needle).slice(0, 1), `${where}: ${needle}`).toEqual([]);
+  }
   if (keyring !== undefined) {
     const generations = Array.from({ length: (row?.generation ?? 0) + 2 }, (_, g) => g);
     const names = [...generations.map((g) => mirrorKeyName(toMirror(key), g)), ...sessions];

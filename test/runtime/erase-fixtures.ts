@@ -7,6 +7,15 @@ export function uniqueMarker(tag: string): string {
   return `ERASEME${tag}${randomBytes(6).toString("hex")}`;
 }
 
+/**
+ * How a marker's tail shows in a search index: lower-cased, as core's searchTerms makes terms, and only its
+ * last ten characters, which SQLite's FTS5 stores whole however much of the term it shares with the term
+ * before it (it stores a term after their common prefix).
+ */
+export function indexedTail(marker: string): string {
+  return marker.toLowerCase().slice(-10);
+}
+
 /** A summarizer whose summaries carry the marker. */
 function markerSummarizer(marker: string): Summarizer {
   return {

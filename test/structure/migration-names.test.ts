@@ -33,6 +33,7 @@ const APPLIED = [
   "0019_search_pending",
   "0020_audit_cache_tokens",
   "0021_candidate_cache_tokens",
+  "0022_search_secure_delete",
 ];
 
 /** The part of kysely's builders this reads with, over any table (kysely is a store dependency only). */

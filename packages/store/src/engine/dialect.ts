@@ -143,13 +143,29 @@ export interface Dialect {
     guard: RawBuilder<unknown>,
     insert: GuardedInsert,
   ): Promise<boolean>;
-  /** The statements an erasure runs to take the session's messages out of the search index (and its pending terms). */
-  forgetSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery[];
+  /**
+   * Migration 0022: SQLite's FTS5 index made again so that an erasure's delete takes the terms out of its
+   * pages (the table 0018 made only marked deleted rows); PostgreSQL has nothing to do.
+   */
+  remakeSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void>;
+  /**
+   * The statements an erasure runs to take the session's messages out of the search index (and its
+   * pending terms); `rows` are the session's events as stored, read under the erasure's lock.
+   */
+  forgetSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string, rows: readonly TermsRow[]): CompiledQuery[];
   /**
    * The events of `tenant`'s `sessionIds` indexed under any of `terms` (each a run of letters and digits),
    * with their `rank` (higher is better), best first, then newest first.
    */
   searchRows(search: SearchRowsQuery): RawBuilder<EventRow & { rank: number }>;
+}
+
+/** The columns of an events row that say what the search index keeps for it (row-terms.ts). */
+export interface TermsRow {
+  readonly position: number | string | bigint;
+  readonly session_id: string;
+  readonly type: string;
+  readonly data: unknown;
 }
 
 /** An event with the terms the search index keeps for it (indexedTerms). */

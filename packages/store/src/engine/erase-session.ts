@@ -1,7 +1,7 @@
 import type { EraseOptions, ErasureResult, StoredEvent } from "@palimpsest/core";
 import { type CompiledQuery, type Kysely, type Selectable, sql } from "kysely";
 import type { SessionsTable, StoreDatabase } from "./database-schema.ts";
-import type { Dialect } from "./dialect.ts";
+import type { Dialect, TermsRow } from "./dialect.ts";
 import { type ErasedRow, erasedEventRow, erasureOutcome, type SkeletonRewrite } from "./erasure-outcome.ts";
 import type { StoreFeature } from "./store-feature.ts";
 
@@ -26,7 +26,7 @@ export interface ErasurePlan {
  * the session is cleared (a hash of content is derived from content: it could confirm a guess), the
  * session.erased event is inserted (as `eventId`); the snapshot and the idempotency keys' hashes are deleted (a cache
  * and retry records: an erased session takes no writes to retry), and its messages taken out of the
- * search index; then each feature's statements run (the
+ * search index (SQLite's by the terms each row was indexed under, computed again from the rows); then each feature's statements run (the
  * pre-compaction candidate deleted, hand-off texts cleared and open hand-offs failed), and last the
  * dialect's (on PostgreSQL other processes are woken as by an append).
  */
@@ -35,7 +35,7 @@ export function planErasure(
   dialect: Dialect,
   features: readonly StoreFeature[],
   session: Selectable<SessionsTable>,
-  events: readonly { stored: StoredEvent; row: ErasedRow }[],
+  events: readonly { stored: StoredEvent; row: ErasedRow & TermsRow }[],
   options: EraseOptions,
   eventId: string,
 ): ErasurePlan {
@@ -63,7 +63,12 @@ export function planErasure(
     db.deleteFrom("snapshots").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("idempotency_keys").where("session_id", "=", sessionId).compile(),
     db.deleteFrom("log_keys").where("session_id", "=", sessionId).compile(),
-    ...dialect.forgetSearch(db, session.tenant_id, sessionId),
+    ...dialect.forgetSearch(
+      db,
+      session.tenant_id,
+      sessionId,
+      events.map((e) => e.row),
+    ),
   );
   for (const feature of features) statements.push(...(feature.eraseStatements?.(db, dialect, sessionId, now) ?? []));
   statements.push(...dialect.afterEraseStatements(db, session.tenant_id, sessionId, seq));

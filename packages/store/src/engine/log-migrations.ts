@@ -154,5 +154,12 @@ export function logMigrations(dialect: Dialect): Record<string, Migration> {
         await dialect.createSearchPending(db);
       },
     },
+    "0022_search_secure_delete": {
+      async up(db: Kysely<unknown>) {
+        // SQLite: the FTS5 index 0018 made marked an erased message's row deleted and kept its terms in its
+        // pages; made again, every message of the sessions not erased indexed anew (Dialect.remakeSearchIndex).
+        await dialect.remakeSearchIndex(db, () => backfillSearch(db, dialect));
+      },
+    },
   };
 }

@@ -1,8 +1,7 @@
-import { type DomainEvent, indexedTerms } from "@palimpsest/core";
 import { type Kysely, sql } from "kysely";
 import type { StoreDatabase } from "./database-schema.ts";
 import type { Dialect, IndexedEvent } from "./dialect.ts";
-import { SEALED_FIELD } from "./row-mapping.ts";
+import { rowTerms } from "./row-terms.ts";
 
 /** Events read per page while backfilling. */
 const PAGE = 2_000;
@@ -21,7 +20,7 @@ export async function backfillSearch(untyped: Kysely<unknown>, dialect: Dialect)
       .innerJoin("sessions as s", (j) =>
         j.onRef("s.session_id", "=", "e.session_id").onRef("s.tenant_id", "=", "e.tenant_id"),
       )
-      .select(["e.position", "e.session_id", sql<string>`e.data`.as("data")])
+      .select(["e.position", "e.session_id", "e.type", sql<string>`e.data`.as("data")])
       .where("e.position", ">", after)
       .where("e.type", "=", "message.appended")
       .where("s.erased_at", "is", null)
@@ -30,10 +29,8 @@ export async function backfillSearch(untyped: Kysely<unknown>, dialect: Dialect)
       .execute();
     const indexed: IndexedEvent[] = [];
     for (const row of rows) {
-      const data = (typeof row.data === "string" ? JSON.parse(row.data) : row.data) as Record<string, unknown>;
-      if (SEALED_FIELD in data) continue;
-      const terms = indexedTerms({ type: "message.appended", data } as DomainEvent);
-      if (terms !== null) indexed.push({ sessionId: row.session_id, position: Number(row.position), terms });
+      const terms = rowTerms(row);
+      if (terms !== undefined) indexed.push(terms);
     }
     await dialect.indexTerms(untyped, indexed);
     if (rows.length < PAGE) return;

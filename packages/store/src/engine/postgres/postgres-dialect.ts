@@ -76,6 +76,7 @@ export const postgresDialect: Dialect = {
   indexTerms: indexPostgresTerms,
   // Each event's vector is written in its own row, by the append's statement: nothing waits to be folded.
   async createSearchPending() {},
+  async remakeSearchIndex() {},
   insertUnderGuard: (db, _writeGuarded, guard, insert) => postgresInsertUnderGuard(db, guard, insert),
   forgetSearch: forgetPostgresSearch,
   searchRows: postgresSearchRows,

@@ -6,6 +6,7 @@ import {
   createSqliteSearchPending,
   forgetSqliteSearch,
   indexSqliteTerms,
+  remakeSqliteSearchIndex,
   sqliteSearchRows,
 } from "./sqlite-search.ts";
 import { keySqliteTableByTenant } from "./sqlite-tenant-keys.ts";
@@ -57,6 +58,7 @@ export const sqliteDialect: Dialect = {
   createSearchIndex: createSqliteSearchIndex,
   indexTerms: indexSqliteTerms,
   createSearchPending: createSqliteSearchPending,
+  remakeSearchIndex: remakeSqliteSearchIndex,
   insertUnderGuard: sqliteInsertUnderGuard,
   forgetSearch: forgetSqliteSearch,
   searchRows: sqliteSearchRows,

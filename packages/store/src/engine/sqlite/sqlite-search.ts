@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
-import type { IndexedEvent, SearchRowsQuery } from "../dialect.ts";
+import type { IndexedEvent, SearchRowsQuery, TermsRow } from "../dialect.ts";
 import { EVENT_COLUMNS, type EventRow } from "../row-mapping.ts";
+import { rowTerms } from "../row-terms.ts";
 
-/** Rows inserted per statement while backfilling the index (two parameters each). */
+/** Rows inserted (or deleted) per statement while backfilling the index or erasing (two parameters each). */
 const ROWS_PER_INSERT = 400;
 
 /**
@@ -56,17 +57,30 @@ export function sqliteIndexedText(sessionId: string): (terms: string) => string 
 }
 
 /**
- * Migration 0018 on SQLite: an FTS5 table whose rowid is the event's position, keeping no copy of the
- * text (contentless, deletable), tokenized as core's searchTerms splits (its terms, space-separated:
- * `.`, `_` and `-` are token characters, so a compound such as `app.ts` stays one token). Its
- * deletes are secure: an erasure's delete takes the terms out of the index's pages at once, where a
- * plain delete leaves them in place until the segments are merged.
+ * Migration 0018 on SQLite (and 0022, which makes it again): an FTS5 table whose rowid is the event's
+ * position, keeping no copy of the text (contentless), tokenized as core's searchTerms splits (its
+ * terms, space-separated: `.`, `_` and `-` are token characters, so a compound such as `app.ts` stays one
+ * token). Its deletes are secure: an erasure's FTS5 `delete` command, given the terms the row was indexed
+ * under, takes them out of the index's pages at once. (A `contentless_delete=1` table, which 0018 made
+ * before 0022, deletes by marking the row's id only: its terms stayed in the pages, listed by fts5vocab,
+ * until a merge of their segment.)
  */
 export async function createSqliteSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void> {
-  await sql`CREATE VIRTUAL TABLE message_search USING fts5(terms, content='', contentless_delete=1,
+  await sql`CREATE VIRTUAL TABLE message_search USING fts5(terms, content='',
     tokenize="unicode61 remove_diacritics 0 tokenchars '._-'")`.execute(db);
   await sql`INSERT INTO message_search (message_search, rank) VALUES ('secure-delete', 1)`.execute(db);
   await fill();
+}
+
+/**
+ * Migration 0022 on SQLite: the index made again as createSqliteSearchIndex makes it, every message of a
+ * session not erased indexed by `fill` (the pending terms with them, so none is left to fold). The old
+ * table's pages, erased terms among them, are freed with it: the purge's VACUUM clears them from the file.
+ */
+export async function remakeSqliteSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void> {
+  await sql`DROP TABLE message_search`.execute(db);
+  await sql`DELETE FROM message_search_pending`.execute(db);
+  await createSqliteSearchIndex(db, fill);
 }
 
 /** The backfill: each event's terms added under its position. */
@@ -91,15 +105,35 @@ export async function createSqliteSearchPending(db: Kysely<unknown>): Promise<vo
 }
 
 /**
- * An erasure's statements: the session's rows deleted from the index and from the pending terms (the
- * purge then merges the index without them).
+ * An erasure's statements: the session's messages taken out of the index and its pending terms deleted.
+ * A contentless FTS5 table forgets a row by the FTS5 `delete` command given the text it indexed, which
+ * `rows` (the session's events as stored, read under the erasure's lock) give again (rowTerms, as the
+ * append and the backfill computed them); only the rows the index holds are deleted (not those still
+ * pending), so nothing is taken from it that it does not hold. With `secure-delete` on, the terms leave
+ * the index's pages in the same statement.
  */
-export function forgetSqliteSearch<DB>(db: Kysely<DB>, tenant: string, sessionId: string): CompiledQuery[] {
+export function forgetSqliteSearch<DB>(
+  db: Kysely<DB>,
+  tenant: string,
+  sessionId: string,
+  rows: readonly TermsRow[],
+): CompiledQuery[] {
+  const statements: CompiledQuery[] = [];
+  const indexed = rows.flatMap((row) => rowTerms(row) ?? []);
+  const text = sqliteIndexedText(sessionId);
+  for (let start = 0; start < indexed.length; start += ROWS_PER_INSERT) {
+    const values = sql.join(
+      indexed.slice(start, start + ROWS_PER_INSERT).map((r) => sql`(cast(${r.position} as integer), ${text(r.terms)})`),
+    );
+    statements.push(
+      sql`INSERT INTO message_search (message_search, rowid, terms)
+        SELECT 'delete', v.position, v.terms FROM (SELECT column1 AS position, column2 AS terms FROM (VALUES ${values})) AS v
+        WHERE EXISTS (SELECT 1 FROM message_search AS m WHERE m.rowid = v.position)`.compile(db),
+    );
+  }
   const positions = sql`(SELECT position FROM events WHERE tenant_id = ${tenant} AND session_id = ${sessionId})`;
-  return [
-    sql`DELETE FROM message_search WHERE rowid IN ${positions}`.compile(db),
-    sql`DELETE FROM message_search_pending WHERE position IN ${positions}`.compile(db),
-  ];
+  statements.push(sql`DELETE FROM message_search_pending WHERE position IN ${positions}`.compile(db));
+  return statements;
 }
 
 /**
