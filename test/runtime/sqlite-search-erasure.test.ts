@@ -102,6 +102,44 @@ describe("SQLite search index under erasure", () => {
     }
   });
 
+  it("the purge merges the index: no key between its pages keeps a prefix of an erased word", async () => {
+    const url = await fileDatabase("purge-keys");
+    const store = await openEventStore(url);
+    try {
+      // Many words to a message, two sessions' messages alternating: the index's segments span pages,
+      // whose separating keys (message_search_idx) are prefixes of both sessions' words.
+      const wordy = (tag: string, i: number) =>
+        userMessage(
+          `${tag}${i}`,
+          Array.from({ length: 40 }, (_, w) => `${tag}w${w}x${i}q${(i * 7919 + w * 104729) % 1000003}`).join(" "),
+        );
+      const [kept, erased] = [newSessionId("kept"), newSessionId("erased")];
+      await store.append(kept, [started()], { expectedVersion: "no-stream" });
+      await store.append(erased, [started()], { expectedVersion: "no-stream" });
+      for (let i = 0; i < 2 * SEARCH_FOLD_POSITIONS; i++) {
+        await store.append(kept, [wordy("kpa", i)], { expectedVersion: i + 1 });
+        await store.append(erased, [wordy("era", i)], { expectedVersion: i + 1 });
+      }
+      const keys = () => {
+        const reader = new Database(url, { readonly: true });
+        const terms = (reader.prepare("SELECT term FROM message_search_idx").all() as { term: Uint8Array }[]).map((r) =>
+          Buffer.from(r.term).toString("latin1"),
+        );
+        reader.close();
+        return terms;
+      };
+      expect(keys().filter((k) => k.includes("era")).length).toBeGreaterThan(0);
+      await store.erase(erased);
+      await store.purgeErased();
+      expect(keys().filter((k) => k.includes("era"))).toEqual([]);
+      expect(indexOf(url).terms).toContain(`kpaw7x3q${(3 * 7919 + 7 * 104729) % 1000003}`);
+      const found = await store.searchMessages({ sessionIds: [kept], terms: ["kpaw0x5q39595"], limit: 10 });
+      expect(found.map((h) => h.event.seq)).toEqual([7]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("migration 0022 makes the index again without the terms an earlier release's erasures left in it", async () => {
     const url = await fileDatabase("remake");
     const raw = new Database(url);

@@ -9,14 +9,14 @@ const FIRST_PAUSE_MS = 1;
 const LONGEST_PAUSE_MS = 50;
 
 /**
- * SQLite's purge: the whole file at once. An erasure runs with `secure_delete` (the space it frees is
- * zeroed), but pages freed or reused earlier without it (a snapshot replaced, a page split) keep old
+ * SQLite's purge: the search index merged (mergeSearchIndex), then the whole file at once. An erasure
+ * runs with `secure_delete` (the space it frees is zeroed), but pages freed or reused earlier without it (a snapshot replaced, a page split) keep old
  * bytes in their unused space and on the freelist. VACUUM writes every live row into a fresh database
  * and copies it over the file, page by page, then truncates it; in WAL mode the new pages go through the
  * WAL, so a checkpoint in TRUNCATE mode follows, copying them into the file and emptying the WAL (whose
  * older frames hold the pages as they were). Both take the file's write lock, waited for on timers like
  * every write (retryWhileBusy); the checkpoint also waits, on timers, for readers of older frames (other
- * processes' read transactions) to end. The purge holds the write lock for the VACUUM's length: this
+ * processes' read transactions) to end. The purge holds the write lock for the merge's and the VACUUM's length: this
  * process's writes wait for it, other processes' retry for up to their busy timeout.
  */
 export function sqlitePurge(database: BetterSqlite3.Database): PurgeFiles {
@@ -26,16 +26,28 @@ export function sqlitePurge(database: BetterSqlite3.Database): PurgeFiles {
     const fileBytes = () => (database.memory ? pagesBytes(database) : statSync(file).size);
     const walBytes = () => (!database.memory && existsSync(wal) ? statSync(wal).size : 0);
     const [bytesBefore, walBefore] = [fileBytes(), walBytes()];
+    const merge = await lastAttempt(() =>
+      retryWhileBusy(database, waitTimeoutMs, "purgeErased", () => timed(() => mergeSearchIndex(database))),
+    );
     const vacuum = await lastAttempt(() =>
       retryWhileBusy(database, waitTimeoutMs, "purgeErased", () => timed(() => database.exec("VACUUM"))),
     );
     const checkpoint = await lastAttempt(() => truncateWal(database, waitTimeoutMs));
-    const relations = [{ name: file, bytesBefore, bytesAfter: fileBytes(), ms: tenths(vacuum.ms) }];
+    const relations = [{ name: file, bytesBefore, bytesAfter: fileBytes(), ms: tenths(merge.ms + vacuum.ms) }];
     if (!database.memory) {
       relations.push({ name: wal, bytesBefore: walBefore, bytesAfter: walBytes(), ms: tenths(checkpoint.ms) });
     }
-    return { relations, waitedMs: tenths(vacuum.waitedMs + checkpoint.waitedMs) };
+    return { relations, waitedMs: tenths(merge.waitedMs + vacuum.waitedMs + checkpoint.waitedMs) };
   };
+}
+
+/**
+ * FTS5's `optimize`: the search index's segments merged into one. An erasure takes an erased message's
+ * terms out of the index's pages, but the keys that separate its pages (`message_search_idx`) may keep a
+ * prefix of one until the page is written again; the merge writes every page anew.
+ */
+function mergeSearchIndex(database: BetterSqlite3.Database): void {
+  database.exec("INSERT INTO message_search (message_search) VALUES ('optimize')");
 }
 
 /** The database's size as its pages count it (an in-memory database has no file). */
