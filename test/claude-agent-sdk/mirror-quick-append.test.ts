@@ -167,25 +167,31 @@ for (const backend of backends) {
       });
 
       it.skipIf(backend.name !== "sqlite")(
-        "makes a new key's row and writes on it, with no locked read (SQLite)",
+        "makes a new key's row with its entries in one transaction (encrypted: read, made, then written on), with no locked read (SQLite)",
         async () => {
           const log = await open();
           const key: MirrorKey = { project: "p", session: `new-${encrypted}` };
           const seen = watchSqliteStatements();
           expect(await log.append(key, entries("first", 2), listUuids)).toMatchObject({ stored: 2, nextSeq: 2 });
-          expect(seen.map((s) => s.sql.split(" ").slice(0, 3).join(" "))).toEqual([
-            "select * from",
-            'insert into "mirror_keys"',
-            "BEGIN IMMEDIATE",
-            "UPDATE mirror_keys SET",
-            'INSERT INTO "mirror_entries"',
-            "COMMIT",
-          ]);
+          expect(seen.map((s) => s.sql.split(" ").slice(0, 3).join(" "))).toEqual(
+            encrypted
+              ? [
+                  "select * from",
+                  'insert into "mirror_keys"',
+                  "BEGIN IMMEDIATE",
+                  "UPDATE mirror_keys SET",
+                  'INSERT INTO "mirror_entries"',
+                  "COMMIT",
+                ]
+              : ["BEGIN IMMEDIATE", "INSERT INTO mirror_keys", 'INSERT INTO "mirror_entries"', "COMMIT"],
+          );
+          expect(await log.entries(key, 0)).toEqual(entries("first", 2).map((e) => e.text));
+          expect(await log.key(key)).toMatchObject({ generation: 0, nextSeq: 2, foldedSeq: 0 });
         },
       );
 
       describe.skipIf(backend.name !== "postgres")("on PostgreSQL", () => {
-        it("appends in one statement on the row it left, two from a log that never wrote the key", async () => {
+        it("appends in one statement on the row it left; a log that never wrote the key bets it new first (nothing written), then reads it", async () => {
           const log = await open();
           const key: MirrorKey = { project: "p", session: `quick-${encrypted}` };
           await log.append(key, entries("first", 3), listUuids);
@@ -198,29 +204,63 @@ for (const backend of backends) {
           const result = await fresh.append(key, entries("third", 2), listUuids);
           expect(result).toMatchObject({ stored: 2, nextSeq: 9, mismatched: [] });
           expect(seen).toEqual([
+            ...(encrypted ? [] : [expect.stringMatching(/^WITH guard AS \(INSERT INTO mirror_keys/)]),
             expect.stringMatching(/^select \* from "mirror_keys"/),
-            expect.stringMatching(/^WITH guard/),
+            expect.stringMatching(/^WITH guard AS \(UPDATE mirror_keys/),
           ]);
           const stored = [...entries("first", 3), ...entries("second", 4), ...entries("third", 2)];
           expect(await log.entries(key, result.generation)).toEqual(stored.map((e) => e.text));
           expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
         });
 
-        it("makes a new key's row and appends on it in three statements, with no locked transaction", async () => {
+        it("makes a new key's row with its entries in one statement (encrypted: read, made, written on in three), with no locked transaction", async () => {
           const log = await open();
           const key: MirrorKey = { project: "p", session: `new-${encrypted}` };
           const seen = watchPgStatements();
           const result = await log.append(key, entries("first", 3), listUuids);
           expect(result).toMatchObject({ stored: 3, nextSeq: 3, generation: 0 });
-          // The row read (none), made (its values returned), and written on with the entries.
-          expect(seen).toEqual([
-            expect.stringMatching(/^select \* from "mirror_keys"/),
-            expect.stringMatching(/^insert into "mirror_keys" .* on conflict do nothing returning/),
-            expect.stringMatching(/^WITH guard/),
-          ]);
+          // Plain: the row made as the append leaves it, the entries inserted only if it was. Encrypted: the
+          // row read (none), made (its values returned), and written on with the entries.
+          expect(seen).toEqual(
+            encrypted
+              ? [
+                  expect.stringMatching(/^select \* from "mirror_keys"/),
+                  expect.stringMatching(/^insert into "mirror_keys" .* on conflict do nothing returning/),
+                  expect.stringMatching(/^WITH guard/),
+                ]
+              : [expect.stringMatching(/^WITH guard AS \(INSERT INTO mirror_keys/)],
+          );
+          expect(await log.key(key)).toMatchObject({ generation: 0, nextSeq: 3, foldedSeq: 0 });
           vi.restoreAllMocks();
           expect(await log.entries(key, 0)).toEqual(entries("first", 3).map((e) => e.text));
         });
+
+        it.skipIf(encrypted)(
+          "bets a new key new, loses to another process that made it first, and appends after what it stored",
+          async () => {
+            const [log, other] = [await open(), await open()];
+            const key: MirrorKey = { project: "p", session: "raced-new" };
+            let letIn = true;
+            const seen = watchPgStatements(async (sql) => {
+              if (!letIn || !sql.startsWith("WITH guard AS (INSERT INTO mirror_keys")) return;
+              letIn = false;
+              await other.append(key, entries("theirs", 2), listUuids);
+            });
+            const result = await log.append(key, entries("ours", 3), listUuids);
+            vi.restoreAllMocks();
+            expect(result).toMatchObject({ stored: 3, nextSeq: 5, generation: 0, mismatched: [] });
+            // Ours: the bet (nothing written), the row read, the quick path on it; theirs ran between.
+            expect(seen.filter((sql) => /^(WITH guard|select)/.test(sql))).toEqual([
+              expect.stringMatching(/^WITH guard AS \(INSERT INTO mirror_keys/),
+              expect.stringMatching(/^WITH guard AS \(INSERT INTO mirror_keys/),
+              expect.stringMatching(/^select \* from "mirror_keys"/),
+              expect.stringMatching(/^WITH guard AS \(UPDATE mirror_keys/),
+            ]);
+            const stored = [...entries("theirs", 2), ...entries("ours", 3)];
+            expect(await log.entries(key, 0)).toEqual(stored.map((e) => e.text));
+            expect(JSON.parse((await log.key(key))?.summary ?? "null")).toEqual(stored.map((e) => e.uuid));
+          },
+        );
 
         /** `log` appends `ours` to `key` while another process appends `theirs` between its read and its write. */
         async function appendAcross(key: MirrorKey, ours: MirrorEntryInput[], theirs: MirrorEntryInput[]) {

@@ -17,6 +17,9 @@ export interface MirrorRowRead {
   summary: string | null;
 }
 
+/** A key's row before its first append: generation 0, nothing stored (insertKeyRow makes it so). */
+export const NEW_ROW = { generation: 0, next_seq: 0, mtime_ms: 0, summary: null } as const satisfies MirrorRowRead;
+
 /** One entry to insert: its seq in the generation, its uuid, its text as stored (sealed when encrypted). */
 export interface MirrorEntryWrite {
   seq: number;
@@ -116,6 +119,20 @@ export function insertEntries(
 /** An entry's values in ENTRY_COLUMNS' order. */
 export function entryValues(tenant: string, key: MirrorKey, generation: number, entry: MirrorEntryWrite): unknown[] {
   return [tenant, key.project, key.session, key.subpath ?? "", generation, entry.seq, entry.uuid, entry.entry];
+}
+
+/**
+ * The guard of a key's first append in this process, when the key may be new: its row made as the append
+ * leaves it (generation 0, `plan`'s next seq, time and summary), unless the key has a row already (`ON
+ * CONFLICT DO NOTHING`: then nothing is written, and the append reads the row). Raw SQL, naming the
+ * tenant, as guardKeyRow.
+ */
+export function makeKeyRow(tenant: string, key: MirrorKey, plan: MirrorAppendWrite) {
+  return sql`INSERT INTO mirror_keys (tenant_id, project_key, session_key, subpath, generation, next_seq,
+      folded_seq, mtime_ms, summary, last_batch)
+    VALUES (${tenant}, ${key.project}, ${key.session}, ${key.subpath ?? ""}, 0, ${plan.nextSeq}, 0, ${plan.mtimeMs},
+      ${plan.summary ?? null}, NULL)
+    ON CONFLICT DO NOTHING`;
 }
 
 /**

@@ -1,13 +1,10 @@
 import type { MirrorKey } from "@palimpsest/core";
 import type { CompiledQuery, DatabaseConnection, Kysely, QueryExecutorProvider } from "kysely";
 import type { StoreDatabase } from "../engine/database-schema.ts";
-import { keyColumns, type MirrorRowRead } from "./mirror-append-plan.ts";
+import { keyColumns, NEW_ROW } from "./mirror-append-plan.ts";
 import type { MirrorDatabase, MirrorEntryInput, MirrorSummarize } from "./mirror-log.ts";
-import { quickAppend } from "./mirror-quick-append.ts";
+import { newKeyAppend, quickAppend } from "./mirror-quick-append.ts";
 import type { MirrorTables } from "./mirror-tables.ts";
-
-/** A key's row as insertKeyRow makes it. */
-const NEW_ROW = { generation: 0, next_seq: 0, mtime_ms: 0, summary: null } as const satisfies MirrorRowRead;
 
 /**
  * The statement making `key`'s row at generation 0 (`INSERT … ON CONFLICT DO NOTHING RETURNING`): it
@@ -30,33 +27,32 @@ export function selectKeyRow(db: Kysely<StoreDatabase & MirrorTables>, key: Mirr
 }
 
 /**
- * MirrorLog.rehearseFirstAppend: the statements of `key`'s first append, as the append builds them (its
- * row read and made, the entries written on it by the quick path, unsealed), recorded instead of run, then
- * run by the store in a transaction rolled back.
+ * MirrorLog.rehearseFirstAppend: the statements of `key`'s first append, as the append builds them,
+ * unsealed, recorded instead of run, then run by the store in a transaction rolled back: with `newKey`
+ * (a store that does not encrypt), the new key's one guarded write (newKeyAppend); else its row read and
+ * made and the entries written on it by the quick path.
  */
 export async function rehearseFirstAppend(
   store: MirrorDatabase,
   key: MirrorKey,
   entries: readonly MirrorEntryInput[],
   summarize: MirrorSummarize | undefined,
+  newKey: boolean,
 ): Promise<void> {
-  const recorded: CompiledQuery[] = [selectKeyRow(store.db, key).compile(), insertKeyRow(store.db, key).compile()];
-  await quickAppend(
-    {
-      db: recording(store.db, recorded),
-      dialect: store.dialect,
-      tenant: store.tenant,
-      writeGuarded: async (guard, statements) => {
-        recorded.push(guard, ...statements);
-        return true;
-      },
+  const recorded: CompiledQuery[] = newKey
+    ? []
+    : [selectKeyRow(store.db, key).compile(), insertKeyRow(store.db, key).compile()];
+  const target = {
+    db: recording(store.db, recorded),
+    dialect: store.dialect,
+    tenant: store.tenant,
+    writeGuarded: async (guard: CompiledQuery, statements: readonly CompiledQuery[]) => {
+      recorded.push(guard, ...statements);
+      return true;
     },
-    key,
-    NEW_ROW,
-    entries,
-    summarize,
-    undefined,
-  );
+  };
+  if (newKey) await newKeyAppend(target, key, entries, summarize);
+  else await quickAppend(target, key, NEW_ROW, entries, summarize, undefined);
   await store.rehearse(recorded);
 }
 

@@ -25,7 +25,7 @@ import {
   writesEntries,
 } from "./mirror-append-plan.ts";
 import { insertKeyRow, rehearseFirstAppend, selectKeyRow } from "./mirror-first-append.ts";
-import { quickAppend } from "./mirror-quick-append.ts";
+import { newKeyAppend, quickAppend } from "./mirror-quick-append.ts";
 import { AppendKeys, type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
@@ -168,8 +168,9 @@ export class MirrorLog implements MirrorLogPort {
   }
 
   /**
-   * The append: the quick path, else the locked one. A key with no row yet (its first append) has it made,
-   * and the quick path tried again on it.
+   * The append: the quick path, else the locked one. A key with no row yet (its first append) has it made
+   * with the batch (the quick path's newKeyAppend) or, when that cannot be, made alone and the quick path
+   * tried again on it.
    */
   async #appendWith(
     key: MirrorKey,
@@ -212,8 +213,9 @@ export class MirrorLog implements MirrorLogPort {
   /**
    * Runs a key's first append once, writing nothing, so the process's first real one finds its code
    * compiled and, on SQLite, its statements prepared: the statements `append` would run for `entries` on
-   * `key`, a key without a row (its row read, made, and the entries written on it by the quick path, the
-   * summary folded with `summarize`), in one transaction rolled back, into which no other write lands
+   * `key`, a key without a row (its row made with the entries written on it; on an encrypted store its row
+   * read, made, and the entries written on it by the quick path; the summary folded with `summarize`), in
+   * one transaction rolled back, into which no other write lands
    * (StoreAccess.rehearse). Unsealed on an encrypted store, so no data key is made: pass made-up entries.
    * A StorageError when the database refuses or a lock is held (it never waits for one): the caller only
    * loses the saving.
@@ -223,7 +225,9 @@ export class MirrorLog implements MirrorLogPort {
     entries: readonly MirrorEntryInput[],
     summarize?: MirrorSummarize,
   ): Promise<void> {
-    await guardStorage("mirror.rehearseFirstAppend", () => rehearseFirstAppend(this.#store, key, entries, summarize));
+    await guardStorage("mirror.rehearseFirstAppend", () =>
+      rehearseFirstAppend(this.#store, key, entries, summarize, this.#seal === undefined),
+    );
   }
 
   /** An encrypted store's generation to seal for: remembered, else read (the lock checks it); 0 unencrypted. */
@@ -289,7 +293,8 @@ export class MirrorLog implements MirrorLogPort {
 
   /**
    * The quick path (quickAppend): the write alone on the key's row as this log last left it, else as read
-   * now, sealed for the row's generation; undefined, nothing written, for an empty batch (answered by the
+   * now (a key this log has not seen, on a store that does not encrypt, is first bet new: newKeyAppend),
+   * sealed for the row's generation; undefined, nothing written, for an empty batch (answered by the
    * locked path's read, never from memory), a key that moved under a fresh read too, or a batch with a
    * uuid the key holds: the locked path then stores what is new. NO_ROW, nothing written, for a key with no
    * row yet.
@@ -302,6 +307,14 @@ export class MirrorLog implements MirrorLogPort {
   ): Promise<MirrorAppendResult | typeof NO_ROW | undefined> {
     if (entries.length === 0) return undefined;
     const remembered = this.#rows.get(keyId(key));
+    if (remembered === undefined && this.#seal === undefined) {
+      // Not seen by this process: bet that the key is new (newKeyAppend), else read its row as below.
+      const outcome = await newKeyAppend(this.#store, key, entries, summarize);
+      if (outcome.kind === "appended") {
+        this.#rows.set(keyId(key), outcome.row);
+        return outcome.result;
+      }
+    }
     for (const reading of remembered === undefined ? [true] : [false, true]) {
       const row = reading ? await this.#keyQuery(key).executeTakeFirst() : remembered;
       if (row === undefined) return NO_ROW;

@@ -1,12 +1,15 @@
 import type { MirrorKey } from "@palimpsest/core";
-import type { QueryExecutorProvider } from "kysely";
+import type { QueryExecutorProvider, RawBuilder } from "kysely";
 import type { Dialect, GuardedInsert } from "../engine/dialect.ts";
 import type { GuardedWrite } from "../engine/guarded-write.ts";
 import {
   ENTRY_COLUMNS,
   entryValues,
   guardKeyRow,
+  type MirrorAppendWrite,
   type MirrorRowRead,
+  makeKeyRow,
+  NEW_ROW,
   planMirrorAppend,
   rowAfter,
   writesEntries,
@@ -47,13 +50,46 @@ const UNIQUE_VIOLATIONS = new Set(["23505", "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_
  * never-analyzed PostgreSQL table that lookup scans the key's every entry). `sealing` opens the row's
  * summary and seals what is written.
  */
-export async function quickAppend(
+export function quickAppend(
   target: QuickAppendTarget,
   key: MirrorKey,
   row: MirrorRowRead,
   entries: readonly MirrorEntryInput[],
   summarize: MirrorSummarize | undefined,
   sealing: GenerationSeal | undefined,
+): Promise<QuickAppend> {
+  return appendUnderGuard(target, key, row, entries, summarize, sealing, (plan) =>
+    guardKeyRow(target.tenant, key, row, plan),
+  );
+}
+
+/**
+ * quickAppend on the bet that the key is new (its first append in this process, on a store that does not
+ * encrypt): the key's row made as the append leaves it and the entries inserted with it, atomically
+ * (makeKeyRow under insertUnderGuard: one statement on PostgreSQL, one transaction on SQLite), where
+ * reading the row, making it and writing on it took three. "moved", nothing written, when the key has a
+ * row: the caller reads it and appends on it.
+ */
+export function newKeyAppend(
+  target: QuickAppendTarget,
+  key: MirrorKey,
+  entries: readonly MirrorEntryInput[],
+  summarize: MirrorSummarize | undefined,
+): Promise<QuickAppend> {
+  return appendUnderGuard(target, key, NEW_ROW, entries, summarize, undefined, (plan) =>
+    makeKeyRow(target.tenant, key, plan),
+  );
+}
+
+/** The batch planned on `row`, written under the guard `guardFor` makes of the plan (see quickAppend). */
+async function appendUnderGuard(
+  target: QuickAppendTarget,
+  key: MirrorKey,
+  row: MirrorRowRead,
+  entries: readonly MirrorEntryInput[],
+  summarize: MirrorSummarize | undefined,
+  sealing: GenerationSeal | undefined,
+  guardFor: (plan: MirrorAppendWrite) => RawBuilder<unknown>,
 ): Promise<QuickAppend> {
   const plan = planMirrorAppend(row, [], entries, summarize, sealing);
   if (!writesEntries(plan)) return { kind: "appended", result: plan, row };
@@ -63,7 +99,7 @@ export async function quickAppend(
     rows: plan.entries.map((e) => entryValues(target.tenant, key, row.generation, e)),
   };
   const written = await target.dialect
-    .insertUnderGuard(target.db, target.writeGuarded, guardKeyRow(target.tenant, key, row, plan), insert)
+    .insertUnderGuard(target.db, target.writeGuarded, guardFor(plan), insert)
     .catch((error: unknown) => {
       if (isUniqueViolation(error)) return "held" as const;
       throw error;
