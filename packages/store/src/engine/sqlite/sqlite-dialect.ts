@@ -51,7 +51,8 @@ export const sqliteDialect: Dialect = {
   bytesForRead: (column) => sql<Uint8Array | null>`${sql.ref(column)}`,
   jsonPath: (column, path) => sql<string | null>`json_extract(${sql.raw(column)}, ${sql.raw(`'$.${path.join(".")}'`)})`,
   textPosition: (column, text) => sql<number>`instr(${sql.raw(column)}, ${text})`,
-  // ANALYZE samples indexed columns only (sqlite_stat1, sqlite_stat4), and no content column is indexed.
+  // ANALYZE samples indexed columns only (sqlite_stat1, sqlite_stat4), and no content column is indexed; the
+  // search index's keys are word prefixes, whose samples an erasure drops (forgetSearchSamples).
   async withoutStatistics() {},
   keyByTenant: keySqliteTableByTenant,
   afterEraseStatements: () => [],

@@ -2,6 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { CompiledQuery } from "kysely";
 import { type GuardedWrite, GuardFailed, type LockedWrite } from "../guarded-write.ts";
 import { retryWhileBusy } from "./sqlite-busy.ts";
+import { forgetSearchSamples } from "./sqlite-search.ts";
 
 /** The connection's prepared statement for an SQL text (the adapter's cache: preparing costs more than most runs). */
 export type PrepareStatement = (sql: string) => BetterSqlite3.Statement;
@@ -37,6 +38,7 @@ export function sqliteLockedWrite(
   database: BetterSqlite3.Database,
   prepare: PrepareStatement,
   busyTimeoutMs: number,
+  afterWrites: () => void = () => {},
 ): LockedWrite {
   return (reads, plan) => {
     const run = database.transaction(() => {
@@ -45,6 +47,7 @@ export function sqliteLockedWrite(
       if (planned.guard === undefined) return planned.result;
       if (prepare(planned.guard.sql).run(planned.guard.parameters).changes === 0) throw new GuardFailed();
       for (const s of planned.statements) prepare(s.sql).run(s.parameters);
+      afterWrites();
       return planned.result;
     });
     return retryWhileBusy(database, busyTimeoutMs, "writeLocked", () => run.immediate());
@@ -53,7 +56,8 @@ export function sqliteLockedWrite(
 
 /**
  * SQLite, for an erasure: the locked write with `secure_delete` on (the space the old texts leave is
- * overwritten with zeros, not left in free pages), then a checkpoint that truncates the WAL, whose frames
+ * overwritten with zeros, not left in free pages) and, in its transaction, ANALYZE's samples of the search
+ * index's keys dropped (forgetSearchSamples); then a checkpoint that truncates the WAL, whose frames
  * still hold the pages as they were. The checkpoint is best effort: a reader of an older page keeps those
  * frames until it ends, and the next checkpoint (SQLite's automatic one included) overwrites them.
  */
@@ -62,7 +66,7 @@ export function sqliteErasureWrite(
   prepare: PrepareStatement,
   busyTimeoutMs: number,
 ): LockedWrite {
-  const write = sqliteLockedWrite(database, prepare, busyTimeoutMs);
+  const write = sqliteLockedWrite(database, prepare, busyTimeoutMs, () => forgetSearchSamples(database));
   return async (reads, plan) => {
     const before = database.pragma("secure_delete", { simple: true });
     database.pragma("secure_delete = ON");

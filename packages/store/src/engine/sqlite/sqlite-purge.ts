@@ -3,6 +3,7 @@ import { backoff, StorageError } from "@palimpsest/core";
 import type BetterSqlite3 from "better-sqlite3";
 import { type PurgeFiles, tenths } from "../erasure-purge.ts";
 import { isSqliteBusy, retryWhileBusy } from "./sqlite-busy.ts";
+import { forgetSearchSamples } from "./sqlite-search.ts";
 
 /** The first pause between two checkpoint attempts, and the longest. */
 const FIRST_PAUSE_MS = 1;
@@ -44,10 +45,16 @@ export function sqlitePurge(database: BetterSqlite3.Database): PurgeFiles {
 /**
  * FTS5's `optimize`: the search index's segments merged into one. An erasure takes an erased message's
  * terms out of the index's pages, but the keys that separate its pages (`message_search_idx`) may keep a
- * prefix of one until the page is written again; the merge writes every page anew.
+ * prefix of one until the page is written again; the merge writes every page anew. ANALYZE's samples of
+ * those keys (taken since the erasure) are dropped with it, in one transaction.
  */
 function mergeSearchIndex(database: BetterSqlite3.Database): void {
-  database.exec("INSERT INTO message_search (message_search) VALUES ('optimize')");
+  database
+    .transaction(() => {
+      database.exec("INSERT INTO message_search (message_search) VALUES ('optimize')");
+      forgetSearchSamples(database);
+    })
+    .immediate();
 }
 
 /** The database's size as its pages count it (an in-memory database has no file). */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type BetterSqlite3 from "better-sqlite3";
 import { type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
 import type { IndexedEvent, SearchRowsQuery, TermsRow } from "../dialect.ts";
 import { EVENT_COLUMNS, type EventRow } from "../row-mapping.ts";
@@ -134,6 +135,17 @@ export function forgetSqliteSearch<DB>(
   const positions = sql`(SELECT position FROM events WHERE tenant_id = ${tenant} AND session_id = ${sessionId})`;
   statements.push(sql`DELETE FROM message_search_pending WHERE position IN ${positions}`.compile(db));
   return statements;
+}
+
+/**
+ * Drops ANALYZE's samples of the index's page keys, when ANALYZE has run on the file (SQLite builds with
+ * STAT4 here: `sqlite_stat4` keeps sample keys of every index, and the keys of `message_search_idx` are
+ * prefixes of words). An erasure runs it in its transaction and the purge after merging the index, so no
+ * sample keeps a prefix of an erased word; the planner loses only its figures for FTS5's own lookups.
+ */
+export function forgetSearchSamples(database: BetterSqlite3.Database): void {
+  const analyzed = database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat4'");
+  if (analyzed.get() !== undefined) database.prepare("DELETE FROM sqlite_stat4 WHERE tbl = 'message_search_idx'").run();
 }
 
 /**
