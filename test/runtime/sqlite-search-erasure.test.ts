@@ -102,6 +102,36 @@ describe("SQLite search index under erasure", () => {
     }
   });
 
+  it("deletes from the index only the rows it holds: erasing a session whose terms are all pending leaves its figures as they were", async () => {
+    const url = await fileDatabase("pending-only");
+    const store = await openEventStore(url);
+    try {
+      const [folded, pending] = [newSessionId("folded"), newSessionId("pending")];
+      await store.append(folded, [started(), ...messages("fld", SEARCH_FOLD_POSITIONS)], {
+        expectedVersion: "no-stream",
+      });
+      await store.append(pending, [started(), ...messages("pnd", 3)], { expectedVersion: "no-stream" });
+      // The index's row count and token totals (BM25's averages, FTS5's record 1) and its rows' sizes: a
+      // delete of a row it does not hold would lower them.
+      const figures = () => {
+        const reader = new Database(url, { readonly: true });
+        const averages = reader.prepare("SELECT block FROM message_search_data WHERE id = 1").get() as {
+          block: Uint8Array;
+        };
+        const rows = reader.prepare("SELECT count(*) AS n FROM message_search_docsize").get();
+        reader.close();
+        return { averages: Buffer.from(averages.block).toString("hex"), rows };
+      };
+      const before = figures();
+      await store.erase(pending);
+      expect(figures()).toEqual(before);
+      await store.erase(folded);
+      expect(figures()).not.toEqual(before);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("the purge merges the index: no key between its pages, nor ANALYZE's sample of one, keeps a prefix of an erased word", async () => {
     const url = await fileDatabase("purge-keys");
     const store = await openEventStore(url);
@@ -113,24 +143,24 @@ describe("SQLite search index under erasure", () => {
           `${tag}${i}`,
           Array.from({ length: 40 }, (_, w) => `${tag}w${w}x${i}q${(i * 7919 + w * 104729) % 1000003}`).join(" "),
         );
-      const [kept, erased] = [newSessionId("kept"), newSessionId("erased")];
-      await store.append(kept, [started()], { expectedVersion: "no-stream" });
-      await store.append(erased, [started()], { expectedVersion: "no-stream" });
+      const [kept, erased, last] = [newSessionId("kept"), newSessionId("erased"), newSessionId("last")];
+      for (const id of [kept, erased, last]) await store.append(id, [started()], { expectedVersion: "no-stream" });
       for (let i = 0; i < 2 * SEARCH_FOLD_POSITIONS; i++) {
         await store.append(kept, [wordy("kpa", i)], { expectedVersion: i + 1 });
         await store.append(erased, [wordy("era", i)], { expectedVersion: i + 1 });
+        await store.append(last, [wordy("lst", i)], { expectedVersion: i + 1 });
       }
-      const read = (sql: string) => {
+      const read = (sql: string, tag: string) => {
         const reader = new Database(url, { readonly: true });
         const values = (reader.prepare(sql).raw().all() as [Uint8Array][]).map(([v]) =>
           Buffer.from(v).toString("latin1"),
         );
         reader.close();
-        return values.filter((v) => v.includes("era"));
+        return values.filter((v) => v.includes(tag));
       };
-      const keys = () => read("SELECT term FROM message_search_idx");
+      const keys = (tag = "era") => read("SELECT term FROM message_search_idx", tag);
       // ANALYZE (which `PRAGMA optimize` may run) keeps sample keys of every index: prefixes of words here.
-      const samples = () => read("SELECT sample FROM sqlite_stat4 WHERE tbl = 'message_search_idx'");
+      const samples = () => read("SELECT sample FROM sqlite_stat4 WHERE tbl = 'message_search_idx'", "era");
       const analyze = () => {
         const writer = new Database(url);
         writer.exec("ANALYZE");
@@ -149,6 +179,15 @@ describe("SQLite search index under erasure", () => {
       expect(indexOf(url).terms).toContain(`kpaw7x3q${(3 * 7919 + 7 * 104729) % 1000003}`);
       const found = await store.searchMessages({ sessionIds: [kept], terms: ["kpaw0x5q39595"], limit: 10 });
       expect(found.map((h) => h.event.seq)).toEqual([7]);
+      // Again with nothing appended in between: the purge left the index one segment, whose keys FTS5's
+      // merge alone would leave as they are.
+      expect(keys("kpa").length).toBeGreaterThan(0);
+      await store.erase(kept);
+      await store.purgeErased();
+      expect(keys("kpa")).toEqual([]);
+      expect(keys("lst").length).toBeGreaterThan(0);
+      const left = await store.searchMessages({ sessionIds: [kept, last], terms: ["lstw0x5q39595"], limit: 10 });
+      expect(left.map((h) => [h.event.sessionId, h.event.seq])).toEqual([[last, 7]]);
     } finally {
       await store.close();
     }

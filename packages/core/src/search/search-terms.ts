@@ -2,6 +2,11 @@ import { ERASED_TOOL_NAME } from "../events/erase-event.ts";
 import type { DomainEvent } from "../events/event-types.ts";
 import type { Message } from "../messages/message.ts";
 
+// What this file makes of a message is kept by the stores' search indexes, and SQLite's erasure makes it
+// again to take a message's terms out of its FTS5 index (sqlite-search.ts forgetSqliteSearch): a change to
+// the terms of any text needs a migration that indexes every message again, as 0022 does
+// (test/structure/search-terms-pinned.test.ts fails until the pinned digest is updated with one).
+
 /** Characters of a message that are indexed: the rest of a giant tool output is not searchable. */
 export const SEARCH_TEXT_LIMIT = 262_144;
 /** Distinct terms indexed per message, in the order they first appear. */

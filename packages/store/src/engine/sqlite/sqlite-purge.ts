@@ -17,8 +17,8 @@ const LONGEST_PAUSE_MS = 50;
  * WAL, so a checkpoint in TRUNCATE mode follows, copying them into the file and emptying the WAL (whose
  * older frames hold the pages as they were). Both take the file's write lock, waited for on timers like
  * every write (retryWhileBusy); the checkpoint also waits, on timers, for readers of older frames (other
- * processes' read transactions) to end. The purge holds the write lock for the merge's and the VACUUM's length: this
- * process's writes wait for it, other processes' retry for up to their busy timeout.
+ * processes' read transactions) to end. The purge holds the write lock for the merge's and the VACUUM's
+ * length: this process's writes wait for it, other processes' retry for up to their busy timeout.
  */
 export function sqlitePurge(database: BetterSqlite3.Database): PurgeFiles {
   return async (_tables, waitTimeoutMs) => {
@@ -30,8 +30,11 @@ export function sqlitePurge(database: BetterSqlite3.Database): PurgeFiles {
     const merge = await lastAttempt(() =>
       retryWhileBusy(database, waitTimeoutMs, "purgeErased", () => timed(() => mergeSearchIndex(database))),
     );
+    // The file's waits share one bound: the VACUUM waits for what the merge left of it.
     const vacuum = await lastAttempt(() =>
-      retryWhileBusy(database, waitTimeoutMs, "purgeErased", () => timed(() => database.exec("VACUUM"))),
+      retryWhileBusy(database, Math.max(0, waitTimeoutMs - merge.waitedMs), "purgeErased", () =>
+        timed(() => database.exec("VACUUM")),
+      ),
     );
     const checkpoint = await lastAttempt(() => truncateWal(database, waitTimeoutMs));
     const relations = [{ name: file, bytesBefore, bytesAfter: fileBytes(), ms: tenths(merge.ms + vacuum.ms) }];
@@ -42,16 +45,25 @@ export function sqlitePurge(database: BetterSqlite3.Database): PurgeFiles {
   };
 }
 
+/** A row the merge adds so that FTS5 has two segments to merge; deleted in the merge's transaction. */
+const MERGE_ROW = { rowid: -1, terms: "palimpsest-purge" };
+
 /**
- * FTS5's `optimize`: the search index's segments merged into one. An erasure takes an erased message's
- * terms out of the index's pages, but the keys that separate its pages (`message_search_idx`) may keep a
- * prefix of one until the page is written again; the merge writes every page anew. ANALYZE's samples of
- * those keys (taken since the erasure) are dropped with it, in one transaction.
+ * FTS5's `optimize`: the search index's segments merged into one, every page written anew. An erasure
+ * takes an erased message's terms out of the index's pages, but the keys that separate its pages
+ * (`message_search_idx`) may keep a prefix of one until the page is written again. `optimize` does
+ * nothing on an index of one segment (an erasure edits pages in place, so one purge's merge leaves one for
+ * the next erasure): MERGE_ROW, added first, makes a second. ANALYZE's samples of the keys (taken since
+ * the erasure) are dropped too; all in one transaction.
  */
 function mergeSearchIndex(database: BetterSqlite3.Database): void {
   database
     .transaction(() => {
+      database.prepare("INSERT INTO message_search (rowid, terms) VALUES (?, ?)").run(MERGE_ROW.rowid, MERGE_ROW.terms);
       database.exec("INSERT INTO message_search (message_search) VALUES ('optimize')");
+      database
+        .prepare("INSERT INTO message_search (message_search, rowid, terms) VALUES ('delete', ?, ?)")
+        .run(MERGE_ROW.rowid, MERGE_ROW.terms);
       forgetSearchSamples(database);
     })
     .immediate();

@@ -76,10 +76,16 @@ export async function createSqliteSearchIndex(db: Kysely<unknown>, fill: () => P
 /**
  * Migration 0022 on SQLite: the index made again as createSqliteSearchIndex makes it, every message of a
  * session not erased indexed by `fill` (the pending terms with them, so none is left to fold). The old
- * table's pages, erased terms among them, are freed with it: the purge's VACUUM clears them from the file.
+ * table, erased terms among its pages, is dropped with `secure_delete` on: the pages it frees are zeroed.
  */
 export async function remakeSqliteSearchIndex(db: Kysely<unknown>, fill: () => Promise<void>): Promise<void> {
-  await sql`DROP TABLE message_search`.execute(db);
+  const [setting] = (await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(db)).rows;
+  await sql`PRAGMA secure_delete = ON`.execute(db);
+  try {
+    await sql`DROP TABLE message_search`.execute(db);
+  } finally {
+    await sql.raw(`PRAGMA secure_delete = ${setting?.secure_delete === 1 ? "ON" : "OFF"}`).execute(db);
+  }
   await sql`DELETE FROM message_search_pending`.execute(db);
   await createSqliteSearchIndex(db, fill);
 }
