@@ -190,6 +190,27 @@ for (const backend of backends) {
         },
       );
 
+      it.skipIf(backend.name !== "sqlite" || encrypted)(
+        "never bets a key it has written new again, though it no longer remembers its row (SQLite)",
+        async () => {
+          const log = await open();
+          const key: MirrorKey = { project: "p", session: "known" };
+          await log.append(key, entries("first", 1), listUuids);
+          // More keys than the rows the log remembers: the first key's row is forgotten.
+          for (let i = 0; i < 1_001; i++)
+            await log.append({ project: "p", session: `other-${i}` }, entries(`o${i}`, 1));
+          const seen = watchSqliteStatements();
+          expect(await log.append(key, entries("again", 1), listUuids)).toMatchObject({ stored: 1, nextSeq: 2 });
+          expect(seen.map((s) => s.sql.split(" ").slice(0, 3).join(" "))).toEqual([
+            "select * from",
+            "BEGIN IMMEDIATE",
+            "UPDATE mirror_keys SET",
+            'INSERT INTO "mirror_entries"',
+            "COMMIT",
+          ]);
+        },
+      );
+
       describe.skipIf(backend.name !== "postgres")("on PostgreSQL", () => {
         it("appends in one statement on the row it left; a log that never wrote the key bets it new first (nothing written), then reads it", async () => {
           const log = await open();

@@ -29,8 +29,9 @@ export function selectKeyRow(db: Kysely<StoreDatabase & MirrorTables>, key: Mirr
 /**
  * MirrorLog.rehearseFirstAppend: the statements of `key`'s first append, as the append builds them,
  * unsealed, recorded instead of run, then run by the store in a transaction rolled back: with `newKey`
- * (a store that does not encrypt), the new key's one guarded write (newKeyAppend); else its row read and
- * made and the entries written on it by the quick path.
+ * (a store that does not encrypt), the new key's one guarded write (newKeyAppend), then a resumed key's
+ * (its row read, the quick path on it); else its row read and made and the entries written on it by the
+ * quick path.
  */
 export async function rehearseFirstAppend(
   store: MirrorDatabase,
@@ -51,8 +52,15 @@ export async function rehearseFirstAppend(
       return true;
     },
   };
-  if (newKey) await newKeyAppend(target, key, entries, summarize);
-  else await quickAppend(target, key, NEW_ROW, entries, summarize, undefined);
+  if (newKey) {
+    const made = await newKeyAppend(target, key, entries, summarize);
+    // Then a resumed key's first append (its row read, the quick path on it), its statements as a real one
+    // makes them, but on a generation the key does not have: the guard matches no row, and the entries
+    // collide with none inserted above.
+    recorded.push(selectKeyRow(store.db, key).compile());
+    const row = made.kind === "appended" ? made.row : NEW_ROW;
+    await quickAppend(target, key, { ...row, generation: row.generation + 1 }, entries, summarize, undefined);
+  } else await quickAppend(target, key, NEW_ROW, entries, summarize, undefined);
   await store.rehearse(recorded);
 }
 

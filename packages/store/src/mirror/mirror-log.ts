@@ -102,6 +102,12 @@ export class MirrorLog implements MirrorLogPort {
    * the least recently written forgotten past REMEMBERED_ROWS; a drop here forgets its keys.
    */
   readonly #rows = new LRUCache<string, MirrorRowRead>({ max: REMEMBERED_ROWS });
+  /**
+   * Keys this log has found or made a row for (a row is never deleted: a drop begins its next
+   * generation), so their appends never bet them new (newKeyAppend); the least recent forgotten past
+   * REMEMBERED_GENERATIONS.
+   */
+  readonly #known = new LRUCache<string, true>({ max: REMEMBERED_GENERATIONS });
 
   /** The mirror in the database of a store openEventStore opened (ValidationError for any other object). */
   constructor(store: object) {
@@ -186,6 +192,7 @@ export class MirrorLog implements MirrorLogPort {
         const attempt = await this.#appendLocked(key, entries, summarize, sealing);
         if (attempt.kind === "appended") {
           this.#rows.set(keyId(key), attempt.row);
+          this.#known.set(keyId(key), true);
           return attempt.result;
         }
         if (attempt.kind === "moved") {
@@ -208,6 +215,7 @@ export class MirrorLog implements MirrorLogPort {
   async #createRow(key: MirrorKey): Promise<void> {
     const made = await insertKeyRow(this.#store.db, key).executeTakeFirst();
     if (made !== undefined) this.#rows.set(keyId(key), made);
+    this.#known.set(keyId(key), true);
   }
 
   /**
@@ -306,18 +314,21 @@ export class MirrorLog implements MirrorLogPort {
     keys: AppendKeys,
   ): Promise<MirrorAppendResult | typeof NO_ROW | undefined> {
     if (entries.length === 0) return undefined;
-    const remembered = this.#rows.get(keyId(key));
-    if (remembered === undefined && this.#seal === undefined) {
+    const id = keyId(key);
+    const remembered = this.#rows.get(id);
+    if (remembered === undefined && !this.#known.has(id) && this.#seal === undefined) {
       // Not seen by this process: bet that the key is new (newKeyAppend), else read its row as below.
       const outcome = await newKeyAppend(this.#store, key, entries, summarize);
+      this.#known.set(id, true);
       if (outcome.kind === "appended") {
-        this.#rows.set(keyId(key), outcome.row);
+        this.#rows.set(id, outcome.row);
         return outcome.result;
       }
     }
     for (const reading of remembered === undefined ? [true] : [false, true]) {
       const row = reading ? await this.#keyQuery(key).executeTakeFirst() : remembered;
       if (row === undefined) return NO_ROW;
+      this.#known.set(id, true);
       await keys.destroyBelow(row.generation);
       const sealing = await keys.forGeneration(row.generation);
       const outcome = await quickAppend(this.#store, key, row, entries, summarize, sealing).catch((error: unknown) => {
