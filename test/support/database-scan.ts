@@ -1,5 +1,17 @@
+import { createRequire } from "node:module";
 import type { OpenedEventStore } from "@palimpsest/store";
 import { databaseOf } from "./store-database.ts";
+
+/** kysely's raw SQL, resolved from the store (kysely is a store dependency only). */
+const { sql } = createRequire(new URL("../../packages/store/package.json", import.meta.url))("kysely") as {
+  sql: { raw(text: string): { execute(db: unknown): Promise<{ rows: Record<string, unknown>[] }> } };
+};
+
+/** SQLite's FTS5 index: the tables its pages are kept in (a merge rewrites them, holding the same terms). */
+const SEARCH_PAGES = ["message_search_data", "message_search_idx"];
+
+/** The dump's entry listing what SQLite's FTS5 index holds, as fts5vocab reads it: each term at each place. */
+export const SEARCH_TERMS_ENTRY = "message_search (terms)";
 
 /** The part of kysely's query builder a scan uses, over any table name (kysely is a store dependency only). */
 interface AnyTables {
@@ -41,7 +53,24 @@ export async function dumpDatabase(store: OpenedEventStore): Promise<DatabaseDum
     const rows = await db.selectFrom(name).selectAll().execute();
     dump.set(name, rows.map((row) => JSON.stringify(row, plain)).sort());
   }
+  if (store.engine === "sqlite" && names.includes("message_search")) {
+    // The index's content apart from how its pages lay it out (a temporary table of this connection).
+    const vocab = "temp.dump_search_terms";
+    await sql
+      .raw(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vocab} USING fts5vocab(main, message_search, 'instance')`)
+      .execute(db);
+    const { rows } = await sql.raw(`SELECT term, doc, col, offset FROM ${vocab}`).execute(db);
+    dump.set(SEARCH_TERMS_ENTRY, rows.map((row) => JSON.stringify(row)).sort());
+  }
   return dump;
+}
+
+/**
+ * A dump without the pages of SQLite's FTS5 index, for comparing two dumps across a purge: its merge
+ * writes them anew with the same terms, which the dump's SEARCH_TERMS_ENTRY lists and still compares.
+ */
+export function withoutSearchPages(dump: DatabaseDump): DatabaseDump {
+  return new Map([...dump].filter(([table]) => !SEARCH_PAGES.includes(table)));
 }
 
 /** JSON of a row's values: buffers as their UTF-8 text, dates as ISO text, bigints as digits. */
