@@ -332,16 +332,16 @@ export class MirrorLog implements MirrorLogPort {
       await keys.destroyBelow(row.generation);
       const sealing = await keys.forGeneration(row.generation);
       const outcome = await quickAppend(this.#store, key, row, entries, summarize, sealing).catch((error: unknown) => {
-        this.#rows.delete(keyId(key));
+        this.#rows.delete(id);
         // A remembered row may be stale: its summary sealed under a key a drop destroyed, say. Read it again.
         if (reading) throw error;
         return { kind: "moved" } as const;
       });
       if (outcome.kind === "appended") {
-        this.#rows.set(keyId(key), outcome.row);
+        this.#rows.set(id, outcome.row);
         return outcome.result;
       }
-      this.#rows.delete(keyId(key));
+      this.#rows.delete(id);
       if (outcome.kind === "held") break;
     }
     return undefined;
