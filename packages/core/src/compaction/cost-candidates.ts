@@ -25,6 +25,19 @@ export interface PlannedCandidate {
    * Only the summaries: the other messages before its span are not counted.
    */
   keptSummaryTokens: number;
+  /**
+   * Of its summary's expected tokens (`shape.summaryTokens`), those written for its span's own content: not
+   * its frame, nor the earlier summaries it folds in. They grow with the span, so summarizing the same
+   * messages in one compaction or in several writes about as many.
+   */
+  spanSummaryTokens: number;
+  /** The tokens it removes less the earlier summaries it folds in: the span's own messages. */
+  freshTokens: number;
+  /**
+   * A plan keeping the earlier summaries: the counted tokens its summary may still grow by before the kept
+   * chain passes its cap (keptCap), past which only an update is offered. Infinity for an update.
+   */
+  chainRoom: number;
 }
 
 /** Shares of the profile's tail budget tried by default: the baseline's tail, a half, a quarter and a tenth of it. */
@@ -71,7 +84,9 @@ export function costCandidates(
       if (seen.has(key)) continue;
       const plannedShape = shapeOf(input.view, planned, input.liveTokens);
       const room = planned.maxSummaryTokens;
-      const need = summaryNeed(planned.input, keepsSummaries ? [] : earlierSummaries(input.view, planned));
+      const folded = keepsSummaries ? [] : earlierSummaries(input.view, planned);
+      const need = summaryNeed(planned.input, folded);
+      const freshTokens = plannedShape.removedTokens - folded.reduce((sum, e) => sum + e.tokens, 0);
       const kept = keepsSummaries ? keptSummaries(input.view, planned) : [];
       const keptRequestTokens = keepsSummaries ? summaryRequestTokens(kept, planned.input) : 0;
       const keptSummaryTokens = summariesEstimate(kept);
@@ -84,10 +99,25 @@ export function costCandidates(
         // session's counted tokens, the units of the chain and of the prompt the cap keeps under the
         // threshold: the new summary at its expected counted size, not its budget (the summarizer's units).
         // The profile's summary cap in keptCap is the one term that is not (see there).
-        if (keepsSummaries && keptTokens(shape) - keptRequestTokens + shape.summaryTokens > keptCap(input)) continue;
+        const chainRoom = keepsSummaries
+          ? keptCap(input) - (keptTokens(shape) - keptRequestTokens + shape.summaryTokens)
+          : Number.POSITIVE_INFINITY;
+        if (chainRoom < 0) continue;
         seen.add(key);
         const lost = lostAt(need, summaryBudget);
-        candidates.push({ plan, tailBudget: budget, keepsSummaries, shape, need, ...lost, keptSummaryTokens });
+        const spanSummaryTokens = shape.summaryTokens - Math.min(shape.summaryTokens, need.counted.fixedTokens);
+        candidates.push({
+          plan,
+          tailBudget: budget,
+          keepsSummaries,
+          shape,
+          need,
+          ...lost,
+          keptSummaryTokens,
+          spanSummaryTokens,
+          freshTokens,
+          chainRoom,
+        });
       }
     }
   }
@@ -156,6 +186,32 @@ function keptSummaries(view: readonly LiveEntry[], plan: SummaryPlan): LiveEntry
 function earlierSummaries(view: readonly LiveEntry[], plan: SummaryPlan): LiveEntry[] {
   const targets = new Set(plan.targets);
   return view.filter((e) => targets.has(e.message.id) && isSummaryEntry(e));
+}
+
+/**
+ * How many more turns of `growth` tokens a plan that drops no fact is expected to stay on offer: for each
+ * candidate that drops none, until its need outgrows the room a summary may take to keep every fact (the
+ * recall cap, or its budget where that is more) and, keeping the earlier summaries, until its summary
+ * outgrows the kept chain's room (chainRoom); the need and the summary grow by what a turn's growth adds
+ * at their share of its span (the fixed part left out). The most of those: 0 when every candidate drops
+ * facts, Infinity without growth.
+ */
+export function lossFreeTurns(input: PolicyInput, candidates: readonly PlannedCandidate[], growth: number): number {
+  const cap = recallCap(input);
+  const turnsFor = (left: number, perToken: number) =>
+    growth > 0 && perToken > 0 ? Math.max(0, left) / (perToken * growth) : Number.POSITIVE_INFINITY;
+  let turns = 0;
+  for (const c of candidates) {
+    if (c.lostItems > 0) continue;
+    const fresh = Math.max(1, c.freshTokens);
+    const needTurns = turnsFor(
+      Math.max(cap, c.plan.maxSummaryTokens) - c.need.tokens,
+      Math.max(0, c.need.tokens - c.need.counted.fixedTokens) / fresh,
+    );
+    const chainTurns = turnsFor(c.chainRoom, c.spanSummaryTokens / fresh);
+    turns = Math.max(turns, Math.min(needTurns, chainTurns));
+  }
+  return turns;
 }
 
 /**

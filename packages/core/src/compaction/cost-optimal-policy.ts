@@ -12,7 +12,7 @@ import {
   promptAfter,
   readPrice,
 } from "./compaction-cost.ts";
-import { type BaselineSummary, baselineSummary, costCandidates } from "./cost-candidates.ts";
+import { type BaselineSummary, baselineSummary, costCandidates, lossFreeTurns } from "./cost-candidates.ts";
 import { gateCompaction } from "./policy-gate.ts";
 import type { CompactionPolicy, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
 import { spanRun } from "./span-selection.ts";
@@ -37,6 +37,12 @@ export function checkLostFactUsd(lostFactUsd: unknown, path: string): void {
 
 /** Expected lost facts are estimates: a difference below this is none. */
 const LOST_EPSILON = 1e-9;
+
+/**
+ * Without a price on facts, a plan that drops none is expected to stay on offer for fewer turns than this:
+ * the last turns before its span's facts outgrow the room a summary may take (lossFreeTurns).
+ */
+const CLOSING_TURNS = 8;
 
 /** Options of the cost-optimal policy: the summarizer's prices and the tails it tries. */
 export interface CostOptimalOptions extends PolicyOptions {
@@ -83,6 +89,17 @@ export interface CostCandidate {
   lostFreshItems: number;
   /** The earlier summaries it keeps whole, in the summarizer's units (0 for an update): room of its own at the threshold. */
   keptSummaryTokens: number;
+  /**
+   * Of its summary's expected tokens, those written for its span's own content (PlannedCandidate): a cost of
+   * each turn's growth in its cost per turn, not of each compaction.
+   */
+  spanSummaryTokens: number;
+  /** The tokens it removes less the earlier summaries it folds in. */
+  freshTokens: number;
+  /** Keeping the earlier summaries: what its summary may still grow by within the kept chain's cap (Infinity for an update). */
+  chainRoom: number;
+  /** The fact rule lets it be chosen (docs/compaction.md, "Recall against cost"): it is among those the cheapest is taken from. */
+  allowed: boolean;
 }
 
 /** The decision before one request: compact or wait, with the figures it compared. */
@@ -110,6 +127,11 @@ export interface CostDecision {
   waitCostPerTurn: number;
   /** USD per turn that compacting now amounts to (its cost spread over the cycle it starts). */
   compactCostPerTurn: number;
+  /**
+   * Before the threshold and without a price on facts: the turns a plan that drops no fact is expected to
+   * stay on offer (lossFreeTurns); past them, nothing may compact before the threshold.
+   */
+  lossFreeTurns?: number;
   reason: string;
 }
 
@@ -120,8 +142,10 @@ export interface CostDecision {
  * on them (lostFactUsd) only plans that drop none, or when due drop no more of their span's facts than
  * summary's would of its span's, with at least its room, are considered; with one, what they drop is a cost.
  * The cheapest per turn is chosen. Waiting costs the chosen span's cache reads for one more turn; compacting
- * costs the compaction spread over the cycle it starts (optimalCycleTurns), and it must repay its whole cost
- * within half the turns the session has run. At the summary threshold a compaction is due regardless, so no
+ * costs the compaction spread over the cycle it starts (optimalCycleTurns; the summary's own content is a
+ * cost of each turn's growth instead), and it must repay its whole cost within half the turns the session
+ * has run. In the last turns a plan that drops no fact is on offer (lossFreeTurns), it compacts if that is
+ * expected to repay its whole cost before the threshold. At the summary threshold a compaction is due regardless, so no
  * request goes out later than the baseline's would; a cold cache makes the rewrite a credit, so it compacts
  * then.
  */
@@ -144,13 +168,21 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     // another span it reads as any summarizer does.
     const inConversation =
       options.summarizerReadsConversation === true && spanRun(input.view, planned.plan.targets) !== undefined;
-    // What each compaction pays to have its summary carried into the next one, and what the next one's
-    // reading costs beyond the span it summarizes: with the span alone, the summary is read again at the
-    // summarizer's input price and each grown token once; inside the conversation, the next compaction
-    // reads the whole prompt from the cache (about what this one reads), the summary in it.
+    // The summary's own content (its span's requests and facts) grows with the span: summarizing the same
+    // messages at any cadence writes about as much of it, so it is a cost of each turn's growth, not of
+    // each compaction. What a summary writes whatever its span's length (its frame, the earlier summaries an
+    // update writes again) is a cost of each compaction, spread over the cycle with the rewrite.
+    const spanWrite =
+      ((planned.spanSummaryTokens / Math.max(1, planned.freshTokens)) * growth * summarizer.output) / 1_000_000;
+    const fixedSummary = shape.summaryTokens - planned.spanSummaryTokens;
+    // What each compaction pays beyond its span's content: the summary's fixed part written, and the summary
+    // carried into the next one, with what the next one's reading costs beyond the span it summarizes: with
+    // the span alone, the summary is read again at the summarizer's input price and each grown token once;
+    // inside the conversation, the next compaction reads the whole prompt from the cache (about what this
+    // one reads), the summary in it.
     const reuse = inConversation
-      ? (shape.summaryTokens * summarizer.output + shape.liveTokens * read) / 1_000_000
-      : (shape.summaryTokens * (summarizer.input + summarizer.output)) / 1_000_000;
+      ? (fixedSummary * summarizer.output + shape.liveTokens * read) / 1_000_000
+      : (shape.summaryTokens * summarizer.input + fixedSummary * summarizer.output) / 1_000_000;
     const warm = compactionCost(shape, profile.cache, prices, summarizer, false, inConversation);
     // Facts dropped are a cost of the compaction only where the user priced them (else they are refused below).
     const loss = factUsd === undefined ? 0 : factUsd * lostItems;
@@ -159,7 +191,8 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     const cycleTurns = optimalCycleTurns(cycleCost, growth, read, maxTurns);
     const costPerTurn =
       (read * promptAfter(shape) + (inConversation ? 0 : growth * summarizer.input)) / 1_000_000 +
-      cycleCostPerTurn(cycleCost, cycleTurns, growth, read);
+      cycleCostPerTurn(cycleCost, cycleTurns, growth, read) +
+      spanWrite;
     const now = cold ? compactionCost(shape, profile.cache, prices, summarizer, true, inConversation) : warm;
     const reclaims = shape.liveTokens - promptAfter(shape);
     return { ...planned, now, cycleTurns, costPerTurn, reclaims, reuse, loss };
@@ -203,7 +236,7 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     cold,
     growth,
     floor,
-    candidates: candidates.map(strip),
+    candidates: candidates.map((c) => strip(c, allowed)),
     ...(baseline === undefined ? {} : { baseline }),
   };
   if (best === undefined) {
@@ -228,14 +261,26 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   // L / (L + t)) that is two chances in three of living long enough; a short session may end first.
   const paybackTurns = waitCostPerTurn > 0 ? (best.now.total + best.loss) / waitCostPerTurn : Number.POSITIVE_INFINITY;
   const lasted = input.compactions > 0 ? Number.POSITIVE_INFINITY : turnsIn(input.view);
-  const early = !due && read > 0 && growth > 0 && waitCostPerTurn >= compactCostPerTurn && paybackTurns <= lasted / 2;
+  const steady = waitCostPerTurn >= compactCostPerTurn && paybackTurns <= lasted / 2;
+  // Waiting is the cheaper steady cycle only while a plan that drops no fact stays on offer. In its last
+  // turns (the span's facts about to outgrow the room a summary may take), waiting means carrying the whole
+  // span to the threshold and compacting there, dropping facts: it compacts then if what it saves until the
+  // threshold (the span's reads each turn the session lives on, up to the turns left before it) is expected
+  // to repay its whole cost. Under the same prior, the turns it is expected to live within the next D are
+  // L × ln(1 + D / L); D itself once a compaction has shown the session long.
+  const lossFree = due || factUsd !== undefined ? undefined : lossFreeTurns(input, candidates, growth);
+  const turnsToDue = growth > 0 ? (threshold - input.liveTokens) / growth : Number.POSITIVE_INFINITY;
+  const livedToDue = Number.isFinite(lasted) ? lasted * Math.log1p(turnsToDue / Math.max(1, lasted)) : turnsToDue;
+  const lastChance = lossFree !== undefined && lossFree < CLOSING_TURNS && paybackTurns <= livedToDue;
+  const early = !due && read > 0 && growth > 0 && (steady || lastChance);
   const compact = due || early;
   const why = due
     ? `${reached(input.liveTokens, threshold, input.force)}; ${figures}`
     : early
-      ? `${input.liveTokens} live tokens, under the threshold of ${threshold}, but ${figures}`
+      ? `${input.liveTokens} live tokens, under the threshold of ${threshold}, but ${figures}${steady ? "" : `; a summary keeping every fact is on offer about ${Math.floor(lossFree ?? 0)} more turns, and compacting repays itself in ${Math.ceil(paybackTurns)}, before the threshold`}`
       : `${input.liveTokens} live tokens, under the threshold of ${threshold}: ${figures}`;
-  return { ...base, compact, chosen: strip(best), waitCostPerTurn, compactCostPerTurn, reason: why };
+  const offer = lossFree === undefined ? {} : { lossFreeTurns: lossFree };
+  return { ...base, compact, chosen: strip(best, allowed), waitCostPerTurn, compactCostPerTurn, ...offer, reason: why };
 }
 
 /**
@@ -278,8 +323,12 @@ function turnsIn(view: PolicyInput["view"]): number {
 }
 
 /** The candidate as the decision reports it, without the figures only the choice needed. */
-function strip({ reuse, loss, ...candidate }: CostCandidate & { reuse: number; loss: number }): CostCandidate {
-  return candidate;
+function strip(
+  candidate: Omit<CostCandidate, "allowed"> & { reuse: number; loss: number },
+  allowed: readonly unknown[],
+): CostCandidate {
+  const { reuse, loss, ...kept } = candidate;
+  return { ...kept, allowed: allowed.includes(candidate) };
 }
 
 function usd(value: number): string {

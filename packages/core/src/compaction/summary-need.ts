@@ -45,8 +45,10 @@ export interface SummaryNeed {
    * as: the requests at the ratio of counted to estimated tokens measured on the messages they are copied
    * from (prose counts about 5 characters a token, not 3.25), an earlier summary at its counted tokens, the
    * rest (paths, commands, names, figures, the frame) as estimated.
+   * `fixedTokens` is what a summary writes whatever its span's length: its frame and the earlier summaries
+   * it folds in (their counted tokens); the rest grows with the span.
    */
-  counted: { tokens: number; hardTokens: number };
+  counted: { tokens: number; hardTokens: number; fixedTokens: number };
 }
 
 /*
@@ -182,14 +184,19 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
   const hardTokens = frameTokens + requestTokens + kept.tokens;
   // In counted tokens: the span's requests at its request messages' ratio, the earlier summaries as counted.
   const countedHard = frameTokens + Math.round(requestTokens * requestRatio) + kept.counted;
-  const countedEarlier = earlier.reduce((sum, e) => sum + e.tokens, 0) - kept.counted;
+  const earlierCounted = earlier.reduce((sum, e) => sum + e.tokens, 0);
+  const countedEarlier = earlierCounted - kept.counted;
   return {
     tokens: hardTokens + soft + earlierTokens - kept.tokens,
     hardTokens,
     items: facts + kept.requests + earlierItems,
     requests: requests + kept.requests,
     earlierItems,
-    counted: { tokens: countedHard + soft + Math.max(0, countedEarlier), hardTokens: countedHard },
+    counted: {
+      tokens: countedHard + soft + Math.max(0, countedEarlier),
+      hardTokens: countedHard,
+      fixedTokens: frameTokens + earlierCounted,
+    },
   };
 }
 

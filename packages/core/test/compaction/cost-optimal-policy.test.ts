@@ -10,6 +10,7 @@ import {
 } from "@palimpsest/core";
 import {
   ANTHROPIC_PROFILE,
+  type CostCandidate,
   compactionCost,
   costPerTurnText,
   cycleCostPerTurn,
@@ -19,7 +20,7 @@ import {
   optimalCycleTurns,
   turnGrowth,
 } from "@palimpsest/core/testing";
-import { generatedSessionArb, runSteps, sessionStartedArb, sessionStepArb } from "@palimpsest/testing";
+import { generatedSessionArb, runSteps, sessionStartedArb, sessionStepArb, userMessage } from "@palimpsest/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applySummary, callTools, live, output, policyInput, stateInput, system } from "./view-builders.ts";
@@ -31,6 +32,28 @@ function sessionView(turns: number, perTurn: number): LiveEntry[] {
     view.push(live({ id: `u${t}`, role: "user", content: [{ type: "text", text: `do step ${t}` }] }, perTurn * 0.1));
     view.push(live(callTools(`a${t}`, [[`c${t}`, "shell"]]), perTurn * 0.1));
     view.push(live(output(`r${t}`, `c${t}`, `result ${t}`), perTurn * 0.8));
+  }
+  return view;
+}
+
+const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split(
+  " ",
+);
+
+/**
+ * A chatty session after a compaction: the system prompt, an earlier summary of `held` tokens (none when
+ * 0), then `turns` turns of a request of `words` words (kept verbatim by every summary: the summary grows
+ * with its span) and a prose reply of `replyTokens` tokens holding no fact.
+ */
+function chattyView(turns: number, words: number, replyTokens: number, held = 0): LiveEntry[] {
+  const view = [live(system("sys"), 500)];
+  if (held > 0) view.push(live(userMessage("s1", "summary s1"), held, { compactionId: "c-s1", kind: "summary" }));
+  for (let t = 0; t < turns; t++) {
+    const asked = Array.from({ length: words }, (_, i) => WORDS[(t * 7 + i * 3) % WORDS.length]).join(" ");
+    const text = `request ${t}: ${asked}`;
+    view.push(live({ id: `u${t}`, role: "user", content: [{ type: "text", text }] }, Math.ceil(text.length / 5)));
+    const reply = Array.from({ length: replyTokens }, (_, i) => WORDS[(t + i) % WORDS.length]).join(" ");
+    view.push(live({ id: `a${t}`, role: "assistant", content: [{ type: "text", text: reply }] }, replyTokens));
   }
   return view;
 }
@@ -211,6 +234,45 @@ describe("the cost-optimal decision", () => {
   });
 });
 
+describe("the cost-optimal decision, where a summary grows with its span", () => {
+  it("counts the summary's own content as a cost of each turn's growth, not of each compaction: it compacts early", () => {
+    // Every request is kept verbatim: summarizing these turns in one compaction or in several writes them
+    // all once. Spreading them over one cycle made compacting look dearer than carrying the span.
+    const decision = decideCompaction(anthropic(chattyView(40, 80, 300), { compactions: 1 }));
+    expect(decision.due).toBe(false);
+    expect(decision.compact).toBe(true);
+    expect(decision.waitCostPerTurn).toBeGreaterThanOrEqual(decision.compactCostPerTurn);
+    const chosen = decision.chosen as CostCandidate;
+    expect(chosen.lostItems).toBe(0);
+    // What it writes for the span's requests is most of the summary; the frame is the rest.
+    expect(chosen.spanSummaryTokens).toBeGreaterThan(0.8 * chosen.shape.summaryTokens);
+    expect(chosen.spanSummaryTokens).toBeLessThan(chosen.shape.summaryTokens);
+  });
+
+  it("given the last turns a summary can keep every fact, then it compacts though a steady cycle would wait", () => {
+    // Past them the span's requests outgrow the room a summary may take: nothing may compact before the
+    // threshold, and waiting means carrying the whole span there.
+    const closing = decideCompaction(anthropic(chattyView(50, 120, 600, 9_000), { compactions: 1 }));
+    expect(closing.waitCostPerTurn).toBeLessThan(closing.compactCostPerTurn);
+    expect(closing.lossFreeTurns).toBeLessThan(8);
+    expect(closing.compact).toBe(true);
+    expect(closing.chosen?.lostItems).toBe(0);
+    expect(closing.reason).toContain("a summary keeping every fact is on offer about");
+    // Further from that point, the same steady rule waits.
+    const open = decideCompaction(anthropic(chattyView(40, 80, 300, 9_000), { compactions: 1 }));
+    expect(open.waitCostPerTurn).toBeLessThan(open.compactCostPerTurn);
+    expect(open.lossFreeTurns).toBeGreaterThan(8);
+    expect(open.compact).toBe(false);
+  });
+
+  it("given a price on facts or the threshold reached, then it does not say how long a loss-free plan stays on offer", () => {
+    expect(decideCompaction(anthropic(chattyView(50, 120, 600, 9_000)), { lostFactUsd: 0.01 }).lossFreeTurns).toBe(
+      undefined,
+    );
+    expect(decideCompaction(anthropic(chattyView(50, 120, 600, 9_000), { force: true })).lossFreeTurns).toBe(undefined);
+  });
+});
+
 /** Any generated session under each profile and a window where it may or may not reach the threshold. */
 const scenarioArb = fc.record({
   session: fc.oneof(
@@ -286,7 +348,8 @@ describe("the cost-optimal decision, on any session", () => {
         }
         if (decision.compact && !decision.due) {
           seen.early += 1;
-          expect(decision.waitCostPerTurn).toBeGreaterThanOrEqual(decision.compactCostPerTurn);
+          // Waiting costs more, or a plan that drops no fact is in its last turns on offer (fewer than 8).
+          if (decision.waitCostPerTurn < decision.compactCostPerTurn) expect(decision.lossFreeTurns).toBeLessThan(8);
           // Before the threshold, without a price on facts, it never drops one.
           expect(decision.chosen?.lostItems).toBe(0);
         }

@@ -44,6 +44,28 @@ describe("what a summary must hold to keep every fact of its span", () => {
     expect(update.items).toBe(need.items + update.earlierItems);
   });
 
+  it("says what a summary writes whatever its span's length: its frame and the earlier summaries it folds in", () => {
+    const turn = (t: number): LiveEntry[] => [
+      request(`u${t}`, `Make step ${t} of the build pass, then tell me what changed`, 20),
+      shell(`a${t}`, `npm run build -- --step ${t}`),
+      live(output(`r${t}`, `a${t}.c`, `TypeError: step ${t} is undefined\nbuilt in ${t}.5s`), 300),
+    ];
+    const short = summaryNeed([1, 2].flatMap(turn));
+    const long = summaryNeed([1, 2, 3, 4, 5, 6].flatMap(turn));
+    // The span's own requests and facts grow with it; the fixed part is the frame alone, under the need.
+    expect(long.counted.tokens - short.counted.tokens).toBeGreaterThan(100);
+    expect(short.counted.fixedTokens).toBeGreaterThan(0);
+    expect(short.counted.fixedTokens).toBeLessThan(short.counted.hardTokens);
+    expect(Math.abs(long.counted.fixedTokens - short.counted.fixedTokens)).toBeLessThan(10);
+    // An update writes its earlier summaries again whatever the span: their counted tokens join the fixed
+    // part, with the recovery line's words naming them.
+    const update = summaryNeed([1, 2].flatMap(turn), [summaryEntry("s1", 2_000)]);
+    expect(update.counted.fixedTokens - short.counted.fixedTokens - 2_000).toBeGreaterThan(0);
+    expect(update.counted.fixedTokens - short.counted.fixedTokens - 2_000).toBeLessThanOrEqual(
+      estimateTokens(" and 1 earlier summary") + 1,
+    );
+  });
+
   it("given an update, then the requests its earlier summaries hold are hard: summarizers keep them verbatim", async () => {
     const asked = ["Make the build pass", "Then run every test again and tell me which ones fail"];
     const { text } = await new OfflineSummarizer().summarize({
