@@ -191,10 +191,11 @@ function earlierSummaries(view: readonly LiveEntry[], plan: SummaryPlan): LiveEn
 /**
  * How many more turns of `growth` tokens a plan that drops no fact is expected to stay on offer: for each
  * candidate that drops none, until its need outgrows the room a summary may take to keep every fact (the
- * recall cap, or its budget where that is more) and, keeping the earlier summaries, until its summary
- * outgrows the kept chain's room (chainRoom); the need and the summary grow by what a turn's growth adds
- * at their share of its span (the fixed part left out). The most of those: 0 when every candidate drops
- * facts, Infinity without growth.
+ * recall cap, or its budget where that is more; never, when nothing in it can be cut: requests and frame
+ * alone are kept at any size) and, keeping the earlier summaries, until its summary outgrows the kept
+ * chain's room (chainRoom); the need and the summary grow by what a turn's growth adds at their share of
+ * its span (the fixed part left out, each in its own units). The most of those: 0 when every candidate
+ * drops facts, Infinity without growth.
  */
 export function lossFreeTurns(input: PolicyInput, candidates: readonly PlannedCandidate[], growth: number): number {
   const cap = recallCap(input);
@@ -204,10 +205,13 @@ export function lossFreeTurns(input: PolicyInput, candidates: readonly PlannedCa
   for (const c of candidates) {
     if (c.lostItems > 0) continue;
     const fresh = Math.max(1, c.freshTokens);
-    const needTurns = turnsFor(
-      Math.max(cap, c.plan.maxSummaryTokens) - c.need.tokens,
-      Math.max(0, c.need.tokens - c.need.counted.fixedTokens) / fresh,
-    );
+    const needTurns =
+      c.need.tokens <= c.need.hardTokens
+        ? Number.POSITIVE_INFINITY
+        : turnsFor(
+            Math.max(cap, c.plan.maxSummaryTokens) - c.need.tokens,
+            Math.max(0, c.need.tokens - c.need.fixedTokens) / fresh,
+          );
     const chainTurns = turnsFor(c.chainRoom, c.spanSummaryTokens / fresh);
     turns = Math.max(turns, Math.min(needTurns, chainTurns));
   }

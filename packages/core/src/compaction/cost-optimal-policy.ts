@@ -77,7 +77,10 @@ export interface CostCandidate {
   now: CompactionCost;
   /** The cycle length it would repeat at (turns between compactions), within the threshold. */
   cycleTurns: number;
-  /** Expected USD per turn after it: the base prompt read, the cycle's compactions and the span carried. */
+  /**
+   * Expected USD per turn after it: the base prompt read, the summary a turn's growth adds, the cycle's
+   * compactions (what each writes whatever its span) and the span carried.
+   */
   costPerTurn: number;
   /** Tokens it takes off the prompt (what it removes less its summary). */
   reclaims: number;
@@ -125,11 +128,14 @@ export interface CostDecision {
   chosen?: CostCandidate;
   /** USD per turn of carrying the chosen span uncompacted (its tokens read once more). */
   waitCostPerTurn: number;
-  /** USD per turn that compacting now amounts to (its cost spread over the cycle it starts). */
+  /**
+   * USD per turn that compacting now amounts to: its cost spread over the cycle it starts, beyond what any
+   * summarizing policy pays for these tokens (the summarizer reading the span, the summary of its content).
+   */
   compactCostPerTurn: number;
   /**
-   * Before the threshold and without a price on facts: the turns a plan that drops no fact is expected to
-   * stay on offer (lossFreeTurns); past them, nothing may compact before the threshold.
+   * Before the threshold, without a price on facts, when a plan is chosen: the turns a plan that drops no
+   * fact is expected to stay on offer (lossFreeTurns); past them, nothing may compact before the threshold.
    */
   lossFreeTurns?: number;
   reason: string;
@@ -249,8 +255,8 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
     return { ...base, compact: false, waitCostPerTurn: 0, compactCostPerTurn: 0, reason: why };
   }
   const waitCostPerTurn = (read * best.reclaims) / 1_000_000;
-  // Compacting now starts a cycle: its cost now (beyond the span's summarizer input, paid by any policy
-  // that summarizes these tokens) spread over the best cycle for that cost (one turn when it is a credit).
+  // Compacting now starts a cycle: its cost now (beyond the span's summarizer input and its summary's own
+  // content, paid by any policy that summarizes these tokens) spread over the best cycle for that cost (one turn when it is a credit).
   const nowCost = best.now.rewrite + best.reuse + best.loss;
   const maxTurns = growth > 0 ? (threshold - promptAfter(best.shape)) / growth : 1;
   const nowTurns = optimalCycleTurns(nowCost, growth, read, maxTurns);

@@ -49,6 +49,8 @@ export interface SummaryNeed {
    * it folds in (their counted tokens); the rest grows with the span.
    */
   counted: { tokens: number; hardTokens: number; fixedTokens: number };
+  /** Of `tokens`, what a summary holds whatever its span's length: its frame and the earlier summaries it folds in. */
+  fixedTokens: number;
 }
 
 /*
@@ -192,6 +194,7 @@ export function summaryNeed(fresh: readonly LiveEntry[], earlier: readonly LiveE
     items: facts + kept.requests + earlierItems,
     requests: requests + kept.requests,
     earlierItems,
+    fixedTokens: frameTokens + earlierTokens,
     counted: {
       tokens: countedHard + soft + Math.max(0, countedEarlier),
       hardTokens: countedHard,

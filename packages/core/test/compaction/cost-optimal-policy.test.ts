@@ -250,19 +250,29 @@ describe("the cost-optimal decision, where a summary grows with its span", () =>
   });
 
   it("given the last turns a summary can keep every fact, then it compacts though a steady cycle would wait", () => {
-    // Past them the span's requests outgrow the room a summary may take: nothing may compact before the
-    // threshold, and waiting means carrying the whole span there.
+    // Past them the new summary no longer fits beside the kept one (the kept chain's cap): only an update
+    // is offered, which must fold the earlier summary in and outgrows the room a summary may take; nothing
+    // may compact before the threshold, and waiting means carrying the whole span there.
     const closing = decideCompaction(anthropic(chattyView(50, 120, 600, 9_000), { compactions: 1 }));
     expect(closing.waitCostPerTurn).toBeLessThan(closing.compactCostPerTurn);
     expect(closing.lossFreeTurns).toBeLessThan(8);
     expect(closing.compact).toBe(true);
     expect(closing.chosen?.lostItems).toBe(0);
     expect(closing.reason).toContain("a summary keeping every fact is on offer about");
-    // Further from that point, the same steady rule waits.
+    // A session whose new summary has room for many more turns: the same steady rule waits.
     const open = decideCompaction(anthropic(chattyView(40, 80, 300, 9_000), { compactions: 1 }));
     expect(open.waitCostPerTurn).toBeLessThan(open.compactCostPerTurn);
     expect(open.lossFreeTurns).toBeGreaterThan(8);
     expect(open.compact).toBe(false);
+  });
+
+  it("given a span a summary keeps whole at any size (requests and prose only), then its plan never closes", () => {
+    // No fact in it may be dropped, so no budget drops one: past the recall cap the summary only grows.
+    const decision = decideCompaction(anthropic(chattyView(60, 120, 300)));
+    expect(decision.chosen?.need.tokens).toBeGreaterThan(ANTHROPIC_PROFILE.summary.maxTokens);
+    expect(decision.chosen?.need.tokens).toBe(decision.chosen?.need.hardTokens);
+    expect(decision.lossFreeTurns).toBe(Number.POSITIVE_INFINITY);
+    expect(decision.compact).toBe(false);
   });
 
   it("given a price on facts or the threshold reached, then it does not say how long a loss-free plan stays on offer", () => {
