@@ -109,6 +109,21 @@ function namingTheFile(error: unknown, url: string): unknown {
 }
 
 /**
+ * The first commit into an empty write-ahead log (the last connection to close deletes it) also writes and
+ * syncs the log's header: two fsyncs where later commits make one. A write that changes nothing (the
+ * database's user_version set to itself) pays that at open, not in the first append. Only a saving: a
+ * write lock held elsewhere or a file it cannot write skips it.
+ */
+function writeLogHeader(database: BetterSqlite3.Database): void {
+  try {
+    const version = Number(database.pragma("user_version", { simple: true }));
+    database.pragma(`user_version = ${Number.isSafeInteger(version) ? version : 0}`);
+  } catch {
+    // Busy or read-only: the first append pays it, as before.
+  }
+}
+
+/**
  * Opens a SQLite database durably: WAL journal, fsync on every commit. SQLite's own busy wait is off
  * (busy_timeout 0, it would sleep inside the call): the store waits for locks on timers (retryWhileBusy).
  */
@@ -125,6 +140,7 @@ async function openSqlite(
     // Switching a fresh file to WAL takes its lock: processes opening it at once wait for each other.
     await retryWhileBusy(database, busyTimeoutMs, "open", () => database.pragma("journal_mode = WAL"));
     database.pragma("synchronous = FULL");
+    if (!inMemory) writeLogHeader(database);
     return database;
   } catch (error) {
     database.close();
