@@ -4,6 +4,7 @@ import {
   costOptimalPolicy,
   type LiveEntry,
   lastTurnIndices,
+  messageText,
   type PolicyInput,
   spanRun,
   summaryPolicy,
@@ -249,6 +250,21 @@ describe("the cost-optimal decision, where a summary grows with its span", () =>
     expect(chosen.spanSummaryTokens).toBeLessThan(chosen.shape.summaryTokens);
   });
 
+  it("prices each candidate's summary content per turn of growth: a dearer output costs every turn at least that", () => {
+    const input = anthropic(chattyView(40, 80, 300), { compactions: 1 });
+    const prices = ANTHROPIC_PROFILE.prices;
+    const dearer = { ...prices, output: prices.output * 4 };
+    const base = decideCompaction(input, { summarizerPrices: prices });
+    const more = decideCompaction(input, { summarizerPrices: dearer });
+    expect(base.candidates.length).toBeGreaterThan(1);
+    for (const [i, c] of base.candidates.entries()) {
+      const spanWrite = (c.spanSummaryTokens / c.freshTokens) * base.growth * (dearer.output - prices.output);
+      // The spread fixed part rises too (never falls): the whole rise is at least the span's share.
+      expect((more.candidates[i]?.costPerTurn ?? 0) - c.costPerTurn).toBeGreaterThanOrEqual(spanWrite / 1e6 - 1e-12);
+      expect(spanWrite).toBeGreaterThan(0);
+    }
+  });
+
   it("given the last turns a summary can keep every fact, then it compacts though a steady cycle would wait", () => {
     // Past them the new summary no longer fits beside the kept one (the kept chain's cap): only an update
     // is offered, which must fold the earlier summary in and outgrows the room a summary may take; nothing
@@ -264,6 +280,28 @@ describe("the cost-optimal decision, where a summary grows with its span", () =>
     expect(open.waitCostPerTurn).toBeLessThan(open.compactCostPerTurn);
     expect(open.lossFreeTurns).toBeGreaterThan(8);
     expect(open.compact).toBe(false);
+  });
+
+  it("given a young session in those last turns, then compacting must repay within the turns it is expected to live", () => {
+    // 50 turns run, no compaction yet, a reply's figures cuttable: of the D turns left before the threshold
+    // a session that has run L turns is expected to live L × ln(1 + D / L) (the Lindy prior), fewer than D.
+    // The compaction would repay within D, not within those: it waits.
+    const view = chattyView(50, 60, 400);
+    for (const [i, turn] of view.entries()) {
+      if (turn.message.role !== "assistant") continue;
+      const figures = Array.from({ length: 10 }, (_, k) => `case ${k} took ${i * 100 + k}.5 ms`).join(", ");
+      const text = `${messageText(turn.message)} ${figures}`;
+      view[i] = live({ ...turn.message, content: [{ type: "text", text }] }, turn.tokens + 80);
+    }
+    const young = anthropic(view);
+    const decision = decideCompaction(young);
+    const payback = (decision.chosen?.now.total ?? 0) / decision.waitCostPerTurn;
+    const turnsToDue = (100_000 - young.liveTokens) / decision.growth;
+    expect(decision.lossFreeTurns).toBeLessThan(8);
+    expect(decision.waitCostPerTurn).toBeLessThan(decision.compactCostPerTurn);
+    expect(payback).toBeLessThan(turnsToDue);
+    expect(payback).toBeGreaterThan(50 * Math.log1p(turnsToDue / 50));
+    expect(decision.compact).toBe(false);
   });
 
   it("given a span a summary keeps whole at any size (requests and prose only), then its plan never closes", () => {
