@@ -151,9 +151,9 @@ export interface CostDecision {
  * costs the compaction spread over the cycle it starts (optimalCycleTurns; the summary's own content is a
  * cost of each turn's growth instead), and it must repay its whole cost within half the turns the session
  * has run. In the last turns a plan that drops no fact is on offer (lossFreeTurns), it compacts if that is
- * expected to repay its whole cost before the threshold. At the summary threshold a compaction is due regardless, so no
- * request goes out later than the baseline's would; a cold cache makes the rewrite a credit, so it compacts
- * then.
+ * expected to repay its whole cost before the threshold. At the summary threshold a compaction is due
+ * regardless, so no request goes out later than the baseline's would; a cold cache makes the rewrite a
+ * credit, so it compacts then.
  */
 export function decideCompaction(input: PolicyInput, options: CostOptimalOptions = {}): CostDecision {
   checkLostFactUsd(options.lostFactUsd, "lostFactUsd");
@@ -256,7 +256,8 @@ export function decideCompaction(input: PolicyInput, options: CostOptimalOptions
   }
   const waitCostPerTurn = (read * best.reclaims) / 1_000_000;
   // Compacting now starts a cycle: its cost now (beyond the span's summarizer input and its summary's own
-  // content, paid by any policy that summarizes these tokens) spread over the best cycle for that cost (one turn when it is a credit).
+  // content, paid by any policy that summarizes these tokens) spread over the best cycle for that cost (one
+  // turn when it is a credit).
   const nowCost = best.now.rewrite + best.reuse + best.loss;
   const maxTurns = growth > 0 ? (threshold - promptAfter(best.shape)) / growth : 1;
   const nowTurns = optimalCycleTurns(nowCost, growth, read, maxTurns);
