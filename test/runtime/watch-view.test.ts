@@ -47,7 +47,15 @@ for (const backend of runtimeBackends()) {
       const session = await runtime.startSession();
       await session.append({ id: "u0", role: "user", content: "hello" });
       const before = structuredClone(session.state);
-      const views = firstValueFrom(watchView(runtime.store, session.id, session.state).pipe(take(2), toArray()));
+      // The first view is the one caught up with the log: appended before it, a0 would be in it already.
+      let caughtUp = () => {};
+      const first = new Promise<void>((resolve) => {
+        caughtUp = resolve;
+      });
+      const views = firstValueFrom(
+        watchView(runtime.store, session.id, session.state).pipe(tap(caughtUp), take(2), toArray(), timeout(5_000)),
+      );
+      await first;
       await (await runtime.resume(session.id)).append({ id: "a0", role: "assistant", content: "hi" });
       expect((await views).map((v) => v.messages.length)).toEqual([1, 2]);
       expect(session.state).toEqual(before);
