@@ -8,10 +8,13 @@ import { compactionThreshold, tailBudget } from "./threshold.ts";
 
 /** A summary plan the cost-optimal policy may choose, with the tail budget it was planned with and its shape. */
 export interface PlannedCandidate {
+  /** planSummary's plan with this tail, at the summary budget it is offered with. */
   plan: SummaryPlan;
+  /** The protected tail's token budget it was planned with. */
   tailBudget: number;
   /** It keeps the earlier summaries as they are (the new summary follows them) rather than updating them. */
   keepsSummaries: boolean;
+  /** What it removes, reads and keeps, in tokens, as the cost model needs it; its summary at its expected size. */
   shape: CompactionShape;
   /** What its summary must hold to keep every fact of what it replaces (docs/fidelity.md). */
   need: SummaryNeed;

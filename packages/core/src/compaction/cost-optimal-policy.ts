@@ -3,7 +3,6 @@ import { ValidationError } from "../errors.ts";
 import { type AntiThrashConfig, assessBackoff, DEFAULT_ANTI_THRASH } from "./anti-thrash.ts";
 import {
   type CompactionCost,
-  type CompactionShape,
   compactionCost,
   costPerTurnText,
   cycleCostPerTurn,
@@ -12,11 +11,16 @@ import {
   promptAfter,
   readPrice,
 } from "./compaction-cost.ts";
-import { type BaselineSummary, baselineSummary, costCandidates, lossFreeTurns } from "./cost-candidates.ts";
+import {
+  type BaselineSummary,
+  baselineSummary,
+  costCandidates,
+  lossFreeTurns,
+  type PlannedCandidate,
+} from "./cost-candidates.ts";
 import { gateCompaction } from "./policy-gate.ts";
 import type { CompactionPolicy, NoPlan, PolicyInput, SummaryPlan } from "./policy-types.ts";
 import { spanRun } from "./span-selection.ts";
-import type { SummaryNeed } from "./summary-need.ts";
 import { type PolicyOptions, reached } from "./summary-policy.ts";
 import { compactionThreshold } from "./threshold.ts";
 import { turnGrowth } from "./turn-growth.ts";
@@ -65,14 +69,11 @@ export interface CostOptimalOptions extends PolicyOptions {
   summarizerReadsConversation?: boolean;
 }
 
-/** One span the policy considered: its plan, its shape, and what compacting it costs now and per turn after. */
-export interface CostCandidate {
-  plan: SummaryPlan;
-  /** The protected tail's token budget it was planned with. */
-  tailBudget: number;
-  /** It keeps the earlier summaries as they are, the new one after them, rather than updating them. */
-  keepsSummaries: boolean;
-  shape: CompactionShape;
+/**
+ * One span the policy considered (a PlannedCandidate: its plan, shape and facts), with what compacting it
+ * costs now and per turn after, and whether the fact rule lets it be chosen.
+ */
+export interface CostCandidate extends PlannedCandidate {
   /** Compacting it before the next request (cold or warm as the cache is). */
   now: CompactionCost;
   /** The cycle length it would repeat at (turns between compactions), within the threshold. */
@@ -84,23 +85,6 @@ export interface CostCandidate {
   costPerTurn: number;
   /** Tokens it takes off the prompt (what it removes less its summary). */
   reclaims: number;
-  /** What its summary must hold to keep every fact of what it replaces. */
-  need: SummaryNeed;
-  /** Facts its summary is expected to drop at its budget. */
-  lostItems: number;
-  /** Of those, its span's own: the rest are of the earlier summaries it folds in (none when it keeps them). */
-  lostFreshItems: number;
-  /** The earlier summaries it keeps whole, in the summarizer's units (0 for an update): room of its own at the threshold. */
-  keptSummaryTokens: number;
-  /**
-   * Of its summary's expected tokens, those written for its span's own content (PlannedCandidate): a cost of
-   * each turn's growth in its cost per turn, not of each compaction.
-   */
-  spanSummaryTokens: number;
-  /** The tokens it removes less the earlier summaries it folds in. */
-  freshTokens: number;
-  /** Keeping the earlier summaries: what its summary may still grow by within the kept chain's cap (Infinity for an update). */
-  chainRoom: number;
   /** The fact rule lets it be chosen (docs/compaction.md, "Recall against cost"): it is among those the cheapest is taken from. */
   allowed: boolean;
 }
