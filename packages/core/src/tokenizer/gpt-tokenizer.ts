@@ -5,6 +5,7 @@ import type { TokenCounter } from "../ports/token-counter.ts";
 import { countByPieces, countByPiecesInSlices, expressionPieceEnd, type PieceCounter } from "./long-run-count.ts";
 import { countMessageTokens, countMessageTokensAsync } from "./message-cost.ts";
 import { O200K_SPLIT_SOURCE, pieceEnd as o200kPieceEnd } from "./o200k-pieces.ts";
+import { nonUtf8Ranks } from "./pair-merge.ts";
 
 type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
 
@@ -55,11 +56,13 @@ function pieceCounter(module: EncodingModule, count: (text: string) => number): 
     .bytePairEncodingCoreProcessor;
   const split = core?.tokenSplitRegex;
   const ranks = core?.bytePairStringRankEncoder;
+  const byBytes = core?.bytePairNonUtfRankDecoder;
   if (!(split instanceof RegExp)) return undefined;
   return {
     // o200k_base's expression as a scanner (the same pieces, a third of the time); any other one as it is.
     pieceEnd: split.source === O200K_SPLIT_SOURCE ? o200kPieceEnd : expressionPieceEnd(split),
     ranks: ranks instanceof Map ? (ranks as Map<string, number>) : undefined,
+    ...(byBytes instanceof Map ? { byteRanks: nonUtf8Ranks(byBytes as Map<number, Uint8Array>) } : {}),
     count,
   };
 }

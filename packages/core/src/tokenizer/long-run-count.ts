@@ -6,6 +6,8 @@
  * tokens per chunk (measured in BENCHMARKS.md, "Tokenizers and big texts"); the count of text without such pieces is exact.
  */
 
+import { mergeBytes, mergedParts } from "./pair-merge.ts";
+
 /** The piece length above which a piece is counted in chunks (chars; a boundary never splits a surrogate pair). */
 export const MAX_PIECE_CHARS = 64;
 
@@ -20,6 +22,8 @@ export interface PieceCounter {
   pieceEnd: (text: string, start: number) => number;
   /** Merge ranks of the byte sequences that are valid UTF-8, keyed by string; undefined: count pieces exactly. */
   ranks: ReadonlyMap<string, number> | undefined;
+  /** With `ranks`, the ranks of the other byte sequences (nonUtf8Ranks): pieces beyond ASCII are then merged here too. */
+  byteRanks?: ReadonlyMap<string, number>;
   /** The exact count of a short text (one piece). */
   count: (text: string) => number;
 }
@@ -117,42 +121,25 @@ function countPiece(piece: string, counter: PieceCounter, known: Map<string, num
   if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
   const kept = known.get(piece);
   if (kept !== undefined) return kept;
-  const { ranks } = counter;
+  const { ranks, byteRanks } = counter;
   const count =
-    ranks === undefined || !isAscii(piece) ? counter.count(piece) : ranks.has(piece) ? 1 : mergeAscii(piece, ranks);
+    ranks === undefined
+      ? counter.count(piece)
+      : ranks.has(piece)
+        ? 1
+        : isAscii(piece)
+          ? mergeAscii(piece, ranks)
+          : byteRanks === undefined
+            ? counter.count(piece)
+            : mergeBytes(piece, ranks, byteRanks);
   if (known.size >= KNOWN_PIECES) known.clear();
   known.set(piece, count);
   return count;
 }
 
-/**
- * Byte-pair merge of an ASCII piece on strings (each char is one byte, so the string ranks are the byte
- * ranks): repeatedly merge the leftmost adjacent pair of lowest rank, as the BPE does, keeping each pair's
- * rank so a merge re-ranks only its two neighbours; returns the number of parts left.
- */
+/** Byte-pair merge of an ASCII piece on its characters (each is one byte, so the string ranks are the byte ranks). */
 function mergeAscii(piece: string, ranks: ReadonlyMap<string, number>): number {
-  const parts = piece.split("");
-  const pairRank = (i: number): number =>
-    i < 0 || i + 1 >= parts.length
-      ? Number.POSITIVE_INFINITY
-      : (ranks.get(`${parts[i]}${parts[i + 1]}`) ?? Number.POSITIVE_INFINITY);
-  const pairRanks = parts.slice(0, -1).map((_, i) => pairRank(i));
-  for (;;) {
-    let at = -1;
-    let best = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < pairRanks.length; i++) {
-      const rank = pairRanks[i] as number;
-      if (rank < best) {
-        best = rank;
-        at = i;
-      }
-    }
-    if (at < 0) return parts.length;
-    parts.splice(at, 2, `${parts[at]}${parts[at + 1]}`);
-    pairRanks.splice(at, 1);
-    if (at < pairRanks.length) pairRanks[at] = pairRank(at);
-    if (at > 0) pairRanks[at - 1] = pairRank(at - 1);
-  }
+  return mergedParts(piece.length, (from, to) => ranks.get(piece.slice(from, to)) ?? Number.POSITIVE_INFINITY);
 }
 
 function isAscii(text: string): boolean {

@@ -1,0 +1,34 @@
+import { createTokenCounter } from "@palimpsest/core/tokenizer";
+import { get_encoding } from "tiktoken";
+import { afterAll, describe, expect, it } from "vitest";
+
+/** Pieces beyond ASCII that are no token of their own, of the kinds agents' outputs hold. */
+function nonAsciiTexts(): string[] {
+  const texts: string[] = [];
+  for (let n = 1; n <= 60; n++) {
+    texts.push(` ${"─".repeat(n)}\\`, `${"═".repeat(n)}`, ` ${"│ ".repeat(n)}`, `${"ä".repeat(n)}b`);
+  }
+  for (let n = 1; n <= 40; n++) texts.push("漢字かなカナ한글".repeat(n).slice(0, n), "🙂👍🏽👨‍👩‍👧".repeat(n));
+  texts.push(
+    "  ⎿  Done",
+    "└── src/",
+    "naïve café résumé",
+    "Ωmega—dash…",
+    "e\u0301\u0301\u0301",
+    "\u{10ffff}\u{1f600}x",
+  );
+  return texts;
+}
+
+describe.each(["o200k_base", "cl100k_base"] as const)("text beyond ASCII with %s", (encoding) => {
+  const tiktoken = get_encoding(encoding);
+  afterAll(() => tiktoken.free());
+
+  it("is counted on its bytes as tiktoken counts it", async () => {
+    const counter = await createTokenCounter(encoding);
+    const texts = nonAsciiTexts();
+    expect(texts.map((text) => counter.countText(text))).toEqual(
+      texts.map((text) => tiktoken.encode_ordinary(text).length),
+    );
+  });
+});
