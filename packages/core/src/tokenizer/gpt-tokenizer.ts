@@ -62,7 +62,7 @@ function pieceCounter(module: EncodingModule, count: (text: string) => number): 
     // o200k_base's expression as a scanner (the same pieces, a third of the time); any other one as it is.
     pieceEnd: split.source === O200K_SPLIT_SOURCE ? o200kPieceEnd : expressionPieceEnd(split),
     ranks: ranks instanceof Map ? (ranks as Map<string, number>) : undefined,
-    ...(byBytes instanceof Map ? { byteRanks: nonUtf8Ranks(byBytes as Map<number, Uint8Array>) } : {}),
+    byteRanks: byBytes instanceof Map ? nonUtf8Ranks(byBytes as Map<number, Uint8Array>) : undefined,
     count,
   };
 }

@@ -20,10 +20,10 @@ const SEEN_CHUNKS = 1_000;
 export interface PieceCounter {
   /** The encoding's pre-tokenizer: where the piece that starts at `start` (< text.length) ends. */
   pieceEnd: (text: string, start: number) => number;
-  /** Merge ranks of the byte sequences that are valid UTF-8, keyed by string; undefined: count pieces exactly. */
+  /** Merge ranks of the tokens kept as text, keyed by it; undefined: count pieces exactly (`count`). */
   ranks: ReadonlyMap<string, number> | undefined;
-  /** With `ranks`, the ranks of the other byte sequences (nonUtf8Ranks): pieces beyond ASCII are then merged here too. */
-  byteRanks?: ReadonlyMap<string, number>;
+  /** With `ranks`, those of the tokens kept as bytes (nonUtf8Ranks): pieces beyond ASCII are then merged here too; undefined: `count` counts them. */
+  byteRanks: ReadonlyMap<string, number> | undefined;
   /** The exact count of a short text (one piece). */
   count: (text: string) => number;
 }
@@ -121,25 +121,20 @@ function countPiece(piece: string, counter: PieceCounter, known: Map<string, num
   if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
   const kept = known.get(piece);
   if (kept !== undefined) return kept;
-  const { ranks, byteRanks } = counter;
-  const count =
-    ranks === undefined
-      ? counter.count(piece)
-      : ranks.has(piece)
-        ? 1
-        : isAscii(piece)
-          ? mergeAscii(piece, ranks)
-          : byteRanks === undefined
-            ? counter.count(piece)
-            : mergeBytes(piece, ranks, byteRanks);
+  const count = mergedCount(piece, counter);
   if (known.size >= KNOWN_PIECES) known.clear();
   known.set(piece, count);
   return count;
 }
 
-/** Byte-pair merge of an ASCII piece on its characters (each is one byte, so the string ranks are the byte ranks). */
-function mergeAscii(piece: string, ranks: ReadonlyMap<string, number>): number {
-  return mergedParts(piece.length, (from, to) => ranks.get(piece.slice(from, to)) ?? Number.POSITIVE_INFINITY);
+/** The tokens of one piece: one when it is a token, else its byte-pair merge (ours where the ranks are at hand). */
+function mergedCount(piece: string, counter: PieceCounter): number {
+  const { ranks, byteRanks } = counter;
+  if (ranks === undefined) return counter.count(piece);
+  if (ranks.has(piece)) return 1;
+  // An ASCII piece merges on its characters: each is one byte, so the text ranks are the byte ranks.
+  if (isAscii(piece)) return mergedParts(piece.length, (from, to) => ranks.get(piece.slice(from, to)) ?? Infinity);
+  return byteRanks === undefined ? counter.count(piece) : mergeBytes(piece, ranks, byteRanks);
 }
 
 function isAscii(text: string): boolean {

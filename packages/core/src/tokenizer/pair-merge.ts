@@ -1,37 +1,60 @@
 /**
  * Byte-pair merges as gpt-tokenizer's bytePairMerge makes them (the leftmost adjacent pair of lowest rank
  * first, until no pair is a token), counting the parts left: of an ASCII piece on its characters, of any
- * other on its UTF-8 bytes, with rank lookups made without a TextDecoder. gpt-tokenizer decodes each candidate pair
- * with one and falls back to a binary search, about 3 µs a lookup: a run of 40 box-drawing characters took
- * half a millisecond to count there.
+ * other on its UTF-8 bytes. gpt-tokenizer looks a span of bytes up by decoding it with a TextDecoder when
+ * it is valid UTF-8, by a binary search when not, about 3 µs a lookup: a run of 40 box-drawing characters
+ * took half a millisecond to count there. Here a span is looked up by a slice of the piece or of its bytes.
  */
 
 const encoder = new TextEncoder();
 
+/** A lone surrogate: TextEncoder encodes it as U+FFFD, so its bytes are that character's. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** The byte-order mark: a TextDecoder drops it, so gpt-tokenizer keeps the tokens that start with it as bytes. */
+const BOM = 0xfeff;
+
 /**
- * The ranks of the tokens whose bytes are not valid UTF-8 (halves of multi-byte characters), keyed by their
- * bytes as a Latin-1 string (one character per byte), from gpt-tokenizer's rank-to-bytes map.
+ * The ranks of the tokens gpt-tokenizer keeps as bytes (its rank-to-bytes map), keyed by their bytes as a
+ * Latin-1 string (one character per byte): halves of multi-byte characters, and the few tokens that start
+ * with a byte-order mark.
  */
 export function nonUtf8Ranks(byRank: ReadonlyMap<number, Uint8Array>): Map<string, number> {
   const ranks = new Map<string, number>();
-  for (const [rank, bytes] of byRank) ranks.set(latin1(bytes, 0, bytes.length), rank);
+  for (const [rank, bytes] of byRank) ranks.set(String.fromCharCode(...bytes), rank);
   return ranks;
 }
 
 /**
- * The number of tokens `piece` merges into. `textRanks` holds every token that is valid UTF-8, keyed by its
- * text; `byteRanks` the others (nonUtf8Ranks). As in gpt-tokenizer, a span of bytes that is valid UTF-8 is
- * looked up by its text only, any other by its bytes only.
+ * The number of tokens `piece` merges into on its UTF-8 bytes. `textRanks` holds the tokens gpt-tokenizer
+ * keeps as text, keyed by it; `byteRanks` those it keeps as bytes (nonUtf8Ranks). A span that is whole
+ * characters is looked up by its text (and by its bytes too when it starts with a byte-order mark, which
+ * tiktoken finds and gpt-tokenizer does not), any other by its bytes.
  */
 export function mergeBytes(
   piece: string,
   textRanks: ReadonlyMap<string, number>,
   byteRanks: ReadonlyMap<string, number>,
 ): number {
-  const bytes = encoder.encode(piece);
+  const text = piece.replace(LONE_SURROGATE, "\ufffd");
+  const bytes = encoder.encode(text);
+  let raw = "";
+  for (const byte of bytes) raw += String.fromCharCode(byte);
+  // unitAt[b]: where in `text` the character that starts at byte b starts; -1 inside a character.
+  const unitAt = new Int32Array(bytes.length + 1).fill(-1);
+  for (let unit = 0, byte = 0; ; ) {
+    unitAt[byte] = unit;
+    if (unit >= text.length) break;
+    const codePoint = text.codePointAt(unit) as number;
+    byte += codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+    unit += codePoint > 0xffff ? 2 : 1;
+  }
   return mergedParts(bytes.length, (from, to) => {
-    const text = utf8Text(bytes, from, to);
-    return (text === undefined ? byteRanks.get(latin1(bytes, from, to)) : textRanks.get(text)) ?? Infinity;
+    const start = unitAt[from] as number;
+    const end = unitAt[to] as number;
+    if (start < 0 || end < 0) return byteRanks.get(raw.slice(from, to)) ?? Infinity;
+    const rank = textRanks.get(text.slice(start, end));
+    return rank ?? (text.charCodeAt(start) === BOM ? byteRanks.get(raw.slice(from, to)) : undefined) ?? Infinity;
   });
 }
 
@@ -63,41 +86,4 @@ export function mergedParts(length: number, rankOf: (from: number, to: number) =
     if (at < pairRanks.length) pairRanks[at] = pairRank(at);
     if (at > 0) pairRanks[at - 1] = pairRank(at - 1);
   }
-}
-
-/** `bytes[from, to)` as one character per byte. */
-function latin1(bytes: Uint8Array, from: number, to: number): string {
-  let text = "";
-  for (let i = from; i < to; i++) text += String.fromCharCode(bytes[i] as number);
-  return text;
-}
-
-/**
- * `bytes[from, to)` decoded, or undefined where it is not valid UTF-8 (what gpt-tokenizer's isValidUTF8
- * refuses: a stray continuation byte, a character cut short, an overlong form, a surrogate, past U+10FFFF).
- */
-function utf8Text(bytes: Uint8Array, from: number, to: number): string | undefined {
-  let text = "";
-  for (let i = from; i < to; ) {
-    const lead = bytes[i] as number;
-    if (lead < 0x80) {
-      text += String.fromCharCode(lead);
-      i += 1;
-      continue;
-    }
-    const length =
-      lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
-    if (length === 0 || i + length > to) return undefined;
-    let codePoint = lead & (0x7f >> length);
-    for (let j = 1; j < length; j++) {
-      const next = bytes[i + j] as number;
-      if ((next & 0xc0) !== 0x80) return undefined;
-      codePoint = (codePoint << 6) | (next & 0x3f);
-    }
-    const least = length === 3 ? 0x800 : length === 4 ? 0x10000 : 0x80;
-    if (codePoint < least || (codePoint >= 0xd800 && codePoint <= 0xdfff) || codePoint > 0x10ffff) return undefined;
-    text += String.fromCodePoint(codePoint);
-    i += length;
-  }
-  return text;
 }
