@@ -1,4 +1,5 @@
 import { O200K_SPLIT_SOURCE, pieceEnd } from "../../packages/core/src/tokenizer/o200k-pieces.ts";
+import { withTiktokenWhiteSpace } from "../../packages/core/src/tokenizer/white-space.ts";
 
 /** `text` cut into pieces by core's o200k_base scanner. */
 export function piecesByScanner(text: string): string[] {
@@ -11,9 +12,10 @@ export function piecesByScanner(text: string): string[] {
   return pieces;
 }
 
-const EXPRESSION = new RegExp(O200K_SPLIT_SOURCE, "gu");
+/** gpt-tokenizer's expression with `\s` and `\S` as tiktoken reads them (withTiktokenWhiteSpace). */
+const EXPRESSION = new RegExp(withTiktokenWhiteSpace(O200K_SPLIT_SOURCE), "gu");
 
-/** `text` cut into pieces by the regular expression the scanner follows (gpt-tokenizer's, `gu` flags). */
+/** `text` cut into pieces by the regular expression the scanner follows (gpt-tokenizer's, `\s` as tiktoken reads it, `gu` flags). */
 export function piecesByExpression(text: string): string[] {
   return [...text.matchAll(EXPRESSION)].map((m) => m[0]);
 }

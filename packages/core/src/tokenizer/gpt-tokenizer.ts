@@ -6,6 +6,7 @@ import { countByPieces, countByPiecesInSlices, expressionPieceEnd, type PieceCou
 import { countMessageTokens, countMessageTokensAsync } from "./message-cost.ts";
 import { O200K_SPLIT_SOURCE, pieceEnd as o200kPieceEnd } from "./o200k-pieces.ts";
 import { nonUtf8Ranks } from "./pair-merge.ts";
+import { withTiktokenWhiteSpace } from "./white-space.ts";
 
 type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
 
@@ -59,8 +60,12 @@ function pieceCounter(module: EncodingModule, count: (text: string) => number): 
   const byBytes = core?.bytePairNonUtfRankDecoder;
   if (!(split instanceof RegExp)) return undefined;
   return {
-    // o200k_base's expression as a scanner (the same pieces, a third of the time); any other one as it is.
-    pieceEnd: split.source === O200K_SPLIT_SOURCE ? o200kPieceEnd : expressionPieceEnd(split),
+    // o200k_base's expression as a scanner (the same pieces, a third of the time); any other one as it is, its
+    // white space read as tiktoken reads it (withTiktokenWhiteSpace), as the scanner does.
+    pieceEnd:
+      split.source === O200K_SPLIT_SOURCE
+        ? o200kPieceEnd
+        : expressionPieceEnd(new RegExp(withTiktokenWhiteSpace(split.source), "u")),
     ranks: ranks instanceof Map ? (ranks as Map<string, number>) : undefined,
     byteRanks: byBytes instanceof Map ? nonUtf8Ranks(byBytes as Map<number, Uint8Array>) : undefined,
     count,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { O200K_SPLIT_SOURCE, pieceEnd } from "../../src/tokenizer/o200k-pieces.ts";
+import { withTiktokenWhiteSpace } from "../../src/tokenizer/white-space.ts";
 import { textCorpus } from "./text-corpus.ts";
 
 const module = await import("gpt-tokenizer/encoding/o200k_base");
@@ -8,8 +9,9 @@ const module = await import("gpt-tokenizer/encoding/o200k_base");
 const expression = (module.default as unknown as { bytePairEncodingCoreProcessor: { tokenSplitRegex: RegExp } })
   .bytePairEncodingCoreProcessor.tokenSplitRegex;
 
+/** Its pieces, `\s` read as tiktoken reads it (withTiktokenWhiteSpace): what the scanner follows. */
 const byExpression = (text: string): string[] =>
-  [...text.matchAll(new RegExp(expression.source, "gu"))].map((m) => m[0]);
+  [...text.matchAll(new RegExp(withTiktokenWhiteSpace(expression.source), "gu"))].map((m) => m[0]);
 
 function byScanner(text: string): string[] {
   const pieces: string[] = [];

@@ -19,6 +19,8 @@ function nonAsciiTexts(): string[] {
   );
   // Lone surrogates are encoded as U+FFFD; the tokens that start with a byte-order mark are kept as bytes.
   texts.push("\ud800", "a\ud800b", "é\udfff", " \ud83d", "\ufffd\ufffd", "\ufeff", "\ufeffusing", "─\ufeff");
+  // White space as tiktoken reads it: U+0085 is, U+FEFF is not (JavaScript's \s has it the other way round).
+  texts.push("a  \ufeff\ufeff  b", "\ufeff/*\n", "x\u0085 y", "end \u0085\u0085", " \ufeff\n\n");
   return texts;
 }
 
