@@ -1,11 +1,12 @@
 import { O200K_SPLIT_SOURCE, pieceEnd } from "../../packages/core/src/tokenizer/o200k-pieces.ts";
 import { withTiktokenWhiteSpace } from "../../packages/core/src/tokenizer/white-space.ts";
 
-/** `text` cut into pieces by core's o200k_base scanner. */
+/** `text` cut into pieces by core's o200k_base scanner; throws when a piece would be empty (the scanner stuck). */
 export function piecesByScanner(text: string): string[] {
   const pieces: string[] = [];
   for (let start = 0; start < text.length; ) {
     const end = pieceEnd(text, start);
+    if (end <= start) throw new Error(`the scanner made no piece at ${start} of ${JSON.stringify(text)}`);
     pieces.push(text.slice(start, end));
     start = end;
   }

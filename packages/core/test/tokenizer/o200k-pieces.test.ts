@@ -1,28 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { O200K_SPLIT_SOURCE, pieceEnd } from "../../src/tokenizer/o200k-pieces.ts";
-import { withTiktokenWhiteSpace } from "../../src/tokenizer/white-space.ts";
+import {
+  piecesByExpression as byExpression,
+  piecesByScanner as byScanner,
+} from "../../../../test/support/o200k-pieces.ts";
+import { O200K_SPLIT_SOURCE } from "../../src/tokenizer/o200k-pieces.ts";
 import { textCorpus } from "./text-corpus.ts";
 
 const module = await import("gpt-tokenizer/encoding/o200k_base");
 /** gpt-tokenizer's own pre-tokenizer for o200k_base, as its encoder runs it. */
 const expression = (module.default as unknown as { bytePairEncodingCoreProcessor: { tokenSplitRegex: RegExp } })
   .bytePairEncodingCoreProcessor.tokenSplitRegex;
-
-/** Its pieces, `\s` read as tiktoken reads it (withTiktokenWhiteSpace): what the scanner follows. */
-const byExpression = (text: string): string[] =>
-  [...text.matchAll(new RegExp(withTiktokenWhiteSpace(expression.source), "gu"))].map((m) => m[0]);
-
-function byScanner(text: string): string[] {
-  const pieces: string[] = [];
-  for (let start = 0; start < text.length; ) {
-    const end = pieceEnd(text, start);
-    expect(end).toBeGreaterThan(start);
-    pieces.push(text.slice(start, end));
-    start = end;
-  }
-  return pieces;
-}
 
 /**
  * One or two of every class the expression tells apart: capitals (Lu, Lt), small letters (Ll), modifier and
