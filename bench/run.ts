@@ -56,6 +56,7 @@ import { runTenantRlsBench, type TenantRlsRow } from "./tenant-rls.ts";
 import {
   formatBenchTable,
   formatPreTokenizerTable,
+  runBeyondAsciiBench,
   runPreTokenizerBench,
   runTokenizerBench,
   tokenizerCorpus,
@@ -870,9 +871,16 @@ try {
   if (only.has("tokenizers")) {
     progress("tokenizers");
     const rows = await runTokenizerBench();
+    const beyondAscii = runBeyondAsciiBench();
     const preTokenizer = runPreTokenizerBench(tokenizerCorpus().messages);
-    results.tokenizers = { rows, preTokenizer };
-    tables.push("## Tokenizers", formatBenchTable(rows), formatPreTokenizerTable(preTokenizer));
+    results.tokenizers = { rows, beyondAscii, preTokenizer };
+    tables.push(
+      "## Tokenizers",
+      formatBenchTable(rows),
+      `Beyond ASCII, in a fresh process: ${beyondAscii[0]?.corpus}.`,
+      formatBenchTable(beyondAscii),
+      formatPreTokenizerTable(preTokenizer),
+    );
   }
   if (only.has("budget")) {
     const rows = await runBudgetBench(quick);

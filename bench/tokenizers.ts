@@ -1,10 +1,15 @@
 /**
- * Token counter benchmark: gpt-tokenizer (what core ships), tiktoken (WASM), js-tiktoken and chars/4,
- * side by side on the same o200k_base corpus. Run: `npx tsx bench/tokenizers.ts` (`--blobs`: big blobs only).
+ * Token counter benchmark: core's counter (what an append counts with: its own pre-tokenizer and merges on
+ * gpt-tokenizer's ranks), gpt-tokenizer's own count, tiktoken (WASM), js-tiktoken and chars/4, side by side
+ * on the same o200k_base corpus; then the messages of that corpus that hold text beyond ASCII, counted in a
+ * fresh process so every counter meets them cold. Run: `npx tsx bench/tokenizers.ts` (`--blobs`: big blobs
+ * only).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 // Relative: the workspace root does not depend on @palimpsest/core, so the name does not resolve here.
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import { piecesByExpression, piecesByScanner } from "../test/support/o200k-pieces.ts";
@@ -37,6 +42,9 @@ interface Candidate {
   dispose: () => void;
 }
 
+/** gpt-tokenizer is a dependency of @palimpsest/core, not of the root: resolved from there. */
+const requireFromCore = createRequire(new URL("../packages/core/package.json", import.meta.url));
+
 const SIZES = [600, 1200] as const;
 const RUNS = 7;
 const TRANSCRIPTS = join(import.meta.dirname, "../../shared/transcripts/claude-code/spotter");
@@ -47,16 +55,32 @@ async function timed(name: string, load: () => Promise<Omit<Candidate, "name" | 
   return { name, initMs: performance.now() - start, ...loaded };
 }
 
-async function loadCandidates(): Promise<Candidate[]> {
+/** The exact counters: tiktoken first (the reference every count is checked against), core, gpt-tokenizer's own. */
+async function loadExactCandidates(): Promise<Candidate[]> {
   return [
     await timed("tiktoken (WASM)", async () => {
       const enc = (await import("tiktoken")).get_encoding("o200k_base");
       return { count: (t) => enc.encode_ordinary(t).length, dispose: () => enc.free() };
     }),
-    await timed("gpt-tokenizer", async () => {
+    await timed("core", async () => {
       const counter = await createTokenCounter("o200k_base");
       return { count: counter.countText, dispose: () => {} };
     }),
+    // As a user would count with gpt-tokenizer: a module instance of its own (its CommonJS build, not the one
+    // core imports and sets a small merge cache on), with its default merge cache.
+    await timed("gpt-tokenizer countTokens", async () => {
+      const { countTokens } = requireFromCore("gpt-tokenizer/encoding/o200k_base") as {
+        countTokens: (text: string, options: { disallowedSpecial: Set<string> }) => number;
+      };
+      const plain = { disallowedSpecial: new Set<string>() };
+      return { count: (t) => countTokens(t, plain), dispose: () => {} };
+    }),
+  ];
+}
+
+async function loadCandidates(): Promise<Candidate[]> {
+  return [
+    ...(await loadExactCandidates()),
     await timed("js-tiktoken", async () => {
       const [{ Tiktoken }, ranks] = await Promise.all([
         import("js-tiktoken/lite"),
@@ -189,7 +213,7 @@ export interface PreTokenizerResult {
   samePieces: boolean;
 }
 
-/** Cuts the messages with core's scanner and with the expression it follows (gpt-tokenizer's), alternating. */
+/** Cuts the messages with core's scanner and with the expression it follows (gpt-tokenizer's, its \s read as tiktoken reads it), alternating. */
 export function runPreTokenizerBench(messages: readonly string[]): PreTokenizerResult {
   const [byScanner, byExpression] = [piecesByScanner, piecesByExpression];
   const timeCut = (cut: (text: string) => string[]): number => {
@@ -221,13 +245,12 @@ export function runPreTokenizerBench(messages: readonly string[]): PreTokenizerR
 /** The pre-tokenizer comparison as a markdown table. */
 export function formatPreTokenizerTable(r: PreTokenizerResult): string {
   return [
-    "| messages | characters | scanner (core) ms | expression (gpt-tokenizer) ms | expression / scanner | same pieces |",
+    "| messages | characters | scanner (core) ms | expression (gpt-tokenizer's, \\s as tiktoken reads it) ms | expression / scanner | same pieces |",
     "|---|---|---|---|---|---|",
     `| ${r.messages} | ${r.chars.toLocaleString("en-US")} | ${r.scannerMs.toFixed(2)} | ${r.expressionMs.toFixed(2)} | ${(r.expressionMs / r.scannerMs).toFixed(2)}x | ${r.samePieces ? "yes" : "no"} |`,
   ].join("\n");
 }
 
-/** Runs every candidate on 600 and 1,200 messages (disjoint slices, so each first pass is cold). */
 /** The corpus every candidate counts: SIZES' total of real content blocks (generated ones without them). */
 export function tokenizerCorpus(): { source: string; messages: string[] } {
   const needed = SIZES.reduce((a, b) => a + b, 0);
@@ -238,6 +261,7 @@ export function tokenizerCorpus(): { source: string; messages: string[] } {
   return { source, messages: Array.from({ length: needed }, (_, i) => pool[i % pool.length] as string) };
 }
 
+/** Runs every candidate on 600 and 1,200 messages (disjoint slices, so each first pass is cold). */
 export async function runTokenizerBench(): Promise<BenchResult[]> {
   const { source, messages: corpus } = tokenizerCorpus();
   const candidates = await loadCandidates();
@@ -246,6 +270,40 @@ export async function runTokenizerBench(): Promise<BenchResult[]> {
       const offset = SIZES.slice(0, i).reduce((a, b) => a + b, 0);
       return benchSize(candidates, corpus.slice(offset, offset + size), source);
     });
+  } finally {
+    for (const c of candidates) c.dispose();
+  }
+}
+
+/** The distinct messages of the corpus that hold a character beyond ASCII (box drawing, accents, arrows, CJK, emoji). */
+export function beyondAsciiCorpus(): { source: string; messages: string[] } {
+  const { source, messages } = tokenizerCorpus();
+  const beyond = [...new Set(messages)].filter((m) => /[^\p{ASCII}]/u.test(m));
+  return {
+    source: `the ${beyond.length} distinct messages of ${source} that hold a character beyond ASCII`,
+    messages: beyond,
+  };
+}
+
+/**
+ * The exact counters on the corpus's messages beyond ASCII, in a fresh process (this file with
+ * `--beyond-ascii`), so none of them has counted any of it before: the first pass is what an append of new
+ * text pays, where core merges such pieces on their bytes (pair-merge.ts) and gpt-tokenizer decodes each span.
+ */
+export function runBeyondAsciiBench(): BenchResult[] {
+  const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--beyond-ascii"], {
+    encoding: "utf8",
+  });
+  if (child.status !== 0) throw new Error(`the beyond-ASCII child failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "[]") as BenchResult[];
+}
+
+/** The child of runBeyondAsciiBench: prints its rows as JSON. */
+async function beyondAsciiChild(): Promise<void> {
+  const { source, messages } = beyondAsciiCorpus();
+  const candidates = await loadExactCandidates();
+  try {
+    console.log(JSON.stringify(benchSize(candidates, messages, source)));
   } finally {
     for (const c of candidates) c.dispose();
   }
@@ -273,11 +331,15 @@ export function formatBenchTable(results: readonly BenchResult[]): string {
   ].join("\n");
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href && process.argv.includes("--beyond-ascii")) {
+  await beyondAsciiChild();
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   if (!process.argv.includes("--blobs")) {
     const results = await runTokenizerBench();
     console.log(`Corpus: ${results[0]?.corpus}; encoding o200k_base; median of ${RUNS} runs after one first pass.\n`);
     console.log(formatBenchTable(results));
+    const beyond = runBeyondAsciiBench();
+    console.log(`\nBeyond ASCII, in a fresh process: ${beyond[0]?.corpus}.\n\n${formatBenchTable(beyond)}`);
     console.log(
       `\nThe pre-tokenizer alone, same messages:\n\n${formatPreTokenizerTable(runPreTokenizerBench(tokenizerCorpus().messages))}`,
     );
