@@ -112,7 +112,7 @@ describe("what users trip on: import's errors and output (SQLite file)", () => {
     const r = await cli("import", file);
     expect(r.code).toBe(2);
     expect(r.stderr.match(/unrecognized transcript format/g)).toHaveLength(1);
-    expect(r.stderr).toContain("openai, claude-code, openhands, swe-agent, tau-bench");
+    expect(r.stderr).toContain("openai, claude-code, openhands, swe-agent, mini-swe-agent, tau-bench");
     expect(r.stderr).toContain("--format <format>");
   });
 
@@ -128,6 +128,65 @@ describe("what users trip on: import's errors and output (SQLite file)", () => {
       expect(JSON.stringify(error.details)).toContain("it looks like openai: try --format openai");
     }
     expect((await cli("import", file)).code).toBe(0);
+  });
+
+  it("a mini-swe-agent run imports and replays as it is, its closing exit message left out", async () => {
+    const messages: unknown[] = [
+      { role: "system", content: "You are a helpful assistant that can interact with a computer." },
+      { role: "user", content: "<pr_description>the lexer drops tabs</pr_description>" },
+    ];
+    for (let i = 0; i < 3; i++) {
+      const call = `call_${i}`;
+      const command = i === 2 ? "git diff" : `grep -n tab src/lexer_${i}.py`;
+      messages.push(
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [
+            { id: call, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } },
+          ],
+          extra: {
+            response: { usage: { prompt_tokens: 900 + 300 * i, completion_tokens: 40 } },
+            timestamp: 1_770_000_000 + 30 * i,
+          },
+        },
+        {
+          role: "tool",
+          tool_call_id: call,
+          content: `<returncode>0</returncode> line ${i}`,
+          extra: { timestamp: 1_770_000_005 + 30 * i },
+        },
+      );
+    }
+    messages.push({ role: "exit", content: "diff --git a/src/lexer.py", extra: { exit_status: "Submitted" } });
+    const run = {
+      info: { config: { model: { model_name: "openai/gpt-4o" } } },
+      messages,
+      trajectory_format: "mini-swe-agent-1.1",
+      instance_id: "acme__lexer-7",
+    };
+    const file = join(db.dir, "acme__lexer-7.traj.json");
+    await writeFile(file, JSON.stringify(run, null, 2));
+    const imported = await cli("--json", "import", file);
+    expect(imported.code).toBe(0);
+    const [session] = JSON.parse(imported.stdout) as { sessionId: string; externalId: string; messages: number }[];
+    expect(session).toMatchObject({ externalId: "acme__lexer-7", messages: 8 });
+    const view = JSON.parse((await cli("--json", "view", session?.sessionId ?? "")).stdout) as {
+      messages: { role: string }[];
+    };
+    expect(view.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+    ]);
+    const replay = await cli("replay", file, "--compare", "none,summary");
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain("profile: openai (from model openai/gpt-4o)");
   });
 });
 

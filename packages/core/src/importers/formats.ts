@@ -1,5 +1,6 @@
 import { ValidationError } from "../errors.ts";
 import { claudeCodeFormat } from "./claude-code.ts";
+import { miniSweAgentFormat } from "./mini-swe-agent.ts";
 import { openAiFormat } from "./openai-chat.ts";
 import { openHandsFormat } from "./openhands.ts";
 import { sweAgentFormat } from "./swe-agent.ts";
@@ -16,6 +17,7 @@ export const TRANSCRIPT_FORMATS = [
   claudeCodeFormat,
   openHandsFormat,
   sweAgentFormat,
+  miniSweAgentFormat,
   tauBenchFormat,
 ] as const satisfies readonly TranscriptFormat[];
 

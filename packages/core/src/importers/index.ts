@@ -8,6 +8,7 @@ export {
   TRANSCRIPT_EXTENSIONS,
   TRANSCRIPT_FORMATS,
 } from "./formats.ts";
+export { parseMiniSweAgent } from "./mini-swe-agent.ts";
 export { parseOpenAiChat } from "./openai-chat.ts";
 export { parseOpenHands } from "./openhands.ts";
 export { parseTranscript } from "./parse-transcript.ts";

@@ -2,6 +2,7 @@ import { definedFields } from "../defined-fields.ts";
 import { isClaudeCodeLine } from "./claude-code.ts";
 import { fileStem, isObject, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines, tryParseJson } from "./json-input.ts";
+import { isMiniSweAgentTrajectory } from "./mini-swe-agent.ts";
 import { openAiSession } from "./openai-messages.ts";
 import { listField, read, recordOf, textField } from "./source-fields.ts";
 import type { TranscriptFormat } from "./transcript-format.ts";
@@ -55,10 +56,12 @@ export const openAiFormat: TranscriptFormat<"openai"> = {
   extensions: [".jsonl", ".json"],
   provider: "openai",
   recognize: {
-    // Not an agent trajectory (history), nor a Claude Code line that happens to carry `messages`.
+    // Not an agent trajectory (history, or mini-swe-agent's messages), nor a Claude Code line that happens
+    // to carry `messages`.
     object: (value) =>
       !Array.isArray(value.history) &&
-      (typeof value.role === "string" || (Array.isArray(value.messages) && !isClaudeCodeLine(value))),
+      (typeof value.role === "string" ||
+        (Array.isArray(value.messages) && !isClaudeCodeLine(value) && !isMiniSweAgentTrajectory(value))),
     array: ([first]) =>
       first === undefined || (isObject(first) && typeof first.role === "string" && !Array.isArray(first.traj)),
   },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { definedFields } from "../defined-fields.ts";
+import type { Usage } from "../events/event-data.ts";
 import type { ContentPart, Message, ToolCall } from "../messages/message.ts";
 import type { ImportFormat } from "./formats.ts";
 import { isObject } from "./json-fields.ts";
@@ -44,7 +45,15 @@ export interface OpenAiSource {
   model?: string;
   /** The error path of element `index` (e.g. "file.jsonl:12" or "file.json[3]"). */
   pathOf: (index: number) => string;
+  /** What a source keeps beside a message (its time, the usage of the response an assistant message is). */
+  detailsOf?: (raw: unknown) => MessageDetails;
   onProgress?: (done: number, total: number) => void;
+}
+
+/** A source message's time (ISO) and, for an assistant message, the usage of the request that wrote it. */
+export interface MessageDetails {
+  occurredAt?: string;
+  usage?: Usage;
 }
 
 /** Builds one session from OpenAI chat messages (also the shape of SWE-agent history and tau-bench traj). */
@@ -53,7 +62,10 @@ export function openAiSession(messages: readonly unknown[], source: OpenAiSource
   const legacyCalls = new Map<string, string>();
   messages.forEach((raw, index) => {
     const id = `${source.externalId}:${index}`;
-    for (const message of openAiMessage(raw, id, source.pathOf(index), legacyCalls)) builder.add(message);
+    const { occurredAt, usage } = source.detailsOf?.(raw) ?? {};
+    for (const message of openAiMessage(raw, id, source.pathOf(index), legacyCalls)) {
+      builder.add(message, message.role === "assistant" ? usage : undefined, occurredAt);
+    }
     source.onProgress?.(index + 1, messages.length);
   });
   const { externalId, format, title, model } = source;

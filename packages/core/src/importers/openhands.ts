@@ -1,10 +1,10 @@
 import type { z } from "zod";
 import { definedFields } from "../defined-fields.ts";
-import type { Usage } from "../events/event-data.ts";
 import type { Message } from "../messages/message.ts";
 import { isObject } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines } from "./json-input.ts";
 import { contentParts, toolCall } from "./openai-messages.ts";
+import { OpenAiUsage, usageOf } from "./openai-usage.ts";
 import { listField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";
 import type { TranscriptFormat } from "./transcript-format.ts";
@@ -15,11 +15,7 @@ const ModelResponse = recordOf({
   id: textField,
   model: textField,
   choices: listField,
-  usage: recordOf({
-    prompt_tokens: numberField,
-    completion_tokens: numberField,
-    prompt_tokens_details: recordOf({ cached_tokens: numberField }),
-  }),
+  usage: OpenAiUsage,
 });
 type ModelResponse = z.output<typeof ModelResponse>;
 
@@ -147,16 +143,6 @@ function bareCall(event: HistoryEvent, id: string, content: Message["content"], 
   const args = isObject(event.args) ? event.args : {};
   const call = toolCall({ id: callId, function: { name, arguments: args } }, path);
   return { id, role: "assistant" as const, content, toolCalls: [call] };
-}
-
-function usageOf(raw: ModelResponse["usage"]): Usage | undefined {
-  const usage: Usage = {};
-  const { prompt_tokens: prompt, completion_tokens: completion } = raw;
-  const cached = raw.prompt_tokens_details.cached_tokens;
-  if (prompt !== undefined) usage.promptTokens = prompt;
-  if (completion !== undefined) usage.completionTokens = completion;
-  if (cached !== undefined) usage.cacheReadTokens = cached;
-  return Object.keys(usage).length > 0 ? usage : undefined;
 }
 
 /** OpenHands evaluation output: one instance per line, each with its `history` of events. */

@@ -15,6 +15,8 @@ const EXAMPLES: [string, string][] = [
   ['{"type":"user","messages":[]}', "claude-code"],
   ['{"role":"user","history":[]}', "openhands"],
   ['[{"role":"user","traj":[]}]', "tau-bench"],
+  ['{"trajectory_format":"mini-swe-agent-1.1","messages":[],"info":{}}', "mini-swe-agent"],
+  ['{"trajectory_format":"other","messages":[]}', "openai"],
 ];
 
 /** A JSON text's value; undefined when it is not JSON. */
