@@ -15,10 +15,21 @@ export interface CliIo {
   readonly stderrIsTTY?: boolean;
 }
 
-/** The IO of this process: its stdout, stderr, environment and working directory. */
+/**
+ * The IO of this process: its stdout, stderr, environment and working directory. A reader that stops
+ * early (`palimpsest view … | head`) closes stdout's pipe: the rest of the output has nowhere to go and is
+ * dropped, and the command finishes as it would have (no EPIPE crash, its own exit status).
+ */
 export function processIo(): CliIo {
+  let stdoutClosed = false;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && !stdoutClosed) throw error;
+    stdoutClosed = true;
+  });
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      if (!stdoutClosed) process.stdout.write(text);
+    },
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
