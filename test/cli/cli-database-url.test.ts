@@ -29,6 +29,9 @@ describe("palimpsest --db: what a database URL may be, and databases that are ab
     for (const result of [absent, watched]) {
       expect(result.code).toBe(1);
       expect(jsonError(result)).toMatchObject({ code: "NOT_FOUND", details: { id: missing } });
+      expect(jsonError(result).message).toContain(
+        "`palimpsest import <transcript>` creates it, or name another with --db",
+      );
     }
     expect(readdirSync(dir)).toEqual([]); // no ./mysql:/, no nonexistent/dir
   });

@@ -51,6 +51,18 @@ for (const [name, open, skip] of databases) {
       }
     });
 
+    it("refuses a URL that is no string or no database URL with VALIDATION at `url`, naming the forms", async () => {
+      for (const url of [5, {}, "mysql://x/y", ""]) {
+        const error = await rejection(openPalimpsest({ url } as unknown as { url: string }));
+        expect(error.code, String(url)).toBe("VALIDATION");
+        expect(error.details).toMatchObject({ path: "url" });
+        expect(JSON.stringify(error.details)).toContain("postgres://");
+      }
+      expect((await rejection(openPalimpsest({ url: 5 as unknown as string }))).message).toBe(
+        "the database URL must be a string, not a number",
+      );
+    });
+
     it("refuses unknown options: a type error, and VALIDATION at run time naming each", async () => {
       // @ts-expect-error `telemetery` is not an option (the options type is exact)
       const error = await rejection(openPalimpsest({ url: db.url, telemetery: {}, precompaction: {} }));

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { type Keyring, ValidationError } from "@palimpsest/core";
+import { type Keyring, NotFoundError, ValidationError } from "@palimpsest/core";
 import { DEFAULT_DATABASE_PATH, type OpenedEventStore, openEventStore, openLocalKeyring } from "@palimpsest/store";
 import type { CliIo } from "./cli-io.ts";
 import type { GlobalOptions } from "./output.ts";
@@ -24,7 +24,7 @@ export type DatabaseMode = "read" | "write";
  * Opens the command's store, of `--tenant`, else PALIMPSEST_TENANT, else the default tenant (an empty
  * variable counts as unset), encrypting with the local keyring in `--keyring`, else PALIMPSEST_KEYRING,
  * when one is named (see commandKeyring). A `read` command never creates a database: a SQLite file that
- * does not exist is NotFoundError (a mistyped `--db` does not leave an empty database behind).
+ * does not exist is NotFoundError (a mistyped `--db` does not leave an empty database behind), saying how one comes to be.
  */
 export async function openCommandStore(
   options: GlobalOptions,
@@ -33,11 +33,20 @@ export async function openCommandStore(
 ): Promise<OpenedEventStore> {
   const tenant = options.tenant ?? (io.env.PALIMPSEST_TENANT || undefined);
   const keyring = await commandKeyring(options, io);
-  return openEventStore(databaseUrl(options, io), {
-    create: mode === "write",
-    ...(tenant === undefined ? {} : { tenant }),
-    ...(keyring === undefined ? {} : { keyring }),
-  });
+  try {
+    return await openEventStore(databaseUrl(options, io), {
+      create: mode === "write",
+      ...(tenant === undefined ? {} : { tenant }),
+      ...(keyring === undefined ? {} : { keyring }),
+    });
+  } catch (error) {
+    // A command that reads never creates the database (a mistyped --db leaves nothing behind): say how one comes to be.
+    if (!(error instanceof NotFoundError && error.details.kind === "file")) throw error;
+    const where = options.db === undefined ? "PALIMPSEST_DATABASE_URL or --db" : "--db";
+    throw new NotFoundError("file", error.details.id, {
+      hint: `no database there yet: \`palimpsest import <transcript>\` creates it, or name another with ${where}`,
+    });
+  }
 }
 
 /**

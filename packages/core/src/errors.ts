@@ -208,7 +208,10 @@ export class IdempotencyMismatch extends PalimpsestError<{ sessionId: string; id
   }
 }
 
-/** A session, message, compaction, file, hand-off or event (a seq or turn) that does not exist. */
+/**
+ * A session, message, compaction, file, hand-off or event (a seq or turn) that does not exist; `hint`, when
+ * given, says what to do about it and follows the message (`file not found: x.db; …`).
+ */
 export class NotFoundError extends PalimpsestError<{
   kind: "session" | "message" | "compaction" | "file" | "handoff" | "event";
   id: string;
@@ -216,9 +219,10 @@ export class NotFoundError extends PalimpsestError<{
   constructor(
     kind: "session" | "message" | "compaction" | "file" | "handoff" | "event",
     id: string,
-    options?: CauseOptions,
+    options?: CauseOptions & { hint?: string },
   ) {
-    super("NOT_FOUND", `${kind} not found: ${id}`, { kind, id }, { cause: options?.cause });
+    const hint = options?.hint === undefined ? "" : `; ${options.hint}`;
+    super("NOT_FOUND", `${kind} not found: ${id}${hint}`, { kind, id }, { cause: options?.cause });
   }
 }
 

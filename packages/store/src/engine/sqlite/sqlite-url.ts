@@ -47,7 +47,9 @@ function sqliteLocation(url: string): SqliteLocation {
   if (url.startsWith("file:")) {
     const rest = url.slice("file:".length);
     if (rest.includes("?") || rest.includes("#") || rest.length === 0) {
-      throw new ValidationError(`database URL ${url}: a file: URL takes a path and no query`, [`--db: ${url}`]);
+      throw new ValidationError(`database URL ${url}: a file: URL takes a path and no query`, [`url: ${url}`], {
+        path: "url",
+      });
     }
     return { memory: false, path: rest.startsWith("//") ? fileURLToPath(url) : rest };
   }
