@@ -348,6 +348,11 @@ export function describeConversations(backend: ConversationBackend): void {
       await expect(
         conversation.saveUIMessages([{ id: "u9", role: "robot", parts: [{ type: "text", text: "x" }] } as never]),
       ).rejects.toMatchObject({ code: "VALIDATION" });
+      // A ModelMessage where a UIMessage belongs (no parts): VALIDATION naming it, not a TypeError.
+      await expect(conversation.saveUIMessages([{ role: "user", content: "hi" } as never])).rejects.toMatchObject({
+        code: "VALIDATION",
+        message: expect.stringContaining("is not a UIMessage"),
+      });
       await expect(
         conversation.saveUIMessages([
           {

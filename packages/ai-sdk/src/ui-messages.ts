@@ -18,9 +18,13 @@ export function incompleteReason(event: UIMessageStreamEnd): string | undefined 
   return streamingPart(event.responseMessage);
 }
 
-/** `part N is still streaming` for the first text, reasoning or tool-input part not finished, else undefined. */
+/**
+ * `part N is still streaming` for the first text, reasoning or tool-input part not finished, else undefined
+ * (also for a message without a `parts` array: not a UIMessage, which validateUIMessages then says).
+ */
 export function streamingPart(message: UIMessage): string | undefined {
-  const index = message.parts.findIndex((part) => {
+  const parts: readonly unknown[] = Array.isArray(message.parts) ? message.parts : [];
+  const index = parts.findIndex((part) => {
     const state = (part as { state?: unknown }).state;
     return state === "streaming" || state === "input-streaming";
   });
