@@ -8,6 +8,7 @@ import { assistantMessage, ScriptedModel } from "@openai/agents-core/testing";
 import type { PalimpsestAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { rejection } from "../support/rejection.ts";
 import { approvalModel, deleteFile, scripted, weather } from "./agents-harness.ts";
 import { databases, engines } from "./engines.ts";
 import { expectRejection } from "./expect-error.ts";
@@ -71,12 +72,30 @@ for (const engine of engines()) {
       const withoutContext = await ours.interruptedRun(first.agent);
       expect(withoutContext?.toJSON().context.context).toEqual({});
 
+      // Values JSON would silently turn into something else (a Map into {}, a class instance into its fields)
+      // are refused at their path, as addItems refuses them: the resumed run would get the changed value.
+      class Client {
+        host = "db";
+        query() {}
+      }
+      for (const [key, value] of [
+        ["settings", new Map([["region", "eu"]])],
+        ["client", new Client()],
+      ] as const) {
+        context[key] = value;
+        const error = await rejection(ours.saveInterruptedRun(interrupted.state));
+        expect(error).toMatchObject({ code: "VALIDATION", details: { path: `state.context.${key}` } });
+        expect(error.message).toContain("{ context: false }");
+        delete context[key];
+      }
       // A context JSON cannot hold (a live connection) is refused unless left out, and given again on resume.
       const connection: { self?: unknown } = {};
       connection.self = connection;
       context.connection = connection;
       const seq = ours.session.state.lastSeq;
-      await expectRejection(ours.saveInterruptedRun(interrupted.state), { code: "VALIDATION", path: "state.context" });
+      const circular = await rejection(ours.saveInterruptedRun(interrupted.state));
+      expect(circular.code).toBe("VALIDATION");
+      expect((circular.details as { path: string }).path).toMatch(/^state\.context\.connection\.self/);
       await ours.saveInterruptedRun(interrupted.state, { context: false }); // kept already: nothing to write
       expect(ours.session.state.lastSeq).toBe(seq);
       const live = { userId: "u-1", connection };

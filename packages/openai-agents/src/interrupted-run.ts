@@ -1,7 +1,8 @@
 import type { AgentInputItem } from "@openai/agents-core";
-import { type SessionState, ValidationError } from "@palimpsest/core";
+import { type SessionState, ValidationError, type ValidationIssue } from "@palimpsest/core";
 import { callIdOf, type StoredItems } from "./agent-item.ts";
 import type { HistoryWrite } from "./history-plan.ts";
+import { jsonCopy } from "./item-check.ts";
 
 /**
  * A run interrupted for tool approvals, kept with the session: the serialized RunState, and the calls it
@@ -62,16 +63,39 @@ export function interruptedRunOf(state: InterruptedState, keepContext: boolean):
     return id;
   });
   const json = state.toJSON();
+  if (keepContext) checkContext(json.context.context);
   const kept = keepContext ? json : { ...json, context: { ...json.context, context: {} } };
   try {
     return { v: 1, state: JSON.stringify(kept), callIds };
   } catch (cause) {
-    throw new ValidationError(
-      "the run context cannot be serialized: save the run with { context: false } and pass the context to interruptedRun",
+    throw contextError(
       [`state.context: ${cause instanceof Error ? cause.message : String(cause)}`],
-      { cause, path: "state.context" },
+      "state.context",
+      cause,
     );
   }
+}
+
+/**
+ * VALIDATION at the first value of the run context JSON cannot hold as it is (a Map, a Date, a class
+ * instance: JSON.stringify would store `{}`, a string or its fields, and the resumed run would get that).
+ */
+function checkContext(context: unknown): void {
+  try {
+    jsonCopy(context, "state.context");
+  } catch (cause) {
+    if (!(cause instanceof ValidationError)) throw cause;
+    throw contextError(cause.details.issues, cause.details.path ?? "state.context", cause);
+  }
+}
+
+/** The run context cannot be kept with the run: what to do instead. */
+function contextError(issues: readonly (ValidationIssue | string)[], path: string, cause: unknown): ValidationError {
+  return new ValidationError(
+    "the run context cannot be stored as it is: save the run with { context: false } and pass the context to interruptedRun",
+    issues,
+    { cause, path },
+  );
 }
 
 /**

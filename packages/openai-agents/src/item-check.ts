@@ -32,7 +32,7 @@ export function checkItems(schema: ItemSchema, items: unknown, path: string): Ag
   }
   return items.map((item, i) => {
     const at = `${path}[${i}]`;
-    const copy = jsonCopy(item, at, 0);
+    const copy = jsonCopy(item, at);
     const parsed = schema.safeParse(copy);
     if (!parsed.success) {
       const type = (copy as { type?: unknown } | null)?.type;
@@ -50,8 +50,11 @@ export function checkItems(schema: ItemSchema, items: unknown, path: string): Ag
   });
 }
 
-/** A JSON copy of `value` (undefined-valued keys dropped), or VALIDATION at the first value JSON cannot hold. */
-function jsonCopy(value: unknown, path: string, depth: number): unknown {
+/**
+ * A JSON copy of `value` (undefined-valued keys dropped), or VALIDATION at the first value JSON cannot hold
+ * as it is (a Map, a Date, a class instance, NaN: what JSON.stringify would silently turn into something else).
+ */
+export function jsonCopy(value: unknown, path: string, depth = 0): unknown {
   if (depth > MAX_JSON_DEPTH) throw unsafe(path, `value nested deeper than ${MAX_JSON_DEPTH} levels (or circular)`);
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") {
