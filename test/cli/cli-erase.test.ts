@@ -29,11 +29,15 @@ for (const [name, make] of databases) {
     });
     afterAll(() => db.dispose());
 
-    it("refuses without --yes and changes nothing", async () => {
+    it("refuses without --yes, or with a prefix of the id (which other commands take), and changes nothing", async () => {
       const id = await seed();
       const refused = await cli("erase", id);
       expect(refused.code).toBe(2);
       expect(jsonError(refused)).toMatchObject({ code: "VALIDATION" });
+      const prefixed = await cli("erase", id.slice(0, 8), "--yes");
+      expect(prefixed.code).toBe(1);
+      expect(jsonError(prefixed)).toMatchObject({ code: "NOT_FOUND", details: { kind: "session" } });
+      expect(jsonError(prefixed).message).toContain("erase takes a session's full id or its name, never a prefix");
       const view = await cli("view", id);
       expect(view.code).toBe(0);
       expect(view.stdout).toContain(MARKER);

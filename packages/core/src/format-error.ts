@@ -23,17 +23,27 @@ export function reportError(error: unknown, depth = 0): ErrorReport {
   }
   if (error instanceof Error) {
     const report: ErrorReport = { code: "INTERNAL", message: error.message };
+    // A driver's or the system's error (ECONNREFUSED, PostgreSQL's 28P01, SQLITE_BUSY) keeps its own code.
+    const own = (error as { code?: unknown }).code;
+    if (typeof own === "string" && own !== "") report.details = { code: own };
     if (error.cause !== undefined && depth < 5) report.cause = reportError(error.cause, depth + 1);
     return report;
   }
   return { code: "INTERNAL", message: String(error) };
 }
 
-/** One readable line per error in the chain (plus its first validation issues, `path: message`), for terminals. */
+/**
+ * One readable line per error in the chain (plus its first validation issues, `path: message`), for
+ * terminals. A cause that is another library's error with a code of its own shows that code, not INTERNAL
+ * (which, first in the chain, is a defect of ours).
+ */
 export function formatError(error: unknown): string {
   const lines: string[] = [];
   for (let r: ErrorReport | undefined = reportError(error); r; r = r.cause) {
-    lines.push(`${lines.length === 0 ? "error" : "  caused by"} [${r.code}] ${r.message}`);
+    const own = r.code === "INTERNAL" && lines.length > 0 ? r.details?.code : undefined;
+    lines.push(
+      `${lines.length === 0 ? "error" : "  caused by"} [${typeof own === "string" ? own : r.code}] ${r.message}`,
+    );
     const issues = r.details?.issues;
     if (Array.isArray(issues)) for (const issue of issues.slice(0, 10)) lines.push(`  - ${issueLine(issue)}`);
   }

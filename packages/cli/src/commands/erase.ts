@@ -1,5 +1,5 @@
-import { ValidationError } from "@palimpsest/core";
-import { eraseWithMirror } from "@palimpsest/runtime";
+import { NotFoundError, ValidationError } from "@palimpsest/core";
+import { eraseWithMirror, type Palimpsest } from "@palimpsest/runtime";
 import { MirrorLog } from "@palimpsest/store";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
@@ -33,7 +33,7 @@ export function registerErase(program: Command, io: CliIo): void {
           eraseWithMirror(
             runtime,
             new MirrorLog(store),
-            await runtime.resolveSession(sessionId),
+            await exactSession(runtime, sessionId),
             opts.reason === undefined ? {} : { reason: opts.reason },
           ),
         "write",
@@ -44,4 +44,16 @@ export function registerErase(program: Command, io: CliIo): void {
           : `${r.sessionId} was already erased at ${r.erasedAt}; nothing changed`,
       );
     });
+}
+
+/** The session named by its full id or its name; NOT_FOUND saying so for anything else (a prefix, which other commands take). */
+async function exactSession(runtime: Palimpsest, nameOrId: string): Promise<string> {
+  try {
+    return await runtime.resolveSession(nameOrId);
+  } catch (error) {
+    if (!(error instanceof NotFoundError && error.details.kind === "session")) throw error;
+    throw new NotFoundError("session", nameOrId, {
+      hint: "erase takes a session's full id or its name, never a prefix (`palimpsest sessions` lists them)",
+    });
+  }
 }

@@ -233,6 +233,24 @@ describe("reportError", () => {
       },
     });
   });
+
+  it("keeps a driver's or the system's own code on a cause, and formatError prints it in INTERNAL's place", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5433"), { code: "ECONNREFUSED" });
+    const error = new StorageError("open", "connect ECONNREFUSED 127.0.0.1:5433", { cause: refused });
+    expect(reportError(error).cause).toStrictEqual({
+      code: "INTERNAL",
+      message: "connect ECONNREFUSED 127.0.0.1:5433",
+      details: { code: "ECONNREFUSED" },
+    });
+    expect(formatError(error)).toBe(
+      [
+        "error [STORAGE] open: connect ECONNREFUSED 127.0.0.1:5433",
+        "  caused by [ECONNREFUSED] connect ECONNREFUSED 127.0.0.1:5433",
+      ].join("\n"),
+    );
+    // First in the chain, a thrown error is a defect of ours whatever its code.
+    expect(formatError(refused)).toBe("error [INTERNAL] connect ECONNREFUSED 127.0.0.1:5433");
+  });
 });
 
 describe("isSqliteAnswer", () => {
