@@ -676,6 +676,15 @@ export function describeConversations(backend: ConversationBackend): void {
         expect(isPalimpsestError(error), String(error)).toBe(true);
         expect((error as { code: string }).code, JSON.stringify(input)).toBe(code);
       }
+      // A value JSON cannot hold is refused at its own path, wherever the AI SDK's schema would refuse the message.
+      const settings = new Map([["region", "eu"]]);
+      const mapped = [
+        { role: "user", content: "hi", providerOptions: { x: { settings } } },
+      ] as unknown as ModelMessage[];
+      await expect(conversation.save(mapped)).rejects.toMatchObject({
+        code: "VALIDATION",
+        details: { path: "messages[0].providerOptions.x.settings" },
+      });
       await conversation.session.refresh();
       expect(conversation.session.state.lastSeq).toBe(seq);
       expect(await conversation.load()).toEqual(before);

@@ -31,6 +31,9 @@ export function checkModelMessages(ai: AiModule, input: unknown, what: string): 
   }
   return input.map((message: unknown, i) => {
     const path = `${what}[${i}]`;
+    // Encoded first: a value JSON cannot hold (a Map in providerOptions) is refused at its own path, where
+    // the schema would refuse the whole message without saying which value.
+    const encoded = encodeValue(message, path) as ModelMessage;
     const parsed = ai.modelMessageSchema.safeParse(message);
     if (!parsed.success) {
       throw new ValidationError(`${path} is not a ModelMessage`, describeIssues(parsed.error, path), {
@@ -39,7 +42,7 @@ export function checkModelMessages(ai: AiModule, input: unknown, what: string): 
       });
     }
     checkToolCallIds(message as ModelMessage, path);
-    return { message: message as ModelMessage, encoded: encodeValue(message, path) as ModelMessage };
+    return { message: message as ModelMessage, encoded };
   });
 }
 
