@@ -167,7 +167,7 @@ for (const engine of testEngines()) {
 }
 
 describe("recallServer's options", () => {
-  it("refuses an unknown option, a name that cannot prefix a tool, and a budget under 100 tokens, with VALIDATION", async () => {
+  it("refuses an unknown option, a name that cannot prefix a tool, a budget under 100 tokens and a session that is none, with VALIDATION", async () => {
     const store = await openSessionStore({ url: ":memory:" });
     try {
       const refusal = (options: object) =>
@@ -181,6 +181,17 @@ describe("recallServer's options", () => {
         expect.stringContaining("recallServer's name must be 1 to 64 letters"),
       ]);
       expect(await refusal({ maxTokens: 50 })).toEqual(["VALIDATION", expect.stringContaining("maxTokens")]);
+      // A session that is no SDK session id nor key is refused now, not at the model's first call.
+      for (const [session, path] of [
+        [42, "session"],
+        ["", "sessionId"],
+        [{ sessionId: "s" }, "session.projectKey"],
+      ] as const) {
+        await expect(store.recallServer(session as never)).rejects.toMatchObject({
+          code: "VALIDATION",
+          details: { path },
+        });
+      }
       const server = await store.recallServer("0e8f1c1e-0000-4000-8000-000000000001", { name: "history" });
       expect([server.type, server.name]).toEqual(["sdk", "history"]);
     } finally {

@@ -21,6 +21,7 @@ for (const engine of engines()) {
       const ours = await (await fresh()).open();
       const first = scripted(approvalModel(), [deleteFile, weather]);
       expect(await ours.interruptedRun(first.agent)).toBeUndefined();
+      await expectRejection(ours.interruptedRun(undefined as never), { code: "VALIDATION", path: "agent" });
       const interrupted = await first.runner.run(first.agent, "clean up", { session: ours });
       await ours.saveInterruptedRun(interrupted.state);
       const kept = ours.session.state.lastSeq;

@@ -183,6 +183,9 @@ export class PalimpsestSessionStore implements SessionStore {
   ): Promise<McpSdkServerConfigWithInstance> {
     this.#open();
     checkOptionKeys("recallServer", options, { name: true, maxTokens: true });
+    // Checked now, not at the model's first call: a bad id would only show as a failing tool then.
+    if (typeof session === "string") toSessionId(session);
+    else toMirrorKey(session, "session");
     return sdkRecallServer(async () => {
       const [main] = await this.sessionIds(session);
       const id = typeof session === "string" ? session : session.sessionId;

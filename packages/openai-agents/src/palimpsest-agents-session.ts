@@ -349,6 +349,11 @@ export class PalimpsestAgentsSession
     agent: TAgent,
     options: { context?: TContext | RunContext<TContext> } = {},
   ): Promise<RunState<TContext, TAgent> | undefined> {
+    if (agent === null || typeof agent !== "object") {
+      throw new ValidationError("interruptedRun takes the agent to resume the run with", [`agent: ${String(agent)}`], {
+        path: "agent",
+      });
+    }
     const run = await this.#serial(async () => {
       this.#open();
       await this.session.refresh();
