@@ -167,6 +167,17 @@ export function describeConversations(backend: ConversationBackend): void {
       expect((await conversation.load()).messages).toEqual([
         { role: "user", content: "stored before the store closes" },
       ]);
+      // After close() every call is refused the same way, its store closed or not (a fork shares its store).
+      const fork = await conversation.fork();
+      await fork.close();
+      const closed = { code: "VALIDATION", message: "this conversation is closed: open another with openConversation" };
+      for (const handle of [writer, fork]) {
+        await expect(handle.load()).rejects.toMatchObject(closed);
+        await expect(handle.save([{ role: "user", content: "late" }])).rejects.toMatchObject(closed);
+        await expect(handle.loadUIMessages()).rejects.toMatchObject(closed);
+        await expect(handle.compact({ force: true })).rejects.toMatchObject(closed);
+      }
+      expect((await conversation.load()).messages).toHaveLength(1); // the parent is open and holds no late message
     });
 
     it("compacts a long tool loop under a small window: every request stays valid and fits", async () => {

@@ -79,6 +79,8 @@ export class Conversation {
    * (only it is reported, so only it is kept).
    */
   #failure: { error: unknown } | undefined;
+  /** close() was called: every later call is refused (closedError), whether or not the runtime is still open. */
+  #closed = false;
 
   /** Wraps an open session; use openConversation. */
   constructor(ctx: ConversationContext) {
@@ -114,6 +116,7 @@ export class Conversation {
    * prompt-cache breakpoints (docs/ai-sdk.md).
    */
   async load(): Promise<LoadedConversation> {
+    this.#open();
     await this.#ctx.session.refresh();
     return this.#loaded();
   }
@@ -215,6 +218,7 @@ export class Conversation {
    * said); messages saved as ModelMessages (save, saveResponse) have no UI form and are not.
    */
   async loadUIMessages(): Promise<UIMessage[]> {
+    this.#open();
     return uiMessagesOfLog(await this.#ctx.runtime.store.readStream(this.sessionId));
   }
 
@@ -280,6 +284,7 @@ export class Conversation {
    * conversation's store: close this one last.
    */
   async fork(at: ForkOptions = {}): Promise<Conversation> {
+    this.#open();
     const session = await this.#ctx.runtime.fork(this.sessionId, at);
     return new Conversation({ ...this.#ctx, session, ownsRuntime: false });
   }
@@ -290,6 +295,7 @@ export class Conversation {
    * fork's).
    */
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all(this.#inFlight);
     if (this.#ctx.ownsRuntime) await this.#ctx.runtime.close();
   }
@@ -299,7 +305,7 @@ export class Conversation {
    * the AI SDK started it, and swallows its error) is kept for saved(); any other reaches its caller alone.
    */
   #track<T>(save: () => Promise<T>, unawaited = false): Promise<T> {
-    const running = save();
+    const running = this.#closed ? Promise.reject(closedError()) : save();
     const settled = running.then(
       () => {
         this.#inFlight.delete(settled);
@@ -311,6 +317,11 @@ export class Conversation {
     );
     this.#inFlight.add(settled);
     return running;
+  }
+
+  /** Refuses a call after close() (closedError). */
+  #open(): void {
+    if (this.#closed) throw closedError();
   }
 
   /** The session's view as the AI SDK takes it, with the breakpoints anthropicCache asks for. */
@@ -461,4 +472,15 @@ function toUsage(usage: LanguageModelUsage): Usage {
   if (cacheReadTokens !== undefined) out.cacheReadTokens = cacheReadTokens;
   if (cacheWriteTokens !== undefined) out.cacheWriteTokens = cacheWriteTokens;
   return out;
+}
+
+/** A call on a conversation after its close(): VALIDATION, whatever became of its store. */
+function closedError(): ValidationError {
+  return new ValidationError(
+    "this conversation is closed: open another with openConversation",
+    ["conversation: closed"],
+    {
+      path: "conversation",
+    },
+  );
 }
