@@ -67,7 +67,7 @@ describe.each(PROVIDERS)("%s summarizer: the answer check", (_name, answer, make
     const s = await answering(answer(sectionedAnswer("Deploying."), 120), make, prefix);
     expect((await s.summarize(SAMPLE_REQUEST)).text).toBe(sectionedAnswer("Deploying."));
     expect(s.promptVersion).toBe(SUMMARY_PROMPT_VERSION);
-    expect(SUMMARY_PROMPT_VERSION).toBe("sections-v2");
+    expect(SUMMARY_PROMPT_VERSION).toBe("sections-v3");
     for (const title of SUMMARY_SECTIONS) expect(SUMMARY_SYSTEM_PROMPT).toContain(`## ${title}\n`);
     expect(provider?.received[0]?.raw).toContain("at most 500 tokens");
   });

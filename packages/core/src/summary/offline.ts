@@ -10,7 +10,7 @@ import { earlierSummaries, emptyDoc, foldSuperseded, parseDoc, type SummaryDoc }
 /** Model name of the offline summarizer, recorded as the producer of its compactions. */
 export const OFFLINE_MODEL = "offline-extractive";
 /** Format version of the offline summary; bump when its sections or extraction change. */
-export const OFFLINE_PROMPT_VERSION = "offline-extractive-v5";
+export const OFFLINE_PROMPT_VERSION = "offline-extractive-v6";
 
 const unique = (values: readonly string[]) => [...new Set(values)];
 

@@ -5,7 +5,7 @@ import { DEFAULT_SUMMARY_CAPS, renderTranscript, type SummaryCaps, serializeForS
 import { earlierSummaries } from "./summary-format.ts";
 
 /** Version of SUMMARY_SYSTEM_PROMPT and the input layout; bump on any change to either. */
-export const SUMMARY_PROMPT_VERSION = "sections-v2";
+export const SUMMARY_PROMPT_VERSION = "sections-v3";
 
 /** What a summary is for: opens the system prompt and the conversation instruction alike. */
 export const SUMMARY_PURPOSE =

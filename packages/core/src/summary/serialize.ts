@@ -81,6 +81,47 @@ function cleanToolOutput(text: string, max: number): string {
   return `${kept}${omittedNote(redacted, kept, max - kept.length)}`;
 }
 
+/** Cuts of string values cleanArguments tries before it cuts the JSON text as any text. */
+const ARGUMENT_CUTS = 8;
+
+/**
+ * A tool call's arguments redacted and capped, still JSON when they were a JSON object: its longest string
+ * values are cut in their middle (capText) until the JSON fits, so a summarizer still reads every field (a
+ * shell command's first line, a file's path) where a cut of the text would leave JSON no parser reads.
+ * Other arguments, or an object that will not fit that way, are cut as any text.
+ */
+function cleanArguments(text: string, max: number): string {
+  const redacted = redactSecrets(text);
+  if (redacted.length <= max) return redacted;
+  const parsed = jsonObject(redacted);
+  if (parsed === undefined) return capText(redacted, max);
+  const args = { ...parsed };
+  for (let cut = 0; cut < ARGUMENT_CUTS; cut++) {
+    const json = JSON.stringify(args);
+    if (json.length <= max) return json;
+    const [key, value] = Object.entries(args).reduce<[string, string] | [undefined, ""]>(
+      (longest, [k, v]) => (typeof v === "string" && v.length > longest[1].length ? [k, v] : longest),
+      [undefined, ""],
+    );
+    // Escapes make the JSON longer than its strings: cut the excess, and a margin for them, off the longest.
+    if (key === undefined || value.length <= 100) break;
+    args[key] = capText(value, Math.max(100, value.length - (json.length - max) - 50));
+  }
+  return capText(redacted, max);
+}
+
+/** `text` parsed, when it is a JSON object. */
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Prepares messages for a summarizer: secrets redacted, long texts capped head + tail (a tool output's cut
  * error names and measured numbers listed after it), images reduced to a placeholder, opaque reasoning and
@@ -106,7 +147,7 @@ export function serializeForSummary(messages: readonly Message[], caps: SummaryC
       out.toolCalls = message.toolCalls.map((call) => ({
         id: call.id,
         name: redactSecrets(call.name),
-        arguments: clean(call.arguments, caps.toolArgumentChars),
+        arguments: cleanArguments(call.arguments, caps.toolArgumentChars),
       }));
     }
     return out;

@@ -1,4 +1,11 @@
-import { FIDELITY_KINDS, type Message, OfflineSummarizer, SUMMARY_SECTIONS, SummarizerError } from "@palimpsest/core";
+import {
+  FIDELITY_KINDS,
+  type Message,
+  OfflineSummarizer,
+  SUMMARY_SECTIONS,
+  SummarizerError,
+  serializeForSummary,
+} from "@palimpsest/core";
 import { conversationItems, OFFLINE_MODEL, ReplacementText } from "@palimpsest/core/testing";
 import { describe, expect, it } from "vitest";
 
@@ -155,6 +162,35 @@ describe("OfflineSummarizer", () => {
     const { text: tight } = await summarize([...messages, ...filler], 600);
     expect(tight).toContain("CompileError");
     expect(tight).toContain("ENOENT");
+  });
+
+  it("keeps the command of a shell call whose arguments the serializer cut (a long python -c or heredoc)", async () => {
+    const script = Array.from({ length: 120 }, (_, i) => `print("step ${i}", compute(${i}))`).join("\n");
+    const command = `cd /testbed && python -c "\n${script}\n"`;
+    const messages: Message[] = [
+      { id: "u1", role: "user", content: text("trace the rename") },
+      {
+        id: "a1",
+        role: "assistant",
+        content: [],
+        toolCalls: [{ id: "c1", name: "bash", arguments: JSON.stringify({ command, timeout: 60 }) }],
+      },
+      { id: "t1", role: "tool", toolCallId: "c1", content: text("step 0 ok") },
+    ];
+    // The arguments are longer than the serializer keeps (2,000 characters): cut, they stay JSON.
+    expect(JSON.stringify({ command }).length).toBeGreaterThan(3_000);
+    const [serialized] = serializeForSummary(messages).slice(1);
+    const args = serialized?.toolCalls?.[0]?.arguments ?? "";
+    expect(args.length).toBeLessThanOrEqual(2_000);
+    expect(JSON.parse(args)).toMatchObject({
+      command: expect.stringMatching(/^cd \/testbed && python -c "\n/),
+      timeout: 60,
+    });
+    expect(serializeForSummary(serializeForSummary(messages))).toEqual(serializeForSummary(messages)); // idempotent
+    const { text: summary } = await summarize(messages);
+    expect(summary).toContain('`cd /testbed && python -c "');
+    const [, call] = conversationItems(messages);
+    for (const item of call?.commands ?? []) expect(new ReplacementText(summary).holds("commands", item)).toBe(true);
   });
 
   it("does not list what the harness writes in the user's role as a request", async () => {
