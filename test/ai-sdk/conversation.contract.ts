@@ -176,6 +176,8 @@ export function describeConversations(backend: ConversationBackend): void {
         await expect(handle.save([{ role: "user", content: "late" }])).rejects.toMatchObject(closed);
         await expect(handle.loadUIMessages()).rejects.toMatchObject(closed);
         await expect(handle.compact({ force: true })).rejects.toMatchObject(closed);
+        const { recall } = handle.recallTools();
+        await expect(recall.execute?.({ query: "stored" }, {} as never)).rejects.toMatchObject(closed);
       }
       expect((await conversation.load()).messages).toHaveLength(1); // the parent is open and holds no late message
     });

@@ -70,7 +70,9 @@ describe("the checkout's palimpsest command", () => {
     const db = join(cwd, "missing.db");
     const result = await run("npx", ["palimpsest", "--db", db, "sessions"], { cwd: ROOT, env: userEnv() });
     expect(result.stdout).toBe("");
-    expect(result.stderr).toBe(`error [NOT_FOUND] file not found: ${db}\n`);
+    expect(result.stderr).toBe(
+      `error [NOT_FOUND] file not found: ${db}; no database there yet: \`palimpsest import <transcript>\` creates it, or name another with --db\n`,
+    );
     expect(result.code).toBe(1);
   }, 60_000);
 });

@@ -100,7 +100,10 @@ export class Conversation {
    * call (a query without words, an unknown compaction) is the tool's error, which the model is shown.
    */
   recallTools(options: RecallToolOptions = {}): { recall: Tool; expand: Tool } {
-    const [recall, expand] = recallTools(async () => this.#ctx.session, options);
+    const [recall, expand] = recallTools(async () => {
+      this.#open();
+      return this.#ctx.session;
+    }, options);
     const asTool = (tool: RecallTool): Tool => ({
       description: tool.description,
       inputSchema: tool.schema,

@@ -61,7 +61,8 @@ export function parseMiniSweAgent(text: string, options: ParseOptions = {}): Imp
   const messages = exits.length === 0 ? trajectory.messages : trajectory.messages.slice(0, last);
   const model = trajectory.info.config.model.model_name;
   const externalId =
-    trajectory.instance_id ?? fileStem(fileName)?.replace(/\.traj$/, "") ?? `mini-swe-agent-${textDigest(text)}`;
+    // An empty instance_id names nothing: the file's name then, as when there is none.
+    trajectory.instance_id || (fileStem(fileName)?.replace(/\.traj$/, "") ?? `mini-swe-agent-${textDigest(text)}`);
   return [
     openAiSession(messages, {
       externalId,

@@ -67,7 +67,7 @@ export function parseOpenHands(text: string, options: ParseOptions = {}): Import
     if (!isObject(value) || !Array.isArray(value.history))
       throw invalidInput(path, "an instance needs a history array");
     const instance = read(Instance, value);
-    const externalId = instance.instance_id ?? `line-${line}`;
+    const externalId = instance.instance_id || `line-${line}`;
     const builder = new TranscriptBuilder(externalId);
     const responses = new Set<string>();
     let model = instance.metadata.llm_config.model;

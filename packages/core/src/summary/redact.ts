@@ -29,7 +29,7 @@ const QUERY_SECRET =
 /** `key = value`, `key: "value"`, `"key": "value"` and their JSON-escaped forms. */
 const ASSIGNMENT = new RegExp(
   `((?:\\\\?["'])?\\b${SECRET_KEY}(?![A-Za-z0-9_])(?:\\\\?["'])?\\s*(?::|=>|=)\\s*)` +
-    `(\\\\"(?:[^"\\\\]|\\\\(?!"))*\\\\"|"(?:[^"\\\\\\n]|\\\\.)*"|'(?:[^'\\\\\\n]|\\\\.)*'|(?!\\[REDACTED\\])[^\\s,;&"'}\\]]+)`,
+    `(\\\\"(?:[^"\\\\]|\\\\(?!"))*\\\\"|"(?:[^"\\\\\\n]|\\\\.)*"|'(?:[^'\\\\\\n]|\\\\.)*'|(?!\\[REDACTED\\])(?:[^\\s,;&"'}\\]\\\\]|\\\\(?!"))+)`,
   "gi",
 );
 /** Command-line flags followed by a secret: `--password hunter2`, `--token abc`. */

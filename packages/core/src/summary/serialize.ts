@@ -81,33 +81,52 @@ function cleanToolOutput(text: string, max: number): string {
   return `${kept}${omittedNote(redacted, kept, max - kept.length)}`;
 }
 
-/** Cuts of string values cleanArguments tries before it cuts the JSON text as any text. */
-const ARGUMENT_CUTS = 8;
+/** A string value cleanArguments never cuts shorter than this (shorter ones are left whole). */
+const MIN_CUT_CHARS = 100;
 
 /**
- * A tool call's arguments redacted and capped, still JSON when they were a JSON object: its longest string
- * values are cut in their middle (capText) until the JSON fits, so a summarizer still reads every field (a
- * shell command's first line, a file's path) where a cut of the text would leave JSON no parser reads.
- * Other arguments, or an object that will not fit that way, are cut as any text.
+ * A tool call's arguments redacted and capped, still JSON when they were a JSON object: written out as plain
+ * JSON first (so a secret hidden by an escape, `https:\/\/user:pw@…`, is seen by the redaction), then, over
+ * the cap, its longest string values (at any depth) are cut in their middle (capText) until it fits, so a
+ * summarizer still reads every field (a shell command's first line, a file's path) where a cut of the text
+ * would leave JSON no parser reads. Other arguments, or an object of many short strings, are cut as text.
  */
 function cleanArguments(text: string, max: number): string {
-  const redacted = redactSecrets(text);
+  const parsed = jsonObject(text);
+  const redacted = redactSecrets(parsed === undefined ? text : JSON.stringify(parsed));
   if (redacted.length <= max) return redacted;
-  const parsed = jsonObject(redacted);
-  if (parsed === undefined) return capText(redacted, max);
-  const args = { ...parsed };
-  for (let cut = 0; cut < ARGUMENT_CUTS; cut++) {
+  const args = jsonObject(redacted);
+  if (args === undefined) return capText(redacted, max);
+  for (;;) {
     const json = JSON.stringify(args);
     if (json.length <= max) return json;
-    const [key, value] = Object.entries(args).reduce<[string, string] | [undefined, ""]>(
-      (longest, [k, v]) => (typeof v === "string" && v.length > longest[1].length ? [k, v] : longest),
-      [undefined, ""],
-    );
+    const longest = longestString(args);
+    if (longest === undefined || longest.value.length <= MIN_CUT_CHARS) return capText(redacted, max);
     // Escapes make the JSON longer than its strings: cut the excess, and a margin for them, off the longest.
-    if (key === undefined || value.length <= 100) break;
-    args[key] = capText(value, Math.max(100, value.length - (json.length - max) - 50));
+    longest.replace(capText(longest.value, Math.max(MIN_CUT_CHARS, longest.value.length - (json.length - max) - 50)));
   }
-  return capText(redacted, max);
+}
+
+/** The longest string anywhere in `value` (objects' values and arrays' items), with a way to replace it. */
+function longestString(value: unknown): { value: string; replace: (next: string) => void } | undefined {
+  let best: { value: string; replace: (next: string) => void } | undefined;
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== "object") return;
+    const entries: [string | number, unknown][] = Array.isArray(node) ? [...node.entries()] : Object.entries(node);
+    for (const [key, child] of entries) {
+      if (typeof child === "string") {
+        if (best === undefined || child.length > best.value.length) {
+          // defineProperty: a key `__proto__` JSON.parse made is an own property, and stays one.
+          const replace = (next: string) => {
+            Object.defineProperty(node, key, { value: next, writable: true, enumerable: true, configurable: true });
+          };
+          best = { value: child, replace };
+        }
+      } else visit(child);
+    }
+  };
+  visit(value);
+  return best;
 }
 
 /** `text` parsed, when it is a JSON object. */

@@ -105,7 +105,7 @@ describe("mini-swe-agent import", () => {
       ],
       trajectory_format: "mini-swe-agent-1",
     };
-    const [s] = parseTranscript(JSON.stringify(older), { fileName: "last_mini_run.traj.json" });
+    const [s] = parseTranscript(JSON.stringify({ ...older, instance_id: "" }), { fileName: "last_mini_run.traj.json" });
     expect(s).toMatchObject({ externalId: "last_mini_run", format: "mini-swe-agent", model: "gpt-4o" });
     expect(messagesOf(s).map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(s?.items[2]?.occurredAt).toBe("2026-02-02T02:40:05.000Z");

@@ -91,6 +91,36 @@ describe("serializeForSummary", () => {
     );
   });
 
+  it("keeps JSON arguments JSON within the cap, a secret an escape hid redacted, and changes nothing applied again", () => {
+    const call = (args: unknown): Message => ({
+      id: "a",
+      role: "assistant",
+      content: [],
+      toolCalls: [{ id: "c", name: "bash", arguments: typeof args === "string" ? args : JSON.stringify(args) }],
+    });
+    const argsOf = (message: Message) => serializeForSummary([message])[0]?.toolCalls?.[0]?.arguments ?? "";
+    const long = (c: string, n: number) => c.repeat(n);
+    const inputs: [string, Message][] = [
+      // An escaped slash JSON.stringify writes plainly: the redaction must see the URL's password.
+      ["escaped", call(`{"command":"curl https:\\/\\/admin:hunter2@db.internal\\/x","pad":"${long("p", 3000)}"}`)],
+      ["nine long strings", call(Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`f${i}`, long("x", 1000)])))],
+      ["nested", call({ file_path: "/a.py", edits: [{ old_string: long("o", 3000), new_string: long("n", 3000) }] })],
+      ["deeper", call({ input: { command: `python -c "${long("c", 5000)}"` } })],
+      ["a quote after a secret", call({ command: `PGPASSWORD=s3cr3t"x psql -h db ${long("q", 3000)}` })],
+    ];
+    for (const [name, message] of inputs) {
+      const args = argsOf(message);
+      expect(args.length, name).toBeLessThanOrEqual(DEFAULT_SUMMARY_CAPS.toolArgumentChars);
+      expect(() => JSON.parse(args), name).not.toThrow();
+      expect(args, name).not.toContain("hunter2");
+      expect(args, name).not.toContain("s3cr3t");
+      expect(serializeForSummary(serializeForSummary([message])), name).toEqual(serializeForSummary([message]));
+    }
+    expect(JSON.parse(argsOf(inputs[3]?.[1] as Message))).toMatchObject({
+      input: { command: expect.stringMatching(/^python -c "c/) },
+    });
+  });
+
   it("caps long tool outputs head + tail and marks the cut", () => {
     const long = `HEAD${"x".repeat(10_000)}TAIL`;
     const [out] = serializeForSummary([
