@@ -24,7 +24,20 @@ export const DEFAULT_SUMMARY_CAPS: SummaryCaps = {
 
 /** Redacts, then caps (so a cut never leaves half a secret unrecognisable). */
 function clean(text: string, max: number): string {
-  return capText(redactSecrets(text), max);
+  return capRedacted(redactSecrets(text), max);
+}
+
+/**
+ * capText of redacted text, cut where the cut leaves nothing a second redaction would change (a cut right
+ * after `KEY=`, whose marker would pass for the value; a cut inside `[REDACTED]`): serializeForSummary then
+ * stays safe to apply again. Each try keeps a little less.
+ */
+function capRedacted(redacted: string, max: number): string {
+  for (let room = max; room > max / 2; room -= 8) {
+    const kept = capText(redacted, room);
+    if (redactSecrets(kept) === kept) return kept;
+  }
+  return capText(redacted, max);
 }
 
 const OMITTED_NAMES = "\n[error names in the omitted part: ";
@@ -69,13 +82,13 @@ function cleanToolOutput(text: string, max: number): string {
   const redacted = redactSecrets(text);
   if (redacted.length <= max) return redacted;
   const room = Math.min(300, Math.floor(max / 4));
-  let kept = capText(redacted, max);
+  let kept = capRedacted(redacted, max);
   let reserve = 0;
   let note = omittedNote(redacted, kept, room);
   // The reserve only grows, and a note is at most `room` long: this ends.
   while (note.length > reserve) {
     reserve = note.length;
-    kept = capText(redacted, max - reserve);
+    kept = capRedacted(redacted, max - reserve);
     note = omittedNote(redacted, kept, room);
   }
   return `${kept}${omittedNote(redacted, kept, max - kept.length)}`;
@@ -96,12 +109,12 @@ function cleanArguments(text: string, max: number): string {
   const redacted = redactSecrets(parsed === undefined ? text : JSON.stringify(parsed));
   if (redacted.length <= max) return redacted;
   const args = jsonObject(redacted);
-  if (args === undefined) return capText(redacted, max);
+  if (args === undefined) return capRedacted(redacted, max);
   for (;;) {
     const json = JSON.stringify(args);
     if (json.length <= max) return json;
     const longest = longestString(args);
-    if (longest === undefined || longest.value.length <= MIN_CUT_CHARS) return capText(redacted, max);
+    if (longest === undefined || longest.value.length <= MIN_CUT_CHARS) return capRedacted(redacted, max);
     // Escapes make the JSON longer than its strings: cut the excess, and a margin for them, off the longest.
     longest.replace(capText(longest.value, Math.max(MIN_CUT_CHARS, longest.value.length - (json.length - max) - 50)));
   }

@@ -121,6 +121,26 @@ describe("serializeForSummary", () => {
     });
   });
 
+  it("is safe to apply again when it cuts arguments as text, wherever the cut falls near a secret", () => {
+    // Strings too short to cut one by one: the JSON is cut as text, at every offset around an assignment.
+    for (let shift = 0; shift < 160; shift++) {
+      const fields: Record<string, string> = { pad: "p".repeat(shift) };
+      for (let i = 0; i < 9; i++) fields[`a${i}`] = "x".repeat(90);
+      fields.env = "PGPASSWORD=s3cr3t-value and more text after it";
+      for (let i = 0; i < 16; i++) fields[`b${i}`] = "y".repeat(90);
+      const message: Message = {
+        id: "a",
+        role: "assistant",
+        content: [],
+        toolCalls: [{ id: "c", name: "bash", arguments: JSON.stringify(fields) }],
+      };
+      const once = serializeForSummary([message]);
+      expect(once[0]?.toolCalls?.[0]?.arguments.length).toBeLessThanOrEqual(DEFAULT_SUMMARY_CAPS.toolArgumentChars);
+      expect(JSON.stringify(once)).not.toContain("s3cr3t");
+      expect(serializeForSummary(once), `shift ${shift}`).toEqual(once);
+    }
+  });
+
   it("caps long tool outputs head + tail and marks the cut", () => {
     const long = `HEAD${"x".repeat(10_000)}TAIL`;
     const [out] = serializeForSummary([
