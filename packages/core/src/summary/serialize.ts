@@ -112,11 +112,13 @@ function cleanArguments(text: string, max: number): string {
   if (args === undefined) return capRedacted(redacted, max);
   for (;;) {
     const json = JSON.stringify(args);
-    if (json.length <= max) return json;
+    // Done when it fits and a second redaction changes nothing (a cut right after `KEY=` would: see capRedacted).
+    if (json.length <= max && redactSecrets(json) === json) return json;
     const longest = longestString(args);
     if (longest === undefined || longest.value.length <= MIN_CUT_CHARS) return capRedacted(redacted, max);
     // Escapes make the JSON longer than its strings: cut the excess, and a margin for them, off the longest.
-    longest.replace(capText(longest.value, Math.max(MIN_CUT_CHARS, longest.value.length - (json.length - max) - 50)));
+    const excess = Math.max(0, json.length - max);
+    longest.replace(capText(longest.value, Math.max(MIN_CUT_CHARS, longest.value.length - excess - 50)));
   }
 }
 

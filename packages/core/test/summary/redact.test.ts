@@ -141,6 +141,23 @@ describe("serializeForSummary", () => {
     }
   });
 
+  it("is safe to apply again when it cuts a string value, wherever the cut falls near a secret", () => {
+    for (let shift = 900; shift < 1000; shift++) {
+      const command = `${"z".repeat(shift)} PGPASSWORD=abcdef ${"y".repeat(3000)}`;
+      const message: Message = {
+        id: "a",
+        role: "assistant",
+        content: [],
+        toolCalls: [{ id: "c", name: "bash", arguments: JSON.stringify({ command }) }],
+      };
+      const once = serializeForSummary([message]);
+      const args = once[0]?.toolCalls?.[0]?.arguments ?? "";
+      expect(args.length).toBeLessThanOrEqual(DEFAULT_SUMMARY_CAPS.toolArgumentChars);
+      expect(() => JSON.parse(args)).not.toThrow();
+      expect(serializeForSummary(once), `shift ${shift}`).toEqual(once);
+    }
+  });
+
   it("caps long tool outputs head + tail and marks the cut", () => {
     const long = `HEAD${"x".repeat(10_000)}TAIL`;
     const [out] = serializeForSummary([
