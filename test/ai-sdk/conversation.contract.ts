@@ -1,4 +1,4 @@
-import { type Conversation, openConversation } from "@palimpsest/ai-sdk";
+import { type Conversation, openConversation, type ResponseEvent } from "@palimpsest/ai-sdk";
 import { isPalimpsestError } from "@palimpsest/core";
 import {
   createUIMessageStream,
@@ -180,6 +180,179 @@ export function describeConversations(backend: ConversationBackend): void {
         await expect(recall.execute?.({ query: "stored" }, {} as never)).rejects.toMatchObject(closed);
       }
       expect((await conversation.load()).messages).toHaveLength(1); // the parent is open and holds no late message
+    });
+
+    /** Expects the conversation to hold each question and its answer's response messages once, one turn each. */
+    async function expectStoredOnce(
+      conversation: Conversation,
+      turns: readonly (readonly [question: string, answer: { responseMessages: readonly ModelMessage[] }])[],
+    ) {
+      const expected = turns.flatMap(([question, answer]) => [
+        { role: "user", content: question },
+        ...answer.responseMessages,
+      ]);
+      expect((await conversation.load()).messages).toEqual(expected);
+      expect(conversation.session.state.turns).toBe(turns.length);
+    }
+
+    /** A weather tool loop: a call (`callId`), then a text answer. */
+    const weatherLoop = (answer: string, callId = "c1") =>
+      scriptedModel([result([call(callId, "weather", { city: "Oslo" })]), result([text(answer)])]);
+
+    it.each([
+      // A tool loop's calls are refused again by the log (a duplicate call id); a text answer has nothing to refuse.
+      ["a tool loop", () => weatherLoop("Sunny.")],
+      ["a text answer", () => scriptedModel([result([text("Hello.")])])],
+    ])("%s saved twice with saveResponse is stored once: the second save writes nothing", async (_, model) => {
+      const db = await database();
+      const conversation = await db.open();
+      const answer = await turn(conversation, "Weather in Oslo?", model());
+      const seq = conversation.session.state.lastSeq;
+      await conversation.saveResponse(answer);
+      await conversation.session.refresh();
+      expect(conversation.session.state.lastSeq).toBe(seq);
+      await expectStoredOnce(conversation, [["Weather in Oslo?", answer]]);
+      await expectAccepted(await conversation.load());
+    });
+
+    it.each([
+      ["generateText", false],
+      ["streamText", true],
+    ])("a response saved from onFinish and from %s's result is stored once", async (_, stream) => {
+      const db = await database();
+      const conversation = await db.open();
+      await conversation.save([{ role: "user", content: "Weather in Oslo?" }]);
+      const request = {
+        tools: { weather: weatherTool() },
+        ...(await conversation.load()),
+        stopWhen: stepCountIs(5),
+        onFinish: conversation.onFinish,
+      };
+      const answer = stream
+        ? streamText({ ...request, model: streamingToolModel("weather", { city: "Oslo" }) })
+        : await generateText({ ...request, model: weatherLoop("Sunny.") });
+      await conversation.saveResponse(answer);
+      await conversation.saved();
+      const responseMessages = await answer.responseMessages;
+      expect(responseMessages.map((m) => m.role)).toEqual(["assistant", "tool", "assistant"]);
+      await expectStoredOnce(conversation, [["Weather in Oslo?", { responseMessages }]]);
+      await expectAccepted(await conversation.load());
+    });
+
+    it("a response whose save failed is stored by saving it again, and once; a save waiting on a failed one stores it", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      /** The user's question and the model's answer, which onFinish saves `broken` (with a message the adapter refuses). */
+      const ask = async (question: string, callId: string, broken = false) => {
+        await conversation.save([{ role: "user", content: question }]);
+        return generateText({
+          model: weatherLoop("Sunny.", callId),
+          tools: { weather: weatherTool() },
+          ...(await conversation.load()),
+          stopWhen: stepCountIs(5),
+          ...(broken
+            ? {
+                onFinish: (event: ResponseEvent) =>
+                  conversation.onFinish({ ...event, responseMessages: [{ role: "robot" } as never] }),
+              }
+            : {}),
+        });
+      };
+      /**
+       * The answer as a response whose steps carry no usage, and whose usage (awaited then) rejects the first
+       * time it is read: the save that reads it fails after it remembered the response, before it writes.
+       */
+      const failingOnce = (answer: Awaited<ReturnType<typeof ask>>): ResponseEvent => {
+        let reads = 0;
+        return {
+          responseMessages: answer.responseMessages,
+          steps: answer.steps.map(({ response }) => ({ response })) as never,
+          get usage() {
+            reads += 1;
+            return reads === 1 ? Promise.reject(new Error("usage lost")) : Promise.resolve(answer.usage);
+          },
+        };
+      };
+
+      const first = await ask("Weather in Oslo?", "c1", true);
+      const event = failingOnce(first);
+      await expect(conversation.saveResponse(event)).rejects.toThrow("usage lost");
+      expect((await conversation.load()).messages).toEqual([{ role: "user", content: "Weather in Oslo?" }]);
+      await conversation.saveResponse(event); // the retry stores it
+      await conversation.saveResponse(first); // the same response from the result: nothing written
+      await expect(conversation.saved()).rejects.toMatchObject({ code: "VALIDATION" }); // onFinish's failure
+      await expectStoredOnce(conversation, [["Weather in Oslo?", first]]);
+
+      // Saved twice at once, the first save failing: the second waits for it, then stores the response itself.
+      const second = await ask("And in Rome?", "c2");
+      const twice = failingOnce(second);
+      const both = await Promise.allSettled([conversation.saveResponse(twice), conversation.saveResponse(twice)]);
+      expect(both).toMatchObject([{ status: "rejected", reason: { message: "usage lost" } }, { status: "fulfilled" }]);
+      await expectStoredOnce(conversation, [
+        ["Weather in Oslo?", first],
+        ["And in Rome?", second],
+      ]);
+      await conversation.saveResponse(second); // a save after that does not store it again
+      await expectStoredOnce(conversation, [
+        ["Weather in Oslo?", first],
+        ["And in Rome?", second],
+      ]);
+      await expectAccepted(await conversation.load());
+    });
+
+    it("two responses in a row, each saved from onFinish and from the result, are both stored, once each", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const answers = [];
+      for (const [question, reply, callId] of [
+        ["Weather in Oslo?", "Sunny.", "c1"],
+        ["And tomorrow?", "Rain.", "c2"],
+      ] as const) {
+        await conversation.save([{ role: "user", content: question }]);
+        const answer = await generateText({
+          model: weatherLoop(reply, callId),
+          tools: { weather: weatherTool() },
+          ...(await conversation.load()),
+          stopWhen: stepCountIs(5),
+          onFinish: conversation.onFinish,
+        });
+        await conversation.saveResponse(answer);
+        answers.push([question, answer] as const);
+      }
+      await conversation.saved();
+      const [first, second] = answers;
+      if (first === undefined || second === undefined) throw new Error("two turns expected");
+      expect(second[1].text).toBe("Rain.");
+      await conversation.saveResponse(second[1]); // saved a third time: still nothing written
+      await expectStoredOnce(conversation, [first, second]);
+    });
+
+    it("a server that answers every request with one response id: each new answer is stored, a response saved twice once", async () => {
+      const db = await database();
+      const conversation = await db.open();
+      const replies = ["OK.", "OK.", "More."];
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => ({ ...result([text(replies.shift() ?? "")]), response: { id: "msg_1" } }),
+      });
+      const answer = async () => {
+        const response = await generateText({ model, ...(await conversation.load()) });
+        expect(response.steps.map((step) => step.response.id)).toEqual(["msg_1"]);
+        await conversation.saveResponse(response);
+        await conversation.saveResponse(response); // the same response: nothing written
+      };
+      await conversation.save([{ role: "user", content: "Done?" }]);
+      await answer();
+      await conversation.save([{ role: "user", content: "Really?" }]);
+      await answer(); // the same id and the same words as the last turn's, a new answer all the same
+      await answer(); // no user message between: the same id, other words
+      const assistant = (reply: string) => ({ role: "assistant", content: [{ type: "text", text: reply }] });
+      expect((await conversation.load()).messages).toEqual([
+        { role: "user", content: "Done?" },
+        assistant("OK."),
+        { role: "user", content: "Really?" },
+        assistant("OK."),
+        assistant("More."),
+      ]);
     });
 
     it("compacts a long tool loop under a small window: every request stays valid and fits", async () => {

@@ -1,5 +1,13 @@
-import { randomUUID } from "node:crypto";
-import { definedFields, type Message, type Usage, ValidationError } from "@palimpsest/core";
+import { createHash, randomUUID } from "node:crypto";
+import {
+  checkOptions,
+  definedFields,
+  type Message,
+  type OptionShape,
+  OptionValues,
+  type Usage,
+  ValidationError,
+} from "@palimpsest/core";
 import {
   type CompactionSettings,
   type CompactOutcome,
@@ -30,10 +38,30 @@ import { encodeValue } from "./value-codec.ts";
 export interface ResponseEvent {
   /** Every step's messages (not the deprecated `response.messages`, which holds the final step only). */
   responseMessages: readonly ModelMessage[] | PromiseLike<readonly ModelMessage[]>;
-  /** The final step's usage is recorded with the turn (the size of the last request). */
-  steps?: readonly { usage: LanguageModelUsage }[] | PromiseLike<readonly { usage: LanguageModelUsage }[]>;
+  /**
+   * The final step's usage is recorded with the turn (the size of the last request). Each step's
+   * `response.id` (the provider's, or one the AI SDK made up) tells, with the messages, a response saved
+   * already.
+   */
+  steps?:
+    | readonly { usage: LanguageModelUsage; response?: { id?: string } }[]
+    | PromiseLike<readonly { usage: LanguageModelUsage; response?: { id?: string } }[]>;
   usage?: LanguageModelUsage | PromiseLike<LanguageModelUsage>;
 }
+
+/** Options of Conversation.compact (its settings are the conversation's `compaction`). */
+export interface ConversationCompactOptions {
+  /** Compact even below the threshold (or while backing off). */
+  force?: boolean;
+  /** How the compaction is recorded (default `manual`). */
+  trigger?: "manual" | "auto";
+}
+
+/** Every key of ConversationCompactOptions with its value's schema (checkOptions). */
+const COMPACT_OPTION_SHAPE: OptionShape<ConversationCompactOptions> = {
+  force: OptionValues.flag,
+  trigger: OptionValues.oneOf("manual", "auto"),
+};
 
 /** What a saved UI stream outcome did: stored, or passed over (cancelled, aborted, still streaming). */
 export type UISaveOutcome = { saved: true } | { saved: false; reason: string };
@@ -72,6 +100,12 @@ export class Conversation {
   #turnId: string | undefined;
   /** How many of this turn's response messages prepareStep has saved already. */
   #savedResponses = 0;
+  /**
+   * The responses saveResponse stored or is storing since the last user message, oldest first, at most
+   * RECENT_RESPONSES: a response saved twice is saved back to back (onFinish, then the result), so a few
+   * are enough, and a handle a server keeps open does not grow with every response.
+   */
+  readonly #recentResponses: RecentResponse[] = [];
   /** Saves started on this handle and not settled yet (each settles without rejecting; see saved()). */
   readonly #inFlight = new Set<Promise<void>>();
   /**
@@ -133,7 +167,7 @@ export class Conversation {
   save(messages: readonly ModelMessage[]): Promise<void> {
     return this.#track(async () => {
       const checked = checkModelMessages(this.#ctx.ai, messages, "messages");
-      if (checked.some(({ message }) => message.role === "user")) this.#newTurn();
+      if (checked.some(({ message }) => message.role === "user")) this.#newUserTurn();
       await this.#write(checked);
     });
   }
@@ -143,7 +177,9 @@ export class Conversation {
    * / streamText, or of streamText's result (awaited: it resolves when the stream has finished, and
    * rejects with its error), every step's messages (what prepareStep already saved is skipped). Then
    * completes the turn with the final step's usage, and compacts when the view is over its threshold (the
-   * runtime's automatic compaction, when it is on). Save a response once: from onFinish or from the result.
+   * runtime's automatic compaction, when it is on). A response saved already (or being saved) since the
+   * last user message, known by its steps' response ids and its messages, is not stored again: the second
+   * save writes nothing and resolves once the first stored it (onFinish and the result may both save it).
    */
   saveResponse(event: ResponseEvent): Promise<void> {
     return this.#track(() => this.#saveResponse(event));
@@ -174,7 +210,7 @@ export class Conversation {
       }
       const unsaved = (view: readonly Message[]) => converted.flatMap((items) => unsavedOf(items, view));
       await this.#ctx.session.refresh();
-      if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newTurn();
+      if (unsaved(this.#view()).some(({ message }) => message.role === "user")) this.#newUserTurn();
       await this.#write(unsaved, undefined, converted);
     });
   }
@@ -261,8 +297,11 @@ export class Conversation {
    * middle when the view is over its threshold, or always with `force`. Another writer compacting first is
    * not an error: the policy plans again on the view it left, and the outcome is usually `skipped`.
    */
-  compact(options: { force?: boolean; trigger?: "manual" | "auto" } = {}): Promise<CompactOutcome> {
-    return this.#track(() => compact(this.#ctx.session, { ...this.#ctx.compaction, ...options }));
+  compact(options: ConversationCompactOptions = {}): Promise<CompactOutcome> {
+    return this.#track(async () => {
+      checkOptions("compact", options, COMPACT_OPTION_SHAPE);
+      return compact(this.#ctx.session, { ...this.#ctx.compaction, ...options });
+    });
   }
 
   /**
@@ -334,12 +373,43 @@ export class Conversation {
     return loadMessages(view.messages, control === undefined ? undefined : { control, summaryId: view.lastSummaryId });
   }
 
-  /** saveResponse's save. */
+  /**
+   * saveResponse's save. A response an earlier save since the last user message holds (the same step
+   * response ids and the same messages: a provider may reuse an id, a test server may answer every request
+   * with one) is awaited there and not written again; when that save failed (and was forgotten), this one
+   * stores the response. It is remembered before anything is written, with no await between the check and
+   * the mark, so of two saves of one response running at once (onFinish and the result) only one writes;
+   * a failed save forgets it, so saving the same response again retries it.
+   */
   async #saveResponse(event: ResponseEvent): Promise<void> {
     const [messages, steps] = await Promise.all([event.responseMessages, event.steps]);
-    const fresh = checkModelMessages(this.#ctx.ai, messages, "responseMessages").slice(this.#savedResponses);
-    const usage = steps?.at(-1)?.usage ?? (await event.usage);
-    await this.#finishTurn(fresh, usage === undefined ? undefined : toUsage(usage));
+    const checked = checkModelMessages(this.#ctx.ai, messages, "responseMessages");
+    const ids = new Set(steps?.flatMap((step) => (step.response?.id ? [step.response.id] : [])));
+    const digest = createHash("sha256")
+      .update(JSON.stringify(checked.map((item) => item.encoded)))
+      .digest("base64");
+    const same = (recent: RecentResponse) => recent.digest === digest && [...ids].every((id) => recent.ids.has(id));
+    let earlier = ids.size > 0 ? this.#recentResponses.find(same) : undefined;
+    while (earlier !== undefined) {
+      if (await earlier.stored) return;
+      earlier = this.#recentResponses.find(same);
+    }
+    let settle: (stored: boolean) => void = () => {};
+    const recent: RecentResponse = { ids, digest, stored: new Promise((resolve) => (settle = resolve)) };
+    if (ids.size > 0) {
+      this.#recentResponses.push(recent);
+      if (this.#recentResponses.length > RECENT_RESPONSES) this.#recentResponses.shift();
+    }
+    try {
+      const usage = steps?.at(-1)?.usage ?? (await event.usage);
+      await this.#finishTurn(checked.slice(this.#savedResponses), usage === undefined ? undefined : toUsage(usage));
+      settle(true);
+    } catch (error) {
+      const at = this.#recentResponses.indexOf(recent);
+      if (at >= 0) this.#recentResponses.splice(at, 1);
+      settle(false);
+      throw error;
+    }
   }
 
   /** saveUIResponse's save. */
@@ -387,6 +457,15 @@ export class Conversation {
     this.#turnId = undefined;
     this.#savedResponses = 0;
     if (!completed) await this.#ctx.session.completeTurnIfNamed(turnId, usage);
+  }
+
+  /**
+   * A user message starts a new turn, and the responses saved before it are forgotten: what the model
+   * answers next is a new response, even from a provider that reuses ids with the same words.
+   */
+  #newUserTurn(): void {
+    this.#newTurn();
+    this.#recentResponses.length = 0;
   }
 
   #newTurn(): string {
@@ -437,6 +516,20 @@ export class Conversation {
     });
     return events.some((e) => e.type === "turn.completed");
   }
+}
+
+/** How many responses a conversation remembers to tell a response saved twice (#recentResponses). */
+const RECENT_RESPONSES = 8;
+
+/**
+ * A response saveResponse stored or is storing: its steps' response ids, a digest of its messages (their
+ * stored form), and whether the save stored it.
+ */
+interface RecentResponse {
+  readonly ids: ReadonlySet<string>;
+  readonly digest: string;
+  /** Resolves true once stored, false when the save failed (it is forgotten then). */
+  readonly stored: Promise<boolean>;
 }
 
 /** What a save still has to store, given the view a write is planned on. */

@@ -12,6 +12,7 @@ export {
 export type { AnthropicCacheControl, AnthropicCacheOption } from "./anthropic-cache.ts";
 export {
   Conversation,
+  type ConversationCompactOptions,
   type ConversationContext,
   type ConversationStreamOptions,
   type ResponseEvent,

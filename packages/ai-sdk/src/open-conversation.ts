@@ -1,5 +1,10 @@
-import { definedFields } from "@palimpsest/core";
-import { type AdapterSessionOptions, checkAdapterOptions, openRuntimeSession } from "@palimpsest/runtime";
+import { definedFields, OptionValues } from "@palimpsest/core";
+import {
+  type AdapterSessionOptions,
+  COMPACTION_SETTINGS_SHAPE,
+  checkAdapterOptions,
+  openRuntimeSession,
+} from "@palimpsest/runtime";
 import { loadAi } from "./ai-module.ts";
 import { type AnthropicCacheOption, anthropicCacheControl } from "./anthropic-cache.ts";
 import { Conversation } from "./conversation.ts";
@@ -26,7 +31,7 @@ export interface OpenConversationOptions extends AdapterSessionOptions {
  * unless given a `runtime`. See docs/ai-sdk.md.
  */
 export async function openConversation(options: OpenConversationOptions = {}): Promise<Conversation> {
-  checkAdapterOptions("openConversation", options, { anthropicCache: true });
+  checkAdapterOptions("openConversation", options, COMPACTION_SETTINGS_SHAPE, { anthropicCache: OptionValues.any });
   const control = anthropicCacheControl(options.anthropicCache);
   const { url, tenant, keyring, sessionId, model, contextWindow, compaction = {}, runtime: given } = options;
   const ai = await loadAi();

@@ -1,13 +1,21 @@
-import { checkOptionKeys, definedFields, type Keyring, ValidationError } from "@palimpsest/core";
+import {
+  checkOptions,
+  definedFields,
+  type Keyring,
+  type OptionShape,
+  OptionValues,
+  ValidationError,
+} from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
 import {
   eraseLeftovers,
+  MIRROR_FOLDER_OPTION_SHAPE,
   MirrorFolder,
   type MirrorFolderOptions,
   openWarmedStore,
   Palimpsest,
 } from "@palimpsest/runtime";
-import { MirrorLog } from "@palimpsest/store";
+import { EVENT_STORE_OPTION_SHAPE, MirrorLog } from "@palimpsest/store";
 import { PalimpsestSessionStore } from "./palimpsest-session-store.ts";
 import { rehearseSessionStoreAppend } from "./session-store-warm-up.ts";
 import type { SummaryFold } from "./summary-fold.ts";
@@ -27,14 +35,13 @@ export interface OpenSessionStoreOptions extends MirrorFolderOptions {
   keyring?: Keyring;
 }
 
-const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
-  url: true,
-  sqliteBusyTimeoutMs: true,
-  tenant: true,
-  keyring: true,
-  settleMs: true,
-  foldDelayMs: true,
-  onError: true,
+/** Every key of OpenSessionStoreOptions with its value's schema (the compiler keeps it complete and exact). */
+const OPTION_SHAPE: OptionShape<OpenSessionStoreOptions> = {
+  url: OptionValues.any, // openerFor checks it, naming the forms a URL takes
+  sqliteBusyTimeoutMs: EVENT_STORE_OPTION_SHAPE.sqliteBusyTimeoutMs,
+  tenant: EVENT_STORE_OPTION_SHAPE.tenant,
+  keyring: EVENT_STORE_OPTION_SHAPE.keyring,
+  ...MIRROR_FOLDER_OPTION_SHAPE,
 };
 
 /**
@@ -47,7 +54,7 @@ const OPTION_KEYS: { [K in keyof Required<OpenSessionStoreOptions>]: true } = {
  * `@anthropic-ai/claude-agent-sdk`.
  */
 export async function openSessionStore(options: OpenSessionStoreOptions = {}): Promise<PalimpsestSessionStore> {
-  checkOptionKeys("openSessionStore", options, OPTION_KEYS);
+  checkOptions("openSessionStore", options, OPTION_SHAPE);
   const foldSummary = await loadSummaryFold();
   const { url, sqliteBusyTimeoutMs, tenant, keyring, ...folding } = options;
   const store = await openWarmedStore(url, definedFields({ sqliteBusyTimeoutMs, tenant, keyring }));

@@ -1,6 +1,7 @@
 import { definedFields, loadOptionalPeer } from "@palimpsest/core";
 import {
   type AdapterSessionOptions,
+  COMPACTION_SETTINGS_SHAPE,
   type CompactionSettings,
   checkAdapterOptions,
   openRuntimeSession,
@@ -20,6 +21,9 @@ export type AgentsCompactionSettings = Omit<CompactionSettings, "auto">;
  */
 export type OpenAgentsSessionOptions = AdapterSessionOptions<AgentsCompactionSettings>;
 
+/** The compaction settings' shape without `auto` (the Runner's hook is the trigger). */
+const { auto: _auto, ...AGENTS_COMPACTION_SHAPE } = COMPACTION_SETTINGS_SHAPE;
+
 /**
  * Opens an OpenAI Agents SDK session on Palimpsest: `run(agent, input, { session: await
  * openAgentsSession({ url }) })`. Continues the session `sessionId` names (by id or name), or starts
@@ -27,7 +31,7 @@ export type OpenAgentsSessionOptions = AdapterSessionOptions<AgentsCompactionSet
  * without it.
  */
 export async function openAgentsSession(options: OpenAgentsSessionOptions = {}): Promise<PalimpsestAgentsSession> {
-  checkAdapterOptions("openAgentsSession", options);
+  checkAdapterOptions("openAgentsSession", options, AGENTS_COMPACTION_SHAPE, {});
   const sdk = await loadSdk();
   const settings: CompactionSettings = {
     ...options.compaction,

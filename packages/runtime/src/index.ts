@@ -8,6 +8,7 @@ export {
   resolveProfile,
 } from "./compaction/compaction-budget.ts";
 export {
+  COMPACTION_SETTINGS_SHAPE,
   type CompactionSettings,
   type PolicyName,
   type ResolvedCompaction,
@@ -38,6 +39,7 @@ export {
   eraseLeftovers,
   eraseMirrorKey,
   eraseWithMirror,
+  MIRROR_FOLDER_OPTION_SHAPE,
   type MirrorErasure,
   MirrorFolder,
   type MirrorFolderOptions,
@@ -56,6 +58,7 @@ export {
   type HandOffOptions,
   Palimpsest,
   type RuntimeDeps,
+  type RuntimeOptions,
   type StartSessionOptions,
 } from "./palimpsest/palimpsest.ts";
 export { type NamedSessionLookup, sessionByIdOrName } from "./palimpsest/session-by-name.ts";

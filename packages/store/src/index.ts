@@ -33,6 +33,7 @@ export {
   DEFAULT_SQLITE_POLL_MS,
   DEFAULT_TENANT,
   type Engine,
+  EVENT_STORE_OPTION_SHAPE,
   MAX_SESSION_PAGE_SIZE,
   type OpenEventStoreOptions,
   type SessionCursor,

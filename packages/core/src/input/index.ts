@@ -1,4 +1,5 @@
 export { boundedId, idHash } from "./bounded-id.ts";
+export { checkOptions, type OptionShape, OptionValues, optionsSchema } from "./check-options.ts";
 export { describeIssues, formatPath, type ZodLikeError } from "./describe-issues.ts";
 export { checkIdLength, ID_LIMITS, type IdKind, idLengthIssue, issueError } from "./id-limits.ts";
 export { IdSchema, isWellFormedId } from "./id-schema.ts";

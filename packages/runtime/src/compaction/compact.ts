@@ -1,6 +1,7 @@
+import { checkOptions, type OptionShape, OptionValues } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
 import { batchPolicyInput, type RequestTimes } from "./batch-policy-input.ts";
-import { type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
+import { COMPACTION_SETTINGS_SHAPE, type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
 import { commitCompaction, type Preparation } from "./execute-compaction.ts";
 import { type CompactOutcome, preparePlan } from "./execute-plan.ts";
 import { growthRefusal } from "./growth-check.ts";
@@ -21,6 +22,15 @@ export interface CompactOptions extends CompactionSettings {
 
 export type { CompactOutcome } from "./execute-plan.ts";
 
+/** Every key of CompactOptions with its value's schema (checkOptions). */
+export const COMPACT_OPTION_SHAPE: OptionShape<CompactOptions> = {
+  ...COMPACTION_SETTINGS_SHAPE,
+  force: OptionValues.flag,
+  trigger: OptionValues.oneOf("manual", "auto"),
+  times: OptionValues.object,
+  allowGrowth: OptionValues.flag,
+};
+
 /**
  * Runs the session's compaction policy and commits exactly one supersede event, compare-and-set on the
  * view version the plan was made from. Messages appended while a summary is written survive verbatim
@@ -28,8 +38,18 @@ export type { CompactOutcome } from "./execute-plan.ts";
  * another writer compacts first, the policy plans again on the view that left (and may find nothing to
  * do: `skipped`); a conflict never reaches the caller unless the contention timeout runs out. A
  * compaction that would not shrink the view is not written unless `allowGrowth` (see growthRefusal).
+ * Options it does not take, or a value of the wrong kind, are VALIDATION before anything is read.
  */
 export async function compact(session: Session, options: CompactOptions = {}): Promise<CompactOutcome> {
+  checkOptions("compact", options, COMPACT_OPTION_SHAPE);
+  return compactSession(session, options);
+}
+
+/**
+ * compact without its check of the options: for the runtime's own callers, whose options may hold more
+ * (pre-compaction's) and were checked where they came in.
+ */
+export async function compactSession(session: Session, options: CompactOptions): Promise<CompactOutcome> {
   const started = Date.now();
   const counter = await session.tokenCounter();
   return commitCompaction(session, async (state): Promise<Preparation<CompactOutcome>> => {

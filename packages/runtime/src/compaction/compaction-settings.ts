@@ -7,11 +7,14 @@ import {
   definedFields,
   type MicroSettings,
   OfflineSummarizer,
+  type OptionShape,
+  OptionValues,
   type ProviderProfile,
   type SessionState,
   type Summarizer,
   ValidationError,
 } from "@palimpsest/core";
+import { z } from "zod";
 import { type CompactionBudget, resolveBudget } from "./compaction-budget.ts";
 import type { PolicyDefinition } from "./policies/policy-definition.ts";
 import { type PolicyName, policyFor } from "./policies/registry.ts";
@@ -67,6 +70,36 @@ export interface CompactionSettings {
    */
   recallTool?: string;
 }
+
+/** A value that is a string or an object (a policy or a profile: by name, or one's own). */
+const nameOrObject = (expected: string) =>
+  z.custom<string | object>(
+    (value) => typeof value === "string" || (typeof value === "object" && value !== null && !Array.isArray(value)),
+    `expected ${expected}`,
+  );
+
+/**
+ * Every key of CompactionSettings with its value's schema (checkOptions, optionsSchema). A policy's or a
+ * profile's name, `recallTool` and `lostFactUsd` are checked further when a session resolves them.
+ */
+export const COMPACTION_SETTINGS_SHAPE: OptionShape<CompactionSettings> = {
+  policy: nameOrObject("a policy's name or a PolicyDefinition"),
+  profile: nameOrObject("a profile's name or a ProviderProfile"),
+  contextWindow: OptionValues.count,
+  maxOutputTokens: z.number().int().nonnegative(),
+  summarizerPrices: OptionValues.object,
+  lostFactUsd: OptionValues.any, // checkLostFactUsd
+  summarizer: z.custom<Summarizer>(
+    (value) => typeof (value as Partial<Summarizer> | null)?.summarize === "function",
+    "expected a Summarizer (an object with summarize())",
+  ),
+  summaryTimeoutMs: OptionValues.ms,
+  antiThrash: OptionValues.object,
+  auto: OptionValues.flag,
+  trimOnAppend: OptionValues.flag,
+  micro: OptionValues.object,
+  recallTool: OptionValues.any, // checkRecallTool
+};
 
 /** A recall tool name a summary may name: 1 to 128 letters, digits, `_`, `-` or `.`. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -4,6 +4,7 @@ export { emptyFoldMemory } from "./mirror-fold-memory.ts";
 export {
   DEFAULT_FOLD_DELAY_MS,
   DEFAULT_SETTLE_MS,
+  MIRROR_FOLDER_OPTION_SHAPE,
   MirrorFolder,
   type MirrorFolderOptions,
 } from "./mirror-folder.ts";

@@ -1,4 +1,4 @@
-import type { MirrorKey, MirrorLogPort } from "@palimpsest/core";
+import { type MirrorKey, type MirrorLogPort, type OptionShape, OptionValues } from "@palimpsest/core";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { foldMirrorKey } from "./mirror-fold.ts";
 import { emptyFoldMemory, type MirrorFoldMemory } from "./mirror-fold-memory.ts";
@@ -18,6 +18,13 @@ export interface MirrorFolderOptions {
    */
   onError?: (error: unknown, key: MirrorKey) => void;
 }
+
+/** Every key of MirrorFolderOptions with its value's schema (checkOptions; openSessionStore's options). */
+export const MIRROR_FOLDER_OPTION_SHAPE: OptionShape<MirrorFolderOptions> = {
+  settleMs: OptionValues.ms,
+  foldDelayMs: OptionValues.ms,
+  onError: OptionValues.fn,
+};
 
 /** Default quiet time before a key's trailing assistant message is folded. */
 export const DEFAULT_SETTLE_MS = 2000;

@@ -1,11 +1,14 @@
 import {
   checkId,
+  checkOptions,
   definedFields,
   type EventStore,
   type InvariantRule,
   InvariantViolation,
   isEmptyMessage,
   isPalimpsestError,
+  type OptionShape,
+  OptionValues,
   type SessionStarted,
   type SessionState,
   ValidationError,
@@ -28,6 +31,14 @@ export interface HandOffOptions {
   portable?: boolean;
 }
 
+/** Every key of HandOffOptions with its value's schema (checkOptions). */
+const OPTION_SHAPE: OptionShape<HandOffOptions> = {
+  toSessionId: OptionValues.text,
+  reason: OptionValues.text,
+  carryView: OptionValues.flag,
+  portable: OptionValues.flag,
+};
+
 /**
  * What starting a session from another one's view needs (a hand-off's successor, a fork): the catalogue,
  * loading sessions and starting one with messages. Not HandoffRuntime (queued-handoffs.ts), the queue's needs.
@@ -49,11 +60,7 @@ export async function handOffSession(
   from: Session,
   options: HandOffOptions,
 ): Promise<Session> {
-  for (const flag of ["carryView", "portable"] as const) {
-    if (options[flag] !== undefined && typeof options[flag] !== "boolean") {
-      throw new ValidationError(`${flag} must be true or false`, [`${flag}: ${typeof options[flag]}`], { path: flag });
-    }
-  }
+  checkOptions("handOff", options, OPTION_SHAPE);
   const toSessionId = options.toSessionId ?? uuidv7();
   await checkSuccessorId(runtime, from.id, toSessionId); // refuses a successor it could never start, before sealing
   const carry: Carry = options.carryView === false ? "nothing" : options.portable === true ? "portable" : "view";

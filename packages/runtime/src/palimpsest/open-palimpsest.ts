@@ -1,7 +1,12 @@
-import { checkOptionKeys, definedFields, type Keyring } from "@palimpsest/core";
+import { checkOptions, definedFields, type Keyring, type OptionShape, OptionValues } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { type OpenEventStoreOptions, type OpenedEventStore, openEventStore } from "@palimpsest/store";
-import { Palimpsest, type RuntimeDeps } from "./palimpsest.ts";
+import {
+  EVENT_STORE_OPTION_SHAPE,
+  type OpenEventStoreOptions,
+  type OpenedEventStore,
+  openEventStore,
+} from "@palimpsest/store";
+import { Palimpsest, RUNTIME_OPTION_SHAPE, type RuntimeOptions } from "./palimpsest.ts";
 import { warmUpAppendPath, warmUpStore } from "./warm-up.ts";
 
 /**
@@ -9,7 +14,7 @@ import { warmUpAppendPath, warmUpStore } from "./warm-up.ts";
  * pre-compaction, snapshots, error callbacks; see RuntimeDeps). Exact: an unknown key is a type error,
  * and VALIDATION at run time.
  */
-export interface OpenPalimpsestOptions extends Omit<RuntimeDeps, "store" | "counterFor" | "handoffClock"> {
+export interface OpenPalimpsestOptions extends RuntimeOptions {
   /** `postgres://…`, a SQLite file path, or `:memory:`; default: `./.palimpsest/palimpsest.db`. */
   url?: string;
   /** SQLite: how often watchers poll for other processes' commits, in ms (see openEventStore; default 100). */
@@ -30,22 +35,15 @@ export interface OpenPalimpsestOptions extends Omit<RuntimeDeps, "store" | "coun
   search?: boolean;
 }
 
-/** Every key OpenPalimpsestOptions has (the compiler keeps this list complete and exact). */
-const OPTION_KEYS: { [K in keyof Required<OpenPalimpsestOptions>]: true } = {
-  url: true,
-  sqlitePollMs: true,
-  sqliteBusyTimeoutMs: true,
-  tenant: true,
-  keyring: true,
-  search: true,
-  snapshotEvery: true,
-  onSnapshotError: true,
-  compaction: true,
-  onAutoCompaction: true,
-  onAfterTurnError: true,
-  telemetry: true,
-  precompact: true,
-  contentionTimeoutMs: true,
+/** Every key of OpenPalimpsestOptions with its value's schema (the compiler keeps it complete and exact). */
+const OPTION_SHAPE: OptionShape<OpenPalimpsestOptions> = {
+  url: OptionValues.any, // openerFor checks it, naming the forms a URL takes
+  sqlitePollMs: EVENT_STORE_OPTION_SHAPE.sqlitePollMs,
+  sqliteBusyTimeoutMs: EVENT_STORE_OPTION_SHAPE.sqliteBusyTimeoutMs,
+  tenant: EVENT_STORE_OPTION_SHAPE.tenant,
+  keyring: EVENT_STORE_OPTION_SHAPE.keyring,
+  search: EVENT_STORE_OPTION_SHAPE.search,
+  ...RUNTIME_OPTION_SHAPE,
 };
 
 /**
@@ -62,7 +60,7 @@ const PRELOADED_ENCODING = "o200k_base";
  * warmed, writing nothing (openWarmedStore).
  */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
-  checkOptionKeys("openPalimpsest", options, OPTION_KEYS);
+  checkOptions("openPalimpsest", options, OPTION_SHAPE);
   const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search, ...runtime } = options;
   const store = await openWarmedStore(
     url,

@@ -1,4 +1,12 @@
-import { checkOptionKeys, definedFields, type Keyring, ValidationError } from "@palimpsest/core";
+import {
+  checkOptions,
+  definedFields,
+  type Keyring,
+  type OptionShape,
+  OptionValues,
+  optionsSchema,
+  ValidationError,
+} from "@palimpsest/core";
 import type { CompactionSettings } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
 import { openPalimpsest } from "./open-palimpsest.ts";
@@ -27,23 +35,30 @@ export interface AdapterSessionOptions<Compaction = CompactionSettings> {
   runtime?: Palimpsest;
 }
 
-const ADAPTER_OPTION_KEYS: { [K in keyof Required<AdapterSessionOptions>]: true } = {
-  url: true,
-  tenant: true,
-  keyring: true,
-  sessionId: true,
-  model: true,
-  contextWindow: true,
-  compaction: true,
-  runtime: true,
+/** Every key of AdapterSessionOptions but `compaction` (each adapter has its kind), with its value's schema. */
+const ADAPTER_OPTION_SHAPE: OptionShape<Omit<AdapterSessionOptions, "compaction">> = {
+  url: OptionValues.any, // openerFor checks it, naming the forms a URL takes
+  tenant: OptionValues.text,
+  keyring: OptionValues.object,
+  sessionId: OptionValues.text,
+  model: OptionValues.text,
+  contextWindow: OptionValues.count,
+  runtime: OptionValues.object,
 };
 
 /**
- * Refuses an adapter opener's options with a key AdapterSessionOptions does not have, nor `extra` (an
- * adapter's own options): VALIDATION naming `fn` and every key it takes.
+ * Refuses an adapter opener's options (checkOptions, VALIDATION naming `fn`): a key AdapterSessionOptions
+ * does not have, nor `extra` (an adapter's own options, with their schemas), or a value its schema refuses;
+ * `compaction` is checked against `compaction`, the shape of the adapter's kind of settings.
  */
-export function checkAdapterOptions(fn: string, options: object, extra: Readonly<Record<string, true>> = {}): void {
-  checkOptionKeys(fn, options, { ...ADAPTER_OPTION_KEYS, ...extra });
+export function checkAdapterOptions<Options extends AdapterSessionOptions<object>>(
+  fn: string,
+  options: Options,
+  compaction: OptionShape<NonNullable<Options["compaction"]>>,
+  extra: OptionShape<Omit<Options, keyof AdapterSessionOptions>>,
+): void {
+  const shape = { ...ADAPTER_OPTION_SHAPE, compaction: optionsSchema(compaction), ...extra };
+  checkOptions(fn, options, shape as OptionShape<Options>);
 }
 
 /** Where an SDK adapter's session lives and how a new one starts: what every adapter's opener takes. */

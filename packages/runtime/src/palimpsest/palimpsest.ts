@@ -2,6 +2,8 @@ import {
   type Clock,
   checkId,
   checkLostFactUsd,
+  checkOptionKeys,
+  checkOptions,
   definedFields,
   EncodingSchema,
   type EraseOptions,
@@ -12,6 +14,9 @@ import {
   initialState,
   isPalimpsestError,
   NotFoundError,
+  type OptionShape,
+  OptionValues,
+  optionsSchema,
   type PurgeOptions,
   type PurgeResult,
   parseInput,
@@ -24,14 +29,18 @@ import {
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
 import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step.ts";
-import { type CompactOutcome, compact } from "../compaction/compact.ts";
+import { type CompactOutcome, compactSession } from "../compaction/compact.ts";
 import { resolveProfile } from "../compaction/compaction-budget.ts";
-import { type CompactionSettings, checkRecallTool } from "../compaction/compaction-settings.ts";
+import {
+  COMPACTION_SETTINGS_SHAPE,
+  type CompactionSettings,
+  checkRecallTool,
+} from "../compaction/compaction-settings.ts";
 import type { MicroBatchOptions } from "../compaction/micro-batch.ts";
 import { microScheduleOf } from "../compaction/micro-schedule.ts";
 import { policyFor } from "../compaction/policies/registry.ts";
 import { PrecompactionScheduler } from "../precompact/precompact-scheduler.ts";
-import type { PrecompactSettings } from "../precompact/precompact-settings.ts";
+import { PRECOMPACT_SETTINGS_SHAPE, type PrecompactSettings } from "../precompact/precompact-settings.ts";
 import { BackgroundWrites } from "../runtime/background-writes.ts";
 import { DEFAULT_CONTENTION_TIMEOUT_MS } from "../runtime/contention.ts";
 import { loadSession } from "../runtime/load-session.ts";
@@ -98,6 +107,29 @@ export interface RuntimeDeps {
   contentionTimeoutMs?: number;
 }
 
+/** The options of RuntimeDeps a caller of openPalimpsest gives (the rest are the runtime's wiring). */
+export type RuntimeOptions = Omit<RuntimeDeps, "store" | "counterFor" | "handoffClock">;
+
+/** Every key of RuntimeOptions with its value's schema (checkOptions): openPalimpsest's, and the constructor's. */
+export const RUNTIME_OPTION_SHAPE: OptionShape<RuntimeOptions> = {
+  snapshotEvery: OptionValues.count,
+  onSnapshotError: OptionValues.fn,
+  compaction: optionsSchema(COMPACTION_SETTINGS_SHAPE),
+  onAutoCompaction: OptionValues.fn,
+  onAfterTurnError: OptionValues.fn,
+  telemetry: OptionValues.object,
+  precompact: optionsSchema(PRECOMPACT_SETTINGS_SHAPE),
+  contentionTimeoutMs: OptionValues.ms,
+};
+
+/** RUNTIME_OPTION_SHAPE with the wiring's keys. */
+const RUNTIME_DEPS_SHAPE: OptionShape<RuntimeDeps> = {
+  ...RUNTIME_OPTION_SHAPE,
+  store: OptionValues.object,
+  counterFor: OptionValues.fn,
+  handoffClock: OptionValues.fn,
+};
+
 /** The session runtime an agent uses: start, resume and hand off sessions over one store. */
 export class Palimpsest {
   readonly store: RuntimeStore;
@@ -115,6 +147,7 @@ export class Palimpsest {
 
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
   constructor(deps: RuntimeDeps) {
+    checkOptions("Palimpsest", deps, RUNTIME_DEPS_SHAPE);
     checkRecallTool(deps.compaction?.recallTool, "compaction.recallTool");
     checkLostFactUsd(deps.compaction?.lostFactUsd, "compaction.lostFactUsd");
     this.store = deps.store;
@@ -154,6 +187,7 @@ export class Palimpsest {
     messages?: readonly MessageInput[],
     idempotencyKey?: string,
   ): Promise<Session> {
+    checkOptionKeys("startSession", options ?? {}, StartSessionOptionsSchema.shape);
     const {
       sessionId = uuidv7(),
       encoding,
@@ -359,7 +393,7 @@ export class Palimpsest {
       const auto = { ...settings, trigger: "auto" as const };
       const { passes } = await afterTurnStep(session, {
         ...(settings.auto === true
-          ? { batch: () => this.precompaction?.compact(session, auto) ?? compact(session, auto), onBatch }
+          ? { batch: () => this.precompaction?.compact(session, auto) ?? compactSession(session, auto), onBatch }
           : {}),
         ...definedFields({ micro: microPasses(session, settings) }),
       });

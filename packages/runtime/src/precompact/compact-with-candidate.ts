@@ -19,7 +19,7 @@ import {
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
 import { batchPolicyInput } from "../compaction/batch-policy-input.ts";
-import { type CompactOptions, type CompactOutcome, compact } from "../compaction/compact.ts";
+import { type CompactOptions, type CompactOutcome, compactSession } from "../compaction/compact.ts";
 import { type ResolvedCompaction, resolveCompaction } from "../compaction/compaction-settings.ts";
 import { summarizeSpan } from "../compaction/execute-compaction.ts";
 import { addAux, candidateAux, summaryAux } from "../compaction/summary-aux.ts";
@@ -63,12 +63,12 @@ export async function compactWithCandidate(
   options: CompactWithCandidateOptions,
 ): Promise<PrecompactOutcome> {
   const started = performance.now();
-  if (options.enabled === false) return compact(session, options);
+  if (options.enabled === false) return compactSession(session, options);
   const counter = await session.tokenCounter();
   const state = session.state;
   const settings = resolveCompaction(options, state, (m) => counter.countMessage(m));
   const plan = settings.policy.plan(batchPolicyInput(state, settings, options.force === true, options.times));
-  if (plan.kind !== "summary") return compact(session, options);
+  if (plan.kind !== "summary") return compactSession(session, options);
   // The view and version the plan was made from: the session's state may move during the awaits below.
   const viewVersion = state.viewVersion;
   const view = [...state.live];
@@ -76,7 +76,7 @@ export async function compactWithCandidate(
   const fallBack = async (reason: PrecompactMiss, detail: string, wastedMs: number): Promise<PrecompactOutcome> => {
     if (candidate !== undefined) await options.candidates.deleteCandidate(session.id);
     options.monitor?.record({ type: "miss", sessionId: session.id, reason, wastedMs });
-    return { ...(await compact(session, options)), precompact: { type: "miss", reason, detail, wastedMs } };
+    return { ...(await compactSession(session, options)), precompact: { type: "miss", reason, detail, wastedMs } };
   };
   if (candidate === undefined) return fallBack("no-candidate", "no candidate stored", 0);
   const verdict = validateCandidate(candidate, {

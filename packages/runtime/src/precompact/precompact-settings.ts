@@ -1,4 +1,5 @@
-import { definedFields } from "@palimpsest/core";
+import { definedFields, type OptionShape, OptionValues } from "@palimpsest/core";
+import { z } from "zod";
 
 /** How background pre-compaction runs: the global off switch and its cost controls. */
 export interface PrecompactSettings {
@@ -20,6 +21,17 @@ export interface PrecompactSettings {
   /** The system prompt of a session, when the agent keeps it outside the transcript. */
   systemPrompt?: (sessionId: string) => string | undefined;
 }
+
+/** Every key of PrecompactSettings with its value's schema (checkOptions; RuntimeDeps' `precompact`). */
+export const PRECOMPACT_SETTINGS_SHAPE: OptionShape<PrecompactSettings> = {
+  enabled: OptionValues.flag,
+  softRatio: z.number().min(0).max(1),
+  debounceMs: OptionValues.ms,
+  concurrency: OptionValues.count,
+  refreshTokens: z.number().int().nonnegative(),
+  keepDelta: OptionValues.flag,
+  systemPrompt: OptionValues.fn,
+};
 
 /**
  * Defaults: on, 65% of the hard threshold, 2 s debounce, 2 jobs at once, refresh after 8,000 new tokens,

@@ -5,6 +5,7 @@ import {
   ConcurrencyConflict,
   type CountedMessage,
   checkId,
+  checkOptions,
   commandKeys,
   type DomainEvent,
   decideSequence,
@@ -22,6 +23,8 @@ import {
   type MessageSearch,
   type MessagesSuperseded,
   NO_KEYS,
+  type OptionShape,
+  OptionValues,
   planTrim,
   type ReadStreamOptions,
   resultKey,
@@ -91,6 +94,13 @@ export interface AppendMessagesOptions {
    */
   idempotencyKey?: string;
 }
+
+/** Every key of AppendMessagesOptions with its value's schema (checkOptions; completeTurn is checked by turnCompletion). */
+const APPEND_OPTION_SHAPE: OptionShape<AppendMessagesOptions> = {
+  turnId: OptionValues.text,
+  completeTurn: OptionValues.any,
+  idempotencyKey: OptionValues.text,
+};
 
 /** Commands decided for one attempt of a write, and the idempotency key they are appended under. */
 interface Decision {
@@ -163,6 +173,7 @@ export class Session {
     input: MessageInput | readonly MessageInput[],
     options: AppendMessagesOptions = {},
   ): Promise<StoredEvent[]> {
+    checkOptions("append", options, APPEND_OPTION_SHAPE);
     const list = Array.isArray(input) ? (input as readonly MessageInput[]) : [input as MessageInput];
     const { completeTurn, turnId } = options;
     const completion = completeTurn === undefined ? undefined : turnCompletion(completeTurn, turnId);

@@ -1,4 +1,4 @@
-import type { Keyring } from "@palimpsest/core";
+import { type Keyring, type OptionShape, OptionValues } from "@palimpsest/core";
 import type { Engine } from "./dialect.ts";
 import type { EngineAdapter } from "./engine-adapter.ts";
 import type { PartitionTables } from "./table-partitions.ts";
@@ -42,6 +42,16 @@ export interface OpenEventStoreOptions {
    */
   search?: boolean;
 }
+
+/** Every key of OpenEventStoreOptions with its value's schema (checkOptions); tenant and keyring are checked further. */
+export const EVENT_STORE_OPTION_SHAPE: OptionShape<OpenEventStoreOptions> = {
+  sqlitePollMs: OptionValues.ms,
+  sqliteBusyTimeoutMs: OptionValues.ms,
+  create: OptionValues.flag,
+  tenant: OptionValues.text,
+  keyring: OptionValues.object,
+  search: OptionValues.flag,
+};
 
 /**
  * One engine's entry in the URL switch (see engines.ts): which URLs are its, and how its adapter opens,

@@ -1,5 +1,5 @@
 export type { Engine } from "./dialect.ts";
-export type { OpenEventStoreOptions } from "./engine-opener.ts";
+export { EVENT_STORE_OPTION_SHAPE, type OpenEventStoreOptions } from "./engine-opener.ts";
 export { DEFAULT_PURGE_WAIT_MS } from "./erasure-purge.ts";
 export type { LockedPlan, ReadRows } from "./guarded-write.ts";
 export type { WarmUpAppend } from "./kysely-event-store.ts";

@@ -1,8 +1,8 @@
-import { ValidationError } from "@palimpsest/core";
+import { checkOptions } from "@palimpsest/core";
 import { ContentCipher } from "../encryption/content-cipher.ts";
 import { keyringOption } from "../encryption/keyring.ts";
 import type { EngineAdapter } from "../engine/engine-adapter.ts";
-import type { EngineOpener, OpenEventStoreOptions } from "../engine/engine-opener.ts";
+import { type EngineOpener, EVENT_STORE_OPTION_SHAPE, type OpenEventStoreOptions } from "../engine/engine-opener.ts";
 import { openerFor } from "../engine/engines.ts";
 import { migrateToLatest } from "../engine/migrate.ts";
 import { guardStorage } from "../engine/storage-guard.ts";
@@ -15,7 +15,7 @@ export const DEFAULT_DATABASE_PATH = "./.palimpsest/palimpsest.db";
 
 /**
  * Opens (and migrates: the log's and every feature's steps) the store at `url`: PostgreSQL, in-memory
- * SQLite, or a SQLite file path or `file:` URL (see engines.ts; an unknown scheme is a ValidationError);
+ * SQLite, or a SQLite file path or `file:` URL (see engines.ts; an unknown scheme is VALIDATION, as an option it does not take is);
  * default DEFAULT_DATABASE_PATH. A damaged SQLite file is a StorageError naming it. The store serves one
  * tenant (`options.tenant`, default DEFAULT_TENANT); open one per tenant. With `options.keyring` it
  * encrypts content (see OpenEventStoreOptions.keyring).
@@ -24,20 +24,12 @@ export async function openEventStore(
   url: string = DEFAULT_DATABASE_PATH,
   options: OpenEventStoreOptions = {},
 ): Promise<OpenedEventStore> {
+  checkOptions("openEventStore", options, EVENT_STORE_OPTION_SHAPE);
   const opener = openerFor(url);
   const tenant = tenantOption(options.tenant);
   const cipher = options.keyring === undefined ? undefined : new ContentCipher(keyringOption(options.keyring), tenant);
-  const search = searchOption(options.search);
+  const search = options.search ?? true;
   return new SqlEventStore(await openMigrated(opener, url, options, tenant), tenant, cipher, search);
-}
-
-/** The `search` option: true when absent; a ValidationError for anything but a boolean. */
-function searchOption(search: unknown): boolean {
-  if (search === undefined) return true;
-  if (typeof search === "boolean") return search;
-  throw new ValidationError("openEventStore's search must be true or false", [`search: ${String(search)}`], {
-    path: "search",
-  });
 }
 
 /**

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { ValidationError } from "../errors.ts";
+import { checkOptionKeys } from "./option-keys.ts";
+import { parseInput } from "./parse-input.ts";
+
+/**
+ * A schema for every key an options object may have: typed `OptionShape<Options>`, so the compiler keeps
+ * it complete and exact. A key whose value is `undefined` is taken as absent.
+ */
+export type OptionShape<O> = { readonly [K in keyof Required<O>]: z.ZodType };
+
+/** An object (not null, not an array): what an option holding a keyring, a runtime or a callback's owner is. */
+function isObjectValue(value: unknown): value is object {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The schemas of the values options commonly take, for OptionShapes. */
+export const OptionValues = {
+  /** A string (ids, names, URLs: the option's own code checks what it holds). */
+  text: z.string(),
+  /** true or false. */
+  flag: z.boolean(),
+  /** A duration or a pause in ms: a finite number, zero or more. */
+  ms: z.number().finite().nonnegative(),
+  /** A count or a size: a whole number, one or more. */
+  count: z.number().int().positive(),
+  /** A callback. */
+  fn: z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "expected a function"),
+  /** An object the option's own code reads further (a keyring, a runtime, a profile). */
+  object: z.custom<object>(isObjectValue, "expected an object"),
+  /** Any value: the option's own code checks it, with a message of its own. */
+  any: z.unknown(),
+  /** One of the strings given. */
+  oneOf: <const T extends readonly [string, ...string[]]>(...values: T) => z.enum(values),
+} as const;
+
+/** Each shape's schema, built once: options are checked on every call of some hot paths (an append's). */
+const schemas = new WeakMap<object, z.ZodType>();
+
+/**
+ * The schema of an options object nested in another's (`compaction` in an opener's options): every key
+ * optional, an unknown key refused (zod's `unrecognized_keys` issue, at the nested object's path).
+ */
+export function optionsSchema<O>(shape: OptionShape<O>): z.ZodType<Partial<O>> {
+  let schema = schemas.get(shape);
+  if (schema === undefined) {
+    schema = z.strictObject(shape as Record<string, z.ZodType>).partial();
+    schemas.set(shape, schema);
+  }
+  return schema as z.ZodType<Partial<O>>;
+}
+
+/**
+ * Refuses what `fn` cannot take as its options (`undefined` is none): anything but an object, a key
+ * `shape` does not list (checkOptionKeys: the message lists the keys it takes), or a value its schema
+ * refuses. ValidationError with `details.path` at the first bad value (`compaction.auto`); nothing has
+ * been done yet, so nothing is lost.
+ */
+export function checkOptions<O>(fn: string, options: O | undefined, shape: OptionShape<O>): void {
+  if (options === undefined) return;
+  if (!isObjectValue(options)) {
+    const given = options === null ? "null" : Array.isArray(options) ? "an array" : typeof options;
+    throw new ValidationError(`${fn} takes an options object, not ${given}`, [`(root): ${given}`], { path: "(root)" });
+  }
+  checkOptionKeys(fn, options, shape);
+  parseInput(optionsSchema(shape), options, `${fn} option`);
+}

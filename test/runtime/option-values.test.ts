@@ -1,0 +1,119 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ConversationCompactOptions, openConversation } from "@palimpsest/ai-sdk";
+import { openSessionStore } from "@palimpsest/claude-agent-sdk";
+import { openAgentsSession } from "@palimpsest/openai-agents";
+import { compact, openPalimpsest, type Palimpsest, type Session } from "@palimpsest/runtime";
+import { openEventStore } from "@palimpsest/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exchange } from "../support/exchange.ts";
+import { rejection } from "../support/rejection.ts";
+
+/** Casts a wrong value past the compiler, as a JavaScript caller (or a config file) passes it. */
+const wrong = <T>(value: unknown): T => value as T;
+
+describe("option values of the wrong kind are VALIDATION at their path, before anything is done", () => {
+  let folder: string;
+  let runtime: Palimpsest;
+  let session: Session;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), "palimpsest-options-"));
+    runtime = await openPalimpsest({ url: join(folder, "kept.db") });
+    session = await runtime.startSession({ model: "gpt-4o" });
+    await session.append(exchange(0), { turnId: "t0", completeTurn: true });
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  /** A database file no refused opener may create. */
+  const untouched = () => join(folder, `never-${Math.random().toString(36).slice(2)}.db`);
+
+  const openers: [string, (url: string) => Promise<unknown>, string][] = [
+    ["openPalimpsest", (url) => openPalimpsest({ url, sqliteBusyTimeoutMs: wrong("10") }), "sqliteBusyTimeoutMs"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, snapshotEvery: 0 }), "snapshotEvery"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: wrong("yes") }), "compaction"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { auto: wrong("yes") } }), "compaction.auto"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { contextWindow: -5 } }), "compaction.contextWindow"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: wrong({ autoo: true }) }), "compaction"],
+    [
+      "openPalimpsest",
+      (url) => openPalimpsest({ url, compaction: { summarizer: wrong({}) } }),
+      "compaction.summarizer",
+    ],
+    ["openPalimpsest", (url) => openPalimpsest({ url, precompact: { softRatio: 3 } }), "precompact.softRatio"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, onAfterTurnError: wrong("log") }), "onAfterTurnError"],
+    ["openEventStore", (url) => openEventStore(url, { search: wrong("no") }), "search"],
+    ["openEventStore", (url) => openEventStore(url, wrong({ tenat: "acme" })), "tenat"],
+    ["openSessionStore", (url) => openSessionStore({ url, settleMs: wrong("10") }), "settleMs"],
+    ["openSessionStore", (url) => openSessionStore({ url, foldDelayMs: -1 }), "foldDelayMs"],
+    ["openSessionStore", (url) => openSessionStore({ url, onError: wrong(1) }), "onError"],
+    ["openConversation", (url) => openConversation({ url, compaction: { auto: wrong("x") } }), "compaction.auto"],
+    ["openConversation", (url) => openConversation({ url, contextWindow: wrong("64K") }), "contextWindow"],
+    ["openAgentsSession", (url) => openAgentsSession({ url, compaction: wrong({ auto: true }) }), "compaction"],
+    ["openAgentsSession", (url) => openAgentsSession({ url, model: wrong(4) }), "model"],
+  ];
+
+  for (const [fn, open, path] of openers) {
+    it(`${fn} refuses a wrong ${path}, creating no database`, async () => {
+      const url = untouched();
+      const error = await rejection(open(url));
+      expect(error.code).toBe("VALIDATION");
+      expect(error.details).toMatchObject({ path });
+      expect(error.message).toContain(fn);
+      expect(existsSync(url)).toBe(false);
+    });
+  }
+
+  it("an options argument that is no object is VALIDATION naming what was given", async () => {
+    const error = await rejection(openPalimpsest(wrong(null)));
+    expect(error).toMatchObject({ code: "VALIDATION", message: "openPalimpsest takes an options object, not null" });
+  });
+
+  it("startSession, append and compact refuse an unknown key or a wrong value, writing nothing", async () => {
+    const before = await session.readLog();
+    const refusals = [
+      [await rejection(runtime.startSession(wrong({ modl: "gpt-4o" }))), "modl"],
+      [await rejection(session.append(exchange(1), wrong({ turnid: "t1" }))), "turnid"],
+      [await rejection(session.append(exchange(1), { turnId: wrong(7) })), "turnId"],
+      [await rejection(compact(session, wrong({ forse: true }))), "forse"],
+      [await rejection(compact(session, { force: wrong("yes") })), "force"],
+      [await rejection(compact(session, { trigger: wrong("cron") })), "trigger"],
+    ] as const;
+    for (const [error, path] of refusals) {
+      expect(error.code, path).toBe("VALIDATION");
+      expect(error.details, path).toMatchObject({ path });
+    }
+    expect(await session.readLog()).toEqual(before);
+    expect((await runtime.sessions()).map((s) => s.sessionId)).toEqual([session.id]);
+  });
+
+  it("an AI SDK conversation's compact refuses options it does not take, compacting nothing", async () => {
+    const conversation = await openConversation({ runtime, sessionId: session.id });
+    try {
+      const before = await session.readLog();
+      const refused: [ConversationCompactOptions, string][] = [
+        [wrong("yes"), "(root)"],
+        [wrong({ forse: true }), "forse"],
+        [{ force: wrong(1) }, "force"],
+      ];
+      for (const [options, path] of refused) {
+        const error = await rejection(conversation.compact(options));
+        expect(error.code, path).toBe("VALIDATION");
+        expect(error.details, path).toMatchObject({ path });
+      }
+      expect(await session.readLog()).toEqual(before);
+    } finally {
+      await conversation.close();
+    }
+  });
+
+  it("says which keys an options object takes when one is unknown", async () => {
+    const error = await rejection(session.append(exchange(1), wrong({ turnid: "t1" })));
+    expect(error.message).toBe("unknown append option: turnid");
+    expect(JSON.stringify(error.details)).toContain("not one of turnId, completeTurn, idempotencyKey");
+  });
+});
