@@ -1,5 +1,6 @@
 import { loadOptionalPeer } from "@palimpsest/core";
 import type { EngineOpener } from "../engine-opener.ts";
+import { explainPostgresOpen } from "./postgres-connect-error.ts";
 import { partitionPostgresTables } from "./postgres-partition.ts";
 
 /**
@@ -15,6 +16,6 @@ export const postgresOpener: EngineOpener = {
     const { createPostgresPool, postgresAdapter } = await import("./postgres-adapter.ts");
     return postgresAdapter(createPostgresPool(url, tenant), tenant);
   },
-  explain: (error) => error,
+  explain: explainPostgresOpen,
   partitionTables: partitionPostgresTables,
 };

@@ -1,0 +1,49 @@
+import { StorageError } from "@palimpsest/core";
+
+/** Node's codes of a server that could not be reached: refused, unknown host, timed out, unreachable. */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET"]);
+
+/**
+ * SQLSTATEs of a server that would not take the connection: its class 08 (connection exceptions), 28
+ * (authentication: a role that does not exist, a wrong password), 3D000 (no such database), 53300 (too
+ * many connections) and 57P03 (starting up).
+ */
+function refusedByServer(code: string): boolean {
+  return code.startsWith("08") || code.startsWith("28") || code === "3D000" || code === "53300" || code === "57P03";
+}
+
+/**
+ * An error from opening or migrating the PostgreSQL database at `url`, reworded when the connection itself
+ * failed (the first statement, the migration's, is where pg connects): a StorageError of operation
+ * `connect` naming the server, the database and the user (never the password), with the driver's
+ * message, cause and retryability. Anything else is returned as it is.
+ */
+export function explainPostgresOpen(error: unknown, url: string): unknown {
+  const cause = error instanceof StorageError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null | undefined)?.code;
+  if (typeof code !== "string" || !(UNREACHABLE.has(code) || refusedByServer(code))) return error;
+  const driverMessage = cause instanceof Error ? cause.message : String(cause);
+  const retryable = error instanceof StorageError ? error.retryable : false;
+  return new StorageError("connect", `cannot connect to ${describeServer(url)}: ${driverMessage}`, {
+    cause,
+    retryable,
+  });
+}
+
+/** `PostgreSQL at host:port, database db as user`, from a URL (its password left out); the defaults pg takes where it names none. */
+function describeServer(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "PostgreSQL";
+  }
+  const host = parsed.hostname || "localhost";
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
+  const user = decodeURIComponent(parsed.username);
+  return (
+    `PostgreSQL at ${host}:${parsed.port || "5432"}` +
+    (database === "" ? "" : `, database ${database}`) +
+    (user === "" ? "" : ` as ${user}`)
+  );
+}

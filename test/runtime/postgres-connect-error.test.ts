@@ -1,0 +1,43 @@
+import { createServer } from "node:net";
+import { openPalimpsest } from "@palimpsest/runtime";
+import { describe, expect, it } from "vitest";
+import { postgresServer } from "../support/postgres-server.ts";
+import { rejection } from "../support/rejection.ts";
+
+/** A local port nothing listens on: one the system just gave a server, closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+describe("a PostgreSQL database that cannot be connected to", () => {
+  it("is STORAGE `connect` naming the server, database and user, never the password, and retryable when refused", async () => {
+    const port = await closedPort();
+    const error = await rejection(openPalimpsest({ url: `postgres://agent:s3cret-pw@127.0.0.1:${port}/tenants` }));
+    expect(error).toMatchObject({
+      code: "STORAGE",
+      retryable: true,
+      details: { operation: "connect", retryable: true },
+    });
+    expect(error.message).toBe(
+      `connect: cannot connect to PostgreSQL at 127.0.0.1:${port}, database tenants as agent: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    expect((error.cause as { code?: unknown }).code).toBe("ECONNREFUSED");
+    expect(JSON.stringify({ ...error, message: error.message })).not.toContain("s3cret-pw");
+  });
+
+  const server = postgresServer();
+  it.skipIf("skip" in server)("is STORAGE `connect`, not retryable, when the server refuses the database", async () => {
+    if ("skip" in server) return;
+    const url = new URL(server.url);
+    url.pathname = "/palimpsest_no_such_database";
+    const error = await rejection(openPalimpsest({ url: url.href }));
+    expect(error).toMatchObject({ code: "STORAGE", retryable: false, details: { operation: "connect" } });
+    expect(error.message).toContain(`, database palimpsest_no_such_database as ${url.username}: `);
+    expect(error.message).toContain('database "palimpsest_no_such_database" does not exist');
+  });
+});
