@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { definedFields } from "../defined-fields.ts";
+import { isObject, type JsonObject } from "../input/json-object.ts";
 import type { Message } from "../messages/message.ts";
 import {
   type ClaudeEntry,
@@ -8,7 +9,7 @@ import {
   mergeAssistantBlocks,
   userLineMessages,
 } from "./claude-code-blocks.ts";
-import { fileStem, isObject, type JsonObject, textDigest } from "./json-fields.ts";
+import { fileStem, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines } from "./json-input.ts";
 import { flagField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";

@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors.ts";
+import { isObject } from "../input/json-object.ts";
 import { IMPORT_FORMATS, type ImportFormat, TRANSCRIPT_FORMATS } from "./formats.ts";
-import { isObject } from "./json-fields.ts";
 import { inputPath, tryParseJson } from "./json-input.ts";
 import type { FormatRecognizer } from "./transcript-format.ts";
 

@@ -1,11 +1,3 @@
-/** A JSON object as parsed: every field unknown until checked. */
-export type JsonObject = Record<string, unknown>;
-
-/** True for a non-null, non-array object. */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The file name without folders and without its last extension, for ids derived from a file. */
 export function fileStem(fileName: string | undefined): string | undefined {
   if (fileName === undefined) return undefined;

@@ -1,5 +1,6 @@
 import { definedFields } from "../defined-fields.ts";
-import { fileStem, isObject, type JsonObject, textDigest } from "./json-fields.ts";
+import { isObject, type JsonObject } from "../input/json-object.ts";
+import { fileStem, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText } from "./json-input.ts";
 import { type MessageDetails, openAiSession } from "./openai-messages.ts";
 import { OpenAiUsage, usageOf } from "./openai-usage.ts";

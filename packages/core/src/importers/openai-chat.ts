@@ -1,6 +1,7 @@
 import { definedFields } from "../defined-fields.ts";
+import { isObject } from "../input/json-object.ts";
 import { isClaudeCodeLine } from "./claude-code.ts";
-import { fileStem, isObject, textDigest } from "./json-fields.ts";
+import { fileStem, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines, tryParseJson } from "./json-input.ts";
 import { isMiniSweAgentTrajectory } from "./mini-swe-agent.ts";
 import { openAiSession } from "./openai-messages.ts";

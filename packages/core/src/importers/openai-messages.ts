@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { definedFields } from "../defined-fields.ts";
 import type { Usage } from "../events/event-data.ts";
+import { isObject } from "../input/json-object.ts";
 import type { ContentPart, Message, ToolCall } from "../messages/message.ts";
 import type { ImportFormat } from "./formats.ts";
-import { isObject } from "./json-fields.ts";
 import { invalidInput } from "./json-input.ts";
 import { listField, rawField, read, recordOf, textField } from "./source-fields.ts";
 import { TranscriptBuilder } from "./transcript-builder.ts";

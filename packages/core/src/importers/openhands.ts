@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { definedFields } from "../defined-fields.ts";
+import { isObject } from "../input/json-object.ts";
 import type { Message } from "../messages/message.ts";
-import { isObject } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonLines } from "./json-input.ts";
 import { contentParts, toolCall } from "./openai-messages.ts";
 import { OpenAiUsage, usageOf } from "./openai-usage.ts";

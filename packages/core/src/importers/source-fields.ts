@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isObject } from "./json-fields.ts";
+import { isObject } from "../input/json-object.ts";
 
 /**
  * Schemas for reading fields of foreign transcript formats. None of these formats has a published

@@ -1,5 +1,6 @@
 import { definedFields } from "../defined-fields.ts";
-import { fileStem, isObject, textDigest } from "./json-fields.ts";
+import { isObject } from "../input/json-object.ts";
+import { fileStem, textDigest } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText, tryParseJson } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
 import { listField, rawField, read, recordOf, textField } from "./source-fields.ts";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { fileStem, isObject } from "./json-fields.ts";
+import { isObject } from "../input/json-object.ts";
+import { fileStem } from "./json-fields.ts";
 import { inputPath, invalidInput, parseJsonText } from "./json-input.ts";
 import { openAiSession } from "./openai-messages.ts";
 import { listField, numberField, read, recordOf } from "./source-fields.ts";

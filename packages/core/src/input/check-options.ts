@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ValidationError } from "../errors.ts";
+import { isObject } from "./json-object.ts";
 import { checkOptionKeys } from "./option-keys.ts";
 import { parseInput } from "./parse-input.ts";
 
@@ -8,11 +9,6 @@ import { parseInput } from "./parse-input.ts";
  * it complete and exact. A key whose value is `undefined` is taken as absent.
  */
 export type OptionShape<O> = { readonly [K in keyof Required<O>]: z.ZodType };
-
-/** An object (not null, not an array): what an option holding a keyring, a runtime or a callback's owner is. */
-function isObjectValue(value: unknown): value is object {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The schemas of the values options commonly take, for OptionShapes. */
 export const OptionValues = {
@@ -27,7 +23,7 @@ export const OptionValues = {
   /** A callback. */
   fn: z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "expected a function"),
   /** An object the option's own code reads further (a keyring, a runtime, a profile). */
-  object: z.custom<object>(isObjectValue, "expected an object"),
+  object: z.custom<object>(isObject, "expected an object"),
   /** Any value: the option's own code checks it, with a message of its own. */
   any: z.unknown(),
   /** One of the strings given. */
@@ -58,7 +54,7 @@ export function optionsSchema<O>(shape: OptionShape<O>): z.ZodType<Partial<O>> {
  */
 export function checkOptions<O>(fn: string, options: O | undefined, shape: OptionShape<O>): void {
   if (options === undefined) return;
-  if (!isObjectValue(options)) {
+  if (!isObject(options)) {
     const given = options === null ? "null" : Array.isArray(options) ? "an array" : typeof options;
     throw new ValidationError(`${fn} takes an options object, not ${given}`, [`(root): ${given}`], { path: "(root)" });
   }

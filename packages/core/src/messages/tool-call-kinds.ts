@@ -1,3 +1,4 @@
+import { isObject } from "../input/json-object.ts";
 import type { ToolCall } from "./message.ts";
 
 /**
@@ -39,22 +40,26 @@ export function toolKind(name: string): ToolKind {
  * the string fields still whole in them; undefined when there is neither.
  */
 export function toolArguments(call: ToolCall): Record<string, unknown> | undefined {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(call.arguments);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    parsed = JSON.parse(call.arguments);
   } catch {
-    const fields: Record<string, unknown> = {};
-    for (const m of call.arguments.matchAll(STRING_FIELD)) {
-      try {
-        fields[m[1] ?? ""] ??= JSON.parse(`"${m[2] ?? ""}"`);
-      } catch {
-        // An escape the cut broke: leave this field out.
-      }
-    }
-    return Object.keys(fields).length > 0 ? fields : undefined;
+    return wholeStringFields(call.arguments);
   }
+  return isObject(parsed) ? parsed : undefined;
+}
+
+/** The string fields still whole in JSON cut short; undefined when there are none. */
+function wholeStringFields(text: string): Record<string, unknown> | undefined {
+  const fields: Record<string, unknown> = {};
+  for (const m of text.matchAll(STRING_FIELD)) {
+    try {
+      fields[m[1] ?? ""] ??= JSON.parse(`"${m[2] ?? ""}"`);
+    } catch {
+      // An escape the cut broke: leave this field out.
+    }
+  }
+  return Object.keys(fields).length > 0 ? fields : undefined;
 }
 
 /** The shell command a call runs (a shell tool's `command` or `cmd` argument), line endings normalized; undefined otherwise. */

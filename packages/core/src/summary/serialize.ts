@@ -1,3 +1,4 @@
+import { parseJsonObject } from "../input/json-object.ts";
 import { capText } from "../messages/cut.ts";
 import { errorNames } from "../messages/error-names.ts";
 import { measuredNumbers } from "../messages/measured-numbers.ts";
@@ -105,10 +106,10 @@ const MIN_CUT_CHARS = 100;
  * would leave JSON no parser reads. Other arguments, or an object of many short strings, are cut as text.
  */
 function cleanArguments(text: string, max: number): string {
-  const parsed = jsonObject(text);
+  const parsed = parseJsonObject(text);
   const redacted = redactSecrets(parsed === undefined ? text : JSON.stringify(parsed));
   if (redacted.length <= max) return redacted;
-  const args = jsonObject(redacted);
+  const args = parseJsonObject(redacted);
   if (args === undefined) return capRedacted(redacted, max);
   for (;;) {
     const json = JSON.stringify(args);
@@ -142,18 +143,6 @@ function longestString(value: unknown): { value: string; replace: (next: string)
   };
   visit(value);
   return best;
-}
-
-/** `text` parsed, when it is a JSON object. */
-function jsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
