@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.ts";
-import { describeIssues } from "../input/describe-issues.ts";
+import { parseInput } from "../input/parse-input.ts";
 import { isValidated, markValidated } from "../input/validated.ts";
 import type { RawStoredEvent } from "./envelope.ts";
 import { type DomainEvent, EVENT_KINDS, type EventType, isEventType } from "./event-types.ts";
@@ -41,15 +41,7 @@ export function parseStoredEvent(raw: RawStoredEvent): StoredEvent {
   return { ...raw, type, data, schemaVersion: EVENT_KINDS[type].version } as StoredEvent;
 }
 
-/** `data` parsed by the schema of `type`; ValidationError with zod's issues. */
+/** `data` parsed by the schema of `type`; ValidationError with zod's issues, the first named in the message. */
 function parseData(type: EventType, data: unknown): unknown {
-  const parsed = EVENT_KINDS[type].schema.safeParse(data);
-  if (!parsed.success) {
-    const issues = describeIssues(parsed.error);
-    throw new ValidationError(`invalid ${type} event`, issues, {
-      cause: parsed.error,
-      path: issues[0]?.path ?? "(root)",
-    });
-  }
-  return parsed.data;
+  return parseInput(EVENT_KINDS[type].schema, data, `${type} event`);
 }

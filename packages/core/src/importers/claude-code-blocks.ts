@@ -3,7 +3,7 @@ import { definedFields } from "../defined-fields.ts";
 import type { Usage } from "../events/event-data.ts";
 import type { ContentPart, Message } from "../messages/message.ts";
 import { invalidInput } from "./json-input.ts";
-import { flagField, listField, numberField, rawField, read, recordOf, textField } from "./source-fields.ts";
+import { countField, flagField, listField, rawField, read, recordOf, textField } from "./source-fields.ts";
 
 /** A content block of a Claude message, the fields the importer reads. */
 const ClaudeBlock = recordOf({
@@ -20,11 +20,11 @@ const ClaudeBlock = recordOf({
 
 /** Claude's usage object on an assistant message. */
 const ClaudeUsage = recordOf({
-  input_tokens: numberField,
-  output_tokens: numberField,
-  cache_read_input_tokens: numberField,
-  cache_creation_input_tokens: numberField,
-  cache_creation: recordOf({ ephemeral_1h_input_tokens: numberField }),
+  input_tokens: countField,
+  output_tokens: countField,
+  cache_read_input_tokens: countField,
+  cache_creation_input_tokens: countField,
+  cache_creation: recordOf({ ephemeral_1h_input_tokens: countField }),
 });
 
 /** A source message of a Claude Code thread, before repairs; assistant entries grow as lines merge. */

@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import type { Usage } from "../events/event-data.ts";
-import { numberField, recordOf } from "./source-fields.ts";
+import { countField, recordOf } from "./source-fields.ts";
 
 /** The usage an OpenAI-style chat completion reports (OpenHands and mini-swe-agent keep the response). */
 export const OpenAiUsage = recordOf({
-  prompt_tokens: numberField,
-  completion_tokens: numberField,
-  prompt_tokens_details: recordOf({ cached_tokens: numberField }),
+  prompt_tokens: countField,
+  completion_tokens: countField,
+  prompt_tokens_details: recordOf({ cached_tokens: countField }),
 });
 
 /** A completion's usage as the session records it (prompt, completion, cache reads); undefined when it reports none. */

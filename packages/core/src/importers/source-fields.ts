@@ -18,6 +18,12 @@ export const textField = z.string().optional().catch(undefined);
 /** A finite number field, or undefined. */
 export const numberField = z.number().optional().catch(undefined);
 
+/**
+ * A count field (tokens): a whole number of 0 or more, or undefined. A negative or fractional count is
+ * taken as none reported, as a count of another type is: the session's usage never holds one.
+ */
+export const countField = z.number().int().nonnegative().optional().catch(undefined);
+
 /** A boolean field, or undefined. */
 export const flagField = z.boolean().optional().catch(undefined);
 

@@ -147,6 +147,18 @@ describe("Claude Code import", () => {
     ]);
   });
 
+  it("takes a negative or fractional token count as none reported, keeping the rest of the usage", () => {
+    const bad = { ...usage(5), input_tokens: -10, output_tokens: 2.5 };
+    const lines = [user("u1", null, "hi"), assistant("a1", "u1", "msg_1", { type: "text", text: "Hello." }, bad)];
+    const [out] = parseTranscript(jsonl(lines), { format: "claude-code" });
+    const reply = out?.items.find((i) => i.kind === "message" && i.message.role === "assistant");
+    expect(reply?.kind === "message" ? reply.usage : undefined).toEqual({
+      promptTokens: 1100,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 100,
+    });
+  });
+
   it("reads a subagents/ file as the agent's session, child of the main session", () => {
     const agent = { isSidechain: true, agentId: "a77" };
     const lines = [

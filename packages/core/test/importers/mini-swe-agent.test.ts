@@ -94,6 +94,16 @@ describe("mini-swe-agent import", () => {
     expect(usages.filter((u) => u !== undefined)).toHaveLength(2);
   });
 
+  it("takes a negative or fractional token count as none reported, keeping the rest of the usage", () => {
+    const bad = reply("call_a", "ls src", 1_770_000_000, -5);
+    bad.extra.response.usage.completion_tokens = 3.5;
+    const [imported] = parseTranscript(JSON.stringify({ ...RUN, messages: [RUN.messages[0], RUN.messages[1], bad] }), {
+      fileName: "bad-usage.traj.json",
+    });
+    const usages = (imported?.items ?? []).map((i) => (i.kind === "message" ? i.usage : undefined));
+    expect(usages[2]).toEqual({ cacheReadTokens: 256 });
+  });
+
   it("reads the 1.0 format: actions in the text, times on the messages, no exit message", () => {
     const older = {
       info: { exit_status: "Submitted", submission: "", config: { model: { model_name: "gpt-4o" } } },
