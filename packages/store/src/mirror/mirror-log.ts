@@ -27,6 +27,7 @@ import {
 import { insertKeyRow, rehearseFirstAppend, selectKeyRow } from "./mirror-first-append.ts";
 import { newKeyAppend, quickAppend } from "./mirror-quick-append.ts";
 import { AppendKeys, type GenerationSeal, MirrorSeal } from "./mirror-seal.ts";
+import { foldSessionsBefore, foldSessionsIn, keyOfFoldSession, recordFoldSession } from "./mirror-sessions.ts";
 import type { MirrorKeysTable, MirrorTables } from "./mirror-tables.ts";
 
 /** One entry to store: its JSON text, verbatim, and its uuid's key (mirrorUuidKey) when it has one. */
@@ -621,91 +622,27 @@ export class MirrorLog implements MirrorLogPort {
    */
   async registerSession(key: MirrorKey, generation: number, sessionId: string): Promise<boolean> {
     return guardStorage("mirror.registerSession", async () => {
-      const db = this.#store.db;
-      const subpath = key.subpath ?? "";
-      const current = db
-        .selectFrom("mirror_keys")
-        .select(sql<number>`1`.as("one"))
-        .where((eb) => eb.and(keyColumns(key)))
-        .where("generation", "=", generation);
-      await db
-        .insertInto("mirror_sessions")
-        .columns(["project_key", "session_key", "subpath", "generation", "session_id"])
-        .expression(
-          db
-            .selectNoFrom([
-              sql<string>`cast(${key.project} as text)`.as("project_key"),
-              sql<string>`cast(${key.session} as text)`.as("session_key"),
-              sql<string>`cast(${subpath} as text)`.as("subpath"),
-              sql<number>`cast(${generation} as integer)`.as("generation"),
-              sql<string>`cast(${sessionId} as text)`.as("session_id"),
-            ])
-            .where((eb) => eb.exists(current)),
-        )
-        .onConflict((oc) => oc.doNothing())
-        .execute();
+      await recordFoldSession(this.#store.db, key, generation, sessionId);
       return (await this.key(key))?.generation === generation;
     });
   }
 
   /** The key whose current generation `sessionId` was folded from, if any. */
-  async keyOfSession(sessionId: string): Promise<MirrorKey | undefined> {
-    const row = await guardRead("mirror.keyOfSession", () =>
-      this.#store.db
-        .selectFrom("mirror_sessions as m")
-        .innerJoin("mirror_keys as k", (j) =>
-          j
-            .onRef("k.project_key", "=", "m.project_key")
-            .onRef("k.session_key", "=", "m.session_key")
-            .onRef("k.subpath", "=", "m.subpath")
-            .onRef("k.generation", "=", "m.generation"),
-        )
-        .select(["m.project_key", "m.session_key", "m.subpath"])
-        .where("m.session_id", "=", sessionId)
-        .executeTakeFirst(),
-    );
-    if (row === undefined) return undefined;
-    return {
-      project: row.project_key,
-      session: row.session_key,
-      ...(row.subpath === "" ? {} : { subpath: row.subpath }),
-    };
+  keyOfSession(sessionId: string): Promise<MirrorKey | undefined> {
+    return guardRead("mirror.keyOfSession", () => keyOfFoldSession(this.#store.db, sessionId));
   }
 
   /**
-   * The sessions folds of the key's `generation` started, in a stated order: the key's main thread first
-   * (the one session of them without a parent), then the others (sidechains, subagents) in the order
-   * their sessions were started, which is the order a fold first met their threads. A session recorded
-   * but never started (a fold cut short before its first write) is left out: it holds nothing.
+   * The sessions folds of the key's `generation` started, the key's main thread first, then the others
+   * in the order they were started (foldSessionsIn).
    */
-  async sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
-    const rows = await guardRead("mirror.sessionsIn", () =>
-      this.#store.db
-        .selectFrom("mirror_sessions as m")
-        .innerJoin("events as e", (j) => j.onRef("e.session_id", "=", "m.session_id").on("e.seq", "=", 1))
-        .select(["m.session_id", "e.data"])
-        .where("m.project_key", "=", key.project)
-        .where("m.session_key", "=", key.session)
-        .where("m.subpath", "=", key.subpath ?? "")
-        .where("m.generation", "=", generation)
-        .orderBy("e.position")
-        .execute(),
-    );
-    const isRoot = (data: string) => (JSON.parse(data) as { parent?: unknown }).parent === undefined;
-    return [...rows.filter((r) => isRoot(r.data)), ...rows.filter((r) => !isRoot(r.data))].map((r) => r.session_id);
+  sessionsIn(key: MirrorKey, generation: number): Promise<string[]> {
+    return guardRead("mirror.sessionsIn", () => foldSessionsIn(this.#store.db, key, generation));
   }
 
   /** The sessions folds of the key's generations before `beforeGeneration` were written to. */
-  async sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
-    return guardRead("mirror.sessionsOf", async () => {
-      const rows = await this.#store.db
-        .selectFrom("mirror_sessions")
-        .select("session_id")
-        .where((eb) => eb.and(keyColumns(key)))
-        .where("generation", "<", beforeGeneration)
-        .execute();
-      return rows.map((r) => r.session_id);
-    });
+  sessionsOf(key: MirrorKey, beforeGeneration: number): Promise<string[]> {
+    return guardRead("mirror.sessionsOf", () => foldSessionsBefore(this.#store.db, key, beforeGeneration));
   }
 
   /** Key rows with each summary opened (null when sealed under a key a delete destroyed). */
