@@ -170,7 +170,11 @@ export function describeConversations(backend: ConversationBackend): void {
       // After close() every call is refused the same way, its store closed or not (a fork shares its store).
       const fork = await conversation.fork();
       await fork.close();
-      const closed = { code: "VALIDATION", message: "this conversation is closed: open another with openConversation" };
+      const closed = {
+        code: "STORAGE",
+        retryable: false,
+        message: "conversation: this conversation is closed: open another with openConversation",
+      };
       for (const handle of [writer, fork]) {
         await expect(handle.load()).rejects.toMatchObject(closed);
         await expect(handle.save([{ role: "user", content: "late" }])).rejects.toMatchObject(closed);

@@ -6,6 +6,7 @@ import type { AgentInputItem } from "@openai/agents-core";
 import { openAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
 import { databases, engines } from "./engines.ts";
+import { rejection } from "../support/rejection.ts";
 import { expectRejection } from "./expect-error.ts";
 
 const user = (text: string): AgentInputItem => ({ type: "message", role: "user", content: text });
@@ -97,6 +98,21 @@ for (const engine of engines()) {
         code: "VALIDATION",
         path: "url",
       });
+    });
+
+    it("refuses every call after close() with STORAGE, as a closed store does, keeping what was stored", async () => {
+      const db = await fresh();
+      const ours = await db.open();
+      await ours.addItems([user("kept")]);
+      await ours.close();
+      for (const call of [() => ours.getItems(), () => ours.addItems([user("late")]), () => ours.popItem()]) {
+        const error = await rejection(call());
+        expect(error).toMatchObject({ code: "STORAGE", retryable: false });
+        expect(error.message).toBe("session: this session is closed: open another with openAgentsSession");
+      }
+      const again = await db.open({ sessionId: ours.session.id });
+      expect(await again.getItems()).toEqual([expect.objectContaining({ role: "user", content: "kept" })]);
+      await again.close();
     });
   });
 }

@@ -5,6 +5,7 @@ import {
   type Message,
   type OptionShape,
   OptionValues,
+  StorageError,
   type Usage,
   ValidationError,
 } from "@palimpsest/core";
@@ -570,13 +571,7 @@ function toUsage(usage: LanguageModelUsage): Usage {
   return out;
 }
 
-/** A call on a conversation after its close(): VALIDATION, whatever became of its store. */
-function closedError(): ValidationError {
-  return new ValidationError(
-    "this conversation is closed: open another with openConversation",
-    ["conversation: closed"],
-    {
-      path: "conversation",
-    },
-  );
+/** A call on a conversation after its close(): STORAGE, as a closed store's, whatever became of its store. */
+function closedError(): StorageError {
+  return new StorageError("conversation", "this conversation is closed: open another with openConversation");
 }

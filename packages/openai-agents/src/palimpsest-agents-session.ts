@@ -25,6 +25,7 @@ import {
   initialState,
   keysOfEvents,
   type SessionState,
+  StorageError,
   type Usage,
   ValidationError,
 } from "@palimpsest/core";
@@ -461,7 +462,7 @@ export class PalimpsestAgentsSession
   }
 
   #open(): void {
-    if (this.#closed) throw new ValidationError("this session is closed", ["session: closed"]);
+    if (this.#closed) throw new StorageError("session", "this session is closed: open another with openAgentsSession");
   }
 }
 

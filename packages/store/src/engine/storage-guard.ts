@@ -31,8 +31,17 @@ export function isRetryableDriverError(error: unknown): boolean {
 }
 
 /**
+ * The messages of a call on a database the store closed: kysely's once its driver is destroyed, pg's pool
+ * after `end()`, better-sqlite3's database after `close()`. Both engines say it the same way then (as the
+ * in-memory store does).
+ */
+const CLOSED_DATABASE =
+  /^(?:driver has already been destroyed|Cannot use a pool after calling end on the pool|The database connection is not open)$/;
+
+/**
  * Runs a database operation; any error that is not already a Palimpsest error becomes a StorageError,
- * marked retryable when the driver's error is transient (see isRetryableDriverError).
+ * marked retryable when the driver's error is transient (see isRetryableDriverError); a call on a closed
+ * store says so (`the store is closed`), whichever engine it is.
  */
 export async function guardStorage<T>(operation: string, run: () => Promise<T>): Promise<T> {
   try {
@@ -40,6 +49,7 @@ export async function guardStorage<T>(operation: string, run: () => Promise<T>):
   } catch (error) {
     if (isPalimpsestError(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
+    if (CLOSED_DATABASE.test(message)) throw new StorageError(operation, "the store is closed", { cause: error });
     throw new StorageError(operation, message, { cause: error, retryable: isRetryableDriverError(error) });
   }
 }
