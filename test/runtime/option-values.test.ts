@@ -44,6 +44,8 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
       (url) => openPalimpsest({ url, compaction: { summarizer: wrong({}) } }),
       "compaction.summarizer",
     ],
+    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { policy: wrong("sumary") } }), "compaction.policy"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { profile: "antropic" } }), "compaction.profile"],
     ["openPalimpsest", (url) => openPalimpsest({ url, precompact: { softRatio: 3 } }), "precompact.softRatio"],
     ["openPalimpsest", (url) => openPalimpsest({ url, onAfterTurnError: wrong("log") }), "onAfterTurnError"],
     ["openEventStore", (url) => openEventStore(url, { search: wrong("no") }), "search"],
@@ -55,6 +57,11 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     ["openConversation", (url) => openConversation({ url, contextWindow: wrong("64K") }), "contextWindow"],
     ["openAgentsSession", (url) => openAgentsSession({ url, compaction: wrong({ auto: true }) }), "compaction"],
     ["openAgentsSession", (url) => openAgentsSession({ url, model: wrong(4) }), "model"],
+    [
+      "openConversation",
+      (url) => openConversation({ url, compaction: { policy: wrong("cost-optimall") } }),
+      "compaction.policy",
+    ],
   ];
 
   for (const [fn, open, path] of openers) {

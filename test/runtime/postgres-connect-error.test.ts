@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { openPalimpsest } from "@palimpsest/runtime";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { postgresServer } from "../support/postgres-server.ts";
 import { rejection } from "../support/rejection.ts";
+import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** A local port nothing listens on: one the system just gave a server, closed again. */
 async function closedPort(): Promise<number> {
@@ -30,6 +33,15 @@ describe("a PostgreSQL database that cannot be connected to", () => {
     expect(JSON.stringify({ ...error, message: error.message })).not.toContain("s3cret-pw");
   });
 
+  it("a URL that does not parse is VALIDATION at `url`, its password hidden", async () => {
+    const error = await rejection(openPalimpsest({ url: "postgres://agent:s3cret-pw@127.0.0.1:54x2/app" }));
+    expect(error).toMatchObject({ code: "VALIDATION", details: { path: "url" } });
+    expect(error.message).toBe(
+      "database URL postgres://agent:***@127.0.0.1:54x2/app is not a valid URL: postgres://user:password@host:port/database",
+    );
+    expect(JSON.stringify(error.details)).not.toContain("s3cret-pw");
+  });
+
   const server = postgresServer();
   it.skipIf("skip" in server)("is STORAGE `connect`, not retryable, when the server refuses the database", async () => {
     if ("skip" in server) return;
@@ -39,5 +51,30 @@ describe("a PostgreSQL database that cannot be connected to", () => {
     expect(error).toMatchObject({ code: "STORAGE", retryable: false, details: { operation: "connect" } });
     expect(error.message).toContain(`, database palimpsest_no_such_database as ${url.username}: `);
     expect(error.message).toContain('database "palimpsest_no_such_database" does not exist');
+  });
+
+  it.skipIf("skip" in server)("says what to do when the role may not create the tables (not the owner)", async () => {
+    if ("skip" in server) return;
+    const role = `palimpsest_noddl_${randomBytes(4).toString("hex")}`;
+    const database = await createScratchDatabase(server.url, "noddl");
+    const admin = async (text: string) => {
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      await client.query(text).finally(() => client.end());
+    };
+    await admin(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOBYPASSRLS`);
+    try {
+      const url = new URL(database.url);
+      url.username = role;
+      url.password = "";
+      const error = await rejection(openPalimpsest({ url: url.href }));
+      expect(error).toMatchObject({ code: "STORAGE", retryable: false, details: { operation: "migrate" } });
+      expect(error.message).toContain("permission denied");
+      expect(error.message).toContain("Open the store once as the tables' owner");
+      expect(error.message).toContain("docs/tenants.md");
+    } finally {
+      await database.drop();
+      await admin(`DROP ROLE IF EXISTS ${role}`);
+    }
   });
 });

@@ -18,7 +18,9 @@ export function reportError(error: unknown, depth = 0): ErrorReport {
       retryable: error.retryable,
       details: { ...error.details },
     };
-    if (error.cause !== undefined && depth < 5) report.cause = reportError(error.cause, depth + 1);
+    if (error.cause !== undefined && depth < 5 && !isSchemaErrorOf(error)) {
+      report.cause = reportError(error.cause, depth + 1);
+    }
     return report;
   }
   if (error instanceof Error) {
@@ -30,6 +32,15 @@ export function reportError(error: unknown, depth = 0): ErrorReport {
     return report;
   }
   return { code: "INTERNAL", message: String(error) };
+}
+
+/**
+ * Whether `error` is a VALIDATION whose cause is the schema's own error (zod's): its issues are the
+ * error's `details.issues` already, so the report leaves that cause out (a JSON dump of them, labelled
+ * INTERNAL, read as a defect).
+ */
+function isSchemaErrorOf(error: { code: string; cause?: unknown }): boolean {
+  return error.code === "VALIDATION" && error.cause instanceof Error && error.cause.name === "ZodError";
 }
 
 /**

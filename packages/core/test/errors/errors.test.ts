@@ -251,6 +251,23 @@ describe("reportError", () => {
     // First in the chain, a thrown error is a defect of ours whatever its code.
     expect(formatError(refused)).toBe("error [INTERNAL] connect ECONNREFUSED 127.0.0.1:5433");
   });
+
+  it("leaves out a validation error's schema error: its issues are listed already", () => {
+    const error = expectError(
+      () => parseInput(MessageSchema, { role: "robot", content: [] }, "message"),
+      "VALIDATION",
+    ) as ValidationError;
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(reportError(error).cause).toBeUndefined();
+    expect(formatError(error)).toBe(
+      [`error [VALIDATION] ${error.message}`, ...error.details.issues.map((i) => `  - ${i.path}: ${i.message}`)].join(
+        "\n",
+      ),
+    );
+    // Another cause of a VALIDATION (a driver's, a file's) is still shown.
+    const fileError = new ValidationError("bad file", ["x"], { cause: new Error("EISDIR") });
+    expect(formatError(fileError)).toContain("caused by [INTERNAL] EISDIR");
+  });
 });
 
 describe("isSqliteAnswer", () => {

@@ -9,6 +9,7 @@ import {
   OfflineSummarizer,
   type OptionShape,
   OptionValues,
+  PROVIDER_PROFILES,
   type ProviderProfile,
   type SessionState,
   type Summarizer,
@@ -17,7 +18,7 @@ import {
 import { z } from "zod";
 import { type CompactionBudget, resolveBudget } from "./compaction-budget.ts";
 import type { PolicyDefinition } from "./policies/policy-definition.ts";
-import { type PolicyName, policyFor } from "./policies/registry.ts";
+import { POLICY_NAMES, type PolicyName, policyFor } from "./policies/registry.ts";
 
 export type { PolicyName } from "./policies/registry.ts";
 
@@ -71,20 +72,24 @@ export interface CompactionSettings {
   recallTool?: string;
 }
 
-/** A value that is a string or an object (a policy or a profile: by name, or one's own). */
-const nameOrObject = (expected: string) =>
+/** A value that names one of `names`, or is an object (a policy or a profile of one's own). */
+const namedOrObject = (names: readonly string[], kind: string) =>
   z.custom<string | object>(
-    (value) => typeof value === "string" || (typeof value === "object" && value !== null && !Array.isArray(value)),
-    `expected ${expected}`,
+    (value) =>
+      typeof value === "string"
+        ? names.includes(value)
+        : typeof value === "object" && value !== null && !Array.isArray(value),
+    `expected one of ${names.join(", ")}, or a ${kind} of your own`,
   );
 
 /**
- * Every key of CompactionSettings with its value's schema (checkOptions, optionsSchema). A policy's or a
- * profile's name, `recallTool` and `lostFactUsd` are checked further when a session resolves them.
+ * Every key of CompactionSettings with its value's schema (checkOptions, optionsSchema): a policy or a
+ * profile by a name it has (a misspelt one would fail every compaction check after a turn, on stderr
+ * only), or one of your own; `recallTool` and `lostFactUsd` are checked by their own functions.
  */
 export const COMPACTION_SETTINGS_SHAPE: OptionShape<CompactionSettings> = {
-  policy: nameOrObject("a policy's name or a PolicyDefinition"),
-  profile: nameOrObject("a profile's name or a ProviderProfile"),
+  policy: namedOrObject(POLICY_NAMES, "PolicyDefinition"),
+  profile: namedOrObject(Object.keys(PROVIDER_PROFILES), "ProviderProfile"),
   contextWindow: OptionValues.count,
   maxOutputTokens: z.number().int().nonnegative(),
   summarizerPrices: OptionValues.object,

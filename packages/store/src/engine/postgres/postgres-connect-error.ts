@@ -1,5 +1,8 @@
 import { StorageError } from "@palimpsest/core";
 
+/** SQLSTATE of a statement the role may not run (permission denied). */
+const INSUFFICIENT_PRIVILEGE = "42501";
+
 /** Node's codes of a server that could not be reached: refused, unknown host, timed out, unreachable. */
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET"]);
 
@@ -16,13 +19,24 @@ function refusedByServer(code: string): boolean {
  * An error from opening or migrating the PostgreSQL database at `url`, reworded when the connection itself
  * failed (the first statement, the migration's, is where pg connects): a StorageError of operation
  * `connect` naming the server, the database and the user (never the password), with the driver's
- * message, cause and retryability. Anything else is returned as it is.
+ * message, cause and retryability; and when the role may not run the migration (an application role
+ * opened before the owner created the tables, or before the grants), saying what to do. Anything else is
+ * returned as it is.
  */
 export function explainPostgresOpen(error: unknown, url: string): unknown {
   const cause = error instanceof StorageError ? error.cause : error;
   const code = (cause as { code?: unknown } | null | undefined)?.code;
-  if (typeof code !== "string" || !(UNREACHABLE.has(code) || refusedByServer(code))) return error;
   const driverMessage = cause instanceof Error ? cause.message : String(cause);
+  if (code === INSUFFICIENT_PRIVILEGE && error instanceof StorageError && error.details.operation === "migrate") {
+    return new StorageError(
+      "migrate",
+      `${driverMessage}: this role may not create or read the store's tables. Open the store once as the ` +
+        "tables' owner (it creates and migrates them), then grant this role access: docs/tenants.md, " +
+        '"PostgreSQL: enforced by the database"',
+      { cause },
+    );
+  }
+  if (typeof code !== "string" || !(UNREACHABLE.has(code) || refusedByServer(code))) return error;
   const retryable = error instanceof StorageError ? error.retryable : false;
   return new StorageError("connect", `cannot connect to ${describeServer(url)}: ${driverMessage}`, {
     cause,
