@@ -72,14 +72,18 @@ export interface CompactionSettings {
   recallTool?: string;
 }
 
-/** A value that names one of `names`, or is an object (a policy or a profile of one's own). */
-const namedOrObject = (names: readonly string[], kind: string) =>
+/**
+ * A value that names one of `names()`, or is an object (a policy or a profile of one's own). The names are
+ * read when a value is checked, not when this module loads: the policies' registry imports this module
+ * through the micro-compaction it schedules.
+ */
+const namedOrObject = (names: () => readonly string[], kind: string) =>
   z.custom<string | object>(
     (value) =>
       typeof value === "string"
-        ? names.includes(value)
+        ? names().includes(value)
         : typeof value === "object" && value !== null && !Array.isArray(value),
-    `expected one of ${names.join(", ")}, or a ${kind} of your own`,
+    { error: () => `expected one of ${names().join(", ")}, or a ${kind} of your own` },
   );
 
 /**
@@ -88,8 +92,8 @@ const namedOrObject = (names: readonly string[], kind: string) =>
  * only), or one of your own; `recallTool` and `lostFactUsd` are checked by their own functions.
  */
 export const COMPACTION_SETTINGS_SHAPE: OptionShape<CompactionSettings> = {
-  policy: namedOrObject(POLICY_NAMES, "PolicyDefinition"),
-  profile: namedOrObject(Object.keys(PROVIDER_PROFILES), "ProviderProfile"),
+  policy: namedOrObject(() => POLICY_NAMES, "PolicyDefinition"),
+  profile: namedOrObject(() => Object.keys(PROVIDER_PROFILES), "ProviderProfile"),
   contextWindow: OptionValues.count,
   maxOutputTokens: z.number().int().nonnegative(),
   summarizerPrices: OptionValues.object,

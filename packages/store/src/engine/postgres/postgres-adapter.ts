@@ -53,7 +53,13 @@ const storeTypes: pg.CustomTypesConfig = {
  * for row-level security (see withTenantSetting).
  */
 export function createPostgresPool(connectionString: string, tenant: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: withTenantSetting(connectionString, tenant), types: storeTypes });
+  // allowExitOnIdle: idle connections do not keep the process alive (a script that never calls close()
+  // exits once its work is done, as on SQLite, not after the pool's 10 s idle timeout).
+  const pool = new pg.Pool({
+    connectionString: withTenantSetting(connectionString, tenant),
+    types: storeTypes,
+    allowExitOnIdle: true,
+  });
   pool.on("error", () => {}); // an idle client dropped: the pool has already removed it
   pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
