@@ -68,7 +68,7 @@ for (const engine of engines()) {
       await fork.close();
       expect(await again.getItems()).toEqual([]);
       await again.close();
-      await expectRejection(again.getItems(), { code: "VALIDATION" });
+      await expectRejection(again.getItems(), { code: "STORAGE" });
       await expectRejection(parent.runtime.resolveSession(parent.session.id), { code: "STORAGE" });
     });
   });

@@ -5,8 +5,16 @@ import { join } from "node:path";
 import { type ConversationCompactOptions, openConversation } from "@palimpsest/ai-sdk";
 import { openSessionStore } from "@palimpsest/claude-agent-sdk";
 import { openAgentsSession } from "@palimpsest/openai-agents";
-import { compact, openPalimpsest, type Palimpsest, type Session } from "@palimpsest/runtime";
-import { openEventStore } from "@palimpsest/store";
+import {
+  compact,
+  importSessions,
+  MirrorFolder,
+  openPalimpsest,
+  Palimpsest,
+  recallTools,
+  type Session,
+} from "@palimpsest/runtime";
+import { MirrorLog, openEventStore } from "@palimpsest/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "../support/exchange.ts";
 import { rejection } from "../support/rejection.ts";
@@ -38,7 +46,7 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     ["openPalimpsest", (url) => openPalimpsest({ url, compaction: wrong("yes") }), "compaction"],
     ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { auto: wrong("yes") } }), "compaction.auto"],
     ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { contextWindow: -5 } }), "compaction.contextWindow"],
-    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: wrong({ autoo: true }) }), "compaction"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, compaction: wrong({ autoo: true }) }), "compaction.autoo"],
     [
       "openPalimpsest",
       (url) => openPalimpsest({ url, compaction: { summarizer: wrong({}) } }),
@@ -55,7 +63,7 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     ["openSessionStore", (url) => openSessionStore({ url, onError: wrong(1) }), "onError"],
     ["openConversation", (url) => openConversation({ url, compaction: { auto: wrong("x") } }), "compaction.auto"],
     ["openConversation", (url) => openConversation({ url, contextWindow: wrong("64K") }), "contextWindow"],
-    ["openAgentsSession", (url) => openAgentsSession({ url, compaction: wrong({ auto: true }) }), "compaction"],
+    ["openAgentsSession", (url) => openAgentsSession({ url, compaction: wrong({ auto: true }) }), "compaction.auto"],
     ["openAgentsSession", (url) => openAgentsSession({ url, model: wrong(4) }), "model"],
     [
       "openConversation",
@@ -116,6 +124,44 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     } finally {
       await conversation.close();
     }
+  });
+
+  it("names a nested option's unknown key at its path, with the keys it takes", async () => {
+    const error = await rejection(openPalimpsest({ url: untouched(), compaction: wrong({ autoo: true }) }));
+    expect(error).toMatchObject({
+      code: "VALIDATION",
+      message: "unknown openPalimpsest compaction option: autoo",
+      details: { path: "compaction.autoo" },
+    });
+    expect(JSON.stringify(error.details)).toContain("not one of policy, profile, contextWindow");
+  });
+
+  it("takes Infinity where it means never or no limit (snapshotEvery, contentionTimeoutMs)", async () => {
+    const never = await openPalimpsest({
+      url: ":memory:",
+      snapshotEvery: Number.POSITIVE_INFINITY,
+      contentionTimeoutMs: Number.POSITIVE_INFINITY,
+    });
+    await never.close();
+  });
+
+  it("erase, handoffs.request, recallTools, importSessions and MirrorFolder refuse what they do not take", async () => {
+    const log = await session.readLog();
+    const refusals: [() => unknown, string][] = [
+      [() => runtime.erase(session.id, wrong({ reasn: "gdpr" })), "reasn"],
+      [() => runtime.handoffs.request(session, { target: wrong(5) }), "target"],
+      [() => recallTools(async () => session, wrong({ maxToken: 50 })), "maxToken"],
+      [() => importSessions(runtime, [], { onProgress: wrong("x") }), "onProgress"],
+      [() => new MirrorFolder(runtime, new MirrorLog(runtime.store), { settleMs: wrong("10") }), "settleMs"],
+      [() => new Palimpsest(wrong({ counterFor: () => undefined })), "store"],
+    ];
+    for (const [call, path] of refusals) {
+      const error = await rejection(Promise.resolve().then(call));
+      expect(error.code, path).toBe("VALIDATION");
+      expect(error.details, path).toMatchObject({ path });
+    }
+    expect(await session.readLog()).toEqual(log);
+    expect(await runtime.handoffs.list()).toEqual([]);
   });
 
   it("says which keys an options object takes when one is unknown", async () => {

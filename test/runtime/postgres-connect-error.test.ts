@@ -33,6 +33,16 @@ describe("a PostgreSQL database that cannot be connected to", () => {
     expect(JSON.stringify({ ...error, message: error.message })).not.toContain("s3cret-pw");
   });
 
+  it("names the server a query's host and user point at, and takes a malformed escape as written", async () => {
+    const port = await closedPort();
+    const url = `postgres://agent:pw@127.0.0.9:${port}/reports%zz?host=127.0.0.1&user=reader`;
+    const error = await rejection(openPalimpsest({ url }));
+    expect(error).toMatchObject({ code: "STORAGE", retryable: true, details: { operation: "connect" } });
+    expect(error.message).toContain(
+      `cannot connect to PostgreSQL at 127.0.0.1:${port}, database reports%zz as reader:`,
+    );
+  });
+
   it("a URL that does not parse is VALIDATION at `url`, its password hidden", async () => {
     const error = await rejection(openPalimpsest({ url: "postgres://agent:s3cret-pw@127.0.0.1:54x2/app" }));
     expect(error).toMatchObject({ code: "VALIDATION", details: { path: "url" } });

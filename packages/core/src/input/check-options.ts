@@ -33,6 +33,9 @@ export const OptionValues = {
 /** Each shape's schema, built once: options are checked on every call of some hot paths (an append's). */
 const schemas = new WeakMap<object, z.ZodType>();
 
+/** The shape of each nested options schema (optionsSchema's), so checkOptions names its unknown keys. */
+const shapes = new WeakMap<z.ZodType, object>();
+
 /**
  * The schema of an options object nested in another's (`compaction` in an opener's options): every key
  * optional, an unknown key refused (zod's `unrecognized_keys` issue, at the nested object's path).
@@ -42,13 +45,15 @@ export function optionsSchema<O>(shape: OptionShape<O>): z.ZodType<Partial<O>> {
   if (schema === undefined) {
     schema = z.strictObject(shape as Record<string, z.ZodType>).partial();
     schemas.set(shape, schema);
+    shapes.set(schema, shape);
   }
   return schema as z.ZodType<Partial<O>>;
 }
 
 /**
  * Refuses what `fn` cannot take as its options (`undefined` is none): anything but an object, a key
- * `shape` does not list (checkOptionKeys: the message lists the keys it takes), or a value its schema
+ * `shape` does not list, or a nested options object's (optionsSchema: `compaction.autoo`) does not
+ * (checkOptionKeys: the message lists the keys it takes), or a value its schema
  * refuses. ValidationError with `details.path` at the first bad value (`compaction.auto`); nothing has
  * been done yet, so nothing is lost.
  */
@@ -59,5 +64,9 @@ export function checkOptions<O>(fn: string, options: O | undefined, shape: Optio
     throw new ValidationError(`${fn} takes an options object, not ${given}`, [`(root): ${given}`], { path: "(root)" });
   }
   checkOptionKeys(fn, options, shape);
+  for (const [key, value] of Object.entries(options)) {
+    const nested = shapes.get((shape as Record<string, z.ZodType>)[key] as z.ZodType);
+    if (nested !== undefined && isObject(value)) checkOptionKeys(`${fn} ${key}`, value, nested, key);
+  }
   parseInput(optionsSchema(shape), options, `${fn} option`);
 }

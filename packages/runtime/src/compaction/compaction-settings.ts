@@ -72,6 +72,9 @@ export interface CompactionSettings {
   recallTool?: string;
 }
 
+/** A recall tool name a summary may name: 1 to 128 letters, digits, `_`, `-` or `.`. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
 /**
  * A value that names one of `names()`, or is an object (a policy or a profile of one's own). The names are
  * read when a value is checked, not when this module loads: the policies' registry imports this module
@@ -89,7 +92,7 @@ const namedOrObject = (names: () => readonly string[], kind: string) =>
 /**
  * Every key of CompactionSettings with its value's schema (checkOptions, optionsSchema): a policy or a
  * profile by a name it has (a misspelt one would fail every compaction check after a turn, on stderr
- * only), or one of your own; `recallTool` and `lostFactUsd` are checked by their own functions.
+ * only), or one of your own.
  */
 export const COMPACTION_SETTINGS_SHAPE: OptionShape<CompactionSettings> = {
   policy: namedOrObject(() => POLICY_NAMES, "PolicyDefinition"),
@@ -97,7 +100,7 @@ export const COMPACTION_SETTINGS_SHAPE: OptionShape<CompactionSettings> = {
   contextWindow: OptionValues.count,
   maxOutputTokens: z.number().int().nonnegative(),
   summarizerPrices: OptionValues.object,
-  lostFactUsd: OptionValues.any, // checkLostFactUsd
+  lostFactUsd: z.number().nonnegative(),
   summarizer: z.custom<Summarizer>(
     (value) => typeof (value as Partial<Summarizer> | null)?.summarize === "function",
     "expected a Summarizer (an object with summarize())",
@@ -107,11 +110,11 @@ export const COMPACTION_SETTINGS_SHAPE: OptionShape<CompactionSettings> = {
   auto: OptionValues.flag,
   trimOnAppend: OptionValues.flag,
   micro: OptionValues.object,
-  recallTool: OptionValues.any, // checkRecallTool
+  recallTool: z.custom<string>(
+    (value) => typeof value === "string" && TOOL_NAME.test(value),
+    "expected a tool's name: 1 to 128 letters, digits, _, - or .",
+  ),
 };
-
-/** A recall tool name a summary may name: 1 to 128 letters, digits, `_`, `-` or `.`. */
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Refuses a `recallTool` that is no tool name (VALIDATION at `path`); nothing when it is unset. */
 export function checkRecallTool(recallTool: unknown, path: string): void {

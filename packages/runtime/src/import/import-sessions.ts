@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import {
   ConcurrencyConflict,
   canonicalJson,
+  checkOptions,
   definedFields,
   evolve,
   foldEvents,
@@ -11,6 +12,8 @@ import {
   logKeysOf,
   type Message,
   messageKey,
+  type OptionShape,
+  OptionValues,
   type SessionStarted,
   type SessionState,
   type TokenCounter,
@@ -47,6 +50,13 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
+/** Every key of ImportOptions with its value's schema (checkOptions). */
+const IMPORT_OPTION_SHAPE: OptionShape<ImportOptions> = {
+  file: OptionValues.text,
+  onProgress: OptionValues.fn,
+  signal: OptionValues.object,
+};
+
 /** A stable session id for a source session: the same file always maps to the same sessions. */
 export function importedSessionId(format: string, externalId: string): string {
   const hex = createHash("sha256").update(`palimpsest-import:${format}:${externalId}`).digest("hex");
@@ -67,6 +77,7 @@ export async function importSessions(
   sessions: readonly ImportedSession[],
   options: ImportOptions = {},
 ): Promise<ImportedSessionResult[]> {
+  checkOptions("importSessions", options, IMPORT_OPTION_SHAPE);
   const total = sessions.reduce((n, s) => n + s.items.length, 0);
   let done = 0;
   const results: ImportedSessionResult[] = [];

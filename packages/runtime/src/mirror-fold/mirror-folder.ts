@@ -1,4 +1,4 @@
-import { type MirrorKey, type MirrorLogPort, type OptionShape, OptionValues } from "@palimpsest/core";
+import { checkOptions, type MirrorKey, type MirrorLogPort, type OptionShape, OptionValues } from "@palimpsest/core";
 import type { Palimpsest } from "../palimpsest/palimpsest.ts";
 import { foldMirrorKey } from "./mirror-fold.ts";
 import { emptyFoldMemory, type MirrorFoldMemory } from "./mirror-fold-memory.ts";
@@ -68,6 +68,7 @@ export class MirrorFolder {
   readonly #memories = new Map<string, MirrorFoldMemory>();
 
   constructor(runtime: Palimpsest, log: MirrorLogPort, options: MirrorFolderOptions = {}) {
+    checkOptions("MirrorFolder", options, MIRROR_FOLDER_OPTION_SHAPE);
     this.#runtime = runtime;
     this.#log = log;
     this.#settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;

@@ -39,6 +39,11 @@ const OPTION_SHAPE: OptionShape<HandOffOptions> = {
   portable: OptionValues.flag,
 };
 
+/** Refuses hand-off options it does not take (VALIDATION at the key), before anything is read. */
+export function checkHandOffOptions(options: HandOffOptions): void {
+  checkOptions("handOff", options, OPTION_SHAPE);
+}
+
 /**
  * What starting a session from another one's view needs (a hand-off's successor, a fork): the catalogue,
  * loading sessions and starting one with messages. Not HandoffRuntime (queued-handoffs.ts), the queue's needs.
@@ -60,7 +65,6 @@ export async function handOffSession(
   from: Session,
   options: HandOffOptions,
 ): Promise<Session> {
-  checkOptions("handOff", options, OPTION_SHAPE);
   const toSessionId = options.toSessionId ?? uuidv7();
   await checkSuccessorId(runtime, from.id, toSessionId); // refuses a successor it could never start, before sealing
   const carry: Carry = options.carryView === false ? "nothing" : options.portable === true ? "portable" : "view";

@@ -66,7 +66,12 @@ export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promi
     url,
     definedFields({ sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search }),
   );
-  return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
+  try {
+    return new Palimpsest({ store, counterFor: createTokenCounter, ...runtime });
+  } catch (error) {
+    await store.close(); // a runtime refused is no reason to keep its connections or the file open
+    throw error;
+  }
 }
 
 /**

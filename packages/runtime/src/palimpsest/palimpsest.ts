@@ -1,7 +1,6 @@
 import {
   type Clock,
   checkId,
-  checkLostFactUsd,
   checkOptionKeys,
   checkOptions,
   definedFields,
@@ -25,17 +24,15 @@ import {
   SessionStartedSchema,
   type SessionSummary,
   type TokenCounter,
+  ValidationError,
 } from "@palimpsest/core";
 import { encodingForModel } from "@palimpsest/core/tokenizer";
 import { uuidv7 } from "uuidv7";
+import { z } from "zod";
 import { type AfterTurnPlan, afterTurnStep } from "../compaction/after-turn-step.ts";
 import { type CompactOutcome, compactSession } from "../compaction/compact.ts";
 import { resolveProfile } from "../compaction/compaction-budget.ts";
-import {
-  COMPACTION_SETTINGS_SHAPE,
-  type CompactionSettings,
-  checkRecallTool,
-} from "../compaction/compaction-settings.ts";
+import { COMPACTION_SETTINGS_SHAPE, type CompactionSettings } from "../compaction/compaction-settings.ts";
 import type { MicroBatchOptions } from "../compaction/micro-batch.ts";
 import { microScheduleOf } from "../compaction/micro-schedule.ts";
 import { policyFor } from "../compaction/policies/registry.ts";
@@ -49,7 +46,13 @@ import { Session, type SessionContext } from "../runtime/session.ts";
 import { sessionThreshold } from "../telemetry/session-threshold.ts";
 import type { TelemetryRecorder } from "../telemetry/telemetry-recorder.ts";
 import { type ForkOptions, forkSession } from "./fork.ts";
-import { checkSuccessorId, type HandOffOptions, handOffSession, type SuccessorRuntime } from "./hand-off-session.ts";
+import {
+  checkHandOffOptions,
+  checkSuccessorId,
+  type HandOffOptions,
+  handOffSession,
+  type SuccessorRuntime,
+} from "./hand-off-session.ts";
 import { Handoffs } from "./queued-handoffs.ts";
 import { sessionByIdOrName } from "./session-by-name.ts";
 
@@ -112,14 +115,20 @@ export type RuntimeOptions = Omit<RuntimeDeps, "store" | "counterFor" | "handoff
 
 /** Every key of RuntimeOptions with its value's schema (checkOptions): openPalimpsest's, and the constructor's. */
 export const RUNTIME_OPTION_SHAPE: OptionShape<RuntimeOptions> = {
-  snapshotEvery: OptionValues.count,
+  snapshotEvery: z.custom<number>(
+    (value) => value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
+    "expected a whole number of events, 1 or more, or Infinity (never)",
+  ),
   onSnapshotError: OptionValues.fn,
   compaction: optionsSchema(COMPACTION_SETTINGS_SHAPE),
   onAutoCompaction: OptionValues.fn,
   onAfterTurnError: OptionValues.fn,
   telemetry: OptionValues.object,
   precompact: optionsSchema(PRECOMPACT_SETTINGS_SHAPE),
-  contentionTimeoutMs: OptionValues.ms,
+  contentionTimeoutMs: z.custom<number>(
+    (value) => typeof value === "number" && value >= 0,
+    "expected a number of ms, 0 or more (Infinity: no limit)",
+  ),
 };
 
 /** RUNTIME_OPTION_SHAPE with the wiring's keys. */
@@ -148,8 +157,11 @@ export class Palimpsest {
   /** Wraps a store; see openPalimpsest for opening one from a URL. */
   constructor(deps: RuntimeDeps) {
     checkOptions("Palimpsest", deps, RUNTIME_DEPS_SHAPE);
-    checkRecallTool(deps.compaction?.recallTool, "compaction.recallTool");
-    checkLostFactUsd(deps.compaction?.lostFactUsd, "compaction.lostFactUsd");
+    for (const wiring of ["store", "counterFor"] as const) {
+      if (deps[wiring] === undefined) {
+        throw new ValidationError(`Palimpsest needs ${wiring}`, [`${wiring}: missing`], { path: wiring });
+      }
+    }
     this.store = deps.store;
     this.#deps = deps;
     this.contentionTimeoutMs = deps.contentionTimeoutMs ?? DEFAULT_CONTENTION_TIMEOUT_MS;
@@ -262,6 +274,7 @@ export class Palimpsest {
    * hand-off: that one is finished through `handoffs`, so a claimer's decision is never overtaken.
    */
   async handOff(from: Session, options: HandOffOptions = {}): Promise<Session> {
+    checkHandOffOptions(options);
     const open = await this.store.handoffQueue.list({ sourceSessionId: from.id, open: true });
     if (open.length > 0) {
       const ids = open.map((h) => h.handoffId);
@@ -304,6 +317,7 @@ export class Palimpsest {
    */
   async erase(sessionId: string, options: EraseOptions = {}): Promise<ErasureResult> {
     checkId(sessionId, "sessionId");
+    checkOptions("erase", options, { reason: OptionValues.text });
     const result = await this.store.erase(sessionId, options);
     this.precompaction?.cancel(sessionId); // a job still running cannot store its candidate: the save is refused
     return result;

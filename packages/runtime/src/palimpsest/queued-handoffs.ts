@@ -1,5 +1,6 @@
 import {
   type ClaimOptions,
+  checkOptions,
   definedFields,
   type Handoff,
   type HandoffClaim,
@@ -7,6 +8,8 @@ import {
   type HandoffQueuePort,
   type HandoffStatus,
   InvariantViolation,
+  type OptionShape,
+  OptionValues,
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
@@ -33,6 +36,13 @@ export interface RequestHandoffOptions {
   successorSessionId?: string;
 }
 
+/** Every key of RequestHandoffOptions with its value's schema (checkOptions). */
+const REQUEST_OPTION_SHAPE: OptionShape<RequestHandoffOptions> = {
+  target: OptionValues.text,
+  reason: OptionValues.text,
+  successorSessionId: OptionValues.text,
+};
+
 /**
  * Claimable hand-offs across processes: one process requests, another claims under a lease and completes
  * it (starting the successor from the source's resume state and sealing the source) or fails it (the
@@ -56,6 +66,7 @@ export class Handoffs {
    * it meanwhile, the request is failed at once and this throws `session-handed-off`.
    */
   async request(session: Session | string, options: RequestHandoffOptions = {}): Promise<Handoff> {
+    checkOptions("handoffs.request", options, REQUEST_OPTION_SHAPE);
     const source = typeof session === "string" ? await this.#runtime.resume(session) : session;
     if (typeof session !== "string") await source.refresh();
     if (source.state.handedOffTo !== undefined) throw handedOff(source.id, source.state.handedOffTo);

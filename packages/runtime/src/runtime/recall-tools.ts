@@ -1,4 +1,5 @@
 import {
+  checkOptionKeys,
   isPalimpsestError,
   type Message,
   messageText,
@@ -94,6 +95,7 @@ export function recallTools(
   session: () => Promise<Session>,
   options: RecallToolOptions = {},
 ): [RecallTool<typeof RECALL_INPUT>, RecallTool<typeof EXPAND_INPUT>] {
+  checkOptionKeys("recallTools", options, { maxTokens: true });
   const maxTokens = options.maxTokens ?? DEFAULT_TOOL_TOKENS;
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 100) {
     throw new ValidationError(

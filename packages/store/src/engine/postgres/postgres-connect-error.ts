@@ -3,8 +3,16 @@ import { StorageError } from "@palimpsest/core";
 /** SQLSTATE of a statement the role may not run (permission denied). */
 const INSUFFICIENT_PRIVILEGE = "42501";
 
-/** Node's codes of a server that could not be reached: refused, unknown host, timed out, unreachable. */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET"]);
+/** Node's codes of a server that could not be reached: refused, unknown host, timed out, unreachable, no socket file. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ECONNRESET",
+  "ENOENT",
+]);
 
 /**
  * SQLSTATEs of a server that would not take the connection: its class 08 (connection exceptions), 28
@@ -44,7 +52,10 @@ export function explainPostgresOpen(error: unknown, url: string): unknown {
   });
 }
 
-/** `PostgreSQL at host:port, database db as user`, from a URL (its password left out); the defaults pg takes where it names none. */
+/**
+ * `PostgreSQL at host:port, database db as user`, from a URL (its password left out), the query's `host`,
+ * `port` and `user` taking the place of the URL's as pg takes them; a socket folder is named as such.
+ */
 function describeServer(url: string): string {
   let parsed: URL;
   try {
@@ -52,12 +63,20 @@ function describeServer(url: string): string {
   } catch {
     return "PostgreSQL";
   }
-  const host = parsed.hostname || "localhost";
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
-  const user = decodeURIComponent(parsed.username);
-  return (
-    `PostgreSQL at ${host}:${parsed.port || "5432"}` +
-    (database === "" ? "" : `, database ${database}`) +
-    (user === "" ? "" : ` as ${user}`)
-  );
+  const query = parsed.searchParams;
+  const host = query.get("host") ?? decoded(parsed.hostname.replace(/^\[(.+)\]$/, "$1"));
+  const port = query.get("port") ?? (parsed.port || "5432");
+  const database = decoded(parsed.pathname.replace(/^\//, ""));
+  const user = query.get("user") ?? decoded(parsed.username);
+  const where = host.startsWith("/") ? `the socket in ${host} (port ${port})` : `${host || "localhost"}:${port}`;
+  return `PostgreSQL at ${where}${database === "" ? "" : `, database ${database}`}${user === "" ? "" : ` as ${user}`}`;
+}
+
+/** A URL part percent-decoded, or as written when its escapes are malformed (pg takes `%zz` as it is). */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
