@@ -58,6 +58,8 @@ describe("palimpsest --db: what a database URL may be, and databases that are ab
     expect(await sessionsOf([], { PALIMPSEST_TENANT: "acme" })).toHaveLength(1);
     expect(await sessionsOf(["--tenant", "globex"], { PALIMPSEST_TENANT: "acme" })).toEqual([]);
     expect(await sessionsOf([])).toEqual([]); // the default tenant
+    const empty = await runPalimpsest(["--db", db, "--tenant", "globex", "sessions"], { cwd: dir });
+    expect(empty.stdout).toContain("no sessions yet in tenant globex");
     const bad = await cli("--db", db, "--tenant", "a".repeat(101), "sessions");
     expect(bad.code).toBe(2);
     expect(jsonError(bad)).toMatchObject({ code: "VALIDATION", details: { path: "tenant" } });

@@ -66,6 +66,20 @@ for (const [name, make] of databases) {
       expect(text.stdout).toContain("already erased");
     });
 
+    it("sessions and view say a session was erased, and when", async () => {
+      const id = await seed();
+      await cli("erase", id, "--yes");
+      const listed = JSON.parse((await cli("sessions")).stdout) as {
+        sessions: { sessionId: string; erasedAt: string }[];
+      };
+      const row = listed.sessions.find((s) => s.sessionId === id);
+      expect(row?.erasedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      const text = await runPalimpsest(["--db", db.url, "sessions"]);
+      expect(text.stdout).toContain(`(erased ${row?.erasedAt})`);
+      const view = await runPalimpsest(["--db", db.url, "view", id]);
+      expect(view.stdout.split("\n")[0]).toContain(`(erased ${row?.erasedAt}: its messages are tombstones)`);
+    });
+
     it("maintain --purge-erased rewrites what held erased content and reports it; without a task it is a usage error", async () => {
       const id = await seed();
       expect((await cli("erase", id, "--yes")).code).toBe(0);

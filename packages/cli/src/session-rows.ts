@@ -33,6 +33,8 @@ export interface SessionRow {
   forkTurn: number | null;
   handedOffTo: string;
   updatedAt: string;
+  /** When its content was erased; "" while it has not been. */
+  erasedAt: string;
 }
 
 /** A page of `sessions` rows and the cursor of the next page (null on the last). */
@@ -72,6 +74,7 @@ export async function sessionRows(store: OpenedEventStore, options: SessionPageO
       forkTurn,
       handedOffTo: r.lineage.handedOffTo ?? "",
       updatedAt: summary.updatedAt,
+      erasedAt: summary.erasedAt ?? "",
     });
   }
   return { sessions, next: page.next };

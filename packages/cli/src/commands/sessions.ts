@@ -10,7 +10,7 @@ import { forkLabel, type SessionRow, type SessionRowsPage, sessionRows } from ".
 /**
  * `sessions [--limit n] [--after cursor]`: one page of the session catalogue, newest first, with names
  * (a fork's derived from its parent's), parents, message counts, live tokens, compactions and titles (else
- * the first user words). `--json` prints `{ sessions, next }`; `next` (null on the last
+ * the first user words; an erased session says when it was erased). `--json` prints `{ sessions, next }`; `next` (null on the last
  * page) is the `--after` of the next page, and the text output ends with that command.
  */
 export function registerSessions(program: Command, io: CliIo): void {
@@ -38,7 +38,7 @@ export function registerSessions(program: Command, io: CliIo): void {
       } finally {
         await store.close();
       }
-      emit(io, global, page, (p) => render(p, flags.after !== undefined, limit));
+      emit(io, global, page, (p) => render(p, flags.after !== undefined, limit, store.tenant));
     });
 }
 
@@ -49,8 +49,11 @@ export function registerSessions(program: Command, io: CliIo): void {
 const NAME_WIDTH = 36;
 const TITLE_WIDTH = 50;
 
-function render(page: SessionRowsPage, later: boolean, limit: number): string {
-  if (page.sessions.length === 0) return later ? "no more sessions" : "no sessions yet: try `palimpsest import <file>`";
+function render(page: SessionRowsPage, later: boolean, limit: number, tenant: string): string {
+  if (page.sessions.length === 0) {
+    if (later) return "no more sessions";
+    return `no sessions yet in tenant ${tenant}: try \`palimpsest import <file>\`, or name another tenant (--tenant)`;
+  }
   const rows = table(
     ["session", "name", "parent", "live msgs", "live tokens", "compactions", "title"],
     page.sessions.map((s) => [
@@ -60,7 +63,7 @@ function render(page: SessionRowsPage, later: boolean, limit: number): string {
       s.liveMessages,
       s.liveTokens,
       s.compactions,
-      preview(s.title, TITLE_WIDTH),
+      s.erasedAt === "" ? preview(s.title, TITLE_WIDTH) : `(erased ${s.erasedAt})`,
     ]),
   );
   if (page.next === null) return rows;

@@ -68,7 +68,9 @@ export function decideAppend(
       }
       for (const call of message.toolCalls ?? []) {
         if (known.has(resultKey(call.id)) || pending.has(call.id)) {
-          throw new InvariantViolation("duplicate-tool-call-id", `tool call id ${call.id} is already used`, {
+          const hint =
+            "each call of a session needs an id of its own (a model that numbers its calls anew in each response needs them made unique)";
+          throw new InvariantViolation("duplicate-tool-call-id", `tool call id ${call.id} is already used: ${hint}`, {
             sessionId,
             ids: [call.id],
           });

@@ -179,6 +179,10 @@ describe("decide: append", () => {
     const state = given(append(assistantMessage("a1", "", ["c1"])), append(toolResult("r1", "c1", "x")));
     expectViolation(state, append(assistantMessage("a2", "", ["c1"])), "duplicate-tool-call-id");
     expectViolation(given(), append(assistantMessage("a3", "", ["c7", "c7"])), "duplicate-tool-call-id");
+    // The message says what to do: a model numbering its calls anew in each response reuses ids.
+    expect(() => decideKnown(state, append(assistantMessage("a2", "", ["c1"])))).toThrow(
+      "tool call id c1 is already used: each call of a session needs an id of its own",
+    );
   });
 
   it.each([[["c1", "c2", "c3"]], [["c3", "c1", "c2"]], [["c2", "c3", "c1"]]])(
