@@ -5,6 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "@palimpsest/cli";
 import { importedSessionId } from "@palimpsest/runtime/testing";
+import { postgresServer } from "../support/postgres-server.ts";
 import { createScratchDatabase } from "../support/scratch-postgres.ts";
 
 /** The repository root (the CLI runs from here unless a test picks another cwd). */
@@ -152,6 +153,22 @@ export async function sqliteCliDatabase(): Promise<CliDatabase> {
     dir,
     dispose: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Each engine's name, how to make one of its databases, and why its suite is skipped (undefined when it
+ * runs): SQLite always, PostgreSQL when postgresServer has a server.
+ */
+export function engineDatabases(): [string, () => Promise<CliDatabase>, string | undefined][] {
+  const server = postgresServer();
+  return [
+    ["sqlite", sqliteCliDatabase, undefined],
+    [
+      "postgres",
+      () => ("skip" in server ? Promise.reject(new Error(server.skip)) : postgresCliDatabase(server.url)),
+      "skip" in server ? server.skip : undefined,
+    ],
+  ];
 }
 
 /** A PostgreSQL database of its own on the server of `baseUrl` (see postgres-server.ts), dropped by dispose. */

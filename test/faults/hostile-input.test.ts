@@ -5,16 +5,8 @@ import { MAX_JSON_DEPTH, type Message, type PalimpsestError } from "@palimpsest/
 import { toAnthropicRequest, toOpenAIMessages } from "@palimpsest/projections";
 import { compactRange, type MessageInput, type Palimpsest, type Session } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type CliDatabase,
-  jsonError,
-  postgresCliDatabase,
-  ROOT,
-  runPalimpsest,
-  sqliteCliDatabase,
-} from "../cli/harness.ts";
+import { type CliDatabase, engineDatabases, jsonError, ROOT, runPalimpsest } from "../cli/harness.ts";
 import { exchange } from "../support/exchange.ts";
-import { postgresServer } from "../support/postgres-server.ts";
 import { rejection } from "../support/rejection.ts";
 import { runtimeBackends } from "../support/runtime-backends.ts";
 import { viewProblems } from "../support/view-invariants.ts";
@@ -371,15 +363,7 @@ function runBigOutput(url: string, megabytes: number): Promise<BigOutputReport> 
 /** The big tool output's size in MB: 100 (about 20-30 s per engine); PALIMPSEST_FAULT_SCALE=0.1 makes it 10 while writing tests. */
 const BIG_MB = faultCount(100, 100);
 
-const server = postgresServer();
-const cliDatabases: [string, () => Promise<CliDatabase>, string | undefined][] = [
-  ["sqlite", sqliteCliDatabase, undefined],
-  [
-    "postgres",
-    () => ("skip" in server ? Promise.reject(new Error(server.skip)) : postgresCliDatabase(server.url)),
-    "skip" in server ? server.skip : undefined,
-  ],
-];
+const cliDatabases = engineDatabases();
 
 for (const [name, open, skip] of cliDatabases) {
   describe.skipIf(skip !== undefined)(`hostile input through the CLI and a child process (${name})`, () => {

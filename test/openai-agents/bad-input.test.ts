@@ -5,8 +5,8 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { openAgentsSession } from "@palimpsest/openai-agents";
 import { describe, expect, it } from "vitest";
-import { databases, engines } from "./engines.ts";
 import { rejection } from "../support/rejection.ts";
+import { databases, engines } from "./engines.ts";
 import { expectRejection } from "./expect-error.ts";
 
 const user = (text: string): AgentInputItem => ({ type: "message", role: "user", content: text });

@@ -1,19 +1,10 @@
 import { openPalimpsest } from "@palimpsest/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliDatabase, postgresCliDatabase, sqliteCliDatabase } from "../cli/harness.ts";
+import { type CliDatabase, engineDatabases } from "../cli/harness.ts";
 import { exchange } from "../support/exchange.ts";
-import { postgresServer } from "../support/postgres-server.ts";
 import { rejection } from "../support/rejection.ts";
 
-const server = postgresServer();
-const databases: [string, () => Promise<CliDatabase>, string | undefined][] = [
-  ["sqlite", sqliteCliDatabase, undefined],
-  [
-    "postgres",
-    () => ("skip" in server ? Promise.reject(new Error(server.skip)) : postgresCliDatabase(server.url)),
-    "skip" in server ? server.skip : undefined,
-  ],
-];
+const databases = engineDatabases();
 
 for (const [name, open, skip] of databases) {
   describe.skipIf(skip !== undefined)(`a runtime used after close() (${name})`, () => {
