@@ -9,6 +9,8 @@ import {
   compact,
   importSessions,
   MirrorFolder,
+  microBatch,
+  microCompact,
   openPalimpsest,
   Palimpsest,
   recallTools,
@@ -55,6 +57,16 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { policy: wrong("sumary") } }), "compaction.policy"],
     ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { profile: "antropic" } }), "compaction.profile"],
     ["openPalimpsest", (url) => openPalimpsest({ url, precompact: { softRatio: 3 } }), "precompact.softRatio"],
+    [
+      "openPalimpsest",
+      (url) => openPalimpsest({ url, compaction: { micro: { everyNTurns: wrong("2") } } }),
+      "compaction.micro.everyNTurns",
+    ],
+    [
+      "openPalimpsest",
+      (url) => openPalimpsest({ url, compaction: { micro: wrong({ everyNTurn: 2 }) } }),
+      "compaction.micro.everyNTurn",
+    ],
     ["openPalimpsest", (url) => openPalimpsest({ url, onAfterTurnError: wrong("log") }), "onAfterTurnError"],
     ["openEventStore", (url) => openEventStore(url, { search: wrong("no") }), "search"],
     ["openEventStore", (url) => openEventStore(url, wrong({ tenat: "acme" })), "tenat"],
@@ -123,6 +135,36 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
       expect(await session.readLog()).toEqual(before);
     } finally {
       await conversation.close();
+    }
+  });
+
+  it("microCompact, microBatch and precompaction.compact refuse what they do not take, compacting nothing", async () => {
+    const precompacting = await openPalimpsest({ url: ":memory:", precompact: { enabled: true } });
+    try {
+      const other = await precompacting.startSession({ model: "gpt-4o" });
+      await other.append(exchange(0), { turnId: "t0", completeTurn: true });
+      const precompaction = precompacting.precompaction;
+      if (precompaction === undefined) throw new Error("pre-compaction is on: the runtime has a scheduler");
+      const before = [await session.readLog(), await other.readLog()];
+      const refusals: [() => Promise<unknown>, string][] = [
+        [() => microCompact(session, { everyNTurns: wrong("2") }), "everyNTurns"],
+        [() => microCompact(session, { maxAttempts: 0 }), "maxAttempts"],
+        [() => microCompact(session, wrong({ tailToken: 10 })), "tailToken"],
+        [() => microCompact(session, { trigger: wrong("cron") }), "trigger"],
+        [() => microBatch(session, { times: wrong(5) }), "times"],
+        [() => microBatch(session, { defragLimitTokens: -1 }), "defragLimitTokens"],
+        [() => precompaction.compact(other, { force: wrong("yes") }), "force"],
+        [() => precompaction.compact(other, wrong({ candidates: {} })), "candidates"],
+        [() => precompaction.compact(other, { keepDelta: wrong(1) }), "keepDelta"],
+      ];
+      for (const [call, path] of refusals) {
+        const error = await rejection(call());
+        expect(error.code, path).toBe("VALIDATION");
+        expect(error.details, path).toMatchObject({ path });
+      }
+      expect([await session.readLog(), await other.readLog()]).toEqual(before);
+    } finally {
+      await precompacting.close();
     }
   });
 

@@ -229,6 +229,7 @@ export {
 export {
   batchCompactions,
   liveMarker,
+  MICRO_SETTINGS_SHAPE,
   type MicroAbsorbPlan,
   type MicroDefragPlan,
   type MicroInput,

@@ -65,6 +65,7 @@ export { type NamedSessionLookup, sessionByIdOrName } from "./palimpsest/session
 export {
   type CompactWithCandidateOptions,
   type JobOutcome,
+  type PrecompactCompactOptions,
   type PrecompactEvent,
   PrecompactionScheduler,
   type PrecompactMiss,

@@ -20,6 +20,8 @@ export const OptionValues = {
   ms: z.number().finite().nonnegative(),
   /** A count or a size: a whole number, one or more. */
   count: z.number().int().positive(),
+  /** A number of tokens: a whole number, zero or more. */
+  tokens: z.number().int().nonnegative(),
   /** A callback. */
   fn: z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "expected a function"),
   /** An object the option's own code reads further (a keyring, a runtime, a profile). */
@@ -63,10 +65,16 @@ export function checkOptions<O>(fn: string, options: O | undefined, shape: Optio
     const given = options === null ? "null" : Array.isArray(options) ? "an array" : typeof options;
     throw new ValidationError(`${fn} takes an options object, not ${given}`, [`(root): ${given}`], { path: "(root)" });
   }
-  checkOptionKeys(fn, options, shape);
+  checkNestedKeys(fn, options, shape);
+  parseInput(optionsSchema(shape), options, `${fn} option`);
+}
+
+/** checkOptionKeys on `options` and on every options object nested in it, at any depth (`compaction.micro`). */
+function checkNestedKeys(fn: string, options: object, shape: object, base?: string): void {
+  checkOptionKeys(base === undefined ? fn : `${fn} ${base}`, options, shape, base);
   for (const [key, value] of Object.entries(options)) {
     const nested = shapes.get((shape as Record<string, z.ZodType>)[key] as z.ZodType);
-    if (nested !== undefined && isObject(value)) checkOptionKeys(`${fn} ${key}`, value, nested, key);
+    if (nested !== undefined && isObject(value))
+      checkNestedKeys(fn, value, nested, base === undefined ? key : `${base}.${key}`);
   }
-  parseInput(optionsSchema(shape), options, `${fn} option`);
 }

@@ -8,5 +8,10 @@ export type {
   MicroPlan,
   MicroSkipPlan,
 } from "./micro-plan-types.ts";
-export { DEFAULT_MICRO_SETTINGS, type MicroSettings, resolveMicroSettings } from "./micro-settings.ts";
+export {
+  DEFAULT_MICRO_SETTINGS,
+  MICRO_SETTINGS_SHAPE,
+  type MicroSettings,
+  resolveMicroSettings,
+} from "./micro-settings.ts";
 export { planMicro } from "./plan-micro.ts";

@@ -1,4 +1,5 @@
 import { definedFields } from "../defined-fields.ts";
+import { type OptionShape, OptionValues } from "../input/check-options.ts";
 
 /** How micro-compaction runs: the off switch, its cadence, the defrag limit and the poison-exchange bound. */
 export interface MicroSettings {
@@ -18,6 +19,17 @@ export const DEFAULT_MICRO_SETTINGS: MicroSettings = {
   everyNTurns: 1,
   defragLimitTokens: 2_000,
   maxAttempts: 3,
+};
+
+/**
+ * Every key of MicroSettings with its value's schema (checkOptions, optionsSchema): a switch and three
+ * whole numbers (the cadence and attempts one or more, the defrag limit zero or more).
+ */
+export const MICRO_SETTINGS_SHAPE: OptionShape<MicroSettings> = {
+  enabled: OptionValues.flag,
+  everyNTurns: OptionValues.count,
+  defragLimitTokens: OptionValues.tokens,
+  maxAttempts: OptionValues.count,
 };
 
 /** Fills in the defaults and clamps the cadence and attempts to at least 1. */

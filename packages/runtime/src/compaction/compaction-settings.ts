@@ -8,17 +8,14 @@ import {
   type MicroSettings,
   OfflineSummarizer,
   type OptionShape,
-  OptionValues,
-  PROVIDER_PROFILES,
   type ProviderProfile,
   type SessionState,
   type Summarizer,
-  ValidationError,
 } from "@palimpsest/core";
-import { z } from "zod";
 import { type CompactionBudget, resolveBudget } from "./compaction-budget.ts";
 import type { PolicyDefinition } from "./policies/policy-definition.ts";
 import { POLICY_NAMES, type PolicyName, policyFor } from "./policies/registry.ts";
+import { checkRecallTool, namedOrObject, SETTING_VALUES } from "./setting-values.ts";
 
 export type { PolicyName } from "./policies/registry.ts";
 
@@ -72,59 +69,15 @@ export interface CompactionSettings {
   recallTool?: string;
 }
 
-/** A recall tool name a summary may name: 1 to 128 letters, digits, `_`, `-` or `.`. */
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-
 /**
- * A value that names one of `names()`, or is an object (a policy or a profile of one's own). The names are
- * read when a value is checked, not when this module loads: the policies' registry imports this module
- * through the micro-compaction it schedules.
- */
-const namedOrObject = (names: () => readonly string[], kind: string) =>
-  z.custom<string | object>(
-    (value) =>
-      typeof value === "string"
-        ? names().includes(value)
-        : typeof value === "object" && value !== null && !Array.isArray(value),
-    { error: () => `expected one of ${names().join(", ")}, or a ${kind} of your own` },
-  );
-
-/**
- * Every key of CompactionSettings with its value's schema (checkOptions, optionsSchema): a policy or a
- * profile by a name it has (a misspelt one would fail every compaction check after a turn, on stderr
- * only), or one of your own.
+ * Every key of CompactionSettings with its value's schema (checkOptions, optionsSchema): a policy by a
+ * name it has (a misspelt one would fail every compaction check after a turn, on stderr only), or one of
+ * your own; the other keys as SETTING_VALUES has them.
  */
 export const COMPACTION_SETTINGS_SHAPE: OptionShape<CompactionSettings> = {
   policy: namedOrObject(() => POLICY_NAMES, "PolicyDefinition"),
-  profile: namedOrObject(() => Object.keys(PROVIDER_PROFILES), "ProviderProfile"),
-  contextWindow: OptionValues.count,
-  maxOutputTokens: z.number().int().nonnegative(),
-  summarizerPrices: OptionValues.object,
-  lostFactUsd: z.number().nonnegative(),
-  summarizer: z.custom<Summarizer>(
-    (value) => typeof (value as Partial<Summarizer> | null)?.summarize === "function",
-    "expected a Summarizer (an object with summarize())",
-  ),
-  summaryTimeoutMs: OptionValues.ms,
-  antiThrash: OptionValues.object,
-  auto: OptionValues.flag,
-  trimOnAppend: OptionValues.flag,
-  micro: OptionValues.object,
-  recallTool: z.custom<string>(
-    (value) => typeof value === "string" && TOOL_NAME.test(value),
-    "expected a tool's name: 1 to 128 letters, digits, _, - or .",
-  ),
+  ...SETTING_VALUES,
 };
-
-/** Refuses a `recallTool` that is no tool name (VALIDATION at `path`); nothing when it is unset. */
-export function checkRecallTool(recallTool: unknown, path: string): void {
-  if (recallTool === undefined || (typeof recallTool === "string" && TOOL_NAME.test(recallTool))) return;
-  throw new ValidationError(
-    "recallTool must be a tool's name: 1 to 128 letters, digits, _, - or .",
-    [`${path}: ${JSON.stringify(recallTool)}`],
-    { path },
-  );
-}
 
 /** Settings with every default filled in for one session. */
 export interface ResolvedCompaction extends CompactionBudget {

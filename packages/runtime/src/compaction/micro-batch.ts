@@ -1,15 +1,19 @@
 import {
   batchCompactions,
   type CachePrices,
+  checkOptions,
   definedFields,
   type LiveEntry,
   microBatchGate,
+  type OptionShape,
+  OptionValues,
   tailBudget,
 } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
 import { type RequestTimes, wallClockTimes } from "./batch-policy-input.ts";
 import { resolveBudget } from "./compaction-budget.ts";
-import { type MicroCompactOptions, type MicroOutcome, microCompact } from "./micro-compact.ts";
+import { MICRO_COMPACT_OPTION_SHAPE, type MicroCompactOptions, type MicroOutcome, microPass } from "./micro-compact.ts";
+import { SETTING_VALUES } from "./setting-values.ts";
 
 /** A micro batch's options: one pass's, the request times and the summarizer's prices for the gate. */
 export interface MicroBatchOptions extends MicroCompactOptions {
@@ -17,6 +21,13 @@ export interface MicroBatchOptions extends MicroCompactOptions {
   times?: RequestTimes;
   summarizerPrices?: CachePrices;
 }
+
+/** Every key of MicroBatchOptions with its value's schema (checkOptions). */
+const MICRO_BATCH_OPTION_SHAPE: OptionShape<MicroBatchOptions> = {
+  ...MICRO_COMPACT_OPTION_SHAPE,
+  times: OptionValues.object,
+  summarizerPrices: SETTING_VALUES.summarizerPrices,
+};
 
 /** One pass of a batch, with the view it was planned on. */
 export interface MicroBatchPass {
@@ -40,6 +51,7 @@ const MAX_PASSES = 200;
  * the same request until one commits nothing, so the prompt is rewritten once for the whole backlog.
  */
 export async function microBatch(session: Session, options: MicroBatchOptions = {}): Promise<MicroBatchOutcome> {
+  checkOptions("microBatch", options, MICRO_BATCH_OPTION_SHAPE);
   const settings = resolveBudget(options, session.state);
   const state = session.state;
   const times = options.times ?? wallClockTimes(state);
@@ -61,7 +73,7 @@ export async function microBatch(session: Session, options: MicroBatchOptions = 
   if (!gate.due) return { due: false, reason: gate.reason, passes };
   for (let i = 0; i < MAX_PASSES; i++) {
     const viewBefore = [...session.state.live];
-    const outcome = await microCompact(session, options);
+    const outcome = await microPass(session, options);
     passes.push({ outcome, viewBefore });
     if (outcome.outcome !== "absorbed" && outcome.outcome !== "defragged") break;
   }

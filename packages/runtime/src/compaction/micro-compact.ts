@@ -1,11 +1,15 @@
 import {
+  checkOptions,
   definedFields,
+  MICRO_SETTINGS_SHAPE,
   type MicroAbsorbPlan,
   type MicroDefragPlan,
   type MicroPlan,
   type MicroSettings,
   microInputFor,
   OfflineSummarizer,
+  type OptionShape,
+  OptionValues,
   planMicro,
   type Replacement,
   resolveMicroSettings,
@@ -21,8 +25,9 @@ import {
 import { uuidv7 } from "uuidv7";
 import type { Session } from "../runtime/session.ts";
 import { resolveProfile } from "./compaction-budget.ts";
-import { type CompactionSettings, checkRecallTool } from "./compaction-settings.ts";
+import type { CompactionSettings } from "./compaction-settings.ts";
 import { commitCompaction, type Preparation, type PreparedCompaction, prepareSummary } from "./execute-compaction.ts";
+import { SETTING_VALUES } from "./setting-values.ts";
 import { summaryAux } from "./summary-aux.ts";
 
 /** Options of one micro pass: the micro settings, and the window, profile and summarizer (as in CompactionSettings). */
@@ -51,6 +56,18 @@ export interface MicroOutcome {
   event?: StoredEvent;
 }
 
+/** Every key of MicroCompactOptions with its value's schema (checkOptions). */
+export const MICRO_COMPACT_OPTION_SHAPE: OptionShape<MicroCompactOptions> = {
+  ...MICRO_SETTINGS_SHAPE,
+  profile: SETTING_VALUES.profile,
+  contextWindow: SETTING_VALUES.contextWindow,
+  summarizer: SETTING_VALUES.summarizer,
+  summaryTimeoutMs: SETTING_VALUES.summaryTimeoutMs,
+  recallTool: SETTING_VALUES.recallTool,
+  tailTokens: OptionValues.tokens,
+  trigger: OptionValues.oneOf("manual", "auto"),
+};
+
 const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 /**
@@ -58,10 +75,19 @@ const DEFAULT_CONTEXT_WINDOW = 200_000;
  * commits exactly one supersede event compare-and-set on the view version it planned from (when another
  * writer compacts first, the pass is planned again on the view that left). A summarizer failure, or a
  * defrag that did not shrink the marker, is recorded as compaction-failed; the view is then untouched.
+ * Options it does not take, or a value of the wrong kind, are VALIDATION before anything is read.
  */
 export async function microCompact(session: Session, options: MicroCompactOptions = {}): Promise<MicroOutcome> {
+  checkOptions("microCompact", options, MICRO_COMPACT_OPTION_SHAPE);
+  return microPass(session, options);
+}
+
+/**
+ * microCompact without its check of the options: for the runtime's own callers (a micro batch, the
+ * schedule after a turn), whose options may hold more and were checked where they came in.
+ */
+export async function microPass(session: Session, options: MicroCompactOptions): Promise<MicroOutcome> {
   const started = Date.now();
-  checkRecallTool(options.recallTool, "recallTool");
   const counter = await session.tokenCounter();
   const summarizer = options.summarizer ?? new OfflineSummarizer();
   return commitCompaction(session, async (state): Promise<Preparation<MicroOutcome>> => {

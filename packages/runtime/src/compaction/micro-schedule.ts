@@ -1,6 +1,6 @@
 import type { Session } from "../runtime/session.ts";
 import { type MicroBatchOptions, type MicroBatchPass, microBatch } from "./micro-batch.ts";
-import { microCompact } from "./micro-compact.ts";
+import { microPass } from "./micro-compact.ts";
 import type { PolicyDefinition } from "./policies/policy-definition.ts";
 
 /**
@@ -12,7 +12,7 @@ export type MicroSchedule = (session: Session, options: MicroBatchOptions) => Pr
 /** The default schedule: one micro pass after every turn. */
 export const onePassSchedule: MicroSchedule = async (session, options) => {
   const viewBefore = [...session.state.live];
-  return [{ outcome: await microCompact(session, options), viewBefore }];
+  return [{ outcome: await microPass(session, options), viewBefore }];
 };
 
 /** Micro passes batched by cost (microBatch): passes one after another when its gate says a batch pays, else none. */

@@ -17,7 +17,11 @@ export {
   PrecompactMonitor,
   type PrecompactStats,
 } from "./precompact-monitor.ts";
-export { PrecompactionScheduler, type PrecompactSchedulerDeps } from "./precompact-scheduler.ts";
+export {
+  type PrecompactCompactOptions,
+  PrecompactionScheduler,
+  type PrecompactSchedulerDeps,
+} from "./precompact-scheduler.ts";
 export {
   DEFAULT_PRECOMPACT_SETTINGS,
   type PrecompactSettings,

@@ -1,11 +1,15 @@
 import {
   type CandidateStore,
+  checkOptions,
   definedFields,
   isPalimpsestError,
+  type OptionShape,
+  OptionValues,
   resolveMicroSettings,
   softThreshold,
 } from "@palimpsest/core";
 import { debounceTime, filter, groupBy, mergeMap, Observable, Subject, type Subscription } from "rxjs";
+import { COMPACT_OPTION_SHAPE } from "../compaction/compact.ts";
 import { type CompactionSettings, resolveCompaction } from "../compaction/compaction-settings.ts";
 import type { Session } from "../runtime/session.ts";
 import {
@@ -16,6 +20,18 @@ import {
 import { type JobReport, type PrecompactRequest, runPrecompactJob } from "./precompact-job.ts";
 import { type PrecompactEvent, PrecompactMonitor, type PrecompactStats } from "./precompact-monitor.ts";
 import { type PrecompactSettings, resolvePrecompactSettings } from "./precompact-settings.ts";
+
+/** The options of a scheduler's compact: a compaction's, and how it may use the session's candidate. */
+export type PrecompactCompactOptions = Omit<CompactWithCandidateOptions, "candidates" | "monitor">;
+
+/** Every key of PrecompactCompactOptions with its value's schema (checkOptions). */
+const PRECOMPACT_COMPACT_OPTION_SHAPE: OptionShape<PrecompactCompactOptions> = {
+  ...COMPACT_OPTION_SHAPE,
+  enabled: OptionValues.flag,
+  systemPrompt: OptionValues.text,
+  keepDelta: OptionValues.flag,
+  measureCold: OptionValues.flag,
+};
 
 /** What a scheduler needs: the candidate store, the runtime's compaction settings, and its own. */
 export interface PrecompactSchedulerDeps {
@@ -84,8 +100,12 @@ export class PrecompactionScheduler {
     this.#triggers.next({ session, stableThroughSeq: state.lastSeq });
   }
 
-  /** A compaction using the session's candidate (see compactWithCandidate), observed by this scheduler's monitor. */
-  compact(session: Session, options: Partial<CompactWithCandidateOptions> = {}): Promise<PrecompactOutcome> {
+  /**
+   * A compaction using the session's candidate (see compactWithCandidate), observed by this scheduler's
+   * monitor. Options it does not take, or a value of the wrong kind, are VALIDATION before anything is read.
+   */
+  async compact(session: Session, options: PrecompactCompactOptions = {}): Promise<PrecompactOutcome> {
+    checkOptions("precompaction.compact", options, PRECOMPACT_COMPACT_OPTION_SHAPE);
     const systemPrompt = this.#settings.systemPrompt?.(session.id);
     return compactWithCandidate(session, {
       ...this.#compaction,
