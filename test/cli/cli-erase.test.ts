@@ -80,6 +80,19 @@ for (const [name, make] of databases) {
       expect(view.stdout.split("\n")[0]).toContain(`(erased ${row?.erasedAt}: its messages are tombstones)`);
     });
 
+    it("compact refuses an erased session with session-erased, forced or not", async () => {
+      const id = await seed();
+      await cli("erase", id, "--yes");
+      for (const flags of [[], ["--force"]]) {
+        const refused = await cli("compact", id, ...flags);
+        expect(refused.code, flags.join(" ")).toBe(1);
+        expect(jsonError(refused), flags.join(" ")).toMatchObject({
+          code: "INVARIANT_VIOLATED",
+          details: { rule: "session-erased" },
+        });
+      }
+    });
+
     it("maintain --purge-erased rewrites what held erased content and reports it; without a task it is a usage error", async () => {
       const id = await seed();
       expect((await cli("erase", id, "--yes")).code).toBe(0);

@@ -1,10 +1,11 @@
-import { type InvariantViolation, isPalimpsestError, type PalimpsestError } from "@palimpsest/core";
+import { type InvariantViolation, isPalimpsestError } from "@palimpsest/core";
 import { createTokenCounter } from "@palimpsest/core/tokenizer";
-import { Palimpsest, type Session } from "@palimpsest/runtime";
+import { compact, microCompact, Palimpsest, type Session } from "@palimpsest/runtime";
 import { AuditReadModels, type OpenedEventStore } from "@palimpsest/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { dumpDatabase, occurrences, rowsMentioning } from "../support/database-scan.ts";
 import { postgresServer } from "../support/postgres-server.ts";
+import { rejection } from "../support/rejection.ts";
 import { postgresBackend, type StoreBackend, sqliteBackend } from "../support/store-backends.ts";
 import { markedTurn, populatedSession, uniqueMarker } from "./erase-fixtures.ts";
 
@@ -15,17 +16,6 @@ const backends: { name: string; make: () => Promise<StoreBackend>; skip?: string
     ? { name: "postgres", make: () => Promise.reject(new Error(server.skip)), skip: server.skip }
     : { name: "postgres", make: () => postgresBackend(server.url) },
 ];
-
-/** The error `work` rejects with (fails the test when it resolves). */
-async function rejection(work: Promise<unknown>): Promise<PalimpsestError> {
-  try {
-    await work;
-  } catch (error) {
-    if (isPalimpsestError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
-}
 
 /** What a reader can see of a session without its content: ids, roles, tokens, compaction records. */
 async function shape(runtime: Palimpsest, session: Session) {
@@ -119,6 +109,10 @@ for (const backend of backends) {
         ],
         ["hand-off", () => runtime.handOff(resumed)],
         ["queued hand-off", () => runtime.handoffs.request(stale.id)],
+        ["compaction under the threshold", () => compact(resumed)],
+        ["forced compaction", () => compact(resumed, { force: true })],
+        ["stale forced compaction", () => compact(stale, { force: true })],
+        ["micro pass", () => microCompact(resumed)],
       ];
       for (const [what, write] of writes) {
         const error = await rejection(write());

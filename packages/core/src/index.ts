@@ -352,6 +352,7 @@ export {
   resultKey,
   type SessionCommand,
   type SessionState,
+  sessionErased,
   sha256,
   turnKey,
 } from "./session/index.ts";

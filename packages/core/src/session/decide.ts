@@ -7,6 +7,7 @@ import { decideAppend } from "./decide-append.ts";
 import { decideSupersede } from "./decide-supersede.ts";
 import { decideTrims } from "./decide-trims.ts";
 import { type KnownKeys, turnDoneKey, turnKey } from "./log-keys.ts";
+import { sessionErased } from "./session-erased.ts";
 import type { SessionState } from "./session-state.ts";
 
 type CompleteTurn = Extract<SessionCommand, { type: "complete-turn" }>;
@@ -20,11 +21,8 @@ type CompleteTurn = Extract<SessionCommand, { type: "complete-turn" }>;
  */
 export function decide(state: SessionState, command: SessionCommand, known: KnownKeys): DomainEvent[] {
   const sessionId = state.sessionId;
-  if (state.erasedAt !== undefined) {
-    throw new InvariantViolation("session-erased", `session ${sessionId} was erased at ${state.erasedAt}`, {
-      sessionId,
-    });
-  }
+  if (state.erasedAt !== undefined)
+    throw sessionErased(sessionId, `it takes no more writes (erased at ${state.erasedAt})`);
   if (command.type === "start") {
     if (state.started !== undefined) {
       throw new InvariantViolation("session-already-started", `session ${sessionId} already started`, { sessionId });

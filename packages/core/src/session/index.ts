@@ -19,6 +19,7 @@ export {
   turnKey,
 } from "./log-keys.ts";
 export { pendingCallsOf } from "./pending-calls.ts";
+export { sessionErased } from "./session-erased.ts";
 export {
   BATCH_MODES,
   cloneState,

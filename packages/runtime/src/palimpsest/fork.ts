@@ -7,6 +7,7 @@ import {
   NotFoundError,
   type SessionStarted,
   type StoredEvent,
+  sessionErased,
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
@@ -43,11 +44,7 @@ export async function forkSession(runtime: SuccessorRuntime, parentId: string, o
   const log = await runtime.store.readStream(parentId);
   const started = log[0]?.type === "session.started" ? (log[0].data as SessionStarted) : undefined;
   if (started === undefined) throw new NotFoundError("session", parentId);
-  if (log.some((e) => e.type === "session.erased")) {
-    throw new InvariantViolation("session-erased", `session ${parentId} was erased; it cannot be forked`, {
-      sessionId: parentId,
-    });
-  }
+  if (log.some((e) => e.type === "session.erased")) throw sessionErased(parentId, "it cannot be forked");
   const atSeq = forkPoint(log, options);
   const state = foldEvents(initialState(parentId), log.slice(0, atSeq));
   const link = { sessionId: parentId, relation: "fork" as const, atSeq };

@@ -10,6 +10,7 @@ import {
   InvariantViolation,
   type OptionShape,
   OptionValues,
+  sessionErased,
   ValidationError,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
@@ -70,11 +71,7 @@ export class Handoffs {
     const source = typeof session === "string" ? await this.#runtime.resume(session) : session;
     if (typeof session !== "string") await source.refresh();
     if (source.state.handedOffTo !== undefined) throw handedOff(source.id, source.state.handedOffTo);
-    if (source.state.erasedAt !== undefined) {
-      throw new InvariantViolation("session-erased", `session ${source.id} was erased; it cannot be handed off`, {
-        sessionId: source.id,
-      });
-    }
+    if (source.state.erasedAt !== undefined) throw sessionErased(source.id, "it cannot be handed off");
     const { target, reason, successorSessionId = uuidv7() } = options;
     await this.#runtime.checkSuccessorId(source.id, successorSessionId);
     const requested = await this.#queue.insert({

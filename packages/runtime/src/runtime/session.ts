@@ -34,6 +34,7 @@ import {
   type SessionState,
   type SnapshotStore,
   type StoredEvent,
+  sessionErased,
   supersedeFor,
   type TokenCounter,
   type Usage,
@@ -221,6 +222,9 @@ export class Session {
    */
   async write(plan: WritePlan): Promise<StoredEvent[]> {
     const events = await this.#commit(async (state) => {
+      // Planned on an erased session's empty view, a compaction would find nothing to do: refused as an append is.
+      if (state.erasedAt !== undefined)
+        throw sessionErased(this.id, `it takes no more writes (erased at ${state.erasedAt})`);
       const write = await plan(state);
       return write === undefined ? undefined : this.#decisionOf(write, state);
     });

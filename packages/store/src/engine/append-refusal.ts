@@ -4,6 +4,7 @@ import {
   IdempotencyMismatch,
   InvariantViolation,
   type StoredEvent,
+  sessionErased,
 } from "@palimpsest/core";
 import type { PreparedBatch } from "./append-batch.ts";
 
@@ -69,11 +70,4 @@ export async function refusalOf(batch: PreparedBatch, reads: RefusalReads): Prom
     }
   }
   return undefined;
-}
-
-/** The refusal of a write to an erased session, a retry's included: InvariantViolation `session-erased`. */
-export function sessionErased(sessionId: string): InvariantViolation {
-  return new InvariantViolation("session-erased", `session ${sessionId} was erased; it takes no more writes`, {
-    sessionId,
-  });
 }

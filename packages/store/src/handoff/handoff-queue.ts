@@ -11,10 +11,10 @@ import {
   type HandoffStatus,
   type NewHandoff,
   NotFoundError,
+  sessionErased,
 } from "@palimpsest/core";
 import { type Kysely, type RawBuilder, sql, type UpdateObject } from "kysely";
 import { uuidv7 } from "uuidv7";
-import { sessionErased } from "../engine/append-refusal.ts";
 import type { StoreDatabase } from "../engine/database-schema.ts";
 import type { Dialect } from "../engine/dialect.ts";
 import { guardRead, guardWrite } from "../engine/storage-guard.ts";

@@ -11,9 +11,9 @@ import {
   type HandoffStatus,
   type NewHandoff,
   NotFoundError,
+  sessionErased,
 } from "@palimpsest/core";
 import { uuidv7 } from "uuidv7";
-import { sessionErased } from "../engine/append-refusal.ts";
 import { type HandoffRow, toClaim, toHandoff, toRecord } from "../handoff/handoff-record.ts";
 import {
   checkClaimOptions,
