@@ -57,6 +57,12 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { policy: wrong("sumary") } }), "compaction.policy"],
     ["openPalimpsest", (url) => openPalimpsest({ url, compaction: { profile: "antropic" } }), "compaction.profile"],
     ["openPalimpsest", (url) => openPalimpsest({ url, precompact: { softRatio: 3 } }), "precompact.softRatio"],
+    ["openPalimpsest", (url) => openPalimpsest({ url, precompact: {} }), "precompact"],
+    [
+      "openPalimpsest",
+      (url) => openPalimpsest({ url, compaction: { auto: false }, precompact: { debounceMs: 0 } }),
+      "precompact",
+    ],
     [
       "openPalimpsest",
       (url) => openPalimpsest({ url, compaction: { micro: { everyNTurns: wrong("2") } } }),
@@ -66,6 +72,16 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
       "openPalimpsest",
       (url) => openPalimpsest({ url, compaction: { micro: wrong({ everyNTurn: 2 }) } }),
       "compaction.micro.everyNTurn",
+    ],
+    [
+      "openPalimpsest",
+      (url) => openPalimpsest({ url, compaction: { antiThrash: { strikes: wrong("x") } } }),
+      "compaction.antiThrash.strikes",
+    ],
+    [
+      "openPalimpsest",
+      (url) => openPalimpsest({ url, compaction: { antiThrash: { cooldownMs: wrong({ refusd: 1 }) } } }),
+      "compaction.antiThrash.cooldownMs.refusd",
     ],
     ["openPalimpsest", (url) => openPalimpsest({ url, onAfterTurnError: wrong("log") }), "onAfterTurnError"],
     ["openEventStore", (url) => openEventStore(url, { search: wrong("no") }), "search"],
@@ -104,6 +120,11 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     const before = await session.readLog();
     const refusals = [
       [await rejection(runtime.startSession(wrong({ modl: "gpt-4o" }))), "modl"],
+      [await rejection(runtime.startSession({ settings: wrong({ microcompact: false }) })), "settings"],
+      [
+        await rejection(runtime.startSession({ parent: wrong({ sessionId: session.id, relation: "fork", atseq: 1 }) })),
+        "parent",
+      ],
       [await rejection(session.append(exchange(1), wrong({ turnid: "t1" }))), "turnid"],
       [await rejection(session.append(exchange(1), { turnId: wrong(7) })), "turnId"],
       [await rejection(compact(session, wrong({ forse: true }))), "forse"],
@@ -139,7 +160,11 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
   });
 
   it("microCompact, microBatch and precompaction.compact refuse what they do not take, compacting nothing", async () => {
-    const precompacting = await openPalimpsest({ url: ":memory:", precompact: { enabled: true } });
+    const precompacting = await openPalimpsest({
+      url: ":memory:",
+      compaction: { auto: true },
+      precompact: { enabled: true },
+    });
     try {
       const other = await precompacting.startSession({ model: "gpt-4o" });
       await other.append(exchange(0), { turnId: "t0", completeTurn: true });

@@ -46,7 +46,9 @@ export {
 } from "./candidates/index.ts";
 export { canonicalJson } from "./canonical-json.ts";
 export {
+  ANTI_THRASH_SHAPE,
   type AntiThrashConfig,
+  type AntiThrashSettings,
   type BackoffCompaction,
   type CompactionHistory,
   type CompactionPlan,
@@ -61,6 +63,7 @@ export {
   compactionThreshold,
   costOptimalPolicy,
   customProfile,
+  DEFAULT_ANTI_THRASH,
   derivedId,
   describeProfileChoice,
   type FailureRecord,
@@ -86,6 +89,7 @@ export {
   pruneFirstPolicy,
   type RunwayRule,
   reached,
+  resolveAntiThrash,
   runwayTarget,
   type SpanOptions,
   type SpanSelection,

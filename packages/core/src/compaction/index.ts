@@ -8,6 +8,7 @@ export {
   DEFAULT_ANTI_THRASH,
   type FailureRecord,
 } from "./anti-thrash.ts";
+export { ANTI_THRASH_SHAPE, type AntiThrashSettings, resolveAntiThrash } from "./anti-thrash-settings.ts";
 export {
   type CompactionCost,
   type CompactionShape,

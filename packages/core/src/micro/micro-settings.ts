@@ -3,7 +3,7 @@ import { type OptionShape, OptionValues } from "../input/check-options.ts";
 
 /** How micro-compaction runs: the off switch, its cadence, the defrag limit and the poison-exchange bound. */
 export interface MicroSettings {
-  /** The store-wide off switch (a session can also opt out with `settings.microCompact: false`). */
+  /** The runtime-wide off switch, default true once `compaction.micro` is given (a session can opt out with `settings.microCompact: false`). */
   enabled: boolean;
   /** Run after every N-th completed turn (clamped to at least 1). */
   everyNTurns: number;
@@ -13,7 +13,11 @@ export interface MicroSettings {
   maxAttempts: number;
 }
 
-/** Defaults: on, after every turn, defrag past 2,000 tokens, three attempts per exchange. */
+/**
+ * The defaults of the settings a runtime's `compaction.micro` leaves out (micro-compaction itself is off
+ * until `compaction.micro` is given): enabled, after every turn, defrag past 2,000 tokens, three attempts
+ * per exchange.
+ */
 export const DEFAULT_MICRO_SETTINGS: MicroSettings = {
   enabled: true,
   everyNTurns: 1,

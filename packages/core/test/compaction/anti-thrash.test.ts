@@ -1,4 +1,11 @@
-import { summaryPolicy } from "@palimpsest/core";
+import {
+  ANTI_THRASH_SHAPE,
+  checkOptions,
+  DEFAULT_ANTI_THRASH,
+  resolveAntiThrash,
+  summaryPolicy,
+  type ValidationError,
+} from "@palimpsest/core";
 import { assessBackoff, type BackoffInput } from "@palimpsest/core/testing";
 import { assistantMessage, userMessage } from "@palimpsest/testing";
 import { describe, expect, it } from "vitest";
@@ -109,5 +116,39 @@ describe("anti-thrash in the planners", () => {
 
   it("given the breaker tripped, when forced, then it plans anyway", () => {
     expect(summaryPolicy().plan(policyInput(view, { history, force: true })).kind).toBe("summary");
+  });
+});
+
+describe("anti-thrash settings", () => {
+  it("a partial setting keeps every other field's default, each cooldown included", () => {
+    const config = resolveAntiThrash({ strikes: 4, cooldownMs: { refused: 5_000 } });
+    expect(config).toEqual({
+      ...DEFAULT_ANTI_THRASH,
+      strikes: 4,
+      cooldownMs: { ...DEFAULT_ANTI_THRASH.cooldownMs, refused: 5_000 },
+    });
+  });
+
+  it("the settings' schema refuses a wrong value or an unknown key at its path", () => {
+    const refusals: [unknown, string][] = [
+      [{ strikes: "x" }, "strikes"],
+      [{ ineffectiveRatio: -4 }, "ineffectiveRatio"],
+      [{ timeoutCooldownsMs: "60000" }, "timeoutCooldownsMs"],
+      [{ cooldownMs: { refused: -1 } }, "cooldownMs.refused"],
+      [{ bogus: 1 }, "bogus"],
+      [{ cooldownMs: { refusd: 1 } }, "cooldownMs.refusd"],
+    ];
+    for (const [settings, path] of refusals) {
+      const error = (() => {
+        try {
+          checkOptions("antiThrash", settings, ANTI_THRASH_SHAPE);
+        } catch (e) {
+          return e as ValidationError;
+        }
+        throw new Error(`${path}: accepted`);
+      })();
+      expect(error.code, path).toBe("VALIDATION");
+      expect(error.details, path).toMatchObject({ path });
+    }
   });
 });

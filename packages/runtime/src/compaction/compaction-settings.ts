@@ -1,5 +1,5 @@
 import {
-  type AntiThrashConfig,
+  type AntiThrashSettings,
   type CachePrices,
   type CompactionPolicy,
   type CountTokens,
@@ -9,6 +9,7 @@ import {
   OfflineSummarizer,
   type OptionShape,
   type ProviderProfile,
+  resolveAntiThrash,
   type SessionState,
   type Summarizer,
 } from "@palimpsest/core";
@@ -50,7 +51,11 @@ export interface CompactionSettings {
   summarizer?: Summarizer;
   /** How long a summary may take before it counts as a timeout (default 120 s). */
   summaryTimeoutMs?: number;
-  antiThrash?: AntiThrashConfig;
+  /**
+   * When to stop compacting for a while: after ineffective compactions in a row, and after failed
+   * summaries (cooldowns by failure class). Any of its fields; the others DEFAULT_ANTI_THRASH's.
+   */
+  antiThrash?: AntiThrashSettings;
   /** Check the session's policy after every completed turn (default false). */
   auto?: boolean;
   /** Trim tool outputs over the profile's `trimTokens` as they are appended (default false). */
@@ -100,7 +105,12 @@ export function resolveCompaction(
   const { antiThrash, summarizerPrices, lostFactUsd } = settings;
   const summarizer: Summarizer = settings.summarizer ?? new OfflineSummarizer();
   const summarizerReadsConversation = summarizer.readsConversation === true ? true : undefined;
-  const weighed = definedFields({ antiThrash, summarizerPrices, lostFactUsd, summarizerReadsConversation });
+  const weighed = definedFields({
+    antiThrash: antiThrash === undefined ? undefined : resolveAntiThrash(antiThrash),
+    summarizerPrices,
+    lostFactUsd,
+    summarizerReadsConversation,
+  });
   return {
     policy: policyFor(settings, budget.profile).create({ ...weighed, countTokens }),
     ...budget,

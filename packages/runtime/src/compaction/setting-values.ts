@@ -1,4 +1,5 @@
 import {
+  ANTI_THRASH_SHAPE,
   MICRO_SETTINGS_SHAPE,
   type OptionShape,
   OptionValues,
@@ -43,7 +44,7 @@ export const SETTING_VALUES: Omit<OptionShape<CompactionSettings>, "policy"> = {
     "expected a Summarizer (an object with summarize())",
   ),
   summaryTimeoutMs: OptionValues.ms,
-  antiThrash: OptionValues.object,
+  antiThrash: optionsSchema(ANTI_THRASH_SHAPE),
   auto: OptionValues.flag,
   trimOnAppend: OptionValues.flag,
   micro: optionsSchema(MICRO_SETTINGS_SHAPE),

@@ -6,7 +6,7 @@ import {
   type OpenedEventStore,
   openEventStore,
 } from "@palimpsest/store";
-import { Palimpsest, RUNTIME_OPTION_SHAPE, type RuntimeOptions } from "./palimpsest.ts";
+import { checkPrecompactNeedsAuto, Palimpsest, RUNTIME_OPTION_SHAPE, type RuntimeOptions } from "./palimpsest.ts";
 import { warmUpAppendPath, warmUpStore } from "./warm-up.ts";
 
 /**
@@ -61,6 +61,7 @@ const PRELOADED_ENCODING = "o200k_base";
  */
 export async function openPalimpsest(options: OpenPalimpsestOptions = {}): Promise<Palimpsest> {
   checkOptions("openPalimpsest", options, OPTION_SHAPE);
+  checkPrecompactNeedsAuto("openPalimpsest", options);
   const { url, sqlitePollMs, sqliteBusyTimeoutMs, tenant, keyring, search, ...runtime } = options;
   const store = await openWarmedStore(
     url,

@@ -61,15 +61,38 @@ export type { HandOffOptions } from "./hand-off-session.ts";
 
 /** How a new session starts; everything is optional. */
 export interface StartSessionOptions extends Partial<Omit<SessionStarted, "encoding">> {
+  /** The new session's id (default: a new UUIDv7); an id the store already has is refused. */
   sessionId?: string;
+  /** The tokenizer its messages are counted with (default: the one the model's family uses). */
   encoding?: SessionStarted["encoding"];
 }
 
-/** StartSessionOptions as checked before anything reads them (a numeric model, a malformed id: VALIDATION). */
+/**
+ * StartSessionOptions as checked before anything reads them (a numeric model, a malformed id: VALIDATION):
+ * the event's data with its id and tokenizer optional, and its nested objects strict (the event's schema
+ * passes over unknown keys, so a later version's fields still read; here a misspelt
+ * `settings.microcompact` would be dropped and leave the session opted in).
+ */
 const StartSessionOptionsSchema = SessionStartedSchema.extend({
   sessionId: IdSchema.optional(),
   encoding: EncodingSchema.optional(),
+  parent: z.strictObject(SessionStartedSchema.shape.parent.unwrap().shape).optional(),
+  source: z.strictObject(SessionStartedSchema.shape.source.unwrap().shape).optional(),
+  settings: z.strictObject(SessionStartedSchema.shape.settings.unwrap().shape).optional(),
 });
+
+/**
+ * Refuses `precompact` without `compaction.auto: true` (VALIDATION at `precompact`): its jobs start from
+ * the compaction check after each turn, so without it none would ever run.
+ */
+export function checkPrecompactNeedsAuto(fn: string, options: Pick<RuntimeOptions, "precompact" | "compaction">): void {
+  if (options.precompact === undefined || options.compaction?.auto === true) return;
+  throw new ValidationError(
+    `${fn}'s precompact needs compaction.auto: true: its jobs start from the compaction check after each turn, so none would run`,
+    ["precompact: given without compaction.auto"],
+    { path: "precompact" },
+  );
+}
 
 /** Where the runtime gets its store and tokenizers. */
 export interface RuntimeDeps {
@@ -162,6 +185,7 @@ export class Palimpsest {
         throw new ValidationError(`Palimpsest needs ${wiring}`, [`${wiring}: missing`], { path: wiring });
       }
     }
+    checkPrecompactNeedsAuto("Palimpsest", deps);
     this.store = deps.store;
     this.#deps = deps;
     this.contentionTimeoutMs = deps.contentionTimeoutMs ?? DEFAULT_CONTENTION_TIMEOUT_MS;
