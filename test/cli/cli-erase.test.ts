@@ -126,7 +126,15 @@ for (const [name, make] of databases) {
         expect(refused.code, args.join(" ")).toBe(2);
         expect(jsonError(refused)).toMatchObject({ code: "VALIDATION" });
       }
-      if (name !== "PostgreSQL") return;
+      if (name !== "PostgreSQL") {
+        const sqlite = await runPalimpsest(["--db", db.url, "maintain", "--partition", "4"]);
+        expect(sqlite.code).toBe(2);
+        expect(sqlite.stderr).toMatch(
+          /^error \[VALIDATION\] maintain --partition works only on a PostgreSQL database; this one is a SQLite database\n/,
+        );
+        expect(sqlite.stderr).not.toContain("partitionLog");
+        return;
+      }
       const divided = await cli("maintain", "--partition", "4");
       expect(divided.code).toBe(0);
       const result = JSON.parse(divided.stdout) as {

@@ -65,7 +65,17 @@ for (const [name, make] of databases) {
       const sessionsBefore = (await cli("sessions")).stdout;
       const tooFar = await cli("fork", parentId, "--turn", "3");
       expect(tooFar.code).toBe(2);
-      expect(jsonError(tooFar)).toMatchObject({ code: "VALIDATION", details: { path: "atTurn" } });
+      // in the CLI's terms: the flag, not the library's option (atTurn)
+      expect(jsonError(tooFar)).toMatchObject({
+        code: "VALIDATION",
+        message: "--turn must be a turn of the session, 0 to 2",
+        details: { path: "--turn", issues: [{ message: "--turn: 3 (the session has 2 user messages)" }] },
+      });
+      const text = await runPalimpsest(["--db", db.url, "fork", parentId, "--seq", "99"]);
+      expect(text).toMatchObject({ code: 2, stdout: "" });
+      expect(text.stderr).toMatch(
+        /^error \[VALIDATION\] --seq must be a seq of the session's log, 1 to \d+\n {2}- --seq: 99\n$/,
+      );
       const malformed = await cli("fork", parentId, "--seq", "x");
       expect(jsonError(malformed)).toMatchObject({ code: "VALIDATION" });
       expect((await cli("sessions")).stdout).toBe(sessionsBefore);

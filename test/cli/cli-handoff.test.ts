@@ -77,6 +77,16 @@ for (const [name, make] of databases) {
       const wrong = await cli("handoff", "complete", claim.handoffId, "--token", "not-the-token");
       expect(wrong.code).toBe(1);
       expect(jsonError(wrong)).toMatchObject({ code: "CLAIM_LOST", details: { reason: "token-mismatch" } });
+      // a token that never held the claim is not a claim that "no longer holds"
+      expect(jsonError(wrong).message).toMatch(/^the token is not the one of hand-off \S+'s claim \(it never held it/);
+      for (const args of [
+        ["renew", claim.handoffId],
+        ["fail", claim.handoffId, "--reason", "x"],
+      ]) {
+        const other = await runPalimpsest(["--db", db.url, "handoff", ...args, "--token", "not-the-token"]);
+        expect(other.code, args.join(" ")).toBe(1);
+        expect(other.stderr).toMatch(/^error \[CLAIM_LOST\] the token is not the one of hand-off/);
+      }
 
       const done = await cli("handoff", "complete", claim.handoffId, "--token", claim.token);
       expect(done).toMatchObject({ code: 0, stderr: "" });

@@ -112,6 +112,15 @@ for (const [name, make] of databases) {
       expect(textOf(unknown)).toMatch(/^NOT_FOUND: /);
       const both = await client.callTool({ name: "expand", arguments: { compactionId, seq: 2 } });
       expect(textOf(both)).toMatch(/^VALIDATION: expand takes a compactionId or a seq/);
+      const misspelt = await client.callTool({ name: "recall", arguments: { query: "deploy", limt: 1 } });
+      expect(misspelt.isError).toBe(true);
+      expect(textOf(misspelt)).toBe(
+        "VALIDATION: bad tool input: unknown argument limt (it takes query, limit, offset)",
+      );
+      const expandKey = await client.callTool({ name: "expand", arguments: { seq: 2, compaction: "x" } });
+      expect(textOf(expandKey)).toBe(
+        "VALIDATION: bad tool input: unknown argument compaction (it takes compactionId, seq, offset)",
+      );
       const badType = await client.callTool({ name: "recall", arguments: { query: "x", limit: 500 } });
       expect(badType.isError).toBe(true);
       expect(textOf(await client.callTool({ name: "expand", arguments: { seq: 6 } }))).toContain("changelog");

@@ -194,7 +194,9 @@ for (const [name, make] of databases) {
       expect(ambiguous.code, `${ambiguous.stdout}${ambiguous.stderr}`).toBe(2);
       const error = jsonError(ambiguous);
       expect(error.code).toBe("VALIDATION");
-      expect(error.message).toContain("session name prefix billing is ambiguous");
+      expect(error.message).toBe(
+        "session name prefix billing is ambiguous: 2 sessions' names begin with it; the full id or the full name of one selects it",
+      );
       const issues = (error.details as { issues: { path: string; code: string; message: string }[] }).issues;
       expect([...issues].sort((a, b) => a.message.localeCompare(b.message))).toEqual([
         { path: ids.agent, code: "ambiguous", message: "billing-agent-7f3a" },

@@ -10,7 +10,8 @@ import {
   toOpenAIMessages,
 } from "@palimpsest/projections";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliDatabase, jsonError, runPalimpsest, sqliteCliDatabase } from "./harness.ts";
+import { runCli } from "../../packages/cli/src/main.ts";
+import { type CliDatabase, jsonError, ROOT, runPalimpsest, sqliteCliDatabase } from "./harness.ts";
 
 /** An OpenAI chat transcript of `steps` exchanges (a user request, a shell call, its listing, a reply) by `model`. */
 function chatTranscript(id: string, model: string | undefined, steps: number): string {
@@ -89,6 +90,31 @@ describe("what users trip on: profiles and compactions that grow (SQLite file)",
     expect(allowed.code).toBe(0);
     const [written] = JSON.parse(allowed.stdout) as { stats: { tokensBefore: number; tokensAfter: number } }[];
     expect(written?.stats).toMatchObject({ tokensBefore: details.tokensBefore, tokensAfter: details.tokensAfter });
+  });
+});
+
+describe("what users trip on: replay's progress (SQLite file)", () => {
+  it("replay prints progress lines on a terminal or with --progress, none into a file", async () => {
+    const file = join(db.dir, "long.json");
+    await writeFile(file, chatTranscript("long", "gpt-4o", 60)); // 120 requests: progress every 10%
+    const progressLines = (stderr: string) =>
+      stderr.split("\n").filter((l) => /^replay summary session 1\/1: /.test(l));
+    const piped = await cli("replay", file, "--context-window", "16000");
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stderr).toBe("");
+    const asked = await cli("replay", file, "--context-window", "16000", "--progress");
+    expect(progressLines(asked.stderr).length).toBeGreaterThanOrEqual(10);
+    expect(asked.stdout).toContain("profile: openai");
+    const stderr: string[] = [];
+    const code = await runCli(["--db", db.url, "replay", file, "--context-window", "16000"], {
+      stdout: () => {},
+      stderr: (text) => stderr.push(text),
+      env: {},
+      cwd: ROOT,
+      stderrIsTTY: true,
+    });
+    expect(code).toBe(0);
+    expect(progressLines(stderr.join("")).length).toBeGreaterThanOrEqual(10);
   });
 });
 

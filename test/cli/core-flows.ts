@@ -183,7 +183,9 @@ export function defineCoreFlows(label: string, open: () => Promise<CliDatabase>)
       expect(ambiguous.stdout).toBe("");
       const error = jsonError(ambiguous);
       expect(error.code).toBe("VALIDATION");
-      expect(error.message).toContain("ambiguous");
+      expect(error.message).toMatch(
+        /^session prefix \S+ is ambiguous: \d+ sessions' ids begin with it; the full id or the full name of one selects it$/,
+      );
       expect(error.details?.issues).toEqual(
         expect.arrayContaining([expect.objectContaining({ message: expect.stringMatching(new RegExp(`^${prefix}`)) })]),
       );

@@ -71,7 +71,20 @@ for (const engine of engines()) {
       const agent = new Agent({ name: "builder", model, tools: session.recallTools() });
       const result = await new Runner().run(agent, "expand it", { session });
       expect(result.finalOutput).toBe("Not found.");
-      expect(outputsSeen(model, 1)).toMatch(/no-such-compaction|error/i);
+      expect(outputsSeen(model, 1)).toContain("NOT_FOUND: ");
+      expect(outputsSeen(model, 1)).toContain("no-such-compaction");
+    });
+
+    it("an argument the tool does not take is refused by name, not dropped", async () => {
+      const { session } = await compacted();
+      const model = new ScriptedModel([
+        [functionCall("recall", { query: "cargo", limt: 1 }, { callId: "k1" })],
+        [assistantMessage("Misspelt.")],
+      ]);
+      const agent = new Agent({ name: "builder", model, tools: session.recallTools() });
+      const result = await new Runner().run(agent, "recall it", { session });
+      expect(result.finalOutput).toBe("Misspelt.");
+      expect(outputsSeen(model, 1)).toContain("unknown argument limt (it takes query, limit, offset)");
     });
   });
 }

@@ -8,7 +8,8 @@ export type SessionLookup = NamedSessionLookup & Pick<EventStore, "listSessions"
  * The full id of a session given by full id, by name (its source's external id, as `sessions` prints it),
  * by a unique prefix of its id or by a unique prefix of its name, tried in that order: NotFoundError when
  * none matches, ValidationError listing the candidates when a name or a prefix names several sessions (for
- * a name prefix, one issue per candidate: `path` its id, `code` "ambiguous", `message` its name).
+ * a name prefix, one issue per candidate: `path` its id, `code` "ambiguous", `message` its name), saying
+ * that the full id or the full name selects one.
  */
 export async function sessionIdByPrefix(store: SessionLookup, idOrPrefix: string): Promise<string> {
   const exact = await sessionByIdOrName(store, idOrPrefix);
@@ -26,7 +27,7 @@ export async function sessionIdByPrefix(store: SessionLookup, idOrPrefix: string
   if (only === undefined) throw new NotFoundError("session", idOrPrefix);
   if (named.length > 1) {
     throw new ValidationError(
-      `session name prefix ${idOrPrefix} is ambiguous: ${named.length} sessions' names begin with it`,
+      `session name prefix ${idOrPrefix} is ambiguous: ${named.length} sessions' names begin with it; the full id or the full name of one selects it`,
       named.map((s) => ({ path: s.sessionId, code: "ambiguous", message: s.name ?? "" })),
     );
   }
@@ -35,7 +36,7 @@ export async function sessionIdByPrefix(store: SessionLookup, idOrPrefix: string
 
 /**
  * The one id among `ids` that is `idOrPrefix` or starts with it, as with session ids: NotFoundError
- * when none does, ValidationError listing the candidates when several do.
+ * when none does, ValidationError listing the candidates when several do (and that the full id selects one).
  */
 export function uniqueByPrefix(
   kind: "session" | "compaction" | "handoff",
@@ -45,6 +46,13 @@ export function uniqueByPrefix(
   if (ids.includes(idOrPrefix)) return idOrPrefix;
   const matches = [...new Set(ids.filter((id) => id.startsWith(idOrPrefix)))];
   if (matches.length === 0) throw new NotFoundError(kind, idOrPrefix);
-  if (matches.length > 1) throw new ValidationError(`${kind} prefix ${idOrPrefix} is ambiguous`, matches);
+  if (matches.length > 1) {
+    const select =
+      kind === "session" ? "the full id or the full name of one selects it" : "the full id of one selects it";
+    throw new ValidationError(
+      `${kind} prefix ${idOrPrefix} is ambiguous: ${matches.length} ${kind}s' ids begin with it; ${select}`,
+      matches,
+    );
+  }
   return matches[0] as string;
 }

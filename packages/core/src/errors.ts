@@ -164,6 +164,14 @@ export class ConcurrencyConflict extends PalimpsestError<{
 /** Why a hand-off claim no longer holds: another claim replaced it, its lease ran out, or the row is not claimed. */
 export type ClaimLostReason = "token-mismatch" | "lease-expired" | "not-claimed";
 
+/** What each reason says of the claim a claimer acted on. */
+const CLAIM_LOST_WORDS: Record<ClaimLostReason, (handoffId: string) => string> = {
+  "token-mismatch": (id) =>
+    `the token is not the one of hand-off ${id}'s claim (it never held it, or a claim taken since has a new one)`,
+  "lease-expired": (id) => `the claim on hand-off ${id} no longer holds: its lease ran out`,
+  "not-claimed": (id) => `hand-off ${id} is not claimed`,
+};
+
 /**
  * A hand-off claimer acted on a claim that no longer holds (fencing); nothing was changed. Not retryable:
  * the claim is gone for good; claim again to get a new one.
@@ -172,7 +180,7 @@ export class ClaimLost extends PalimpsestError<{ handoffId: string; reason: Clai
   constructor(handoffId: string, reason: ClaimLostReason, status: string, options?: CauseOptions) {
     super(
       "CLAIM_LOST",
-      `the claim on hand-off ${handoffId} no longer holds (${reason}, status ${status})`,
+      `${CLAIM_LOST_WORDS[reason](handoffId)} (${reason}, status ${status})`,
       { handoffId, reason, status },
       { cause: options?.cause },
     );

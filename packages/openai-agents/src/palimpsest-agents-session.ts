@@ -36,6 +36,7 @@ import {
   type RecallTool,
   type RecallToolOptions,
   recallTools,
+  refusalText,
   type Session,
 } from "@palimpsest/runtime";
 import { callIdOf, itemRole, storedItems } from "./agent-item.ts";
@@ -148,6 +149,8 @@ export class PalimpsestAgentsSession
         parameters: { ...recallTool.jsonSchema, additionalProperties: true as const },
         strict: false,
         execute: (input: unknown) => recallTool.call(input),
+        // The SDK's default shows the model a fixed "An error occurred": a refusal's own words say what to fix.
+        errorFunction: (_context, error) => refusalText(error) ?? "An error occurred while running the tool.",
       }),
     );
   }

@@ -94,6 +94,7 @@ export {
   type RecallTool,
   type RecallToolOptions,
   recallTools,
+  refusalText,
   type ToolJsonSchema,
 } from "./runtime/recall-tools.ts";
 export type { RewriteRequest } from "./runtime/rewrite.ts";

@@ -1,10 +1,14 @@
 import { definedFields } from "@palimpsest/core";
 import type { Command } from "commander";
 import type { CliIo } from "../cli-io.ts";
+import { withFlagNames } from "../flag-errors.ts";
 import { integerOption } from "../flags.ts";
 import { sessionIdByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions } from "../output.ts";
 import { withRuntime } from "../runtime.ts";
+
+/** fork's options by the flags that give them. */
+const FORK_FLAGS = { atTurn: "--turn", atSeq: "--seq", toSessionId: "--to" };
 
 /**
  * `fork <session> [--turn N | --seq N] [--to <id>]`: starts a new session with the view the session had
@@ -32,7 +36,12 @@ export function registerFork(program: Command, io: CliIo): void {
       const fork = await withRuntime(
         global,
         io,
-        async (runtime) => (await runtime.fork(await sessionIdByPrefix(runtime.store, id), options)).resumeState(),
+        async (runtime) => {
+          const sessionId = await sessionIdByPrefix(runtime.store, id);
+          // A turn or seq the session does not have is refused by fork: in the flags' names.
+          const fork = await withFlagNames(FORK_FLAGS, () => runtime.fork(sessionId, options));
+          return fork.resumeState();
+        },
         "write",
       );
       emit(

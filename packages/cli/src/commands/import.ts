@@ -12,6 +12,7 @@ import { type Command, Option } from "commander";
 import type { CliIo } from "../cli-io.ts";
 import { Interrupted, onInterrupt } from "../interrupted.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
+import { progressOption, showsProgress } from "../progress-flag.ts";
 import { withRuntime } from "../runtime.ts";
 import { readTranscriptFile } from "../transcript-file.ts";
 
@@ -44,11 +45,11 @@ export function registerImport(program: Command, io: CliIo): void {
         `the transcript's format: ${TRANSCRIPT_FORMATS.map((f) => `${f.name}: ${f.summary}`).join("; ")} (default: detected)`,
       ).choices(IMPORT_FORMATS),
     )
-    .option("--progress", "print progress lines on stderr even when it is not a terminal")
+    .addOption(progressOption())
     .action(async (file: string, opts: { format?: ImportFormat; progress?: boolean }) => {
       const global = program.opts<GlobalOptions>();
       // Progress lines on a terminal (or asked for); a log or a pipe gets one summary line instead.
-      const live = opts.progress === true || io.stderrIsTTY === true;
+      const live = showsProgress(io, opts);
       const text = await readTranscriptFile(io, file);
       const lines = text.length > 1_000_000 ? text.split("\n").length : 0;
       const sessions = parseTranscript(text, {

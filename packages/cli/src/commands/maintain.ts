@@ -1,8 +1,9 @@
-import { type PurgeResult, ValidationError } from "@palimpsest/core";
+import { isPalimpsestError, type PurgeResult, ValidationError } from "@palimpsest/core";
 import {
   DEFAULT_PURGE_WAIT_MS,
   MAX_PARTITIONS,
   type PartitionedTable,
+  type PartitionLogOptions,
   type PartitionLogResult,
   partitionLog,
 } from "@palimpsest/store";
@@ -57,7 +58,7 @@ export function registerMaintain(program: Command, io: CliIo): void {
         throw new ValidationError(`maintain: name one task: ${TASKS}`, [`${TASKS}: ${issue}`]);
       }
       if (opts.partition !== undefined) {
-        const result = await partitionLog(databaseUrl(global, io), {
+        const result = await partitionCommandLog(databaseUrl(global, io), {
           partitions: opts.partition,
           onTable: (t) => io.stderr(`${tableLine(t)}\n`),
         });
@@ -69,6 +70,30 @@ export function registerMaintain(program: Command, io: CliIo): void {
       );
       emit(io, global, result, render);
     });
+}
+
+/**
+ * partitionLog on the command's database; its refusal of a database that is not PostgreSQL (the URL is a
+ * known one of another engine) said as the command's: `maintain --partition` needs a PostgreSQL database.
+ */
+async function partitionCommandLog(url: string, options: PartitionLogOptions): Promise<PartitionLogResult> {
+  try {
+    return await partitionLog(url, options);
+  } catch (error) {
+    // The CLI checked n; an unknown or empty URL is refused at `url` (path "url"), as every command refuses it.
+    const otherEngine = isPalimpsestError(error, "VALIDATION") && !("path" in error.details) && !isPostgresUrl(url);
+    if (!otherEngine) throw error;
+    throw new ValidationError(
+      "maintain --partition works only on a PostgreSQL database; this one is a SQLite database",
+      ["--db: give a postgres://… URL (or set PALIMPSEST_DATABASE_URL to one) to partition its log"],
+      { path: "--partition" },
+    );
+  }
+}
+
+/** Whether `url` names a PostgreSQL database (the store's postgres:// and postgresql:// forms). */
+function isPostgresUrl(url: string): boolean {
+  return url.startsWith("postgres://") || url.startsWith("postgresql://");
 }
 
 /** One table of a conversion, as its progress line says it. */

@@ -9,7 +9,7 @@ import { resumeByPrefix, withRuntime } from "../runtime.ts";
  * `mcp --session <session>`: an MCP server on stdin and stdout (the official MCP SDK's stdio transport)
  * serving the `recall` and `expand` tools over one session (recallTools), until its client closes the
  * stream. Nothing else is written to stdout; a tool call that is refused (a bad input, an unknown
- * compaction) answers as a tool error naming the code, and the server goes on.
+ * compaction, an argument the tool does not take) answers as a tool error naming the code, and the server goes on.
  */
 export function registerMcp(program: Command, io: CliIo): void {
   program
@@ -30,8 +30,12 @@ export function registerMcp(program: Command, io: CliIo): void {
           ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
         });
         for (const tool of tools) {
-          server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, (input: unknown) =>
-            mcpToolResult(tool, input),
+          // The SDK parses the input with this schema before the call and drops the keys it lacks: loose, so
+          // that an unknown key reaches the tool, whose own parse refuses it by name.
+          server.registerTool(
+            tool.name,
+            { description: tool.description, inputSchema: tool.schema.loose() },
+            (input: unknown) => mcpToolResult(tool, input),
           );
         }
         // The process's own streams: the protocol owns stdout (nothing else is written there).

@@ -27,6 +27,7 @@ import { fidelityTable } from "../fidelity-table.ts";
 import { dollars, integerOption } from "../flags.ts";
 import { emit, type GlobalOptions, table } from "../output.ts";
 import { PROFILE_HELP } from "../profile-help.ts";
+import { progressOption, showsProgress } from "../progress-flag.ts";
 import { replayMetricsTable } from "../replay-metrics-table.ts";
 import { replayReportData, replayWithSeries } from "../report-sources/replay-report-data.ts";
 import { writeReport, writtenLine } from "../report-sources/write-report.ts";
@@ -54,6 +55,7 @@ interface ReplayFlags {
   lostFactUsd?: number;
   summaryBreakpoint?: boolean;
   summarizerReadsConversation?: boolean;
+  progress?: boolean;
 }
 
 /**
@@ -68,6 +70,7 @@ interface ReplayFlags {
  * the summarizer's calls (default: the agent's model; `--summarizer-reads-conversation` replays a summarizer
  * that reads each span inside the agent's own request, billed through its cache). `--lost-fact-usd` lets cost-optimal drop facts
  * when what it saves pays for them (default: it drops no more of the span's facts than summary would).
+ * Progress lines go to stderr on a terminal, or with `--progress` (as `import`'s).
  */
 export function registerReplay(program: Command, io: CliIo): void {
   program
@@ -138,6 +141,7 @@ export function registerReplay(program: Command, io: CliIo): void {
         "what one fact a summary drops is worth to cost-optimal (default: no trade, no more lost than summary)",
       ).argParser(dollars),
     )
+    .addOption(progressOption())
     .action(async (file: string, opts: ReplayFlags, command: Command) => {
       const global = program.opts<GlobalOptions>();
       const backstopGiven = opts.compare !== undefined || command.getOptionValueSource("policy") !== "default";
@@ -164,7 +168,7 @@ export function registerReplay(program: Command, io: CliIo): void {
         }),
         ...(opts.precompact === true ? { precompact: true } : {}),
         ...(opts.summarizerReadsConversation === true ? { summarizerReadsConversation: true } : {}),
-        onProgress: progressLine(io),
+        ...(showsProgress(io, opts) ? { onProgress: progressLine(io) } : {}),
       };
       if (opts.html !== undefined) {
         // The report's cache rules come from the profile it is given: the inferred one, by name.
@@ -234,7 +238,7 @@ function parseRuns(list: string): ReplayRun[] {
   return names.map((n) => replayRun(n) as ReplayRun);
 }
 
-/** Progress on stderr every 10% of a session of 100+ requests. */
+/** Progress on stderr every 10% of a session of 100+ requests (on a terminal, or with `--progress`: showsProgress). */
 function progressLine(
   io: CliIo,
 ): (p: { policy: string; session: number; sessions: number; done: number; requests: number }) => void {

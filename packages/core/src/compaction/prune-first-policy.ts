@@ -40,9 +40,11 @@ export function pruneFirstPolicy(options: PruneFirstOptions): CompactionPolicy {
         };
       }
       const short =
-        prune.targets.length === 0
-          ? "nothing to prune"
-          : `a prune would land at ${tokensAfter}, above the runway target of ${target}`;
+        target < 0
+          ? `the window leaves no runway for a prune (its threshold of ${gate.threshold} is under the ${input.profile.runway.pruneMinimumTokens} tokens a prune must free)`
+          : prune.targets.length === 0
+            ? "nothing to prune"
+            : `a prune would land at ${tokensAfter}, above the runway target of ${target}`;
       if (gate.backoff.blocks === "summary") {
         return { kind: "none", reason: `${short}, and summaries are backing off: ${gate.backoff.reason}` };
       }

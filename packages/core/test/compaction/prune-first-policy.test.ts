@@ -117,6 +117,16 @@ describe("pruneFirstPolicy: the runway", () => {
     expect(plan.kind).toBe("summary");
   });
 
+  it("given a window whose threshold is under the runway minimum, then it summarizes, saying no prune fits (no negative target)", () => {
+    const profile = customProfile({ runway: { pruneMinimumTokens: 120_000 } });
+    const plan = policy.plan(policyInput(view({ r0: 60_000, r1: 30_000 }), { compactions: 1, profile }));
+    expect(plan.kind).toBe("summary");
+    expect(plan.reason).toContain(
+      "the window leaves no runway for a prune (its threshold of 100000 is under the 120000",
+    );
+    expect(plan.reason).not.toMatch(/runway target of -/);
+  });
+
   it("given summaries cooling down after a failure, then an accepted prune still runs but a fall-through does not", () => {
     const history = { compactions: [], failures: [{ reason: "timeout" as const, at: 1_000 }], now: 2_000 };
     const pruned = policy.plan(policyInput(view({ r0: 60_000, r1: 30_000 }), { compactions: 1, history }));

@@ -73,8 +73,8 @@ function jsonSchemaOf(shape: z.ZodRawShape): ToolJsonSchema {
 }
 
 /** Each tool's input as a zod object and as JSON Schema, built once. */
-const RECALL_SCHEMA = z.object(RECALL_INPUT);
-const EXPAND_SCHEMA = z.object(EXPAND_INPUT);
+const RECALL_SCHEMA = z.strictObject(RECALL_INPUT);
+const EXPAND_SCHEMA = z.strictObject(EXPAND_INPUT);
 const RECALL_JSON_SCHEMA = jsonSchemaOf(RECALL_INPUT);
 const EXPAND_JSON_SCHEMA = jsonSchemaOf(EXPAND_INPUT);
 
@@ -215,9 +215,19 @@ export async function mcpToolResult(tool: RecallTool, input: unknown): Promise<M
   try {
     return { content: [{ type: "text", text: await tool.call(input) }] };
   } catch (error) {
-    if (!isPalimpsestError(error)) throw error;
-    return { content: [{ type: "text", text: `${error.code}: ${error.message}` }], isError: true };
+    const text = refusalText(error);
+    if (text === undefined) throw error;
+    return { content: [{ type: "text", text }], isError: true };
   }
+}
+
+/**
+ * What the model is shown of a refused call of a recall tool: a Palimpsest error's code and message
+ * (`VALIDATION: bad tool input: unknown argument limt (it takes query, limit, offset)`), so it can call
+ * again as it should; undefined for any other error, whose words are not the model's to see.
+ */
+export function refusalText(error: unknown): string | undefined {
+  return isPalimpsestError(error) ? `${error.code}: ${error.message}` : undefined;
 }
 
 /** A message as a tool answer shows it: its text, then each tool call it made (name and arguments). */
@@ -226,11 +236,22 @@ function rendered(message: Message): string {
   return [messageText(message), ...calls].filter((part) => part.length > 0).join("\n");
 }
 
-/** `input` parsed by `schema`: a ValidationError naming the first bad field otherwise. */
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+/**
+ * `input` parsed by `schema`: a ValidationError naming the first bad field otherwise, or the arguments the
+ * tool does not take and the ones it does (`limt: 1` is not a call without a limit).
+ */
+function parse<T extends z.ZodObject>(schema: T, input: unknown): z.infer<T> {
   const parsed = schema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
+  if (issue?.code === "unrecognized_keys") {
+    const takes = Object.keys(schema.shape).join(", ");
+    throw new ValidationError(
+      `bad tool input: unknown argument${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")} (it takes ${takes})`,
+      issue.keys.map((key) => `${key}: not one of ${takes}`),
+      { path: issue.keys[0] ?? "" },
+    );
+  }
   const path = issue?.path.join(".") ?? "";
   throw new ValidationError(`bad tool input: ${path} ${issue?.message ?? ""}`.trim(), [`${path}: ${issue?.message}`], {
     path,
