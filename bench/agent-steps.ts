@@ -5,8 +5,10 @@
  * - `session.append(step, { turnId })` then `session.completeTurn(turnId)` (two calls);
  * - `session.append(step, { turnId, completeTurn: true })` (one call: the step and its completion in one
  *   transaction);
+ * - the same one call on a runtime opened with `search: false` (no terms written for recall): what the
+ *   search index costs an append, measured beside it;
  * - the plain table: one row per message, one multi-row INSERT per step (raw-entry-table.ts).
- * The three are timed step by step, in an order that rotates each step, each into a session of its own
+ * The four are timed step by step, in an order that rotates each step, each into a session of its own
  * that grows over the run: at 1× the session, and at 4× (the session four times over, fresh ids).
  * And the first append in a fresh process: a child opens the runtime (openPalimpsest), starts a session and
  * appends 20 steps with `completeTurn`; its first append against the median of the later ones.
@@ -37,6 +39,8 @@ export interface AgentStepsRow {
   plain: { p50: number; p99: number };
   twoCalls: { p50: number; p99: number };
   oneCall: { p50: number; p99: number };
+  /** One call on a runtime that writes nothing to the search index (`search: false`). */
+  unindexed: { p50: number; p99: number };
 }
 
 /**
@@ -75,7 +79,7 @@ export function freshStep(step: readonly Message[], pass: number): Message[] {
   }));
 }
 
-/** Writes the steps `passes` times three ways, rotating which goes first, on the database at `url`. */
+/** Writes the steps `passes` times four ways, rotating which goes first, on the database at `url`. */
 export async function runAgentStepsBench(
   engine: "postgres" | "sqlite",
   url: string,
@@ -85,12 +89,14 @@ export async function runAgentStepsBench(
   const steps = sourceSteps();
   if (steps.length === 0) return undefined;
   const runtime = await openPalimpsest({ url });
+  const unindexing = await openPalimpsest({ url, search: false });
   try {
     const model = "claude-sonnet-4";
     const [two, one] = [await runtime.startSession({ model }), await runtime.startSession({ model })];
+    const bare = await unindexing.startSession({ model });
     const key = { projectKey: "bench", sessionId: `plain-${passes}` };
     const ways: {
-      name: "plain" | "twoCalls" | "oneCall";
+      name: "plain" | "twoCalls" | "oneCall" | "unindexed";
       write: (step: Message[], turnId: string) => Promise<void>;
     }[] = [
       {
@@ -109,8 +115,14 @@ export async function runAgentStepsBench(
         },
       },
       { name: "oneCall", write: (step, turnId) => appendStep(one, step, turnId) },
+      { name: "unindexed", write: (step, turnId) => appendStep(bare, step, turnId) },
     ];
-    const times = { plain: [] as number[], twoCalls: [] as number[], oneCall: [] as number[] };
+    const times = {
+      plain: [] as number[],
+      twoCalls: [] as number[],
+      oneCall: [] as number[],
+      unindexed: [] as number[],
+    };
     let n = 0;
     for (let pass = 0; pass < passes; pass++) {
       for (const source of steps) {
@@ -134,9 +146,11 @@ export async function runAgentStepsBench(
       plain: stats(times.plain),
       twoCalls: stats(times.twoCalls),
       oneCall: stats(times.oneCall),
+      unindexed: stats(times.unindexed),
     };
   } finally {
     await runtime.close();
+    await unindexing.close();
   }
 }
 
@@ -177,6 +191,9 @@ export function agentStepsTables(rows: readonly AgentStepsRow[], first: readonly
       "vs plain",
       "append with completeTurn p50 / p99",
       "vs plain",
+      "the same, search off p50 / p99",
+      "vs plain",
+      "the index's share of the step (p50)",
     ],
     rows.map((r) => [
       r.engine,
@@ -187,6 +204,9 @@ export function agentStepsTables(rows: readonly AgentStepsRow[], first: readonly
       `${ratio(r.twoCalls.p50 / r.plain.p50)} / ${ratio(r.twoCalls.p99 / r.plain.p99)}`,
       `${ms(r.oneCall.p50)} / ${ms(r.oneCall.p99)}`,
       `${ratio(r.oneCall.p50 / r.plain.p50)} / ${ratio(r.oneCall.p99 / r.plain.p99)}`,
+      `${ms(r.unindexed.p50)} / ${ms(r.unindexed.p99)}`,
+      `${ratio(r.unindexed.p50 / r.plain.p50)} / ${ratio(r.unindexed.p99 / r.plain.p99)}`,
+      `${Math.round((100 * (r.oneCall.p50 - r.unindexed.p50)) / r.oneCall.p50)}%`,
     ]),
   );
   return `${steps}\n\n${firstAppendTable("openPalimpsest", first)}`;
