@@ -107,7 +107,10 @@ for (const [name, make] of databases) {
       const rebuilt = await cli("audit", "rebuild", "--check");
       expect(rebuilt.code).toBe(0);
       expect(JSON.parse(rebuilt.stdout)).toMatchObject({ equal: true, replaced: false });
-      expect(rebuilt.stderr).toMatch(/rebuilding audit read models: \d+ events/);
+      expect(rebuilt.stderr).toBe(""); // not a terminal: no progress unless asked
+      const shown = await cli("audit", "rebuild", "--check", "--progress");
+      expect(shown.stderr).toMatch(/^rebuilding audit read models: \d+ events\n/);
+      expect(shown.stderr).not.toContain("\r");
       const text = await runPalimpsest(["--db", db.url, "audit", "rebuild"]);
       expect(text.stdout).toMatch(/equal the live ones; the live models were replaced/);
     });

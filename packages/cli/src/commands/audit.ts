@@ -6,6 +6,7 @@ import { openCommandStore } from "../database.ts";
 import { integerOption, listOption } from "../flags.ts";
 import { sessionIdByPrefix, uniqueByPrefix } from "../id-prefix.ts";
 import { emit, type GlobalOptions } from "../output.ts";
+import { progressOption, showsProgress } from "../progress-flag.ts";
 import { printRequestBody, type RequestFormat, requestFormatOption } from "../request-body.ts";
 import {
   type AsOfFlags,
@@ -169,7 +170,11 @@ export function registerAudit(program: Command, io: CliIo): void {
     .command("rebuild")
     .description("rebuild every audit read model from the log, checking it against the live one")
     .option("--check", "only compare the rebuilt models with the live ones; change nothing")
-    .action(async (flags: { check?: boolean }) => {
+    .addOption(progressOption())
+    .action(async (flags: { check?: boolean; progress?: boolean }) => {
+      // On a terminal one line rewritten in place; with --progress elsewhere, a line each time.
+      const [lead, tail] = io.stderrIsTTY === true ? ["\r", ""] : ["", "\n"];
+      const shown = showsProgress(io, flags);
       await answer(
         io,
         options(),
@@ -177,9 +182,16 @@ export function registerAudit(program: Command, io: CliIo): void {
           models
             .rebuild({
               checkOnly: flags.check === true,
-              onProgress: ({ events }) => io.stderr(`\rrebuilding audit read models: ${events} events`),
+              ...(shown
+                ? {
+                    onProgress: ({ events }) =>
+                      io.stderr(`${lead}rebuilding audit read models: ${events} events${tail}`),
+                  }
+                : {}),
             })
-            .finally(() => io.stderr("\n")),
+            .finally(() => {
+              if (shown && lead === "\r") io.stderr("\n");
+            }),
         renderRebuild,
       );
     });
