@@ -125,6 +125,10 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
         await rejection(runtime.startSession({ parent: wrong({ sessionId: session.id, relation: "fork", atseq: 1 }) })),
         "parent",
       ],
+      [
+        await rejection(runtime.startSession({ parent: { sessionId: "no-such-session", relation: "subagent" } })),
+        "parent.sessionId",
+      ],
       [await rejection(session.append(exchange(1), wrong({ turnid: "t1" }))), "turnid"],
       [await rejection(session.append(exchange(1), { turnId: wrong(7) })), "turnId"],
       [await rejection(compact(session, wrong({ forse: true }))), "forse"],

@@ -229,6 +229,14 @@ export class Palimpsest {
       encoding,
       ...rest
     } = parseInput(StartSessionOptionsSchema, options, "session options");
+    if (rest.parent !== undefined && (await this.store.getSession(rest.parent.sessionId)) === undefined) {
+      // A link to no session (or to another tenant's) would put a lineage in the audit that is not there.
+      throw new ValidationError(
+        `startSession's parent ${rest.parent.sessionId} is no session of this store`,
+        [`parent.sessionId: ${rest.parent.sessionId}`],
+        { path: "parent.sessionId" },
+      );
+    }
     const started: SessionStarted = { ...rest, encoding: encoding ?? encodingForModel(rest.model) };
     const session = new Session(this.#context(started), initialState(sessionId), 0);
     if (messages === undefined) await session.start(started);
