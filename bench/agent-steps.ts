@@ -89,7 +89,10 @@ export async function runAgentStepsBench(
   const steps = sourceSteps();
   if (steps.length === 0) return undefined;
   const runtime = await openPalimpsest({ url });
-  const unindexing = await openPalimpsest({ url, search: false });
+  const unindexing = await openPalimpsest({ url, search: false }).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
+  });
   try {
     const model = "claude-sonnet-4";
     const [two, one] = [await runtime.startSession({ model }), await runtime.startSession({ model })];
@@ -149,8 +152,7 @@ export async function runAgentStepsBench(
       unindexed: stats(times.unindexed),
     };
   } finally {
-    await runtime.close();
-    await unindexing.close();
+    await Promise.allSettled([runtime.close(), unindexing.close()]);
   }
 }
 

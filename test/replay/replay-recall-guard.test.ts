@@ -34,4 +34,14 @@ describe("cost-optimal keeps summary's recall on sessions it was not tuned on", 
     const replay = replayTranscript([session], { policies: ["cost-optimal"], contextWindow: 16_000, lostFactUsd: -1 });
     await expect(replay).rejects.toMatchObject({ code: "VALIDATION", details: { path: "lostFactUsd" } });
   });
+
+  it("replays micro+cost-optimal with lostFactUsd: the micro batches take the replay's options as they are", async () => {
+    const session = shapedSession({ kind: "tool-heavy", steps: 60, seed: 7 });
+    const { policies } = await replayTranscript([session], {
+      policies: ["micro+cost-optimal"],
+      contextWindow: 16_000,
+      lostFactUsd: 0.1,
+    });
+    expect(policies[0]?.overflowTurns).toBe(0);
+  });
 });

@@ -75,6 +75,11 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     ],
     [
       "openPalimpsest",
+      (url) => openPalimpsest({ url, compaction: { summarizerPrices: wrong({ input: "3" }) } }),
+      "compaction.summarizerPrices.input",
+    ],
+    [
+      "openPalimpsest",
       (url) => openPalimpsest({ url, compaction: { antiThrash: { strikes: wrong("x") } } }),
       "compaction.antiThrash.strikes",
     ],
@@ -120,10 +125,10 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     const before = await session.readLog();
     const refusals = [
       [await rejection(runtime.startSession(wrong({ modl: "gpt-4o" }))), "modl"],
-      [await rejection(runtime.startSession({ settings: wrong({ microcompact: false }) })), "settings"],
+      [await rejection(runtime.startSession({ settings: wrong({ microcompact: false }) })), "settings.microcompact"],
       [
         await rejection(runtime.startSession({ parent: wrong({ sessionId: session.id, relation: "fork", atseq: 1 }) })),
-        "parent",
+        "parent.atseq",
       ],
       [
         await rejection(runtime.startSession({ parent: { sessionId: "no-such-session", relation: "subagent" } })),
@@ -181,6 +186,8 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
         [() => microCompact(session, wrong({ tailToken: 10 })), "tailToken"],
         [() => microCompact(session, { trigger: wrong("cron") }), "trigger"],
         [() => microBatch(session, { times: wrong(5) }), "times"],
+        [() => microBatch(session, { times: wrong({ nowMs: "now" }) }), "times.nowMs"],
+        [() => compact(session, { times: wrong({ now: 1 }) }), "times.nowMs"],
         [() => microBatch(session, { defragLimitTokens: -1 }), "defragLimitTokens"],
         [() => precompaction.compact(other, { force: wrong("yes") }), "force"],
         [() => precompaction.compact(other, wrong({ candidates: {} })), "candidates"],
@@ -205,6 +212,11 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
       details: { path: "compaction.autoo" },
     });
     expect(JSON.stringify(error.details)).toContain("not one of policy, profile, contextWindow");
+  });
+
+  it("takes precompact switched off without compaction.auto", async () => {
+    const off = await openPalimpsest({ url: ":memory:", precompact: { enabled: false } });
+    await off.close();
   });
 
   it("takes Infinity where it means never or no limit (snapshotEvery, contentionTimeoutMs)", async () => {

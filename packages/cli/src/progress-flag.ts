@@ -1,7 +1,7 @@
 import { Option } from "commander";
 import type { CliIo } from "./cli-io.ts";
 
-/** `--progress`: progress lines on stderr even when it is not a terminal (`import`, `replay`). */
+/** `--progress`: progress lines on stderr even when it is not a terminal (`import`, `replay`, `audit rebuild`). */
 export function progressOption(): Option {
   return new Option("--progress", "print progress lines on stderr even when it is not a terminal");
 }

@@ -139,18 +139,21 @@ export class PalimpsestAgentsSession
    * The `recall` and `expand` tools over this session (docs/recall.md) as function tools, for the agent
    * whose history was compacted to get back what it lost: `new Agent({ tools: [...yours,
    * ...session.recallTools()] })`. Answers fit `maxTokens`; a refused call (a query without words, an
-   * unknown compaction) reaches the model as the tool's error message.
+   * unknown compaction, an argument it does not take) reaches the model as its code and message.
    */
   recallTools(options: RecallToolOptions = {}): Tool[] {
     return recallTools(async () => this.session, options).map((recallTool: RecallTool) =>
       this.#parts.sdk.tool({
         name: recallTool.name,
         description: recallTool.description,
+        // The SDK's types take a non-strict schema only with additionalProperties: true; the tool refuses an
+        // argument it does not take by name all the same.
         parameters: { ...recallTool.jsonSchema, additionalProperties: true as const },
         strict: false,
         execute: (input: unknown) => recallTool.call(input),
         // The SDK's default shows the model a fixed "An error occurred": a refusal's own words say what to fix.
-        errorFunction: (_context, error) => refusalText(error) ?? "An error occurred while running the tool.",
+        errorFunction: (_context, error) =>
+          refusalText(error) ?? "An error occurred while running the tool. Please try again.",
       }),
     );
   }

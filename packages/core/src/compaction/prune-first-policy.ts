@@ -40,7 +40,7 @@ export function pruneFirstPolicy(options: PruneFirstOptions): CompactionPolicy {
         };
       }
       const short =
-        target < 0
+        target <= 0
           ? `the window leaves no runway for a prune (its threshold of ${gate.threshold} is under the ${input.profile.runway.pruneMinimumTokens} tokens a prune must free)`
           : prune.targets.length === 0
             ? "nothing to prune"

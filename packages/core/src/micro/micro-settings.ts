@@ -5,7 +5,7 @@ import { type OptionShape, OptionValues } from "../input/check-options.ts";
 export interface MicroSettings {
   /** The runtime-wide off switch, default true once `compaction.micro` is given (a session can opt out with `settings.microCompact: false`). */
   enabled: boolean;
-  /** Run after every N-th completed turn (clamped to at least 1). */
+  /** Run after every N-th completed turn: 1 or more (a runtime refuses less; resolveMicroSettings clamps it to 1). */
   everyNTurns: number;
   /** Defrag once the rolling-summary marker holds more than this many tokens. */
   defragLimitTokens: number;

@@ -21,8 +21,7 @@ type CompleteTurn = Extract<SessionCommand, { type: "complete-turn" }>;
  */
 export function decide(state: SessionState, command: SessionCommand, known: KnownKeys): DomainEvent[] {
   const sessionId = state.sessionId;
-  if (state.erasedAt !== undefined)
-    throw sessionErased(sessionId, `it takes no more writes (erased at ${state.erasedAt})`);
+  if (state.erasedAt !== undefined) throw sessionErased(sessionId, undefined, state.erasedAt);
   if (command.type === "start") {
     if (state.started !== undefined) {
       throw new InvariantViolation("session-already-started", `session ${sessionId} already started`, { sessionId });

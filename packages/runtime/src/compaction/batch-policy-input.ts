@@ -1,4 +1,5 @@
 import { BATCH_MODES, batchCompactions, definedFields, type PolicyInput, type SessionState } from "@palimpsest/core";
+import { z } from "zod";
 import type { ResolvedCompaction } from "./compaction-settings.ts";
 import { summarizerConfigKey } from "./summarize-entries.ts";
 
@@ -7,6 +8,12 @@ export interface RequestTimes {
   nowMs: number;
   previousRequestMs?: number;
 }
+
+/** RequestTimes' schema (checkOptions): instants in epoch ms. */
+export const REQUEST_TIMES_SCHEMA = z.strictObject({
+  nowMs: z.number().finite(),
+  previousRequestMs: z.number().finite().optional(),
+});
 
 /** The request times outside a replay: the wall clock, and the session's last completed turn as the previous request. */
 export function wallClockTimes(state: Readonly<SessionState>): RequestTimes {

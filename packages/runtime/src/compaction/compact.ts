@@ -1,6 +1,6 @@
 import { checkOptions, type OptionShape, OptionValues } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
-import { batchPolicyInput, type RequestTimes } from "./batch-policy-input.ts";
+import { batchPolicyInput, REQUEST_TIMES_SCHEMA, type RequestTimes } from "./batch-policy-input.ts";
 import { COMPACTION_SETTINGS_SHAPE, type CompactionSettings, resolveCompaction } from "./compaction-settings.ts";
 import { commitCompaction, type Preparation } from "./execute-compaction.ts";
 import { type CompactOutcome, preparePlan } from "./execute-plan.ts";
@@ -27,7 +27,7 @@ export const COMPACT_OPTION_SHAPE: OptionShape<CompactOptions> = {
   ...COMPACTION_SETTINGS_SHAPE,
   force: OptionValues.flag,
   trigger: OptionValues.oneOf("manual", "auto"),
-  times: OptionValues.object,
+  times: REQUEST_TIMES_SCHEMA,
   allowGrowth: OptionValues.flag,
 };
 

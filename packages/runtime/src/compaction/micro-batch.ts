@@ -10,7 +10,7 @@ import {
   tailBudget,
 } from "@palimpsest/core";
 import type { Session } from "../runtime/session.ts";
-import { type RequestTimes, wallClockTimes } from "./batch-policy-input.ts";
+import { REQUEST_TIMES_SCHEMA, type RequestTimes, wallClockTimes } from "./batch-policy-input.ts";
 import { resolveBudget } from "./compaction-budget.ts";
 import { MICRO_COMPACT_OPTION_SHAPE, type MicroCompactOptions, type MicroOutcome, microPass } from "./micro-compact.ts";
 import { SETTING_VALUES } from "./setting-values.ts";
@@ -25,7 +25,7 @@ export interface MicroBatchOptions extends MicroCompactOptions {
 /** Every key of MicroBatchOptions with its value's schema (checkOptions). */
 const MICRO_BATCH_OPTION_SHAPE: OptionShape<MicroBatchOptions> = {
   ...MICRO_COMPACT_OPTION_SHAPE,
-  times: OptionValues.object,
+  times: REQUEST_TIMES_SCHEMA,
   summarizerPrices: SETTING_VALUES.summarizerPrices,
 };
 
@@ -52,6 +52,14 @@ const MAX_PASSES = 200;
  */
 export async function microBatch(session: Session, options: MicroBatchOptions = {}): Promise<MicroBatchOutcome> {
   checkOptions("microBatch", options, MICRO_BATCH_OPTION_SHAPE);
+  return microBatchSession(session, options);
+}
+
+/**
+ * microBatch without its check of the options: for the runtime's own callers (the schedule after a turn,
+ * a replay), whose options may hold more (a policy's) and were checked where they came in.
+ */
+export async function microBatchSession(session: Session, options: MicroBatchOptions): Promise<MicroBatchOutcome> {
   const settings = resolveBudget(options, session.state);
   const state = session.state;
   const times = options.times ?? wallClockTimes(state);

@@ -84,7 +84,7 @@ export async function microCompact(session: Session, options: MicroCompactOption
 
 /**
  * microCompact without its check of the options: for the runtime's own callers (a micro batch, the
- * schedule after a turn), whose options may hold more and were checked where they came in.
+ * schedule after a turn, a replay), whose options may hold more (a batch's, a policy's).
  */
 export async function microPass(session: Session, options: MicroCompactOptions): Promise<MicroOutcome> {
   const started = Date.now();

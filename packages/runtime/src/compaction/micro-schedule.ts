@@ -1,5 +1,5 @@
 import type { Session } from "../runtime/session.ts";
-import { type MicroBatchOptions, type MicroBatchPass, microBatch } from "./micro-batch.ts";
+import { type MicroBatchOptions, type MicroBatchPass, microBatchSession } from "./micro-batch.ts";
 import { microPass } from "./micro-compact.ts";
 import type { PolicyDefinition } from "./policies/policy-definition.ts";
 
@@ -17,7 +17,7 @@ export const onePassSchedule: MicroSchedule = async (session, options) => {
 
 /** Micro passes batched by cost (microBatch): passes one after another when its gate says a batch pays, else none. */
 export const costBatchedSchedule: MicroSchedule = async (session, options) =>
-  (await microBatch(session, options)).passes;
+  (await microBatchSession(session, options)).passes;
 
 /** The micro schedule of a batch policy (onePassSchedule when it names none, or when there is no batch policy). */
 export function microScheduleOf(policy: PolicyDefinition | undefined): MicroSchedule {

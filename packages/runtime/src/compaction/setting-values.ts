@@ -15,9 +15,8 @@ import type { CompactionSettings } from "./compaction-settings.ts";
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
- * A value that names one of `names()`, or is an object (a policy or a profile of one's own). The names are
- * read when a value is checked, not when the schema is made: the policies' registry, which names the
- * policies, imports the micro-compaction that checks its options with these.
+ * A value that names one of `names()`, or is an object (a policy or a profile of one's own); the names are
+ * read when a value is checked.
  */
 export const namedOrObject = (names: () => readonly string[], kind: string) =>
   z.custom<string | object>(
@@ -28,16 +27,20 @@ export const namedOrObject = (names: () => readonly string[], kind: string) =>
     { error: () => `expected one of ${names().join(", ")}, or a ${kind} of your own` },
   );
 
+/** CachePrices' schema: all four prices, each zero or more. */
+const price = z.number().finite().nonnegative();
+const CACHE_PRICES_SCHEMA = z.strictObject({ input: price, cachedRead: price, cacheWrite: price, output: price });
+
 /**
  * The schema of each CompactionSettings value but the policy's (COMPACTION_SETTINGS_SHAPE adds it): here,
- * apart from the policies' registry, so the micro passes the policies schedule can check their options
- * with the same schemas (the registry imports them while compaction-settings.ts is still loading).
+ * apart from the policies' registry, so the micro passes the policies schedule check their options with
+ * the same schemas without importing the registry (which imports them).
  */
 export const SETTING_VALUES: Omit<OptionShape<CompactionSettings>, "policy"> = {
   profile: namedOrObject(() => Object.keys(PROVIDER_PROFILES), "ProviderProfile"),
   contextWindow: OptionValues.count,
   maxOutputTokens: OptionValues.tokens,
-  summarizerPrices: OptionValues.object,
+  summarizerPrices: CACHE_PRICES_SCHEMA,
   lostFactUsd: z.number().nonnegative(),
   summarizer: z.custom<Summarizer>(
     (value) => typeof (value as Partial<Summarizer> | null)?.summarize === "function",

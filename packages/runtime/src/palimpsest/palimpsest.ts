@@ -86,7 +86,8 @@ const StartSessionOptionsSchema = SessionStartedSchema.extend({
  * the compaction check after each turn, so without it none would ever run.
  */
 export function checkPrecompactNeedsAuto(fn: string, options: Pick<RuntimeOptions, "precompact" | "compaction">): void {
-  if (options.precompact === undefined || options.compaction?.auto === true) return;
+  const { precompact, compaction } = options;
+  if (precompact === undefined || precompact.enabled === false || compaction?.auto === true) return;
   throw new ValidationError(
     `${fn}'s precompact needs compaction.auto: true: its jobs start from the compaction check after each turn, so none would run`,
     ["precompact: given without compaction.auto"],
@@ -224,6 +225,11 @@ export class Palimpsest {
     idempotencyKey?: string,
   ): Promise<Session> {
     checkOptionKeys("startSession", options ?? {}, StartSessionOptionsSchema.shape);
+    for (const key of ["settings", "parent", "source"] as const) {
+      const nested = options?.[key];
+      const shape = StartSessionOptionsSchema.shape[key].unwrap().shape;
+      if (typeof nested === "object" && nested !== null) checkOptionKeys(`startSession ${key}`, nested, shape, key);
+    }
     const {
       sessionId = uuidv7(),
       encoding,

@@ -223,8 +223,7 @@ export class Session {
   async write(plan: WritePlan): Promise<StoredEvent[]> {
     const events = await this.#commit(async (state) => {
       // Planned on an erased session's empty view, a compaction would find nothing to do: refused as an append is.
-      if (state.erasedAt !== undefined)
-        throw sessionErased(this.id, `it takes no more writes (erased at ${state.erasedAt})`);
+      if (state.erasedAt !== undefined) throw sessionErased(this.id, undefined, state.erasedAt);
       const write = await plan(state);
       return write === undefined ? undefined : this.#decisionOf(write, state);
     });
