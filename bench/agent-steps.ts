@@ -5,8 +5,9 @@
  * - `session.append(step, { turnId })` then `session.completeTurn(turnId)` (two calls);
  * - `session.append(step, { turnId, completeTurn: true })` (one call: the step and its completion in one
  *   transaction);
- * - the same one call on a runtime opened with `search: false` (no terms written for recall): what the
- *   search index costs an append, measured beside it;
+ * - the same one call on a runtime opened with `search: false` (no terms written for recall), on a database
+ *   of its own (as the plain table has: writers sharing a SQLite file share its WAL and its checkpoints):
+ *   what the search index costs an append, measured beside it;
  * - the plain table: one row per message, one multi-row INSERT per step (raw-entry-table.ts).
  * The four are timed step by step, in an order that rotates each step, each into a session of its own
  * that grows over the run: at 1× the session, and at 4× (the session four times over, fresh ids).
@@ -79,17 +80,21 @@ export function freshStep(step: readonly Message[], pass: number): Message[] {
   }));
 }
 
-/** Writes the steps `passes` times four ways, rotating which goes first, on the database at `url`. */
+/**
+ * Writes the steps `passes` times four ways, rotating which goes first: through the runtime on the
+ * database at `url`, without the search index on the one at `unindexedUrl`, and into `raw`.
+ */
 export async function runAgentStepsBench(
   engine: "postgres" | "sqlite",
-  url: string,
+  urls: { url: string; unindexedUrl: string },
   raw: RawEntryTable,
   passes: number,
 ): Promise<AgentStepsRow | undefined> {
+  const { url, unindexedUrl } = urls;
   const steps = sourceSteps();
   if (steps.length === 0) return undefined;
   const runtime = await openPalimpsest({ url });
-  const unindexing = await openPalimpsest({ url, search: false }).catch(async (error: unknown) => {
+  const unindexing = await openPalimpsest({ url: unindexedUrl, search: false }).catch(async (error: unknown) => {
     await runtime.close();
     throw error;
   });
@@ -232,12 +237,13 @@ export async function runAgentStepsSuite(
   for (const engine of engines) {
     for (const passes of quick ? [1] : [1, 4]) {
       const url = await places.database(engine, `agent_steps_${passes}`);
+      const unindexedUrl = await places.database(engine, `agent_steps_${passes}_unindexed`);
       const raw =
         engine === "postgres"
           ? await postgresRawTable(url)
           : sqliteRawTable(places.sqliteFile(`agent-steps-raw-${passes}.db`));
       try {
-        const row = await runAgentStepsBench(engine, url, raw, passes);
+        const row = await runAgentStepsBench(engine, { url, unindexedUrl }, raw, passes);
         if (row !== undefined) rows.push(row);
       } finally {
         await raw.close();
