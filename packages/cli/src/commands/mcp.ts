@@ -30,11 +30,11 @@ export function registerMcp(program: Command, io: CliIo): void {
           ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
         });
         for (const tool of tools) {
-          // The SDK parses the input with this schema before the call and drops the keys it lacks: loose, so
-          // that an unknown key reaches the tool, whose own parse refuses it by name.
+          // The SDK checks the input with the tool's strict schema before the call (an unknown key is refused
+          // there, by name) and lists it to the client as is: additionalProperties false.
           server.registerTool(
             tool.name,
-            { description: tool.description, inputSchema: tool.schema.loose() },
+            { description: tool.description, inputSchema: tool.schema },
             (input: unknown) => mcpToolResult(tool, input),
           );
         }
