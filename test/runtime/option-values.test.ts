@@ -214,6 +214,22 @@ describe("option values of the wrong kind are VALIDATION at their path, before a
     expect(JSON.stringify(error.details)).toContain("not one of policy, profile, contextWindow");
   });
 
+  it("refuses a parent of another tenant's as it refuses one that names no session", async () => {
+    const url = join(folder, "tenants.db");
+    const [acme, globex] = [
+      await openPalimpsest({ url, tenant: "acme" }),
+      await openPalimpsest({ url, tenant: "globex" }),
+    ];
+    try {
+      const theirs = await acme.startSession({ model: "gpt-4o" });
+      const error = await rejection(globex.startSession({ parent: { sessionId: theirs.id, relation: "subagent" } }));
+      expect(error).toMatchObject({ code: "VALIDATION", details: { path: "parent.sessionId" } });
+      expect(await globex.sessions()).toEqual([]);
+    } finally {
+      await Promise.all([acme.close(), globex.close()]);
+    }
+  });
+
   it("takes precompact switched off without compaction.auto", async () => {
     const off = await openPalimpsest({ url: ":memory:", precompact: { enabled: false } });
     await off.close();
